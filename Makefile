@@ -1,0 +1,88 @@
+# twasmc: one non-recursive Makefile; every output under build/.
+CC          ?= cc
+LLVM_CONFIG ?= llvm-config-19
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+SPEC_DIR    ?= ../shared/wasm-spec
+SPEC_BOUNDS ?= guard
+SPEC_JOBS   ?= 2
+
+B := build
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -fPIC
+LLVM_INC := -I$(shell $(LLVM_CONFIG) --includedir)
+LLVM_LIBS := -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-19 -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+# ---- sources ------------------------------------------------------------
+COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c)) $(wildcard kernels/*.c) $(wildcard ptx/*.c)
+RUNTIME_SRC  := $(wildcard runtime/*.c)
+SPEC_SRC     := $(wildcard tests/spec/*.c)
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+
+COMPILER_OBJ := $(COMPILER_SRC:%.c=$(B)/obj/%.o)
+RUNTIME_OBJ  := $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
+SPEC_OBJ     := $(SPEC_SRC:%.c=$(B)/obj/%.o)
+UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+TWASMC   := $(B)/bin/twasmc
+LIBC     := $(B)/lib/libtwasmc.a
+LIBRT    := $(B)/lib/libtwasm-rt.a
+LIBRT_SO := $(B)/lib/libtwasm-rt.so
+SPECRUN  := $(B)/bin/twasm-spec
+
+.PHONY: all check unit spec examples bench install uninstall clean
+all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
+
+$(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
+$(B)/obj/tests/spec/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
+
+$(LIBC): $(COMPILER_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBRT): $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBRT_SO): $(RUNTIME_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ -ldl -lm -lpthread
+
+$(TWASMC): $(B)/obj/compiler/main.o $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(B)/obj/compiler/main.o $(LIBC) $(LLVM_LIBS) -lm
+
+# The spec runner loads compiled modules with dlopen: it exports the
+# runtime's symbols to them (-rdynamic, whole archive).
+$(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $(SPEC_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) -ldl -lm -lpthread
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) -ldl -lm -lpthread
+$(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Iruntime
+
+# ---- tests --------------------------------------------------------------
+check: unit spec-both
+
+unit: $(UNIT_BIN) $(TWASMC)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; TWASMC=$(TWASMC) $$t; done
+
+SPEC_FILES = $(filter-out $(wildcard $(SPEC_DIR)/simd_*.wast),$(wildcard $(SPEC_DIR)/*.wast))
+spec: $(SPECRUN)
+	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$(SPEC_BOUNDS) $(SPEC_FILES)
+
+spec-both: $(SPECRUN)
+	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=guard $(SPEC_FILES)
+	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=explicit $(SPEC_FILES)
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,177 @@
+/* driver.c: decode -> validate -> lower -> optimise -> object, in one call. */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "arena.h"
+#include "decode.h"
+#include "lower.h"
+#include "twasm_abi.h"
+#include "validate.h"
+
+void drv_options_default(drv_options *o) {
+  memset(o, 0, sizeof *o);
+  o->opt_level = 2;
+  o->bounds_mode = TWASM_BOUNDS_GUARD;
+  o->desc_symbol = "twasm_module";
+}
+
+drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d) {
+  tw_arena arena = {0};
+  wasm_module m;
+  drv_status st = DRV_OK;
+  if (!dec_module(&arena, bytes, size, filename, &m, d)) st = DRV_MALFORMED;
+  else if (!val_module(&m, d)) st = DRV_INVALID;
+  tw_arena_free(&arena);
+  return st;
+}
+
+static void init_llvm(void) {
+  static int done;
+  if (done) return;
+  done = 1;
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+}
+
+static LLVMTargetMachineRef host_machine(int opt_level, tw_diag *d) {
+  init_llvm();
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *err = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    tw_fail(d, TW_DIAG_NO_OFFSET, "no LLVM target for %s: %s", triple, err ? err : "");
+  } else {
+    LLVMCodeGenOptLevel level = opt_level <= 0 ? LLVMCodeGenLevelNone
+                                : opt_level == 1 ? LLVMCodeGenLevelLess
+                                : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                 : LLVMCodeGenLevelAggressive;
+    /* Portable x86-64 by default: the output runs on any x86-64 machine. */
+    tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", level, LLVMRelocPIC,
+                                 LLVMCodeModelDefault);
+    if (!tm) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create an LLVM target machine for %s", triple);
+  }
+  LLVMDisposeMessage(err);
+  LLVMDisposeMessage(triple);
+  return tm;
+}
+
+static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, tw_diag *d) {
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(mod, passes, tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (err) {
+    char *msg = LLVMGetErrorMessage(err);
+    tw_fail(d, TW_DIAG_NO_OFFSET, "LLVM optimisation failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+  }
+  return true;
+}
+
+static const char *stem_of(const char *filename, char *buf, size_t cap) {
+  const char *base = strrchr(filename, '/');
+  base = base ? base + 1 : filename;
+  snprintf(buf, cap, "%s", base);
+  char *dot = strrchr(buf, '.');
+  if (dot && dot != buf) *dot = 0;
+  return buf;
+}
+
+/* Runs the pipeline up to an optimised LLVM module. */
+static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filename,
+                           const drv_options *o, LLVMContextRef ctx, LLVMTargetMachineRef *tm_out,
+                           LLVMModuleRef *mod_out, tw_diag *d) {
+  tw_arena arena = {0};
+  wasm_module m;
+  drv_status st = DRV_OK;
+  char stem[256];
+  if (!dec_module(&arena, bytes, size, filename, &m, d)) {
+    st = DRV_MALFORMED;
+  } else if (!val_module(&m, d)) {
+    st = DRV_INVALID;
+  } else {
+    low_options lo = {.bounds_mode = o->bounds_mode,
+                      .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
+                      .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
+                      .emit_main = o->emit_main,
+                      .baked_dirs = o->baked_dirs};
+    LLVMTargetMachineRef tm = host_machine(o->opt_level, d);
+    LLVMModuleRef mod = NULL;
+    if (!tm || !low_module(ctx, &m, &lo, &mod, d)) {
+      st = DRV_INTERNAL;
+    } else {
+      char *triple = LLVMGetTargetMachineTriple(tm);
+      LLVMSetTarget(mod, triple);
+      LLVMDisposeMessage(triple);
+      LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
+      LLVMSetModuleDataLayout(mod, dl);
+      LLVMDisposeTargetData(dl);
+      if (!optimise(mod, tm, o->opt_level, d)) st = DRV_INTERNAL;
+    }
+    if (st != DRV_OK) {
+      if (mod) LLVMDisposeModule(mod);
+      if (tm) LLVMDisposeTargetMachine(tm);
+    } else {
+      *tm_out = tm;
+      *mod_out = mod;
+    }
+  }
+  tw_arena_free(&arena);
+  return st;
+}
+
+drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
+                       const drv_options *o, uint8_t **obj, size_t *obj_size, tw_diag *d) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTargetMachineRef tm;
+  LLVMModuleRef mod;
+  drv_status st = build_ir(bytes, size, filename, o, ctx, &tm, &mod, d);
+  if (st == DRV_OK) {
+    char *err = NULL;
+    LLVMMemoryBufferRef buf;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err, &buf)) {
+      tw_fail(d, TW_DIAG_NO_OFFSET, "LLVM code generation failed: %s", err ? err : "");
+      st = DRV_INTERNAL;
+    } else {
+      *obj_size = LLVMGetBufferSize(buf);
+      *obj = malloc(*obj_size ? *obj_size : 1);
+      memcpy(*obj, LLVMGetBufferStart(buf), *obj_size);
+      LLVMDisposeMemoryBuffer(buf);
+    }
+    LLVMDisposeMessage(err);
+    LLVMDisposeModule(mod);
+    LLVMDisposeTargetMachine(tm);
+  }
+  LLVMContextDispose(ctx);
+  return st;
+}
+
+drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename,
+                         const drv_options *o, char **ir, tw_diag *d) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMTargetMachineRef tm;
+  LLVMModuleRef mod;
+  drv_status st = build_ir(bytes, size, filename, o, ctx, &tm, &mod, d);
+  if (st == DRV_OK) {
+    char *text = LLVMPrintModuleToString(mod);
+    *ir = strdup(text);
+    LLVMDisposeMessage(text);
+    LLVMDisposeModule(mod);
+    LLVMDisposeTargetMachine(tm);
+  }
+  LLVMContextDispose(ctx);
+  return st;
+}

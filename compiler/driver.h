@@ -1,0 +1,55 @@
+/* driver.h: the whole pipeline behind one call, used by the CLI (main.c)
+ * and, in-process, by the spec runner and tests. */
+#ifndef TW_DRIVER_H
+#define TW_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+typedef enum {
+  DRV_OK = 0,
+  DRV_MALFORMED,   /* decode failed */
+  DRV_INVALID,     /* validation failed */
+  DRV_IO,          /* file could not be read/written, tool missing */
+  DRV_INTERNAL,    /* LLVM or linker failure */
+} drv_status;
+
+typedef struct {
+  int opt_level;            /* 0..3, default 2 */
+  int bounds_mode;          /* TWASM_BOUNDS_GUARD (default) or _EXPLICIT */
+  const char *desc_symbol;  /* descriptor symbol, default "twasm_module" */
+  const char *module_name;  /* for messages, default: file stem */
+  bool emit_main;           /* executables: main() calls twasm_main() */
+  const char *baked_dirs;   /* executables: "HOST::GUEST\n..." preopens */
+} drv_options;
+
+void drv_options_default(drv_options *o);
+
+/* Reads a module from path: binary as is; .wat/.wast text through wabt's
+ * wat2wasm (DRV_IO with a clear message if it is not installed, DRV_MALFORMED
+ * if wat2wasm rejects it).  *bytes is malloc'd. */
+drv_status drv_read_input(const char *path, uint8_t **bytes, size_t *size, tw_diag *d);
+
+/* Decode + validate only. */
+drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d);
+
+/* Decode, validate, lower, optimise and emit a host object file into a
+ * malloc'd buffer. */
+drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
+                       const drv_options *o, uint8_t **obj, size_t *obj_size,
+                       tw_diag *d);
+
+/* Same, but stops after optimisation and returns textual LLVM IR. */
+drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename,
+                         const drv_options *o, char **ir, tw_diag *d);
+
+/* Links an object into a shared object (for dlopen by the spec runner)
+ * or an executable against libtwasm-rt.a found in rt_lib_dir. */
+bool drv_link_shared(const char *obj_path, const char *so_path, tw_diag *d);
+bool drv_link_executable(const char *obj_path, const char *exe_path,
+                         const char *rt_lib_dir, tw_diag *d);
+
+#endif

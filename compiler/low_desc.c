@@ -1,0 +1,241 @@
+/* low_desc.c: emits the module descriptor (twasm_module_abi of
+ * include/twasm_abi.h) as LLVM constants, field for field. */
+#include <string.h>
+
+#include "low_internal.h"
+
+bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
+                    LLVMValueRef *trampolines, tw_diag *d);
+
+static LLVMValueRef u8(low_module_ctx *mc, uint64_t v) { return LLVMConstInt(mc->t_i8, v, false); }
+static LLVMValueRef u32(low_module_ctx *mc, uint64_t v) { return LLVMConstInt(mc->t_i32, v, false); }
+static LLVMValueRef u64(low_module_ctx *mc, uint64_t v) { return LLVMConstInt(mc->t_i64, v, false); }
+static LLVMValueRef null_ptr(low_module_ctx *mc) { return LLVMConstNull(mc->t_ptr); }
+
+static LLVMValueRef pad(low_module_ctx *mc, unsigned n) {
+  return LLVMConstNull(LLVMArrayType2(mc->t_i8, n));
+}
+
+static LLVMValueRef cstruct(low_module_ctx *mc, LLVMValueRef *fields, unsigned n) {
+  return LLVMConstStructInContext(mc->ctx, fields, n, false);
+}
+
+/* A private constant global holding init; returns its address. */
+static LLVMValueRef private_const(low_module_ctx *mc, LLVMValueRef init, const char *name) {
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, true);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
+static LLVMValueRef bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
+  LLVMValueRef s = LLVMConstStringInContext2(mc->ctx, bytes, len, false); /* NUL-terminated */
+  return private_const(mc, s, name);
+}
+
+/* Array of same-typed constants, or null when empty. */
+static LLVMValueRef array_const(low_module_ctx *mc, LLVMValueRef *elems, uint32_t n, const char *name) {
+  if (n == 0) return null_ptr(mc);
+  return private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
+}
+
+static LLVMValueRef constexpr_abi(low_module_ctx *mc, const wasm_constexpr *ce) {
+  uint32_t op = TWASM_CE_I32;
+  uint64_t value = 0;
+  if (ce->ncode > 0) {
+    const wasm_insn *in = &ce->code[0];
+    switch (in->op) {
+    case OP_I32_CONST: op = TWASM_CE_I32; value = (uint32_t)in->u.i32; break;
+    case OP_I64_CONST: op = TWASM_CE_I64; value = (uint64_t)in->u.i64; break;
+    case OP_F32_CONST: op = TWASM_CE_F32; value = in->u.f32; break;
+    case OP_F64_CONST: op = TWASM_CE_F64; value = in->u.f64; break;
+    case OP_GLOBAL_GET: op = TWASM_CE_GLOBAL_GET; value = in->u.index; break;
+    case OP_REF_NULL: op = TWASM_CE_REF_NULL; value = in->valtype; break;
+    case OP_REF_FUNC: op = TWASM_CE_REF_FUNC; value = in->u.index; break;
+    default: break; /* validation admits no other constant instruction */
+    }
+  }
+  return cstruct(mc, (LLVMValueRef[]){u32(mc, op), u32(mc, 0), u64(mc, value)}, 3);
+}
+
+static LLVMValueRef types_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->ntypes + 1) * sizeof *v);
+  for (uint32_t t = 0; t < m->ntypes; t++) {
+    const wasm_functype *ft = &m->types[t];
+    uint32_t n = ft->nparams + ft->nresults;
+    uint8_t *all = tw_arena_alloc(&mc->arena, n + 1);
+    memcpy(all, ft->params, ft->nparams);
+    memcpy(all + ft->nparams, ft->results, ft->nresults);
+    v[t] = cstruct(mc, (LLVMValueRef[]){u32(mc, ft->nparams), u32(mc, ft->nresults),
+                                         bytes_const(mc, all, n, "twasm_type")}, 3);
+  }
+  return array_const(mc, v, m->ntypes, "twasm_types");
+}
+
+static LLVMValueRef name_const(low_module_ctx *mc, wasm_name n) {
+  return bytes_const(mc, n.bytes ? n.bytes : "", n.len, "twasm_name");
+}
+
+static LLVMValueRef imports_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nimports + 1) * sizeof *v);
+  for (uint32_t i = 0; i < m->nimports; i++) {
+    const wasm_import *im = &m->imports[i];
+    uint32_t type_index = 0;
+    uint8_t valtype = 0, mut = 0;
+    const wasm_limits *lim = NULL;
+    switch (im->kind) {
+    case EXT_FUNC: type_index = m->funcs[im->index].type_index; break;
+    case EXT_TABLE: valtype = m->tables[im->index].elem_type; lim = &m->tables[im->index].limits; break;
+    case EXT_MEMORY: lim = &m->mems[im->index].limits; break;
+    default: valtype = m->globals[im->index].valtype; mut = m->globals[im->index].mutable_; break;
+    }
+    LLVMValueRef f[] = {name_const(mc, im->module), name_const(mc, im->name),
+                        u32(mc, im->module.len), u32(mc, im->name.len), u32(mc, im->kind),
+                        u32(mc, type_index), u8(mc, valtype), u8(mc, mut),
+                        u8(mc, lim && lim->has_max), u8(mc, 0), u32(mc, 0),
+                        u64(mc, lim ? lim->min : 0), u64(mc, lim ? lim->max : 0)};
+    v[i] = cstruct(mc, f, 13);
+  }
+  return array_const(mc, v, m->nimports, "twasm_imports");
+}
+
+static LLVMValueRef funcs_abi(low_module_ctx *mc, uint32_t *count, LLVMValueRef *offsets) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *v);
+  LLVMValueRef *offs = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *offs);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->nfuncs; i++) {
+    if (m->funcs[i].imported) continue;
+    v[n] = cstruct(mc, (LLVMValueRef[]){mc->funcs[i], u32(mc, m->funcs[i].type_index), u32(mc, 0)}, 3);
+    offs[n++] = u32(mc, m->funcs[i].body_offset);
+  }
+  *count = n;
+  *offsets = array_const(mc, offs, n, "twasm_func_offsets");
+  return array_const(mc, v, n, "twasm_funcs");
+}
+
+static LLVMValueRef tables_abi(low_module_ctx *mc, uint32_t *count) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *v);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->ntables; i++) {
+    const wasm_table *t = &m->tables[i];
+    if (t->imported) continue;
+    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, t->elem_type), u8(mc, t->limits.has_max), pad(mc, 6),
+                                           u64(mc, t->limits.min), u64(mc, t->limits.max)}, 5);
+  }
+  *count = n;
+  return array_const(mc, v, n, "twasm_tables");
+}
+
+static LLVMValueRef memories_abi(low_module_ctx *mc, uint32_t *count) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nmems + 1) * sizeof *v);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->nmems; i++) {
+    const wasm_memory *mem = &m->mems[i];
+    if (mem->imported) continue;
+    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, mem->limits.has_max), pad(mc, 7),
+                                           u64(mc, mem->limits.min), u64(mc, mem->limits.max)}, 4);
+  }
+  *count = n;
+  return array_const(mc, v, n, "twasm_memories");
+}
+
+static LLVMValueRef globals_abi(low_module_ctx *mc, uint32_t *count) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nglobals + 1) * sizeof *v);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < m->nglobals; i++) {
+    const wasm_global *g = &m->globals[i];
+    if (g->imported) continue;
+    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, g->valtype), u8(mc, g->mutable_), pad(mc, 6),
+                                           constexpr_abi(mc, &g->init)}, 4);
+  }
+  *count = n;
+  return array_const(mc, v, n, "twasm_globals");
+}
+
+static LLVMValueRef exports_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nexports + 1) * sizeof *v);
+  for (uint32_t i = 0; i < m->nexports; i++) {
+    const wasm_export *e = &m->exports[i];
+    v[i] = cstruct(mc, (LLVMValueRef[]){name_const(mc, e->name), u32(mc, e->name.len),
+                                         u32(mc, e->kind), u32(mc, e->index), u32(mc, 0)}, 5);
+  }
+  return array_const(mc, v, m->nexports, "twasm_exports");
+}
+
+static LLVMValueRef elems_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nelems + 1) * sizeof *v);
+  for (uint32_t i = 0; i < m->nelems; i++) {
+    const wasm_elem *e = &m->elems[i];
+    LLVMValueRef *items = tw_arena_alloc(&mc->arena, (e->nitems + 1) * sizeof *items);
+    for (uint32_t k = 0; k < e->nitems; k++) items[k] = constexpr_abi(mc, &e->items[k]);
+    LLVMValueRef f[] = {u32(mc, e->mode), u32(mc, e->table_index), constexpr_abi(mc, &e->offset_expr),
+                        u32(mc, e->elem_type), u32(mc, e->nitems),
+                        array_const(mc, items, e->nitems, "twasm_elem_items")};
+    v[i] = cstruct(mc, f, 6);
+  }
+  return array_const(mc, v, m->nelems, "twasm_elems");
+}
+
+static LLVMValueRef datas_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->ndatas + 1) * sizeof *v);
+  for (uint32_t i = 0; i < m->ndatas; i++) {
+    const wasm_data *s = &m->datas[i];
+    LLVMValueRef f[] = {u32(mc, s->mode), u32(mc, s->mem_index), constexpr_abi(mc, &s->offset_expr),
+                        bytes_const(mc, s->bytes, s->size, "twasm_data_bytes"), u64(mc, s->size)};
+    v[i] = cstruct(mc, f, 5);
+  }
+  return array_const(mc, v, m->ndatas, "twasm_datas");
+}
+
+static LLVMValueRef func_names_abi(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *v);
+  for (uint32_t i = 0; i < m->nfuncs; i++) {
+    const char *n = m->funcs[i].name;
+    v[i] = n ? bytes_const(mc, n, strlen(n), "twasm_func_name") : null_ptr(mc);
+  }
+  return array_const(mc, v, m->nfuncs, "twasm_func_names");
+}
+
+bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
+                    LLVMValueRef *trampolines, tw_diag *d) {
+  const wasm_module *m = mc->m;
+  const low_options *o = mc->opt;
+  uint32_t nfuncs, ntables, nmems, nglobals;
+  LLVMValueRef offsets;
+  const char *stem = o->module_name ? o->module_name : "wasm";
+  const char *file = m->filename ? m->filename : stem;
+  LLVMValueRef funcs = funcs_abi(mc, &nfuncs, &offsets);
+  LLVMValueRef tables = tables_abi(mc, &ntables);
+  LLVMValueRef mems = memories_abi(mc, &nmems);
+  LLVMValueRef globals = globals_abi(mc, &nglobals);
+  LLVMValueRef f[] = {
+      u32(mc, TWASM_ABI_VERSION), u32(mc, (uint32_t)o->bounds_mode),
+      bytes_const(mc, stem, strlen(stem), "twasm_module_name"),
+      u32(mc, m->ntypes), u32(mc, m->nimports), types_abi(mc), imports_abi(mc),
+      u32(mc, nfuncs), u32(mc, ntables), funcs, tables,
+      u32(mc, nmems), u32(mc, nglobals), mems, globals,
+      u32(mc, m->nexports), u32(mc, m->nelems), exports_abi(mc), elems_abi(mc),
+      u32(mc, m->ndatas), u32(mc, m->has_start ? m->start : (uint32_t)-1), datas_abi(mc),
+      array_const(mc, invokers, m->ntypes, "twasm_invokers"),
+      array_const(mc, trampolines, m->ntypes, "twasm_trampolines"),
+      func_names_abi(mc), u32(mc, m->nfuncs), u32(mc, 0),
+      bytes_const(mc, file, strlen(file), "twasm_filename"), offsets};
+  LLVMValueRef desc = cstruct(mc, f, sizeof f / sizeof f[0]);
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(desc), o->desc_symbol ? o->desc_symbol : "twasm_module");
+  LLVMSetInitializer(g, desc);
+  LLVMSetGlobalConstant(g, true);
+  (void)d;
+  return true;
+}

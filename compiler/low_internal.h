@@ -1,0 +1,100 @@
+/* low_internal.h: state shared by the lowering files (low_*.c) only. */
+#ifndef TW_LOW_INTERNAL_H
+#define TW_LOW_INTERNAL_H
+
+#include <llvm-c/Core.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "lower.h"
+#include "twasm_abi.h"
+#include "wasm.h"
+
+/* Per-module lowering state (low_module.c owns it). */
+typedef struct low_module_ctx {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  const wasm_module *m;
+  const low_options *opt;
+  tw_arena arena;
+
+  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+  LLVMTypeRef *fn_types;   /* [m->ntypes] typed native signature, see twasm_abi.h */
+  LLVMValueRef *funcs;     /* [m->nfuncs] LLVM function of each defined
+                              function, NULL for imported ones */
+
+  /* runtime entry points (declared once, see twasm_abi.h) */
+  LLVMTypeRef trap_ty;       LLVMValueRef trap_fn;
+  LLVMTypeRef mem_grow_ty;   LLVMValueRef mem_grow_fn;
+  LLVMTypeRef table_grow_ty; LLVMValueRef table_grow_fn;
+  LLVMTypeRef mem_init_ty;   LLVMValueRef mem_init_fn;
+  LLVMTypeRef mem_copy_ty;   LLVMValueRef mem_copy_fn;
+  LLVMTypeRef mem_fill_ty;   LLVMValueRef mem_fill_fn;
+  LLVMTypeRef data_drop_ty;  LLVMValueRef data_drop_fn;
+  LLVMTypeRef table_init_ty; LLVMValueRef table_init_fn;
+  LLVMTypeRef table_copy_ty; LLVMValueRef table_copy_fn;
+  LLVMTypeRef table_fill_ty; LLVMValueRef table_fill_fn;
+  LLVMTypeRef elem_drop_ty;  LLVMValueRef elem_drop_fn;
+  LLVMValueRef stack_limit;  /* @twasm_rt_stack_limit */
+} low_module_ctx;
+
+/* LLVM type of a Wasm value type (refs are ptr). */
+LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype);
+
+/* One control frame (block, loop, if, or the function body). */
+typedef struct low_frame {
+  uint16_t op;              /* OP_BLOCK, OP_LOOP, OP_IF, or 0 for the body */
+  const wasm_functype *type; /* block type as a function type */
+  LLVMBasicBlockRef br_target; /* loop: header; others: the join block */
+  LLVMBasicBlockRef else_bb;   /* if: the else block */
+  LLVMValueRef *phis;          /* phis at br_target for the branch arity */
+  uint32_t height;             /* operand stack height at entry (params excluded) */
+  bool unreachable_rest;       /* code after an unconditional branch */
+  bool reachable_end;          /* some edge reaches the join */
+} low_frame;
+
+/* Per-function lowering state (low_func.c owns it). */
+typedef struct low_fn {
+  low_module_ctx *mc;
+  LLVMBuilderRef b;
+  uint32_t func_index;
+  const wasm_func *func;
+  const wasm_functype *type;
+  LLVMValueRef fn;
+  LLVMValueRef vmctx;          /* first parameter */
+  LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without memory) */
+  LLVMValueRef mem_obj;        /* struct twasm_memory * (for size_bytes) */
+  uint32_t nlocals;            /* params + declared locals */
+  LLVMValueRef *locals;        /* allocas */
+  uint8_t *local_types;
+  LLVMValueRef *stack;         /* compile-time operand stack */
+  uint32_t sp, stack_cap;
+  low_frame *frames;
+  uint32_t nframes, frames_cap;
+} low_fn;
+
+/* Operand stack. */
+void low_push(low_fn *f, LLVMValueRef v);
+LLVMValueRef low_pop(low_fn *f);
+
+/* Branches to a trap call (code, this instruction's offset) when cond is
+ * true, and continues in a fresh block otherwise. */
+void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset);
+/* Unconditional trap (ends the current block with unreachable). */
+void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
+
+/* Loads a field of the vmctx (byte offset from twasm_abi.h) as type ty. */
+LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name);
+
+/* Emitters by opcode family.  Each returns true when it handled insn (all
+ * of them only see reachable code: low_func.c skips dead code). */
+bool low_emit_numeric(low_fn *f, const wasm_insn *insn);  /* 0x45..0xC4, 0xFC00..0xFC07 */
+bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memory.size/grow, memory.init/copy/fill, data.drop */
+bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
+bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
+bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
+
+/* Lowers the body of defined function func_index into mc->funcs[...]. */
+bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);
+
+#endif

@@ -1,0 +1,231 @@
+/* low_module.c: lowering entry point: module context, native signatures,
+ * runtime declarations, per-type invokers and host trampolines, main(). */
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+
+#include "low_internal.h"
+
+bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
+                    LLVMValueRef *trampolines, tw_diag *d);
+
+LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype) {
+  switch (valtype) {
+  case VT_I32: return mc->t_i32;
+  case VT_I64: return mc->t_i64;
+  case VT_F32: return mc->t_f32;
+  case VT_F64: return mc->t_f64;
+  default: return mc->t_ptr; /* funcref, externref */
+  }
+}
+
+static LLVMTypeRef result_type(low_module_ctx *mc, const wasm_functype *ft) {
+  if (ft->nresults == 0) return mc->t_void;
+  if (ft->nresults == 1) return low_valtype(mc, ft->results[0]);
+  LLVMTypeRef *fields = tw_arena_alloc(&mc->arena, ft->nresults * sizeof *fields);
+  for (uint32_t i = 0; i < ft->nresults; i++) fields[i] = low_valtype(mc, ft->results[i]);
+  return LLVMStructTypeInContext(mc->ctx, fields, ft->nresults, false);
+}
+
+static LLVMTypeRef native_type(low_module_ctx *mc, const wasm_functype *ft) {
+  LLVMTypeRef *params = tw_arena_alloc(&mc->arena, (ft->nparams + 1) * sizeof *params);
+  params[0] = mc->t_ptr;
+  for (uint32_t i = 0; i < ft->nparams; i++) params[i + 1] = low_valtype(mc, ft->params[i]);
+  return LLVMFunctionType(result_type(mc, ft), params, ft->nparams + 1, false);
+}
+
+static LLVMValueRef declare(low_module_ctx *mc, const char *name, LLVMTypeRef *ty,
+                            LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+  *ty = LLVMFunctionType(ret, params, n, false);
+  LLVMValueRef fn = LLVMAddFunction(mc->mod, name, *ty);
+  return fn;
+}
+
+static void declare_runtime(low_module_ctx *mc) {
+  LLVMTypeRef p = mc->t_ptr, i32 = mc->t_i32, v = mc->t_void;
+  mc->trap_fn = declare(mc, "twasm_rt_trap", &mc->trap_ty, v, (LLVMTypeRef[]){p, i32, i32, i32}, 4);
+  unsigned noret = LLVMGetEnumAttributeKindForName("noreturn", 8);
+  unsigned cold = LLVMGetEnumAttributeKindForName("cold", 4);
+  LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, noret, 0));
+  LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, cold, 0));
+  mc->mem_grow_fn = declare(mc, "twasm_rt_memory_grow", &mc->mem_grow_ty, i32, (LLVMTypeRef[]){p, i32, i32}, 3);
+  mc->table_grow_fn = declare(mc, "twasm_rt_table_grow", &mc->table_grow_ty, i32, (LLVMTypeRef[]){p, i32, p, i32}, 4);
+  mc->mem_init_fn = declare(mc, "twasm_rt_memory_init", &mc->mem_init_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32, i32}, 5);
+  mc->mem_copy_fn = declare(mc, "twasm_rt_memory_copy", &mc->mem_copy_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32}, 4);
+  mc->mem_fill_fn = declare(mc, "twasm_rt_memory_fill", &mc->mem_fill_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32}, 4);
+  mc->data_drop_fn = declare(mc, "twasm_rt_data_drop", &mc->data_drop_ty, v, (LLVMTypeRef[]){p, i32}, 2);
+  mc->table_init_fn = declare(mc, "twasm_rt_table_init", &mc->table_init_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32, i32, i32}, 6);
+  mc->table_copy_fn = declare(mc, "twasm_rt_table_copy", &mc->table_copy_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32, i32, i32}, 6);
+  mc->table_fill_fn = declare(mc, "twasm_rt_table_fill", &mc->table_fill_ty, i32, (LLVMTypeRef[]){p, i32, i32, p, i32}, 5);
+  mc->elem_drop_fn = declare(mc, "twasm_rt_elem_drop", &mc->elem_drop_ty, v, (LLVMTypeRef[]){p, i32}, 2);
+  mc->stack_limit = LLVMAddGlobal(mc->mod, mc->t_i64, "twasm_rt_stack_limit");
+}
+
+/* Symbol names: readable in profilers, always ASCII and unique. */
+static void func_symbol(const wasm_func *fn, uint32_t index, char *buf, size_t cap) {
+  int n = snprintf(buf, cap, "wasm_f%u", index);
+  if (!fn->name || n < 0) return;
+  size_t at = (size_t)n;
+  if (at + 1 < cap) buf[at++] = '_';
+  for (const char *s = fn->name; *s && at + 1 < cap && at < 96; s++) {
+    char c = *s;
+    buf[at++] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) ? c : '_';
+  }
+  buf[at] = 0;
+}
+
+static void declare_functions(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  char name[128];
+  for (uint32_t i = 0; i < m->nfuncs; i++) {
+    const wasm_func *fn = &m->funcs[i];
+    if (fn->imported) continue;
+    func_symbol(fn, i, name, sizeof name);
+    mc->funcs[i] = LLVMAddFunction(mc->mod, name, mc->fn_types[fn->type_index]);
+    LLVMSetLinkage(mc->funcs[i], LLVMInternalLinkage);
+  }
+}
+
+/* Slot <-> value conversions for the generic entry points. */
+static LLVMValueRef from_slot(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef slot_ptr, uint8_t vt) {
+  return LLVMBuildLoad2(b, low_valtype(mc, vt), slot_ptr, "arg");
+}
+
+static LLVMValueRef to_slot(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef v, uint8_t vt) {
+  switch (vt) {
+  case VT_I32: return LLVMBuildZExt(b, v, mc->t_i64, "");
+  case VT_I64: return v;
+  case VT_F32: return LLVMBuildZExt(b, LLVMBuildBitCast(b, v, mc->t_i32, ""), mc->t_i64, "");
+  case VT_F64: return LLVMBuildBitCast(b, v, mc->t_i64, "");
+  default: return LLVMBuildPtrToInt(b, v, mc->t_i64, "");
+  }
+}
+
+static LLVMValueRef slot_at(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef base, uint32_t i) {
+  LLVMValueRef idx = LLVMConstInt(mc->t_i64, i, false);
+  return LLVMBuildGEP2(b, mc->t_i64, base, &idx, 1, "slot");
+}
+
+/* void invoke(ptr code, ptr vmctx, ptr args, ptr results) */
+static LLVMValueRef build_invoker(low_module_ctx *mc, LLVMBuilderRef b, uint32_t t) {
+  const wasm_functype *ft = &mc->m->types[t];
+  LLVMTypeRef p = mc->t_ptr;
+  LLVMTypeRef ty = LLVMFunctionType(mc->t_void, (LLVMTypeRef[]){p, p, p, p}, 4, false);
+  char name[48];
+  snprintf(name, sizeof name, "twasm_invoke_t%u", t);
+  LLVMValueRef fn = LLVMAddFunction(mc->mod, name, ty);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
+  LLVMValueRef *args = tw_arena_alloc(&mc->arena, (ft->nparams + 1) * sizeof *args);
+  args[0] = LLVMGetParam(fn, 1);
+  for (uint32_t i = 0; i < ft->nparams; i++)
+    args[i + 1] = from_slot(b, mc, slot_at(b, mc, LLVMGetParam(fn, 2), i), ft->params[i]);
+  LLVMValueRef r = LLVMBuildCall2(b, mc->fn_types[t], LLVMGetParam(fn, 0), args, ft->nparams + 1, "");
+  LLVMValueRef results = LLVMGetParam(fn, 3);
+  for (uint32_t i = 0; i < ft->nresults; i++) {
+    LLVMValueRef v = ft->nresults == 1 ? r : LLVMBuildExtractValue(b, r, i, "");
+    LLVMBuildStore(b, to_slot(b, mc, v, ft->results[i]), slot_at(b, mc, results, i));
+  }
+  LLVMBuildRetVoid(b);
+  return fn;
+}
+
+/* ret tramp(ptr vmctx, params...): packs into slots for twasm_rt_call_host. */
+static LLVMValueRef build_trampoline(low_module_ctx *mc, LLVMBuilderRef b, LLVMValueRef call_host,
+                                     LLVMTypeRef call_host_ty, uint32_t t) {
+  const wasm_functype *ft = &mc->m->types[t];
+  char name[48];
+  snprintf(name, sizeof name, "twasm_host_t%u", t);
+  LLVMValueRef fn = LLVMAddFunction(mc->mod, name, mc->fn_types[t]);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
+  uint32_t na = ft->nparams ? ft->nparams : 1, nr = ft->nresults ? ft->nresults : 1;
+  LLVMValueRef args = LLVMBuildAlloca(b, LLVMArrayType2(mc->t_i64, na), "args");
+  LLVMValueRef res = LLVMBuildAlloca(b, LLVMArrayType2(mc->t_i64, nr), "results");
+  for (uint32_t i = 0; i < ft->nparams; i++)
+    LLVMBuildStore(b, to_slot(b, mc, LLVMGetParam(fn, i + 1), ft->params[i]), slot_at(b, mc, args, i));
+  LLVMBuildCall2(b, call_host_ty, call_host, (LLVMValueRef[]){LLVMGetParam(fn, 0), args, res}, 3, "");
+  if (ft->nresults == 0) {
+    LLVMBuildRetVoid(b);
+  } else if (ft->nresults == 1) {
+    LLVMBuildRet(b, from_slot(b, mc, slot_at(b, mc, res, 0), ft->results[0]));
+  } else {
+    LLVMValueRef agg = LLVMGetUndef(LLVMGetReturnType(mc->fn_types[t]));
+    for (uint32_t i = 0; i < ft->nresults; i++)
+      agg = LLVMBuildInsertValue(b, agg, from_slot(b, mc, slot_at(b, mc, res, i), ft->results[i]), i, "");
+    LLVMBuildRet(b, agg);
+  }
+  return fn;
+}
+
+static void build_entry_points(low_module_ctx *mc, LLVMValueRef *invokers, LLVMValueRef *tramps) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->ctx);
+  LLVMTypeRef p = mc->t_ptr, host_ty;
+  LLVMValueRef host = declare(mc, "twasm_rt_call_host", &host_ty, mc->t_void, (LLVMTypeRef[]){p, p, p}, 3);
+  for (uint32_t t = 0; t < mc->m->ntypes; t++) {
+    invokers[t] = build_invoker(mc, b, t);
+    tramps[t] = build_trampoline(mc, b, host, host_ty, t);
+  }
+  LLVMDisposeBuilder(b);
+}
+
+/* int main(int argc, char **argv) { return twasm_main(&desc, argc, argv, dirs); } */
+static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
+  LLVMTypeRef p = mc->t_ptr, i32 = mc->t_i32, tm_ty;
+  LLVMValueRef twasm_main = declare(mc, "twasm_main", &tm_ty, i32, (LLVMTypeRef[]){p, i32, p, p}, 4);
+  LLVMTypeRef main_ty = LLVMFunctionType(i32, (LLVMTypeRef[]){i32, p}, 2, false);
+  LLVMValueRef fn = LLVMAddFunction(mc->mod, "main", main_ty);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
+  LLVMValueRef dirs = LLVMConstNull(p);
+  if (mc->opt->baked_dirs) dirs = LLVMBuildGlobalStringPtr(b, mc->opt->baked_dirs, "twasm_baked_dirs");
+  LLVMValueRef args[] = {desc, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), dirs};
+  LLVMBuildRet(b, LLVMBuildCall2(b, tm_ty, twasm_main, args, 4, ""));
+  LLVMDisposeBuilder(b);
+}
+
+static void init_types(low_module_ctx *mc) {
+  LLVMContextRef c = mc->ctx;
+  mc->t_void = LLVMVoidTypeInContext(c);
+  mc->t_i1 = LLVMInt1TypeInContext(c);
+  mc->t_i8 = LLVMInt8TypeInContext(c);
+  mc->t_i16 = LLVMInt16TypeInContext(c);
+  mc->t_i32 = LLVMInt32TypeInContext(c);
+  mc->t_i64 = LLVMInt64TypeInContext(c);
+  mc->t_f32 = LLVMFloatTypeInContext(c);
+  mc->t_f64 = LLVMDoubleTypeInContext(c);
+  mc->t_ptr = LLVMPointerTypeInContext(c, 0);
+}
+
+bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt,
+                LLVMModuleRef *out, tw_diag *d) {
+  low_module_ctx mc = {.ctx = ctx, .m = m, .opt = opt};
+  mc.mod = LLVMModuleCreateWithNameInContext(opt->module_name ? opt->module_name : "wasm", ctx);
+  init_types(&mc);
+  mc.fn_types = tw_arena_alloc(&mc.arena, (m->ntypes + 1) * sizeof *mc.fn_types);
+  for (uint32_t t = 0; t < m->ntypes; t++) mc.fn_types[t] = native_type(&mc, &m->types[t]);
+  mc.funcs = tw_arena_alloc(&mc.arena, (m->nfuncs + 1) * sizeof *mc.funcs);
+  declare_runtime(&mc);
+  declare_functions(&mc);
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < m->nfuncs; i++)
+    if (!m->funcs[i].imported) ok = low_function(&mc, i, d);
+  LLVMValueRef *invokers = tw_arena_alloc(&mc.arena, (m->ntypes + 1) * sizeof *invokers);
+  LLVMValueRef *tramps = tw_arena_alloc(&mc.arena, (m->ntypes + 1) * sizeof *tramps);
+  if (ok) build_entry_points(&mc, invokers, tramps);
+  if (ok) ok = low_descriptor(&mc, invokers, tramps, d);
+  if (ok && opt->emit_main) build_main(&mc, LLVMGetNamedGlobal(mc.mod, opt->desc_symbol));
+  char *msg = NULL;
+  if (ok && LLVMVerifyModule(mc.mod, LLVMReturnStatusAction, &msg)) {
+    ok = tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: invalid LLVM IR: %.400s", msg ? msg : "");
+  }
+  LLVMDisposeMessage(msg);
+  tw_arena_free(&mc.arena);
+  if (!ok) {
+    LLVMDisposeModule(mc.mod);
+    return false;
+  }
+  *out = mc.mod;
+  return true;
+}
