@@ -86,3 +86,38 @@ clean:
 	rm -rf $(B)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# ---- examples -------------------------------------------------------------
+WASI_CC := clang-19 --target=wasm32-wasi --sysroot=/usr -O2
+EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+examples: $(EXAMPLES)
+$(B)/examples/%.wasm: examples/%.c
+	@mkdir -p $(dir $@)
+	$(WASI_CC) $< -o $@ -lm
+$(B)/examples/%: $(B)/examples/%.wasm $(TWASMC) $(LIBRT)
+	$(TWASMC) $< -o $@
+run-example: $(B)/examples/hello
+	$(B)/examples/hello world
+
+# ---- install ----------------------------------------------------------------
+LIBDIR := $(PREFIX)/lib
+$(B)/twasm-rt.pc:
+	@mkdir -p $(dir $@)
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: twasm-rt\nDescription: runtime for modules compiled by twasmc\nVersion: 0.1.0\nLibs: -L$${libdir} -l:libtwasm-rt.a -ldl -lm -lpthread\nCflags: -I$${includedir}\n' '$(PREFIX)' > $@
+.PHONY: $(B)/twasm-rt.pc
+
+install: all $(B)/twasm-rt.pc
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 755 $(TWASMC) $(DESTDIR)$(PREFIX)/bin/twasmc
+	install -m 644 $(LIBRT) $(LIBRT_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 644 include/twasm*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(B)/twasm-rt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc
+	install -m 644 man/twasmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/twasm-rt.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/twasmc $(DESTDIR)$(LIBDIR)/libtwasm-rt.a $(DESTDIR)$(LIBDIR)/libtwasm-rt.so \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc $(DESTDIR)$(PREFIX)/share/man/man1/twasmc.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man3/twasm-rt.3
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(wildcard include/twasm*.h)))

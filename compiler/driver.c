@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "decode.h"
+#include "header.h"
 #include "lower.h"
 #include "twasm_abi.h"
 #include "validate.h"
@@ -173,5 +174,18 @@ drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename
     LLVMDisposeTargetMachine(tm);
   }
   LLVMContextDispose(ctx);
+  return st;
+}
+
+drv_status drv_emit_header(const uint8_t *bytes, size_t size, const char *filename,
+                           const char *prefix, const char *desc_symbol, char **text,
+                           tw_diag *d) {
+  tw_arena arena = {0};
+  wasm_module m;
+  drv_status st = DRV_OK;
+  if (!dec_module(&arena, bytes, size, filename, &m, d)) st = DRV_MALFORMED;
+  else if (!val_module(&m, d)) st = DRV_INVALID;
+  else *text = hdr_emit(&m, prefix, desc_symbol);
+  tw_arena_free(&arena);
   return st;
 }

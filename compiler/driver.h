@@ -46,6 +46,11 @@ drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
 drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename,
                          const drv_options *o, char **ir, tw_diag *d);
 
+/* The C header of `twasmc -c`: typed wrappers of the exports (header.h). */
+drv_status drv_emit_header(const uint8_t *bytes, size_t size, const char *filename,
+                           const char *prefix, const char *desc_symbol, char **text,
+                           tw_diag *d);
+
 /* Links an object into a shared object (for dlopen by the spec runner)
  * or an executable against libtwasm-rt.a found in rt_lib_dir. */
 bool drv_link_shared(const char *obj_path, const char *so_path, tw_diag *d);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "header.h"
 #include "twasm.h"
 
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
@@ -19,7 +20,7 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  -o FILE                 output file (default: INPUT without .wasm, or .o with -c)\n"
-    "  -c                      write an object file (link it with -ltwasm-rt)\n"
+    "  -c                      write an object file and a C header (link with libtwasm-rt)\n"
     "  -O0, -O1, -O2, -O3      optimisation level (default -O2)\n"
     "  --emit-llvm             write the optimised LLVM IR as text instead\n"
     "  --bounds-checks=MODE    guard (default): guard pages catch out-of-bounds\n"
@@ -39,6 +40,7 @@ typedef struct {
   bool object, emit_llvm;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
+  char prefix[128], desc_symbol[160];
 } cli;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -183,6 +185,35 @@ static bool link_executable(const void *obj, size_t size, const char *out, tw_di
   return ok;
 }
 
+/* -c: the descriptor is twasm_module_<stem of the output>, so several
+ * modules can be linked into one program. */
+static void name_object(cli *c, const char *out) {
+  const char *base = strrchr(out, '/');
+  base = base ? base + 1 : out;
+  size_t n = strlen(base);
+  const char *dot = strrchr(base, '.');
+  if (dot && dot != base) n = (size_t)(dot - base);
+  hdr_ident(base, (unsigned)n, c->prefix, sizeof c->prefix);
+  snprintf(c->desc_symbol, sizeof c->desc_symbol, "twasm_module_%s", c->prefix);
+  c->drv.desc_symbol = c->desc_symbol;
+}
+
+/* mod.o -> mod.h beside it. */
+static bool write_header(const cli *c, const uint8_t *bytes, size_t size, const char *out, tw_diag *d) {
+  char *text = NULL;
+  if (drv_emit_header(bytes, size, c->input, c->prefix, c->desc_symbol, &text, d) != DRV_OK) return false;
+  size_t n = strlen(out);
+  char *path = malloc(n + 3);
+  memcpy(path, out, n + 1);
+  char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash)) strcpy(dot, ".h");
+  else strcat(path, ".h");
+  bool ok = write_atomically(path, text, strlen(text), d);
+  free(path);
+  free(text);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   cli c = {0};
   int rc = parse_args(&c, argc, argv);
@@ -195,6 +226,7 @@ int main(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   char *out = c.output ? strdup(c.output) : default_output(&c);
+  if (c.object) name_object(&c, out);
   bool ok;
   if (c.emit_llvm) {
     char *ir = NULL;
@@ -206,6 +238,7 @@ int main(int argc, char **argv) {
     size_t obj_size = 0;
     ok = drv_compile(bytes, size, c.input, &c.drv, &obj, &obj_size, &d) == DRV_OK;
     if (ok) ok = c.object ? write_atomically(out, obj, obj_size, &d) : link_executable(obj, obj_size, out, &d);
+    if (ok && c.object) ok = write_header(&c, bytes, size, out, &d);
     free(obj);
   }
   if (!ok) report(c.input, &d);

@@ -1,0 +1,149 @@
+/* rt_internal.h: private types and helpers shared by the runtime's files. */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "twasm.h"
+
+/* Address space reserved per linear memory: 4 GiB of i32 addresses plus a
+ * 4 GiB static offset plus room for the widest access, so guard-mode code
+ * never needs a bounds check. */
+#define RT_MEMORY_RESERVE ((8ull << 30) + 65536ull)
+#define RT_MAX_PAGES 65536u
+#define RT_MAX_TABLE_ELEMS 10000000u
+
+/* ---- arena (rt_arena.c) -------------------------------------------------- */
+
+typedef struct rt_arena_block rt_arena_block;
+typedef struct {
+  rt_arena_block *head;
+} rt_arena;
+
+/* Zeroed, 16-aligned; NULL when the host is out of memory. */
+void *rt_arena_alloc(rt_arena *a, size_t size);
+void rt_arena_free(rt_arena *a);
+
+/* ---- canonical signatures (rt_sig.c) ------------------------------------- */
+
+/* One per distinct (params, results) tuple in the process; never freed, so
+ * pointers to it stay valid everywhere. */
+typedef struct rt_sig {
+  uint32_t id;
+  uint32_t nparams, nresults;
+  twasm_valkind *kinds; /* params, then results */
+  struct rt_sig *next;  /* hash chain */
+} rt_sig;
+
+const rt_sig *rt_sig_intern(uint32_t nparams, uint32_t nresults, const uint8_t *types);
+
+/* ---- objects ------------------------------------------------------------- */
+
+typedef struct twasm_instance rt_instance;
+
+typedef enum { RT_FUNC_WASM, RT_FUNC_HOST, RT_FUNC_BINDING } rt_func_kind;
+
+/* A function record: the ABI part generated code reads, then ours. */
+typedef struct rt_func {
+  twasm_func_abi abi;
+  rt_func_kind kind;
+  uint32_t type_index;   /* WASM: type index in the owner's module */
+  const rt_sig *sig;
+  twasm_host_fn host_fn; /* HOST */
+  void *env;             /* HOST */
+  struct rt_func *host;  /* BINDING: the host function it calls */
+  rt_instance *owner;    /* WASM: defining instance; BINDING: the importer */
+} rt_func;
+
+typedef struct rt_memory {
+  twasm_memory_abi abi;
+  uint64_t max_pages;    /* as declared; meaningful when has_max */
+  bool has_max;
+  rt_instance *owner;    /* NULL when the host created it */
+} rt_memory;
+
+typedef struct rt_table {
+  twasm_table_abi abi;
+  uint32_t max;
+  bool has_max;
+  rt_instance *owner;
+  /* Instances whose instantiation failed after writing their functions
+   * into this table: the spec keeps them alive as long as the table. */
+  rt_instance **kept;
+  uint32_t nkept;
+} rt_table;
+
+struct twasm_global {
+  twasm_global_cell cell; /* first: generated code sees a cell pointer */
+  twasm_valkind kind;
+  bool mutable_;
+  rt_instance *owner;
+};
+
+/* An instance: the vmctx generated code reads, then ours. */
+struct twasm_instance {
+  twasm_vmctx vm;
+  const twasm_module_abi *module;
+  rt_arena arena;
+  uint32_t refs;           /* the embedder's, plus one per importer */
+  void *user;
+  uint32_t nmems, ntables, nglobals;  /* imports included */
+  uint32_t nfunc_imports, ntable_imports, nmem_imports, nglobal_imports;
+  rt_memory **mems;
+  const rt_sig **sigs;     /* per module type index */
+  rt_instance **import_owners; /* [nimports], NULL for host objects */
+  void ***elem_refs;       /* evaluated element segment items */
+  uint32_t *elem_len;      /* 0 once dropped */
+  uint64_t *data_len;      /* 0 once dropped */
+};
+
+static inline rt_instance *rt_inst(void *vmctx) { return (rt_instance *)vmctx; }
+
+/* rt_memory.c */
+rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max);
+void rt_memory_destroy(rt_memory *m);
+bool rt_memory_owns(uintptr_t addr); /* async-signal-safe */
+
+/* rt_table.c */
+rt_table *rt_table_create(uint32_t elem_type, uint64_t min, uint64_t max, bool has_max, void *init);
+void rt_table_destroy(rt_table *t);
+bool rt_table_keep(rt_table *t, rt_instance *inst);
+
+/* rt_func.c */
+rt_func *rt_func_bind_host(rt_instance *importer, rt_func *host, uint32_t type_index);
+void rt_slots_from_vals(const twasm_val *vals, uint32_t n, twasm_slot *out);
+void rt_vals_from_slots(const twasm_valkind *kinds, const twasm_slot *slots, uint32_t n, twasm_val *out);
+
+/* rt_link.c: resolves imports; on failure err says why. */
+bool rt_link_imports(rt_instance *inst, const twasm_extern *imports, uint32_t nimports, twasm_trap *err);
+
+/* rt_instance.c */
+void rt_instance_acquire(rt_instance *inst);
+void rt_instance_release(rt_instance *inst);
+
+/* ---- traps (rt_trap.c) --------------------------------------------------- */
+
+/* One per active twasm_call on a thread, innermost first. */
+typedef struct rt_frame {
+  sigjmp_buf env;
+  twasm_trap trap;
+  rt_instance *inst;        /* the callee's instance, to name faulting code */
+  uintptr_t saved_limit;
+  struct rt_frame *prev;
+} rt_frame;
+
+/* Pushes/pops a frame; the outermost one on a thread also sets the stack
+ * limit, installs the fault handler and the alternate signal stack. */
+void rt_frame_push(rt_frame *f, rt_instance *inst);
+void rt_frame_pop(rt_frame *f);
+
+void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
+                  uint32_t func_index, uint32_t offset);
+__attribute__((noreturn)) void rt_trap_raise(const twasm_trap *t);
+/* For failures that are not traps (linking): code 0 and a message. */
+void rt_error(twasm_trap *t, const char *message);
+
+#endif

@@ -1,0 +1,99 @@
+/* rt_memory.c: linear memories: fixed reservations that grow in place, and
+ * the registry the fault handler consults. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "rt_internal.h"
+
+/* Bases of live reservations.  A fixed array of atomics because the fault
+ * handler reads it and may not take locks; 16384 reservations already
+ * cover the whole 47-bit address space. */
+#define RT_MAX_RESERVATIONS 16384u
+static _Atomic uintptr_t rt_reservations[RT_MAX_RESERVATIONS];
+static _Atomic uint32_t rt_reservations_used; /* high-water mark */
+
+static bool registry_add(uintptr_t base) {
+  for (uint32_t i = 0; i < RT_MAX_RESERVATIONS; i++) {
+    uintptr_t expected = 0;
+    if (atomic_compare_exchange_strong(&rt_reservations[i], &expected, base)) {
+      uint32_t used = atomic_load(&rt_reservations_used);
+      while (used < i + 1 && !atomic_compare_exchange_weak(&rt_reservations_used, &used, i + 1)) {}
+      return true;
+    }
+  }
+  return false;
+}
+
+static void registry_remove(uintptr_t base) {
+  uint32_t used = atomic_load(&rt_reservations_used);
+  for (uint32_t i = 0; i < used; i++) {
+    uintptr_t expected = base;
+    if (atomic_compare_exchange_strong(&rt_reservations[i], &expected, 0)) return;
+  }
+}
+
+bool rt_memory_owns(uintptr_t addr) {
+  uint32_t used = atomic_load(&rt_reservations_used);
+  for (uint32_t i = 0; i < used; i++) {
+    uintptr_t base = atomic_load(&rt_reservations[i]);
+    if (base && addr - base < RT_MEMORY_RESERVE) return true;
+  }
+  return false;
+}
+
+rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max) {
+  if (min_pages > RT_MAX_PAGES || (has_max && max_pages < min_pages)) return NULL;
+  rt_memory *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  void *base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) goto fail;
+  uint64_t bytes = min_pages * TWASM_PAGE_SIZE;
+  if ((bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) ||
+      !registry_add((uintptr_t)base)) {
+    munmap(base, RT_MEMORY_RESERVE);
+    goto fail;
+  }
+  m->abi.base = base;
+  m->abi.size_bytes = bytes;
+  m->max_pages = max_pages;
+  m->has_max = has_max;
+  return m;
+fail:
+  free(m);
+  return NULL;
+}
+
+void rt_memory_destroy(rt_memory *m) {
+  if (!m) return;
+  registry_remove((uintptr_t)m->abi.base);
+  munmap(m->abi.base, RT_MEMORY_RESERVE);
+  free(m);
+}
+
+int32_t twasm_memory_grow(twasm_memory *mem, uint32_t delta_pages) {
+  rt_memory *m = (rt_memory *)mem;
+  uint64_t old_pages = m->abi.size_bytes / TWASM_PAGE_SIZE;
+  uint64_t limit = m->has_max && m->max_pages < RT_MAX_PAGES ? m->max_pages : RT_MAX_PAGES;
+  if (delta_pages > limit - old_pages) return -1;
+  if (delta_pages == 0) return (int32_t)old_pages;
+  uint64_t add = (uint64_t)delta_pages * TWASM_PAGE_SIZE;
+  if (mprotect(m->abi.base + m->abi.size_bytes, add, PROT_READ | PROT_WRITE) != 0) return -1;
+  m->abi.size_bytes += add;
+  return (int32_t)old_pages;
+}
+
+twasm_memory *twasm_memory_new(uint32_t min_pages, uint32_t max_pages, bool has_max) {
+  return (twasm_memory *)rt_memory_create(min_pages, max_pages, has_max);
+}
+
+/* Memories of instances live and die with them. */
+void twasm_memory_delete(twasm_memory *mem) {
+  rt_memory *m = (rt_memory *)mem;
+  if (m && !m->owner) rt_memory_destroy(m);
+}
+
+uint8_t *twasm_memory_data(twasm_memory *m) { return ((rt_memory *)m)->abi.base; }
+
+uint64_t twasm_memory_size(const twasm_memory *m) { return ((const rt_memory *)m)->abi.size_bytes; }

@@ -1,0 +1,203 @@
+/* test_cli.c: the twasmc command line: usage errors, bad input, no partial
+ * outputs, and --help agreeing with man/twasmc.1. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *twasmc(void) {
+  const char *t = getenv("TWASMC");
+  return t ? t : "build/bin/twasmc";
+}
+
+/* Runs `twasmc ARGS`, capturing stdout+stderr into out; returns the exit status. */
+static int run(const char *args, char *out, size_t cap) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", twasmc(), args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void) {
+  strcpy(tmpdir, "/tmp/twasm-cliXXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void write_file(const char *name, const void *data, size_t n) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fwrite(data, 1, n, f);
+  fclose(f);
+}
+
+static bool exists(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  return access(path, F_OK) == 0;
+}
+
+/* Files in tmpdir whose name starts with prefix (leftover temporaries). */
+static int count_prefixed(const char *prefix) {
+  char cmd[512], buf[4096];
+  snprintf(cmd, sizeof cmd, "ls -a %s | grep -c '^%s' || true", tmpdir, prefix);
+  FILE *p = popen(cmd, "r");
+  size_t n = fread(buf, 1, sizeof buf - 1, p);
+  buf[n] = 0;
+  pclose(p);
+  return atoi(buf);
+}
+
+typedef struct {
+  const char *args;
+  int status;
+  const char *needle;
+} usage_case;
+
+static const usage_case usage_cases[] = {
+    {"", 2, "no input file"},
+    {"--frobnicate x.wasm", 2, "unknown option"},
+    {"-o", 2, "needs a file name"},
+    {"--bounds-checks=maybe x.wasm", 2, "unknown bounds-check mode"},
+    {"a.wasm b.wasm", 2, "more than one input"},
+    {"/nonexistent/x.wasm -o /tmp/never", 1, "cannot open"},
+    {"/tmp -o /tmp/never", 1, "is a directory"},
+};
+
+START_TEST(usage_errors) {
+  char out[4096];
+  const usage_case *c = &usage_cases[_i];
+  ck_assert_int_eq(run(c->args, out, sizeof out), c->status);
+  ck_assert_msg(strstr(out, c->needle), "'%s' printed: %s", c->args, out);
+}
+END_TEST
+
+typedef struct {
+  const char *name;
+  const unsigned char *bytes;
+  size_t size;
+  const char *needle;
+} bad_case;
+
+static const unsigned char empty_bytes[1] = {0};
+static const unsigned char bad_magic[] = {0, 'a', 's', 'n', 1, 0, 0, 0};
+static const unsigned char truncated[] = {0, 'a', 's', 'm', 1, 0, 0, 0, 1, 5, 1, 0x60};
+static const unsigned char invalid_body[] = {
+    0, 'a', 's', 'm', 1, 0, 0, 0,
+    1, 5, 1, 0x60, 0, 1, 0x7f,       /* type: [] -> [i32] */
+    3, 2, 1, 0,                      /* func 0: type 0 */
+    10, 4, 1, 2, 0, 0x0b};           /* body: end (no i32 result) */
+
+static const bad_case bad_cases[] = {
+    {"empty.wasm", empty_bytes, 0, "error:"},
+    {"magic.wasm", bad_magic, sizeof bad_magic, ":0x0: error: magic header not detected"},
+    {"trunc.wasm", truncated, sizeof truncated, "error:"},
+    {"invalid.wasm", invalid_body, sizeof invalid_body, "type mismatch"},
+};
+
+START_TEST(bad_input_leaves_nothing) {
+  const bad_case *c = &bad_cases[_i];
+  make_tmpdir();
+  write_file(c->name, c->bytes, c->size);
+  char args[512], out[4096];
+  snprintf(args, sizeof args, "%s/%s -o %s/out", tmpdir, c->name, tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 1);
+  ck_assert_msg(strstr(out, c->needle), "%s printed: %s", c->name, out);
+  ck_assert_msg(strstr(out, c->name), "message names the file: %s", out);
+  ck_assert(!exists("out"));
+  ck_assert_int_eq(count_prefixed("out"), 0);
+  snprintf(args, sizeof args, "-c %s/%s -o %s/out.o", tmpdir, c->name, tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 1);
+  ck_assert_int_eq(count_prefixed("out"), 0);
+}
+END_TEST
+
+/* Every option --help lists is in the man page, and the other way round. */
+static int collect_options(const char *text, char opts[][32], int max, bool roff) {
+  int n = 0;
+  for (const char *p = text; *p && n < max; p++) {
+    bool start = p == text || p[-1] == ' ' || p[-1] == '\n' || p[-1] == ',' ||
+                 (roff && (p[-1] == 'B' || p[-1] == 'R' || p[-1] == '"'));
+    if (!start || p[0] != (roff ? '\\' : '-')) continue;
+    const char *q = p;
+    char name[32];
+    int k = 0;
+    while (*q && k < 30) {
+      if (roff && q[0] == '\\' && q[1] == '-') { name[k++] = '-'; q += 2; continue; }
+      if (*q == '-' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')) {
+        name[k++] = *q++;
+        continue;
+      }
+      break;
+    }
+    name[k] = 0;
+    if (k < 2 || name[0] != '-' || (name[1] == '-' && k == 2)) continue;
+    bool dup = false;
+    for (int i = 0; i < n; i++) dup |= !strcmp(opts[i], name);
+    if (!dup) strcpy(opts[n++], name);
+  }
+  return n;
+}
+
+START_TEST(help_matches_man_page) {
+  static char help[16384], man[65536];
+  ck_assert_int_eq(run("--help", help, sizeof help), 0);
+  const char *mp = getenv("TWASMC_MAN");
+  FILE *f = fopen(mp ? mp : "man/twasmc.1", "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(man, 1, sizeof man - 1, f);
+  man[n] = 0;
+  fclose(f);
+  char hopts[64][32], mopts[64][32];
+  int nh = collect_options(help, hopts, 64, false), nm = collect_options(man, mopts, 64, true);
+  ck_assert_int_ge(nh, 8);
+  for (int i = 0; i < nh; i++) {
+    bool found = false;
+    for (int k = 0; k < nm; k++) found |= !strcmp(hopts[i], mopts[k]);
+    ck_assert_msg(found, "--help lists %s but man/twasmc.1 does not", hopts[i]);
+  }
+  for (int k = 0; k < nm; k++) {
+    bool found = false;
+    for (int i = 0; i < nh; i++) found |= !strcmp(hopts[i], mopts[k]);
+    ck_assert_msg(found, "man/twasmc.1 documents %s but --help does not", mopts[k]);
+  }
+}
+END_TEST
+
+START_TEST(version_prints) {
+  char out[256];
+  ck_assert_int_eq(run("--version", out, sizeof out), 0);
+  ck_assert(strstr(out, "twasmc ") == out);
+}
+END_TEST
+
+static Suite *cli_suite(void) {
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, usage_errors, 0, sizeof usage_cases / sizeof usage_cases[0]);
+  tcase_add_loop_test(tc, bad_input_leaves_nothing, 0, sizeof bad_cases / sizeof bad_cases[0]);
+  tcase_add_test(tc, help_matches_man_page);
+  tcase_add_test(tc, version_prints);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(cli_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
