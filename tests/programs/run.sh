@@ -1,0 +1,74 @@
+#!/bin/bash
+# run.sh: builds each test program natively and to wasm (wasi-libc),
+# compiles the wasm with twasmc, runs both and compares their stdout and
+# exit status with NAME.expected / NAME.status; then checks that escape.c
+# cannot leave its preopened directory.  NAME.args: one argument a line;
+# NAME.stdin: standard input.  TWASMC overrides the compiler.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+twasmc=${TWASMC:-$root/build/bin/twasmc}
+native_cc=(clang-19 -O2)
+wasm_cc=(clang-19 --target=wasm32-wasi --sysroot=/usr -O2)
+work=$(mktemp -d /tmp/twasm-programs.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL $1: $2"; failures=$((failures + 1)); }
+
+# run NAME EXE: runs EXE in a fresh directory; stdout to $work/NAME.EXE.out.
+run() {
+  local name=$1 exe=$2 dir=$work/run.$1.$(basename "$2")
+  local args=() input=/dev/null
+  [ -f "$here/$name.args" ] && mapfile -t args < "$here/$name.args"
+  [ -f "$here/$name.stdin" ] && input=$here/$name.stdin
+  mkdir -p "$dir"
+  (cd "$dir" && TWASM_TEST_VAR="value with spaces" "$exe" "${args[@]}" < "$input" > "$dir.out")
+  echo $? > "$dir.status"
+}
+
+check() {
+  local name=$1 kind=$2 dir=$work/run.$1.$1.$2
+  local want_status=0
+  [ -f "$here/$name.status" ] && want_status=$(cat "$here/$name.status")
+  diff -u "$here/$name.expected" "$dir.out" > "$dir.diff" || { fail "$name ($kind)" "stdout differs"; cat "$dir.diff"; }
+  [ "$(cat "$dir.status")" = "$want_status" ] || fail "$name ($kind)" "exit status $(cat "$dir.status"), want $want_status"
+}
+
+for src in "$here"/*.c; do
+  name=$(basename "$src" .c)
+  [ "$name" = escape ] && continue
+  dirs=()
+  [ "$name" = files ] && dirs=(--dir .)
+  "${native_cc[@]}" "$src" -o "$work/$name.native" -lm || { fail "$name" "native build"; continue; }
+  "${wasm_cc[@]}" "$src" -o "$work/$name.wasm" -lm || { fail "$name" "wasm build"; continue; }
+  "$twasmc" "${dirs[@]}" "$work/$name.wasm" -o "$work/$name.aot" || { fail "$name" "twasmc"; continue; }
+  run "$name" "$work/$name.native"
+  run "$name" "$work/$name.aot"
+  check "$name" native
+  check "$name" aot
+done
+
+# The escape test: a sandbox beside a file the program must not reach.
+box=$work/escape/box
+mkdir -p "$box/sub"
+echo "outside, untouched" > "$work/escape/outside.txt"
+echo "inside" > "$box/sub/target.txt"
+ln -s ../outside.txt "$box/outlink"
+ln -s .. "$box/dirlink"
+ln -s target.txt "$box/sub/inlink"
+if "${wasm_cc[@]}" "$here/escape.c" -o "$work/escape.wasm" &&
+   "$twasmc" --dir "$box::." "$work/escape.wasm" -o "$work/escape.aot"; then
+  (cd "$work" && "$work/escape.aot" > "$work/escape.out")
+  diff -u "$here/escape.expected" "$work/escape.out" || fail escape "stdout differs"
+  [ "$(cat "$box/sub/inside.txt" 2>/dev/null)" = "written inside" ] || fail escape "inside.txt not in the sandbox"
+  [ "$(cat "$work/escape/outside.txt")" = "outside, untouched" ] || fail escape "outside.txt changed"
+  leaked=$(cd "$work/escape" && find . -path ./box -prune -o -newer outside.txt -print | grep -v '^\.$')
+  [ -z "$leaked" ] || fail escape "files appeared outside: $leaked"
+  [ ! -e "$work/inside.txt" ] && [ ! -e "$work/sub" ] || fail escape "wrote into the working directory"
+else
+  fail escape "build"
+fi
+
+[ $failures -eq 0 ] && echo "programs: all passed" || echo "programs: $failures failure(s)"
+[ $failures -eq 0 ]
