@@ -90,6 +90,7 @@ clean:
 # ---- examples -------------------------------------------------------------
 WASI_CC := clang-19 --target=wasm32-wasi --sysroot=/usr -O2
 EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+.SECONDARY:
 examples: $(EXAMPLES)
 $(B)/examples/%.wasm: examples/%.c
 	@mkdir -p $(dir $@)

@@ -39,10 +39,10 @@ void hdr_ident(const char *name, unsigned len, char *o, unsigned cap) {
 
 static const char *ctype(uint8_t vt) {
   switch (vt) {
-  case VT_I32: return "int32_t";
-  case VT_I64: return "int64_t";
-  case VT_F32: return "float";
-  case VT_F64: return "double";
+  case VT_I32: return "int32_t ";
+  case VT_I64: return "int64_t ";
+  case VT_F32: return "float ";
+  case VT_F64: return "double ";
   default: return "void *";
   }
 }
@@ -86,7 +86,7 @@ static void emit_wrapper(strbuf *s, const wasm_module *m, const char *prefix, co
                          const wasm_functype *ft) {
   out(s, "\n/* export \"%s\" */\nstatic inline uint32_t %s_%s(%s_instance *self", id, prefix, id, prefix);
   for (uint32_t i = 0; i < ft->nparams; i++) out(s, ", %sp%u", ctype(ft->params[i]), i);
-  for (uint32_t i = 0; i < ft->nresults; i++) out(s, ", %s*r%u", ctype(ft->results[i]), i);
+  for (uint32_t i = 0; i < ft->nresults; i++) out(s, ", %s*r%u", ctype(ft->results[i]), i); /* "int32_t *r0", "void **r0" */
   out(s, ", twasm_trap *trap) {\n  twasm_val args[%u] = {", ft->nparams ? ft->nparams : 1);
   for (uint32_t i = 0; i < ft->nparams; i++)
     out(s, "%s{.kind = %s, .of.%s = p%u}", i ? ", " : "", kind_name(ft->params[i]), field(ft->params[i]), i);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -134,6 +135,11 @@ static bool write_atomically(const char *path, const void *data, size_t size, tw
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", path, strerror(errno));
     else done += (size_t)w;
+  }
+  if (fd >= 0) {
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask); /* mkstemp made it private */
   }
   if (fd >= 0 && close(fd) != 0 && ok) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s", path);
   if (ok && rename(tmp, path) != 0)

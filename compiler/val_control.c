@@ -61,7 +61,7 @@ static bool end(val_ctx *c) {
 }
 
 static bool br(val_ctx *c, const wasm_insn *in) {
-  const val_frame *f;
+  const val_frame *f = NULL;
   const uint8_t *ts;
   uint32_t n;
   if (!label(c, in->u.index, &f)) return false;
@@ -78,7 +78,7 @@ static bool br(val_ctx *c, const wasm_insn *in) {
 static bool br_table(val_ctx *c, const wasm_insn *in) {
   const uint32_t *labels = in->u.br_table.labels;
   uint32_t count = in->u.br_table.count;
-  const val_frame *f;
+  const val_frame *f = NULL;
   const uint8_t *ts;
   uint32_t arity, n;
   if (!val_pop_expect(c, VT_I32) || !label(c, labels[count], &f)) return false;

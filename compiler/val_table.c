@@ -15,7 +15,7 @@ static bool elem_segment(val_ctx *c, uint32_t x, uint8_t *elem_type) {
 
 /* table.copy and table.init move references between places of one type. */
 static bool copy_init(val_ctx *c, const wasm_insn *in) {
-  uint8_t t1, t2;
+  uint8_t t1 = 0, t2 = 0;
   if (in->op == OP_TABLE_COPY) {
     if (!table(c, in->u.pair.a, &t1) || !table(c, in->u.pair.b, &t2)) return false;
   } else if (!table(c, in->u.pair.b, &t1) || !elem_segment(c, in->u.pair.a, &t2)) {
@@ -26,7 +26,7 @@ static bool copy_init(val_ctx *c, const wasm_insn *in) {
 }
 
 static bool ref(val_ctx *c, const wasm_insn *in) {
-  uint8_t t;
+  uint8_t t = 0;
   switch (in->op) {
   case OP_REF_NULL: return val_push(c, in->valtype);
   case OP_REF_IS_NULL:
@@ -41,7 +41,7 @@ static bool ref(val_ctx *c, const wasm_insn *in) {
 }
 
 bool val_table(val_ctx *c, const wasm_insn *in) {
-  uint8_t t;
+  uint8_t t = 0;
   switch (in->op) {
   case OP_REF_NULL: case OP_REF_IS_NULL: case OP_REF_FUNC: return ref(c, in);
   case OP_TABLE_COPY: case OP_TABLE_INIT: return copy_init(c, in);
