@@ -32,7 +32,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: all check unit spec examples bench install uninstall clean
+.PHONY: fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 $(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
@@ -69,10 +69,16 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Iruntime
 
 # ---- tests --------------------------------------------------------------
-check: unit spec-both
+check: unit programs install-test spec-both
 
 unit: $(UNIT_BIN) $(TWASMC)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; TWASMC=$(TWASMC) $$t; done
+
+programs: $(TWASMC) $(LIBRT)
+	TWASMC=$(TWASMC) bash tests/programs/run.sh
+
+install-test: all
+	bash tests/install/run.sh
 
 SPEC_FILES = $(filter-out $(wildcard $(SPEC_DIR)/simd_*.wast),$(wildcard $(SPEC_DIR)/*.wast))
 spec: $(SPECRUN)
@@ -122,3 +128,13 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc $(DESTDIR)$(PREFIX)/share/man/man1/twasmc.1 \
 	  $(DESTDIR)$(PREFIX)/share/man/man3/twasm-rt.3
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(wildcard include/twasm*.h)))
+
+# ---- fuzzing (clang-19 libFuzzer over decode + validate) ------------------
+FUZZ_SRC := $(wildcard compiler/dec_*.c compiler/val_*.c) compiler/arena.c compiler/diag.c
+FUZZ_SECONDS ?= 600
+$(B)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	clang-19 -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Icompiler $^ -o $@
+fuzz: $(B)/bin/fuzz_decode
+	@mkdir -p $(B)/fuzz-corpus
+	$(B)/bin/fuzz_decode -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz-corpus tests/fuzz/corpus

@@ -31,9 +31,10 @@ bool twasm_wasi_add_preopen(twasm_wasi *w, const char *host_dir, const char *gue
 /* Closes every descriptor the context opened and frees it. */
 void twasm_wasi_delete(twasm_wasi *w);
 
-/* Fills imports[i] for each import of m (in the module's import order;
- * twasm_module_import_count(m) entries).  Every import must be a function
- * of wasi_snapshot_preview1; otherwise false with err->message
+/* Fills imports[i] for each wasi_snapshot_preview1 import of m (in the
+ * module's import order; twasm_module_import_count(m) entries) and leaves
+ * the other entries as they are, for the embedder's own imports.  A name
+ * wasi_snapshot_preview1 does not have: false with err->message
  * "unknown import MODULE::NAME". */
 bool twasm_wasi_imports(twasm_wasi *w, const twasm_module *m,
                         twasm_extern *imports, twasm_trap *err);

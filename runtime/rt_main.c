@@ -90,6 +90,20 @@ static int run_entry(twasm_instance *inst, const twasm_module *m, const char *pr
   return 0;
 }
 
+/* An executable has nothing but WASI to offer. */
+static bool all_provided(const twasm_module *m, const twasm_extern *imports, twasm_trap *err) {
+  uint32_t n = twasm_module_import_count(m);
+  for (uint32_t i = 0; i < n; i++) {
+    if (imports[i].of.func) continue;
+    twasm_import_info info;
+    twasm_module_import(m, i, &info);
+    snprintf(err->message, sizeof err->message, "unknown import %.*s::%.*s (executables get only WASI)",
+             (int)info.module_len, info.module, (int)info.name_len, info.name);
+    return false;
+  }
+  return true;
+}
+
 static int instantiate_and_run(twasm_wasi *w, const twasm_module *m, const char *prog) {
   twasm_trap err;
   uint32_t n = twasm_module_import_count(m);
@@ -100,7 +114,7 @@ static int instantiate_and_run(twasm_wasi *w, const twasm_module *m, const char 
   }
   int status = STATUS_NO_START;
   twasm_instance *inst = NULL;
-  if (!twasm_wasi_imports(w, m, imports, &err)) {
+  if (!twasm_wasi_imports(w, m, imports, &err) || !all_provided(m, imports, &err)) {
     fprintf(stderr, "%s: error: %s\n", prog, err.message);
   } else if (!(inst = twasm_instance_new(m, imports, n, &err))) {
     /* A trap in the start function, or a failure to link. */

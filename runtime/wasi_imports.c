@@ -123,6 +123,9 @@ bool twasm_wasi_imports(twasm_wasi *w, const twasm_module *m, twasm_extern *impo
     twasm_import_info info;
     size_t index;
     twasm_module_import(m, i, &info);
+    bool wasi_module = info.module_len == strlen(WASI_MODULE) &&
+                       !memcmp(info.module, WASI_MODULE, info.module_len);
+    if (!wasi_module) continue; /* the embedder's own imports */
     if (!is_wasi_func(&info, &index)) {
       import_error(err, &info, "unknown import");
       return false;

@@ -304,13 +304,15 @@ START_TEST(imports_reject_unknown) {
   static const twasm_import_abi imports[] = {
       {.module = "wasi_snapshot_preview1", .name = "fd_write", .module_len = 22, .name_len = 8},
       {.module = "env", .name = "foo", .module_len = 3, .name_len = 3},
+      {.module = "wasi_snapshot_preview1", .name = "fd_frob", .module_len = 22, .name_len = 7},
   };
-  twasm_module_abi m = {.abi_version = TWASM_ABI_VERSION, .nimports = 2, .imports = imports};
-  twasm_extern ex[2];
+  twasm_module_abi m = {.abi_version = TWASM_ABI_VERSION, .nimports = 3, .imports = imports};
+  twasm_extern ex[3] = {{0}};
   twasm_trap err;
   twasm_wasi *w = twasm_wasi_new(0, NULL, NULL);
   ck_assert(!twasm_wasi_imports(w, &m, ex, &err));
-  ck_assert_str_eq(err.message, "unknown import env::foo");
+  ck_assert_str_eq(err.message, "unknown import wasi_snapshot_preview1::fd_frob");
+  ck_assert_ptr_null(ex[1].of.func); /* the embedder's import is left alone */
   ck_assert_int_eq(ex[0].kind, TWASM_EXTERN_FUNC);
   twasm_functype t;
   twasm_func_type(ex[0].of.func, &t);
