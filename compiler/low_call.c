@@ -1,0 +1,77 @@
+/* low_call.c: call and call_indirect, through the typed native signatures
+ * of twasm_abi.h. */
+#include "low_internal.h"
+
+/* Temporary declarations until low_internal.h carries them. */
+bool low_emit_call(low_fn *f, const wasm_insn *insn);
+LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
+LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
+                         const char *name);
+LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
+                                uint32_t trap_code, uint32_t offset);
+
+/* The struct twasm_func of any function: vmctx->funcs[i]. */
+LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index) {
+  return low_vmctx_entry(f, 32, func_index, "funcref");
+}
+
+/* Pops the arguments of type_index, calls, and pushes the results. */
+static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx) {
+  low_module_ctx *mc = f->mc;
+  const wasm_functype *ft = &mc->m->types[type_index];
+  uint32_t n = ft->nparams;
+  LLVMValueRef *args = tw_arena_alloc(&mc->arena, (n + 1) * sizeof *args);
+  args[0] = callee_vmctx;
+  for (uint32_t i = 0; i < n; i++) args[i + 1] = f->stack[f->sp - n + i];
+  f->sp -= n;
+  LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n + 1, "");
+  /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
+   * not become a loop through tail recursion elimination or a sibcall. */
+  LLVMSetTailCallKind(r, LLVMTailCallKindNoTail);
+  if (ft->nresults == 1) {
+    low_push(f, r);
+  } else {
+    for (uint32_t i = 0; i < ft->nresults; i++) low_push(f, LLVMBuildExtractValue(f->b, r, i, ""));
+  }
+}
+
+static void emit_call(low_fn *f, uint32_t func_index) {
+  const wasm_func *callee = &f->mc->m->funcs[func_index];
+  if (!callee->imported) {
+    call_typed(f, callee->type_index, f->mc->funcs[func_index], f->vmctx);
+    return;
+  }
+  LLVMValueRef ref = low_func_ref(f, func_index);
+  LLVMValueRef code = low_load_at(f, f->mc->t_ptr, ref, 0, "code");
+  LLVMValueRef vmctx = low_load_at(f, f->mc->t_ptr, ref, 8, "callee_vmctx");
+  call_typed(f, callee->type_index, code, vmctx);
+}
+
+/* Checks in the spec's order: bounds, null, then the signature, which is
+ * compared by canonical id so types equal across modules match. */
+static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
+  low_module_ctx *mc = f->mc;
+  uint32_t type_index = insn->u.pair.a, table_index = insn->u.pair.b;
+  LLVMValueRef index = low_pop(f);
+  LLVMValueRef slot = low_table_elem_ptr(f, table_index, index, TWASM_TRAP_UNDEFINED_ELEMENT, insn->offset);
+  LLVMValueRef ref = LLVMBuildLoad2(f->b, mc->t_ptr, slot, "callee");
+  LLVMValueRef is_null = LLVMBuildIsNull(f->b, ref, "");
+  low_trap_if(f, is_null, TWASM_TRAP_UNINITIALIZED_ELEMENT, insn->offset);
+  LLVMValueRef sig = low_load_at(f, mc->t_i32, ref, 16, "sig_id");
+  LLVMValueRef sig_ids = low_vmctx_load(f, 40, mc->t_ptr, "sig_ids");
+  LLVMValueRef expected = low_load_at(f, mc->t_i32, sig_ids, type_index * 4, "expected_sig");
+  LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, sig, expected, "");
+  low_trap_if(f, differs, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, insn->offset);
+  LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, 0, "code");
+  LLVMValueRef vmctx = low_load_at(f, mc->t_ptr, ref, 8, "callee_vmctx");
+  call_typed(f, type_index, code, vmctx);
+}
+
+bool low_emit_call(low_fn *f, const wasm_insn *insn) {
+  switch (insn->op) {
+  case OP_CALL: emit_call(f, insn->u.index); return true;
+  case OP_CALL_INDIRECT: emit_call_indirect(f, insn); return true;
+  default: return false;
+  }
+}

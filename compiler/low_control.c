@@ -1,0 +1,263 @@
+/* low_control.c: structured control flow (blocks, branches, select, drop)
+ * as LLVM blocks, with phis carrying block parameters and results. */
+#include "low_internal.h"
+
+/* Defined in low_call.c; belongs in low_internal.h next to the emitters. */
+bool low_emit_call(low_fn *f, const wasm_insn *insn);
+
+static const wasm_functype no_values = {0};
+
+static const wasm_functype *block_type(low_fn *f, const wasm_insn *insn) {
+  switch (insn->u.block.kind) {
+  case BT_VALTYPE: {
+    wasm_functype *ft = tw_arena_alloc(&f->mc->arena, sizeof *ft);
+    ft->nresults = 1;
+    ft->results = &insn->valtype;
+    return ft;
+  }
+  case BT_TYPEIDX: return &f->mc->m->types[insn->u.block.type_index];
+  default: return &no_values;
+  }
+}
+
+static LLVMBasicBlockRef new_block(low_fn *f, const char *name) {
+  return LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, name);
+}
+
+/* Continues emitting in bb, placed after the current block so the IR reads
+ * in source order. */
+static void enter_block(low_fn *f, LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);
+  if (here && here != bb) LLVMMoveBasicBlockAfter(bb, here);
+  LLVMPositionBuilderAtEnd(f->b, bb);
+}
+
+/* Phis (one per type) at the top of the still empty block bb. */
+static LLVMValueRef *make_phis(low_fn *f, LLVMBasicBlockRef bb, uint32_t n, const uint8_t *types) {
+  LLVMValueRef *phis = tw_arena_alloc(&f->mc->arena, (n + 1) * sizeof *phis);
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);
+  LLVMPositionBuilderAtEnd(f->b, bb);
+  for (uint32_t i = 0; i < n; i++) phis[i] = LLVMBuildPhi(f->b, low_valtype(f->mc, types[i]), "");
+  if (here) LLVMPositionBuilderAtEnd(f->b, here);
+  return phis;
+}
+
+/* Adds the top n stack values as the incoming values of phis from the
+ * current block. */
+static void add_incoming(low_fn *f, LLVMValueRef *phis, uint32_t n) {
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(f->b);
+  for (uint32_t i = 0; i < n; i++) LLVMAddIncoming(phis[i], &f->stack[f->sp - n + i], &from, 1);
+}
+
+static low_frame *push_frame(low_fn *f, uint16_t op, const wasm_functype *type) {
+  if (f->nframes == f->frames_cap) {
+    uint32_t cap = f->frames_cap ? f->frames_cap * 2 : 16;
+    low_frame *grown = tw_arena_alloc(&f->mc->arena, cap * sizeof *grown);
+    for (uint32_t i = 0; i < f->nframes; i++) grown[i] = f->frames[i];
+    f->frames = grown;
+    f->frames_cap = cap;
+  }
+  low_frame *fr = &f->frames[f->nframes++];
+  *fr = (low_frame){.op = op, .type = type, .height = f->sp - type->nparams};
+  return fr;
+}
+
+static low_frame *top_frame(low_fn *f) {
+  return &f->frames[f->nframes - 1];
+}
+
+/* The rest of the current frame is dead: no block to emit into. */
+static void mark_dead(low_fn *f) {
+  low_frame *fr = top_frame(f);
+  fr->unreachable_rest = true;
+  f->sp = fr->height;
+  LLVMClearInsertionPosition(f->b);
+}
+
+/* Values a branch to fr carries: a loop's parameters, else its results. */
+static uint32_t branch_arity(const low_frame *fr) {
+  return fr->op == OP_LOOP ? fr->type->nparams : fr->type->nresults;
+}
+
+/* Records an edge from the current block to fr's target. */
+static LLVMBasicBlockRef branch_edge(low_fn *f, low_frame *fr) {
+  add_incoming(f, fr->phis, branch_arity(fr));
+  if (fr->op != OP_LOOP) fr->reachable_end = true;
+  return fr->br_target;
+}
+
+/* A join block with one phi per result of the frame's type. */
+static void make_join(low_fn *f, low_frame *fr) {
+  fr->br_target = new_block(f, "join");
+  fr->phis = make_phis(f, fr->br_target, fr->type->nresults, fr->type->results);
+}
+
+/* The body's frame: its parameters are locals, not operands. */
+void low_control_begin(low_fn *f) {
+  low_frame *fr = push_frame(f, 0, f->type);
+  fr->height = 0;
+  make_join(f, fr);
+}
+
+static void emit_block(low_fn *f, const wasm_insn *insn) {
+  low_frame *fr = push_frame(f, OP_BLOCK, block_type(f, insn));
+  make_join(f, fr);
+}
+
+static void emit_loop(low_fn *f, const wasm_insn *insn) {
+  const wasm_functype *ft = block_type(f, insn);
+  LLVMBasicBlockRef header = new_block(f, "loop");
+  LLVMValueRef *phis = make_phis(f, header, ft->nparams, ft->params);
+  add_incoming(f, phis, ft->nparams);
+  LLVMBuildBr(f->b, header);
+  enter_block(f, header);
+  low_frame *fr = push_frame(f, OP_LOOP, ft);
+  fr->br_target = header;
+  fr->phis = phis;
+  f->sp = fr->height;
+  for (uint32_t i = 0; i < ft->nparams; i++) low_push(f, phis[i]);
+}
+
+/* The else block receives the parameters through phis of its own, so the
+ * then arm may overwrite their stack slots. */
+static void emit_if(low_fn *f, const wasm_insn *insn) {
+  LLVMValueRef cond = low_pop(f);
+  const wasm_functype *ft = block_type(f, insn);
+  LLVMBasicBlockRef then_bb = new_block(f, "then"), else_bb = new_block(f, "else");
+  LLVMValueRef *else_params = make_phis(f, else_bb, ft->nparams, ft->params);
+  add_incoming(f, else_params, ft->nparams);
+  LLVMValueRef nonzero = LLVMBuildICmp(f->b, LLVMIntNE, cond, LLVMConstInt(f->mc->t_i32, 0, false), "");
+  LLVMBuildCondBr(f->b, nonzero, then_bb, else_bb);
+  low_frame *fr = push_frame(f, OP_IF, ft);
+  fr->else_bb = else_bb;
+  make_join(f, fr);
+  enter_block(f, then_bb);
+}
+
+/* Switches to the else arm; else_bb becomes NULL once it is taken. */
+static void start_else(low_fn *f, low_frame *fr) {
+  f->sp = fr->height;
+  enter_block(f, fr->else_bb);
+  LLVMValueRef phi = LLVMGetFirstInstruction(fr->else_bb);
+  for (uint32_t i = 0; i < fr->type->nparams; i++, phi = LLVMGetNextInstruction(phi))
+    low_push(f, phi);
+  fr->else_bb = NULL;
+  fr->unreachable_rest = false;
+}
+
+static void emit_else(low_fn *f) {
+  low_frame *fr = top_frame(f);
+  if (!fr->unreachable_rest) LLVMBuildBr(f->b, branch_edge(f, fr));
+  start_else(f, fr);
+}
+
+/* Pushes the results of fr where its end is reached, or marks the parent
+ * frame dead when nothing reaches it. */
+static void close_frame(low_fn *f, low_frame *fr) {
+  f->nframes--;
+  if (fr->op == OP_LOOP) {
+    if (fr->unreachable_rest && f->nframes > 0) mark_dead(f);
+    return;
+  }
+  f->sp = fr->height;
+  if (!fr->reachable_end) {
+    LLVMDeleteBasicBlock(fr->br_target);
+    if (f->nframes > 0) mark_dead(f);
+    return;
+  }
+  enter_block(f, fr->br_target);
+  for (uint32_t i = 0; i < fr->type->nresults; i++) low_push(f, fr->phis[i]);
+}
+
+static void build_return(low_fn *f) {
+  const wasm_functype *ft = f->type;
+  if (ft->nresults == 0) {
+    LLVMBuildRetVoid(f->b);
+  } else if (ft->nresults == 1) {
+    LLVMBuildRet(f->b, low_pop(f));
+  } else {
+    LLVMValueRef agg = LLVMGetUndef(LLVMGetReturnType(f->mc->fn_types[f->func->type_index]));
+    for (uint32_t i = 0; i < ft->nresults; i++)
+      agg = LLVMBuildInsertValue(f->b, agg, f->stack[f->sp - ft->nresults + i], i, "");
+    LLVMBuildRet(f->b, agg);
+  }
+}
+
+static void emit_end(low_fn *f) {
+  low_frame *fr = top_frame(f);
+  if (!fr->unreachable_rest && fr->op != OP_LOOP) LLVMBuildBr(f->b, branch_edge(f, fr));
+  if (fr->op == OP_IF && fr->else_bb) {
+    /* no else: the parameters pass through as the results */
+    start_else(f, fr);
+    LLVMBuildBr(f->b, branch_edge(f, fr));
+  }
+  close_frame(f, fr);
+  if (f->nframes == 0 && fr->reachable_end) build_return(f);
+}
+
+static low_frame *label_frame(low_fn *f, uint32_t depth) {
+  return &f->frames[f->nframes - 1 - depth];
+}
+
+static void emit_br(low_fn *f, uint32_t depth) {
+  LLVMBuildBr(f->b, branch_edge(f, label_frame(f, depth)));
+  mark_dead(f);
+}
+
+static void emit_br_if(low_fn *f, uint32_t depth) {
+  LLVMValueRef cond = low_pop(f);
+  LLVMValueRef nonzero = LLVMBuildICmp(f->b, LLVMIntNE, cond, LLVMConstInt(f->mc->t_i32, 0, false), "");
+  LLVMBasicBlockRef cont = new_block(f, "br_if_cont");
+  LLVMBuildCondBr(f->b, nonzero, branch_edge(f, label_frame(f, depth)), cont);
+  enter_block(f, cont);
+}
+
+/* One switch case per label; every edge (even to the same target) gets
+ * its own phi entry, as LLVM counts predecessors per edge. */
+static void emit_br_table(low_fn *f, const wasm_insn *insn) {
+  LLVMValueRef index = low_pop(f);
+  uint32_t n = insn->u.br_table.count;
+  const uint32_t *labels = insn->u.br_table.labels;
+  LLVMBasicBlockRef dflt = branch_edge(f, label_frame(f, labels[n]));
+  LLVMValueRef sw = LLVMBuildSwitch(f->b, index, dflt, n);
+  for (uint32_t i = 0; i < n; i++)
+    LLVMAddCase(sw, LLVMConstInt(f->mc->t_i32, i, false), branch_edge(f, label_frame(f, labels[i])));
+  mark_dead(f);
+}
+
+static void emit_select(low_fn *f) {
+  LLVMValueRef cond = low_pop(f);
+  LLVMValueRef v2 = low_pop(f), v1 = low_pop(f);
+  LLVMValueRef nonzero = LLVMBuildICmp(f->b, LLVMIntNE, cond, LLVMConstInt(f->mc->t_i32, 0, false), "");
+  low_push(f, LLVMBuildSelect(f->b, nonzero, v1, v2, "select"));
+}
+
+/* OP_UNREACHABLE: low_trap leaves an empty block for straight-line
+ * callers; here the rest of the frame is skipped instead, so drop it. */
+static void emit_unreachable(low_fn *f, const wasm_insn *insn) {
+  low_trap(f, TWASM_TRAP_UNREACHABLE, insn->offset);
+  LLVMBasicBlockRef empty = LLVMGetInsertBlock(f->b);
+  mark_dead(f);
+  LLVMDeleteBasicBlock(empty);
+}
+
+bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc; /* dead code is skipped by the caller; nothing to jump over */
+  switch (insn->op) {
+  case OP_UNREACHABLE: emit_unreachable(f, insn); return true;
+  case OP_NOP: return true;
+  case OP_BLOCK: emit_block(f, insn); return true;
+  case OP_LOOP: emit_loop(f, insn); return true;
+  case OP_IF: emit_if(f, insn); return true;
+  case OP_ELSE: emit_else(f); return true;
+  case OP_END: emit_end(f); return true;
+  case OP_BR: emit_br(f, insn->u.index); return true;
+  case OP_BR_IF: emit_br_if(f, insn->u.index); return true;
+  case OP_BR_TABLE: emit_br_table(f, insn); return true;
+  case OP_RETURN: emit_br(f, f->nframes - 1); return true;
+  case OP_DROP: low_pop(f); return true;
+  case OP_SELECT:
+  case OP_SELECT_T: emit_select(f); return true;
+  default: return low_emit_call(f, insn);
+  }
+}

@@ -1,0 +1,217 @@
+/* low_func.c: one function body: entry block, operand stack, traps, and the
+ * instruction walk that hands each reachable instruction to its emitter. */
+#include "low_internal.h"
+
+/* Temporary declarations until low_internal.h carries them: */
+/* Pushes the function body's frame (low_control.c). */
+void low_control_begin(low_fn *f);
+/* ((ptr *)vmctx->field)[index] for globals, tables and funcs. */
+LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+/* A field of a run-time object (ty at obj + byte_offset), loaded each time. */
+LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
+                         const char *name);
+
+void low_push(low_fn *f, LLVMValueRef v) {
+  if (f->sp == f->stack_cap) {
+    uint32_t cap = f->stack_cap ? f->stack_cap * 2 : 64;
+    LLVMValueRef *grown = tw_arena_alloc(&f->mc->arena, cap * sizeof *grown);
+    for (uint32_t i = 0; i < f->sp; i++) grown[i] = f->stack[i];
+    f->stack = grown;
+    f->stack_cap = cap;
+  }
+  f->stack[f->sp++] = v;
+}
+
+/* Validation guarantees reachable code never pops below its frame. */
+LLVMValueRef low_pop(low_fn *f) {
+  return f->stack[--f->sp];
+}
+
+/* Calls twasm_rt_trap (noreturn) and ends the current block. */
+static void emit_trap_call(low_fn *f, uint32_t trap_code, uint32_t offset) {
+  low_module_ctx *mc = f->mc;
+  LLVMValueRef args[] = {f->vmctx, LLVMConstInt(mc->t_i32, trap_code, false),
+                         LLVMConstInt(mc->t_i32, f->func_index, false),
+                         LLVMConstInt(mc->t_i32, offset, false)};
+  LLVMBuildCall2(f->b, mc->trap_ty, mc->trap_fn, args, 4, "");
+  LLVMBuildUnreachable(f->b);
+}
+
+/* Traps almost never happen: weight the edge so they are laid out cold. */
+static void mark_unlikely(low_fn *f, LLVMValueRef condbr) {
+  LLVMContextRef c = f->mc->ctx;
+  LLVMMetadataRef ops[] = {
+      LLVMMDStringInContext2(c, "branch_weights", 14),
+      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false)),
+      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1048575, false)),
+  };
+  unsigned kind = LLVMGetMDKindIDInContext(c, "prof", 4);
+  LLVMSetMetadata(condbr, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, 3)));
+}
+
+void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);
+  LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "trap");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "cont");
+  LLVMMoveBasicBlockAfter(cont, here);
+  mark_unlikely(f, LLVMBuildCondBr(f->b, cond, trap, cont));
+  LLVMPositionBuilderAtEnd(f->b, trap);
+  emit_trap_call(f, trap_code, offset);
+  LLVMPositionBuilderAtEnd(f->b, cont);
+}
+
+/* Leaves the builder in a fresh block without predecessors, so callers
+ * may keep emitting (and pushing results) as if nothing happened; LLVM
+ * deletes that block later. */
+void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);
+  emit_trap_call(f, trap_code, offset);
+  LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "after_trap");
+  LLVMMoveBasicBlockAfter(dead, here);
+  LLVMPositionBuilderAtEnd(f->b, dead);
+}
+
+LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
+                         const char *name) {
+  LLVMValueRef at = obj;
+  if (byte_offset) {
+    LLVMValueRef off = LLVMConstInt(f->mc->t_i64, byte_offset, false);
+    at = LLVMBuildInBoundsGEP2(f->b, f->mc->t_i8, obj, &off, 1, "");
+  }
+  return LLVMBuildLoad2(f->b, ty, at, name);
+}
+
+/* The vmctx and the pointer arrays it holds are filled before any
+ * generated code runs on it and never change afterwards. */
+static LLVMValueRef mark_invariant(low_fn *f, LLVMValueRef load) {
+  LLVMContextRef c = f->mc->ctx;
+  unsigned kind = LLVMGetMDKindIDInContext(c, "invariant.load", 14);
+  LLVMSetMetadata(load, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
+  return load;
+}
+
+LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name) {
+  return mark_invariant(f, low_load_at(f, ty, f->vmctx, field_offset, name));
+}
+
+LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
+  LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
+  return mark_invariant(f, low_load_at(f, f->mc->t_ptr, array, index * 8, name));
+}
+
+/* Parameters and locals live in allocas (mem2reg turns them into SSA). */
+static void build_locals(low_fn *f) {
+  low_module_ctx *mc = f->mc;
+  const wasm_func *fn = f->func;
+  f->nlocals = f->type->nparams + fn->nlocals;
+  f->locals = tw_arena_alloc(&mc->arena, (f->nlocals + 1) * sizeof *f->locals);
+  f->local_types = tw_arena_alloc(&mc->arena, f->nlocals + 1);
+  for (uint32_t i = 0; i < f->nlocals; i++) {
+    uint8_t vt = i < f->type->nparams ? f->type->params[i] : fn->locals[i - f->type->nparams];
+    LLVMTypeRef ty = low_valtype(mc, vt);
+    f->local_types[i] = vt;
+    f->locals[i] = LLVMBuildAlloca(f->b, ty, "local");
+  }
+  for (uint32_t i = 0; i < f->nlocals; i++) {
+    LLVMValueRef init = i < f->type->nparams ? LLVMGetParam(f->fn, i + 1)
+                                             : LLVMConstNull(low_valtype(mc, f->local_types[i]));
+    LLVMBuildStore(f->b, init, f->locals[i]);
+  }
+}
+
+/* Traps before the native stack runs into the runtime's limit. */
+static void build_stack_check(low_fn *f) {
+  low_module_ctx *mc = f->mc;
+  unsigned id = LLVMLookupIntrinsicID("llvm.frameaddress", 17);
+  LLVMTypeRef over[] = {mc->t_ptr};
+  LLVMValueRef decl = LLVMGetIntrinsicDeclaration(mc->mod, id, over, 1);
+  LLVMTypeRef decl_ty = LLVMIntrinsicGetType(mc->ctx, id, over, 1);
+  LLVMValueRef zero = LLVMConstInt(mc->t_i32, 0, false);
+  LLVMValueRef frame = LLVMBuildCall2(f->b, decl_ty, decl, &zero, 1, "frame");
+  LLVMValueRef sp = LLVMBuildPtrToInt(f->b, frame, mc->t_i64, "");
+  LLVMValueRef limit = LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit");
+  LLVMValueRef low = LLVMBuildICmp(f->b, LLVMIntULT, sp, limit, "");
+  low_trap_if(f, low, TWASM_TRAP_STACK_EXHAUSTED, f->func->body_offset);
+}
+
+static void build_entry(low_fn *f) {
+  LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
+  f->vmctx = LLVMGetParam(f->fn, 0);
+  build_locals(f);
+  build_stack_check(f);
+  if (f->mc->m->nmems > 0) {
+    f->mem_base = low_vmctx_load(f, 0, f->mc->t_ptr, "mem_base");
+    f->mem_obj = low_vmctx_load(f, 8, f->mc->t_ptr, "mem");
+  }
+}
+
+/* Emitters are tried in order; each declines opcodes outside its family. */
+static bool emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  return low_emit_control(f, insn, pc);
+}
+static bool emit_variable(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_variable(f, insn);
+}
+static bool emit_table(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_table(f, insn);
+}
+static bool emit_numeric(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_numeric(f, insn);
+}
+static bool emit_memory(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_memory(f, insn);
+}
+
+static bool (*const emitters[])(low_fn *, const wasm_insn *, uint32_t *) = {
+    emit_control, emit_variable, emit_numeric, emit_memory, emit_table,
+};
+
+static bool is_block_start(uint16_t op) {
+  return op == OP_BLOCK || op == OP_LOOP || op == OP_IF;
+}
+
+/* Code after br, br_table, return or unreachable up to the frame's else or
+ * end is dead: its stack is polymorphic, so no emitter may see it.  Nested
+ * blocks in it are skipped whole. */
+static bool walk_body(low_fn *f, tw_diag *d) {
+  const wasm_func *fn = f->func;
+  for (uint32_t pc = 0; pc < fn->ncode && f->nframes > 0; pc++) {
+    const wasm_insn *insn = &fn->code[pc];
+    if (f->frames[f->nframes - 1].unreachable_rest && insn->op != OP_ELSE && insn->op != OP_END) {
+      if (is_block_start(insn->op)) {
+        if (insn->u.block.end_at <= pc || insn->u.block.end_at >= fn->ncode)
+          return tw_fail(d, insn->offset, "internal error: block without a matching end");
+        pc = insn->u.block.end_at;
+      }
+      continue;
+    }
+    bool done = false;
+    for (size_t i = 0; !done && i < sizeof emitters / sizeof emitters[0]; i++)
+      done = emitters[i](f, insn, &pc);
+    if (!done) return tw_fail(d, insn->offset, "internal error: cannot lower opcode 0x%x", insn->op);
+  }
+  if (f->nframes > 0)
+    return tw_fail(d, fn->body_offset, "internal error: function body without its final end");
+  return true;
+}
+
+bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d) {
+  const wasm_func *fn = &mc->m->funcs[func_index];
+  low_fn f = {
+      .mc = mc,
+      .b = LLVMCreateBuilderInContext(mc->ctx),
+      .func_index = func_index,
+      .func = fn,
+      .type = &mc->m->types[fn->type_index],
+      .fn = mc->funcs[func_index],
+  };
+  build_entry(&f);
+  low_control_begin(&f);
+  bool ok = walk_body(&f, d);
+  LLVMDisposeBuilder(f.b);
+  return ok;
+}

@@ -1,0 +1,39 @@
+/* low_variable.c: local.get/set/tee on allocas, global.get/set through the
+ * vmctx's global cells. */
+#include "low_internal.h"
+
+/* Temporary declaration until low_internal.h carries it (low_func.c). */
+LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+
+/* Pointer to the 8-byte cell of global i: vmctx->globals[i], which never
+ * changes once the instance exists (the value inside it may). */
+static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
+  return low_vmctx_entry(f, 16, global_index, "global_cell");
+}
+
+static void emit_global_get(low_fn *f, uint32_t global_index) {
+  const wasm_global *g = &f->mc->m->globals[global_index];
+  LLVMValueRef cell = global_cell(f, global_index);
+  low_push(f, LLVMBuildLoad2(f->b, low_valtype(f->mc, g->valtype), cell, "global"));
+}
+
+static void emit_global_set(low_fn *f, uint32_t global_index) {
+  LLVMValueRef v = low_pop(f);
+  LLVMBuildStore(f->b, v, global_cell(f, global_index));
+}
+
+static LLVMValueRef local_get(low_fn *f, uint32_t i) {
+  return LLVMBuildLoad2(f->b, low_valtype(f->mc, f->local_types[i]), f->locals[i], "");
+}
+
+bool low_emit_variable(low_fn *f, const wasm_insn *insn) {
+  uint32_t i = insn->u.index;
+  switch (insn->op) {
+  case OP_LOCAL_GET: low_push(f, local_get(f, i)); return true;
+  case OP_LOCAL_SET: LLVMBuildStore(f->b, low_pop(f), f->locals[i]); return true;
+  case OP_LOCAL_TEE: LLVMBuildStore(f->b, f->stack[f->sp - 1], f->locals[i]); return true;
+  case OP_GLOBAL_GET: emit_global_get(f, i); return true;
+  case OP_GLOBAL_SET: emit_global_set(f, i); return true;
+  default: return false;
+  }
+}
