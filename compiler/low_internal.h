@@ -86,6 +86,14 @@ void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
 /* Loads a field of the vmctx (byte offset from twasm_abi.h) as type ty. */
 LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name);
 
+/* Loads a field of type ty at byte_offset from the struct at obj. */
+LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
+                         const char *name);
+
+/* Guard mode: a dropped memory load must still fault, so drop marks it
+ * volatile (LLVM would delete it otherwise). */
+void low_memory_keep(low_fn *f, LLVMValueRef dropped);
+
 /* Emitters by opcode family.  Each returns true when it handled insn (all
  * of them only see reachable code: low_func.c skips dead code). */
 bool low_emit_numeric(low_fn *f, const wasm_insn *insn);  /* 0x45..0xC4, 0xFC00..0xFC07 */

@@ -1,12 +1,6 @@
 /* low_memory.c: loads, stores, memory.size/grow and the bulk memory instructions. */
 #include "low_internal.h"
 
-/* Temporary declarations until low_internal.h carries them: */
-LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
-                         const char *name);
-/* Keeps a dropped load alive (see its definition). */
-void low_memory_keep(low_fn *f, LLVMValueRef dropped);
-
 /* One load or store: bytes accessed, the Wasm value type on the stack,
  * and for narrow loads whether they sign-extend. */
 typedef struct {
