@@ -2,14 +2,6 @@
  * of twasm_abi.h. */
 #include "low_internal.h"
 
-/* Temporary declarations until low_internal.h carries them. */
-bool low_emit_call(low_fn *f, const wasm_insn *insn);
-LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
-LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
-                         const char *name);
-LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
-LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
-                                uint32_t trap_code, uint32_t offset);
 
 /* The struct twasm_func of any function: vmctx->funcs[i]. */
 LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index) {

@@ -3,7 +3,6 @@
 #include "low_internal.h"
 
 /* Defined in low_call.c; belongs in low_internal.h next to the emitters. */
-bool low_emit_call(low_fn *f, const wasm_insn *insn);
 
 static const wasm_functype no_values = {0};
 

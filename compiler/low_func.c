@@ -4,12 +4,8 @@
 
 /* Temporary declarations until low_internal.h carries them: */
 /* Pushes the function body's frame (low_control.c). */
-void low_control_begin(low_fn *f);
 /* ((ptr *)vmctx->field)[index] for globals, tables and funcs. */
-LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
 /* A field of a run-time object (ty at obj + byte_offset), loaded each time. */
-LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
-                         const char *name);
 
 void low_push(low_fn *f, LLVMValueRef v) {
   if (f->sp == f->stack_cap) {

@@ -89,6 +89,18 @@ LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, co
 /* Loads a field of type ty at byte_offset from the struct at obj. */
 LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
                          const char *name);
+/* Entry index of the pointer array at vmctx field_offset (globals, tables, funcs). */
+LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+/* Sets up the function body's frame (low_control.c). */
+void low_control_begin(low_fn *f);
+/* call and call_indirect (low_call.c). */
+bool low_emit_call(low_fn *f, const wasm_insn *insn);
+/* The twasm_func * of function func_index (ref.func, low_call.c). */
+LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
+/* Address of element index of table table_index, trapping with trap_code
+ * when out of bounds (low_table.c). */
+LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
+                                uint32_t trap_code, uint32_t offset);
 
 /* Guard mode: a dropped memory load must still fault, so drop marks it
  * volatile (LLVM would delete it otherwise). */

@@ -1,13 +1,6 @@
 /* low_table.c: table.*, elem.drop and ref.* instructions. */
 #include "low_internal.h"
 
-/* Temporary declarations until low_internal.h carries them. */
-LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t byte_offset,
-                         const char *name);
-LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
-LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
-LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
-                                uint32_t trap_code, uint32_t offset);
 
 static LLVMValueRef table_obj(low_fn *f, uint32_t table_index) {
   return low_vmctx_entry(f, 24, table_index, "table");

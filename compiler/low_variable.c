@@ -3,7 +3,6 @@
 #include "low_internal.h"
 
 /* Temporary declaration until low_internal.h carries it (low_func.c). */
-LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
 
 /* Pointer to the 8-byte cell of global i: vmctx->globals[i], which never
  * changes once the instance exists (the value inside it may). */
