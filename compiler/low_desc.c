@@ -216,6 +216,7 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
   LLVMValueRef offsets;
   const char *stem = o->module_name ? o->module_name : "wasm";
   const char *file = m->filename ? m->filename : stem;
+  if (strrchr(file, '/')) file = strrchr(file, '/') + 1; /* traps name the file, not where it was built */
   LLVMValueRef funcs = funcs_abi(mc, &nfuncs, &offsets);
   LLVMValueRef tables = tables_abi(mc, &ntables);
   LLVMValueRef mems = memories_abi(mc, &nmems);

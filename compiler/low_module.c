@@ -84,6 +84,9 @@ static void declare_functions(low_module_ctx *mc) {
     func_symbol(fn, i, name, sizeof name);
     mc->funcs[i] = LLVMAddFunction(mc->mod, name, mc->fn_types[fn->type_index]);
     LLVMSetLinkage(mc->funcs[i], LLVMInternalLinkage);
+    /* Frame pointers let the runtime name every Wasm frame of a trap. */
+    LLVMAddAttributeAtIndex(mc->funcs[i], LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(mc->ctx, "frame-pointer", 13, "all", 3));
   }
 }
 

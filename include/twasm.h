@@ -61,6 +61,8 @@ typedef struct twasm_extern {
   } of;
 } twasm_extern;
 
+#define TWASM_TRAP_MAX_FRAMES 16
+
 /* A trap (or an error while linking/instantiating), as a value. */
 typedef struct twasm_trap {
   uint32_t code;          /* TWASM_TRAP_*, 0 when none */
@@ -69,6 +71,10 @@ typedef struct twasm_trap {
   uint32_t func_index;    /* UINT32_MAX when unknown */
   uint32_t offset;        /* file offset of the trapping instruction, 0 if unknown */
   int exit_status;        /* for TWASM_TRAP_EXIT */
+  /* Backtrace: function indices (in the trapping instance's module) of
+   * the Wasm frames, innermost (the trapping function) first. */
+  uint32_t nframes;
+  uint32_t frames[TWASM_TRAP_MAX_FRAMES];
 } twasm_trap;
 
 /* Spec wording of a trap code ("integer divide by zero", ...). */

@@ -68,6 +68,12 @@ static int report_trap(const twasm_module *m, const char *prog, const twasm_trap
   const char *file = m->filename ? m->filename : m->name ? m->name : "module";
   fprintf(stderr, "%s: trap: %s in %s (%s:0x%x)\n", prog, t->message, name, file,
           trap_offset(m, t));
+  for (uint32_t i = 0; i < t->nframes; i++) {
+    uint32_t idx = t->frames[i];
+    const char *fname = m->func_names && idx < m->nfuncs_total ? m->func_names[idx] : NULL;
+    if (fname) fprintf(stderr, "    at %s\n", fname);
+    else fprintf(stderr, "    at func[%u]\n", idx);
+  }
   return STATUS_TRAP;
 }
 

@@ -20,7 +20,7 @@ uintptr_t twasm_rt_stack_limit;
 
 static size_t rt_stack_budget = 4u << 20;
 static _Thread_local rt_frame *rt_frame_top;
-static _Thread_local uintptr_t rt_stack_lo;
+static _Thread_local uintptr_t rt_stack_lo, rt_stack_hi;
 static _Thread_local bool rt_thread_ready;
 
 static pthread_once_t rt_handler_once = PTHREAD_ONCE_INIT;
@@ -63,6 +63,7 @@ void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
   t->func_index = func_index;
   t->offset = offset;
   t->exit_status = 0;
+  t->nframes = 0;
   t->func_name = NULL;
   if (m && m->func_names && func_index < m->nfuncs_total) t->func_name = m->func_names[func_index];
 }
@@ -83,6 +84,48 @@ static __attribute__((noreturn)) void trap_uncaught(const twasm_trap *t) {
   _exit(134);
 }
 
+/* The defined function of inst's module whose code holds pc: the one
+ * starting nearest below it, where pc lies before the module's first
+ * invoker or trampoline (emitted after the functions).  UINT32_MAX when
+ * pc is not in the module's code. */
+static uint32_t func_at(const rt_instance *inst, uintptr_t pc) {
+  if (!inst || !pc) return UINT32_MAX;
+  const twasm_module_abi *m = inst->module;
+  uintptr_t best = 0, end = UINTPTR_MAX;
+  uint32_t best_index = UINT32_MAX;
+  for (uint32_t i = 0; i < m->nfuncs; i++) {
+    uintptr_t start = (uintptr_t)m->funcs[i].code;
+    if (start <= pc && start > best) {
+      best = start;
+      best_index = inst->nfunc_imports + i;
+    }
+  }
+  for (uint32_t t = 0; best_index != UINT32_MAX && t < m->ntypes; t++) {
+    uintptr_t a = m->invokers ? (uintptr_t)m->invokers[t] : 0;
+    uintptr_t b = m->host_trampolines ? (uintptr_t)m->host_trampolines[t] : 0;
+    if (a > best && a < end) end = a;
+    if (b > best && b < end) end = b;
+  }
+  return pc < end ? best_index : UINT32_MAX;
+}
+
+/* Walks the frame-pointer chain (generated code keeps frame pointers)
+ * from the frame fp whose code is at pc, recording the Wasm functions of
+ * inst's module; stops at the first frame that is not one, or leaves the
+ * thread's stack.  Async-signal-safe. */
+static void backtrace_from(twasm_trap *t, const rt_instance *inst, uintptr_t pc, uintptr_t fp) {
+  t->nframes = 0;
+  uint32_t idx = func_at(inst, pc);
+  while (idx != UINT32_MAX && t->nframes < TWASM_TRAP_MAX_FRAMES) {
+    t->frames[t->nframes++] = idx;
+    if (!rt_stack_hi || fp < rt_stack_lo || fp + 16 > rt_stack_hi || (fp & 7)) break;
+    uintptr_t next = ((const uintptr_t *)fp)[0];
+    idx = func_at(inst, ((const uintptr_t *)fp)[1] - 1); /* inside the call */
+    if (next <= fp) break;
+    fp = next;
+  }
+}
+
 void rt_trap_raise(const twasm_trap *t) {
   rt_frame *f = rt_frame_top;
   if (!f) trap_uncaught(t);
@@ -93,6 +136,14 @@ void rt_trap_raise(const twasm_trap *t) {
 void twasm_rt_trap(void *vmctx, uint32_t code, uint32_t func_index, uint32_t offset) {
   twasm_trap t;
   rt_trap_fill(&t, code, vmctx ? rt_inst(vmctx)->module : NULL, func_index, offset);
+  const uintptr_t *fp = __builtin_frame_address(0);
+  if (vmctx) backtrace_from(&t, rt_inst(vmctx), fp[1] - 1, fp[0]);
+  /* Inlined into its caller, the trapping function has no frame of its own. */
+  if (t.nframes && t.frames[0] != func_index && t.nframes < TWASM_TRAP_MAX_FRAMES) {
+    memmove(&t.frames[1], &t.frames[0], t.nframes * sizeof t.frames[0]);
+    t.frames[0] = func_index;
+    t.nframes++;
+  }
   rt_trap_raise(&t);
 }
 
@@ -110,21 +161,16 @@ static uintptr_t fault_pc(void *uctx) {
 #endif
 }
 
-/* The defined function of the called instance's module starting nearest
- * below pc; a best guess, since code of other modules may be running. */
-static uint32_t func_at(const rt_instance *inst, uintptr_t pc) {
-  if (!inst || !pc) return UINT32_MAX;
-  const twasm_module_abi *m = inst->module;
-  uintptr_t best = 0;
-  uint32_t best_index = UINT32_MAX;
-  for (uint32_t i = 0; i < m->nfuncs; i++) {
-    uintptr_t start = (uintptr_t)m->funcs[i].code;
-    if (start <= pc && start > best) {
-      best = start;
-      best_index = inst->nfunc_imports + i;
-    }
-  }
-  return best_index;
+static uintptr_t fault_fp(void *uctx) {
+  const ucontext_t *uc = uctx;
+#if defined(__x86_64__)
+  return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+  return (uintptr_t)uc->uc_mcontext.regs[29];
+#else
+  (void)uc;
+  return 0;
+#endif
 }
 
 static bool fault_is_stack(uintptr_t addr) {
@@ -160,6 +206,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
   }
   const twasm_module_abi *m = f->inst ? f->inst->module : NULL;
   rt_trap_fill(&f->trap, code, m, func_at(f->inst, fault_pc(uctx)), 0);
+  backtrace_from(&f->trap, f->inst, fault_pc(uctx), fault_fp(uctx));
   siglongjmp(f->env, 1);
 }
 
@@ -201,7 +248,10 @@ static void thread_setup(void) {
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
     void *lo;
     size_t size;
-    if (pthread_attr_getstack(&attr, &lo, &size) == 0) rt_stack_lo = (uintptr_t)lo;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+      rt_stack_lo = (uintptr_t)lo;
+      rt_stack_hi = (uintptr_t)lo + size;
+    }
     pthread_attr_destroy(&attr);
   }
   rt_thread_ready = true;

@@ -175,6 +175,32 @@ START_TEST(help_matches_man_page) {
 }
 END_TEST
 
+/* An executable that traps: message, backtrace and status 134. */
+START_TEST(trap_reports_backtrace) {
+  static const char wat[] =
+      "(module\n"
+      "  (func $inner (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))\n"
+      "  (func $middle (param i32) (result i32) (i32.add (call $inner (local.get 0)) (i32.const 1)))\n"
+      "  (func $outer (export \"_start\") (drop (call $middle (i32.const 0)))))\n";
+  make_tmpdir();
+  write_file("bt.wat", wat, sizeof wat - 1);
+  char cmd[1024], out[4096];
+  snprintf(cmd, sizeof cmd, "wat2wasm --debug-names %s/bt.wat -o %s/bt.wasm", tmpdir, tmpdir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "-O0 %s/bt.wasm -o %s/bt", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  snprintf(cmd, sizeof cmd, "%s/bt 2>&1", tmpdir);
+  FILE *p = popen(cmd, "r");
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  ck_assert_int_eq(WEXITSTATUS(st), 134);
+  ck_assert_msg(strstr(out, "bt: trap: integer divide by zero in inner (bt.wasm:0x"), "got: %s", out);
+  const char *a = strstr(out, "at inner"), *b = strstr(out, "at middle"), *c = strstr(out, "at outer");
+  ck_assert_msg(a && b && c && a < b && b < c, "backtrace: %s", out);
+}
+END_TEST
+
 START_TEST(version_prints) {
   char out[256];
   ck_assert_int_eq(run("--version", out, sizeof out), 0);
@@ -190,6 +216,7 @@ static Suite *cli_suite(void) {
   tcase_add_loop_test(tc, bad_input_leaves_nothing, 0, sizeof bad_cases / sizeof bad_cases[0]);
   tcase_add_test(tc, help_matches_man_page);
   tcase_add_test(tc, version_prints);
+  tcase_add_test(tc, trap_reports_backtrace);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,146 @@
+/* kn_desc.h: kernel descriptors, what the tensor detector lifts out of a
+ * loop nest and what kernel generation (ptx/) compiles, never host IR. */
+#ifndef TW_KN_DESC_H
+#define TW_KN_DESC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A kernel receives (ptr linear memory base, i64 param 0, ..., i64 param
+ * n-1): the live values the descriptor names.  i32 params are read from the
+ * low 32 bits, f32/f64 params are bit patterns (as twasm_slot holds them). */
+#define KN_MAX_PARAMS 16
+#define KN_MAX_DIMS 2          /* map index space: iv 0 outer, iv 1 inner */
+#define KN_MAX_ADDR_PARAMS 4
+
+/* Memory element types and expression value types (I1: comparisons). */
+typedef enum { KN_I1, KN_I8, KN_I16, KN_I32, KN_I64, KN_F32, KN_F64 } kn_type;
+
+/* A count or size: a constant, or the live value of a param (as int64). */
+typedef struct {
+  bool is_param;
+  int64_t value;           /* the constant, or the param index */
+} kn_size;
+
+/* Byte offset from the linear memory base:
+ *   c0 + sum_d iv_coeff[d] * iv_d + sum_t param_coeff[t] * param(param_index[t])
+ * in 64-bit arithmetic.  align: the alignment in bytes the generator may
+ * assume for every access (1 when unproven); the detector or the runtime's
+ * pre-launch check must guarantee it, a misaligned GPU access is fatal. */
+typedef struct {
+  int64_t c0;
+  int64_t iv_coeff[KN_MAX_DIMS];
+  unsigned nparam_terms;
+  unsigned param_index[KN_MAX_ADDR_PARAMS];
+  int64_t param_coeff[KN_MAX_ADDR_PARAMS];
+  unsigned align;
+} kn_addr;
+
+/* Expression nodes.  Integer ops wrap; shifts take the count modulo the
+ * width (Wasm); MIN/MAX are Wasm's NaN-propagating fmin/fmax; ADD/SUB/MUL
+ * on floats are single IEEE operations, never contracted; FPTOSI_SAT and
+ * FPTOUI_SAT are Wasm's trunc_sat (NaN -> 0, saturating). */
+typedef enum {
+  KN_E_CONST, KN_E_PARAM, KN_E_IV, KN_E_LOAD,
+  KN_E_ADD, KN_E_SUB, KN_E_MUL,                    /* int or float */
+  KN_E_AND, KN_E_OR, KN_E_XOR, KN_E_SHL, KN_E_LSHR, KN_E_ASHR,
+  KN_E_DIV, KN_E_MIN, KN_E_MAX,                    /* float only */
+  KN_E_SQRT, KN_E_ABS, KN_E_NEG,                   /* float only */
+  KN_E_CMP,                                        /* -> I1 */
+  KN_E_SELECT,                                     /* a ? b : c */
+  KN_E_SITOFP, KN_E_UITOFP, KN_E_FPTRUNC, KN_E_FPEXT,
+  KN_E_TRUNC, KN_E_SEXT, KN_E_ZEXT, KN_E_FPTOSI_SAT, KN_E_FPTOUI_SAT,
+  KN_E_COUNT
+} kn_op;
+
+/* Integer predicates, then float ones (ordered except UNE, Wasm's ne). */
+typedef enum {
+  KN_CMP_EQ, KN_CMP_NE, KN_CMP_SLT, KN_CMP_SLE, KN_CMP_SGT, KN_CMP_SGE,
+  KN_CMP_ULT, KN_CMP_ULE, KN_CMP_UGT, KN_CMP_UGE,
+  KN_CMP_OEQ, KN_CMP_UNE, KN_CMP_OLT, KN_CMP_OLE, KN_CMP_OGT, KN_CMP_OGE,
+  KN_CMP_COUNT
+} kn_cmp;
+
+typedef struct {
+  kn_op op;
+  kn_type type;            /* result: I1, I32, I64, F32 or F64 */
+  int32_t a, b, c;         /* operands: indices of EARLIER nodes, -1 unused */
+  kn_cmp cmp;              /* KN_E_CMP */
+  union {
+    uint64_t bits;         /* KN_E_CONST: integer value or IEEE bits */
+    unsigned param;        /* KN_E_PARAM */
+    unsigned iv;           /* KN_E_IV: 0 outer, 1 inner */
+    struct {
+      kn_type mem;         /* I8..F64; narrower ints extend to `type` */
+      bool sign;           /* sign- (true) or zero-extend */
+      kn_addr addr;
+    } load;
+  };
+} kn_expr;
+
+typedef enum { KN_MAP, KN_REDUCE, KN_MATMUL } kn_kind;
+
+/* out(iv) = node[value] for iv_0 < trip[0] (, iv_1 < trip[1]); a stencil is
+ * a map whose loads have constant offsets around the output element.  The
+ * value is truncated to out_type when that is a narrower integer. */
+typedef struct {
+  unsigned ndims;          /* 1 or 2 */
+  kn_size trip[KN_MAX_DIMS];
+  kn_type out_type;
+  kn_addr out_addr;
+  int32_t value;
+} kn_map;
+
+/* result = init OP node[value](0) OP ... OP node[value](trip-1).  Integer
+ * ops only, unless reassociate is set (float ADD, order then unspecified).
+ * The kernel takes one more argument after the params: a device pointer to
+ * the result cell, which the runtime fills with init (the live value of
+ * init_param, in `type`) before the launch and reads afterwards. */
+typedef enum {
+  KN_RED_ADD, KN_RED_MUL, KN_RED_AND, KN_RED_OR, KN_RED_XOR,
+  KN_RED_SMIN, KN_RED_SMAX, KN_RED_UMIN, KN_RED_UMAX, KN_RED_COUNT
+} kn_red_op;
+
+typedef struct {
+  kn_size trip;
+  kn_red_op op;
+  kn_type type;            /* I32 or I64; F32/F64 only with reassociate */
+  int32_t value;           /* in terms of iv 0 */
+  unsigned init_param;
+  bool reassociate;
+} kn_reduce;
+
+/* Element (r, c) of a matrix lies at byte offset
+ *   offset + (r * row_stride + c * col_stride) * element size. */
+typedef struct {
+  kn_size offset;          /* bytes */
+  kn_size row_stride, col_stride;  /* elements */
+} kn_layout;
+
+/* C[i][j] = (accumulate ? C[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
+ * + ... added left to right, each product rounded on its own.  I8_I32:
+ * A and B hold i8 (signed when ab_signed), C holds i32 (wrapping). */
+typedef enum { KN_MM_F32, KN_MM_F64, KN_MM_I32, KN_MM_I8_I32 } kn_mm_type;
+
+typedef struct {
+  kn_size m, n, k;
+  kn_mm_type type;
+  bool ab_signed;
+  bool accumulate;
+  kn_layout a, b, c;
+  unsigned align;          /* assumed for every element access, as kn_addr */
+} kn_matmul;
+
+typedef struct {
+  kn_kind kind;
+  unsigned nparams;        /* <= KN_MAX_PARAMS */
+  kn_expr *nodes;          /* map and reduce */
+  unsigned nnodes;
+  union {
+    kn_map map;
+    kn_reduce reduce;
+    kn_matmul matmul;
+  };
+} kn_desc;
+
+#endif

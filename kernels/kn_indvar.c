@@ -1,0 +1,197 @@
+/* kn_indvar.c: canonical induction variables and exit tests of each loop. */
+#include "kn.h"
+
+static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
+  static const LLVMIntPredicate inv[] = {
+      [LLVMIntEQ] = LLVMIntNE,   [LLVMIntNE] = LLVMIntEQ,   [LLVMIntUGT] = LLVMIntULE,
+      [LLVMIntUGE] = LLVMIntULT, [LLVMIntULT] = LLVMIntUGE, [LLVMIntULE] = LLVMIntUGT,
+      [LLVMIntSGT] = LLVMIntSLE, [LLVMIntSGE] = LLVMIntSLT, [LLVMIntSLT] = LLVMIntSGE,
+      [LLVMIntSLE] = LLVMIntSGT};
+  return inv[p];
+}
+
+/* The predicate that holds for (b, a) when p holds for (a, b). */
+static LLVMIntPredicate swapped_pred(LLVMIntPredicate p) {
+  static const LLVMIntPredicate sw[] = {
+      [LLVMIntEQ] = LLVMIntEQ,   [LLVMIntNE] = LLVMIntNE,   [LLVMIntUGT] = LLVMIntULT,
+      [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
+      [LLVMIntSGT] = LLVMIntSLT, [LLVMIntSGE] = LLVMIntSLE, [LLVMIntSLT] = LLVMIntSGT,
+      [LLVMIntSLE] = LLVMIntSGE};
+  return sw[p];
+}
+
+/* A zero-extended compare orders values as the narrow unsigned compare does. */
+static LLVMIntPredicate unsigned_pred(LLVMIntPredicate p) {
+  static const LLVMIntPredicate un[] = {
+      [LLVMIntEQ] = LLVMIntEQ,   [LLVMIntNE] = LLVMIntNE,   [LLVMIntUGT] = LLVMIntUGT,
+      [LLVMIntUGE] = LLVMIntUGE, [LLVMIntULT] = LLVMIntULT, [LLVMIntULE] = LLVMIntULE,
+      [LLVMIntSGT] = LLVMIntUGT, [LLVMIntSGE] = LLVMIntUGE, [LLVMIntSLT] = LLVMIntULT,
+      [LLVMIntSLE] = LLVMIntULE};
+  return un[p];
+}
+
+static unsigned int_bits(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
+}
+
+/* step when next is phi + C, phi - C or C + phi; false otherwise. */
+static bool constant_step(LLVMValueRef phi, LLVMValueRef next, int64_t *step) {
+  if (!LLVMIsABinaryOperator(next)) return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(next);
+  LLVMValueRef a = LLVMGetOperand(next, 0), b = LLVMGetOperand(next, 1);
+  if (op == LLVMAdd && b == phi) {
+    LLVMValueRef t = a;
+    a = b;
+    b = t;
+  }
+  if (a != phi || !LLVMIsAConstantInt(b)) return false;
+  if (op != LLVMAdd && op != LLVMSub) return false;
+  int64_t c = LLVMConstIntGetSExtValue(b);
+  *step = op == LLVMAdd ? c : -c;
+  return true;
+}
+
+/* The one value a phi takes from outside the loop, or NULL. */
+static LLVMValueRef outside_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
+  LLVMValueRef start = NULL;
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++) {
+    int b = kn_cfg_index(cfg, LLVMGetIncomingBlock(phi, i));
+    if (b < 0 || l->in_body[b]) continue;
+    LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+    if (start && start != v) return NULL;
+    start = v;
+  }
+  return start;
+}
+
+static LLVMValueRef latch_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+    if (kn_cfg_index(cfg, LLVMGetIncomingBlock(phi, i)) == l->latches[0])
+      return LLVMGetIncomingValue(phi, i);
+  return NULL;
+}
+
+static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
+  if (l->nlatches != 1) return; /* not in LLVM's simplified form */
+  LLVMBasicBlockRef h = cfg->blocks[l->header].bb;
+  int nphis = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(h); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    nphis++;
+  l->ivs = tw_arena_alloc(cfg->arena, (size_t)(nphis + 1) * sizeof *l->ivs);
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    kn_iv iv = {.loop = l, .phi = phi, .bits = int_bits(phi)};
+    if (iv.bits == 0 || iv.bits > 64) continue;
+    iv.start = outside_value(phi, l, cfg);
+    iv.next = latch_value(phi, l, cfg);
+    if (iv.start && iv.next && constant_step(phi, iv.next, &iv.step)) l->ivs[l->nivs++] = iv;
+  }
+}
+
+const kn_iv *kn_iv_of(const kn_loop *l, LLVMValueRef v) {
+  for (; l; l = l->parent)
+    for (int i = 0; i < l->nivs; i++)
+      if (l->ivs[i].phi == v) return &l->ivs[i];
+  return NULL;
+}
+
+static bool invariant(const kn_loop *l, LLVMValueRef v, const kn_cfg *cfg) {
+  return !kn_loop_defines(l, v, cfg);
+}
+
+/* Peels one zext, sext or trunc; returns its opcode or 0. */
+static LLVMOpcode peel_cast(LLVMValueRef *v) {
+  if (!LLVMIsAInstruction(*v)) return 0;
+  LLVMOpcode op = LLVMGetInstructionOpcode(*v);
+  if (op != LLVMZExt && op != LLVMSExt && op != LLVMTrunc) return 0;
+  *v = LLVMGetOperand(*v, 0);
+  return op;
+}
+
+/* Matches one side of an exit compare against an IV of l (or its next
+ * value), possibly seen through one cast. */
+static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast) {
+  *cast = peel_cast(&side);
+  for (int i = 0; i < l->nivs; i++) {
+    *is_next = side == l->ivs[i].next;
+    if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
+  }
+  return NULL;
+}
+
+/* Moves the compare into the IV's own width: a cast on the IV side needs
+ * the same cast on the bound, or a constant that survives the round trip. */
+static bool narrow_compare(kn_trip *t, LLVMOpcode cast, LLVMValueRef bound, unsigned cmp_bits) {
+  t->bound = bound;
+  t->bits = cast == LLVMTrunc ? cmp_bits : t->iv->bits;
+  if (cast != LLVMZExt && cast != LLVMSExt) return true;
+  if (cast == LLVMZExt) t->pred = unsigned_pred(t->pred);
+  if (LLVMIsAConstantInt(bound)) {
+    if (cmp_bits > 64 || t->bits >= 64) return cmp_bits <= 64;
+    int64_t half = INT64_C(1) << (t->bits - 1);
+    if (cast == LLVMZExt) return LLVMConstIntGetZExtValue(bound) < (uint64_t)half * 2;
+    int64_t c = LLVMConstIntGetSExtValue(bound);
+    return c >= -half && c < half;
+  }
+  LLVMValueRef inner = bound;
+  if (peel_cast(&inner) != cast || int_bits(inner) != t->iv->bits) return false;
+  t->bound = inner;
+  return true;
+}
+
+static LLVMValueRef exit_compare(const kn_loop *l, kn_edge e, const kn_cfg *cfg, bool *leaves_on_true) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(cfg->blocks[e.from].bb);
+  if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
+  int t = kn_cfg_index(cfg, LLVMGetSuccessor(br, 0)), f = kn_cfg_index(cfg, LLVMGetSuccessor(br, 1));
+  *leaves_on_true = t == e.to;
+  int stay = *leaves_on_true ? f : t;
+  if (stay < 0 || !l->in_body[stay]) return NULL;
+  LLVMValueRef cmp = LLVMGetCondition(br);
+  return LLVMIsAICmpInst(cmp) ? cmp : NULL;
+}
+
+/* Reads `x pred bound` off the conditional branch of the exiting edge. */
+static bool match_exit(const kn_loop *l, kn_edge e, const kn_cfg *cfg, kn_trip *t) {
+  bool leaves_on_true;
+  LLVMValueRef cmp = exit_compare(l, e, cfg, &leaves_on_true);
+  if (!cmp) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+  if (leaves_on_true) p = inverse_pred(p);
+  LLVMValueRef lhs = LLVMGetOperand(cmp, 0), rhs = LLVMGetOperand(cmp, 1);
+  bool is_next;
+  LLVMOpcode cast;
+  const kn_iv *iv = match_iv(l, lhs, &is_next, &cast);
+  if (!iv) {
+    iv = match_iv(l, rhs, &is_next, &cast);
+    rhs = lhs;
+    p = swapped_pred(p);
+  }
+  if (!iv || !invariant(l, rhs, cfg)) return false;
+  *t = (kn_trip){.kind = KN_TRIP_SYMBOLIC, .iv = iv, .start = iv->start, .step = iv->step,
+                 .pred = p, .cmp_next = is_next, .exit = e, .other_exits = l->nexits > 1};
+  return narrow_compare(t, cast, rhs, int_bits(lhs));
+}
+
+static void find_trip(kn_loop *l, const kn_cfg *cfg, const kn_dom *dom) {
+  for (int i = 0; i < l->nexits; i++) {
+    kn_trip t;
+    /* A test that some iteration skips bounds nothing. */
+    if (!kn_dominates(dom, l->exits[i].from, l->latches[0])) continue;
+    if (!match_exit(l, l->exits[i], cfg, &t)) continue;
+    if (LLVMIsAConstantInt(t.start) && LLVMIsAConstantInt(t.bound)) {
+      bool ok = kn_trip_eval(&t, LLVMConstIntGetSExtValue(t.start),
+                             LLVMConstIntGetSExtValue(t.bound), &t.count);
+      t.kind = ok ? KN_TRIP_CONST : KN_TRIP_NONE;
+    }
+    l->trip = t;
+    if (t.kind != KN_TRIP_NONE) return;
+  }
+}
+
+void kn_indvar_build(kn_loops *lp, const kn_dom *dom) {
+  for (int i = 0; i < lp->nloops; i++) {
+    find_ivs(lp->loops[i], lp->cfg);
+    if (lp->loops[i]->nivs > 0) find_trip(lp->loops[i], lp->cfg, dom);
+  }
+}
