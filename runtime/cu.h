@@ -1,0 +1,198 @@
+/* cu.h: the runtime's CUDA driver layer (prefix cu_): driver loading,
+ * device state, managed memory, PTX modules and kernel launches.  Nothing
+ * here needs CUDA to build: libcuda.so.1 is opened at run time, and when it
+ * (or a device) is missing every entry point reports "unavailable" so the
+ * CPU path carries on. */
+#ifndef CU_H
+#define CU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A failure: the driver's CUresult (0 when the failure is ours) and a
+ * message that names it ("cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS
+ * (...)"), with the JIT log for module loads. */
+typedef struct cu_error {
+  int code;
+  char message[1024];
+} cu_error;
+
+/* ---- environment (cu_env.c) ------------------------------------------- */
+
+/* TWASM_DEVICE: cpu never touches the driver; gpu offloads whenever a GPU
+ * is usable, skipping the cost model; auto lets the cost model decide. */
+typedef enum { CU_MODE_AUTO, CU_MODE_CPU, CU_MODE_GPU } cu_mode;
+
+bool cu_parse_mode(const char *text, cu_mode *out);
+/* "4096", "64K", "512M", "2G" (binary multiples); false on anything else
+ * or on overflow. */
+bool cu_parse_size(const char *text, uint64_t *out);
+/* The mode asked for (read once); an unknown value counts as cpu. */
+cu_mode cu_mode_get(void);
+/* One line to stderr, "twasm: " first, when TWASM_TRACE=1; the one place
+ * the layer prints, and the switch the offload code shares. */
+bool cu_tracing(void);
+void cu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- device state (cu_device.c) --------------------------------------- */
+
+typedef struct cu_device_info {
+  char name[128];
+  int cc;                    /* compute capability as 10*major+minor: 90 */
+  int driver_version;        /* as cuDriverGetVersion: 13000 */
+  bool concurrent_managed;   /* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS */
+  uint64_t total_bytes;
+  uint64_t free_bytes;       /* at initialisation */
+  uint64_t mem_cap;          /* TWASM_GPU_MEM_CAP, 0 when unset */
+} cu_device_info;
+
+/* Initialises the layer once per process (thread-safe) and says whether
+ * the GPU may be used now; false forever after a sticky error. */
+bool cu_available(void);
+/* Why cu_available() is false ("libcuda.so.1 not found", "TWASM_DEVICE=cpu",
+ * "disabled after CUDA_ERROR_ILLEGAL_ADDRESS ..."); "" while available. */
+const char *cu_unavailable_reason(void);
+/* Device 0 as found at initialisation; NULL when the GPU never came up. */
+const cu_device_info *cu_device(void);
+/* Binds the primary context to the calling thread; every cu_ entry point
+ * that calls the driver does this first. */
+bool cu_make_current(cu_error *err);
+
+/* ---- managed memory (cu_mem.c) ---------------------------------------- */
+
+/* Admission of a new managed allocation of size bytes: live is what is
+ * allocated already, cap the TWASM_GPU_MEM_CAP (0: none), free/total from
+ * cuMemGetInfo.  Refuses past the cap or past free memory less a margin. */
+bool cu_mem_admit(uint64_t size, uint64_t live, uint64_t cap,
+                  uint64_t free_bytes, uint64_t total_bytes, cu_error *err);
+bool cu_alloc_managed(uint64_t size, void **out, cu_error *err);
+void cu_free_managed(void *ptr);
+/* Moves [ptr, ptr+len) to the device ahead of a launch; a no-op (true)
+ * where the device lacks concurrentManagedAccess. */
+bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err);
+/* Whether [ptr, ptr+len) lies inside one live managed allocation. */
+bool cu_in_managed(const void *ptr, uint64_t len);
+
+/* ---- PTX modules (cu_module.c) ---------------------------------------- */
+
+/* One PTX text of a set: the sm_XX it targets (75, 80, 90) and the PTX
+ * ISA its .version says (63 for 6.3, 78 for 7.8). */
+typedef struct cu_ptx {
+  int arch;
+  int isa;
+  const char *text;
+} cu_ptx;
+
+/* Highest PTX ISA a driver accepts (driver 12040 -> 84); 0 when none. */
+int cu_driver_max_isa(int driver_version);
+/* Index in set of the highest arch <= cc whose ISA the driver accepts, or
+ * -1.  cu_pick_ptx asks the device. */
+int cu_pick_ptx_for(const cu_ptx *set, size_t n, int cc, int driver_version);
+int cu_pick_ptx(const cu_ptx *set, size_t n);
+/* Refuses a text the JIT must never see: a non-ASCII byte, or a .version
+ * or .target that disagrees with the declared isa/arch. */
+bool cu_ptx_check(const cu_ptx *ptx, cu_error *err);
+
+typedef struct cu_module cu_module;
+typedef struct cu_kernel {
+  void *function;            /* CUfunction */
+  const char *name;          /* the caller's string, for messages */
+} cu_kernel;
+
+/* Picks, checks and loads one PTX of the set (JIT logs in err). */
+bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err);
+bool cu_module_kernel(cu_module *m, const char *name, cu_kernel *out, cu_error *err);
+int cu_module_arch(const cu_module *m);
+void cu_module_unload(cu_module *m);
+
+/* ---- launches (cu_launch.c) ------------------------------------------- */
+
+typedef struct cu_dim3 {
+  uint32_t x, y, z;
+} cu_dim3;
+
+/* A range of managed memory a kernel reads or writes. */
+typedef struct cu_range {
+  const void *ptr;
+  uint64_t len;
+} cu_range;
+
+/* Kernel parameters as cuLaunchKernel takes them, and every memory range
+ * the pointers among them reach: all are checked before the launch. */
+typedef struct cu_args {
+  void **params;
+  const cu_range *ranges;
+  size_t nranges;
+} cu_args;
+
+/* Launches and synchronises.  On a sticky error the GPU is disabled for
+ * the rest of the process (err says so) and the caller runs the CPU path. */
+bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
+               uint32_t shared_bytes, const cu_args *args, cu_error *err);
+/* Microseconds for an empty launch plus synchronise, measured once;
+ * INFINITY when the GPU cannot be used, so any comparison picks the CPU. */
+double cu_launch_cost_us(void);
+
+/* ---- layer-private: for cu_*.c only ----------------------------------- */
+
+typedef int cu_result;
+
+/* CUmemLocation. */
+struct cu_mem_location {
+  int type;
+  int id;
+};
+
+/* The driver's entry points, as the CUDA 13.0 header maps them. */
+typedef struct cu_driver {
+  cu_result (*init)(unsigned flags);
+  cu_result (*driver_get_version)(int *version);
+  cu_result (*device_get)(int *device, int ordinal);
+  cu_result (*device_get_attribute)(int *value, int attribute, int device);
+  cu_result (*device_get_name)(char *name, int len, int device);
+  cu_result (*primary_ctx_retain)(void **ctx, int device);
+  cu_result (*primary_ctx_release)(int device);
+  cu_result (*ctx_set_current)(void *ctx);
+  cu_result (*ctx_synchronize)(void);
+  cu_result (*mem_get_info)(size_t *free_bytes, size_t *total_bytes);
+  cu_result (*mem_alloc_managed)(uint64_t *ptr, size_t size, unsigned flags);
+  cu_result (*mem_free)(uint64_t ptr);
+  cu_result (*module_load_data_ex)(void **module, const void *image,
+                                   unsigned nopts, int *opts, void **values);
+  cu_result (*module_get_function)(void **function, void *module, const char *name);
+  cu_result (*module_unload)(void *module);
+  cu_result (*launch_kernel)(void *function, unsigned gx, unsigned gy, unsigned gz,
+                             unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                             void *stream, void **params, void **extra);
+  cu_result (*get_error_name)(cu_result code, const char **out);
+  cu_result (*get_error_string)(cu_result code, const char **out);
+  /* Optional: NULL on drivers without them. */
+  cu_result (*mem_prefetch_v2)(uint64_t ptr, size_t len, struct cu_mem_location loc,
+                               unsigned flags, void *stream);
+  cu_result (*mem_prefetch_v1)(uint64_t ptr, size_t len, int device, void *stream);
+} cu_driver;
+
+/* cu_driver.c: opens soname and fills d; false with a reason otherwise. */
+bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reason_len);
+/* "name: CUDA_ERROR_X (description)" into err; returns false for chaining. */
+bool cu_fail(cu_error *err, const char *what, cu_result code);
+bool cu_fail_msg(cu_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether code leaves the context unusable. */
+bool cu_is_sticky(cu_result code);
+
+/* cu_device.c */
+extern cu_driver cu_drv;     /* valid once cu_available() was true */
+extern int cu_dev;           /* CUdevice */
+/* Disables the GPU for the rest of the process, err (a sticky failure)
+ * being the cause; err's message then says so. */
+void cu_disable(cu_error *err);
+/* Fills err for a failed call (err may be NULL); a sticky code disables
+ * the GPU.  Returns false for chaining. */
+bool cu_check_failure(cu_error *err, const char *what, cu_result code);
+
+/* Test hook: the library name the next initialisation opens (a missing
+ * name forces the unavailable state).  Call before any other cu_ call. */
+void cu_test_use_library(const char *soname);
+
+#endif

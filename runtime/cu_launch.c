@@ -1,0 +1,116 @@
+/* cu_launch.c: kernel launches (pointer checks, launch, synchronise, sticky
+ * errors) and the measured cost of an empty launch for the cost model. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cu.h"
+
+static double cu_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* A host pointer in a kernel raises an illegal-address error that poisons
+ * the context for the whole process: refuse before launching. */
+static bool cu_check_ranges(const cu_kernel *k, const cu_args *args, cu_error *err) {
+  for (size_t i = 0; i < args->nranges; i++) {
+    const cu_range *r = &args->ranges[i];
+    if (!cu_in_managed(r->ptr, r->len))
+      return cu_fail_msg(err, "kernel %s: range %zu (%p, %llu bytes) is not inside managed "
+                         "memory; not launched", k->name, i, r->ptr,
+                         (unsigned long long)r->len);
+  }
+  return true;
+}
+
+/* Launch and synchronise, nothing else: the context is current. */
+static bool cu_run(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t shared_bytes,
+                   void **params, cu_error *err) {
+  char what[200];
+  cu_result r = cu_drv.launch_kernel(k->function, grid.x, grid.y, grid.z, block.x, block.y,
+                                     block.z, shared_bytes, NULL, params, NULL);
+  if (r != 0) {
+    snprintf(what, sizeof what, "cuLaunchKernel(%.120s)", k->name);
+    return cu_check_failure(err, what, r);
+  }
+  /* Faults inside the kernel surface here, not at the launch. */
+  r = cu_drv.ctx_synchronize();
+  if (r != 0) {
+    snprintf(what, sizeof what, "kernel %.120s", k->name);
+    return cu_check_failure(err, what, r);
+  }
+  return true;
+}
+
+bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
+               uint32_t shared_bytes, const cu_args *args, cu_error *err) {
+  if (!cu_make_current(err) || !cu_check_ranges(k, args, err)) return false;
+  double start = cu_now_us();
+  if (!cu_run(k, grid, block, shared_bytes, args->params, err)) return false;
+  cu_trace("gpu: launch %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u: %.1f us", k->name,
+           grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
+           cu_now_us() - start);
+  return true;
+}
+
+/* The empty kernel, for the oldest target the JIT still takes and for
+ * sm_75, the oldest CUDA 13 supports. */
+static const char cu_empty_ptx_50[] =
+    ".version 6.0\n.target sm_50\n.address_size 64\n\n"
+    ".visible .entry twasm_empty()\n{\n\tret;\n}\n";
+static const char cu_empty_ptx_75[] =
+    ".version 6.3\n.target sm_75\n.address_size 64\n\n"
+    ".visible .entry twasm_empty()\n{\n\tret;\n}\n";
+
+#define CU_COST_RUNS 21
+
+static pthread_once_t cu_cost_once = PTHREAD_ONCE_INIT;
+static double cu_cost_us = INFINITY;
+
+static int cu_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of several launches after a warm-up one, which pays for
+ * lazy loading in the driver. */
+static double cu_measure(const cu_kernel *k, cu_error *err) {
+  double runs[CU_COST_RUNS];
+  cu_dim3 one = {1, 1, 1};
+  if (!cu_make_current(err) || !cu_run(k, one, one, 0, NULL, err)) return INFINITY;
+  for (int i = 0; i < CU_COST_RUNS; i++) {
+    double start = cu_now_us();
+    if (!cu_run(k, one, one, 0, NULL, err)) return INFINITY;
+    runs[i] = cu_now_us() - start;
+  }
+  qsort(runs, CU_COST_RUNS, sizeof runs[0], cu_cmp_double);
+  return runs[CU_COST_RUNS / 2];
+}
+
+static void cu_cost_init(void) {
+  const cu_ptx set[] = {{50, 60, cu_empty_ptx_50}, {75, 63, cu_empty_ptx_75}};
+  cu_module *m = NULL;
+  cu_kernel k;
+  cu_error err;
+  if (!cu_module_load(set, 2, &m, &err) || !cu_module_kernel(m, "twasm_empty", &k, &err)) {
+    cu_trace("gpu: launch cost not measured: %s", err.message);
+    cu_module_unload(m);
+    return;
+  }
+  cu_cost_us = cu_measure(&k, &err);
+  cu_module_unload(m);
+  if (isinf(cu_cost_us))
+    cu_trace("gpu: launch cost not measured: %s", err.message);
+  else
+    cu_trace("gpu: empty launch + synchronise: %.1f us", cu_cost_us);
+}
+
+double cu_launch_cost_us(void) {
+  if (!cu_available()) return INFINITY;
+  pthread_once(&cu_cost_once, cu_cost_init);
+  return cu_available() ? cu_cost_us : INFINITY;
+}

@@ -1,0 +1,188 @@
+/* cu_module.c: PTX modules: choosing the PTX of a set that the device and
+ * driver can run, refusing texts the JIT must not see, and loading them
+ * with the JIT logs captured. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu.h"
+
+/* CUjit_option values, copied from the CUDA 13.0 cuda.h. */
+enum {
+  CU_JIT_INFO_LOG_BUFFER = 3,
+  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+struct cu_module {
+  void *handle; /* CUmodule */
+  int arch;
+};
+
+/* The first driver release (1000*major + 10*minor) to accept each PTX ISA,
+ * from the PTX ISA release notes; a driver accepts every ISA up to the
+ * last row at or below its version. */
+static const struct {
+  int driver_version;
+  int isa;
+} cu_isa_table[] = {
+    {9000, 60},  {9010, 61},  {9020, 62},  {10000, 63}, {10010, 64},
+    {10020, 65}, {11000, 70}, {11010, 71}, {11020, 72}, {11030, 73},
+    {11040, 74}, {11050, 75}, {11060, 76}, {11070, 77}, {11080, 78},
+    {12000, 80}, {12010, 81}, {12020, 82}, {12030, 83}, {12040, 84},
+    {12050, 85}, {12080, 87}, {12090, 88}, {13000, 90},
+};
+
+int cu_driver_max_isa(int driver_version) {
+  int isa = 0;
+  for (size_t i = 0; i < sizeof cu_isa_table / sizeof cu_isa_table[0]; i++)
+    if (cu_isa_table[i].driver_version <= driver_version) isa = cu_isa_table[i].isa;
+  return isa;
+}
+
+int cu_pick_ptx_for(const cu_ptx *set, size_t n, int cc, int driver_version) {
+  int max_isa = cu_driver_max_isa(driver_version);
+  int best = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (set[i].arch > cc || set[i].isa > max_isa) continue;
+    if (best < 0 || set[i].arch > set[best].arch) best = (int)i;
+  }
+  return best;
+}
+
+int cu_pick_ptx(const cu_ptx *set, size_t n) {
+  const cu_device_info *d = cu_device();
+  return d && cu_available() ? cu_pick_ptx_for(set, n, d->cc, d->driver_version) : -1;
+}
+
+/* The value after a directive at the start of a line, outside // comments:
+ * ".version 7.8" -> "7.8". */
+static const char *cu_ptx_directive(const char *text, const char *directive) {
+  size_t len = strlen(directive);
+  for (const char *line = text; line && *line;) {
+    while (*line == ' ' || *line == '\t') line++;
+    if (strncmp(line, directive, len) == 0 && (line[len] == ' ' || line[len] == '\t')) {
+      const char *value = line + len;
+      while (*value == ' ' || *value == '\t') value++;
+      return value;
+    }
+    line = strchr(line, '\n');
+    if (line) line++;
+  }
+  return NULL;
+}
+
+static bool cu_ptx_check_header(const cu_ptx *ptx, cu_error *err) {
+  const char *version = cu_ptx_directive(ptx->text, ".version");
+  int major = 0, minor = 0, arch = 0;
+  char suffix = 0;
+  if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || minor < 0 || minor > 9)
+    return cu_fail_msg(err, "sm_%d PTX: no readable .version directive", ptx->arch);
+  if (major * 10 + minor != ptx->isa)
+    return cu_fail_msg(err, "sm_%d PTX: .version %d.%d, but the set says ISA %d.%d", ptx->arch,
+                       major, minor, ptx->isa / 10, ptx->isa % 10);
+  const char *target = cu_ptx_directive(ptx->text, ".target");
+  int fields = target ? sscanf(target, "sm_%d%c", &arch, &suffix) : 0;
+  if (fields < 1)
+    return cu_fail_msg(err, "sm_%d PTX: no readable .target directive", ptx->arch);
+  /* sm_90a and the like run on one exact device only: picking by "not
+   * above the device" would be wrong for them. */
+  if (fields == 2 && suffix >= 'a' && suffix <= 'z')
+    return cu_fail_msg(err, "sm_%d PTX: arch-specific target sm_%d%c", ptx->arch, arch, suffix);
+  if (arch != ptx->arch)
+    return cu_fail_msg(err, "sm_%d PTX: .target sm_%d disagrees", ptx->arch, arch);
+  return true;
+}
+
+bool cu_ptx_check(const cu_ptx *ptx, cu_error *err) {
+  if (!ptx->text) return cu_fail_msg(err, "sm_%d PTX: no text", ptx->arch);
+  /* One non-ASCII byte makes the JIT reject the whole module. */
+  for (size_t i = 0; ptx->text[i]; i++) {
+    unsigned char c = (unsigned char)ptx->text[i];
+    if (c >= 0x80)
+      return cu_fail_msg(err, "sm_%d PTX: non-ASCII byte 0x%02x at offset %zu", ptx->arch, c, i);
+  }
+  return cu_ptx_check_header(ptx, err);
+}
+
+/* Appends the JIT's log to a failure message. */
+static void cu_append_log(cu_error *err, const char *label, const char *log) {
+  if (!err || !*log) return;
+  size_t n = strlen(err->message);
+  snprintf(err->message + n, sizeof err->message - n, "\n%s:\n%s", label, log);
+}
+
+static bool cu_module_jit(const cu_ptx *ptx, void **handle, cu_error *err) {
+  char error_log[4096] = {0}, info_log[2048] = {0};
+  int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, (void *)(uintptr_t)(sizeof error_log - 1),
+                    info_log, (void *)(uintptr_t)(sizeof info_log - 1)};
+  cu_result r = cu_drv.module_load_data_ex(handle, ptx->text, 4, opts, values);
+  if (r == 0) {
+    if (*info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch, info_log);
+    return true;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "cuModuleLoadDataEx (sm_%d PTX)", ptx->arch);
+  cu_check_failure(err, what, r);
+  cu_append_log(err, "JIT error log", error_log);
+  /* A failed load can poison the context without saying so in its own
+   * result: ask once, so a sticky state is found here and not later. */
+  if (cu_available()) {
+    r = cu_drv.ctx_synchronize();
+    if (r != 0) cu_check_failure(NULL, "cuCtxSynchronize after a failed module load", r);
+  }
+  return false;
+}
+
+bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  const cu_device_info *d = cu_device();
+  int pick = cu_pick_ptx_for(set, n, d->cc, d->driver_version);
+  int max_isa = cu_driver_max_isa(d->driver_version);
+  if (pick < 0)
+    return cu_fail_msg(err, "no PTX of %zu fits sm_%d with driver %d.%d (PTX ISA up to %d.%d)",
+                       n, d->cc, d->driver_version / 1000, d->driver_version % 1000 / 10,
+                       max_isa / 10, max_isa % 10);
+  const cu_ptx *ptx = &set[pick];
+  if (!cu_ptx_check(ptx, err)) return false;
+  cu_module *m = calloc(1, sizeof *m);
+  if (!m) return cu_fail_msg(err, "out of host memory for a module");
+  if (!cu_module_jit(ptx, &m->handle, err)) {
+    free(m);
+    return false;
+  }
+  m->arch = ptx->arch;
+  cu_trace("gpu: loaded sm_%d PTX (ISA %d.%d) on sm_%d", ptx->arch, ptx->isa / 10,
+           ptx->isa % 10, d->cc);
+  *out = m;
+  return true;
+}
+
+bool cu_module_kernel(cu_module *m, const char *name, cu_kernel *out, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  void *function = NULL;
+  cu_result r = cu_drv.module_get_function(&function, m->handle, name);
+  if (r != 0) {
+    char what[160];
+    snprintf(what, sizeof what, "cuModuleGetFunction(%.120s)", name);
+    return cu_check_failure(err, what, r);
+  }
+  *out = (cu_kernel){function, name};
+  return true;
+}
+
+int cu_module_arch(const cu_module *m) { return m->arch; }
+
+void cu_module_unload(cu_module *m) {
+  if (!m) return;
+  cu_error err;
+  /* After a sticky error the context, and the module with it, is gone. */
+  if (cu_make_current(&err)) {
+    cu_result r = cu_drv.module_unload(m->handle);
+    if (r != 0) cu_check_failure(NULL, "cuModuleUnload", r);
+  }
+  free(m);
+}
