@@ -35,7 +35,7 @@ SPECRUN  := $(B)/bin/twasm-spec
 .PHONY: fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
-$(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
+$(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx
 $(B)/obj/tests/spec/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -66,7 +66,7 @@ $(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) -ldl -lm -lpthread
-$(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Iruntime
+$(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx -Iruntime
 
 # ---- tests --------------------------------------------------------------
 check: unit programs install-test spec-both

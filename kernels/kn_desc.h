@@ -134,7 +134,7 @@ typedef struct {
 typedef struct {
   kn_kind kind;
   unsigned nparams;        /* <= KN_MAX_PARAMS */
-  kn_expr *nodes;          /* map and reduce */
+  const kn_expr *nodes;    /* map and reduce */
   unsigned nnodes;
   union {
     kn_map map;

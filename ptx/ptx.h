@@ -1,0 +1,58 @@
+/* ptx.h: kernel generation, kernel descriptor -> NVPTX IR -> ASCII PTX per
+ * sm_XX, with the launch geometry the runtime needs. */
+#ifndef TW_PTX_H
+#define TW_PTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "kn_desc.h"
+
+typedef struct {
+  unsigned sm;             /* 75, 80, 90, ... */
+} ptx_arch;
+
+/* sm_75, sm_80, sm_90. */
+extern const ptx_arch ptx_default_archs[];
+extern const unsigned ptx_ndefault_archs;
+
+typedef struct {
+  unsigned sm;
+  unsigned ptx_isa;        /* from the `.version` line: 63, 70, 78, ... */
+  const char *text;        /* NUL-terminated ASCII PTX */
+} ptx_code;
+
+/* How to launch: block = block[0..2] threads; along each axis a
+ *   grid[a] = min(ceil(count[a] / per_block[a]), max_grid[a])   (at least 1)
+ * where count[a] is a constant or a param's live value (clamped at 0).
+ * Every kernel strides over its index space, so any grid is correct; this
+ * one is the efficient choice.  Kernels use only static shared memory. */
+typedef struct {
+  uint32_t block[3];
+  kn_size count[3];
+  uint32_t per_block[3];
+  uint32_t max_grid[3];
+  bool result_arg;         /* reduce: a result-cell pointer follows params */
+  unsigned result_bytes;
+} ptx_launch;
+
+typedef struct {
+  const char *name;        /* sanitised kernel (entry) name */
+  ptx_launch launch;
+  unsigned ncodes;
+  ptx_code *codes;         /* one per requested arch, in request order */
+} ptx_out;
+
+/* Generates one PTX module per arch (NULL/0: the defaults).  name is
+ * sanitised to [A-Za-z0-9_].  Output lives in arena. */
+bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs,
+                  unsigned narchs, tw_arena *arena, ptx_out *out, tw_diag *diag);
+
+/* The grid for live param values (the rule of ptx_launch). */
+void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3]);
+
+bool ptx_is_ascii(const char *text, size_t len);
+
+#endif

@@ -1,0 +1,79 @@
+/* ptx_internal.h: the kernel builder's state and IR helpers shared by the
+ * ptx_*.c files (one kernel kind per file). */
+#ifndef TW_PTX_INTERNAL_H
+#define TW_PTX_INTERNAL_H
+
+#include <llvm-c/Core.h>
+
+#include "ptx.h"
+
+#define PTX_ADDRSPACE_GLOBAL 1
+#define PTX_ADDRSPACE_SHARED 3
+#define PTX_KERNEL_CALLCONV 71   /* LLVMPTXKernelCallConv */
+
+typedef struct {
+  const kn_desc *d;
+  tw_diag *diag;
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  LLVMBasicBlockRef entry;       /* allocas go here */
+  LLVMValueRef mem;              /* ptr addrspace(1): linear memory base */
+  LLVMValueRef params[KN_MAX_PARAMS];  /* i64 */
+  LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
+  LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
+} ptx_gen;
+
+/* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
+typedef struct {
+  LLVMValueRef var, iv, end, step;
+  LLVMBasicBlockRef cond, exit;
+} ptx_loop;
+
+/* One kernel kind: validates the descriptor, builds the kernel body into
+ * g->fn (entry block positioned), and says how to launch it. */
+typedef struct {
+  bool (*check)(const kn_desc *d, tw_diag *diag);
+  bool (*build)(ptx_gen *g);
+  void (*launch)(const kn_desc *d, ptx_launch *l);
+  bool result_arg;
+} ptx_kind;
+
+extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul;
+
+/* ptx_ir.c */
+void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
+                  bool result_arg, tw_diag *diag);
+void ptx_gen_dispose(ptx_gen *g);
+LLVMTypeRef ptx_type(const ptx_gen *g, kn_type t);
+unsigned ptx_type_bytes(kn_type t);
+LLVMValueRef ptx_call(ptx_gen *g, const char *name, LLVMTypeRef ret,
+                      LLVMValueRef *args, unsigned nargs);
+LLVMValueRef ptx_sreg(ptx_gen *g, const char *reg);    /* "tid.x" ... as i64 */
+void ptx_barrier(ptx_gen *g);
+LLVMValueRef ptx_i64(ptx_gen *g, int64_t v);
+LLVMValueRef ptx_size(ptx_gen *g, kn_size s);
+LLVMValueRef ptx_global_at(ptx_gen *g, LLVMValueRef byte_offset);
+LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs);
+LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
+void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align);
+LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init);
+LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name);
+LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
+void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,
+                    LLVMValueRef step);
+void ptx_loop_end(ptx_gen *g, ptx_loop *l);
+/* Emits `if (cond) {` and returns the block to continue at after `}`. */
+LLVMBasicBlockRef ptx_if_begin(ptx_gen *g, LLVMValueRef cond);
+void ptx_if_end(ptx_gen *g, LLVMBasicBlockRef join);
+/* Index of this thread along an axis and the stride of the whole grid. */
+void ptx_grid_axis(ptx_gen *g, char axis, LLVMValueRef *first, LLVMValueRef *stride);
+
+/* ptx_expr.c: descriptor checks and expression lowering */
+bool ptx_size_check(const kn_desc *d, kn_size s, const char *what, tw_diag *diag);
+bool ptx_addr_check(const kn_desc *d, const kn_addr *a, const char *what, tw_diag *diag);
+bool ptx_expr_check(const kn_desc *d, int32_t root, tw_diag *diag);
+LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs);
+
+#endif

@@ -1,0 +1,206 @@
+/* ptx_ir.c: building blocks for kernel IR: the kernel signature, thread
+ * indices, addresses in global memory, loops and conditionals. */
+#include <stdio.h>
+
+#include "ptx_internal.h"
+
+void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
+                  bool result_arg, tw_diag *diag) {
+  g->d = d;
+  g->diag = diag;
+  g->ctx = ctx;
+  g->mod = LLVMModuleCreateWithNameInContext(name, ctx);
+  g->b = LLVMCreateBuilderInContext(ctx);
+  g->i1 = LLVMInt1TypeInContext(ctx);
+  g->i8 = LLVMInt8TypeInContext(ctx);
+  g->i16 = LLVMInt16TypeInContext(ctx);
+  g->i32 = LLVMInt32TypeInContext(ctx);
+  g->i64 = LLVMInt64TypeInContext(ctx);
+  g->f32 = LLVMFloatTypeInContext(ctx);
+  g->f64 = LLVMDoubleTypeInContext(ctx);
+  g->gptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_GLOBAL);
+  g->sptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_SHARED);
+
+  LLVMTypeRef args[KN_MAX_PARAMS + 2];
+  unsigned n = 0;
+  args[n++] = g->gptr;
+  for (unsigned i = 0; i < d->nparams; i++) args[n++] = g->i64;
+  if (result_arg) args[n++] = g->gptr;
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), args, n, false);
+  g->fn = LLVMAddFunction(g->mod, name, fty);
+  LLVMSetFunctionCallConv(g->fn, PTX_KERNEL_CALLCONV);
+  g->mem = LLVMGetParam(g->fn, 0);
+  LLVMSetValueName2(g->mem, "mem", 3);
+  for (unsigned i = 0; i < d->nparams; i++) {
+    char pname[16];
+    int len = snprintf(pname, sizeof pname, "p%u", i);
+    g->params[i] = LLVMGetParam(g->fn, i + 1);
+    LLVMSetValueName2(g->params[i], pname, (size_t)len);
+  }
+  g->result = result_arg ? LLVMGetParam(g->fn, d->nparams + 1) : NULL;
+  g->entry = LLVMAppendBasicBlockInContext(ctx, g->fn, "entry");
+  LLVMPositionBuilderAtEnd(g->b, g->entry);
+}
+
+void ptx_gen_dispose(ptx_gen *g) {
+  LLVMDisposeBuilder(g->b);
+  LLVMDisposeModule(g->mod);
+}
+
+LLVMTypeRef ptx_type(const ptx_gen *g, kn_type t) {
+  switch (t) {
+  case KN_I1: return g->i1;
+  case KN_I8: return g->i8;
+  case KN_I16: return g->i16;
+  case KN_I32: return g->i32;
+  case KN_I64: return g->i64;
+  case KN_F32: return g->f32;
+  case KN_F64: return g->f64;
+  }
+  return NULL;
+}
+
+unsigned ptx_type_bytes(kn_type t) {
+  static const unsigned bytes[] = {[KN_I1] = 1, [KN_I8] = 1, [KN_I16] = 2, [KN_I32] = 4,
+                                   [KN_I64] = 8, [KN_F32] = 4, [KN_F64] = 8};
+  return bytes[t];
+}
+
+/* Declares intrinsics and external functions by name on first use; LLVM
+ * recognises intrinsic names, overloaded ones included (llvm.sqrt.f32). */
+LLVMValueRef ptx_call(ptx_gen *g, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                      unsigned nargs) {
+  LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+  LLVMTypeRef fty;
+  if (fn) {
+    fty = LLVMGlobalGetValueType(fn);
+  } else {
+    LLVMTypeRef types[4];
+    for (unsigned i = 0; i < nargs; i++) types[i] = LLVMTypeOf(args[i]);
+    fty = LLVMFunctionType(ret, types, nargs, false);
+    fn = LLVMAddFunction(g->mod, name, fty);
+  }
+  return LLVMBuildCall2(g->b, fty, fn, args, nargs, "");
+}
+
+LLVMValueRef ptx_sreg(ptx_gen *g, const char *reg) {
+  char name[64];
+  snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
+  LLVMValueRef v = ptx_call(g, name, g->i32, NULL, 0);
+  return LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
+void ptx_barrier(ptx_gen *g) {
+  ptx_call(g, "llvm.nvvm.barrier0", LLVMVoidTypeInContext(g->ctx), NULL, 0);
+}
+
+LLVMValueRef ptx_i64(ptx_gen *g, int64_t v) {
+  return LLVMConstInt(g->i64, (unsigned long long)v, true);
+}
+
+LLVMValueRef ptx_size(ptx_gen *g, kn_size s) {
+  return s.is_param ? g->params[s.value] : ptx_i64(g, s.value);
+}
+
+LLVMValueRef ptx_global_at(ptx_gen *g, LLVMValueRef byte_offset) {
+  return LLVMBuildGEP2(g->b, g->i8, g->mem, &byte_offset, 1, "");
+}
+
+LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs) {
+  LLVMValueRef off = ptx_i64(g, a->c0);
+  for (unsigned d = 0; d < KN_MAX_DIMS; d++) {
+    if (!a->iv_coeff[d]) continue;
+    LLVMValueRef t = LLVMBuildMul(g->b, ivs[d], ptx_i64(g, a->iv_coeff[d]), "");
+    off = LLVMBuildAdd(g->b, off, t, "");
+  }
+  for (unsigned t = 0; t < a->nparam_terms; t++) {
+    LLVMValueRef p = g->params[a->param_index[t]];
+    LLVMValueRef term = LLVMBuildMul(g->b, p, ptx_i64(g, a->param_coeff[t]), "");
+    off = LLVMBuildAdd(g->b, off, term, "");
+  }
+  return ptx_global_at(g, off);
+}
+
+LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align) {
+  LLVMValueRef v = LLVMBuildLoad2(g->b, t, p, "");
+  LLVMSetAlignment(v, align ? align : 1);
+  return v;
+}
+
+void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align) {
+  LLVMValueRef s = LLVMBuildStore(g->b, v, p);
+  LLVMSetAlignment(s, align ? align : 1);
+}
+
+/* A local variable: an entry-block alloca that SROA turns into registers. */
+LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init) {
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
+  LLVMValueRef first = LLVMGetFirstInstruction(g->entry);
+  if (first) LLVMPositionBuilderBefore(g->b, first);
+  else LLVMPositionBuilderAtEnd(g->b, g->entry);
+  LLVMValueRef var = LLVMBuildAlloca(g->b, t, "");
+  LLVMPositionBuilderAtEnd(g->b, here);
+  if (init) LLVMBuildStore(g->b, init, var);
+  return var;
+}
+
+LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name) {
+  LLVMTypeRef ty = LLVMArrayType2(elem, count);
+  LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, ty, name, PTX_ADDRSPACE_SHARED);
+  LLVMSetInitializer(gv, LLVMGetUndef(ty));
+  LLVMSetLinkage(gv, LLVMInternalLinkage);
+  LLVMSetAlignment(gv, 16);
+  return gv;
+}
+
+LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef lt = LLVMBuildICmp(g->b, LLVMIntSLT, a, b, "");
+  return LLVMBuildSelect(g->b, lt, a, b, "");
+}
+
+void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,
+                    LLVMValueRef step) {
+  l->var = ptx_var(g, g->i64, start);
+  l->end = end;
+  l->step = step;
+  l->cond = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "loop");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "body");
+  l->exit = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "done");
+  LLVMBuildBr(g->b, l->cond);
+  LLVMPositionBuilderAtEnd(g->b, l->cond);
+  l->iv = LLVMBuildLoad2(g->b, g->i64, l->var, "");
+  LLVMValueRef go = LLVMBuildICmp(g->b, LLVMIntSLT, l->iv, end, "");
+  LLVMBuildCondBr(g->b, go, body, l->exit);
+  LLVMPositionBuilderAtEnd(g->b, body);
+}
+
+void ptx_loop_end(ptx_gen *g, ptx_loop *l) {
+  LLVMBuildStore(g->b, LLVMBuildAdd(g->b, l->iv, l->step, ""), l->var);
+  LLVMBuildBr(g->b, l->cond);
+  LLVMPositionBuilderAtEnd(g->b, l->exit);
+}
+
+LLVMBasicBlockRef ptx_if_begin(ptx_gen *g, LLVMValueRef cond) {
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "then");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "join");
+  LLVMBuildCondBr(g->b, cond, then, join);
+  LLVMPositionBuilderAtEnd(g->b, then);
+  return join;
+}
+
+void ptx_if_end(ptx_gen *g, LLVMBasicBlockRef join) {
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+void ptx_grid_axis(ptx_gen *g, char axis, LLVMValueRef *first, LLVMValueRef *stride) {
+  char tid[8], ntid[8], ctaid[8], nctaid[16];
+  snprintf(tid, sizeof tid, "tid.%c", axis);
+  snprintf(ntid, sizeof ntid, "ntid.%c", axis);
+  snprintf(ctaid, sizeof ctaid, "ctaid.%c", axis);
+  snprintf(nctaid, sizeof nctaid, "nctaid.%c", axis);
+  LLVMValueRef block = ptx_sreg(g, ntid);
+  LLVMValueRef base = LLVMBuildMul(g->b, ptx_sreg(g, ctaid), block, "");
+  *first = LLVMBuildAdd(g->b, base, ptx_sreg(g, tid), "");
+  *stride = LLVMBuildMul(g->b, ptx_sreg(g, nctaid), block, "");
+}

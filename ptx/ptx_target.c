@@ -1,0 +1,184 @@
+/* ptx_target.c: drives kernel generation: one fresh LLVM context and
+ * module per sm_XX, default<O2>, NVPTX assembly, ASCII and exactness
+ * checks on the result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "ptx_internal.h"
+
+#define PTX_TRIPLE "nvptx64-nvidia-cuda"
+
+const ptx_arch ptx_default_archs[] = {{75}, {80}, {90}};
+const unsigned ptx_ndefault_archs = sizeof ptx_default_archs / sizeof ptx_default_archs[0];
+
+static const ptx_kind *const kinds[] = {
+  [KN_MAP] = &ptx_kind_map, [KN_REDUCE] = &ptx_kind_reduce, [KN_MATMUL] = &ptx_kind_matmul,
+};
+
+bool ptx_is_ascii(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)text[i] > 0x7f) return false;
+  return true;
+}
+
+static char *sanitise(tw_arena *arena, const char *name) {
+  size_t len = strlen(name);
+  char *out = tw_arena_alloc(arena, len + 2);
+  char *o = out;
+  if (!(name[0] >= 'a' && name[0] <= 'z') && !(name[0] >= 'A' && name[0] <= 'Z') && name[0] != '_')
+    *o++ = '_';  /* PTX identifiers do not start with a digit */
+  for (size_t i = 0; i < len; i++) {
+    char c = name[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    *o++ = ok ? c : '_';
+  }
+  *o = '\0';
+  return out;
+}
+
+static bool init_nvptx(tw_diag *diag, LLVMTargetRef *target) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(PTX_TRIPLE, target, &err)) {
+    tw_fail(diag, TW_DIAG_NO_OFFSET, "NVPTX target unavailable: %s", err ? err : "?");
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  return true;
+}
+
+static bool fail_llvm(tw_diag *diag, const char *what, unsigned sm, char *msg) {
+  tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: %s: %s", sm, what, msg ? msg : "?");
+  LLVMDisposeMessage(msg);
+  return false;
+}
+
+static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_diag *diag) {
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(mod, "default<O2>", tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (err) return fail_llvm(diag, "optimisation failed", sm, LLVMGetErrorMessage(err));
+  return true;
+}
+
+/* The PTX ISA from its `.version X.Y` line, as X*10+Y. */
+static unsigned isa_version(const char *text) {
+  const char *v = strstr(text, "\n.version ");
+  unsigned major = 0, minor = 0;
+  if (!v || sscanf(v, "\n.version %u.%u", &major, &minor) != 2) return 0;
+  return major * 10 + minor;
+}
+
+/* Exact kernels must not contain fused multiply-adds (fma, or float mad,
+ * which PTX defines as fused) or flushed denormals: those would change
+ * results against the CPU loop. */
+static bool check_exact(const char *text, unsigned sm, tw_diag *diag) {
+  if (strstr(text, "fma.") || strstr(text, "mad.rn") || strstr(text, "mad.f") ||
+      strstr(text, ".ftz"))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: inexact code (fma or .ftz)", sm);
+  return true;
+}
+
+static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_arena *arena,
+                 ptx_code *code, tw_diag *diag) {
+  LLVMMemoryBufferRef buf = NULL;
+  char *err = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf))
+    return fail_llvm(diag, "PTX emission failed", sm, err);
+  size_t len = LLVMGetBufferSize(buf);
+  char *text = tw_arena_alloc(arena, len + 1);
+  memcpy(text, LLVMGetBufferStart(buf), len);
+  LLVMDisposeMemoryBuffer(buf);
+  text[len] = '\0';
+  if (strlen(text) != len || !ptx_is_ascii(text, len))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: PTX is not pure ASCII", sm);
+  code->sm = sm;
+  code->text = text;
+  code->ptx_isa = isa_version(text);
+  if (!code->ptx_isa)
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: PTX has no .version line", sm);
+  return true;
+}
+
+/* Builds, checks, optimises and emits the kernel for one arch; the
+ * context is fresh so nothing leaks between archs. */
+static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *name,
+                         LLVMTargetRef target, unsigned sm, tw_arena *arena, ptx_code *code,
+                         tw_diag *diag) {
+  char cpu[16];
+  snprintf(cpu, sizeof cpu, "sm_%u", sm);
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu, "",
+                                                    LLVMCodeGenLevelDefault, LLVMRelocDefault,
+                                                    LLVMCodeModelDefault);
+  if (!tm) return tw_fail(diag, TW_DIAG_NO_OFFSET, "no NVPTX target machine for %s", cpu);
+  LLVMContextRef ctx = LLVMContextCreate();
+  ptx_gen g;
+  ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
+  LLVMSetTarget(g.mod, PTX_TRIPLE);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+  char *layout = LLVMCopyStringRepOfTargetData(td);
+  LLVMSetDataLayout(g.mod, layout);
+  LLVMDisposeMessage(layout);
+  LLVMDisposeTargetData(td);
+
+  char *msg = NULL;
+  bool ok = kind->build(&g);
+  if (ok && LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg))
+    ok = fail_llvm(diag, "invalid kernel IR", sm, msg);
+  else if (msg)
+    LLVMDisposeMessage(msg);
+  ok = ok && optimise(g.mod, tm, sm, diag) && emit(g.mod, tm, sm, arena, code, diag);
+  ok = ok && ((d->kind == KN_REDUCE && d->reduce.reassociate) || check_exact(code->text, sm, diag));
+  ptx_gen_dispose(&g);
+  LLVMContextDispose(ctx);
+  LLVMDisposeTargetMachine(tm);
+  return ok;
+}
+
+bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs, unsigned narchs,
+                  tw_arena *arena, ptx_out *out, tw_diag *diag) {
+  if (!archs || !narchs) {
+    archs = ptx_default_archs;
+    narchs = ptx_ndefault_archs;
+  }
+  if ((unsigned)d->kind > KN_MATMUL || d->nparams > KN_MAX_PARAMS)
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel descriptor: bad kind or too many params");
+  const ptx_kind *kind = kinds[d->kind];
+  if (!kind->check(d, diag)) return false;
+  LLVMTargetRef target;
+  if (!init_nvptx(diag, &target)) return false;
+  memset(out, 0, sizeof *out);
+  out->name = sanitise(arena, name && *name ? name : "kernel");
+  kind->launch(d, &out->launch);
+  out->codes = tw_arena_alloc(arena, narchs * sizeof *out->codes);
+  for (unsigned i = 0; i < narchs; i++) {
+    if (!generate_one(d, kind, out->name, target, archs[i].sm, arena, &out->codes[i], diag))
+      return false;
+    out->ncodes++;
+  }
+  return true;
+}
+
+static uint64_t count_of(kn_size s, const int64_t *params) {
+  int64_t v = s.is_param ? params[s.value] : s.value;
+  return v > 0 ? (uint64_t)v : 0;
+}
+
+void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3]) {
+  for (unsigned a = 0; a < 3; a++) {
+    uint64_t per = l->per_block[a] ? l->per_block[a] : 1;
+    uint64_t blocks = count_of(l->count[a], params) / per;
+    blocks += count_of(l->count[a], params) % per != 0;
+    if (blocks > l->max_grid[a]) blocks = l->max_grid[a];
+    grid[a] = blocks ? (uint32_t)blocks : 1;
+  }
+}

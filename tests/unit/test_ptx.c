@@ -1,0 +1,367 @@
+/* test_ptx.c: Check suite "ptx": kernel descriptors -> PTX for sm_75/80/90,
+ * checked for ASCII, ISA version, exactness, and with ptxas when present. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptx.h"
+
+#define NONE .a = -1, .b = -1, .c = -1
+#define PARAM(t, p) {.op = KN_E_PARAM, .type = t, NONE, .param = p}
+#define CONST(t, v) {.op = KN_E_CONST, .type = t, NONE, .bits = v}
+#define IV(t, d) {.op = KN_E_IV, .type = t, NONE, .iv = d}
+#define LOAD(t, m, s, ...) \
+  {.op = KN_E_LOAD, .type = t, NONE, .load = {.mem = m, .sign = s, .addr = __VA_ARGS__}}
+#define UN(o, t, x) {.op = o, .type = t, .a = x, .b = -1, .c = -1}
+#define BIN(o, t, x, y) {.op = o, .type = t, .a = x, .b = y, .c = -1}
+#define CMP(p, x, y) {.op = KN_E_CMP, .type = KN_I1, .a = x, .b = y, .c = -1, .cmp = p}
+#define SEL(t, k, x, y) {.op = KN_E_SELECT, .type = t, .a = k, .b = x, .c = y}
+#define NODES(arr) .nodes = arr, .nnodes = sizeof arr / sizeof arr[0]
+#define C(v) {false, v}
+#define P(i) {true, i}
+/* base(param b) + i*size: a 1-D array at a param byte offset. */
+#define ARRAY(b, size) {.iv_coeff = {size}, .nparam_terms = 1, .param_index = {b}, \
+                        .param_coeff = {1}, .align = size}
+
+/* saxpy: y[i] = a * x[i] + y[i]; p0 n, p1 a (f32 bits), p2 &x, p3 &y. */
+static const kn_expr saxpy_nodes[] = {
+  PARAM(KN_F32, 1),
+  LOAD(KN_F32, KN_F32, false, ARRAY(2, 4)),
+  BIN(KN_E_MUL, KN_F32, 0, 1),
+  LOAD(KN_F32, KN_F32, false, ARRAY(3, 4)),
+  BIN(KN_E_ADD, KN_F32, 2, 3),
+};
+
+/* Jacobi on a 64x64 f32 grid at 0x1000 into one at 0x20000, interior only:
+ * out[i+1][j+1] = 0.25f * (a[i][j+1] + a[i+2][j+1] + a[i+1][j] + a[i+1][j+2]). */
+#define GRID(base, di, dj) {.c0 = (base) + (di) * 256 + (dj) * 4, .iv_coeff = {256, 4}, .align = 4}
+static const kn_expr jacobi_nodes[] = {
+  LOAD(KN_F32, KN_F32, false, GRID(0x1000, 0, 1)),
+  LOAD(KN_F32, KN_F32, false, GRID(0x1000, 2, 1)),
+  BIN(KN_E_ADD, KN_F32, 0, 1),
+  LOAD(KN_F32, KN_F32, false, GRID(0x1000, 1, 0)),
+  BIN(KN_E_ADD, KN_F32, 2, 3),
+  LOAD(KN_F32, KN_F32, false, GRID(0x1000, 1, 2)),
+  BIN(KN_E_ADD, KN_F32, 4, 5),
+  CONST(KN_F32, 0x3e800000),   /* 0.25f */
+  BIN(KN_E_MUL, KN_F32, 7, 6),
+};
+
+/* out[i] = sqrt(x[i]) / max(y[i], 1.0) - min(-x, y); p0 n, p1 &x, p2 &y, p3 &out. */
+static const kn_expr f64_nodes[] = {
+  LOAD(KN_F64, KN_F64, false, ARRAY(1, 8)),
+  UN(KN_E_SQRT, KN_F64, 0),
+  LOAD(KN_F64, KN_F64, false, ARRAY(2, 8)),
+  CONST(KN_F64, 0x3ff0000000000000ull),
+  BIN(KN_E_MAX, KN_F64, 2, 3),
+  BIN(KN_E_DIV, KN_F64, 1, 4),
+  UN(KN_E_NEG, KN_F64, 0),
+  BIN(KN_E_MIN, KN_F64, 6, 2),
+  BIN(KN_E_SUB, KN_F64, 5, 7),
+};
+
+/* out[i] = (x[i] << i) > sext(b[i]) ? x[i] >>s 3 : trunc_sat(f[i]) >>u p1;
+ * p0 n, p1 shift, p2 &x (i32), p3 &b (i8), p4 &f (f32), p5 &out. */
+static const kn_expr i32_nodes[] = {
+  LOAD(KN_I32, KN_I32, false, ARRAY(2, 4)),
+  IV(KN_I32, 0),
+  BIN(KN_E_SHL, KN_I32, 0, 1),
+  LOAD(KN_I32, KN_I8, true, ARRAY(3, 1)),
+  CMP(KN_CMP_SGT, 2, 3),
+  CONST(KN_I32, 3),
+  BIN(KN_E_ASHR, KN_I32, 0, 5),
+  LOAD(KN_F32, KN_F32, false, ARRAY(4, 4)),
+  UN(KN_E_FPTOSI_SAT, KN_I32, 7),
+  PARAM(KN_I32, 1),
+  BIN(KN_E_LSHR, KN_I32, 8, 9),
+  SEL(KN_I32, 4, 6, 10),
+};
+
+/* i64: sum of x[i] * zext(u16[i]); p0 n, p1 init, p2 &x, p3 &u. */
+static const kn_expr sum_nodes[] = {
+  LOAD(KN_I64, KN_I64, false, ARRAY(2, 8)),
+  LOAD(KN_I64, KN_I16, false, ARRAY(3, 2)),
+  BIN(KN_E_MUL, KN_I64, 0, 1),
+};
+
+/* i32: max of x[i] ^ p2; p0 n, p1 init, p2 mask, p3 &x. */
+static const kn_expr max_nodes[] = {
+  LOAD(KN_I32, KN_I32, false, ARRAY(3, 4)),
+  PARAM(KN_I32, 2),
+  BIN(KN_E_XOR, KN_I32, 0, 1),
+};
+
+#define ROW_MAJOR(off, cols) {off, cols, C(1)}
+
+typedef struct {
+  const char *name;
+  kn_desc desc;
+  const char *expect[6];   /* substrings every arch's PTX must hold */
+  bool exact;              /* no fma, no .ftz */
+} ptx_case;
+
+static const ptx_case cases[] = {
+  {"saxpy_f32", {.kind = KN_MAP, .nparams = 4, NODES(saxpy_nodes),
+                 .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F32,
+                         .out_addr = ARRAY(3, 4), .value = 4}},
+   {"mul.rn.f32", "add.rn.f32", "ld.global.f32", "st.global.f32"}, true},
+  {"jacobi_f32", {.kind = KN_MAP, .nparams = 2, NODES(jacobi_nodes),
+                  .map = {.ndims = 2, .trip = {P(0), P(1)}, .out_type = KN_F32,
+                          .out_addr = GRID(0x20000, 1, 1), .value = 8}},
+   {"add.rn.f32", "mul.rn.f32", "%ctaid.y", "%nctaid.x"}, true},
+  {"sqrt_div_f64", {.kind = KN_MAP, .nparams = 4, NODES(f64_nodes),
+                    .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F64,
+                            .out_addr = ARRAY(3, 8), .value = 8}},
+   {"sqrt.rn.f64", "div.rn.f64", "sub.rn.f64"}, true},
+  {"shift_select_i32", {.kind = KN_MAP, .nparams = 6, NODES(i32_nodes),
+                        .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_I32,
+                                .out_addr = ARRAY(5, 4), .value = 11}},
+   {"shl.b32", "shr.s32", "shr.u32", "ld.global.s8", "cvt.rzi.s32.f32"}, true},
+  {"sum_i64", {.kind = KN_REDUCE, .nparams = 4, NODES(sum_nodes),
+               .reduce = {.trip = P(0), .op = KN_RED_ADD, .type = KN_I64, .value = 2,
+                          .init_param = 1}},
+   {"atom.global.add.u64", "bar.sync", ".shared"}, true},
+  {"max_i32", {.kind = KN_REDUCE, .nparams = 4, NODES(max_nodes),
+               .reduce = {.trip = P(0), .op = KN_RED_SMAX, .type = KN_I32, .value = 2,
+                          .init_param = 1}},
+   {"atom.global.max.s32", "bar.sync"}, true},
+  {"mul_i32", {.kind = KN_REDUCE, .nparams = 4, NODES(max_nodes),
+               .reduce = {.trip = P(0), .op = KN_RED_MUL, .type = KN_I32, .value = 2,
+                          .init_param = 1}},
+   {"atom.global.cas.b32", "mul.lo.s32"}, true},
+  /* p0 M, p1 N, p2 K, p3 &A, p4 &B, p5 &C, all row-major. */
+  {"matmul_f32", {.kind = KN_MATMUL, .nparams = 6,
+                  .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_F32,
+                             .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)),
+                             .c = ROW_MAJOR(P(5), P(1)), .align = 4}},
+   {"bar.sync", "mul.rn.f32", "add.rn.f32", "st.shared.f32"}, true},
+  {"matmul_f64_acc", {.kind = KN_MATMUL, .nparams = 0,
+                      .matmul = {.m = C(33), .n = C(17), .k = C(45), .type = KN_MM_F64,
+                                 .accumulate = true, .a = ROW_MAJOR(C(0x1000), C(45)),
+                                 .b = ROW_MAJOR(C(0x10000), C(17)),
+                                 .c = {C(0x20000), C(1), C(33)}, .align = 8}},
+   {"bar.sync", "mul.rn.f64", "add.rn.f64"}, true},
+  {"matmul_i32", {.kind = KN_MATMUL, .nparams = 3,
+                  .matmul = {.m = C(64), .n = C(64), .k = C(64), .type = KN_MM_I32,
+                             .a = ROW_MAJOR(P(0), C(64)), .b = ROW_MAJOR(P(1), C(64)),
+                             .c = ROW_MAJOR(P(2), C(64)), .align = 4}},
+   {"bar.sync", "mad.lo.s32", "st.shared.u32"}, true},
+  {"matmul_i8_i32", {.kind = KN_MATMUL, .nparams = 3,
+                     .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
+                                .ab_signed = true, .a = ROW_MAJOR(P(0), C(32)),
+                                .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
+                                .align = 1}},
+   {"bar.sync", "ld.global.s8"}, true},
+};
+
+static const struct {
+  unsigned sm;
+  const char *version, *target;
+} archs[] = {
+  {75, "\n.version 6.3\n", "\n.target sm_75"},
+  {80, "\n.version 7.0\n", "\n.target sm_80"},
+  {90, "\n.version 7.8\n", "\n.target sm_90"},
+};
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+
+/* Assembles text with ptxas for sm; false with the tool's status. */
+static bool ptxas_accepts(const char *text, unsigned sm, int *status) {
+  char path[] = "/tmp/test_ptx_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u %s -o /dev/null", sm, path);
+  *status = system(cmd);
+  unlink(path);
+  return *status == 0;
+}
+
+START_TEST(test_case_all_archs) {
+  const ptx_case *tc = &cases[_i];
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert_msg(ptx_generate(&tc->desc, tc->name, NULL, 0, &arena, &out, &diag), "%s: %s",
+                tc->name, diag.msg);
+  ck_assert_uint_eq(out.ncodes, 3);
+  ck_assert_str_eq(out.name, tc->name);
+  bool have_ptxas = access(PTXAS, X_OK) == 0;
+  if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
+  for (unsigned a = 0; a < 3; a++) {
+    const char *text = out.codes[a].text;
+    ck_assert_uint_eq(out.codes[a].sm, archs[a].sm);
+    ck_assert(ptx_is_ascii(text, strlen(text)));
+    ck_assert_msg(strstr(text, archs[a].version), "%s sm_%u: wrong .version", tc->name,
+                  archs[a].sm);
+    ck_assert_msg(strstr(text, archs[a].target), "%s: no .target", tc->name);
+    ck_assert(strstr(text, ".entry"));
+    for (unsigned e = 0; e < 6 && tc->expect[e]; e++)
+      ck_assert_msg(strstr(text, tc->expect[e]), "%s sm_%u: no %s", tc->name, archs[a].sm,
+                    tc->expect[e]);
+    if (tc->exact) {
+      ck_assert_msg(!strstr(text, "fma") && !strstr(text, "mad.rn") && !strstr(text, "mad.f"),
+                    "%s sm_%u: fused multiply-add in an exact kernel", tc->name, archs[a].sm);
+      ck_assert_msg(!strstr(text, ".ftz"), "%s sm_%u: .ftz in an exact kernel", tc->name,
+                    archs[a].sm);
+    }
+    int status;
+    if (have_ptxas)
+      ck_assert_msg(ptxas_accepts(text, archs[a].sm, &status), "%s sm_%u: ptxas status %d",
+                    tc->name, archs[a].sm, status);
+  }
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_isa_versions_recorded) {
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(ptx_generate(&cases[0].desc, "v", NULL, 0, &arena, &out, &diag));
+  ck_assert_uint_eq(out.codes[0].ptx_isa, 63);
+  ck_assert_uint_eq(out.codes[1].ptx_isa, 70);
+  ck_assert_uint_eq(out.codes[2].ptx_isa, 78);
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_one_requested_arch) {
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  const ptx_arch only[] = {{80}};
+  ck_assert(ptx_generate(&cases[0].desc, "k", only, 1, &arena, &out, &diag));
+  ck_assert_uint_eq(out.ncodes, 1);
+  ck_assert(strstr(out.codes[0].text, ".target sm_80"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_unicode_name_sanitised) {
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(ptx_generate(&cases[0].desc, "9caf\xc3\xa9-loop.1", NULL, 0, &arena, &out, &diag));
+  ck_assert_str_eq(out.name, "_9caf___loop_1");
+  for (unsigned a = 0; a < out.ncodes; a++) {
+    ck_assert(ptx_is_ascii(out.codes[a].text, strlen(out.codes[a].text)));
+    ck_assert(strstr(out.codes[a].text, ".entry _9caf___loop_1("));
+  }
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_is_ascii) {
+  ck_assert(ptx_is_ascii("ld.global.f32 %f1, [%rd1];", 26));
+  ck_assert(!ptx_is_ascii("// caf\xc3\xa9", 9));
+}
+END_TEST
+
+/* Float add reductions change results when reassociated: refused unless
+ * the descriptor carries the flag. */
+START_TEST(test_float_reduce_needs_flag) {
+  static const kn_expr nodes[] = {LOAD(KN_F32, KN_F32, false, ARRAY(2, 4))};
+  kn_desc d = {.kind = KN_REDUCE, .nparams = 3, NODES(nodes),
+               .reduce = {.trip = P(0), .op = KN_RED_ADD, .type = KN_F32, .init_param = 1}};
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(!ptx_generate(&d, "fsum", NULL, 0, &arena, &out, &diag));
+  ck_assert(strstr(diag.msg, "reassociate"));
+  d.reduce.reassociate = true;
+  ck_assert_msg(ptx_generate(&d, "fsum", NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+  ck_assert(strstr(out.codes[0].text, "atom.global.add.f32"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_bad_operand_rejected) {
+  static const kn_expr nodes[] = {
+    PARAM(KN_F32, 0),
+    BIN(KN_E_ADD, KN_F32, 0, 1),   /* operand 1 is not earlier */
+  };
+  kn_desc d = {.kind = KN_MAP, .nparams = 1, NODES(nodes),
+               .map = {.ndims = 1, .trip = {C(8)}, .out_type = KN_F32, .value = 1}};
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(!ptx_generate(&d, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert(strstr(diag.msg, "node 1"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_type_mismatch_rejected) {
+  static const kn_expr nodes[] = {
+    PARAM(KN_F32, 0),
+    PARAM(KN_I32, 0),
+    BIN(KN_E_ADD, KN_F32, 0, 1),
+  };
+  kn_desc d = {.kind = KN_MAP, .nparams = 1, NODES(nodes),
+               .map = {.ndims = 1, .trip = {C(8)}, .out_type = KN_F32, .value = 2}};
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(!ptx_generate(&d, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert(strstr(diag.msg, "wrong type"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+START_TEST(test_launch_grid) {
+  const kn_desc *jacobi = &cases[1].desc, *mm = &cases[7].desc, *sum = &cases[4].desc;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  uint32_t grid[3];
+  ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ptx_launch_grid(&out.launch, (const int64_t[]){62, 100}, grid);
+  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
+  ck_assert_uint_eq(grid[0], (100 + out.launch.block[0] - 1) / out.launch.block[0]);
+  ck_assert_uint_eq(grid[1], (62 + out.launch.block[1] - 1) / out.launch.block[1]);
+  ck_assert_uint_eq(grid[2], 1);
+  ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ptx_launch_grid(&out.launch, (const int64_t[]){33, 65, 7, 0, 0, 0}, grid);
+  ck_assert_uint_eq(grid[0], 5);
+  ck_assert_uint_eq(grid[1], 3);
+  ck_assert(ptx_generate(sum, "s", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ck_assert(out.launch.result_arg);
+  ck_assert_uint_eq(out.launch.result_bytes, 8);
+  ptx_launch_grid(&out.launch, (const int64_t[]){-5, 0, 0, 0}, grid);
+  ck_assert_uint_eq(grid[0], 1);
+  ptx_launch_grid(&out.launch, (const int64_t[]){1ll << 40, 0, 0, 0}, grid);
+  ck_assert_uint_eq(grid[0], out.launch.max_grid[0]);
+  tw_arena_free(&arena);
+}
+END_TEST
+
+static Suite *ptx_suite(void) {
+  Suite *s = suite_create("ptx");
+  TCase *tc = tcase_create("kernels");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_case_all_archs, 0, sizeof cases / sizeof cases[0]);
+  tcase_add_test(tc, test_isa_versions_recorded);
+  tcase_add_test(tc, test_one_requested_arch);
+  tcase_add_test(tc, test_unicode_name_sanitised);
+  tcase_add_test(tc, test_is_ascii);
+  tcase_add_test(tc, test_float_reduce_needs_flag);
+  tcase_add_test(tc, test_bad_operand_rejected);
+  tcase_add_test(tc, test_type_mismatch_rejected);
+  tcase_add_test(tc, test_launch_grid);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(ptx_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
