@@ -69,7 +69,12 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx -Iruntime
 
 # ---- tests --------------------------------------------------------------
-check: unit programs install-test spec-both
+# The test groups run one after another (install-test runs make itself).
+check: all
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory programs
+	$(MAKE) --no-print-directory install-test
+	$(MAKE) --no-print-directory spec-both
 
 unit: $(UNIT_BIN) $(TWASMC)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; TWASMC=$(TWASMC) $$t; done

@@ -71,6 +71,15 @@ static LLVMValueRef emit_saturating_trunc(low_fn *f, bool is_signed, LLVMTypeRef
   return low_intrinsic(f, is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", over, 2, &x, 1);
 }
 
+/* LLVM folds demote(promote(x)) back to x, which lets a signalling NaN x
+ * through; Wasm wants it quiet.  So a NaN x is promoted as x + x, which the
+ * hardware quiets and no fold removes. */
+static LLVMValueRef emit_promote(LLVMBuilderRef b, LLVMTypeRef to, LLVMValueRef x) {
+  LLVMValueRef is_nan = LLVMBuildFCmp(b, LLVMRealUNO, x, x, "");
+  LLVMValueRef quiet = LLVMBuildFPExt(b, LLVMBuildFAdd(b, x, x, ""), to, "");
+  return LLVMBuildSelect(b, is_nan, quiet, LLVMBuildFPExt(b, x, to, ""), "");
+}
+
 static LLVMValueRef emit_conversion(low_fn *f, const conversion *cv, LLVMValueRef x,
                                     uint32_t offset) {
   LLVMBuilderRef b = f->b;
@@ -86,7 +95,7 @@ static LLVMValueRef emit_conversion(low_fn *f, const conversion *cv, LLVMValueRe
   case CV_CONVERT_S: return LLVMBuildSIToFP(b, x, to, "");
   case CV_CONVERT_U: return LLVMBuildUIToFP(b, x, to, "");
   case CV_DEMOTE: return LLVMBuildFPTrunc(b, x, to, "");
-  case CV_PROMOTE: return LLVMBuildFPExt(b, x, to, "");
+  case CV_PROMOTE: return emit_promote(b, to, x);
   case CV_REINTERPRET: return LLVMBuildBitCast(b, x, to, "");
   case CV_SIGN_EXTEND: {
     LLVMValueRef low = LLVMBuildTrunc(b, x, LLVMIntTypeInContext(f->mc->ctx, cv->bits), "");

@@ -1,4 +1,5 @@
-/* neg_dependence.c: a[i] = a[i-1] + 1 carries a value between iterations. */
-void prefix(int *a, int n) {
-  for (int i = 1; i < n; i++) a[i] = a[i - 1] + 1;
+/* neg_dependence.c: a[i] = a[i-1] * 3 + b[i] carries a value between
+ * iterations (LLVM keeps it in a register). */
+void recur(int *a, const int *b, int n) {
+  for (int i = 1; i < n; i++) a[i] = a[i - 1] * 3 + b[i];
 }

@@ -1,0 +1,230 @@
+/* kn_recog.c: runs the recognisers on every outermost loop nest of a
+ * function: safety checks first, then map, reduction or matmul. */
+#include <string.h>
+
+#include "kn_recog.h"
+
+static const char *trap_reason(uint64_t code) {
+  switch (code) {
+  case 2: case 3: return "may trap: integer division";
+  case 4: return "may trap: float to integer conversion";
+  case 1: return "may trap: unreachable";
+  case 10: return "calls a function (inlined: its stack check may trap)";
+  default: return "may trap";
+  }
+}
+
+/* The trap code when bb only calls @twasm_rt_trap, else -1. */
+static int64_t trap_code(LLVMBasicBlockRef bb) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsACallInst(i)) continue;
+    LLVMValueRef callee = LLVMGetCalledValue(i);
+    size_t len;
+    if (!callee || strcmp(LLVMGetValueName2(callee, &len), "twasm_rt_trap") != 0) return -1;
+    LLVMValueRef code = LLVMGetOperand(i, 1);
+    return LLVMIsAConstantInt(code) ? (int64_t)LLVMConstIntGetZExtValue(code) : 0;
+  }
+  return -1;
+}
+
+/* Exits to out-of-bounds traps are guards that the runtime's pre-launch
+ * range check subsumes (when it passes, no access traps); any other trap
+ * exit rejects the nest; the rest are the nest's exit blocks. */
+static bool scan_exits(kr_ctx *c) {
+  const kn_loop *l = c->chain[0];
+  kn_recog_nest *o = c->out;
+  o->exits = tw_arena_alloc(c->arena, (size_t)(l->nexits + 1) * sizeof *o->exits);
+  for (int i = 0; i < l->nexits; i++) {
+    LLVMBasicBlockRef to = c->cfg->blocks[l->exits[i].to].bb;
+    int64_t code = trap_code(to);
+    if (code == 5) continue;
+    if (code >= 0) return kr_fail(c, trap_reason((uint64_t)code));
+    bool seen = false;
+    for (int k = 0; k < o->nexits; k++) seen |= o->exits[k] == to;
+    if (!seen) o->exits[o->nexits++] = to;
+  }
+  return true;
+}
+
+static bool only_compared(LLVMValueRef v) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+    if (!LLVMIsAICmpInst(LLVMGetUser(u))) return false;
+  return true;
+}
+
+static bool has_vector(LLVMValueRef i) {
+  if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+  for (int k = 0; k < LLVMGetNumOperands(i); k++)
+    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, (unsigned)k))) == LLVMVectorTypeKind) return true;
+  return false;
+}
+
+static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(i);
+  if (has_vector(i))
+    return kr_fail(c, "vectorised by LLVM (vector types); its scalar remainder loop is a nest of its own");
+  if (op == LLVMCall) {
+    LLVMValueRef callee = LLVMGetCalledValue(i);
+    size_t len;
+    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+    if (strncmp(name, "llvm.", 5) != 0 || strncmp(name, "llvm.mem", 8) == 0)
+      return kr_fail(c, "calls a function");
+  }
+  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) {
+    LLVMValueRef d = LLVMGetOperand(i, 1);
+    bool safe = LLVMIsAConstantInt(d) && LLVMConstIntGetZExtValue(d) != 0 &&
+                !((op == LLVMSDiv || op == LLVMSRem) && LLVMConstIntGetSExtValue(d) == -1);
+    if (!safe) return kr_fail(c, "may trap: integer division");
+  }
+  if (op == LLVMLoad || op == LLVMStore) {
+    LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
+    for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
+    if (base != c->mem_base && !(op == LLVMLoad && only_compared(i)))
+      return kr_fail(c, op == LLVMLoad ? "reads host state" : "writes host state");
+    if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
+      return kr_fail(c, "volatile or atomic access");
+  }
+  if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence)
+    return kr_fail(c, "atomic operation");
+  return true;
+}
+
+static bool scan_nest(kr_ctx *c) {
+  const kn_loop *l = c->chain[0];
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (!scan_insn(c, i)) return false;
+  return scan_exits(c);
+}
+
+/* LLVM writes `trunc(iv.next) == 0` on a widened i64 IV as
+ * `(iv.next & mask) == 0`, mask dropping the low bits the step keeps zero. */
+static const kn_trip *masked_trip(kr_ctx *c, const kn_loop *l) {
+  if (l->nivs == 0 || l->nexits != 1) return NULL;
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[l->exits[0].from].bb);
+  if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
+  LLVMValueRef cmp = LLVMGetCondition(br), and;
+  if (!LLVMIsAICmpInst(cmp) || LLVMGetICmpPredicate(cmp) != LLVMIntEQ) return NULL;
+  if (LLVMGetSuccessor(br, 0) != c->cfg->blocks[l->exits[0].to].bb) return NULL;
+  and = LLVMGetOperand(cmp, 0);
+  LLVMValueRef zero = LLVMGetOperand(cmp, 1);
+  if (!LLVMIsAConstantInt(zero) || LLVMConstIntGetZExtValue(zero) != 0 || !LLVMIsABinaryOperator(and) ||
+      LLVMGetInstructionOpcode(and) != LLVMAnd || !LLVMIsAConstantInt(LLVMGetOperand(and, 1)))
+    return NULL;
+  for (int k = 0; k < l->nivs; k++) {
+    const kn_iv *iv = &l->ivs[k];
+    if (iv->next != LLVMGetOperand(and, 0) || !LLVMIsAConstantInt(iv->start) || iv->step == 0) continue;
+    uint64_t mask = LLVMConstIntGetZExtValue(LLVMGetOperand(and, 1));
+    uint64_t low = (uint64_t)(iv->step & -iv->step) - 1; /* bits the step never sets */
+    uint64_t start = LLVMConstIntGetZExtValue(iv->start);
+    if ((start & low) || (mask | low) != 0xffffffffu) continue;
+    kn_trip *t = tw_arena_alloc(c->arena, sizeof *t);
+    *t = (kn_trip){.kind = KN_TRIP_CONST, .iv = iv, .start = iv->start, .step = iv->step,
+                   .pred = LLVMIntNE, .cmp_next = true, .bits = 32, .exit = l->exits[0]};
+    if (kn_trip_eval(t, (int64_t)start, 0, &t->count)) return t;
+  }
+  return NULL;
+}
+
+static bool set_trip(kr_ctx *c, int d, unsigned copies) {
+  const kn_loop *l = c->chain[d];
+  const kn_trip *t = &l->trip;
+  if (t->kind == KN_TRIP_NONE) t = masked_trip(c, l);
+  if (!t || t->kind == KN_TRIP_NONE) return kr_fail(c, "trip count unknown");
+  if (t->kind == KN_TRIP_CONST) {
+    if (t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
+    c->trips[d] = (kn_size){false, (int64_t)(t->count * copies)};
+    return true;
+  }
+  if (kn_loop_defines(c->chain[0], t->start, c->cfg) || kn_loop_defines(c->chain[0], t->bound, c->cfg))
+    return kr_fail(c, "trip count depends on an outer loop");
+  int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies});
+  if (p < 0) return kr_fail(c, "too many live values");
+  c->trips[d] = (kn_size){true, p};
+  return true;
+}
+
+bool kr_set_trips(kr_ctx *c, unsigned copies) {
+  for (int d = 0; d < c->depth; d++)
+    if (!set_trip(c, d, d == c->depth - 1 ? copies : 1)) return false;
+  return true;
+}
+
+static bool build_chain(kr_ctx *c, const kn_loop *root) {
+  c->depth = 0;
+  for (const kn_loop *l = root; l; l = l->nchildren ? l->children[0] : NULL) {
+    if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 3");
+    if (l->nchildren > 1) return kr_fail(c, "loop nest is not a single chain of loops");
+    if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
+    c->chain[c->depth++] = l;
+  }
+  return true;
+}
+
+static bool has_store(const kr_ctx *c) {
+  const kn_loop *l = c->chain[0];
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i)) return true;
+  return false;
+}
+
+static void recognise_nest(kr_ctx *c, const kn_loop *root) {
+  kn_recog_nest *o = c->out;
+  o->nest = root;
+  o->preheader = root->preheader >= 0 ? c->cfg->blocks[root->preheader].bb : NULL;
+  c->chain[0] = root;
+  c->depth = 1;
+  bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
+  ok = ok && scan_nest(c) && build_chain(c, root);
+  if (ok && has_store(c)) ok = c->depth == 3 ? kr_matmul(c) : kr_map(c);
+  else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
+  o->ok = ok;
+  o->reason = ok ? NULL : (c->reason ? c->reason : "not recognised");
+  if (ok) {
+    o->desc.nodes = c->nodes;
+    o->desc.nnodes = c->nnodes;
+  }
+}
+
+/* %mem_base: the pointer loaded from offset 0 of vmctx (parameter 0). */
+static LLVMValueRef find_mem_base(const kn_cfg *cfg, LLVMValueRef fn) {
+  if (LLVMCountParams(fn) == 0) return NULL;
+  LLVMValueRef vmctx = LLVMGetParam(fn, 0);
+  for (int b = 0; b < cfg->nblocks; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsALoadInst(i) && LLVMGetOperand(i, 0) == vmctx &&
+          LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMPointerTypeKind)
+        return i;
+  return NULL;
+}
+
+bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_result *out,
+                       tw_arena *arena) {
+  kn_cfg *cfg = tw_arena_alloc(arena, sizeof *cfg);
+  kn_dom *dom = tw_arena_alloc(arena, sizeof *dom);
+  kn_loops *lp = tw_arena_alloc(arena, sizeof *lp);
+  *out = (kn_recog_result){0};
+  if (!kn_cfg_build(cfg, arena, fn)) return false;
+  kn_dom_build(dom, cfg);
+  kn_loops_build(lp, cfg, dom);
+  kn_indvar_build(lp, dom);
+  LLVMModuleRef mod = LLVMGetGlobalParent(fn);
+  LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
+  LLVMValueRef mem_base = find_mem_base(cfg, fn);
+  out->nests = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *out->nests);
+  for (int r = 0; r < lp->nroots; r++) {
+    kr_ctx c = {.arena = arena, .cfg = cfg, .td = td, .opts = opts, .mem_base = mem_base,
+                .out = &out->nests[out->nnests++], .copies = 1};
+    recognise_nest(&c, lp->roots[r]);
+  }
+  LLVMDisposeTargetData(td);
+  return true;
+}
+
+bool kn_recognise(LLVMValueRef fn, kn_recog_result *out, tw_arena *arena) {
+  static const kn_recog_opts defaults = {.fp_reassociate = false};
+  return kn_recognise_opts(fn, &defaults, out, arena);
+}

@@ -1,0 +1,145 @@
+/* kn_recog.h: tensor-loop recognisers, optimised host IR loop nests -> kernel
+ * descriptors (maps, reductions, matmuls) or a rejection reason. */
+#ifndef TW_KN_RECOG_H
+#define TW_KN_RECOG_H
+
+#include "kn.h"
+#include "kn_desc.h"
+
+/* What the host passes for descriptor param i at launch time. */
+typedef enum {
+  KN_BIND_VALUE, /* the live value (an argument or an instruction dominating
+                  * the preheader); i32 values are zero-extended */
+  KN_BIND_TRIP   /* kn_trip_eval(&loop->trip, live start, live bound) * scale */
+} kn_bind_kind;
+
+typedef struct {
+  kn_bind_kind kind;
+  LLVMValueRef value;       /* KN_BIND_VALUE */
+  const kn_trip *trip;      /* KN_BIND_TRIP: start and bound are live values */
+  unsigned scale;           /* KN_BIND_TRIP: copies per unrolled iteration */
+} kn_bind;
+
+/* One accessed byte range: every address
+ *   addr (c0 + param terms, its iv_coeff ignored) + sum_d coeff[d] * x_d,
+ *   0 <= x_d < extent[d], accessing `size` bytes.
+ * Affine forms are exact modulo 2^32 (Wasm address arithmetic wraps): the
+ * runtime must check that the extremes (at the corners) lie in
+ * [0, memory size - size], which also proves that nothing wrapped. */
+#define KN_RANGE_DIMS 3
+typedef struct {
+  kn_addr addr;
+  int64_t coeff[KN_RANGE_DIMS];
+  kn_size extent[KN_RANGE_DIMS];
+  unsigned ndims;
+  unsigned size;
+  bool is_write;
+} kn_range;
+
+typedef struct {
+  const kn_loop *nest;      /* the outermost loop */
+  LLVMBasicBlockRef preheader; /* NULL when the loop has none */
+  LLVMBasicBlockRef *exits; /* blocks outside the nest entered from it, */
+  int nexits;               /* trap blocks left out */
+  bool ok;
+  const char *reason;       /* when !ok: why, in words */
+  kn_desc desc;             /* when ok */
+  kn_bind binds[KN_MAX_PARAMS];
+  kn_range *ranges;
+  int nranges;
+  /* Writes and reads of different bases: the runtime must check that the
+   * written range overlaps no read range (else run the CPU loop). */
+  bool check_overlap;
+  /* KN_REDUCE: the accumulator's value leaving the loop (its latch value),
+   * which the host replaces with the kernel's result. */
+  LLVMValueRef result;
+} kn_recog_nest;
+
+typedef struct {
+  bool fp_reassociate;      /* allow float add reductions */
+} kn_recog_opts;
+
+typedef struct {
+  kn_recog_nest *nests;
+  int nnests;
+} kn_recog_result;
+
+/* One entry per outermost loop nest of fn, in block order.  False only when
+ * fn has no body.  Everything lives in arena. */
+bool kn_recognise(LLVMValueRef fn, kn_recog_result *out, tw_arena *arena);
+bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_result *out,
+                       tw_arena *arena);
+
+/* ---- Shared by kn_recog*.c only ---------------------------------------- */
+
+#define KR_MAX_DIMS 3
+#define KR_MAX_TERMS 8
+
+/* coeff * [t_dim] * [param]; dim -1 or param NULL when absent.  t_d counts
+ * the iterations of the nest's d-th loop from 0. */
+typedef struct {
+  int64_t coeff;
+  int dim;
+  LLVMValueRef param;
+} kr_term;
+
+typedef struct {
+  bool ok;
+  int64_t c;
+  int n;
+  kr_term t[KR_MAX_TERMS];
+} kr_affine;
+
+typedef struct {
+  tw_arena *arena;
+  const kn_cfg *cfg;
+  LLVMTargetDataRef td;
+  const kn_recog_opts *opts;
+  const kn_loop *chain[KR_MAX_DIMS]; /* the nest's loops, outer to inner */
+  int depth;
+  kn_size trips[KR_MAX_DIMS];        /* of each chain loop, copies included */
+  LLVMValueRef mem_base;
+  kn_recog_nest *out;
+  /* Unrolled innermost loop: copy `copy` of `copies` runs virtual inner
+   * iteration copies * t + copy. */
+  int copies, copy;
+  kn_expr *nodes;
+  unsigned nnodes, cap;
+  LLVMValueRef memo_key[64];
+  int32_t memo_val[64];
+  int nmemo;
+  const char *reason;
+} kr_ctx;
+
+bool kr_fail(kr_ctx *c, const char *reason);
+/* A param index for a live value (or a trip count); -1 when full. */
+int kr_param(kr_ctx *c, kn_bind b);
+/* An integer value of the nest as an affine form over t_d and live values. */
+kr_affine kr_int(kr_ctx *c, LLVMValueRef v);
+/* A memory access's byte offset from the linear memory base. */
+kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr);
+/* kr_affine -> kn_addr over dims (outer, inner) = chain[d0], chain[d1]. */
+bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, kn_addr *out);
+int64_t kr_coeff(const kr_affine *a, int dim);
+/* The expression computing v, built into c->nodes; -1 on failure. */
+int32_t kr_expr(kr_ctx *c, LLVMValueRef v);
+bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
+bool kr_type_of(LLVMTypeRef t, kn_type *out);
+unsigned kr_type_size(kn_type t);
+/* Finds each item's copy number from its inner-dim byte step and constant
+ * offset (key); false when they are not copies 0..n-1 of one iteration. */
+bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
+void kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
+bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
+
+/* Sets c->trips, the innermost loop's times `copies`. */
+bool kr_set_trips(kr_ctx *c, unsigned copies);
+
+bool kr_map(kr_ctx *c);
+bool kr_reduce(kr_ctx *c);
+bool kr_matmul(kr_ctx *c);
+/* The innermost loop's accumulator as an in-order sum of unrolled terms. */
+bool kr_sum_terms(kr_ctx *c, LLVMValueRef *phi, LLVMValueRef *latch_value, LLVMValueRef *terms,
+                  int *nterms, int *copy_of);
+
+#endif

@@ -1,0 +1,279 @@
+/* kn_recog_affine.c: addresses and integers of a nest as affine forms over
+ * iteration counts t_d and live host values, for the recognisers. */
+#include "kn_recog.h"
+
+#define MAX_DEPTH 16
+
+static const kr_affine not_affine = {.ok = false};
+
+bool kr_fail(kr_ctx *c, const char *reason) {
+  if (!c->reason) c->reason = reason;
+  return false;
+}
+
+int kr_param(kr_ctx *c, kn_bind b) {
+  kn_desc *d = &c->out->desc;
+  for (unsigned i = 0; i < d->nparams; i++) {
+    const kn_bind *o = &c->out->binds[i];
+    if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale)
+      return (int)i;
+  }
+  if (d->nparams == KN_MAX_PARAMS) return -1;
+  c->out->binds[d->nparams] = b;
+  return (int)d->nparams++;
+}
+
+int64_t kr_coeff(const kr_affine *a, int dim) {
+  for (int i = 0; i < a->n; i++)
+    if (a->t[i].dim == dim && !a->t[i].param) return a->t[i].coeff;
+  return 0;
+}
+
+static void add_term(kr_affine *a, kr_term t) {
+  if (!a->ok || t.coeff == 0) return;
+  for (int i = 0; i < a->n; i++) {
+    kr_term *u = &a->t[i];
+    if (u->dim != t.dim || u->param != t.param) continue;
+    if (__builtin_add_overflow(u->coeff, t.coeff, &u->coeff)) a->ok = false;
+    if (u->coeff == 0) *u = a->t[--a->n];
+    return;
+  }
+  if (a->n == KR_MAX_TERMS) a->ok = false;
+  else a->t[a->n++] = t;
+}
+
+/* a += k * b, where b's terms may take one more param factor `param`. */
+static void add_scaled(kr_affine *a, const kr_affine *b, int64_t k, LLVMValueRef param) {
+  if (!b->ok) {
+    a->ok = false;
+    return;
+  }
+  int64_t c;
+  if (__builtin_mul_overflow(b->c, k, &c)) a->ok = false;
+  if (param) add_term(a, (kr_term){c, -1, param});
+  else if (__builtin_add_overflow(a->c, c, &a->c)) a->ok = false;
+  for (int i = 0; i < b->n && a->ok; i++) {
+    kr_term t = b->t[i];
+    if ((param && t.param) || __builtin_mul_overflow(t.coeff, k, &t.coeff)) a->ok = false;
+    if (param) t.param = param;
+    add_term(a, t);
+  }
+}
+
+static int dim_of(const kr_ctx *c, const kn_loop *l) {
+  for (int d = 0; d < c->depth; d++)
+    if (c->chain[d] == l) return d;
+  return -1;
+}
+
+static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
+
+/* A loop-invariant atom of kn_affine: a live value, or an extension (inside
+ * the nest) of one, which the host passes as the value itself. */
+static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
+  if (!kn_loop_defines(c->chain[0], inv, c->cfg)) return inv;
+  if (LLVMIsAZExtInst(inv) || LLVMIsASExtInst(inv)) {
+    LLVMValueRef x = LLVMGetOperand(inv, 0);
+    if (!kn_loop_defines(c->chain[0], x, c->cfg)) return x;
+  }
+  return NULL;
+}
+
+/* iv = start + step * t_d, with the start expanded in the enclosing loops. */
+static kr_affine expand_iv(kr_ctx *c, const kn_iv *iv, int depth) {
+  int d = dim_of(c, iv->loop);
+  if (d < 0) return not_affine;
+  kr_affine a = int_rec(c, iv->start, depth + 1);
+  add_term(&a, (kr_term){iv->step, d, NULL});
+  if (d == c->depth - 1 && c->copies > 1) {
+    /* t = (v - copy) / copies on the unrolled loop */
+    if (iv->step % c->copies) return not_affine;
+    int64_t per = iv->step / c->copies;
+    for (int i = 0; i < a.n; i++)
+      if (a.t[i].dim == d && !a.t[i].param) a.t[i].coeff = per;
+    a.c -= per * c->copy;
+  }
+  return a;
+}
+
+static kr_affine convert(kr_ctx *c, const kn_affine *k, int depth) {
+  if (!k->ok) return not_affine;
+  kr_affine a = {.ok = true, .c = k->constant};
+  for (int i = 0; i < k->nterms && a.ok; i++) {
+    const kn_term *t = &k->terms[i];
+    LLVMValueRef p = t->inv ? live_atom(c, t->inv) : NULL;
+    if (t->inv && !p) return not_affine;
+    if (!t->iv) {
+      add_term(&a, (kr_term){t->coeff, -1, p});
+      continue;
+    }
+    kr_affine e = expand_iv(c, t->iv, depth);
+    add_scaled(&a, &e, t->coeff, p);
+  }
+  return a;
+}
+
+/* Largest value of a, when it only counts upwards from c >= 0 over loops
+ * with constant trip counts; -1 otherwise. */
+static int64_t upper_bound(const kr_ctx *c, const kr_affine *a) {
+  int64_t max = a->c;
+  if (max < 0) return -1;
+  for (int i = 0; i < a->n; i++) {
+    const kr_term *t = &a->t[i];
+    const kn_trip *trip = t->dim >= 0 ? &c->chain[t->dim]->trip : NULL;
+    /* On the unrolled loop, t_d is the virtual counter over copies * count. */
+    uint64_t copies = t->dim == c->depth - 1 ? (uint64_t)c->copies : 1;
+    if (t->param || !trip || trip->kind != KN_TRIP_CONST || t->coeff < 0 || trip->count > INT32_MAX ||
+        __builtin_add_overflow(max, t->coeff * (int64_t)(trip->count * copies - 1), &max))
+      return -1;
+  }
+  return max;
+}
+
+static bool multiple_of(const kr_affine *a, int64_t m) {
+  if (a->c % m) return false;
+  for (int i = 0; i < a->n; i++)
+    if (a->t[i].param || a->t[i].coeff % m) return false;
+  return true;
+}
+
+/* `x | y` is `x + y` when x stays below a power of two that divides y:
+ * Wasm code packs (k << 2) | (i << 7) this way, without LLVM's disjoint
+ * flag. */
+static kr_affine or_as_add(kr_ctx *c, LLVMValueRef v, int depth) {
+  kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1);
+  kr_affine y = int_rec(c, LLVMGetOperand(v, 1), depth + 1);
+  if (!x.ok || !y.ok) return not_affine;
+  for (int k = 0; k < 2; k++) {
+    const kr_affine *lo = k ? &y : &x, *hi = k ? &x : &y;
+    int64_t max = upper_bound(c, lo), pow = 1;
+    while (max >= 0 && pow <= max && pow < (INT64_C(1) << 40)) pow <<= 1;
+    if (max >= 0 && multiple_of(hi, pow)) {
+      kr_affine sum = *hi;
+      add_scaled(&sum, lo, 1, NULL);
+      return sum;
+    }
+  }
+  return not_affine;
+}
+
+static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
+  if (depth > MAX_DEPTH) return not_affine;
+  if (LLVMIsABinaryOperator(v) && kn_loop_defines(c->chain[0], v, c->cfg)) {
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
+    if (op == LLVMAdd || op == LLVMSub) {
+      kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1);
+      kr_affine y = int_rec(c, LLVMGetOperand(v, 1), depth + 1);
+      add_scaled(&x, &y, op == LLVMAdd ? 1 : -1, NULL);
+      return x;
+    }
+  }
+  if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
+  if (!kn_loop_defines(c->chain[0], v, c->cfg))
+    return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  /* Decompose in the innermost chain loop holding v, so kn_iv_of sees the
+   * IVs of that loop and of every loop around it. */
+  const kn_loop *at = c->chain[0];
+  for (int d = 1; d < c->depth; d++)
+    if (kn_loop_defines(c->chain[d], v, c->cfg)) at = c->chain[d];
+  kn_affine k = kn_affine_of(v, at, c->cfg, c->td);
+  return convert(c, &k, depth);
+}
+
+kr_affine kr_int(kr_ctx *c, LLVMValueRef v) { return int_rec(c, v, 0); }
+
+/* Wasm address arithmetic is i32 and wraps: keep the constant in the signed
+ * 32-bit range; the runtime range check proves no iteration wrapped. */
+static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32) {
+  kr_affine a = kr_int(c, x32);
+  a.c = (int64_t)(int32_t)(uint32_t)a.c;
+  return a;
+}
+
+/* An i64 GEP index: constants, zext of an i32 Wasm address, and sums. */
+static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
+  if (depth > MAX_DEPTH) return not_affine;
+  if (LLVMIsAConstantInt(idx)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(idx)};
+  if (LLVMIsAZExtInst(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) == 32)
+    return wasm_address(c, LLVMGetOperand(idx, 0));
+  if (LLVMIsABinaryOperator(idx) && LLVMGetInstructionOpcode(idx) == LLVMAdd) {
+    kr_affine a = index_rec(c, LLVMGetOperand(idx, 0), depth + 1);
+    kr_affine b = index_rec(c, LLVMGetOperand(idx, 1), depth + 1);
+    add_scaled(&a, &b, 1, NULL);
+    return a;
+  }
+  return kr_int(c, idx);
+}
+
+kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
+  kr_affine a = {.ok = true};
+  for (int n = 0; LLVMIsAGetElementPtrInst(ptr) && n < MAX_DEPTH && a.ok; n++) {
+    LLVMTypeRef ty = LLVMGetGEPSourceElementType(ptr);
+    if (LLVMGetNumOperands(ptr) != 2 || LLVMGetTypeKind(ty) != LLVMIntegerTypeKind ||
+        LLVMGetIntTypeWidth(ty) != 8)
+      return not_affine;
+    kr_affine i = index_rec(c, LLVMGetOperand(ptr, 1), 0);
+    add_scaled(&a, &i, 1, NULL);
+    ptr = LLVMGetOperand(ptr, 0);
+  }
+  return ptr == c->mem_base ? a : not_affine;
+}
+
+bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, kn_addr *out) {
+  *out = (kn_addr){.c0 = a->c, .align = align};
+  for (int i = 0; i < a->n; i++) {
+    const kr_term *t = &a->t[i];
+    if (t->dim >= 0 && t->param) return kr_fail(c, "address multiplies a loop counter by a live value");
+    if (t->dim >= 0) {
+      if (t->dim != d0 && t->dim != d1) return false;
+      out->iv_coeff[t->dim == d0 ? 0 : 1] += t->coeff;
+      continue;
+    }
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param});
+    if (p < 0 || out->nparam_terms == KN_MAX_ADDR_PARAMS) return kr_fail(c, "too many live values");
+    out->param_index[out->nparam_terms] = (unsigned)p;
+    out->param_coeff[out->nparam_terms++] = t->coeff;
+  }
+  return true;
+}
+
+bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of) {
+  if (n == 1) return (copy_of[0] = 0, true);
+  if (step % n) return false;
+  int64_t per = step / n, lo = keys[0];
+  for (int i = 1; i < n; i++)
+    if (per > 0 ? keys[i] < lo : keys[i] > lo) lo = keys[i];
+  uint32_t seen = 0;
+  for (int i = 0; i < n; i++) {
+    int64_t d = keys[i] - lo;
+    if (per == 0 || d % per || d / per < 0 || d / per >= n || n > 32) return false;
+    copy_of[i] = (int)(d / per);
+    if (seen & (1u << copy_of[i])) return false;
+    seen |= 1u << copy_of[i];
+  }
+  return true;
+}
+
+void kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
+  kn_recog_nest *o = c->out;
+  if (o->nranges % 8 == 0) {
+    kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
+    for (int i = 0; i < o->nranges; i++) grown[i] = o->ranges[i];
+    o->ranges = grown;
+  }
+  kn_range r = {.size = size, .is_write = is_write, .ndims = (unsigned)c->depth};
+  kr_affine rest = *a;
+  for (int d = 0; d < c->depth; d++) {
+    r.coeff[d] = kr_coeff(a, d);
+    r.extent[d] = c->trips[d];
+    for (int i = 0; i < rest.n; i++)
+      if (rest.t[i].dim == d && !rest.t[i].param) rest.t[i--] = rest.t[--rest.n];
+  }
+  kr_to_addr(c, &rest, -1, -1, 1, &r.addr);
+  o->ranges[o->nranges++] = r;
+}
+
+bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v) {
+  return LLVMIsALoadInst(v) && kn_loop_defines(c->chain[0], v, c->cfg);
+}

@@ -1,0 +1,260 @@
+/* kn_recog_expr.c: the scalar computation of one loop iteration as
+ * descriptor expression nodes, loads becoming affine kn_addr reads. */
+#include <string.h>
+
+#include "kn_recog.h"
+
+bool kr_type_of(LLVMTypeRef t, kn_type *out) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: *out = KN_F32; return true;
+  case LLVMDoubleTypeKind: *out = KN_F64; return true;
+  case LLVMIntegerTypeKind:
+    switch (LLVMGetIntTypeWidth(t)) {
+    case 1: *out = KN_I1; return true;
+    case 8: *out = KN_I8; return true;
+    case 16: *out = KN_I16; return true;
+    case 32: *out = KN_I32; return true;
+    case 64: *out = KN_I64; return true;
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+unsigned kr_type_size(kn_type t) {
+  static const unsigned size[] = {[KN_I1] = 1, [KN_I8] = 1, [KN_I16] = 2, [KN_I32] = 4,
+                                  [KN_I64] = 8, [KN_F32] = 4, [KN_F64] = 8};
+  return size[t];
+}
+
+static int32_t push(kr_ctx *c, kn_expr e) {
+  if (c->nnodes == c->cap) {
+    unsigned cap = c->cap ? c->cap * 2 : 32;
+    kn_expr *grown = tw_arena_alloc(c->arena, cap * sizeof *grown);
+    if (c->nnodes) memcpy(grown, c->nodes, c->nnodes * sizeof *grown);
+    c->nodes = grown;
+    c->cap = cap;
+  }
+  c->nodes[c->nnodes] = e;
+  return (int32_t)c->nnodes++;
+}
+
+static kn_expr node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x) {
+  kn_expr e;
+  memset(&e, 0, sizeof e);
+  e.op = op;
+  e.type = type;
+  e.a = a;
+  e.b = b;
+  e.c = x;
+  return e;
+}
+
+/* A load of `mem` bytes, extended to `type`. */
+static int32_t load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign) {
+  kn_type mem;
+  if (!kr_type_of(LLVMTypeOf(ld), &mem) || mem == KN_I1) return kr_fail(c, "loads an unsupported type"), -1;
+  kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
+  if (!a.ok) return kr_fail(c, "non-affine address"), -1;
+  kn_expr e = node(KN_E_LOAD, type, -1, -1, -1);
+  e.load.mem = mem;
+  e.load.sign = sign;
+  int d0 = c->depth >= 2 ? c->depth - 2 : -1, d1 = c->depth - 1;
+  if (c->depth == 1) d0 = 0, d1 = -1;
+  if (!kr_to_addr(c, &a, d0, d1, 1, &e.load.addr)) return kr_fail(c, "address uses an outer loop counter"), -1;
+  kr_add_range(c, &a, kr_type_size(mem), false);
+  return push(c, e);
+}
+
+static int32_t constant(kr_ctx *c, LLVMValueRef v, kn_type t) {
+  kn_expr e = node(KN_E_CONST, t, -1, -1, -1);
+  if (LLVMIsAConstantInt(v)) {
+    e.bits = LLVMConstIntGetZExtValue(v);
+    return push(c, e);
+  }
+  if (!LLVMIsAConstantFP(v)) return kr_fail(c, "unsupported constant"), -1;
+  LLVMBool lost;
+  double d = LLVMConstRealGetDouble(v, &lost);
+  if (t == KN_F32) {
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    e.bits = u;
+  } else {
+    memcpy(&e.bits, &d, sizeof d);
+  }
+  return push(c, e);
+}
+
+static const kn_cmp icmp_map[] = {
+    [LLVMIntEQ] = KN_CMP_EQ,   [LLVMIntNE] = KN_CMP_NE,   [LLVMIntSLT] = KN_CMP_SLT,
+    [LLVMIntSLE] = KN_CMP_SLE, [LLVMIntSGT] = KN_CMP_SGT, [LLVMIntSGE] = KN_CMP_SGE,
+    [LLVMIntULT] = KN_CMP_ULT, [LLVMIntULE] = KN_CMP_ULE, [LLVMIntUGT] = KN_CMP_UGT,
+    [LLVMIntUGE] = KN_CMP_UGE};
+
+static bool fcmp_of(LLVMRealPredicate p, kn_cmp *out) {
+  switch (p) {
+  case LLVMRealOEQ: *out = KN_CMP_OEQ; return true;
+  case LLVMRealUNE: *out = KN_CMP_UNE; return true;
+  case LLVMRealOLT: *out = KN_CMP_OLT; return true;
+  case LLVMRealOLE: *out = KN_CMP_OLE; return true;
+  case LLVMRealOGT: *out = KN_CMP_OGT; return true;
+  case LLVMRealOGE: *out = KN_CMP_OGE; return true;
+  default: return false;
+  }
+}
+
+static kn_op binary_op(LLVMOpcode op) {
+  switch (op) {
+  case LLVMAdd: case LLVMFAdd: return KN_E_ADD;
+  case LLVMSub: case LLVMFSub: return KN_E_SUB;
+  case LLVMMul: case LLVMFMul: return KN_E_MUL;
+  case LLVMFDiv: return KN_E_DIV;
+  case LLVMAnd: return KN_E_AND;
+  case LLVMOr: return KN_E_OR;
+  case LLVMXor: return KN_E_XOR;
+  case LLVMShl: return KN_E_SHL;
+  case LLVMLShr: return KN_E_LSHR;
+  case LLVMAShr: return KN_E_ASHR;
+  default: return KN_E_COUNT;
+  }
+}
+
+static kn_op cast_op(LLVMOpcode op) {
+  switch (op) {
+  case LLVMSIToFP: return KN_E_SITOFP;
+  case LLVMUIToFP: return KN_E_UITOFP;
+  case LLVMFPTrunc: return KN_E_FPTRUNC;
+  case LLVMFPExt: return KN_E_FPEXT;
+  case LLVMTrunc: return KN_E_TRUNC;
+  case LLVMSExt: return KN_E_SEXT;
+  case LLVMZExt: return KN_E_ZEXT;
+  default: return KN_E_COUNT;
+  }
+}
+
+/* Intrinsic calls with a descriptor op; NULL name for anything else. */
+static int32_t intrinsic(kr_ctx *c, LLVMValueRef call, kn_type t) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t len;
+  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  static const struct { const char *prefix; kn_op op; kn_cmp cmp; } table[] = {
+      {"llvm.fabs.", KN_E_ABS, 0},           {"llvm.sqrt.", KN_E_SQRT, 0},
+      {"llvm.minimum.", KN_E_MIN, 0},        {"llvm.maximum.", KN_E_MAX, 0},
+      {"llvm.fptosi.sat.", KN_E_FPTOSI_SAT, 0}, {"llvm.fptoui.sat.", KN_E_FPTOUI_SAT, 0},
+      {"llvm.smin.", KN_E_SELECT, KN_CMP_SLT}, {"llvm.smax.", KN_E_SELECT, KN_CMP_SGT},
+      {"llvm.umin.", KN_E_SELECT, KN_CMP_ULT}, {"llvm.umax.", KN_E_SELECT, KN_CMP_UGT}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) != 0) continue;
+    int32_t a = kr_expr(c, LLVMGetOperand(call, 0));
+    if (a < 0) return -1;
+    if (table[i].op == KN_E_ABS || table[i].op == KN_E_SQRT || table[i].op == KN_E_FPTOSI_SAT ||
+        table[i].op == KN_E_FPTOUI_SAT)
+      return push(c, node(table[i].op, t, a, -1, -1));
+    int32_t b = kr_expr(c, LLVMGetOperand(call, 1));
+    if (b < 0) return -1;
+    if (table[i].op != KN_E_SELECT) return push(c, node(table[i].op, t, a, b, -1));
+    kn_expr cmp = node(KN_E_CMP, KN_I1, a, b, -1);
+    cmp.cmp = table[i].cmp;
+    return push(c, node(KN_E_SELECT, t, push(c, cmp), a, b));
+  }
+  return kr_fail(c, "calls a function"), -1;
+}
+
+static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (op == LLVMLoad) return load(c, v, t, false);
+  if ((op == LLVMSExt || op == LLVMZExt) && kr_is_mem_load(c, LLVMGetOperand(v, 0)))
+    return load(c, LLVMGetOperand(v, 0), t, op == LLVMSExt);
+  if (op == LLVMPHI) return kr_fail(c, "loop-carried dependence"), -1;
+  if (op == LLVMCall) return intrinsic(c, v, t);
+  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem)
+    return kr_fail(c, "may trap: integer division"), -1;
+  if (op == LLVMFPToSI || op == LLVMFPToUI) return kr_fail(c, "may trap: float to integer conversion"), -1;
+  if (op == LLVMFNeg) {
+    int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
+    return a < 0 ? -1 : push(c, node(KN_E_NEG, t, a, -1, -1));
+  }
+  if (binary_op(op) != KN_E_COUNT || op == LLVMICmp || op == LLVMFCmp) {
+    int32_t a = kr_expr(c, LLVMGetOperand(v, 0)), b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 1));
+    if (b < 0) return -1;
+    if (op != LLVMICmp && op != LLVMFCmp) return push(c, node(binary_op(op), t, a, b, -1));
+    kn_expr e = node(KN_E_CMP, KN_I1, a, b, -1);
+    if (op == LLVMICmp) e.cmp = icmp_map[LLVMGetICmpPredicate(v)];
+    else if (!fcmp_of(LLVMGetFCmpPredicate(v), &e.cmp)) return kr_fail(c, "unsupported float compare"), -1;
+    return push(c, e);
+  }
+  if (op == LLVMSelect) {
+    int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
+    int32_t b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 1));
+    int32_t x = b < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 2));
+    return x < 0 ? -1 : push(c, node(KN_E_SELECT, t, a, b, x));
+  }
+  if (cast_op(op) != KN_E_COUNT) {
+    int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
+    return a < 0 ? -1 : push(c, node(cast_op(op), t, a, -1, -1));
+  }
+  return kr_fail(c, "unsupported operation"), -1;
+}
+
+int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
+  kn_type t;
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
+    return kr_fail(c, "vectorised by LLVM (vector types)"), -1;
+  if (!kr_type_of(LLVMTypeOf(v), &t)) return kr_fail(c, "unsupported value type"), -1;
+  for (int i = 0; i < c->nmemo; i++)
+    if (c->memo_key[i] == v) return c->memo_val[i];
+  int32_t r;
+  if (LLVMIsAConstant(v)) {
+    r = constant(c, v, t);
+  } else if (!kn_loop_defines(c->chain[0], v, c->cfg)) {
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = v});
+    if (p < 0) return kr_fail(c, "too many live values"), -1;
+    kn_expr e = node(KN_E_PARAM, t, -1, -1, -1);
+    e.param = (unsigned)p;
+    r = push(c, e);
+  } else if (kn_iv_of(c->chain[c->depth - 1], v)) {
+    return kr_fail(c, "uses a loop counter as a value"), -1;
+  } else {
+    if (t == KN_I8 || t == KN_I16) return kr_fail(c, "narrow integer arithmetic"), -1;
+    r = instruction(c, v, t);
+  }
+  if (r >= 0 && c->nmemo < 64) {
+    c->memo_key[c->nmemo] = v;
+    c->memo_val[c->nmemo++] = r;
+  }
+  return r;
+}
+
+static bool same_addr(const kn_addr *x, const kn_addr *y) {
+  if (x->c0 != y->c0 || x->nparam_terms != y->nparam_terms || x->align != y->align) return false;
+  for (int d = 0; d < KN_MAX_DIMS; d++)
+    if (x->iv_coeff[d] != y->iv_coeff[d]) return false;
+  for (unsigned t = 0; t < x->nparam_terms; t++)
+    if (x->param_index[t] != y->param_index[t] || x->param_coeff[t] != y->param_coeff[t]) return false;
+  return true;
+}
+
+/* Operand i of a copy starting at node `base`, relative to that start. */
+static int32_t rel(int32_t i, unsigned base) { return i >= (int32_t)base ? i - (int32_t)base : i; }
+
+bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    const kn_expr *x = &c->nodes[a0 + i], *y = &c->nodes[b0 + i];
+    if (x->op != y->op || x->type != y->type || x->cmp != y->cmp || rel(x->a, a0) != rel(y->a, b0) ||
+        rel(x->b, a0) != rel(y->b, b0) || rel(x->c, a0) != rel(y->c, b0))
+      return false;
+    bool same = true;
+    switch (x->op) {
+    case KN_E_CONST: same = x->bits == y->bits; break;
+    case KN_E_PARAM: same = x->param == y->param; break;
+    case KN_E_IV: same = x->iv == y->iv; break;
+    case KN_E_LOAD:
+      same = x->load.mem == y->load.mem && x->load.sign == y->load.sign && same_addr(&x->load.addr, &y->load.addr);
+      break;
+    default: break;
+    }
+    if (!same) return false;
+  }
+  return true;
+}

@@ -1,0 +1,127 @@
+/* kn_recog_map.c: 1-D and 2-D maps (stencils included): every iteration of
+ * the innermost loop stores one element computed from affine loads.
+ *
+ * LLVM unrolls loops at -O2: an unrolled body holds U copies of the store,
+ * at constant offsets one element apart.  Each copy is rebuilt with the
+ * virtual counter v = U * t + copy; when every copy gives the same
+ * expression, the loop is the map over v.  Vectorised loops are rejected
+ * (kn_recog.c), their scalar remainder loops are nests of their own. */
+#include "kn_recog.h"
+
+#define MAX_STORES 32
+
+static int collect_stores(kr_ctx *c, LLVMValueRef *stores) {
+  const kn_loop *l = c->chain[0], *inner = c->chain[c->depth - 1];
+  int n = 0;
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAStoreInst(i)) continue;
+      if (!inner->in_body[l->body[b]]) return kr_fail(c, "stores outside the innermost loop"), -1;
+      if (n == MAX_STORES) return kr_fail(c, "stores to more than one array"), -1;
+      stores[n++] = i;
+    }
+  return n;
+}
+
+static bool same_terms(const kr_affine *a, const kr_affine *b) {
+  if (a->n != b->n) return false;
+  for (int i = 0; i < a->n; i++) {
+    bool found = false;
+    for (int k = 0; k < b->n; k++)
+      found |= a->t[i].dim == b->t[k].dim && a->t[i].param == b->t[k].param && a->t[i].coeff == b->t[k].coeff;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* The unroll copy of each store, from its address before substitution. */
+static bool number_copies(kr_ctx *c, LLVMValueRef *stores, int n, int *copy_of) {
+  kr_affine first = {0};
+  int64_t keys[MAX_STORES];
+  c->copies = 1;
+  for (int i = 0; i < n; i++) {
+    kr_affine a = kr_address(c, LLVMGetOperand(stores[i], 1));
+    if (!a.ok) return kr_fail(c, "non-affine address");
+    if (i == 0) first = a;
+    else if (!same_terms(&a, &first)) return kr_fail(c, "stores to more than one array");
+    keys[i] = a.c;
+  }
+  if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1), copy_of))
+    return kr_fail(c, "stores to more than one array");
+  return true;
+}
+
+/* Reads of the output array at another element than the one written make
+ * iterations depend on each other; reads of other bases must not overlap
+ * the output, which the runtime checks. */
+static bool check_dependences(kr_ctx *c, const kn_addr *out, unsigned first, unsigned count) {
+  for (unsigned i = first; i < first + count; i++) {
+    const kn_expr *e = &c->nodes[i];
+    if (e->op != KN_E_LOAD) continue;
+    const kn_addr *in = &e->load.addr;
+    bool same_base = in->nparam_terms == out->nparam_terms;
+    for (unsigned k = 0; same_base && k < in->nparam_terms; k++)
+      same_base = in->param_index[k] == out->param_index[k] && in->param_coeff[k] == out->param_coeff[k];
+    if (!same_base) {
+      c->out->check_overlap = true;
+      continue;
+    }
+    if (in->c0 != out->c0 || in->iv_coeff[0] != out->iv_coeff[0] || in->iv_coeff[1] != out->iv_coeff[1])
+      return kr_fail(c, "loop-carried dependence");
+  }
+  return true;
+}
+
+/* Builds copy c->copy of the store: its address and its value's nodes. */
+static bool build_copy(kr_ctx *c, LLVMValueRef store, kn_addr *addr, kn_type *out_type, int32_t *value) {
+  LLVMValueRef v = LLVMGetOperand(store, 0);
+  if (!kr_type_of(LLVMTypeOf(v), out_type)) return kr_fail(c, "stores an unsupported type");
+  /* A narrow store of a truncated value: the descriptor truncates. */
+  if ((*out_type == KN_I8 || *out_type == KN_I16) && LLVMIsATruncInst(v)) v = LLVMGetOperand(v, 0);
+  kr_affine a = kr_address(c, LLVMGetOperand(store, 1));
+  if (!a.ok || !kr_to_addr(c, &a, 0, c->depth == 2 ? 1 : -1, 1, addr))
+    return kr_fail(c, "non-affine address");
+  c->nmemo = 0;
+  *value = kr_expr(c, v);
+  if (*value < 0) return false;
+  if (c->copy == 0) kr_add_range(c, &a, kr_type_size(*out_type), true);
+  return true;
+}
+
+bool kr_map(kr_ctx *c) {
+  LLVMValueRef stores[MAX_STORES];
+  int copy_of[MAX_STORES];
+  int n = collect_stores(c, stores);
+  if (n < 0 || !number_copies(c, stores, n, copy_of)) return false;
+  c->copies = n;
+  if (!kr_set_trips(c, (unsigned)n)) return false;
+  kn_map *m = &c->out->desc.map;
+  unsigned first = 0, count = 0;
+  for (int copy = 0; copy < n; copy++) {
+    int s = 0;
+    while (copy_of[s] != copy) s++;
+    c->copy = copy;
+    unsigned start = c->nnodes;
+    int nranges = c->out->nranges;
+    kn_addr addr;
+    kn_type type;
+    int32_t value = -1;
+    if (!build_copy(c, stores[s], &addr, &type, &value)) return false;
+    if (copy == 0) {
+      first = start;
+      count = c->nnodes - start;
+      *m = (kn_map){.ndims = (unsigned)c->depth, .out_type = type, .out_addr = addr, .value = value};
+      continue;
+    }
+    bool same = type == m->out_type && c->nnodes - start == count && kr_same_nodes(c, first, start, count) &&
+                addr.c0 == m->out_addr.c0 && addr.iv_coeff[0] == m->out_addr.iv_coeff[0] &&
+                addr.iv_coeff[1] == m->out_addr.iv_coeff[1];
+    if (!same) return kr_fail(c, "unrolled copies differ");
+    c->nnodes = start;
+    c->out->nranges = nranges;
+  }
+  for (int d = 0; d < c->depth; d++) m->trip[d] = c->trips[d];
+  c->out->desc.kind = KN_MAP;
+  return check_dependences(c, &m->out_addr, first, count);
+}

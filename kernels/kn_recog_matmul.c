@@ -1,0 +1,215 @@
+/* kn_recog_matmul.c: C[i][j] (+)= sum_k A[i][k] * B[k][j] in ijk order (a
+ * sum into an accumulator, stored after the k loop) and ikj order (C
+ * updated in place per k, which keeps each element's terms in k order). */
+#include <string.h>
+
+#include "kn_recog.h"
+
+#define MAX_COPIES 32
+
+typedef struct {
+  int di, dj, dk;          /* chain dims of i, j, k */
+  kn_mm_type type;
+  bool ab_signed;
+  kr_affine a, b, c;
+} mm_parts;
+
+/* An operand of the product: a load, or an i8 load widened to i32. */
+static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type, bool *sign) {
+  *sign = false;
+  if ((LLVMIsASExtInst(v) || LLVMIsAZExtInst(v)) && LLVMIsALoadInst(LLVMGetOperand(v, 0))) {
+    *sign = LLVMIsASExtInst(v) != NULL;
+    v = LLVMGetOperand(v, 0);
+    kn_type t;
+    if (!kr_type_of(LLVMTypeOf(v), &t) || t != KN_I8) return kr_fail(c, "matmul of an unsupported type");
+    *type = KN_MM_I8_I32;
+  } else if (LLVMIsALoadInst(v)) {
+    kn_type t;
+    if (!kr_type_of(LLVMTypeOf(v), &t)) return kr_fail(c, "matmul of an unsupported type");
+    if (t == KN_F32) *type = KN_MM_F32;
+    else if (t == KN_F64) *type = KN_MM_F64;
+    else if (t == KN_I32) *type = KN_MM_I32;
+    else return kr_fail(c, "matmul of an unsupported type");
+  } else {
+    return kr_fail(c, "matmul operand is not a load");
+  }
+  *addr = kr_address(c, LLVMGetOperand(v, 0));
+  return addr->ok ? true : kr_fail(c, "non-affine address");
+}
+
+/* p = A * B: which load is A (no j term) and which is B (no i term). */
+static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
+  LLVMOpcode op = LLVMIsABinaryOperator(p) ? LLVMGetInstructionOpcode(p) : 0;
+  if (op != LLVMMul && op != LLVMFMul) return kr_fail(c, "not a sum of products");
+  kr_affine x, y;
+  kn_mm_type tx, ty;
+  bool sx, sy;
+  if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy))
+    return false;
+  if (tx != ty || sx != sy || (op == LLVMFMul) != (tx == KN_MM_F32 || tx == KN_MM_F64))
+    return kr_fail(c, "matmul operands of mixed types");
+  bool x_is_a = kr_coeff(&x, m->dj) == 0;
+  m->a = x_is_a ? x : y;
+  m->b = x_is_a ? y : x;
+  m->type = tx;
+  m->ab_signed = sx;
+  if (kr_coeff(&m->a, m->dj) || kr_coeff(&m->b, m->di)) return kr_fail(c, "not a matmul access pattern");
+  return true;
+}
+
+static unsigned elem_size(kn_mm_type t, bool is_c) {
+  if (t == KN_MM_I8_I32) return is_c ? 4 : 1;
+  return t == KN_MM_F64 ? 8 : 4;
+}
+
+/* Splits a's terms into the matrix layout over (row, col) dims. */
+static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, unsigned esize, kn_layout *out) {
+  kn_size *stride[2] = {&out->row_stride, &out->col_stride};
+  int dims[2] = {row, col};
+  memset(out, 0, sizeof *out);
+  bool has_offset = false;
+  for (int i = 0; i < a->n; i++) {
+    const kr_term *t = &a->t[i];
+    int k = t->dim == dims[0] ? 0 : t->dim == dims[1] ? 1 : t->dim < 0 ? 2 : 3;
+    if (k == 3) return kr_fail(c, "not a matmul access pattern");
+    bool param_ok = t->param && t->coeff == (int64_t)(k == 2 ? 1 : esize);
+    if (t->param && (!param_ok || (k == 2 && (has_offset || a->c != 0))))
+      return kr_fail(c, "matrix layout not expressible");
+    int p = t->param ? kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param}) : 0;
+    if (p < 0) return kr_fail(c, "too many live values");
+    if (k == 2) {
+      out->offset = (kn_size){true, p};
+      has_offset = true;
+    } else if (t->param) {
+      *stride[k] = (kn_size){true, p};
+    } else {
+      if (t->coeff % (int64_t)esize) return kr_fail(c, "misaligned matrix stride");
+      *stride[k] = (kn_size){false, t->coeff / (int64_t)esize};
+    }
+  }
+  if (!has_offset) out->offset = (kn_size){false, a->c};
+  return true;
+}
+
+static bool same_affine(const kr_affine *x, const kr_affine *y) {
+  if (x->c != y->c || x->n != y->n) return false;
+  for (int i = 0; i < x->n; i++) {
+    bool found = false;
+    for (int k = 0; k < y->n; k++)
+      found |= x->t[i].coeff == y->t[k].coeff && x->t[i].dim == y->t[k].dim && x->t[i].param == y->t[k].param;
+    if (!found) return false;
+  }
+  return true;
+}
+
+static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
+  kn_matmul *mm = &c->out->desc.matmul;
+  *mm = (kn_matmul){.m = c->trips[m->di], .n = c->trips[m->dj], .k = c->trips[m->dk], .type = m->type,
+                    .ab_signed = m->ab_signed, .accumulate = accumulate, .align = 1};
+  unsigned ab = elem_size(m->type, false), cs = elem_size(m->type, true);
+  if (!layout(c, &m->a, m->di, m->dk, ab, &mm->a) || !layout(c, &m->b, m->dk, m->dj, ab, &mm->b) ||
+      !layout(c, &m->c, m->di, m->dj, cs, &mm->c))
+    return false;
+  kr_add_range(c, &m->a, ab, false);
+  kr_add_range(c, &m->b, ab, false);
+  kr_add_range(c, &m->c, cs, true);
+  c->out->check_overlap = true;
+  c->out->desc.kind = KN_MATMUL;
+  return true;
+}
+
+/* ikj: every copy of `C = C + A*B` in the innermost (j) loop. */
+static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_of) {
+  mm_parts m0 = {.di = 0, .dk = 1, .dj = 2};
+  for (int copy = 0; copy < n; copy++) {
+    int s = 0;
+    while (copy_of[s] != copy) s++;
+    c->copy = copy;
+    mm_parts m = m0;
+    LLVMValueRef sum = LLVMGetOperand(stores[s], 0);
+    LLVMOpcode op = LLVMIsABinaryOperator(sum) ? LLVMGetInstructionOpcode(sum) : 0;
+    if (op != LLVMAdd && op != LLVMFAdd) return kr_fail(c, "not a matmul update");
+    m.c = kr_address(c, LLVMGetOperand(stores[s], 1));
+    int k = LLVMIsALoadInst(LLVMGetOperand(sum, 0)) ? 0 : 1;
+    LLVMValueRef old = LLVMGetOperand(sum, (unsigned)k);
+    kr_affine o = LLVMIsALoadInst(old) ? kr_address(c, LLVMGetOperand(old, 0)) : (kr_affine){0};
+    if (!m.c.ok || !o.ok || !same_affine(&o, &m.c)) return kr_fail(c, "loop-carried dependence");
+    if (!product(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m) || kr_coeff(&m.c, m.dk))
+      return kr_fail(c, "not a matmul access pattern");
+    if (copy == 0) m0 = m;
+    else if (m.type != m0.type || !same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b) ||
+             !same_affine(&m.c, &m0.c))
+      return kr_fail(c, "unrolled copies differ");
+  }
+  return finish(c, &m0, true);
+}
+
+/* ijk: the k loop sums products into a phi; the j loop stores it. */
+static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
+  LLVMValueRef phi, latch, terms[MAX_COPIES];
+  int nterms, copy_of[MAX_COPIES];
+  if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
+  c->copies = nterms;
+  if (!kr_set_trips(c, (unsigned)nterms)) return false;
+  mm_parts m0 = {.di = 0, .dj = 1, .dk = 2};
+  for (int copy = 0; copy < nterms; copy++) {
+    int t = 0;
+    while (copy_of[t] != copy) t++;
+    c->copy = copy;
+    mm_parts m = m0;
+    if (!product(c, terms[t], &m)) return false;
+    if (copy == 0) m0 = m;
+    else if (!same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b)) return kr_fail(c, "unrolled copies differ");
+  }
+  LLVMValueRef v = LLVMGetOperand(store, 0);
+  if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
+  if (v != latch) return kr_fail(c, "stores something other than the sum");
+  c->copy = 0;
+  c->copies = 1;
+  m0.c = kr_address(c, LLVMGetOperand(store, 1));
+  if (!m0.c.ok) return kr_fail(c, "non-affine address");
+  LLVMValueRef init = NULL;
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+    if (!kn_loop_contains_block(c->chain[2], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
+  bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
+                       (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
+  bool accumulate = false;
+  if (!zero) {
+    kr_affine o = init && LLVMIsALoadInst(init) ? kr_address(c, LLVMGetOperand(init, 0)) : (kr_affine){0};
+    if (!o.ok || !same_affine(&o, &m0.c)) return kr_fail(c, "sum starts from an unsupported value");
+    accumulate = true;
+  }
+  return finish(c, &m0, accumulate);
+}
+
+bool kr_matmul(kr_ctx *c) {
+  LLVMValueRef stores[MAX_COPIES] = {0};
+  int n = 0;
+  const kn_loop *root = c->chain[0];
+  for (int b = 0; b < root->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAStoreInst(i)) continue;
+      if (n == MAX_COPIES) return kr_fail(c, "stores to more than one array");
+      stores[n++] = i;
+    }
+  if (n == 0) return kr_fail(c, "no store");
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
+  if (kn_loop_contains_block(c->chain[2], bb, c->cfg)) {
+    int64_t keys[MAX_COPIES];
+    int copy_of[MAX_COPIES];
+    kr_affine first = {0};
+    for (int i = 0; i < n; i++) {
+      kr_affine a = kr_address(c, LLVMGetOperand(stores[i], 1));
+      if (!a.ok) return kr_fail(c, "non-affine address");
+      if (i == 0) first = a;
+      keys[i] = a.c;
+    }
+    if (!kr_assign_copies(keys, n, kr_coeff(&first, 2), copy_of)) return kr_fail(c, "stores to more than one array");
+    c->copies = n;
+    return kr_set_trips(c, (unsigned)n) && matmul_ikj(c, stores, n, copy_of);
+  }
+  if (n != 1) return kr_fail(c, "stores to more than one array");
+  if (!kn_loop_contains_block(c->chain[1], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
+  return matmul_ijk(c, stores[0]);
+}

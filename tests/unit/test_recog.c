@@ -1,0 +1,351 @@
+/* test_recog.c: Check suite "recog": C loops from tests/gpu/detect compiled
+ * to Wasm (clang-19), then to host IR (twasmc --emit-llvm), recognised. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/IRReader.h>
+
+#include "../../kernels/kn_recog.h"
+
+#ifndef DETECT_DIR
+#define DETECT_DIR "tests/gpu/detect"
+#endif
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  tw_arena arena;
+  kn_recog_result res;
+  bool skipped;
+} fixture;
+
+static const char *twasmc_path(void) {
+  const char *p = getenv("TWASMC");
+  return p ? p : "build/bin/twasmc";
+}
+
+static bool have_tools(void) {
+  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(twasmc_path(), X_OK) == 0;
+}
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+/* The function the module exports as `name`: @wasm_f<index>. */
+static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
+  LLVMValueRef table = LLVMGetNamedGlobal(mod, "twasm_exports");
+  ck_assert_msg(table != NULL, "no export table");
+  LLVMValueRef init = LLVMGetInitializer(table);
+  for (int i = 0; i < LLVMGetNumOperands(init); i++) {
+    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
+    size_t len;
+    const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
+    if (strcmp(s, name) != 0 || LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0) continue;
+    char fn[32];
+    snprintf(fn, sizeof fn, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
+    return LLVMGetNamedFunction(mod, fn);
+  }
+  ck_abort_msg("no export %s", name);
+  return NULL;
+}
+
+static void recognise(fixture *f, const char *file, const char *export, bool reassociate) {
+  memset(f, 0, sizeof *f);
+  if (!have_tools()) {
+    printf("recog: skipping %s: clang-19 or %s missing\n", file, twasmc_path());
+    f->skipped = true;
+    return;
+  }
+  char dir[] = "/tmp/recog-test-XXXXXX", cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry -Wl,--export-all "
+           "%s/%s -o %s/m.wasm && %s --emit-llvm %s/m.wasm -o %s/m.ll",
+           DETECT_DIR, file, dir, twasmc_path(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(cmd, sizeof cmd, "%s/m.ll", dir);
+  char *ir = read_all(cmd);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  f->ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), file);
+  free(ir);
+  char *msg = NULL;
+  if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  kn_recog_opts opts = {.fp_reassociate = reassociate};
+  ck_assert(kn_recognise_opts(exported(f->mod, export), &opts, &f->res, &f->arena));
+}
+
+static void release(fixture *f) {
+  if (f->skipped) return;
+  tw_arena_free(&f->arena);
+  LLVMDisposeModule(f->mod);
+  LLVMContextDispose(f->ctx);
+}
+
+static void dump(const fixture *f) {
+  for (int i = 0; i < f->res.nnests; i++)
+    fprintf(stderr, "  nest %d: %s\n", i, f->res.nests[i].ok ? "ok" : f->res.nests[i].reason);
+}
+
+/* The one recognised nest of the given kind. */
+static const kn_recog_nest *found(const fixture *f, kn_kind kind) {
+  for (int i = 0; i < f->res.nnests; i++)
+    if (f->res.nests[i].ok && f->res.nests[i].desc.kind == kind) return &f->res.nests[i];
+  dump(f);
+  ck_abort_msg("no nest of kind %d", kind);
+  return NULL;
+}
+
+/* No nest recognised, and one was rejected for `reason`. */
+static void rejected(const fixture *f, const char *reason) {
+  bool seen = false;
+  for (int i = 0; i < f->res.nnests; i++) {
+    if (f->res.nests[i].ok) dump(f);
+    ck_assert_msg(!f->res.nests[i].ok, "nest %d recognised", i);
+    seen |= strstr(f->res.nests[i].reason, reason) != NULL;
+  }
+  if (!seen) dump(f);
+  ck_assert_msg(seen, "no nest rejected for: %s", reason);
+}
+
+static const kn_expr *node(const kn_recog_nest *n, int32_t i) {
+  ck_assert_int_ge(i, 0);
+  ck_assert_uint_lt((unsigned)i, n->desc.nnodes);
+  return &n->desc.nodes[i];
+}
+
+static int count_op(const kn_recog_nest *n, kn_op op) {
+  int k = 0;
+  for (unsigned i = 0; i < n->desc.nnodes; i++) k += n->desc.nodes[i].op == op;
+  return k;
+}
+
+/* ---- Maps ---------------------------------------------------------------- */
+
+START_TEST(saxpy) {
+  fixture f;
+  recognise(&f, "saxpy.c", "saxpy", false);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MAP);
+  const kn_map *m = &n->desc.map;
+  ck_assert_uint_eq(m->ndims, 1);
+  ck_assert_int_eq(m->out_type, KN_F32);
+  ck_assert_int_eq(m->out_addr.iv_coeff[0], 4);
+  ck_assert(m->trip[0].is_param);
+  ck_assert_int_eq(n->binds[m->trip[0].value].kind, KN_BIND_TRIP);
+  ck_assert_int_eq(node(n, m->value)->op, KN_E_ADD);
+  ck_assert_int_eq(count_op(n, KN_E_LOAD), 2);
+  ck_assert_int_eq(count_op(n, KN_E_MUL), 1);
+  ck_assert(n->check_overlap);
+  ck_assert_int_eq(n->nranges, 3);
+  release(&f);
+}
+END_TEST
+
+START_TEST(jacobi) {
+  fixture f;
+  recognise(&f, "jacobi.c", "jacobi", false);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MAP);
+  const kn_map *m = &n->desc.map;
+  ck_assert_uint_eq(m->ndims, 2);
+  ck_assert(!m->trip[0].is_param && !m->trip[1].is_param);
+  ck_assert_int_eq(m->trip[0].value, 254);
+  ck_assert_int_eq(m->trip[1].value, 254);
+  ck_assert_int_eq(m->out_addr.iv_coeff[0], 1024);
+  ck_assert_int_eq(m->out_addr.iv_coeff[1], 4);
+  ck_assert_int_eq(count_op(n, KN_E_LOAD), 5);
+  /* Every load is at a constant offset from its neighbours. */
+  for (unsigned i = 0; i < n->desc.nnodes; i++)
+    if (n->desc.nodes[i].op == KN_E_LOAD) {
+      ck_assert_int_eq(n->desc.nodes[i].load.addr.iv_coeff[0], 1024);
+      ck_assert_int_eq(n->desc.nodes[i].load.addr.iv_coeff[1], 4);
+    }
+  ck_assert(n->check_overlap);
+  release(&f);
+}
+END_TEST
+
+/* ---- Reductions ---------------------------------------------------------- */
+
+static void check_reduce(const char *file, const char *export, kn_red_op op, kn_type type) {
+  fixture f;
+  recognise(&f, file, export, false);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_REDUCE);
+  const kn_reduce *r = &n->desc.reduce;
+  ck_assert_int_eq(r->op, op);
+  ck_assert_int_eq(r->type, type);
+  ck_assert(r->trip.is_param);
+  ck_assert(n->result != NULL);
+  ck_assert_int_eq(n->binds[r->init_param].kind, KN_BIND_VALUE);
+  release(&f);
+}
+
+START_TEST(dot_i32) { check_reduce("dot_i32.c", "dot_i32", KN_RED_ADD, KN_I32); }
+END_TEST
+
+START_TEST(dot_i64) { check_reduce("dot_i64.c", "dot_i64", KN_RED_ADD, KN_I64); }
+END_TEST
+
+START_TEST(max_i32) { check_reduce("max_i32.c", "max_i32", KN_RED_SMAX, KN_I32); }
+END_TEST
+
+START_TEST(dot_f32) {
+  fixture f;
+  recognise(&f, "dot_f32.c", "dot_f32", false);
+  if (f.skipped) return;
+  rejected(&f, "float reduction needs --fp-reassociate");
+  release(&f);
+  recognise(&f, "dot_f32.c", "dot_f32", true);
+  const kn_recog_nest *n = found(&f, KN_REDUCE);
+  ck_assert_int_eq(n->desc.reduce.type, KN_F32);
+  ck_assert(n->desc.reduce.reassociate);
+  release(&f);
+}
+END_TEST
+
+/* ---- Matmuls ------------------------------------------------------------- */
+
+static const kn_matmul *check_matmul(fixture *f, const char *file, kn_mm_type type, bool accumulate) {
+  recognise(f, file, "matmul", false);
+  if (f->skipped) return NULL;
+  const kn_matmul *mm = &found(f, KN_MATMUL)->desc.matmul;
+  ck_assert_int_eq(mm->type, type);
+  ck_assert_int_eq(mm->accumulate, accumulate);
+  return mm;
+}
+
+static void check_const_layout(const kn_layout *l, int64_t rows, int64_t cols) {
+  ck_assert(!l->row_stride.is_param && !l->col_stride.is_param);
+  ck_assert_int_eq(l->row_stride.value, rows);
+  ck_assert_int_eq(l->col_stride.value, cols);
+  ck_assert(l->offset.is_param);
+}
+
+static void check_sizes(const kn_matmul *mm, int64_t m, int64_t n, int64_t k) {
+  ck_assert(!mm->m.is_param && !mm->n.is_param && !mm->k.is_param);
+  ck_assert_int_eq(mm->m.value, m);
+  ck_assert_int_eq(mm->n.value, n);
+  ck_assert_int_eq(mm->k.value, k);
+}
+
+START_TEST(matmul_ijk_f32) {
+  fixture f;
+  const kn_matmul *mm = check_matmul(&f, "matmul_ijk_f32.c", KN_MM_F32, false);
+  if (!mm) return;
+  check_sizes(mm, 64, 48, 32);
+  check_const_layout(&mm->a, 32, 1);
+  check_const_layout(&mm->b, 48, 1);
+  check_const_layout(&mm->c, 48, 1);
+  release(&f);
+}
+END_TEST
+
+START_TEST(matmul_ikj_f32) {
+  fixture f;
+  const kn_matmul *mm = check_matmul(&f, "matmul_ikj_f32.c", KN_MM_F32, true);
+  if (!mm) return;
+  check_sizes(mm, 64, 48, 32);
+  check_const_layout(&mm->a, 32, 1);
+  check_const_layout(&mm->b, 48, 1);
+  check_const_layout(&mm->c, 48, 1);
+  release(&f);
+}
+END_TEST
+
+START_TEST(matmul_ikj_i32) {
+  fixture f;
+  const kn_matmul *mm = check_matmul(&f, "matmul_ikj_i32.c", KN_MM_I32, true);
+  if (!mm) return;
+  check_sizes(mm, 32, 32, 32);
+  release(&f);
+}
+END_TEST
+
+START_TEST(matmul_i8) {
+  fixture f;
+  const kn_matmul *mm = check_matmul(&f, "matmul_i8.c", KN_MM_I8_I32, false);
+  if (!mm) return;
+  ck_assert(mm->ab_signed);
+  check_sizes(mm, 32, 32, 64);
+  check_const_layout(&mm->a, 64, 1);
+  check_const_layout(&mm->b, 32, 1);
+  release(&f);
+}
+END_TEST
+
+/* ---- Rejections ---------------------------------------------------------- */
+
+static void check_rejected(const char *file, const char *export, const char *reason) {
+  fixture f;
+  recognise(&f, file, export, false);
+  if (f.skipped) return;
+  rejected(&f, reason);
+  release(&f);
+}
+
+START_TEST(neg_call) { check_rejected("neg_call.c", "apply", "calls a function"); }
+END_TEST
+
+START_TEST(neg_two_stores) { check_rejected("neg_two_stores.c", "split", "stores to more than one array"); }
+END_TEST
+
+START_TEST(neg_dependence) { check_rejected("neg_dependence.c", "recur", "loop-carried dependence"); }
+END_TEST
+
+START_TEST(neg_ahead) { check_rejected("neg_ahead.c", "shift", "loop-carried dependence"); }
+END_TEST
+
+/* LLVM has already turned the dependence into a[0] + i. */
+START_TEST(neg_counter) { check_rejected("neg_counter.c", "prefix", "uses a loop counter as a value"); }
+END_TEST
+
+START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
+END_TEST
+
+static Suite *recog_suite(void) {
+  Suite *s = suite_create("recog");
+  TCase *tc = tcase_create("detect");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, saxpy);
+  tcase_add_test(tc, jacobi);
+  tcase_add_test(tc, dot_i32);
+  tcase_add_test(tc, dot_i64);
+  tcase_add_test(tc, max_i32);
+  tcase_add_test(tc, dot_f32);
+  tcase_add_test(tc, matmul_ijk_f32);
+  tcase_add_test(tc, matmul_ikj_f32);
+  tcase_add_test(tc, matmul_ikj_i32);
+  tcase_add_test(tc, matmul_i8);
+  tcase_add_test(tc, neg_call);
+  tcase_add_test(tc, neg_two_stores);
+  tcase_add_test(tc, neg_dependence);
+  tcase_add_test(tc, neg_ahead);
+  tcase_add_test(tc, neg_counter);
+  tcase_add_test(tc, neg_div);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(recog_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
