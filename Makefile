@@ -111,6 +111,10 @@ $(B)/examples/%: $(B)/examples/%.wasm $(TWASMC) $(LIBRT)
 run-example: $(B)/examples/hello
 	$(B)/examples/hello world
 
+# ---- benchmarks (figures, not tests) ------------------------------------------
+bench: $(TWASMC) $(LIBRT)
+	TWASMC=$(TWASMC) bash tests/bench/cpu.sh
+
 # ---- install ----------------------------------------------------------------
 LIBDIR := $(PREFIX)/lib
 $(B)/twasm-rt.pc:
