@@ -125,16 +125,28 @@ static void build_stack_check(low_fn *f) {
   LLVMValueRef zero = LLVMConstInt(mc->t_i32, 0, false);
   LLVMValueRef frame = LLVMBuildCall2(f->b, decl_ty, decl, &zero, 1, "frame");
   LLVMValueRef sp = LLVMBuildPtrToInt(f->b, frame, mc->t_i64, "");
-  LLVMValueRef limit = LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit");
+  /* Constant while any Wasm frame is live (only the outermost twasm_call
+   * sets it), so checks of inlined callees can merge. */
+  LLVMValueRef limit = mark_invariant(f, LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit"));
   LLVMValueRef low = LLVMBuildICmp(f->b, LLVMIntULT, sp, limit, "");
   low_trap_if(f, low, TWASM_TRAP_STACK_EXHAUSTED, f->func->body_offset);
+}
+
+/* A function that calls nothing and has few locals uses a small, bounded
+ * frame: the runtime keeps far more than that below the limit, so only
+ * functions that can call deeper need the check. */
+static bool needs_stack_check(const wasm_func *fn) {
+  if (fn->nlocals > 512) return true;
+  for (uint32_t i = 0; i < fn->ncode; i++)
+    if (fn->code[i].op == OP_CALL || fn->code[i].op == OP_CALL_INDIRECT) return true;
+  return false;
 }
 
 static void build_entry(low_fn *f) {
   LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
   f->vmctx = LLVMGetParam(f->fn, 0);
   build_locals(f);
-  build_stack_check(f);
+  if (needs_stack_check(f->func)) build_stack_check(f);
   if (f->mc->m->nmems > 0) {
     f->mem_base = low_vmctx_load(f, 0, f->mc->t_ptr, "mem_base");
     f->mem_obj = low_vmctx_load(f, 8, f->mc->t_ptr, "mem");

@@ -36,7 +36,13 @@ typedef struct low_module_ctx {
   LLVMTypeRef table_fill_ty; LLVMValueRef table_fill_fn;
   LLVMTypeRef elem_drop_ty;  LLVMValueRef elem_drop_fn;
   LLVMValueRef stack_limit;  /* @twasm_rt_stack_limit */
+  /* TBAA access tags: linear memory and global cells never alias, so a
+   * store to memory need not reload a global (e.g. __stack_pointer). */
+  LLVMValueRef tbaa_memory, tbaa_global;
 } low_module_ctx;
+
+/* Tags a load or store with one of mc's TBAA access tags. */
+void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
 
 /* LLVM type of a Wasm value type (refs are ptr). */
 LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype);

@@ -70,6 +70,7 @@ static void emit_load(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
   LLVMValueRef v = LLVMBuildLoad2(f->b, mem_ty, ptr, "");
   LLVMSetAlignment(v, 1);
+  low_tbaa(f->mc, v, f->mc->tbaa_memory);
   if (mem_ty != value_ty)
     v = a->is_signed ? LLVMBuildSExt(f->b, v, value_ty, "") : LLVMBuildZExt(f->b, v, value_ty, "");
   low_push(f, v);
@@ -81,7 +82,9 @@ static void emit_store(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMValueRef v = low_pop(f);
   LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
   if (mem_ty != value_ty) v = LLVMBuildTrunc(f->b, v, mem_ty, "");
-  LLVMSetAlignment(LLVMBuildStore(f->b, v, ptr), 1);
+  LLVMValueRef st = LLVMBuildStore(f->b, v, ptr);
+  LLVMSetAlignment(st, 1);
+  low_tbaa(f->mc, st, f->mc->tbaa_memory);
 }
 
 /* In guard mode the fault of a load is its bounds check, and LLVM deletes

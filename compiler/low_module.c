@@ -188,6 +188,26 @@ static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
   LLVMDisposeBuilder(b);
 }
 
+/* Scalar TBAA type nodes under one root, used as access tags. */
+static void init_tbaa(low_module_ctx *mc) {
+  LLVMContextRef c = mc->ctx;
+  LLVMMetadataRef root_name = LLVMMDStringInContext2(c, "twasm tbaa", 10);
+  LLVMMetadataRef root = LLVMMDNodeInContext2(c, &root_name, 1);
+  LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(mc->t_i64, 0, false));
+  const char *names[2] = {"wasm linear memory", "wasm global cell"};
+  LLVMValueRef *tags[2] = {&mc->tbaa_memory, &mc->tbaa_global};
+  for (int i = 0; i < 2; i++) {
+    LLVMMetadataRef type_ops[] = {LLVMMDStringInContext2(c, names[i], strlen(names[i])), root, zero};
+    LLVMMetadataRef type = LLVMMDNodeInContext2(c, type_ops, 3);
+    LLVMMetadataRef tag_ops[] = {type, type, zero};
+    *tags[i] = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, tag_ops, 3));
+  }
+}
+
+void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag) {
+  LLVMSetMetadata(access, LLVMGetMDKindIDInContext(mc->ctx, "tbaa", 4), tag);
+}
+
 static void init_types(low_module_ctx *mc) {
   LLVMContextRef c = mc->ctx;
   mc->t_void = LLVMVoidTypeInContext(c);
@@ -206,6 +226,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
   low_module_ctx mc = {.ctx = ctx, .m = m, .opt = opt};
   mc.mod = LLVMModuleCreateWithNameInContext(opt->module_name ? opt->module_name : "wasm", ctx);
   init_types(&mc);
+  init_tbaa(&mc);
   mc.fn_types = tw_arena_alloc(&mc.arena, (m->ntypes + 1) * sizeof *mc.fn_types);
   for (uint32_t t = 0; t < m->ntypes; t++) mc.fn_types[t] = native_type(&mc, &m->types[t]);
   mc.funcs = tw_arena_alloc(&mc.arena, (m->nfuncs + 1) * sizeof *mc.funcs);

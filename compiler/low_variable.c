@@ -2,8 +2,6 @@
  * vmctx's global cells. */
 #include "low_internal.h"
 
-/* Temporary declaration until low_internal.h carries it (low_func.c). */
-
 /* Pointer to the 8-byte cell of global i: vmctx->globals[i], which never
  * changes once the instance exists (the value inside it may). */
 static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
@@ -13,12 +11,14 @@ static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
 static void emit_global_get(low_fn *f, uint32_t global_index) {
   const wasm_global *g = &f->mc->m->globals[global_index];
   LLVMValueRef cell = global_cell(f, global_index);
-  low_push(f, LLVMBuildLoad2(f->b, low_valtype(f->mc, g->valtype), cell, "global"));
+  LLVMValueRef v = LLVMBuildLoad2(f->b, low_valtype(f->mc, g->valtype), cell, "global");
+  low_tbaa(f->mc, v, f->mc->tbaa_global);
+  low_push(f, v);
 }
 
 static void emit_global_set(low_fn *f, uint32_t global_index) {
   LLVMValueRef v = low_pop(f);
-  LLVMBuildStore(f->b, v, global_cell(f, global_index));
+  low_tbaa(f->mc, LLVMBuildStore(f->b, v, global_cell(f, global_index)), f->mc->tbaa_global);
 }
 
 static LLVMValueRef local_get(low_fn *f, uint32_t i) {

@@ -49,6 +49,8 @@ rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max
   void *base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) goto fail;
+  /* A hint: fewer TLB misses on large heaps; failure changes nothing. */
+  (void)madvise(base, RT_MEMORY_RESERVE, MADV_HUGEPAGE);
   uint64_t bytes = min_pages * TWASM_PAGE_SIZE;
   if ((bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) ||
       !registry_add((uintptr_t)base)) {
