@@ -32,7 +32,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
+.PHONY: examples-check fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 $(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx
@@ -73,6 +73,7 @@ $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx -
 check: all
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory programs
+	$(MAKE) --no-print-directory examples-check
 	$(MAKE) --no-print-directory install-test
 	$(MAKE) --no-print-directory spec-both
 
@@ -110,6 +111,16 @@ $(B)/examples/%: $(B)/examples/%.wasm $(TWASMC) $(LIBRT)
 	$(TWASMC) $< -o $@
 run-example: $(B)/examples/hello
 	$(B)/examples/hello world
+
+# Each example's output (args from NAME.args, stdin from NAME.input) must
+# match NAME.expected.
+examples-check: $(EXAMPLES)
+	@set -e; for exe in $(EXAMPLES); do n=$$(basename $$exe); \
+	  args=$$(cat examples/$$n.args 2>/dev/null || true); \
+	  in=examples/$$n.input; [ -f $$in ] || in=/dev/null; \
+	  $$exe $$args < $$in | diff -u examples/$$n.expected - >/dev/null \
+	    || { echo "examples: FAIL $$n"; exit 1; }; done; \
+	  echo "examples: $(words $(EXAMPLES)) passed, 0 failed"
 
 # ---- benchmarks (figures, not tests) ------------------------------------------
 bench: $(TWASMC) $(LIBRT)
