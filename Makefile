@@ -88,11 +88,12 @@ install-test: all
 
 SPEC_FILES = $(filter-out $(wildcard $(SPEC_DIR)/simd_*.wast),$(wildcard $(SPEC_DIR)/*.wast))
 spec: $(SPECRUN)
-	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$(SPEC_BOUNDS) $(SPEC_FILES)
+	@echo "spec: $(words $(SPEC_FILES)) files of $(SPEC_DIR), bounds checks: $(SPEC_BOUNDS)"
+	@$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$(SPEC_BOUNDS) $(SPEC_FILES)
 
 spec-both: $(SPECRUN)
-	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=guard $(SPEC_FILES)
-	$(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=explicit $(SPEC_FILES)
+	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=guard
+	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=explicit
 
 clean:
 	rm -rf $(B)

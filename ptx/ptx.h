@@ -50,6 +50,25 @@ typedef struct {
 bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs,
                   unsigned narchs, tw_arena *arena, ptx_out *out, tw_diag *diag);
 
+/* Choices that trade exactness for speed, all off by default.  tf32
+ * (--tensor-cores=tf32): f32 matmuls on sm_80+ run on tensor cores with
+ * inputs rounded to tf32 (cvt.rna, 10 mantissa bits) and f32 accumulation
+ * in an unspecified order, so per element
+ *   |C - C_exact| <= (2^-10 + K * 2^-24) * sum_k |A[i][k] * B[k][j]|
+ * (two input roundings of 2^-11 each, then K f32 additions); below sm_80
+ * the exact kernel runs.  i8 matmuls use tensor cores without a flag (sm_80
+ * and up): they are exact.  f64 has no such option: mma m8n8k4 adds four
+ * products inside one instruction, not in source order, so it is not
+ * bit-identical to separate mul/add. */
+typedef struct {
+  bool tf32;
+} ptx_options;
+
+/* ptx_generate with options (NULL: all off). */
+bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs,
+                       unsigned narchs, const ptx_options *opts, tw_arena *arena,
+                       ptx_out *out, tw_diag *diag);
+
 /* The grid for live param values (the rule of ptx_launch). */
 void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3]);
 

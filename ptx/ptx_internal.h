@@ -23,6 +23,7 @@ typedef struct {
   LLVMValueRef params[KN_MAX_PARAMS];  /* i64 */
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
+  unsigned sm;                   /* the arch being generated for */
 } ptx_gen;
 
 /* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
@@ -40,7 +41,11 @@ typedef struct {
   bool result_arg;
 } ptx_kind;
 
-extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul;
+extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma;
+
+/* ptx_wmma.c: whether a matmul takes the tensor-core kind (which itself
+ * falls back to the exact kernel on archs without the instructions). */
+bool ptx_wmma_applies(const kn_matmul *m, bool tf32);
 
 /* ptx_ir.c */
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,

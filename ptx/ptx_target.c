@@ -123,6 +123,7 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   LLVMContextRef ctx = LLVMContextCreate();
   ptx_gen g;
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
+  g.sm = sm;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
@@ -144,15 +145,28 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   return ok;
 }
 
+/* Matmuls that may run on tensor cores take the wmma kind. */
+static const ptx_kind *kind_of(const kn_desc *d, const ptx_options *opts) {
+  if (d->kind == KN_MATMUL && ptx_wmma_applies(&d->matmul, opts && opts->tf32))
+    return &ptx_kind_wmma;
+  return kinds[d->kind];
+}
+
 bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs, unsigned narchs,
                   tw_arena *arena, ptx_out *out, tw_diag *diag) {
+  return ptx_generate_opts(d, name, archs, narchs, NULL, arena, out, diag);
+}
+
+bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs,
+                       unsigned narchs, const ptx_options *opts, tw_arena *arena,
+                       ptx_out *out, tw_diag *diag) {
   if (!archs || !narchs) {
     archs = ptx_default_archs;
     narchs = ptx_ndefault_archs;
   }
   if ((unsigned)d->kind > KN_MATMUL || d->nparams > KN_MAX_PARAMS)
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel descriptor: bad kind or too many params");
-  const ptx_kind *kind = kinds[d->kind];
+  const ptx_kind *kind = kind_of(d, opts);
   if (!kind->check(d, diag)) return false;
   LLVMTargetRef target;
   if (!init_nvptx(diag, &target)) return false;

@@ -1,0 +1,272 @@
+/* wmma_mm.c: the tensor-core matmul kernels of ptx/ptx_wmma.c on a real
+ * GPU: int8 results bit-identical to a wrapping CPU reference (lone and
+ * batched 16x16x16, odd sizes through the unaligned path, 4096^3 sampled,
+ * i32 overflow), tf32 at 4096^3 within its documented bound of an f64
+ * reference, and timings (wall clock around the synchronising launch).
+ * Loads the PTX files that ptx_generate wrote into the directory given as
+ * argv[1] (mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx: sm_90; mm_s8_exact.ptx: the
+ * exact kernel).  Without a GPU it prints "skipped: <reason>".  Built here:
+ *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c \
+ *       runtime/cu_*.c -ldl -lpthread -lm -o wmma_mm */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cu.h"
+
+#define POOL_BYTES (448ull << 20)
+#define TILE 128
+
+static int failures;
+static unsigned char *pool;  /* managed memory: kernels get offsets into it */
+
+#define EXPECT(cond, ...)                                     \
+  do {                                                        \
+    if (!(cond)) {                                            \
+      failures++;                                             \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      printf(__VA_ARGS__);                                    \
+      printf("\n");                                           \
+    }                                                         \
+  } while (0)
+
+typedef struct {
+  int64_t m, n, k, a, b, c;  /* the kernel's params: sizes, byte offsets */
+} mm_args;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng >> 16);
+}
+
+static bool launch(const cu_kernel *k, const mm_args *p) {
+  void *mem = pool;
+  mm_args v = *p;
+  void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c};
+  cu_range ranges[] = {{pool, POOL_BYTES}};
+  cu_args args = {params, ranges, 1};
+  cu_dim3 grid = {(uint32_t)((p->n + TILE - 1) / TILE), (uint32_t)((p->m + TILE - 1) / TILE), 1};
+  cu_dim3 block = {16, 16, 1};
+  cu_error err;
+  bool ok = cu_launch(k, grid, block, 0, &args, &err);
+  EXPECT(ok, "%s", err.message);
+  return ok;
+}
+
+/* Seconds per launch, best of reps (after one warm-up launch). */
+static double time_launch(const cu_kernel *k, const mm_args *p, int reps) {
+  double best = INFINITY;
+  launch(k, p);
+  for (int r = 0; r < reps; r++) {
+    double t0 = now_s();
+    if (!launch(k, p)) return NAN;
+    double t = now_s() - t0;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* C[i][j] of an int8 matmul in wrapping uint32 arithmetic, as Wasm does. */
+static uint32_t ref_i8(const mm_args *p, bool sgn, int64_t i, int64_t j) {
+  const unsigned char *a = pool + p->a + i * p->k, *b = pool + p->b + j;
+  uint32_t acc = 0;
+  for (int64_t k = 0; k < p->k; k++) {
+    uint32_t x = sgn ? (uint32_t)(int32_t)(int8_t)a[k] : a[k];
+    uint32_t y = sgn ? (uint32_t)(int32_t)(int8_t)b[k * p->n] : b[k * p->n];
+    acc += x * y;
+  }
+  return acc;
+}
+
+/* Checks all elements, or `samples` random ones; returns wrong ones. */
+static int64_t check_i8(const mm_args *p, bool sgn, int64_t samples) {
+  const uint32_t *c = (const uint32_t *)(pool + p->c);
+  int64_t wrong = 0, total = samples ? samples : p->m * p->n;
+  for (int64_t s = 0; s < total; s++) {
+    int64_t i = samples ? next_rand() % p->m : s / p->n, j = samples ? next_rand() % p->n : s % p->n;
+    uint32_t want = ref_i8(p, sgn, i, j);
+    if (c[i * p->n + j] != want && wrong++ < 3)
+      printf("  C[%lld][%lld] = %u, want %u\n", (long long)i, (long long)j, c[i * p->n + j], want);
+  }
+  return wrong;
+}
+
+typedef enum { FILL_RANDOM, FILL_EXTREME } fill_kind;
+
+/* A at a, B after it, C after that; `skew` bytes shift A off 16-byte
+ * alignment to force the element-by-element path.  FILL_EXTREME makes 7 of
+ * 8 bytes `extreme` so that sums overflow i32. */
+static mm_args layout_i8(int64_t m, int64_t n, int64_t k, int64_t skew, fill_kind fill,
+                         unsigned char extreme) {
+  mm_args p = {m, n, k, 256 + skew, 0, 0};
+  p.b = (p.a + m * k + 255) / 256 * 256;
+  p.c = (p.b + k * n + 255) / 256 * 256;
+  for (int64_t x = 0; x < m * k + k * n; x++) {
+    int64_t at = x < m * k ? p.a + x : p.b + x - m * k;
+    uint32_t r = next_rand();
+    pool[at] = fill == FILL_RANDOM ? (unsigned char)r : (r & 7) ? extreme : (unsigned char)r;
+  }
+  memset(pool + p.c, 0xAB, (size_t)(m * n * 4));
+  return p;
+}
+
+static void prefetch_all(void) {
+  cu_error err;
+  EXPECT(cu_prefetch(pool, POOL_BYTES, &err), "%s", err.message);
+}
+
+static void test_i8(const char *what, const cu_kernel *k, bool sgn, int64_t m, int64_t n, int64_t kk,
+                    int64_t skew, fill_kind fill, int64_t samples) {
+  mm_args p = layout_i8(m, n, kk, skew, fill, sgn ? 0x80 : 0xff);
+  prefetch_all();
+  if (!launch(k, &p)) return;
+  if (fill == FILL_EXTREME) {
+    int64_t sum = 0;
+    for (int64_t q = 0; q < kk; q++)
+      sum += sgn ? (int8_t)pool[p.a + q] * (int8_t)pool[p.b + q * n] : pool[p.a + q] * pool[p.b + q * n];
+    printf("overflow: exact C[0][0] = %lld, wraps to %d\n", (long long)sum, (int32_t)(uint32_t)sum);
+  }
+  int64_t wrong = check_i8(&p, sgn, samples);
+  EXPECT(wrong == 0, "%s: %lld wrong", what, (long long)wrong);
+  printf("%s %s %lldx%lldx%lld: %s (%s)\n", what, sgn ? "s8" : "u8", (long long)m, (long long)n,
+         (long long)kk, wrong ? "WRONG" : "bit-identical", samples ? "sampled" : "every element");
+}
+
+/* 256 lone 16x16x16 matmuls, one launch each, every result checked. */
+static void test_batch16(const cu_kernel *k) {
+  int64_t wrong = 0;
+  double t0 = now_s();
+  for (int b = 0; b < 256; b++) {
+    mm_args p = {16, 16, 16, 256 + b * 4096, 512 + b * 4096, 768 + b * 4096};
+    for (int64_t x = 0; x < 256; x++) {
+      pool[p.a + x] = (unsigned char)next_rand();
+      pool[p.b + x] = (unsigned char)next_rand();
+    }
+    if (!launch(k, &p)) return;
+    wrong += check_i8(&p, true, 0);
+  }
+  double t = now_s() - t0;
+  EXPECT(wrong == 0, "batch: %lld wrong", (long long)wrong);
+  printf("batch of 256 lone 16x16x16 s8: %s, %.1f us per launch incl. host fill+check\n",
+         wrong ? "WRONG" : "bit-identical", t / 256 * 1e6);
+}
+
+static void bench_i8(const char *what, const cu_kernel *k, int64_t n, int reps) {
+  mm_args p = layout_i8(n, n, n, 0, FILL_RANDOM, 0);
+  prefetch_all();
+  double t = time_launch(k, &p, reps);
+  int64_t wrong = check_i8(&p, true, 4096);
+  EXPECT(wrong == 0, "%s: %lld of 4096 sampled wrong", what, (long long)wrong);
+  printf("%s s8 %lld^3: %.3f ms, %.1f TOPS, 4096 sampled elements %s\n", what, (long long)n, t * 1e3,
+         2.0 * (double)n * (double)n * (double)n / t / 1e12, wrong ? "WRONG" : "bit-identical");
+}
+
+/* tf32: |C - exact| <= (2^-10 + K 2^-24) sum_k |a b| (ptx.h). */
+static void bench_tf32(const cu_kernel *k, int64_t n, int reps) {
+  mm_args p = {n, n, n, 256, 256 + n * n * 4, 256 + 2 * n * n * 4};
+  float *a = (float *)(pool + p.a), *b = (float *)(pool + p.b), *c = (float *)(pool + p.c);
+  for (int64_t x = 0; x < n * n; x++) {
+    a[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
+    b[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
+  }
+  prefetch_all();
+  double t = time_launch(k, &p, reps);
+  double worst = 0;
+  int64_t wrong = 0;
+  for (int s = 0; s < 4096; s++) {
+    int64_t i = next_rand() % n, j = next_rand() % n;
+    double exact = 0, mag = 0;
+    for (int64_t q = 0; q < n; q++) {
+      exact += (double)a[i * n + q] * (double)b[q * n + j];
+      mag += fabs((double)a[i * n + q] * (double)b[q * n + j]);
+    }
+    double err = fabs((double)c[i * n + j] - exact), bound = (ldexp(1, -10) + (double)n * ldexp(1, -24)) * mag;
+    if (err / mag > worst) worst = err / mag;
+    if (!(err <= bound)) wrong++;
+  }
+  EXPECT(wrong == 0, "tf32: %lld of 4096 sampled beyond the bound", (long long)wrong);
+  printf("wmma tf32 %lld^3: %.3f ms, %.1f TFLOP/s, worst |err|/sum|ab| %.3g (bound %.3g)\n",
+         (long long)n, t * 1e3, 2.0 * (double)n * (double)n * (double)n / t / 1e12, worst,
+         ldexp(1, -10) + (double)n * ldexp(1, -24));
+}
+
+static char *read_file(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = calloc(1, (size_t)len + 1);
+  size_t got = fread(text, 1, (size_t)len, f);
+  fclose(f);
+  text[got] = '\0';
+  return text;
+}
+
+static bool load_kernel(const char *dir, const char *file, int sm, int isa, cu_kernel *k) {
+  char *text = read_file(dir, file);
+  if (!text) {
+    EXPECT(false, "cannot read %s/%s", dir, file);
+    return false;
+  }
+  cu_ptx set[] = {{sm, isa, text}};
+  cu_module *m = NULL;
+  cu_error err;
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
+  bool ok = cu_module_load(set, 1, &m, &err) && cu_module_kernel(m, strdup(name), k, &err);
+  EXPECT(ok, "%s: %s", file, err.message);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  setenv("TWASM_GPU_MEM_CAP", "1G", 0);
+  const char *dir = argc > 1 ? argv[1] : ".";
+  if (!cu_available()) {
+    printf("skipped: %s\n", cu_unavailable_reason());
+    return 0;
+  }
+  const cu_device_info *d = cu_device();
+  printf("device: %s sm_%d, driver %d\n", d->name, d->cc, d->driver_version);
+  cu_error err;
+  if (!cu_alloc_managed(POOL_BYTES, (void **)&pool, &err)) {
+    printf("FAIL: managed memory: %s\n", err.message);
+    return 1;
+  }
+  cu_kernel s8, u8, tf32, exact;
+  if (!load_kernel(dir, "mm_s8.ptx", 90, 78, &s8) || !load_kernel(dir, "mm_u8.ptx", 90, 78, &u8) ||
+      !load_kernel(dir, "mm_tf32.ptx", 90, 78, &tf32) ||
+      !load_kernel(dir, "mm_s8_exact.ptx", 75, 63, &exact)) {
+    printf("FAILED: kernels did not load\n");
+    return 1;
+  }
+  test_i8("lone", &s8, true, 16, 16, 16, 0, FILL_RANDOM, 0);
+  test_batch16(&s8);
+  test_i8("odd, unaligned", &s8, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
+  test_i8("odd, unaligned", &u8, false, 333, 1001, 517, 3, FILL_RANDOM, 0);
+  test_i8("overflow", &s8, true, 64, 48, 300000, 0, FILL_EXTREME, 0);
+  test_i8("overflow", &u8, false, 48, 64, 140000, 0, FILL_EXTREME, 0);
+  bench_i8("wmma", &s8, 4096, 10);
+  bench_i8("exact scalar", &exact, 4096, 1);
+  bench_tf32(&tf32, 4096, 10);
+  if (failures) {
+    printf("FAILED: %d checks\n", failures);
+    return 1;
+  }
+  printf("passed\n");
+  return 0;
+}

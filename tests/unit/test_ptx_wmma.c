@@ -1,0 +1,118 @@
+/* test_ptx_wmma.c: Check suite "wmma": tensor-core matmul kernels for
+ * sm_75/80/90: wmma on sm_80/90 (int8 always, f32 only with tf32), never
+ * .satfinite, the exact kernel elsewhere, ASCII, and ptxas when present. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptx.h"
+
+#define PTXAS "/usr/local/cuda/bin/ptxas"
+#define C(v) {false, v}
+#define P(i) {true, i}
+#define ROW_MAJOR(off, cols) {off, cols, C(1)}
+
+/* p0 M, p1 N, p2 K, p3 &A, p4 &B, p5 &C, all row-major. */
+#define MM(t, sgn, acc) {.kind = KN_MATMUL, .nparams = 6,                                   \
+                         .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = t,            \
+                                    .ab_signed = sgn, .accumulate = acc,                    \
+                                    .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)), \
+                                    .c = ROW_MAJOR(P(5), P(1)), .align = 1}}
+
+typedef struct {
+  const char *name;
+  kn_desc desc;
+  bool tf32;
+  const char *wmma;        /* on sm_80/90; NULL: no wmma anywhere */
+} wmma_case;
+
+static const wmma_case cases[] = {
+  {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "wmma.mma.sync.aligned.row.row.m16n16k16.s32.s8.s8.s32"},
+  {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "wmma.mma.sync.aligned.row.row.m16n16k16.s32.u8.u8.s32"},
+  {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32"},
+  {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL},
+  {"mm_s8_tiny", {.kind = KN_MATMUL, .nparams = 3,
+                  .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
+                             .ab_signed = true, .a = ROW_MAJOR(P(0), C(32)),
+                             .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
+                             .align = 1}}, false, NULL},
+};
+
+static bool ptxas_accepts(const char *text, unsigned sm) {
+  char path[] = "/tmp/test_wmma_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u %s -o /dev/null", sm, path);
+  int status = system(cmd);
+  unlink(path);
+  return status == 0;
+}
+
+START_TEST(test_case_all_archs) {
+  const wmma_case *tc = &cases[_i];
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ptx_options opts = {.tf32 = tc->tf32};
+  ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag),
+                "%s: %s", tc->name, diag.msg);
+  ck_assert_uint_eq(out.ncodes, 3);
+  bool have_ptxas = access(PTXAS, X_OK) == 0;
+  if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
+  for (unsigned a = 0; a < out.ncodes; a++) {
+    const char *text = out.codes[a].text;
+    unsigned sm = out.codes[a].sm;
+    ck_assert(ptx_is_ascii(text, strlen(text)));
+    bool want = tc->wmma && sm >= 80;
+    ck_assert_msg(!want || strstr(text, tc->wmma), "%s sm_%u: no %s", tc->name, sm, tc->wmma);
+    ck_assert_msg(want || !strstr(text, "wmma."), "%s sm_%u: unexpected wmma", tc->name, sm);
+    ck_assert_msg(!strstr(text, "satfinite"), "%s sm_%u: .satfinite", tc->name, sm);
+    ck_assert_msg(!want || !tc->tf32 || strstr(text, "cvt.rna.tf32.f32"), "%s: no cvt.rna", tc->name);
+    ck_assert_msg(!strstr(text, "fma") && !strstr(text, ".ftz"), "%s sm_%u: fma/ftz", tc->name, sm);
+    if (have_ptxas) ck_assert_msg(ptxas_accepts(text, sm), "%s sm_%u: ptxas rejects", tc->name, sm);
+  }
+  tw_arena_free(&arena);
+}
+END_TEST
+
+/* All archs launch with the same geometry, so the exact fallback (sm_75)
+ * must be correct under the wmma launch: 16x16 threads, 128x128 per block. */
+START_TEST(test_launch_shape) {
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(ptx_generate(&cases[0].desc, "mm", NULL, 0, &arena, &out, &diag));
+  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
+  ck_assert_uint_eq(out.launch.per_block[0], 128);
+  int64_t params[6] = {4096, 300, 64, 0, 0, 0};
+  uint32_t grid[3];
+  ptx_launch_grid(&out.launch, params, grid);
+  ck_assert_uint_eq(grid[0], 3);
+  ck_assert_uint_eq(grid[1], 32);
+  tw_arena_free(&arena);
+}
+END_TEST
+
+static Suite *wmma_suite(void) {
+  Suite *s = suite_create("wmma");
+  TCase *tc = tcase_create("kernels");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, test_case_all_archs, 0, sizeof cases / sizeof cases[0]);
+  tcase_add_test(tc, test_launch_shape);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(wmma_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
