@@ -12,7 +12,7 @@ WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -Iinclude -fPIC
 LLVM_INC := -I$(shell $(LLVM_CONFIG) --includedir)
-LLVM_LIBS := -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-19 -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir)
+LLVM_LIBS := -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-19 -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir) -lelf
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 # ---- sources ------------------------------------------------------------

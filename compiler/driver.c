@@ -22,6 +22,7 @@ void drv_options_default(drv_options *o) {
   o->opt_level = 2;
   o->bounds_mode = TWASM_BOUNDS_GUARD;
   o->desc_symbol = "twasm_module";
+  o->offload.enabled = true;
 }
 
 drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d) {
@@ -120,7 +121,11 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
       LLVMSetModuleDataLayout(mod, dl);
       LLVMDisposeTargetData(dl);
+      unsigned nkernels = 0;
       if (!optimise(mod, tm, o->opt_level, d)) st = DRV_INTERNAL;
+      else if (o->offload.enabled &&
+               !off_module(mod, &m, filename, &o->offload, o->offload_report, &nkernels, d))
+        st = DRV_INTERNAL;
     }
     if (st != DRV_OK) {
       if (mod) LLVMDisposeModule(mod);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "off.h"
 
 typedef enum {
   DRV_OK = 0,
@@ -24,6 +25,8 @@ typedef struct {
   const char *module_name;  /* for messages, default: file stem */
   bool emit_main;           /* executables: main() calls twasm_main() */
   const char *baked_dirs;   /* executables: "HOST::GUEST\n..." preopens */
+  off_options offload;      /* tensor loops -> embedded PTX (enabled by default) */
+  char **offload_report;    /* when set: receives the report text (malloc'd) */
 } drv_options;
 
 void drv_options_default(drv_options *o);

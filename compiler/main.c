@@ -27,6 +27,16 @@ static const char usage_text[] =
     "  --bounds-checks=MODE    guard (default): guard pages catch out-of-bounds\n"
     "                          accesses; explicit: every access is compared\n"
     "                          against the memory size\n"
+    "  --offload-report        print, for every loop nest, whether it became a GPU\n"
+    "                          kernel (and for which archs) or why not\n"
+    "  --no-offload            do not look for tensor loops (no PTX embedded)\n"
+    "  --gpu-arch=LIST         archs to generate PTX for (default sm_75,sm_80,sm_90)\n"
+    "  --fp-reassociate        allow float reductions on the GPU (changes results)\n"
+    "  --tensor-cores=MODE     exact (default): int8 matmuls on tensor cores,\n"
+    "                          f32 exact; tf32: also f32 matmuls on tf32 tensor\n"
+    "                          cores (changes results)\n"
+    "  --extract-ptx APP       write the PTX embedded in APP to the folder given\n"
+    "                          with -o (default .)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
@@ -38,7 +48,8 @@ static const char usage_text[] =
 
 typedef struct {
   const char *input, *output;
-  bool object, emit_llvm;
+  bool object, emit_llvm, offload_report;
+  const char *extract;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
   char prefix[128], desc_symbol[160];
@@ -83,6 +94,22 @@ static int parse_args(cli *c, int argc, char **argv) {
       if (!strcmp(a + 16, "guard")) c->drv.bounds_mode = TWASM_BOUNDS_GUARD;
       else if (!strcmp(a + 16, "explicit")) c->drv.bounds_mode = TWASM_BOUNDS_EXPLICIT;
       else return usage_error("unknown bounds-check mode '%s' (guard or explicit)", a + 16);
+    } else if (!strcmp(a, "--offload-report")) {
+      c->offload_report = true;
+    } else if (!strcmp(a, "--no-offload")) {
+      c->drv.offload.enabled = false;
+    } else if (!strcmp(a, "--fp-reassociate")) {
+      c->drv.offload.fp_reassociate = true;
+    } else if (!strncmp(a, "--gpu-arch=", 11)) {
+      if (!off_parse_archs(&c->drv.offload, a + 11))
+        return usage_error("bad --gpu-arch list '%s' (e.g. sm_75,sm_80,sm_90)", a + 11);
+    } else if (!strncmp(a, "--tensor-cores=", 15)) {
+      if (!strcmp(a + 15, "tf32")) c->drv.offload.tf32 = true;
+      else if (!strcmp(a + 15, "exact")) c->drv.offload.tf32 = false;
+      else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
+    } else if (!strcmp(a, "--extract-ptx")) {
+      if (++i == argc) return usage_error("%s needs an executable or object", a);
+      c->extract = argv[i];
     } else if (!strcmp(a, "--dir") || !strncmp(a, "--dir=", 6)) {
       const char *spec = a[5] == '=' ? a + 6 : (++i < argc ? argv[i] : NULL);
       if (!spec || !*spec) return usage_error("%s needs HOST[::GUEST]", "--dir");
@@ -95,13 +122,15 @@ static int parse_args(cli *c, int argc, char **argv) {
       c->input = a;
     }
   }
+  if (c->extract && c->input) return usage_error("--extract-ptx takes no other input ('%s')", c->input);
+  if (c->extract) return -1;
   if (!c->input) return usage_error("%s", "no input file");
   c->drv.emit_main = !c->object && !c->emit_llvm;
   c->drv.baked_dirs = c->dirs;
   return -1;
 }
 
-static void report(const char *file, const tw_diag *d) {
+static void report_error(const char *file, const tw_diag *d) {
   if (d->offset != TW_DIAG_NO_OFFSET)
     fprintf(stderr, "%s:0x%x: error: %s\n", file, d->offset, d->msg);
   else
@@ -220,15 +249,28 @@ static bool write_header(const cli *c, const uint8_t *bytes, size_t size, const 
   return ok;
 }
 
+static int extract_ptx(const cli *c, tw_diag *d) {
+  unsigned n = 0;
+  if (!off_extract(c->extract, c->output ? c->output : ".", &n, d)) {
+    report_error(c->extract, d);
+    return EXIT_BAD_INPUT;
+  }
+  printf("%u PTX files written to %s\n", n, c->output ? c->output : ".");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   cli c = {0};
   int rc = parse_args(&c, argc, argv);
   if (rc >= 0) return rc;
   tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  if (c.extract) return extract_ptx(&c, &d);
+  char *report = NULL;
+  if (c.offload_report) c.drv.offload_report = &report;
   uint8_t *bytes = NULL;
   size_t size = 0;
   if (drv_read_input(c.input, &bytes, &size, &d) != DRV_OK) {
-    report(c.input, &d);
+    report_error(c.input, &d);
     return EXIT_BAD_INPUT;
   }
   char *out = c.output ? strdup(c.output) : default_output(&c);
@@ -247,7 +289,9 @@ int main(int argc, char **argv) {
     if (ok && c.object) ok = write_header(&c, bytes, size, out, &d);
     free(obj);
   }
-  if (!ok) report(c.input, &d);
+  if (report) fputs(report, stderr);
+  free(report);
+  if (!ok) report_error(c.input, &d);
   free(out);
   free(bytes);
   free(c.dirs);
