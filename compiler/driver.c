@@ -124,7 +124,8 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       unsigned nkernels = 0;
       if (!optimise(mod, tm, o->opt_level, d)) st = DRV_INTERNAL;
       else if (o->offload.enabled &&
-               !off_module(mod, &m, filename, &o->offload, o->offload_report, &nkernels, d))
+               !off_module(mod, &m, filename, lo.desc_symbol, &o->offload, o->offload_report,
+                           &nkernels, d))
         st = DRV_INTERNAL;
     }
     if (st != DRV_OK) {

@@ -232,7 +232,9 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
       array_const(mc, invokers, m->ntypes, "twasm_invokers"),
       array_const(mc, trampolines, m->ntypes, "twasm_trampolines"),
       func_names_abi(mc), u32(mc, m->nfuncs), u32(mc, 0),
-      bytes_const(mc, file, strlen(file), "twasm_filename"), offsets};
+      bytes_const(mc, file, strlen(file), "twasm_filename"), offsets,
+      /* nkernels, pad2, kernels: filled in by the offload stage (off_table.c) */
+      u32(mc, 0), u32(mc, 0), null_ptr(mc)};
   LLVMValueRef desc = cstruct(mc, f, sizeof f / sizeof f[0]);
   LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(desc), o->desc_symbol ? o->desc_symbol : "twasm_module");
   LLVMSetInitializer(g, desc);

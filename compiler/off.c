@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "kn_recog.h"
+#include "off_internal.h"
 #include "ptx.h"
 
 typedef struct {
@@ -50,36 +51,34 @@ bool off_parse_archs(off_options *o, const char *list) {
 
 static const char *kind_name(const kn_desc *d) {
   switch (d->kind) {
-  case KN_MAP: return d->map.ndims == 2 ? "2-D map" : "map";
-  case KN_REDUCE: return "reduction";
+  case KN_MAP: return "map";
+  case KN_REDUCE: return "reduce";
   default: return "matmul";
   }
 }
 
-/* What a kernel runs on, read from the generator's choice per arch. */
-static void path_note(off_text *t, const kn_desc *d, const ptx_out *px) {
+/* Choices that change results, said in the report. */
+static const char *inexact_note(const kn_desc *d, const off_options *o) {
   if (d->kind == KN_REDUCE && d->reduce.reassociate)
-    say(t, "; float reduction reassociated (--fp-reassociate: results may differ from the CPU)");
-  if (d->kind != KN_MATMUL) return;
-  bool any = false;
-  for (unsigned i = 0; i < px->ncodes; i++) {
-    if (!strstr(px->codes[i].text, "wmma.")) continue;
-    say(t, "%s sm_%u", any ? "," : "; tensor cores (wmma) on", px->codes[i].sm);
-    any = true;
-  }
-  if (any && d->matmul.type == KN_MM_F32) say(t, " as tf32 (--tensor-cores=tf32: inputs rounded)");
-  else if (any) say(t, " (int8, exact: wraps like Wasm i32)");
-  say(t, "%s", any ? ", exact scalar kernel elsewhere" : "; exact kernel, k summed in source order");
+    return "; float reduction made eligible by --fp-reassociate (results may differ from the CPU)";
+  if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && o->tf32)
+    return "; tf32 tensor cores on sm_80+ (--tensor-cores=tf32: inputs rounded to tf32)";
+  return "";
 }
 
-/* One record per arch, read back by off_extract:
- *   "twasm-ptx NAME sm_N ISA LENGTH\n" then LENGTH bytes of PTX. */
-static LLVMValueRef embed(LLVMModuleRef mod, const char *name, const ptx_out *px) {
+/* The PTX set of one kernel as one constant in section .twasm_ptx, read
+ * back by off_extract: per arch "twasm-ptx NAME sm_N ISA LENGTH\n", LENGTH
+ * bytes of PTX and a NUL, so that text_at[i] (for the kernel table) is a
+ * C string inside the section. */
+static LLVMValueRef embed(LLVMModuleRef mod, const ptx_out *px, LLVMValueRef *text_at) {
   off_text t = {0};
+  size_t at[OFF_MAX_ARCHS];
   for (unsigned i = 0; i < px->ncodes; i++) {
     const ptx_code *c = &px->codes[i];
-    say(&t, "twasm-ptx %s sm_%u %u %zu\n", name, c->sm, c->ptx_isa, strlen(c->text));
+    say(&t, "twasm-ptx %s sm_%u %u %zu\n", px->name, c->sm, c->ptx_isa, strlen(c->text));
+    at[i] = t.len;
     say(&t, "%s", c->text);
+    t.len++; /* keep say's NUL */
   }
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   LLVMValueRef init = LLVMConstStringInContext2(ctx, t.buf, t.len, true);
@@ -89,11 +88,17 @@ static LLVMValueRef embed(LLVMModuleRef mod, const char *name, const ptx_out *px
   LLVMSetLinkage(g, LLVMInternalLinkage);
   LLVMSetSection(g, ".twasm_ptx");
   LLVMSetAlignment(g, 1);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
+  for (unsigned i = 0; i < px->ncodes; i++) {
+    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), at[i], false);
+    text_at[i] = LLVMConstInBoundsGEP2(i8, g, &off, 1);
+  }
   free(t.buf);
   return g;
 }
 
-/* Keeps the embedded records through code generation and linking. */
+/* Keeps the PTX sections through code generation and linking even where
+ * nothing else refers to them. */
 static void mark_used(LLVMModuleRef mod, LLVMValueRef *globals, unsigned n) {
   if (!n) return;
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
@@ -109,63 +114,109 @@ static const wasm_func *wasm_func_of(LLVMValueRef fn, const wasm_module *m, uint
   size_t len;
   const char *name = LLVMGetValueName2(fn, &len);
   unsigned idx;
-  if (sscanf(name, "wasm_f%u", &idx) != 1 || idx >= m->nfuncs) return NULL;
+  int used = 0;
+  /* low_module.c names them wasm_fINDEX or wasm_fINDEX_NAME */
+  if (sscanf(name, "wasm_f%u%n", &idx, &used) != 1 || (name[used] && name[used] != '_') ||
+      idx >= m->nfuncs)
+    return NULL;
   *index = idx;
   return &m->funcs[idx];
 }
 
-bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
-                const off_options *o, char **report, unsigned *nkernels, tw_diag *d) {
+typedef struct {
+  LLVMModuleRef mod;
+  const off_options *o;
   ptx_arch archs[OFF_MAX_ARCHS];
-  unsigned narchs = o->narchs;
-  for (unsigned i = 0; i < narchs; i++) archs[i].sm = o->archs[i];
-  off_text t = {0};
-  LLVMValueRef *kept = NULL;
-  unsigned nkept = 0;
-  kn_recog_opts ro = {.fp_reassociate = o->fp_reassociate};
-  ptx_options po = {.tf32 = o->tf32};
-  bool ok = true;
+  off_text report;
+  LLVMValueRef *sections, *kernels;
+  unsigned nkernels;
+} off_ctx;
+
+static bool all_ascii(const ptx_out *px) {
+  for (unsigned i = 0; i < px->ncodes; i++)
+    if (!ptx_is_ascii(px->codes[i].text, strlen(px->codes[i].text))) return false;
+  return true;
+}
+
+/* One recognised nest: PTX per arch, embedded, and a kernel table entry. */
+static void offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
+                         int k, tw_arena *arena) {
+  char kname[64];
+  snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
+  ptx_out px;
+  tw_diag pd = {.offset = TW_DIAG_NO_OFFSET};
+  ptx_options po = {.tf32 = c->o->tf32};
+  if (!ptx_generate_opts(&n->desc, kname, c->o->narchs ? c->archs : NULL, c->o->narchs, &po,
+                         arena, &px, &pd)) {
+    say(&c->report, "%s: not offloaded: kernel generation failed: %s\n", where, pd.msg);
+    return;
+  }
+  if (!all_ascii(&px)) { /* the driver's JIT would reject the whole module */
+    say(&c->report, "%s: not offloaded: generated PTX is not ASCII\n", where);
+    return;
+  }
+  LLVMValueRef text_at[OFF_MAX_ARCHS];
+  c->sections = realloc(c->sections, (c->nkernels + 1) * sizeof *c->sections);
+  c->kernels = realloc(c->kernels, (c->nkernels + 1) * sizeof *c->kernels);
+  c->sections[c->nkernels] = embed(c->mod, &px, text_at);
+  c->kernels[c->nkernels++] = off_kernel_const(c->mod, n, &px, text_at);
+  say(&c->report, "%s: offloaded as %s (", where, kind_name(&n->desc));
+  for (unsigned i = 0; i < px.ncodes; i++) say(&c->report, "%ssm_%u", i ? "," : "", px.codes[i].sm);
+  say(&c->report, ")");
+  bool tc = false;
+  for (unsigned i = 0; i < px.ncodes; i++) {
+    if (!strstr(px.codes[i].text, "wmma.")) continue;
+    say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px.codes[i].sm);
+    tc = true;
+  }
+  say(&c->report, "%s; PTX embedded, GPU dispatch not built yet: runs on the CPU\n",
+      inexact_note(&n->desc, c->o));
+}
+
+static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint32_t index,
+                         const char *base) {
+  tw_arena arena = {0};
+  kn_recog_result res;
+  kn_recog_opts ro = {.fp_reassociate = c->o->fp_reassociate};
+  char fname[32];
+  snprintf(fname, sizeof fname, "func[%u]", index);
+  const char *shown = wf->name ? wf->name : fname;
+  if (kn_recognise_opts(fn, &ro, &res, &arena)) {
+    for (int k = 0; k < res.nnests; k++) {
+      const kn_recog_nest *n = &res.nests[k];
+      if (!n->ok) {
+        say(&c->report, "%s: %s: not offloaded: %s\n", base, shown, n->reason);
+        continue;
+      }
+      char where[512];
+      snprintf(where, sizeof where, "%s: %s (0x%x)", base, shown, wf->body_offset);
+      offload_nest(c, n, where, index, k, &arena);
+    }
+  }
+  tw_arena_free(&arena);
+}
+
+bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
+                const char *desc_symbol, const off_options *o, char **report,
+                unsigned *nkernels, tw_diag *d) {
+  off_ctx c = {.mod = mod, .o = o};
+  for (unsigned i = 0; i < o->narchs; i++) c.archs[i].sm = o->archs[i];
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); ok && fn; fn = LLVMGetNextFunction(fn)) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     uint32_t index;
     const wasm_func *wf = wasm_func_of(fn, m, &index);
-    if (!wf || LLVMCountBasicBlocks(fn) == 0) continue;
-    tw_arena arena = {0};
-    kn_recog_result res;
-    char fname[32];
-    snprintf(fname, sizeof fname, "func[%u]", index);
-    const char *shown = wf->name ? wf->name : fname;
-    if (kn_recognise_opts(fn, &ro, &res, &arena)) {
-      for (int k = 0; k < res.nnests; k++) {
-        const kn_recog_nest *n = &res.nests[k];
-        say(&t, "%s: %s (0x%x): loop nest %d: ", base, shown, wf->body_offset, k);
-        if (!n->ok) {
-          say(&t, "stays on the CPU: %s\n", n->reason);
-          continue;
-        }
-        char kname[64];
-        snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
-        ptx_out px;
-        tw_diag pd = {0};
-        if (!ptx_generate_opts(&n->desc, kname, narchs ? archs : NULL, narchs, &po, &arena, &px, &pd)) {
-          say(&t, "stays on the CPU: kernel generation failed: %s\n", pd.msg);
-          continue;
-        }
-        kept = realloc(kept, (nkept + 1) * sizeof *kept);
-        kept[nkept++] = embed(mod, px.name, &px);
-        say(&t, "%s -> kernel %s, PTX for", kind_name(&n->desc), px.name);
-        for (unsigned i = 0; i < px.ncodes; i++) say(&t, "%s sm_%u", i ? "," : "", px.codes[i].sm);
-        path_note(&t, &n->desc, &px);
-        say(&t, "; launching it is not implemented yet: runs on the CPU\n");
-      }
-    }
-    tw_arena_free(&arena);
+    if (wf && LLVMCountBasicBlocks(fn) > 0) offload_func(&c, fn, wf, index, base);
   }
-  mark_used(mod, kept, nkept);
-  free(kept);
-  *nkernels = nkept;
-  if (report) *report = t.buf ? t.buf : calloc(1, 1);
-  else free(t.buf);
-  (void)d;
+  bool ok = true;
+  if (c.nkernels) {
+    mark_used(mod, c.sections, c.nkernels);
+    ok = off_attach_table(mod, desc_symbol, c.kernels, c.nkernels) ||
+         tw_fail(d, TW_DIAG_NO_OFFSET, "offload: module descriptor %s not found", desc_symbol);
+  }
+  free(c.sections);
+  free(c.kernels);
+  *nkernels = c.nkernels;
+  if (report) *report = c.report.buf ? c.report.buf : calloc(1, 1);
+  else free(c.report.buf);
   return ok;
 }

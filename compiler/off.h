@@ -21,11 +21,13 @@ typedef struct {
 } off_options;
 
 /* Recognises the loop nests of every defined function of mod (lowered from
- * m), generates PTX for each recognised one and embeds it in the section
- * .twasm_ptx.  Appends one report line per nest to *report (malloc'd;
- * report may be NULL).  *nkernels: kernels embedded. */
+ * m, optimised), generates PTX for each recognised one, embeds it in the
+ * section .twasm_ptx and lists it in the kernel table of the descriptor
+ * desc_symbol.  *report (malloc'd; report may be NULL) receives one line
+ * per nest.  *nkernels: kernels embedded. */
 bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
-                const off_options *o, char **report, unsigned *nkernels, tw_diag *d);
+                const char *desc_symbol, const off_options *o, char **report,
+                unsigned *nkernels, tw_diag *d);
 
 /* Writes the PTX embedded in a compiled object or executable to
  * DIR/KERNEL.sm_XX.ptx; *count: files written. */

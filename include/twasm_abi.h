@@ -2,13 +2,14 @@
  * libtwasm-rt.  The ONLY header compiler and runtime share.  Everything
  * here is laid out for 64-bit targets; the compiler emits LLVM constants
  * and loads that match these structs field by field, so any change here
- * must bump TWASM_ABI_VERSION and be mirrored in compiler/low_abi.c. */
+ * must bump TWASM_ABI_VERSION and be mirrored in compiler/low_desc.c (and
+ * compiler/off_table.c for the kernel table). */
 #ifndef TWASM_ABI_H
 #define TWASM_ABI_H
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 1u
+#define TWASM_ABI_VERSION 2u
 #define TWASM_PAGE_SIZE 65536u
 
 /* Trap codes passed to twasm_rt_trap and returned by twasm_rt_* helpers
@@ -180,6 +181,68 @@ typedef struct twasm_data_abi {
 typedef void (*twasm_invoke_fn)(void *code, void *vmctx,
                                 const twasm_slot *args, twasm_slot *results);
 
+/* ---- GPU kernels (offload) ------------------------------------------------
+ * A kernel takes (linear memory base, i64 params[nparams]) and, for a
+ * reduction, a pointer to a result cell.  The host computes the params at
+ * the loop's preheader. */
+
+/* A constant, or the live value of a param (as int64). */
+typedef struct twasm_kernel_size_abi {
+  int64_t value;                  /* the constant, or the param index */
+  uint32_t is_param;
+  uint32_t pad;
+} twasm_kernel_size_abi;
+
+/* Every byte address c0 + sum_t param_coeff[t] * param[param_index[t]]
+ * + sum_d coeff[d] * x_d, 0 <= x_d < extent[d], accessing `size` bytes.
+ * Exact modulo 2^32: the extremes must lie in [0, memory size - size]. */
+#define TWASM_KERNEL_RANGE_DIMS 3
+#define TWASM_KERNEL_ADDR_PARAMS 4
+typedef struct twasm_kernel_range_abi {
+  int64_t c0;
+  uint32_t param_index[TWASM_KERNEL_ADDR_PARAMS];
+  int64_t param_coeff[TWASM_KERNEL_ADDR_PARAMS];
+  uint32_t nparam_terms;
+  uint32_t ndims;
+  int64_t coeff[TWASM_KERNEL_RANGE_DIMS];
+  twasm_kernel_size_abi extent[TWASM_KERNEL_RANGE_DIMS];
+  uint32_t size;                  /* bytes per access */
+  uint32_t is_write;
+} twasm_kernel_range_abi;
+
+/* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1. */
+typedef struct twasm_kernel_launch_abi {
+  uint32_t block[3];
+  uint32_t per_block[3];
+  uint32_t max_grid[3];
+  uint32_t result_bytes;          /* reduce: result cell size, else 0 */
+  twasm_kernel_size_abi count[3];
+} twasm_kernel_launch_abi;
+
+/* One PTX module of a kernel: NUL-terminated ASCII text. */
+typedef struct twasm_kernel_ptx_abi {
+  uint32_t sm;                    /* 75 = sm_75 */
+  uint32_t ptx_isa;               /* .version: 63 = 6.3 */
+  const char *text;
+} twasm_kernel_ptx_abi;
+
+enum { TWASM_KERNEL_MAP = 0, TWASM_KERNEL_REDUCE = 1, TWASM_KERNEL_MATMUL = 2 };
+enum { TWASM_BIND_VALUE = 0, TWASM_BIND_TRIP = 1 };
+
+typedef struct twasm_kernel_abi {
+  const char *name;               /* the PTX entry */
+  uint32_t kind;                  /* TWASM_KERNEL_* */
+  uint32_t nparams;
+  uint8_t bind_kinds[16];         /* [nparams] TWASM_BIND_*: how the host computes each */
+  uint32_t init_param;            /* reduce: param holding the initial value */
+  uint32_t check_overlap;         /* run only if no written range overlaps a read one */
+  uint32_t nranges;
+  uint32_t nptx;
+  const twasm_kernel_range_abi *ranges;
+  const twasm_kernel_ptx_abi *ptx; /* by ascending request order of archs */
+  twasm_kernel_launch_abi launch;
+} twasm_kernel_abi;
+
 typedef struct twasm_module_abi {
   uint32_t abi_version;           /* TWASM_ABI_VERSION */
   uint32_t bounds_mode;           /* TWASM_BOUNDS_* */
@@ -213,6 +276,10 @@ typedef struct twasm_module_abi {
   uint32_t pad;
   const char *filename;           /* the .wasm it came from, for trap messages */
   const uint32_t *func_offsets;   /* [nfuncs] file offset of each defined body */
+  /* GPU kernels of offloaded loop nests (ABI 2); kernel_id indexes them. */
+  uint32_t nkernels;
+  uint32_t pad2;
+  const struct twasm_kernel_abi *kernels;
 } twasm_module_abi;
 
 /* ---- runtime entry points generated code calls ----------------------- */

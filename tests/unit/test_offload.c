@@ -1,0 +1,229 @@
+/* test_offload.c: the offload stage end to end on small C loops: the
+ * --offload-report lines, --no-offload, --gpu-arch, --extract-ptx (ASCII PTX
+ * per arch, no fma, accepted by ptxas when installed) and the kernel table
+ * in the module descriptor. */
+#include <check.h>
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "twasm_abi.h"
+
+static char tmpdir[64];
+
+static const char *twasmc(void) {
+  const char *t = getenv("TWASMC");
+  return t ? t : "build/bin/twasmc";
+}
+
+/* Runs a shell command, capturing stdout+stderr; returns the exit status. */
+static int sh(const char *cmd, char *out, size_t cap) {
+  char full[4096];
+  snprintf(full, sizeof full, "%s 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(const char *args, char *out, size_t cap) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s", twasmc(), args);
+  return sh(cmd, out, cap);
+}
+
+/* tests/gpu/detect/NAME.c -> tmpdir/NAME.wasm.  Compiled and linked in two
+ * steps: a linking clang -O2 would run wasm-opt, which drops the name
+ * section the report takes function names from. */
+static void wasm_of(const char *name) {
+  char cmd[1024], out[4096];
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c tests/gpu/detect/%s.c -o %s/%s.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -nostdlib -Wl,--no-entry -Wl,--export-all "
+           "-Wl,--allow-undefined %s/%s.o -o %s/%s.wasm",
+           name, tmpdir, name, tmpdir, name, tmpdir, name);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+}
+
+static void setup(void) {
+  strcpy(tmpdir, "/tmp/twasm-offXXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void) {
+  char cmd[128], out[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  sh(cmd, out, sizeof out);
+}
+
+/* The report of `twasmc -c --offload-report [extra] NAME.wasm`. */
+static void report_of(const char *name, const char *extra, char *out, size_t cap) {
+  char args[1024];
+  wasm_of(name);
+  snprintf(args, sizeof args, "-c --offload-report %s %s/%s.wasm -o %s/%s.obj", extra, tmpdir,
+           name, tmpdir, name);
+  ck_assert_int_eq(run(args, out, cap), 0);
+}
+
+static const struct {
+  const char *name, *extra, *line;
+} report_cases[] = {
+    {"saxpy", "", "saxpy.wasm: saxpy (0x"},
+    {"saxpy", "", "): offloaded as map (sm_75,sm_80,sm_90); PTX embedded"},
+    {"dot_i32", "", "): offloaded as reduce (sm_75,sm_80,sm_90); PTX embedded"},
+    {"matmul_ijk_f32", "", "): offloaded as matmul (sm_75,sm_80,sm_90); PTX embedded"},
+    {"neg_call", "", "neg_call.wasm: apply: not offloaded: calls a function\n"},
+    {"neg_div", "", "neg_div.wasm: divide: not offloaded: may trap: integer division\n"},
+    {"neg_dependence", "", "neg_dependence.wasm: recur: not offloaded: loop-carried dependence\n"},
+    {"dot_f32", "", "dot_f32: not offloaded: float reduction needs --fp-reassociate\n"},
+    {"dot_f32", "--fp-reassociate",
+     "): offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
+    {"saxpy", "--gpu-arch=sm_80", "): offloaded as map (sm_80); PTX embedded"},
+    {"saxpy", "--gpu-arch=90,75", "): offloaded as map (sm_90,sm_75); PTX embedded"},
+};
+
+START_TEST(report_lines) {
+  char out[8192];
+  report_of(report_cases[_i].name, report_cases[_i].extra, out, sizeof out);
+  ck_assert_msg(strstr(out, report_cases[_i].line), "want '%s' in:\n%s", report_cases[_i].line, out);
+}
+END_TEST
+
+START_TEST(no_offload_reports_nothing) {
+  char args[1024], out[4096];
+  wasm_of("saxpy");
+  snprintf(args, sizeof args, "-c --no-offload --offload-report %s/saxpy.wasm -o %s/plain.o", tmpdir, tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 0);
+  ck_assert_msg(out[0] == 0, "--no-offload still reported: %s", out);
+  snprintf(args, sizeof args, "--extract-ptx %s/plain.o -o %s/none", tmpdir, tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "no embedded PTX"), "%s", out);
+  ck_assert_int_ne(run("-c --gpu-arch=sm_xx x.wasm", out, sizeof out), 0);
+}
+END_TEST
+
+static size_t slurp(const char *path, char *buf, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "missing %s", path);
+  size_t n = fread(buf, 1, cap - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return n;
+}
+
+/* Every extracted file: ASCII, the right .target, no fma (exact kernels);
+ * ptxas accepts it when installed. */
+static void check_ptx_file(const char *dir, const char *file, bool have_ptxas) {
+  static char ptx[1 << 18];
+  char path[512], cmd[1024], out[8192];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  size_t n = slurp(path, ptx, sizeof ptx);
+  for (size_t k = 0; k < n; k++) ck_assert_msg((unsigned char)ptx[k] < 128, "non-ASCII PTX in %s", file);
+  unsigned sm = 0;
+  ck_assert(sscanf(strstr(file, ".sm_") + 4, "%u", &sm) == 1);
+  char target[32];
+  snprintf(target, sizeof target, ".target sm_%u", sm);
+  ck_assert_msg(strstr(ptx, target), "%s lacks %s", file, target);
+  ck_assert_msg(!strstr(ptx, "fma."), "exact kernel %s contains fma", file);
+  if (have_ptxas) {
+    snprintf(cmd, sizeof cmd, "/usr/local/cuda/bin/ptxas -arch=sm_%u %s -o /dev/null", sm, path);
+    ck_assert_msg(sh(cmd, out, sizeof out) == 0, "ptxas rejects %s: %s", file, out);
+  }
+}
+
+START_TEST(extract_ptx) {
+  static const char *apps[] = {"saxpy", "dot_i32", "matmul_ijk_f32"};
+  bool have_ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0;
+  if (!have_ptxas) printf("skipped: ptxas not installed\n");
+  for (int a = 0; a < 3; a++) {
+    char out[8192], dir[256], args[1024];
+    report_of(apps[a], "", out, sizeof out);
+    snprintf(dir, sizeof dir, "%s/ptx_%s", tmpdir, apps[a]);
+    snprintf(args, sizeof args, "--extract-ptx %s/%s.obj -o %s", tmpdir, apps[a], dir);
+    ck_assert_int_eq(run(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "3 PTX files written"), "%s", out);
+    snprintf(args, sizeof args, "ls %s", dir);
+    char list[4096];
+    ck_assert_int_eq(sh(args, list, sizeof list), 0);
+    int files = 0;
+    for (char *f = strtok(list, "\n"); f; f = strtok(NULL, "\n"), files++) check_ptx_file(dir, f, have_ptxas);
+    ck_assert_int_eq(files, 3);
+  }
+}
+END_TEST
+
+/* The descriptor lists each kernel with its PTX per arch, launch rule,
+ * binds and ranges (what rt_offload needs). */
+START_TEST(kernel_table) {
+  char path[256], so[256];
+  wasm_of("saxpy");
+  snprintf(path, sizeof path, "%s/saxpy.wasm", tmpdir);
+  uint8_t *bytes, *obj;
+  size_t size, obj_size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
+  drv_options o;
+  drv_options_default(&o);
+  o.desc_symbol = "offload_test_module";
+  ck_assert_int_eq(drv_compile(bytes, size, path, &o, &obj, &obj_size, &d), DRV_OK);
+  snprintf(path, sizeof path, "%s/saxpy.o", tmpdir);
+  FILE *f = fopen(path, "wb");
+  ck_assert(f && fwrite(obj, 1, obj_size, f) == obj_size);
+  fclose(f);
+  snprintf(so, sizeof so, "%s/saxpy.so", tmpdir);
+  ck_assert_msg(drv_link_shared(path, so, &d), "%s", d.msg);
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(h != NULL, "%s", dlerror());
+  const twasm_module_abi *m = dlsym(h, "offload_test_module");
+  ck_assert_ptr_nonnull(m);
+  ck_assert_uint_eq(m->abi_version, TWASM_ABI_VERSION);
+  ck_assert_uint_eq(m->nkernels, 1);
+  const twasm_kernel_abi *k = &m->kernels[0];
+  ck_assert_uint_eq(k->kind, TWASM_KERNEL_MAP);
+  ck_assert_uint_eq(k->nptx, 3);
+  ck_assert(k->nparams >= 1 && k->nranges >= 3); /* out written, x and y read */
+  ck_assert(k->launch.block[0] > 0 && k->launch.per_block[0] > 0);
+  int writes = 0;
+  for (uint32_t r = 0; r < k->nranges; r++) writes += k->ranges[r].is_write != 0;
+  ck_assert_int_eq(writes, 1);
+  static const unsigned sms[] = {75, 80, 90};
+  for (int i = 0; i < 3; i++) {
+    char entry[128];
+    ck_assert_uint_eq(k->ptx[i].sm, sms[i]);
+    ck_assert(k->ptx[i].ptx_isa >= 63);
+    snprintf(entry, sizeof entry, ".entry %s", k->name);
+    ck_assert_msg(strstr(k->ptx[i].text, entry), "no %s in the PTX", entry);
+  }
+  dlclose(h);
+  free(obj);
+  free(bytes);
+}
+END_TEST
+
+static Suite *offload_suite(void) {
+  Suite *s = suite_create("offload");
+  TCase *tc = tcase_create("offload");
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_loop_test(tc, report_lines, 0, sizeof report_cases / sizeof report_cases[0]);
+  tcase_add_test(tc, no_offload_reports_nothing);
+  tcase_add_test(tc, extract_ptx);
+  tcase_add_test(tc, kernel_table);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(offload_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
