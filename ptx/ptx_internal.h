@@ -53,6 +53,7 @@ void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *
 void ptx_gen_dispose(ptx_gen *g);
 LLVMTypeRef ptx_type(const ptx_gen *g, kn_type t);
 unsigned ptx_type_bytes(kn_type t);
+#define PTX_CALL_MAX_ARGS 17 /* the wmma mma intrinsics take 17 */
 LLVMValueRef ptx_call(ptx_gen *g, const char *name, LLVMTypeRef ret,
                       LLVMValueRef *args, unsigned nargs);
 LLVMValueRef ptx_sreg(ptx_gen *g, const char *reg);    /* "tid.x" ... as i64 */

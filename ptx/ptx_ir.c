@@ -75,8 +75,8 @@ LLVMValueRef ptx_call(ptx_gen *g, const char *name, LLVMTypeRef ret, LLVMValueRe
   if (fn) {
     fty = LLVMGlobalGetValueType(fn);
   } else {
-    LLVMTypeRef types[4];
-    for (unsigned i = 0; i < nargs; i++) types[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef types[PTX_CALL_MAX_ARGS];
+    for (unsigned i = 0; i < nargs && i < PTX_CALL_MAX_ARGS; i++) types[i] = LLVMTypeOf(args[i]);
     fty = LLVMFunctionType(ret, types, nargs, false);
     fn = LLVMAddFunction(g->mod, name, fty);
   }

@@ -78,21 +78,6 @@ typedef struct {
   LLVMValueRef accs[WARP_FRAGS_M * WARP_FRAGS_N];
 } wm_gen;
 
-/* Calls an intrinsic with up to 17 arguments (ptx_call takes 4). */
-static LLVMValueRef call(ptx_gen *g, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
-                         unsigned nargs) {
-  LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
-  LLVMTypeRef fty;
-  if (fn) {
-    fty = LLVMGlobalGetValueType(fn);
-  } else {
-    LLVMTypeRef types[17];
-    for (unsigned i = 0; i < nargs; i++) types[i] = LLVMTypeOf(args[i]);
-    fty = LLVMFunctionType(ret, types, nargs, false);
-    fn = LLVMAddFunction(g->mod, name, fty);
-  }
-  return LLVMBuildCall2(g->b, fty, fn, args, nargs, "");
-}
 
 static LLVMTypeRef struct_of(ptx_gen *g, LLVMTypeRef t, unsigned n) {
   LLVMTypeRef fields[8];
@@ -137,7 +122,7 @@ static LLVMValueRef vector_ok(wm_gen *w, const kn_layout *l) {
 /* One A/B element as the i32 word (tf32) or byte the tile holds. */
 static LLVMValueRef tile_element(wm_gen *w, LLVMValueRef v) {
   if (!w->s->tf32) return v;
-  return call(w->g, "llvm.nvvm.f2tf32.rna", w->g->i32, &v, 1);
+  return ptx_call(w->g, "llvm.nvvm.f2tf32.rna", w->g->i32, &v, 1);
 }
 
 /* The chunk of `lanes` elements at (row, col..): 16 bytes at once when
@@ -256,7 +241,7 @@ static LLVMValueRef load_frag(wm_gen *w, const char *name, LLVMTypeRef ty, LLVMV
   int64_t fbytes = 16 * w->s->fk * w->s->esize;
   LLVMValueRef args[2] = {shared_at(w, base, ptx_i64(g, frag * fbytes)),
                           LLVMConstInt(g->i32, stride, false)};
-  return call(g, name, ty, args, 2);
+  return ptx_call(g, name, ty, args, 2);
 }
 
 /* The warp's 4x2 fragments of C += A tile x B tile, from buffer `buf`.
@@ -284,14 +269,14 @@ static void compute_stage(wm_gen *w, LLVMValueRef buf) {
         args[n++] = LLVMBuildExtractValue(g->b, b[f % WARP_FRAGS_N], r, "");
       LLVMValueRef c = LLVMBuildLoad2(g->b, w->acc, w->accs[f], "");
       for (unsigned r = 0; r < 8; r++) args[n++] = LLVMBuildExtractValue(g->b, c, r, "");
-      LLVMBuildStore(g->b, call(g, s->mma, w->acc, args, n), w->accs[f]);
+      LLVMBuildStore(g->b, ptx_call(g, s->mma, w->acc, args, n), w->accs[f]);
     }
   }
 }
 
 static void warp_sync(ptx_gen *g) {
   LLVMValueRef all = LLVMConstInt(g->i32, 0xffffffffu, false);
-  call(g, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(g->ctx), &all, 1);
+  ptx_call(g, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(g->ctx), &all, 1);
 }
 
 /* C fragment f -> the warp's staging square -> C in global memory, element
@@ -306,7 +291,7 @@ static void store_fragment(wm_gen *w, unsigned f, LLVMValueRef i0, LLVMValueRef 
   args[0] = square;
   for (unsigned r = 0; r < 8; r++) args[1 + r] = LLVMBuildExtractValue(g->b, c, r, "");
   args[9] = LLVMConstInt(g->i32, 16, false);
-  call(g, w->s->store, LLVMVoidTypeInContext(g->ctx), args, 10);
+  ptx_call(g, w->s->store, LLVMVoidTypeInContext(g->ctx), args, 10);
   warp_sync(g);
   LLVMValueRef row0 = LLVMBuildAdd(g->b, i0, mul_c(g, w->warp_m, WARP_FRAGS_M * 16), "");
   row0 = LLVMBuildAdd(g->b, row0, ptx_i64(g, (int64_t)(f / WARP_FRAGS_N) * 16), "");
