@@ -256,18 +256,22 @@ static sr_outcome sr_cmd_assert_return(sr_file *f, const sj_value *cmd, char *de
   return o;
 }
 
-/* assert_trap / assert_uninstantiable with a module: instantiation must trap. */
-static sr_outcome sr_module_traps(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
+/* assert_trap / assert_uninstantiable with a module (want SM_TRAPPED) and
+ * assert_unlinkable (want SM_LINK_FAILED): instantiation must fail so. */
+static sr_outcome sr_instantiation_fails(sr_file *f, const sj_value *cmd, sm_result want,
+                                         char *detail, size_t cap) {
   const char *text = sj_str(cmd, "text");
+  const char *what = want == SM_TRAPPED ? "trap" : "link error";
+  const char *other = want == SM_TRAPPED ? "link error" : "trap";
   const twasm_module *m;
   sr_outcome o = sr_load(f, cmd, &m, detail, cap);
   if (o != SR_PASS) return o;
   char err[512];
   twasm_instance *inst;
   sm_result r = sm_instantiate(&f->modules, m, &inst, err, sizeof err);
-  if (r == SM_OK) return sr_fail(detail, cap, "expected trap \"%s\", instantiation succeeded", text ? text : "");
-  if (r != SM_TRAPPED) return sr_fail(detail, cap, "expected trap \"%s\", got link error: %s", text ? text : "", err);
-  if (!sr_message_matches(err, text)) return sr_fail(detail, cap, "expected trap \"%s\", got \"%s\"", text, err);
+  if (r == SM_OK) return sr_fail(detail, cap, "expected %s \"%s\", instantiation succeeded", what, text ? text : "");
+  if (r != want) return sr_fail(detail, cap, "expected %s \"%s\", got %s: %s", what, text ? text : "", other, err);
+  if (!sr_message_matches(err, text)) return sr_fail(detail, cap, "expected %s \"%s\", got \"%s\"", what, text, err);
   return SR_PASS;
 }
 
@@ -286,7 +290,7 @@ static sr_outcome sr_action_traps(sr_file *f, const sj_value *cmd, uint32_t code
 }
 
 static sr_outcome sr_cmd_assert_trap(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
-  if (sj_get(cmd, "filename")) return sr_module_traps(f, cmd, detail, cap);
+  if (sj_get(cmd, "filename")) return sr_instantiation_fails(f, cmd, SM_TRAPPED, detail, cap);
   return sr_action_traps(f, cmd, TWASM_TRAP_COUNT, detail, cap);
 }
 
@@ -295,17 +299,11 @@ static sr_outcome sr_cmd_assert_exhaustion(sr_file *f, const sj_value *cmd, char
 }
 
 static sr_outcome sr_cmd_assert_unlinkable(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
-  const char *text = sj_str(cmd, "text");
-  const twasm_module *m;
-  sr_outcome o = sr_load(f, cmd, &m, detail, cap);
-  if (o != SR_PASS) return o;
-  char err[512];
-  twasm_instance *inst;
-  sm_result r = sm_instantiate(&f->modules, m, &inst, err, sizeof err);
-  if (r == SM_OK) return sr_fail(detail, cap, "expected link error \"%s\", instantiation succeeded", text ? text : "");
-  if (r != SM_LINK_FAILED) return sr_fail(detail, cap, "expected link error \"%s\", got trap: %s", text ? text : "", err);
-  if (!sr_message_matches(err, text)) return sr_fail(detail, cap, "expected link error \"%s\", got \"%s\"", text, err);
-  return SR_PASS;
+  return sr_instantiation_fails(f, cmd, SM_LINK_FAILED, detail, cap);
+}
+
+static sr_outcome sr_cmd_assert_uninstantiable(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
+  return sr_instantiation_fails(f, cmd, SM_TRAPPED, detail, cap);
 }
 
 /* Decode + validate only; the statuses that count as rejection differ. */
@@ -367,7 +365,7 @@ static const struct {
     {"assert_invalid", sr_cmd_assert_invalid},
     {"assert_malformed", sr_cmd_assert_malformed},
     {"assert_unlinkable", sr_cmd_assert_unlinkable},
-    {"assert_uninstantiable", sr_module_traps},
+    {"assert_uninstantiable", sr_cmd_assert_uninstantiable},
 };
 
 sr_outcome sr_command(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
