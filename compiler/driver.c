@@ -25,12 +25,18 @@ void drv_options_default(drv_options *o) {
   o->offload.enabled = true;
 }
 
+/* Decode then validate: the front half every entry point shares. */
+static drv_status parse(tw_arena *arena, const uint8_t *bytes, size_t size, const char *filename,
+                        wasm_module *m, tw_diag *d) {
+  if (!dec_module(arena, bytes, size, filename, m, d)) return DRV_MALFORMED;
+  if (!val_module(m, d)) return DRV_INVALID;
+  return DRV_OK;
+}
+
 drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d) {
   tw_arena arena = {0};
   wasm_module m;
-  drv_status st = DRV_OK;
-  if (!dec_module(&arena, bytes, size, filename, &m, d)) st = DRV_MALFORMED;
-  else if (!val_module(&m, d)) st = DRV_INVALID;
+  drv_status st = parse(&arena, bytes, size, filename, &m, d);
   tw_arena_free(&arena);
   return st;
 }
@@ -98,13 +104,9 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
                            LLVMModuleRef *mod_out, tw_diag *d) {
   tw_arena arena = {0};
   wasm_module m;
-  drv_status st = DRV_OK;
   char stem[256];
-  if (!dec_module(&arena, bytes, size, filename, &m, d)) {
-    st = DRV_MALFORMED;
-  } else if (!val_module(&m, d)) {
-    st = DRV_INVALID;
-  } else {
+  drv_status st = parse(&arena, bytes, size, filename, &m, d);
+  if (st == DRV_OK) {
     low_options lo = {.bounds_mode = o->bounds_mode,
                       .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
                       .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
@@ -188,10 +190,8 @@ drv_status drv_emit_header(const uint8_t *bytes, size_t size, const char *filena
                            tw_diag *d) {
   tw_arena arena = {0};
   wasm_module m;
-  drv_status st = DRV_OK;
-  if (!dec_module(&arena, bytes, size, filename, &m, d)) st = DRV_MALFORMED;
-  else if (!val_module(&m, d)) st = DRV_INVALID;
-  else *text = hdr_emit(&m, prefix, desc_symbol);
+  drv_status st = parse(&arena, bytes, size, filename, &m, d);
+  if (st == DRV_OK) *text = hdr_emit(&m, prefix, desc_symbol);
   tw_arena_free(&arena);
   return st;
 }
