@@ -55,7 +55,7 @@ $(LIBRT_SO): $(RUNTIME_OBJ)
 
 $(TWASMC): $(B)/obj/compiler/main.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(B)/obj/compiler/main.o $(LIBC) $(LLVM_LIBS) -lm
+	$(CC) -o $@ $(B)/obj/compiler/main.o $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
 
 # The spec runner loads compiled modules with dlopen: it exports the
 # runtime's symbols to them (-rdynamic, whole archive).

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -98,6 +99,16 @@ static const char *stem_of(const char *filename, char *buf, size_t cap) {
   return buf;
 }
 
+/* Loop versioning edited optimised IR: a slip there must be an error, not
+ * a miscompilation. */
+static bool verify_offloaded(LLVMModuleRef mod, tw_diag *d) {
+  char *msg = NULL;
+  bool broken = LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg);
+  if (broken) tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: offloaded module is invalid: %.300s", msg ? msg : "");
+  LLVMDisposeMessage(msg);
+  return !broken;
+}
+
 /* Runs the pipeline up to an optimised LLVM module. */
 static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filename,
                            const drv_options *o, LLVMContextRef ctx, LLVMTargetMachineRef *tm_out,
@@ -128,6 +139,8 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       else if (o->offload.enabled &&
                !off_module(mod, &m, filename, lo.desc_symbol, &o->offload, o->offload_report,
                            &nkernels, d))
+        st = DRV_INTERNAL;
+      else if (nkernels && !verify_offloaded(mod, d))
         st = DRV_INTERNAL;
     }
     if (st != DRV_OK) {

@@ -138,8 +138,9 @@ static bool all_ascii(const ptx_out *px) {
   return true;
 }
 
-/* One recognised nest: PTX per arch, embedded, and a kernel table entry. */
-static void offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
+/* One recognised nest: PTX per arch, embedded, and a kernel table entry;
+ * false when it stays on the CPU (said in the report). */
+static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
                          int k, tw_arena *arena) {
   char kname[64];
   snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
@@ -149,11 +150,11 @@ static void offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   if (!ptx_generate_opts(&n->desc, kname, c->o->narchs ? c->archs : NULL, c->o->narchs, &po,
                          arena, &px, &pd)) {
     say(&c->report, "%s: not offloaded: kernel generation failed: %s\n", where, pd.msg);
-    return;
+    return false;
   }
   if (!all_ascii(&px)) { /* the driver's JIT would reject the whole module */
     say(&c->report, "%s: not offloaded: generated PTX is not ASCII\n", where);
-    return;
+    return false;
   }
   LLVMValueRef text_at[OFF_MAX_ARCHS];
   c->sections = realloc(c->sections, (c->nkernels + 1) * sizeof *c->sections);
@@ -169,8 +170,9 @@ static void offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
     say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px.codes[i].sm);
     tc = true;
   }
-  say(&c->report, "%s; PTX embedded, GPU dispatch not built yet: runs on the CPU\n",
+  say(&c->report, "%s; runs on the GPU when one is usable and the run-time checks pass\n",
       inexact_note(&n->desc, c->o));
+  return true;
 }
 
 static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint32_t index,
@@ -190,7 +192,11 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
       }
       char where[512];
       snprintf(where, sizeof where, "%s: %s (0x%x)", base, shown, wf->body_offset);
-      offload_nest(c, n, where, index, k, &arena);
+      const char *why;
+      if (!off_version_check(n, &why))
+        say(&c->report, "%s: not offloaded: %s\n", where, why);
+      else if (offload_nest(c, n, where, index, k, &arena))
+        off_version_apply(fn, n, c->nkernels - 1);
     }
   }
   tw_arena_free(&arena);

@@ -17,4 +17,10 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
 bool off_attach_table(LLVMModuleRef mod, const char *desc_symbol, LLVMValueRef *kernels,
                       unsigned nkernels);
 
+/* Whether nest n can be versioned (off_version.c): a preheader, one exit,
+ * and no value of the nest used after it except the reduction's result. */
+bool off_version_check(const kn_recog_nest *n, const char **reason);
+/* Inserts the call to twasm_rt_offload and the branch around the nest. */
+void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id);
+
 #endif

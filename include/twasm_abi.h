@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 2u
+#define TWASM_ABI_VERSION 3u
 #define TWASM_PAGE_SIZE 65536u
 
 /* Trap codes passed to twasm_rt_trap and returned by twasm_rt_* helpers
@@ -241,6 +241,11 @@ typedef struct twasm_kernel_abi {
   const twasm_kernel_range_abi *ranges;
   const twasm_kernel_ptx_abi *ptx; /* by ascending request order of archs */
   twasm_kernel_launch_abi launch;
+  /* For the cost model (ABI 3): the nest runs its body
+   * work[0] * ... * work[nwork-1] times, about ops_per_iter operations each. */
+  twasm_kernel_size_abi work[3];
+  uint32_t nwork;
+  uint32_t ops_per_iter;
 } twasm_kernel_abi;
 
 typedef struct twasm_module_abi {
@@ -309,6 +314,28 @@ uint32_t twasm_rt_table_init(void *vmctx, uint32_t table_index, uint32_t elem_in
 uint32_t twasm_rt_table_copy(void *vmctx, uint32_t dst_table, uint32_t src_table, uint32_t dst, uint32_t src, uint32_t n);
 uint32_t twasm_rt_table_fill(void *vmctx, uint32_t table_index, uint32_t dst, void *value, uint32_t n);
 void twasm_rt_elem_drop(void *vmctx, uint32_t elem_index);
+
+/* ---- offloaded loop nests (ABI 2) --------------------------------------
+ * Before an offloaded nest the generated code evaluates the live params of
+ * its kernel (twasm_kernel_abi) and calls twasm_rt_offload.  1: the kernel
+ * ran (on the GPU) and the nest is skipped; 0: the nest runs on the CPU as
+ * compiled.  A reduction's result is stored in *result (its low bytes). */
+uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
+
+/* Trip counts of counted loops, for params bound to one: how many times a
+ * loop header runs for an IV starting at start (x = start, or start + step
+ * when TWASM_TRIP_NEXT is set), stepping by step, staying while
+ * `x PRED bound` in `bits`-wide arithmetic, times scale; -1 when the loop
+ * never leaves by that test or the count passes INT64_MAX.
+ * how = PRED | TWASM_TRIP_NEXT? | bits << 16. */
+enum {
+  TWASM_TRIP_NE = 0, TWASM_TRIP_EQ = 1,
+  TWASM_TRIP_ULT = 2, TWASM_TRIP_ULE = 3, TWASM_TRIP_UGT = 4, TWASM_TRIP_UGE = 5,
+  TWASM_TRIP_SLT = 6, TWASM_TRIP_SLE = 7, TWASM_TRIP_SGT = 8, TWASM_TRIP_SGE = 9,
+  TWASM_TRIP_NEXT = 0x100,
+};
+int64_t twasm_rt_trip_count(int64_t start, int64_t bound, int64_t step, uint32_t how,
+                            uint32_t scale);
 
 /* Called by host trampolines with the vmctx they received: for an imported
  * host function that is a runtime-private record binding the host function

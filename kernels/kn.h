@@ -122,8 +122,10 @@ void kn_indvar_build(kn_loops *lp, const kn_dom *dom);
 const kn_iv *kn_iv_of(const kn_loop *l, LLVMValueRef v);
 /* Trip count for live start/bound values (sign-extended or zero-extended,
  * only the low `bits` matter); false when the loop never leaves by this
- * test or the count overflows 64 bits. */
+ * test or the count passes INT64_MAX. */
 bool kn_trip_eval(const kn_trip *t, int64_t start, int64_t bound, uint64_t *count);
+/* The test of t as twasm_rt_trip_count's `how` argument. */
+uint32_t kn_trip_how(const kn_trip *t);
 
 /* ---- Affine expressions and accesses (kn_affine.c, kn_access.c) ------- */
 

@@ -179,6 +179,7 @@ static bool has_store(const kr_ctx *c) {
 static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   kn_recog_nest *o = c->out;
   o->nest = root;
+  o->cfg = c->cfg;
   o->preheader = root->preheader >= 0 ? c->cfg->blocks[root->preheader].bb : NULL;
   c->chain[0] = root;
   c->depth = 1;

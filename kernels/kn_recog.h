@@ -38,6 +38,7 @@ typedef struct {
 
 typedef struct {
   const kn_loop *nest;      /* the outermost loop */
+  const kn_cfg *cfg;        /* numbers nest's blocks */
   LLVMBasicBlockRef preheader; /* NULL when the loop has none */
   LLVMBasicBlockRef *exits; /* blocks outside the nest entered from it, */
   int nexits;               /* trap blocks left out */

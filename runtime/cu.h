@@ -67,6 +67,10 @@ bool cu_make_current(cu_error *err);
 bool cu_mem_admit(uint64_t size, uint64_t live, uint64_t cap,
                   uint64_t free_bytes, uint64_t total_bytes, cu_error *err);
 bool cu_alloc_managed(uint64_t size, void **out, cu_error *err);
+/* A managed reservation of size bytes of which only `admitted` will ever
+ * be touched (the rest stays PROT_NONE, a guard region): only that much
+ * counts against the cap and the device's free memory. */
+bool cu_reserve_managed(uint64_t size, uint64_t admitted, void **out, cu_error *err);
 void cu_free_managed(void *ptr);
 /* Moves [ptr, ptr+len) to the device ahead of a launch; a no-op (true)
  * where the device lacks concurrentManagedAccess. */

@@ -17,6 +17,7 @@ enum {
 typedef struct cu_block {
   uintptr_t base;
   uint64_t size;
+  uint64_t admitted;     /* what counts against the cap */
 } cu_block;
 
 static pthread_mutex_t cu_mem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -39,7 +40,7 @@ bool cu_mem_admit(uint64_t size, uint64_t live, uint64_t cap,
   return true;
 }
 
-static bool cu_blocks_add(uintptr_t base, uint64_t size) {
+static bool cu_blocks_add(uintptr_t base, uint64_t size, uint64_t admitted) {
   if (cu_nblocks == cu_blocks_cap) {
     size_t cap = cu_blocks_cap ? 2 * cu_blocks_cap : 8;
     cu_block *grown = realloc(cu_blocks, cap * sizeof *grown);
@@ -47,23 +48,23 @@ static bool cu_blocks_add(uintptr_t base, uint64_t size) {
     cu_blocks = grown;
     cu_blocks_cap = cap;
   }
-  cu_blocks[cu_nblocks++] = (cu_block){base, size};
-  cu_live_bytes += size;
+  cu_blocks[cu_nblocks++] = (cu_block){base, size, admitted};
+  cu_live_bytes += admitted;
   return true;
 }
 
 /* Admission and allocation under one lock, so two threads cannot both
  * pass the check with the same free memory. */
-static bool cu_alloc_locked(uint64_t size, void **out, cu_error *err) {
+static bool cu_alloc_locked(uint64_t size, uint64_t admitted, void **out, cu_error *err) {
   size_t free_bytes = 0, total_bytes = 0;
   cu_result r = cu_drv.mem_get_info(&free_bytes, &total_bytes);
   if (r != 0) return cu_check_failure(err, "cuMemGetInfo", r);
-  if (!cu_mem_admit(size, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err))
+  if (!cu_mem_admit(admitted, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err))
     return false;
   uint64_t ptr = 0;
   r = cu_drv.mem_alloc_managed(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
   if (r != 0) return cu_check_failure(err, "cuMemAllocManaged", r);
-  if (!cu_blocks_add((uintptr_t)ptr, size)) {
+  if (!cu_blocks_add((uintptr_t)ptr, size, admitted)) {
     cu_drv.mem_free(ptr);
     return cu_fail_msg(err, "out of host memory for the managed allocation registry");
   }
@@ -71,13 +72,20 @@ static bool cu_alloc_locked(uint64_t size, void **out, cu_error *err) {
   return true;
 }
 
-bool cu_alloc_managed(uint64_t size, void **out, cu_error *err) {
+bool cu_reserve_managed(uint64_t size, uint64_t admitted, void **out, cu_error *err) {
+  if (admitted > size) admitted = size;
   if (!cu_make_current(err)) return false;
   pthread_mutex_lock(&cu_mem_lock);
-  bool ok = cu_alloc_locked(size, out, err);
+  bool ok = cu_alloc_locked(size, admitted, out, err);
   pthread_mutex_unlock(&cu_mem_lock);
-  if (ok) cu_trace("gpu: managed %llu bytes at %p", (unsigned long long)size, *out);
+  if (ok)
+    cu_trace("gpu: managed %llu bytes at %p (%llu usable)", (unsigned long long)size, *out,
+             (unsigned long long)admitted);
   return ok;
+}
+
+bool cu_alloc_managed(uint64_t size, void **out, cu_error *err) {
+  return cu_reserve_managed(size, size, out, err);
 }
 
 void cu_free_managed(void *ptr) {
@@ -85,7 +93,7 @@ void cu_free_managed(void *ptr) {
   pthread_mutex_lock(&cu_mem_lock);
   for (size_t i = 0; i < cu_nblocks; i++) {
     if (cu_blocks[i].base == (uintptr_t)ptr) {
-      cu_live_bytes -= cu_blocks[i].size;
+      cu_live_bytes -= cu_blocks[i].admitted;
       cu_blocks[i] = cu_blocks[--cu_nblocks];
       found = true;
       break;

@@ -87,7 +87,7 @@ static bool define_storage(rt_instance *inst) {
   }
   for (uint32_t i = 0; i < m->nmemories; i++) {
     const twasm_memory_def_abi *d = &m->memories[i];
-    rt_memory *mem = rt_memory_create(d->min, d->max, d->has_max);
+    rt_memory *mem = rt_memory_create(d->min, d->max, d->has_max, m->nkernels > 0);
     if (!mem) return false;
     mem->owner = inst;
     inst->mems[inst->nmem_imports + i] = mem;

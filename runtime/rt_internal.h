@@ -62,6 +62,7 @@ typedef struct rt_memory {
   twasm_memory_abi abi;
   uint64_t max_pages;    /* as declared; meaningful when has_max */
   bool has_max;
+  bool managed;          /* CUDA managed memory: kernels may touch it */
   rt_instance *owner;    /* NULL when the host created it */
 } rt_memory;
 
@@ -103,7 +104,9 @@ struct twasm_instance {
 static inline rt_instance *rt_inst(void *vmctx) { return (rt_instance *)vmctx; }
 
 /* rt_memory.c */
-rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max);
+/* gpu: the module has kernels; its memory then goes into CUDA managed
+ * memory when a GPU is usable (same reservation, same guard region). */
+rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max, bool gpu);
 void rt_memory_destroy(rt_memory *m);
 bool rt_memory_owns(uintptr_t addr); /* async-signal-safe */
 

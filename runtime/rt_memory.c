@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "cu.h"
 #include "rt_internal.h"
 
 /* Bases of live reservations.  A fixed array of atomics because the fault
@@ -42,22 +43,50 @@ bool rt_memory_owns(uintptr_t addr) {
   return false;
 }
 
-rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max) {
+/* The reservation in CUDA managed memory, all PROT_NONE like a host one:
+ * kernels reach it, the CPU keeps its guard pages (the driver honours
+ * mprotect on managed ranges for CPU accesses).  NULL: use host memory. */
+static void *reserve_managed(uint64_t usable) {
+  if (cu_mode_get() == CU_MODE_CPU || !cu_available()) return NULL;
+  void *base;
+  cu_error err;
+  if (!cu_reserve_managed(RT_MEMORY_RESERVE, usable, &base, &err)) {
+    cu_trace("gpu: linear memory stays in host memory: %s", err.message);
+    return NULL;
+  }
+  if (mprotect(base, RT_MEMORY_RESERVE, PROT_NONE) != 0) {
+    cu_trace("gpu: linear memory stays in host memory: mprotect on managed memory failed");
+    cu_free_managed(base);
+    return NULL;
+  }
+  return base;
+}
+
+static void release(rt_memory *m) {
+  if (m->managed) cu_free_managed(m->abi.base);
+  else munmap(m->abi.base, RT_MEMORY_RESERVE);
+}
+
+rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max, bool gpu) {
   if (min_pages > RT_MAX_PAGES || (has_max && max_pages < min_pages)) return NULL;
   rt_memory *m = calloc(1, sizeof *m);
   if (!m) return NULL;
-  void *base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) goto fail;
-  /* A hint: fewer TLB misses on large heaps; failure changes nothing. */
-  (void)madvise(base, RT_MEMORY_RESERVE, MADV_HUGEPAGE);
+  uint64_t usable = (has_max && max_pages < RT_MAX_PAGES ? max_pages : RT_MAX_PAGES) * TWASM_PAGE_SIZE;
+  void *base = gpu && usable ? reserve_managed(usable) : NULL;
+  m->managed = base != NULL;
+  if (!base) {
+    base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) goto fail;
+    /* A hint: fewer TLB misses on large heaps; failure changes nothing. */
+    (void)madvise(base, RT_MEMORY_RESERVE, MADV_HUGEPAGE);
+  }
+  m->abi.base = base;
   uint64_t bytes = min_pages * TWASM_PAGE_SIZE;
   if ((bytes && mprotect(base, bytes, PROT_READ | PROT_WRITE) != 0) ||
       !registry_add((uintptr_t)base)) {
-    munmap(base, RT_MEMORY_RESERVE);
+    release(m);
     goto fail;
   }
-  m->abi.base = base;
   m->abi.size_bytes = bytes;
   m->max_pages = max_pages;
   m->has_max = has_max;
@@ -70,7 +99,7 @@ fail:
 void rt_memory_destroy(rt_memory *m) {
   if (!m) return;
   registry_remove((uintptr_t)m->abi.base);
-  munmap(m->abi.base, RT_MEMORY_RESERVE);
+  release(m);
   free(m);
 }
 
@@ -87,7 +116,7 @@ int32_t twasm_memory_grow(twasm_memory *mem, uint32_t delta_pages) {
 }
 
 twasm_memory *twasm_memory_new(uint32_t min_pages, uint32_t max_pages, bool has_max) {
-  return (twasm_memory *)rt_memory_create(min_pages, max_pages, has_max);
+  return (twasm_memory *)rt_memory_create(min_pages, max_pages, has_max, false);
 }
 
 /* Memories of instances live and die with them. */

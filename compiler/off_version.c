@@ -1,0 +1,201 @@
+/* off_version.c: loop versioning for offloaded nests.  The preheader asks
+ * the runtime to run the nest's kernel; when it did, control jumps to the
+ * nest's exit (a reduction's result taking the accumulator's place), else
+ * the original loop runs unchanged:
+ *
+ *   preheader:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
+ *               br done, exit, header
+ */
+#include <string.h>
+
+#include "off_internal.h"
+
+static bool in_nest(const kn_recog_nest *n, LLVMBasicBlockRef bb) {
+  return kn_loop_contains_block(n->nest, bb, n->cfg);
+}
+
+static bool defined_in_nest(const kn_recog_nest *n, LLVMValueRef v) {
+  return v && LLVMIsAInstruction(v) && in_nest(n, LLVMGetInstructionParent(v));
+}
+
+static bool preds_all_in_nest(const kn_recog_nest *n, LLVMBasicBlockRef exit) {
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsATerminatorInst(user) && !in_nest(n, LLVMGetInstructionParent(user))) return false;
+  }
+  return true;
+}
+
+/* Whether one use of v (defined in the nest) survives the new edge from
+ * the preheader to the exit. */
+static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LLVMBasicBlockRef exit,
+                   const char **reason) {
+  LLVMBasicBlockRef at = LLVMGetInstructionParent(user);
+  if (in_nest(n, at)) return true;
+  if (v == n->result) {
+    /* Through the exit's phis, or directly when every way into the exit
+     * comes from the nest (then a new phi there merges both results). */
+    if ((LLVMIsAPHINode(user) && at == exit) || preds_all_in_nest(n, exit)) return true;
+    *reason = "the reduction's result is used where the kernel's cannot reach";
+    return false;
+  }
+  *reason = "a value computed in the loop is used after it";
+  return false;
+}
+
+bool off_version_check(const kn_recog_nest *n, const char **reason) {
+  if (!n->preheader) return (*reason = "loop has no preheader", false);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(n->preheader);
+  LLVMBasicBlockRef header = n->cfg->blocks[n->nest->header].bb;
+  if (!br || !LLVMIsABranchInst(br) || LLVMIsConditional(br) || LLVMGetSuccessor(br, 0) != header)
+    return (*reason = "loop has no preheader", false);
+  if (n->nexits != 1) return (*reason = "loop nest has more than one exit", false);
+  for (unsigned i = 0; i < n->desc.nparams; i++) {
+    const kn_bind *b = &n->binds[i];
+    LLVMValueRef vals[2] = {b->kind == KN_BIND_VALUE ? b->value : b->trip->start,
+                            b->kind == KN_BIND_VALUE ? NULL : b->trip->bound};
+    for (int k = 0; k < 2; k++)
+      if (defined_in_nest(n, vals[k])) return (*reason = "a live value is computed in the loop", false);
+  }
+  for (int b = 0; b < n->nest->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+        if (!use_ok(n, i, LLVMGetUser(u), n->exits[0], reason)) return false;
+  return true;
+}
+
+typedef struct {
+  LLVMModuleRef mod;
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  LLVMTypeRef i32, i64, ptr;
+} ov_ctx;
+
+static LLVMValueRef runtime_fn(ov_ctx *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                               unsigned n) {
+  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+  if (!f) {
+    f = LLVMAddFunction(c->mod, name, LLVMFunctionType(ret, params, n, false));
+    unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->ctx, kind, 0));
+  }
+  return f;
+}
+
+static LLVMValueRef call(ov_ctx *c, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+  return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+/* A live value as the i64 the kernel reads: integers zero-extended (only
+ * the low bits of narrow ones are read), floats as their bit patterns. */
+static LLVMValueRef as_i64(ov_ctx *c, LLVMValueRef v, bool sign) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: v = LLVMBuildBitCast(c->b, v, c->i32, ""); break;
+  case LLVMDoubleTypeKind: return LLVMBuildBitCast(c->b, v, c->i64, "");
+  case LLVMPointerTypeKind: return LLVMBuildPtrToInt(c->b, v, c->i64, "");
+  default: break;
+  }
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64) return v;
+  return sign ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
+static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
+  const kn_trip *t = b->trip;
+  LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
+  LLVMValueRef args[] = {t->start ? as_i64(c, t->start, true) : zero,
+                         t->bound ? as_i64(c, t->bound, true) : zero,
+                         LLVMConstInt(c->i64, (uint64_t)t->step, true),
+                         LLVMConstInt(c->i32, kn_trip_how(t), false),
+                         LLVMConstInt(c->i32, b->scale, false)};
+  LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
+  return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+}
+
+static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, const char *name) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first) LLVMPositionBuilderBefore(b, first);
+  else LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef a = LLVMBuildAlloca(b, t, name);
+  LLVMDisposeBuilder(b);
+  return a;
+}
+
+/* Adds the preheader's incoming value to every phi of the exit, and routes
+ * other uses of the reduction's result through a new phi. */
+static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef exit,
+                       LLVMValueRef result, bool merge) {
+  LLVMValueRef merged = NULL;
+  if (merge) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(exit);
+    LLVMPositionBuilderBefore(b, first);
+    merged = LLVMBuildPhi(b, LLVMTypeOf(n->result), "offload.result");
+    LLVMDisposeBuilder(b);
+  }
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(exit); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    if (phi == merged) continue;
+    LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+      if (in_nest(n, LLVMGetIncomingBlock(phi, k))) v = LLVMGetIncomingValue(phi, k);
+    LLVMBasicBlockRef pre = n->preheader;
+    LLVMValueRef in = v == n->result && n->result ? result : v;
+    LLVMAddIncoming(phi, &in, &pre, 1);
+  }
+  if (!merged) return;
+  /* Every other use outside the nest now reads the merged value. */
+  LLVMUseRef next;
+  for (LLVMUseRef u = LLVMGetFirstUse(n->result); u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef user = LLVMGetUser(u);
+    if (user == merged || in_nest(n, LLVMGetInstructionParent(user))) continue;
+    if (LLVMIsAPHINode(user) && LLVMGetInstructionParent(user) == exit) continue;
+    for (unsigned k = 0; k < (unsigned)LLVMGetNumOperands(user); k++)
+      if (LLVMGetOperand(user, k) == n->result) LLVMSetOperand(user, k, merged);
+  }
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(term)) continue;
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
+    if (from == n->preheader) continue;
+    LLVMValueRef v = n->result;
+    LLVMAddIncoming(merged, &v, &from, 1);
+  }
+  LLVMBasicBlockRef pre = n->preheader;
+  LLVMAddIncoming(merged, &result, &pre, 1);
+}
+
+void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id) {
+  ov_ctx c = {.mod = LLVMGetGlobalParent(fn)};
+  c.ctx = LLVMGetModuleContext(c.mod);
+  c.i32 = LLVMInt32TypeInContext(c.ctx);
+  c.i64 = LLVMInt64TypeInContext(c.ctx);
+  c.ptr = LLVMPointerTypeInContext(c.ctx, 0);
+  unsigned np = n->desc.nparams ? n->desc.nparams : 1;
+  LLVMValueRef params = entry_alloca(&c, fn, LLVMArrayType2(c.i64, np), "offload.params");
+  LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
+  c.b = LLVMCreateBuilderInContext(c.ctx);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(n->preheader);
+  LLVMBasicBlockRef header = LLVMGetSuccessor(br, 0), exit = n->exits[0];
+  bool merge = n->result && preds_all_in_nest(n, exit); /* before the new edge */
+  LLVMPositionBuilderBefore(c.b, br);
+  for (unsigned i = 0; i < n->desc.nparams; i++) {
+    const kn_bind *b = &n->binds[i];
+    LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+    LLVMValueRef idx = LLVMConstInt(c.i64, i, false);
+    LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
+  }
+  LLVMTypeRef types[] = {c.ptr, c.i32, c.ptr, c.ptr};
+  LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
+  LLVMValueRef done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
+  LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
+  LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntNE, done, LLVMConstInt(c.i32, 0, false), "");
+  LLVMBuildCondBr(c.b, cond, exit, header);
+  LLVMInstructionEraseFromParent(br);
+  LLVMDisposeBuilder(c.b);
+  patch_exit(&c, n, exit, result, merge);
+}

@@ -1,0 +1,128 @@
+/* rt_offload.c: twasm_rt_offload, called before every offloaded loop nest:
+ * decides GPU or CPU (TWASM_DEVICE, managed memory, the pre-launch plan,
+ * the cost model), loads the kernel's PTX once, prefetches, launches and
+ * hands back a reduction's result.  Any refusal or failure returns 0 and
+ * the nest runs on the CPU as compiled. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu.h"
+#include "rt_internal.h"
+#include "rt_offload.h"
+
+typedef struct rt_loaded {
+  const twasm_kernel_abi *k;
+  cu_module *module;
+  cu_kernel fn;
+  bool failed;
+  struct rt_loaded *next;
+} rt_loaded;
+
+/* Launches are serialised: they share the result cell and the cache. */
+static pthread_mutex_t rt_offload_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_loaded *rt_loaded_list;
+static void *rt_result_cell; /* managed, 8 bytes used */
+
+static const char *kind_name(const twasm_kernel_abi *k) {
+  return k->kind == TWASM_KERNEL_MAP ? "map" : k->kind == TWASM_KERNEL_REDUCE ? "reduce" : "matmul";
+}
+
+static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
+  cu_trace("offload %s (%s): cpu: %s", k->name, kind_name(k), why);
+  return 0;
+}
+
+/* The kernel's function, its PTX loaded on first use; NULL once that
+ * failed (said once). */
+static rt_loaded *loaded(const twasm_kernel_abi *k) {
+  for (rt_loaded *l = rt_loaded_list; l; l = l->next)
+    if (l->k == k) return l;
+  rt_loaded *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  l->k = k;
+  cu_ptx set[8];
+  size_t n = k->nptx < 8 ? k->nptx : 8;
+  for (size_t i = 0; i < n; i++)
+    set[i] = (cu_ptx){(int)k->ptx[i].sm, (int)k->ptx[i].ptx_isa, k->ptx[i].text};
+  cu_error err;
+  if (!cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
+    cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
+    l->failed = true;
+  } else {
+    cu_trace("offload %s (%s): loaded for sm_%d", k->name, kind_name(k), cu_module_arch(l->module));
+  }
+  l->next = rt_loaded_list;
+  rt_loaded_list = l;
+  return l;
+}
+
+static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, cu_error *err) {
+  for (int i = 0; i < p->nspans; i++) {
+    ranges[i] = (cu_range){base + p->spans[i].lo, p->spans[i].hi - p->spans[i].lo};
+    if (!cu_prefetch(ranges[i].ptr, ranges[i].len, err)) return false;
+  }
+  return true;
+}
+
+/* Under rt_offload_lock. */
+static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *params,
+                       const rt_offload_plan *p, int64_t *result) {
+  rt_loaded *l = loaded(k);
+  if (!l || l->failed) return on_cpu(k, "kernel not loaded");
+  cu_error err;
+  uint32_t rbytes = k->launch.result_bytes;
+  if (rbytes && !rt_result_cell && !cu_alloc_managed(4096, &rt_result_cell, &err))
+    return on_cpu(k, err.message);
+  cu_range ranges[RT_OFFLOAD_MAX_SPANS + 1];
+  if (!prefetch(base, p, ranges, &err)) return on_cpu(k, err.message);
+  int nranges = p->nspans;
+  uint64_t mem = (uint64_t)(uintptr_t)base;
+  int64_t values[16];
+  void *args[18];
+  int nargs = 0;
+  args[nargs++] = &mem;
+  for (uint32_t i = 0; i < k->nparams; i++) {
+    values[i] = params[i];
+    args[nargs++] = &values[i];
+  }
+  uint64_t cell = (uint64_t)(uintptr_t)rt_result_cell;
+  if (rbytes) {
+    int64_t init = params[k->init_param < k->nparams ? k->init_param : 0];
+    memcpy(rt_result_cell, &init, rbytes > 8 ? 8 : rbytes);
+    args[nargs++] = &cell;
+    ranges[nranges++] = (cu_range){rt_result_cell, 8};
+  }
+  const twasm_kernel_launch_abi *g = &k->launch;
+  cu_args a = {args, ranges, (size_t)nranges};
+  cu_dim3 grid = {p->grid[0], p->grid[1], p->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
+  if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) return on_cpu(k, err.message);
+  if (rbytes) {
+    *result = 0;
+    memcpy(result, rt_result_cell, rbytes > 8 ? 8 : rbytes);
+  }
+  cu_trace("offload %s (%s): gpu: sm_%d, %.0f iterations, %llu bytes checked", k->name,
+           kind_name(k), cu_module_arch(l->module), p->iterations, (unsigned long long)p->bytes);
+  return 1;
+}
+
+uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
+  const twasm_vmctx *vm = vmctx;
+  const twasm_module_abi *mod = vm->module;
+  if (!mod || kernel >= mod->nkernels) return 0;
+  const twasm_kernel_abi *k = &mod->kernels[kernel];
+  cu_mode mode = cu_mode_get();
+  if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
+  const rt_memory *mem = (const rt_memory *)vm->mem;
+  if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
+  if (!mem || !mem->managed) return on_cpu(k, "linear memory is not in managed memory");
+  rt_offload_plan plan;
+  const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
+  if (why) return on_cpu(k, why);
+  if (mode == CU_MODE_AUTO && !rt_offload_worth_it(plan.ops, cu_launch_cost_us()))
+    return on_cpu(k, "cost model: too little work for a launch");
+  pthread_mutex_lock(&rt_offload_lock);
+  uint32_t done = launch(k, mem->abi.base, params, &plan, result);
+  pthread_mutex_unlock(&rt_offload_lock);
+  return done;
+}

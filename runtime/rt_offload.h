@@ -1,0 +1,42 @@
+/* rt_offload.h: dispatch of offloaded loop nests (prefix rt_offload_):
+ * the pure pre-launch plan (rt_offload_plan.c) and the decision and launch
+ * (rt_offload.c, twasm_rt_offload of twasm_abi.h). */
+#ifndef RT_OFFLOAD_H
+#define RT_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "twasm_abi.h"
+
+#define RT_OFFLOAD_MAX_SPANS 64
+
+/* A byte range [lo, hi) of linear memory a kernel touches. */
+typedef struct {
+  uint64_t lo, hi;
+  bool is_write;
+} rt_offload_span;
+
+typedef struct {
+  uint32_t grid[3];
+  double iterations;       /* times the nest's body runs */
+  double ops;              /* iterations times operations per iteration */
+  uint64_t bytes;          /* sum of the spans' lengths */
+  rt_offload_span spans[RT_OFFLOAD_MAX_SPANS];
+  int nspans;
+} rt_offload_plan;
+
+/* Checks a launch of k with the live params against a memory of mem_size
+ * bytes: every accessed range inside it (which also proves no address
+ * wrapped), no written range overlapping a read one where k asks for the
+ * check, trip counts known; fills the grid and the cost figures.  Returns
+ * NULL when the kernel may run, else why it may not. */
+const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
+                                 uint64_t mem_size, rt_offload_plan *p);
+
+/* The cost model: whether a nest of `ops` operations is worth a launch
+ * costing launch_us (about 0.5 ns per scalar operation on the CPU, and a
+ * launch must win by a margin of 4). */
+bool rt_offload_worth_it(double ops, double launch_us);
+
+#endif
