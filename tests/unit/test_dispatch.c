@@ -1,0 +1,313 @@
+/* test_dispatch.c: dispatch of offloaded nests without a GPU: the runtime's
+ * pre-launch plan (bounds, overlap, trip counts, grid, cost model) on
+ * hand-made kernel tables, twasm_rt_trip_count, and compiled programs whose
+ * offloaded nests must give the --no-offload build's output and traps under
+ * every TWASM_DEVICE when no GPU can be used. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "rt_offload.h"
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* out[x] = f(in[x]) for x < n: p0 = n (a trip count), p1 = out's address;
+ * in is at byte 1024 (a constant). */
+static twasm_kernel_range_abi ranges[2];
+static twasm_kernel_abi map;
+
+static void map_setup(void) {
+  memset(ranges, 0, sizeof ranges);
+  ranges[0] = (twasm_kernel_range_abi){.c0 = 0, .param_index = {1}, .param_coeff = {1},
+                                       .nparam_terms = 1, .ndims = 1, .coeff = {4},
+                                       .extent = {{.value = 0, .is_param = 1}}, .size = 4,
+                                       .is_write = 1};
+  ranges[1] = (twasm_kernel_range_abi){.c0 = 1024, .ndims = 1, .coeff = {4},
+                                       .extent = {{.value = 0, .is_param = 1}}, .size = 4};
+  map = (twasm_kernel_abi){.name = "k", .kind = TWASM_KERNEL_MAP, .nparams = 2,
+                           .bind_kinds = {TWASM_BIND_TRIP, TWASM_BIND_VALUE},
+                           .check_overlap = 1, .nranges = 2, .ranges = ranges,
+                           .launch = {.block = {256, 1, 1}, .per_block = {256, 1, 1},
+                                      .max_grid = {1000, 1, 1},
+                                      .count = {{.value = 0, .is_param = 1}, {.value = 1}, {.value = 1}}},
+                           .work = {{.value = 0, .is_param = 1}, {.value = 1}, {.value = 1}},
+                           .nwork = 1, .ops_per_iter = 3};
+}
+
+START_TEST(plan_in_bounds) {
+  map_setup();
+  rt_offload_plan p;
+  int64_t params[] = {1000, 65536};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1 << 20, &p));
+  ck_assert_int_eq(p.nspans, 2);
+  ck_assert_uint_eq(p.spans[0].lo, 65536);
+  ck_assert_uint_eq(p.spans[0].hi, 65536 + 4000);
+  ck_assert(p.spans[0].is_write && !p.spans[1].is_write);
+  ck_assert_uint_eq(p.spans[1].lo, 1024);
+  ck_assert_uint_eq(p.spans[1].hi, 1024 + 4000);
+  ck_assert_uint_eq(p.bytes, 8000);
+  ck_assert_uint_eq(p.grid[0], 4); /* ceil(1000 / 256) */
+  ck_assert_uint_eq(p.grid[1], 1);
+  ck_assert(p.iterations == 1000 && p.ops == 3000);
+}
+END_TEST
+
+START_TEST(plan_grid_is_capped) {
+  map_setup();
+  rt_offload_plan p;
+  int64_t params[] = {10000000, 1 << 30};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1ull << 32, &p));
+  ck_assert_uint_eq(p.grid[0], 1000);
+}
+END_TEST
+
+START_TEST(plan_out_of_bounds) {
+  map_setup();
+  rt_offload_plan p;
+  /* the last element ends one byte past the memory */
+  int64_t params[] = {1000, 65536 - 4000 + 1};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, params, 65536, &p), "out of bounds"));
+  int64_t exact[] = {1000, 65536 - 4000};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, exact, 65536, &p));
+  /* a huge address must not wrap into range */
+  int64_t huge[] = {1000, INT64_MAX - 10};
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&map, huge, 1ull << 32, &p));
+  int64_t negative[] = {1000, -8};
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&map, negative, 1ull << 32, &p));
+}
+END_TEST
+
+START_TEST(plan_negative_stride) {
+  map_setup();
+  ranges[1].c0 = 4096;
+  ranges[1].coeff[0] = -4; /* in[n-1-x] read downwards from 4096 */
+  rt_offload_plan p;
+  int64_t params[] = {1000, 65536};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1 << 20, &p));
+  ck_assert_uint_eq(p.spans[1].lo, 4096 - 4 * 999);
+  ck_assert_uint_eq(p.spans[1].hi, 4096 + 4);
+  int64_t more[] = {1026, 65536}; /* reaches below 0 */
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, more, 1 << 20, &p), "out of bounds"));
+}
+END_TEST
+
+START_TEST(plan_overlap) {
+  map_setup();
+  rt_offload_plan p;
+  int64_t params[] = {1000, 1024 + 3996}; /* out's first element is in's last */
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, params, 1 << 20, &p), "overlaps"));
+  int64_t apart[] = {1000, 1024 + 4000};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, apart, 1 << 20, &p));
+  map.check_overlap = 0; /* the compiler proved independence */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1 << 20, &p));
+}
+END_TEST
+
+START_TEST(plan_reading_own_output_is_no_overlap) {
+  map_setup();
+  ranges[1] = ranges[0];
+  ranges[1].is_write = 0; /* out[x] = f(out[x]) */
+  rt_offload_plan p;
+  int64_t params[] = {1000, 65536};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1 << 20, &p));
+  ck_assert_int_eq(p.nspans, 1);
+  /* still bounds-checked */
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&map, params, 65536 + 100, &p));
+}
+END_TEST
+
+START_TEST(plan_unknown_trip_and_empty) {
+  map_setup();
+  rt_offload_plan p;
+  int64_t unknown[] = {-1, 65536};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, unknown, 1 << 20, &p), "trip count"));
+  map.bind_kinds[0] = TWASM_BIND_VALUE;
+  int64_t none[] = {0, 1ull << 40}; /* nothing accessed: no range to check */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, none, 1 << 20, &p));
+  ck_assert_int_eq(p.nspans, 0);
+}
+END_TEST
+
+START_TEST(plan_rejects_malformed_tables) {
+  map_setup();
+  rt_offload_plan p;
+  int64_t params[] = {1000, 65536};
+  ranges[0].param_index[0] = 7;
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&map, params, 1 << 20, &p));
+  map_setup();
+  ranges[1].extent[0].value = 9;
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&map, params, 1 << 20, &p));
+}
+END_TEST
+
+START_TEST(cost_model) {
+  ck_assert(!rt_offload_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
+  ck_assert(rt_offload_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
+  ck_assert(!rt_offload_worth_it(1e12, INFINITY)); /* no GPU */
+}
+END_TEST
+
+START_TEST(trip_counts) {
+  /* header runs: x = 0..9 stay, x = 10 leaves */
+  ck_assert_int_eq(twasm_rt_trip_count(0, 10, 1, TWASM_TRIP_SLT | 32 << 16, 1), 11);
+  ck_assert_int_eq(twasm_rt_trip_count(0, 10, 1, TWASM_TRIP_SLT | 32 << 16, 4), 44);
+  /* x = start + step compared: do { } while (++i < 10) */
+  ck_assert_int_eq(twasm_rt_trip_count(0, 10, 1, TWASM_TRIP_SLT | TWASM_TRIP_NEXT | 32 << 16, 1), 10);
+  ck_assert_int_eq(twasm_rt_trip_count(0, 10, 3, TWASM_TRIP_NE | 32 << 16, 1), -1); /* never hits */
+  ck_assert_int_eq(twasm_rt_trip_count(10, 0, -2, TWASM_TRIP_SGT | 32 << 16, 1), 6);
+  /* the i32 bound -1 read unsigned is 2^32 - 1 */
+  ck_assert_int_eq(twasm_rt_trip_count(0, -1, 1, TWASM_TRIP_ULT | TWASM_TRIP_NEXT | 32 << 16, 1),
+                   4294967295);
+  ck_assert_int_eq(twasm_rt_trip_count(0, INT64_MAX, 1, TWASM_TRIP_SLT | 64 << 16, 2), -1);
+  ck_assert_int_eq(twasm_rt_trip_count(0, 10, 1, 0x77 | 32 << 16, 1), -1); /* bad predicate */
+}
+END_TEST
+
+/* ---- compiled programs ----------------------------------------------------- */
+
+static char tmpdir[64];
+
+static int sh(const char *cmd, char *out, size_t cap) {
+  char full[4096];
+  snprintf(full, sizeof full, "%s 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void setup(void) {
+  strcpy(tmpdir, "/tmp/twasm-dispXXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void) {
+  char cmd[128], out[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  sh(cmd, out, sizeof out);
+}
+
+/* A map, an overlapping map, a reduction and a matmul on run-time sizes;
+ * with argv[2] = "oob" the map's input ends past the memory. */
+static const char program[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "static unsigned h = 2166136261u;\n"
+    "static void mix(const void *p, size_t n) { const unsigned char *b = p;\n"
+    "  for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 16777619u; } }\n"
+    "void scale(int n, float a, const float *x, const float *y, float *o) {\n"
+    "  for (int i = 0; i < n; i++) o[i] = a * x[i] + y[i]; }\n"
+    "int dot(int n, const int *a, const int *b) { int s = 0;\n"
+    "  for (int i = 0; i < n; i++) s += a[i] * b[i]; return s; }\n"
+    "void mm(int n, const float *a, const float *b, float *c) {\n"
+    "  for (int i = 0; i < n; i++) for (int k = 0; k < n; k++) { float t = a[i * n + k];\n"
+    "    for (int j = 0; j < n; j++) c[i * n + j] += t * b[k * n + j]; } }\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]), m = 48;\n"
+    "  float *x = malloc(4 * n), *y = malloc(4 * n), *o = malloc(4 * n);\n"
+    "  int *p = malloc(4 * n), *q = malloc(4 * n);\n"
+    "  float *a = malloc(4 * m * m), *b = malloc(4 * m * m), *c = calloc(m * m, 4);\n"
+    "  for (int i = 0; i < n; i++) { x[i] = i * 0.37f; y[i] = 1.0f / (i + 1); p[i] = i * 7919; q[i] = i ^ 0x5a5a; }\n"
+    "  for (int i = 0; i < m * m; i++) { a[i] = (i % 13) * 0.1f; b[i] = (i % 7) - 2.5f; }\n"
+    "  if (argc > 2 && !strcmp(argv[2], \"oob\")) { scale(n, 2.0f, (float *)(__builtin_wasm_memory_size(0) * 65536 - 8), y, o); }\n"
+    "  scale(n, 3.1f, x, y, o); mix(o, 4 * n);\n"
+    "  scale(n - 1, 2.0f, x, x + 1, x + 1); mix(x, 4 * n);\n"
+    "  printf(\"dot %d\\n\", dot(n, p, q));\n"
+    "  mm(m, a, b, c); mix(c, 4 * m * m);\n"
+    "  printf(\"hash %08x\\n\", h);\n"
+    "  return 0; }\n";
+
+static void build(const char *flags, const char *name) {
+  char cmd[2048], out[8192];
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  /* NAME/p: the same program name in every trap message */
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && %s %s %s/p.wasm -o %s/%s/p", tmpdir, name, tw, flags,
+           tmpdir, tmpdir, name);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+}
+
+static void build_all(void) {
+  char path[128], cmd[512], out[8192];
+  snprintf(path, sizeof path, "%s/p.c", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(program, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s -o %s/p.wasm", path, tmpdir);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s", out);
+  build("--offload-report", "on");
+  build("--no-offload", "off");
+  build("--bounds-checks=explicit", "on_explicit");
+}
+
+/* stdout+stderr of NAME ARGS under env (no trace). */
+static int run_prog(const char *env, const char *name, const char *args, char *out, size_t cap) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE %s %s/%s/p %s", env, tmpdir, name, args);
+  return sh(cmd, out, cap);
+}
+
+START_TEST(programs_match_without_gpu) {
+  build_all();
+  static const char *envs[] = {"TWASM_DEVICE=cpu", "TWASM_DEVICE=gpu", "TWASM_DEVICE=auto", ""};
+  static const char *progs[] = {"on", "on_explicit"};
+  char want[4096], got[4096], trace[8192], cmd[512];
+  ck_assert_int_eq(run_prog("", "off", "20000", want, sizeof want), 0);
+  ck_assert_ptr_nonnull(strstr(want, "hash "));
+  for (int e = 0; e < 4; e++)
+    for (int p = 0; p < 2; p++) {
+      ck_assert_int_eq(run_prog(envs[e], progs[p], "20000", got, sizeof got), 0);
+      ck_assert_msg(!strcmp(want, got), "%s %s: %s != %s", envs[e], progs[p], got, want);
+    }
+  /* The trace names each offloaded nest and why it stayed on the CPU. */
+  snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/on/p 20000", tmpdir);
+  ck_assert_int_eq(sh(cmd, trace, sizeof trace), 0);
+  ck_assert_msg(strstr(trace, "twasm: offload ") && strstr(trace, "(map): cpu: "), "%s", trace);
+}
+END_TEST
+
+START_TEST(out_of_bounds_traps_the_same) {
+  build_all();
+  char want[4096], got[4096];
+  int st = run_prog("", "off", "20000 oob", want, sizeof want);
+  ck_assert_int_eq(st, 134);
+  ck_assert_ptr_nonnull(strstr(want, "out of bounds"));
+  ck_assert_int_eq(run_prog("TWASM_DEVICE=gpu", "on", "20000 oob", got, sizeof got), 134);
+  ck_assert_msg(!strcmp(want, got), "%s != %s", got, want);
+}
+END_TEST
+
+static Suite *dispatch_suite(void) {
+  Suite *s = suite_create("dispatch");
+  TCase *plan = tcase_create("plan");
+  tcase_add_test(plan, plan_in_bounds);
+  tcase_add_test(plan, plan_grid_is_capped);
+  tcase_add_test(plan, plan_out_of_bounds);
+  tcase_add_test(plan, plan_negative_stride);
+  tcase_add_test(plan, plan_overlap);
+  tcase_add_test(plan, plan_reading_own_output_is_no_overlap);
+  tcase_add_test(plan, plan_unknown_trip_and_empty);
+  tcase_add_test(plan, plan_rejects_malformed_tables);
+  tcase_add_test(plan, cost_model);
+  tcase_add_test(plan, trip_counts);
+  suite_add_tcase(s, plan);
+  TCase *progs = tcase_create("programs");
+  tcase_set_timeout(progs, 180);
+  tcase_add_checked_fixture(progs, setup, teardown);
+  tcase_add_test(progs, programs_match_without_gpu);
+  tcase_add_test(progs, out_of_bounds_traps_the_same);
+  suite_add_tcase(s, progs);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(dispatch_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
