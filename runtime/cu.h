@@ -195,6 +195,11 @@ void cu_disable(cu_error *err);
  * the GPU.  Returns false for chaining. */
 bool cu_check_failure(cu_error *err, const char *what, cu_result code);
 
+/* Test hook (TWASM_TEST_GPU_FAULT=1 in rt_offload.c): launches a kernel
+ * that faults, so that a compiled program meets a sticky error at its
+ * first launch; false with the driver's error (the GPU is then disabled). */
+bool cu_test_fault(cu_error *err);
+
 /* Test hook: the library name the next initialisation opens (a missing
  * name forces the unavailable state).  Call before any other cu_ call. */
 void cu_test_use_library(const char *soname);

@@ -114,3 +114,21 @@ double cu_launch_cost_us(void) {
   pthread_once(&cu_cost_once, cu_cost_init);
   return cu_available() ? cu_cost_us : INFINITY;
 }
+
+/* Stores through address 0: the device faults, the error is sticky. */
+static const char cu_fault_ptx[] =
+    ".version 6.3\n.target sm_75\n.address_size 64\n\n"
+    ".visible .entry twasm_fault()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n"
+    "\tmov.u64 %rd1, 0;\n\tmov.u32 %r1, 42;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+
+bool cu_test_fault(cu_error *err) {
+  const cu_ptx set[] = {{75, 63, cu_fault_ptx}};
+  cu_module *m = NULL;
+  cu_kernel k;
+  if (!cu_module_load(set, 1, &m, err) || !cu_module_kernel(m, "twasm_fault", &k, err)) return false;
+  cu_dim3 one = {1, 1, 1};
+  /* No ranges: this is the one launch that must fault. */
+  bool ok = cu_make_current(err) && cu_run(&k, one, one, 0, NULL, err);
+  if (ok) cu_module_unload(m);
+  return ok;
+}

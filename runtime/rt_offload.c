@@ -65,12 +65,23 @@ static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, 
   return true;
 }
 
+/* TWASM_TEST_GPU_FAULT=1: the first launch meets a sticky error, for the
+ * tests that a GPU failure leaves the CPU's results. */
+static bool inject_fault(cu_error *err) {
+  static bool done;
+  const char *v = getenv("TWASM_TEST_GPU_FAULT");
+  if (done || !v || strcmp(v, "1") != 0) return false;
+  done = true;
+  return !cu_test_fault(err);
+}
+
 /* Under rt_offload_lock. */
 static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *params,
                        const rt_offload_plan *p, int64_t *result) {
+  cu_error err;
+  if (inject_fault(&err)) return on_cpu(k, err.message);
   rt_loaded *l = loaded(k);
   if (!l || l->failed) return on_cpu(k, "kernel not loaded");
-  cu_error err;
   uint32_t rbytes = k->launch.result_bytes;
   if (rbytes && !rt_result_cell && !cu_alloc_managed(4096, &rt_result_cell, &err))
     return on_cpu(k, err.message);
