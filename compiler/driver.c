@@ -75,9 +75,8 @@ static LLVMTargetMachineRef host_machine(int opt_level, tw_diag *d) {
   return tm;
 }
 
-static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, tw_diag *d) {
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+static bool run_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *passes,
+                       tw_diag *d) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(mod, passes, tm, po);
   LLVMDisposePassBuilderOptions(po);
@@ -88,6 +87,36 @@ static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, 
     return false;
   }
   return true;
+}
+
+static int clamp_level(int opt_level) { return opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level; }
+
+/* The standard pipeline; with `staged`, every loop carries metadata that
+ * forbids vectorising and unrolling it (off_hold_loops), and late_passes
+ * run those after the offload stage: it recognises tensor loops in their
+ * plain scalar form, and the CPU versions it keeps are still vectorised
+ * and unrolled.  (PipelineTuningOptions do not reach default<O2> through
+ * LLVM 19's LLVMRunPasses: the vectorisers ran regardless.) */
+static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool staged,
+                     tw_diag *d) {
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", clamp_level(opt_level));
+  if (staged) off_hold_loops(mod);
+  return run_passes(mod, tm, passes, d);
+}
+
+/* The tail of LLVM's O2/O3 module optimisation pipeline, from the loop
+ * vectoriser on (PassBuilder::buildModuleOptimizationPipeline). */
+static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, tw_diag *d) {
+  char passes[512];
+  snprintf(passes, sizeof passes,
+           "function(loop-vectorize,loop-load-elim,instcombine,simplifycfg,slp-vectorizer,"
+           "vector-combine,instcombine,loop-unroll<O%d>,sroa,instcombine,"
+           "loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
+           "simplifycfg)",
+           clamp_level(opt_level));
+  off_release_loops(mod);
+  return run_passes(mod, tm, passes, d);
 }
 
 static const char *stem_of(const char *filename, char *buf, size_t cap) {
@@ -135,12 +164,15 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       LLVMSetModuleDataLayout(mod, dl);
       LLVMDisposeTargetData(dl);
       unsigned nkernels = 0;
-      if (!optimise(mod, tm, o->opt_level, d)) st = DRV_INTERNAL;
+      bool staged = o->offload.enabled && o->opt_level >= 2;
+      if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
       else if (o->offload.enabled &&
                !off_module(mod, &m, filename, lo.desc_symbol, &o->offload, o->offload_report,
                            &nkernels, d))
         st = DRV_INTERNAL;
       else if (nkernels && !verify_offloaded(mod, d))
+        st = DRV_INTERNAL;
+      else if (staged && !late_passes(mod, tm, o->opt_level, d))
         st = DRV_INTERNAL;
     }
     if (st != DRV_OK) {

@@ -29,6 +29,12 @@ bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d);
 
+/* Before the standard pipeline: loop metadata on every loop asking LLVM
+ * not to vectorise or unroll it; after off_module, off_release_loops
+ * removes it again (off_hold.c). */
+void off_hold_loops(LLVMModuleRef mod);
+void off_release_loops(LLVMModuleRef mod);
+
 /* Writes the PTX embedded in a compiled object or executable to
  * DIR/KERNEL.sm_XX.ptx; *count: files written. */
 bool off_extract(const char *app, const char *dir, unsigned *count, tw_diag *d);

@@ -6,6 +6,7 @@
  *   preheader:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
  *               br done, exit, header
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "off_internal.h"
@@ -43,11 +44,76 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
   return false;
 }
 
+/* The one block outside the nest that enters its header, or NULL. */
+static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
+  const kn_block *h = &n->cfg->blocks[n->nest->header];
+  LLVMBasicBlockRef from = NULL;
+  for (int i = 0; i < h->npreds; i++) {
+    LLVMBasicBlockRef p = n->cfg->blocks[h->preds[i]].bb;
+    if (in_nest(n, p)) continue;
+    if (from && from != p) return NULL;
+    from = p;
+  }
+  return from;
+}
+
+/* The C API cannot change a phi's incoming block: each phi of bb is
+ * rebuilt with `from` replaced by `to`. */
+static void retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
+  LLVMValueRef next;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi); phi = next) {
+    next = LLVMGetNextInstruction(phi);
+    LLVMPositionBuilderBefore(b, phi);
+    LLVMValueRef fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+      LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, k);
+      if (in == from) in = to;
+      LLVMAddIncoming(fresh, &v, &in, 1);
+    }
+    LLVMReplaceAllUsesWith(phi, fresh);
+    size_t len;
+    const char *name = LLVMGetValueName2(phi, &len);
+    char keep[256];
+    snprintf(keep, sizeof keep, "%.*s", (int)(len < 255 ? len : 255), name);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(fresh, keep, strlen(keep));
+  }
+  LLVMDisposeBuilder(b);
+}
+
+/* A block that only branches to the header: the existing preheader, or a
+ * new one on the edge from the entering block.  NULL when the header has
+ * several ways in from outside. */
+static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
+  if (n->preheader) return n->preheader;
+  LLVMBasicBlockRef from = entering_block(n), header = n->cfg->blocks[n->nest->header].bb;
+  if (!from) return NULL;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  unsigned edges = 0;
+  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++) edges += LLVMGetSuccessor(term, i) == header;
+  if (edges != 1 || !LLVMIsABranchInst(term)) return NULL;
+  if (!create) return from;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
+  LLVMBasicBlockRef pre = LLVMInsertBasicBlockInContext(ctx, header, "offload.pre");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, pre);
+  LLVMBuildBr(b, header);
+  LLVMDisposeBuilder(b);
+  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
+    if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
+  retarget_phis(header, from, pre);
+  return pre;
+}
+
 bool off_version_check(const kn_recog_nest *n, const char **reason) {
-  if (!n->preheader) return (*reason = "loop has no preheader", false);
-  LLVMValueRef br = LLVMGetBasicBlockTerminator(n->preheader);
+  LLVMBasicBlockRef pre = preheader_of(n, false);
+  if (!pre) return (*reason = "loop has no single entry from outside", false);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
   LLVMBasicBlockRef header = n->cfg->blocks[n->nest->header].bb;
-  if (!br || !LLVMIsABranchInst(br) || LLVMIsConditional(br) || LLVMGetSuccessor(br, 0) != header)
+  if (n->preheader && (!br || !LLVMIsABranchInst(br) || LLVMIsConditional(br) ||
+                       LLVMGetSuccessor(br, 0) != header))
     return (*reason = "loop has no preheader", false);
   if (n->nexits != 1) return (*reason = "loop nest has more than one exit", false);
   for (unsigned i = 0; i < n->desc.nparams; i++) {
@@ -126,8 +192,8 @@ static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, cons
 
 /* Adds the preheader's incoming value to every phi of the exit, and routes
  * other uses of the reduction's result through a new phi. */
-static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef exit,
-                       LLVMValueRef result, bool merge) {
+static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
+                       LLVMBasicBlockRef exit, LLVMValueRef result, bool merge) {
   LLVMValueRef merged = NULL;
   if (merge) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
@@ -142,7 +208,6 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef exit
     LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
       if (in_nest(n, LLVMGetIncomingBlock(phi, k))) v = LLVMGetIncomingValue(phi, k);
-    LLVMBasicBlockRef pre = n->preheader;
     LLVMValueRef in = v == n->result && n->result ? result : v;
     LLVMAddIncoming(phi, &in, &pre, 1);
   }
@@ -161,11 +226,10 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef exit
     LLVMValueRef term = LLVMGetUser(u);
     if (!LLVMIsATerminatorInst(term)) continue;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
-    if (from == n->preheader) continue;
+    if (from == pre) continue;
     LLVMValueRef v = n->result;
     LLVMAddIncoming(merged, &v, &from, 1);
   }
-  LLVMBasicBlockRef pre = n->preheader;
   LLVMAddIncoming(merged, &result, &pre, 1);
 }
 
@@ -179,9 +243,10 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMValueRef params = entry_alloca(&c, fn, LLVMArrayType2(c.i64, np), "offload.params");
   LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
   c.b = LLVMCreateBuilderInContext(c.ctx);
-  LLVMValueRef br = LLVMGetBasicBlockTerminator(n->preheader);
+  bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
+  LLVMBasicBlockRef pre = preheader_of(n, true);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
   LLVMBasicBlockRef header = LLVMGetSuccessor(br, 0), exit = n->exits[0];
-  bool merge = n->result && preds_all_in_nest(n, exit); /* before the new edge */
   LLVMPositionBuilderBefore(c.b, br);
   for (unsigned i = 0; i < n->desc.nparams; i++) {
     const kn_bind *b = &n->binds[i];
@@ -197,5 +262,5 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMBuildCondBr(c.b, cond, exit, header);
   LLVMInstructionEraseFromParent(br);
   LLVMDisposeBuilder(c.b);
-  patch_exit(&c, n, exit, result, merge);
+  patch_exit(&c, n, pre, exit, result, merge);
 }

@@ -82,6 +82,8 @@ struct kn_iv {
   const kn_loop *loop;
   LLVMValueRef phi, start, next;
   int64_t step;
+  LLVMValueRef step_inv;   /* non-NULL: the step is this value, invariant in
+                            * the loop (step is then 0); never a trip IV */
   unsigned bits;
 };
 

@@ -52,6 +52,15 @@ static bool constant_step(LLVMValueRef phi, LLVMValueRef next, int64_t *step) {
   return true;
 }
 
+/* The step when next is phi + X or X + phi with X defined outside l. */
+static LLVMValueRef invariant_step(LLVMValueRef phi, LLVMValueRef next, const kn_loop *l,
+                                   const kn_cfg *cfg) {
+  if (!LLVMIsABinaryOperator(next) || LLVMGetInstructionOpcode(next) != LLVMAdd) return NULL;
+  LLVMValueRef a = LLVMGetOperand(next, 0), b = LLVMGetOperand(next, 1);
+  LLVMValueRef x = a == phi ? b : b == phi ? a : NULL;
+  return x && !kn_loop_defines(l, x, cfg) ? x : NULL;
+}
+
 /* The one value a phi takes from outside the loop, or NULL. */
 static LLVMValueRef outside_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
   LLVMValueRef start = NULL;
@@ -85,7 +94,9 @@ static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
     if (iv.bits == 0 || iv.bits > 64) continue;
     iv.start = outside_value(phi, l, cfg);
     iv.next = latch_value(phi, l, cfg);
-    if (iv.start && iv.next && constant_step(phi, iv.next, &iv.step)) l->ivs[l->nivs++] = iv;
+    if (!iv.start || !iv.next) continue;
+    if (constant_step(phi, iv.next, &iv.step) || (iv.step_inv = invariant_step(phi, iv.next, l, cfg)))
+      l->ivs[l->nivs++] = iv;
   }
 }
 
@@ -114,6 +125,7 @@ static LLVMOpcode peel_cast(LLVMValueRef *v) {
 static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast) {
   *cast = peel_cast(&side);
   for (int i = 0; i < l->nivs; i++) {
+    if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
     *is_next = side == l->ivs[i].next;
     if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
   }

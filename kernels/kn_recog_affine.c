@@ -67,6 +67,7 @@ static int dim_of(const kr_ctx *c, const kn_loop *l) {
 }
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
+static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth);
 
 /* A loop-invariant atom of kn_affine: a live value, or an extension (inside
  * the nest) of one, which the host passes as the value itself. */
@@ -84,6 +85,18 @@ static kr_affine expand_iv(kr_ctx *c, const kn_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
   kr_affine a = int_rec(c, iv->start, depth + 1);
+  if (iv->step_inv) {
+    /* start + t_d * (s0 + sum k * param): each part of the step gains t_d */
+    if (c->copies > 1) return not_affine;
+    kr_affine s = int_rec(c, iv->step_inv, depth + 1);
+    if (!s.ok) return not_affine;
+    add_term(&a, (kr_term){s.c, d, NULL});
+    for (int i = 0; i < s.n; i++) {
+      if (s.t[i].dim >= 0) return not_affine;
+      add_term(&a, (kr_term){s.t[i].coeff, d, s.t[i].param});
+    }
+    return a;
+  }
   add_term(&a, (kr_term){iv->step, d, NULL});
   if (d == c->depth - 1 && c->copies > 1) {
     /* t = (v - copy) / copies on the unrolled loop */
@@ -157,6 +170,37 @@ static kr_affine or_as_add(kr_ctx *c, LLVMValueRef v, int depth) {
   return not_affine;
 }
 
+/* A value computed before the nest: `x << k`, `x * k` and `x + k` (k a
+ * constant) are taken apart, so that strides such as 4*n reach the
+ * descriptor as 4 times the param n; anything else is one param.  Exact
+ * modulo 2^32 like every form here: the runtime's range check catches a
+ * wrap. */
+static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
+  kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}};
+  if (!LLVMIsABinaryOperator(v) || depth > MAX_DEPTH) return atom;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  LLVMValueRef x = LLVMGetOperand(v, 0), k = LLVMGetOperand(v, 1);
+  if (op != LLVMShl && op != LLVMMul && op != LLVMAdd) return atom;
+  if (op != LLVMShl && LLVMIsAConstantInt(x)) {
+    LLVMValueRef t = x;
+    x = k;
+    k = t;
+  }
+  if (!LLVMIsAConstantInt(k)) return atom;
+  int64_t kv = LLVMConstIntGetSExtValue(k);
+  if (op == LLVMShl && (kv < 0 || kv > 30)) return atom;
+  kr_affine inner = int_rec(c, x, depth + 1);
+  if (!inner.ok) return atom;
+  kr_affine out = {.ok = true};
+  if (op == LLVMAdd) {
+    add_scaled(&out, &inner, 1, NULL);
+    if (__builtin_add_overflow(out.c, kv, &out.c)) return atom;
+  } else {
+    add_scaled(&out, &inner, op == LLVMShl ? INT64_C(1) << kv : kv, NULL);
+  }
+  return out.ok ? out : atom;
+}
+
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
   if (LLVMIsABinaryOperator(v) && kn_loop_defines(c->chain[0], v, c->cfg)) {
@@ -170,8 +214,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
     }
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
-  if (!kn_loop_defines(c->chain[0], v, c->cfg))
-    return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  if (!kn_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
   /* Decompose in the innermost chain loop holding v, so kn_iv_of sees the
    * IVs of that loop and of every loop around it. */
   const kn_loop *at = c->chain[0];

@@ -148,13 +148,17 @@ START_TEST(extract_ptx) {
     snprintf(dir, sizeof dir, "%s/ptx_%s", tmpdir, apps[a]);
     snprintf(args, sizeof args, "--extract-ptx %s/%s.obj -o %s", tmpdir, apps[a], dir);
     ck_assert_int_eq(run(args, out, sizeof out), 0);
-    ck_assert_msg(strstr(out, "3 PTX files written"), "%s", out);
+    /* one file per arch and kernel: clang's unrolled loop and its
+     * remainder loop may be two kernels */
+    unsigned written = 0;
+    ck_assert_msg(sscanf(out, "%u PTX files written", &written) == 1 && written % 3 == 0 && written,
+                  "%s", out);
     snprintf(args, sizeof args, "ls %s", dir);
     char list[4096];
     ck_assert_int_eq(sh(args, list, sizeof list), 0);
     int files = 0;
     for (char *f = strtok(list, "\n"); f; f = strtok(NULL, "\n"), files++) check_ptx_file(dir, f, have_ptxas);
-    ck_assert_int_eq(files, 3);
+    ck_assert_int_eq(files, (int)written);
   }
 }
 END_TEST
