@@ -39,26 +39,31 @@ static LLVMValueRef size_abi(const ot_ctx *c, kn_size s) {
 }
 
 static LLVMValueRef range_abi(const ot_ctx *c, const kn_range *r) {
-  LLVMValueRef pidx[TWASM_KERNEL_ADDR_PARAMS], pco[TWASM_KERNEL_ADDR_PARAMS];
+  LLVMValueRef pidx[TWASM_KERNEL_ADDR_PARAMS], pcs[TWASM_KERNEL_ADDR_PARAMS];
   LLVMValueRef co[TWASM_KERNEL_RANGE_DIMS], ext[TWASM_KERNEL_RANGE_DIMS];
+  LLVMValueRef pco[TWASM_KERNEL_RANGE_DIMS], pix[TWASM_KERNEL_RANGE_DIMS];
   for (unsigned t = 0; t < TWASM_KERNEL_ADDR_PARAMS; t++) {
     bool used = t < r->addr.nparam_terms;
     pidx[t] = u32(c, used ? r->addr.param_index[t] : 0);
-    pco[t] = s64(c, used ? r->addr.param_coeff[t] : 0);
+    pcs[t] = s64(c, used ? r->addr.param_coeff[t] : 0);
   }
   for (unsigned d = 0; d < TWASM_KERNEL_RANGE_DIMS; d++) {
     bool used = d < r->ndims;
     co[d] = s64(c, used ? r->coeff[d] : 0);
+    pco[d] = s64(c, used ? r->pcoeff[d] : 0);
+    pix[d] = u32(c, used ? r->pindex[d] : 0);
     ext[d] = size_abi(c, used ? r->extent[d] : (kn_size){.value = 1});
   }
   LLVMTypeRef size_t_ = LLVMTypeOf(ext[0]);
   LLVMValueRef f[] = {s64(c, r->addr.c0),
                       LLVMConstArray2(c->i32, pidx, TWASM_KERNEL_ADDR_PARAMS),
-                      LLVMConstArray2(c->i64, pco, TWASM_KERNEL_ADDR_PARAMS),
+                      LLVMConstArray2(c->i64, pcs, TWASM_KERNEL_ADDR_PARAMS),
                       u32(c, r->addr.nparam_terms), u32(c, r->ndims),
                       LLVMConstArray2(c->i64, co, TWASM_KERNEL_RANGE_DIMS),
                       LLVMConstArray2(size_t_, ext, TWASM_KERNEL_RANGE_DIMS),
-                      u32(c, r->size), u32(c, r->is_write)};
+                      u32(c, r->size), u32(c, r->is_write),
+                      LLVMConstArray2(c->i64, pco, TWASM_KERNEL_RANGE_DIMS),
+                      LLVMConstArray2(c->i32, pix, TWASM_KERNEL_RANGE_DIMS), u32(c, 0)};
   return cstruct(c, f, sizeof f / sizeof f[0]);
 }
 

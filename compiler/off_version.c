@@ -251,6 +251,8 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   for (unsigned i = 0; i < n->desc.nparams; i++) {
     const kn_bind *b = &n->binds[i];
     LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+    if (b->kind == KN_BIND_VALUE && b->addend)
+      v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
     LLVMValueRef idx = LLVMConstInt(c.i64, i, false);
     LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
   }

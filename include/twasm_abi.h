@@ -194,7 +194,8 @@ typedef struct twasm_kernel_size_abi {
 } twasm_kernel_size_abi;
 
 /* Every byte address c0 + sum_t param_coeff[t] * param[param_index[t]]
- * + sum_d coeff[d] * x_d, 0 <= x_d < extent[d], accessing `size` bytes.
+ * + sum_d (coeff[d] + pcoeff[d] * param[pindex[d]]) * x_d,
+ * 0 <= x_d < extent[d], accessing `size` bytes.
  * Exact modulo 2^32: the extremes must lie in [0, memory size - size]. */
 #define TWASM_KERNEL_RANGE_DIMS 3
 #define TWASM_KERNEL_ADDR_PARAMS 4
@@ -208,6 +209,9 @@ typedef struct twasm_kernel_range_abi {
   twasm_kernel_size_abi extent[TWASM_KERNEL_RANGE_DIMS];
   uint32_t size;                  /* bytes per access */
   uint32_t is_write;
+  int64_t pcoeff[TWASM_KERNEL_RANGE_DIMS]; /* 0: the dim has no param factor */
+  uint32_t pindex[TWASM_KERNEL_RANGE_DIMS];
+  uint32_t pad;
 } twasm_kernel_range_abi;
 
 /* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1. */

@@ -16,6 +16,7 @@ typedef enum {
 typedef struct {
   kn_bind_kind kind;
   LLVMValueRef value;       /* KN_BIND_VALUE */
+  int64_t addend;           /* KN_BIND_VALUE: passed as value + addend (i64) */
   const kn_trip *trip;      /* KN_BIND_TRIP: start and bound are live values */
   unsigned scale;           /* KN_BIND_TRIP: copies per unrolled iteration */
 } kn_bind;
@@ -29,7 +30,9 @@ typedef struct {
 #define KN_RANGE_DIMS 3
 typedef struct {
   kn_addr addr;
-  int64_t coeff[KN_RANGE_DIMS];
+  int64_t coeff[KN_RANGE_DIMS];      /* per x_d: coeff[d] + pcoeff[d] * param(pindex[d]) */
+  int64_t pcoeff[KN_RANGE_DIMS];     /* 0: none */
+  unsigned pindex[KN_RANGE_DIMS];
   kn_size extent[KN_RANGE_DIMS];
   unsigned ndims;
   unsigned size;
@@ -130,7 +133,9 @@ unsigned kr_type_size(kn_type t);
 /* Finds each item's copy number from its inner-dim byte step and constant
  * offset (key); false when they are not copies 0..n-1 of one iteration. */
 bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
-void kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
+/* False (with a reason) when a's dims cannot be described: a dim scaled by
+ * more than one live value. */
+bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
 
 /* Sets c->trips, the innermost loop's times `copies`. */

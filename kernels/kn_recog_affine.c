@@ -15,7 +15,8 @@ int kr_param(kr_ctx *c, kn_bind b) {
   kn_desc *d = &c->out->desc;
   for (unsigned i = 0; i < d->nparams; i++) {
     const kn_bind *o = &c->out->binds[i];
-    if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale)
+    if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale &&
+        o->addend == b.addend)
       return (int)i;
   }
   if (d->nparams == KN_MAX_PARAMS) return -1;
@@ -298,7 +299,7 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of) {
   return true;
 }
 
-void kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
+bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   kn_recog_nest *o = c->out;
   if (o->nranges % 8 == 0) {
     kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
@@ -308,13 +309,26 @@ void kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   kn_range r = {.size = size, .is_write = is_write, .ndims = (unsigned)c->depth};
   kr_affine rest = *a;
   for (int d = 0; d < c->depth; d++) {
-    r.coeff[d] = kr_coeff(a, d);
     r.extent[d] = c->trips[d];
-    for (int i = 0; i < rest.n; i++)
-      if (rest.t[i].dim == d && !rest.t[i].param) rest.t[i--] = rest.t[--rest.n];
+    for (int i = 0; i < rest.n; i++) {
+      const kr_term *t = &rest.t[i];
+      if (t->dim != d) continue;
+      if (!t->param) {
+        r.coeff[d] += t->coeff;
+      } else {
+        int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param});
+        if (p < 0) return kr_fail(c, "too many live values");
+        if (r.pcoeff[d] && r.pindex[d] != (unsigned)p)
+          return kr_fail(c, "a loop counter scaled by two live values");
+        r.pcoeff[d] += t->coeff;
+        r.pindex[d] = (unsigned)p;
+      }
+      rest.t[i--] = rest.t[--rest.n];
+    }
   }
-  kr_to_addr(c, &rest, -1, -1, 1, &r.addr);
+  if (!kr_to_addr(c, &rest, -1, -1, 1, &r.addr)) return kr_fail(c, "accessed range not expressible");
   o->ranges[o->nranges++] = r;
+  return true;
 }
 
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v) {

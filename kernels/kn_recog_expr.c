@@ -62,7 +62,7 @@ static int32_t load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign) {
   int d0 = c->depth >= 2 ? c->depth - 2 : -1, d1 = c->depth - 1;
   if (c->depth == 1) d0 = 0, d1 = -1;
   if (!kr_to_addr(c, &a, d0, d1, 1, &e.load.addr)) return kr_fail(c, "address uses an outer loop counter"), -1;
-  kr_add_range(c, &a, kr_type_size(mem), false);
+  if (!kr_add_range(c, &a, kr_type_size(mem), false)) return -1;
   return push(c, e);
 }
 

@@ -85,8 +85,7 @@ static bool build_copy(kr_ctx *c, LLVMValueRef store, kn_addr *addr, kn_type *ou
   c->nmemo = 0;
   *value = kr_expr(c, v);
   if (*value < 0) return false;
-  if (c->copy == 0) kr_add_range(c, &a, kr_type_size(*out_type), true);
-  return true;
+  return c->copy != 0 || kr_add_range(c, &a, kr_type_size(*out_type), true);
 }
 
 bool kr_map(kr_ctx *c) {

@@ -73,9 +73,11 @@ static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, unsigned esi
     int k = t->dim == dims[0] ? 0 : t->dim == dims[1] ? 1 : t->dim < 0 ? 2 : 3;
     if (k == 3) return kr_fail(c, "not a matmul access pattern");
     bool param_ok = t->param && t->coeff == (int64_t)(k == 2 ? 1 : esize);
-    if (t->param && (!param_ok || (k == 2 && (has_offset || a->c != 0))))
+    if (t->param && (!param_ok || (k == 2 && has_offset)))
       return kr_fail(c, "matrix layout not expressible");
-    int p = t->param ? kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param}) : 0;
+    /* base pointer + constant: the host passes the sum */
+    kn_bind b = {.kind = KN_BIND_VALUE, .value = t->param, .addend = k == 2 ? a->c : 0};
+    int p = t->param ? kr_param(c, b) : 0;
     if (p < 0) return kr_fail(c, "too many live values");
     if (k == 2) {
       out->offset = (kn_size){true, p};
@@ -110,9 +112,9 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   if (!layout(c, &m->a, m->di, m->dk, ab, &mm->a) || !layout(c, &m->b, m->dk, m->dj, ab, &mm->b) ||
       !layout(c, &m->c, m->di, m->dj, cs, &mm->c))
     return false;
-  kr_add_range(c, &m->a, ab, false);
-  kr_add_range(c, &m->b, ab, false);
-  kr_add_range(c, &m->c, cs, true);
+  if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
+      !kr_add_range(c, &m->c, cs, true))
+    return false;
   c->out->check_overlap = true;
   c->out->desc.kind = KN_MATMUL;
   return true;

@@ -125,11 +125,13 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   cu_mode mode = cu_mode_get();
   if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
   const rt_memory *mem = (const rt_memory *)vm->mem;
-  if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
-  if (!mem || !mem->managed) return on_cpu(k, "linear memory is not in managed memory");
+  if (!mem) return on_cpu(k, "no linear memory");
+  /* The plan first: its refusals say most about the nest, GPU or not. */
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);
+  if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
+  if (!mem->managed) return on_cpu(k, "linear memory is not in managed memory");
   if (mode == CU_MODE_AUTO && !rt_offload_worth_it(plan.ops, cu_launch_cost_us()))
     return on_cpu(k, "cost model: too little work for a launch");
   pthread_mutex_lock(&rt_offload_lock);

@@ -19,7 +19,9 @@ static bool same_form(const twasm_kernel_range_abi *a, const twasm_kernel_range_
   for (uint32_t t = 0; t < a->nparam_terms && t < TWASM_KERNEL_ADDR_PARAMS; t++)
     if (a->param_index[t] != b->param_index[t] || a->param_coeff[t] != b->param_coeff[t]) return false;
   for (uint32_t d = 0; d < a->ndims && d < TWASM_KERNEL_RANGE_DIMS; d++)
-    if (a->coeff[d] != b->coeff[d]) return false;
+    if (a->coeff[d] != b->coeff[d] || a->pcoeff[d] != b->pcoeff[d] ||
+        (a->pcoeff[d] && a->pindex[d] != b->pindex[d]))
+      return false;
   return true;
 }
 
@@ -48,7 +50,12 @@ static const char *span_of(const twasm_kernel_abi *k, const twasm_kernel_range_a
     int64_t ext;
     if (!size_of(&r->extent[d], k, params, &ext)) return "malformed kernel table";
     if (ext <= 0) return (*empty = true, NULL);
-    wide reach = (wide)r->coeff[d] * (ext - 1);
+    wide coeff = r->coeff[d];
+    if (r->pcoeff[d]) {
+      if (r->pindex[d] >= k->nparams) return "malformed kernel table";
+      coeff += (wide)r->pcoeff[d] * params[r->pindex[d]];
+    }
+    wide reach = coeff * (ext - 1);
     if (reach < 0) lo += reach;
     else hi += reach;
   }
