@@ -27,6 +27,8 @@ typedef struct {
   const char *baked_dirs;   /* executables: "HOST::GUEST\n..." preopens */
   off_options offload;      /* tensor loops -> embedded PTX (enabled by default) */
   char **offload_report;    /* when set: receives the report text (malloc'd) */
+  bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload
+                             * stage would recognise in (not for codegen) */
 } drv_options;
 
 void drv_options_default(drv_options *o);

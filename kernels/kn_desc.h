@@ -23,13 +23,16 @@ typedef struct {
 } kn_size;
 
 /* Byte offset from the linear memory base:
- *   c0 + sum_d iv_coeff[d] * iv_d + sum_t param_coeff[t] * param(param_index[t])
+ *   c0 + sum_d (iv_coeff[d] + iv_pcoeff[d] * param(iv_pindex[d])) * iv_d
+ *      + sum_t param_coeff[t] * param(param_index[t])
  * in 64-bit arithmetic.  align: the alignment in bytes the generator may
  * assume for every access (1 when unproven); the detector or the runtime's
  * pre-launch check must guarantee it, a misaligned GPU access is fatal. */
 typedef struct {
   int64_t c0;
   int64_t iv_coeff[KN_MAX_DIMS];
+  int64_t iv_pcoeff[KN_MAX_DIMS];   /* 0: no live-value factor (run-time strides) */
+  unsigned iv_pindex[KN_MAX_DIMS];
   unsigned nparam_terms;
   unsigned param_index[KN_MAX_ADDR_PARAMS];
   int64_t param_coeff[KN_MAX_ADDR_PARAMS];

@@ -268,10 +268,20 @@ bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, k
   *out = (kn_addr){.c0 = a->c, .align = align};
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
-    if (t->dim >= 0 && t->param) return kr_fail(c, "address multiplies a loop counter by a live value");
     if (t->dim >= 0) {
       if (t->dim != d0 && t->dim != d1) return false;
-      out->iv_coeff[t->dim == d0 ? 0 : 1] += t->coeff;
+      int k = t->dim == d0 ? 0 : 1;
+      if (!t->param) {
+        out->iv_coeff[k] += t->coeff;
+        continue;
+      }
+      /* a run-time stride: counter times one live value */
+      int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param});
+      if (p < 0) return kr_fail(c, "too many live values");
+      if (out->iv_pcoeff[k] && out->iv_pindex[k] != (unsigned)p)
+        return kr_fail(c, "a loop counter scaled by two live values");
+      out->iv_pcoeff[k] += t->coeff;
+      out->iv_pindex[k] = (unsigned)p;
       continue;
     }
     int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = t->param});

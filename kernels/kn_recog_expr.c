@@ -229,7 +229,9 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
 static bool same_addr(const kn_addr *x, const kn_addr *y) {
   if (x->c0 != y->c0 || x->nparam_terms != y->nparam_terms || x->align != y->align) return false;
   for (int d = 0; d < KN_MAX_DIMS; d++)
-    if (x->iv_coeff[d] != y->iv_coeff[d]) return false;
+    if (x->iv_coeff[d] != y->iv_coeff[d] || x->iv_pcoeff[d] != y->iv_pcoeff[d] ||
+        (x->iv_pcoeff[d] && x->iv_pindex[d] != y->iv_pindex[d]))
+      return false;
   for (unsigned t = 0; t < x->nparam_terms; t++)
     if (x->param_index[t] != y->param_index[t] || x->param_coeff[t] != y->param_coeff[t]) return false;
   return true;

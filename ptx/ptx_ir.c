@@ -109,9 +109,13 @@ LLVMValueRef ptx_global_at(ptx_gen *g, LLVMValueRef byte_offset) {
 LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs) {
   LLVMValueRef off = ptx_i64(g, a->c0);
   for (unsigned d = 0; d < KN_MAX_DIMS; d++) {
-    if (!a->iv_coeff[d]) continue;
-    LLVMValueRef t = LLVMBuildMul(g->b, ivs[d], ptx_i64(g, a->iv_coeff[d]), "");
-    off = LLVMBuildAdd(g->b, off, t, "");
+    LLVMValueRef stride = a->iv_coeff[d] ? ptx_i64(g, a->iv_coeff[d]) : NULL;
+    if (a->iv_pcoeff[d]) {
+      LLVMValueRef s = LLVMBuildMul(g->b, g->params[a->iv_pindex[d]], ptx_i64(g, a->iv_pcoeff[d]), "");
+      stride = stride ? LLVMBuildAdd(g->b, stride, s, "") : s;
+    }
+    if (!stride) continue;
+    off = LLVMBuildAdd(g->b, off, LLVMBuildMul(g->b, ivs[d], stride, ""), "");
   }
   for (unsigned t = 0; t < a->nparam_terms; t++) {
     LLVMValueRef p = g->params[a->param_index[t]];

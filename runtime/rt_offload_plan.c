@@ -33,6 +33,37 @@ static bool reads_own_output(const twasm_kernel_abi *k, const twasm_kernel_range
   return false;
 }
 
+/* Whether every point of written range r has its own bytes, so that the
+ * order of the writes cannot matter: sorted by stride, each stride must
+ * pass everything the smaller ones reach plus one element (mixed radix).
+ * A matmul writes each C element once per k: its stride-0 dim is the k
+ * loop and does not count. */
+static bool writes_distinct(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
+                            const int64_t *params) {
+  wide stride[TWASM_KERNEL_RANGE_DIMS];
+  int64_t ext[TWASM_KERNEL_RANGE_DIMS];
+  int n = 0;
+  for (uint32_t d = 0; d < r->ndims; d++) {
+    int64_t e;
+    if (!size_of(&r->extent[d], k, params, &e)) return false;
+    if (e <= 1) continue;
+    wide s = r->coeff[d];
+    if (r->pcoeff[d]) s += (wide)r->pcoeff[d] * params[r->pindex[d]];
+    if (s < 0) s = -s;
+    if (s == 0 && k->kind == TWASM_KERNEL_MATMUL) continue;
+    int at = n++;
+    for (; at > 0 && stride[at - 1] > s; at--) stride[at] = stride[at - 1], ext[at] = ext[at - 1];
+    stride[at] = s;
+    ext[at] = e;
+  }
+  wide reach = r->size;
+  for (int i = 0; i < n; i++) {
+    if (stride[i] < reach) return false;
+    reach += stride[i] * (ext[i] - 1);
+  }
+  return true;
+}
+
 /* The span of range r; *empty when some extent is 0 (nothing accessed). */
 static const char *span_of(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
                            const int64_t *params, uint64_t mem_size, rt_offload_span *s,
@@ -75,6 +106,8 @@ static const char *spans(const twasm_kernel_abi *k, const int64_t *params, uint6
     const char *why = span_of(k, r, params, mem_size, &s, &empty);
     if (why) return why;
     if (empty || (!r->is_write && reads_own_output(k, r))) continue;
+    if (r->is_write && !writes_distinct(k, r, params))
+      return "two iterations would write the same element";
     p->spans[p->nspans++] = s;
     p->bytes += s.hi - s.lo;
   }

@@ -143,6 +143,29 @@ START_TEST(plan_rejects_malformed_tables) {
 }
 END_TEST
 
+/* out[i * s + j] for i, j < n with a run-time row stride s = p2. */
+START_TEST(plan_run_time_strides) {
+  map_setup();
+  map.nparams = 3;
+  ranges[0].ndims = 2;
+  ranges[0].coeff[0] = 0, ranges[0].pcoeff[0] = 4, ranges[0].pindex[0] = 2;
+  ranges[0].coeff[1] = 4;
+  ranges[0].extent[1] = (twasm_kernel_size_abi){.value = 0, .is_param = 1};
+  map.nranges = 1;
+  rt_offload_plan p;
+  int64_t params[] = {100, 65536, 100};
+  ck_assert_ptr_null(rt_offload_plan_make(&map, params, 1 << 20, &p));
+  ck_assert_uint_eq(p.spans[0].lo, 65536);
+  ck_assert_uint_eq(p.spans[0].hi, 65536 + 4 * (99 * 100 + 99) + 4);
+  /* rows longer than the stride: two (i, j) share an element */
+  int64_t narrow[] = {100, 65536, 99};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, narrow, 1 << 20, &p), "same element"));
+  /* the stride also counts in the bounds check */
+  int64_t wide_rows[] = {100, 65536, 10000};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&map, wide_rows, 1 << 20, &p), "out of bounds"));
+}
+END_TEST
+
 START_TEST(cost_model) {
   ck_assert(!rt_offload_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
   ck_assert(rt_offload_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
@@ -338,6 +361,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_reading_own_output_is_no_overlap);
   tcase_add_test(plan, plan_unknown_trip_and_empty);
   tcase_add_test(plan, plan_rejects_malformed_tables);
+  tcase_add_test(plan, plan_run_time_strides);
   tcase_add_test(plan, cost_model);
   tcase_add_test(plan, trip_counts);
   suite_add_tcase(s, plan);
