@@ -1,11 +1,33 @@
-/* ptx_matmul.c: exact matrix multiplication.  A 16x16 block owns a 16x16
- * tile of C, one thread per element; A and B pass through shared memory in
- * 16x16 tiles, and each thread adds its products in k order, one rounding
- * per multiply and per add, so every element matches the CPU loop bit for
- * bit.  Blocks stride over tiles, so any grid is correct. */
+/* ptx_matmul.c: exact matrix multiplication.  A block of 16x16 threads owns
+ * a 128x128 tile of C; each thread keeps an 8x8 micro-tile of it in
+ * registers (rows trow*4+0..3 and 64+trow*4+0..3, columns likewise with
+ * tcol, so that shared-memory reads are 16-byte vectors without bank
+ * conflicts).  A and B pass through shared memory in k-tiles of 8,
+ * double-buffered: the global loads of the next k-tile are issued before
+ * the products of this one and stored after them, one barrier per k-tile.
+ * Launch bounds hold f32/i32 to 128 registers (2 blocks per SM); f64's 64
+ * double accumulators take one block per SM.  Every element is still
+ * c = c + a_ik * b_kj for k = 0, 1, ..., K-1, one rounding per multiply and
+ * per add (never fused), so it matches the CPU loop bit for bit; the last,
+ * partial k-tile runs only its k < K (a padded 0 * 0 would turn a -0 sum
+ * into +0).  Blocks stride over tiles, so any grid is correct. */
+#include <string.h>
+
 #include "ptx_internal.h"
 
-enum { TILE = 16 };
+enum {
+  THREADS_X = 16,
+  THREADS = THREADS_X * THREADS_X,
+  TILE = 128,                      /* rows and columns of C per block */
+  RUN = 4,                         /* a thread's rows (columns): 2 runs of RUN */
+  MICRO = 2 * RUN,                 /* rows (columns) of C per thread */
+  HALF = TILE / 2,                 /* distance between a thread's two runs */
+  BK = 8,                          /* k of one shared tile */
+  PITCH = TILE + 4,                /* shared row: padded against bank conflicts */
+  BUF = BK * PITCH,                /* elements of one buffer of one matrix */
+  STAGED = TILE * BK / THREADS,    /* elements of A (of B) a thread copies per k-tile */
+};
+_Static_assert(THREADS / (TILE / STAGED) == BK, "a q-step of the staging covers all of k");
 
 typedef struct {
   LLVMTypeRef elem, acc;   /* memory element of A/B, accumulator (= C) */
@@ -34,118 +56,353 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   return true;
 }
 
-/* Address of element (row, col) of a matrix with elements of `bytes`. */
+/* Where one staged element of a k-tile lies: k and the other index (row of
+ * A, column of B) within the tile. */
+typedef struct {
+  LLVMValueRef k, other;
+} mm_place;
+
+typedef struct {
+  ptx_gen *g;
+  mm_types ty;
+  unsigned align_ab, align_c;      /* of global accesses in this copy of the body */
+  LLVMValueRef M, N, K;
+  LLVMValueRef tcol, trow;         /* thread column / row in the block */
+  LLVMValueRef shared[2];          /* A, B: [2 buffers][BK][PITCH] */
+  mm_place place[2][STAGED];
+  LLVMValueRef staged[2][STAGED];  /* register stage of the next k-tile */
+  LLVMValueRef acc[MICRO * MICRO];
+} mm_gen;
+
+static LLVMValueRef mul_c(ptx_gen *g, LLVMValueRef v, int64_t c) {
+  return LLVMBuildMul(g->b, v, ptx_i64(g, c), "");
+}
+
+static LLVMValueRef add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
+  return LLVMBuildICmp(g->b, LLVMIntSLT, a, end, "");
+}
+
+static LLVMValueRef low32(ptx_gen *g, LLVMValueRef v) {
+  return LLVMBuildTrunc(g->b, v, g->i32, "");
+}
+
+/* Address of element (row, col) of a matrix with elements of `bytes`.  A
+ * Wasm32 memory holds at most 4 GiB, so the byte offset of an element the
+ * loop touches is below 2^32 and 32-bit wrapping arithmetic gives it
+ * exactly; half the registers of 64-bit index math (the kernel reads only
+ * such elements). */
 static LLVMValueRef element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef row,
                                LLVMValueRef col) {
-  LLVMValueRef r = LLVMBuildMul(g->b, row, ptx_size(g, l->row_stride), "");
-  LLVMValueRef c = LLVMBuildMul(g->b, col, ptx_size(g, l->col_stride), "");
-  LLVMValueRef index = LLVMBuildAdd(g->b, r, c, "");
-  LLVMValueRef off = LLVMBuildMul(g->b, index, ptx_i64(g, bytes), "");
-  return ptx_global_at(g, LLVMBuildAdd(g->b, ptx_size(g, l->offset), off, ""));
+  LLVMValueRef r = LLVMBuildMul(g->b, low32(g, row), low32(g, ptx_size(g, l->row_stride)), "");
+  LLVMValueRef c = LLVMBuildMul(g->b, low32(g, col), low32(g, ptx_size(g, l->col_stride)), "");
+  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, c, ""),
+                                  LLVMConstInt(g->i32, bytes, false), "");
+  off = LLVMBuildAdd(g->b, low32(g, ptx_size(g, l->offset)), off, "");
+  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
 }
 
-static LLVMValueRef in_range(ptx_gen *g, LLVMValueRef a, LLVMValueRef a_end, LLVMValueRef b,
-                             LLVMValueRef b_end) {
-  return LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, a, a_end, ""),
-                      LLVMBuildICmp(g->b, LLVMIntSLT, b, b_end, ""), "");
+static bool is_const(kn_size s, int64_t v) { return !s.is_param && s.value == v; }
+
+/* Staged element q of this thread in the tile of one matrix: k and the
+ * other index (row of A, column of B).  32 consecutive threads take
+ * consecutive addresses where the layout is known (along k for a
+ * row-major A or a column-major B, along the other index otherwise), so
+ * global loads coalesce; either way k does not depend on q (one clamp per
+ * k-tile) and q only adds a constant to the other index. */
+static mm_place place_of(mm_gen *w, const kn_layout *l, bool is_a, LLVMValueRef tid, unsigned q) {
+  ptx_gen *g = w->g;
+  const kn_size k_stride = is_a ? l->col_stride : l->row_stride;
+  const kn_size o_stride = is_a ? l->row_stride : l->col_stride;
+  bool k_fastest = is_a ? !(is_const(o_stride, 1) && !is_const(k_stride, 1))
+                        : is_const(k_stride, 1) && !is_const(o_stride, 1);
+  enum { SPAN = TILE / STAGED };   /* other-index span of one q; THREADS / SPAN == BK */
+  int64_t side = k_fastest ? BK : SPAN;
+  LLVMValueRef fast = LLVMBuildSRem(g->b, tid, ptx_i64(g, side), "");
+  LLVMValueRef slow = LLVMBuildSDiv(g->b, tid, ptx_i64(g, side), "");
+  LLVMValueRef step = ptx_i64(g, (int64_t)q * SPAN);
+  return k_fastest ? (mm_place){fast, add(g, slow, step)} : (mm_place){slow, add(g, fast, step)};
 }
 
-/* tile[ty][tx] = in range ? widen(M[row][col]) : 0; nothing is read out of
- * range (the runtime checked only the ranges the loop touches). */
-static void fill_tile(ptx_gen *g, const mm_types *ty, const kn_layout *l, LLVMValueRef ok,
-                      LLVMValueRef row, LLVMValueRef col, LLVMValueRef slot) {
+/* widen(M[row][col]). */
+static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
+  ptx_gen *g = w->g;
+  LLVMValueRef p = element_at(g, l, ptx_type_bytes(w->ty.elem_kind), row, col);
+  LLVMValueRef v = ptx_load(g, w->ty.elem, p, w->align_ab);
+  if (w->ty.elem == w->ty.acc) return v;
+  return g->d->matmul.ab_signed ? LLVMBuildSExt(g->b, v, w->ty.acc, "")
+                                : LLVMBuildZExt(g->b, v, w->ty.acc, "");
+}
+
+/* Global -> registers: the k-tile at k0 of block tile (i0, j0).  Indices
+ * past the matrix are clamped to its last row, column or k: what they load
+ * is a real element (nothing outside is read; the runtime checked only the
+ * ranges the loop touches) and never reaches C: rows and columns past the
+ * edge are not stored, steps past K not multiplied.  So loads need no
+ * branches. */
+static void load_stage(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef k0) {
+  ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
-  LLVMValueRef value = ptx_var(g, ty->acc, LLVMConstNull(ty->acc));
-  LLVMBasicBlockRef join = ptx_if_begin(g, ok);
-  LLVMValueRef p = element_at(g, l, ptx_type_bytes(ty->elem_kind), row, col);
-  LLVMValueRef v = ptx_load(g, ty->elem, p, m->align);
-  if (ty->elem != ty->acc)
-    v = m->ab_signed ? LLVMBuildSExt(g->b, v, ty->acc, "") : LLVMBuildZExt(g->b, v, ty->acc, "");
-  LLVMBuildStore(g->b, v, value);
-  ptx_if_end(g, join);
-  ptx_store(g, LLVMBuildLoad2(g->b, ty->acc, value, ""), slot, ptx_type_bytes(ty->acc_kind));
-}
-
-static LLVMValueRef tile_slot(ptx_gen *g, LLVMTypeRef t, LLVMValueRef tile, LLVMValueRef row,
-                              LLVMValueRef col) {
-  LLVMValueRef index = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, row, ptx_i64(g, TILE), ""), col, "");
-  return LLVMBuildGEP2(g->b, t, tile, &index, 1, "");
-}
-
-/* acc = acc + As[ty][kk] * Bs[kk][tx] for the kk of this tile below K. */
-static void multiply_tile(ptx_gen *g, const mm_types *ty, LLVMValueRef acc, LLVMValueRef tiles[2],
-                          LLVMValueRef tid[2], LLVMValueRef k0, LLVMValueRef k) {
-  unsigned align = ptx_type_bytes(ty->acc_kind);
-  LLVMValueRef kmax = ptx_smin(g, ptx_i64(g, TILE), LLVMBuildSub(g->b, k, k0, ""));
-  ptx_loop kk;
-  ptx_loop_begin(g, &kk, ptx_i64(g, 0), kmax, ptx_i64(g, 1));
-  LLVMValueRef a = ptx_load(g, ty->acc, tile_slot(g, ty->acc, tiles[0], tid[1], kk.iv), align);
-  LLVMValueRef b = ptx_load(g, ty->acc, tile_slot(g, ty->acc, tiles[1], kk.iv, tid[0]), align);
-  LLVMValueRef sum = LLVMBuildLoad2(g->b, ty->acc, acc, "");
-  sum = ty->fl ? LLVMBuildFAdd(g->b, sum, LLVMBuildFMul(g->b, a, b, ""), "")
-               : LLVMBuildAdd(g->b, sum, LLVMBuildMul(g->b, a, b, ""), "");
-  LLVMBuildStore(g->b, sum, acc);
-  ptx_loop_end(g, &kk);
-}
-
-/* One C tile: i, j are this thread's element, valid when `inside`. */
-static void compute_tile(ptx_gen *g, const mm_types *ty, LLVMValueRef tiles[2], LLVMValueRef tid[2],
-                         LLVMValueRef i, LLVMValueRef j) {
-  const kn_matmul *m = &g->d->matmul;
-  LLVMValueRef M = ptx_size(g, m->m), N = ptx_size(g, m->n), K = ptx_size(g, m->k);
-  LLVMValueRef inside = in_range(g, i, M, j, N);
-  LLVMValueRef acc = ptx_var(g, ty->acc, LLVMConstNull(ty->acc));
-  if (m->accumulate) {
-    LLVMBasicBlockRef join = ptx_if_begin(g, inside);
-    LLVMValueRef c = element_at(g, &m->c, ptx_type_bytes(ty->acc_kind), i, j);
-    LLVMBuildStore(g->b, ptx_load(g, ty->acc, c, m->align), acc);
-    ptx_if_end(g, join);
+  LLVMValueRef one = ptx_i64(g, 1);
+  LLVMValueRef last_i = LLVMBuildSub(g->b, w->M, one, ""), last_j = LLVMBuildSub(g->b, w->N, one, "");
+  LLVMValueRef last_k = LLVMBuildSub(g->b, w->K, one, "");
+  for (unsigned q = 0; q < STAGED; q++) {
+    const mm_place *a = &w->place[0][q], *b = &w->place[1][q];
+    LLVMValueRef row = ptx_smin(g, add(g, i0, a->other), last_i);
+    LLVMValueRef k = ptx_smin(g, add(g, k0, a->k), last_k);
+    LLVMBuildStore(g->b, load_element(w, &m->a, row, k), w->staged[0][q]);
+    LLVMValueRef col = ptx_smin(g, add(g, j0, b->other), last_j);
+    k = ptx_smin(g, add(g, k0, b->k), last_k);
+    LLVMBuildStore(g->b, load_element(w, &m->b, k, col), w->staged[1][q]);
   }
-  ptx_loop k0;
-  ptx_loop_begin(g, &k0, ptx_i64(g, 0), K, ptx_i64(g, TILE));
-  LLVMValueRef a_col = LLVMBuildAdd(g->b, k0.iv, tid[0], "");
-  LLVMValueRef b_row = LLVMBuildAdd(g->b, k0.iv, tid[1], "");
-  fill_tile(g, ty, &m->a, in_range(g, i, M, a_col, K), i, a_col,
-            tile_slot(g, ty->acc, tiles[0], tid[1], tid[0]));
-  fill_tile(g, ty, &m->b, in_range(g, b_row, K, j, N), b_row, j,
-            tile_slot(g, ty->acc, tiles[1], tid[1], tid[0]));
-  ptx_barrier(g);
-  multiply_tile(g, ty, acc, tiles, tid, k0.iv, K);
-  ptx_barrier(g);
-  ptx_loop_end(g, &k0);
-  LLVMBasicBlockRef join = ptx_if_begin(g, inside);
-  LLVMValueRef c = element_at(g, &m->c, ptx_type_bytes(ty->acc_kind), i, j);
-  ptx_store(g, LLVMBuildLoad2(g->b, ty->acc, acc, ""), c, m->align);
+}
+
+static LLVMValueRef shared_slot(mm_gen *w, unsigned mat, LLVMValueRef index) {
+  return LLVMBuildGEP2(w->g->b, w->ty.acc, w->shared[mat], &index, 1, "");
+}
+
+/* Registers -> shared buffer `buf` (0 or 1), both matrices k-major. */
+static void store_stage(mm_gen *w, LLVMValueRef buf) {
+  ptx_gen *g = w->g;
+  unsigned bytes = ptx_type_bytes(w->ty.acc_kind);
+  for (unsigned mat = 0; mat < 2; mat++)
+    for (unsigned q = 0; q < STAGED; q++) {
+      const mm_place *p = &w->place[mat][q];
+      LLVMValueRef index = add(g, add(g, mul_c(g, buf, BUF), mul_c(g, p->k, PITCH)), p->other);
+      LLVMValueRef v = LLVMBuildLoad2(g->b, w->ty.acc, w->staged[mat][q], "");
+      ptx_store(g, v, shared_slot(w, mat, index), bytes);
+    }
+}
+
+/* The MICRO values a thread needs at step kk of buffer `buf` of one matrix:
+ * two runs of RUN, read as vectors. */
+static void read_fragment(mm_gen *w, unsigned mat, LLVMValueRef buf, LLVMValueRef kk,
+                          LLVMValueRef out[MICRO]) {
+  ptx_gen *g = w->g;
+  LLVMTypeRef vec = LLVMVectorType(w->ty.acc, RUN);
+  unsigned vec_bytes = RUN * ptx_type_bytes(w->ty.acc_kind);
+  LLVMValueRef row = add(g, mul_c(g, buf, BUF), mul_c(g, kk, PITCH));
+  LLVMValueRef first = add(g, row, mul_c(g, mat == 0 ? w->trow : w->tcol, RUN));
+  for (unsigned run = 0; run < 2; run++) {
+    LLVMValueRef index = add(g, first, ptx_i64(g, (int64_t)run * HALF));
+    LLVMValueRef v = ptx_load(g, vec, shared_slot(w, mat, index), vec_bytes);
+    for (unsigned e = 0; e < RUN; e++)
+      out[run * RUN + e] = LLVMBuildExtractElement(g->b, v, LLVMConstInt(g->i32, e, false), "");
+  }
+}
+
+/* acc[i][j] = acc[i][j] + a[i] * b[j]: a separate multiply and add. */
+static void multiply_step(mm_gen *w, LLVMValueRef buf, LLVMValueRef kk) {
+  ptx_gen *g = w->g;
+  LLVMValueRef a[MICRO], b[MICRO];
+  read_fragment(w, 0, buf, kk, a);
+  read_fragment(w, 1, buf, kk, b);
+  for (unsigned i = 0; i < MICRO; i++)
+    for (unsigned j = 0; j < MICRO; j++) {
+      LLVMValueRef *acc = &w->acc[i * MICRO + j];
+      LLVMValueRef sum = LLVMBuildLoad2(g->b, w->ty.acc, *acc, "");
+      sum = w->ty.fl ? LLVMBuildFAdd(g->b, sum, LLVMBuildFMul(g->b, a[i], b[j], ""), "")
+                     : LLVMBuildAdd(g->b, sum, LLVMBuildMul(g->b, a[i], b[j], ""), "");
+      LLVMBuildStore(g->b, sum, *acc);
+    }
+}
+
+/* The products of the k-tile at k0 in buffer `buf`: all BK steps unrolled
+ * when the tile is whole, a loop over the k < K otherwise. */
+static void multiply_tile(mm_gen *w, LLVMValueRef buf, LLVMValueRef k0) {
+  ptx_gen *g = w->g;
+  LLVMValueRef left = LLVMBuildSub(g->b, w->K, k0, "");
+  LLVMValueRef whole = LLVMBuildICmp(g->b, LLVMIntSGE, left, ptx_i64(g, BK), "");
+  LLVMBasicBlockRef full = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "full");
+  LLVMBasicBlockRef part = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "partial");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "multiplied");
+  LLVMBuildCondBr(g->b, whole, full, part);
+  LLVMPositionBuilderAtEnd(g->b, full);
+  for (unsigned kk = 0; kk < BK; kk++) multiply_step(w, buf, ptx_i64(g, kk));
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, part);
+  ptx_loop kk;
+  ptx_loop_begin(g, &kk, ptx_i64(g, 0), left, ptx_i64(g, 1));
+  multiply_step(w, buf, kk.iv);
+  ptx_loop_end(g, &kk);
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+/* Row (column) of C of a thread's micro-tile index r, at block origin o. */
+static LLVMValueRef micro_at(mm_gen *w, LLVMValueRef o, LLVMValueRef t, unsigned r) {
+  ptx_gen *g = w->g;
+  return add(g, add(g, o, mul_c(g, t, RUN)), ptx_i64(g, (int64_t)(r / RUN) * HALF + r % RUN));
+}
+
+/* The micro-tile's C elements inside the matrix: load (the accumulators
+ * start at 0, or at C with accumulate) or store. */
+static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
+  ptx_gen *g = w->g;
+  const kn_matmul *m = &g->d->matmul;
+  for (unsigned i = 0; i < MICRO; i++) {
+    LLVMValueRef row = micro_at(w, i0, w->trow, i);
+    for (unsigned j = 0; j < MICRO; j++) {
+      LLVMValueRef col = micro_at(w, j0, w->tcol, j);
+      LLVMValueRef *acc = &w->acc[i * MICRO + j];
+      if (load) LLVMBuildStore(g->b, LLVMConstNull(w->ty.acc), *acc);
+      if (load && !m->accumulate) continue;
+      LLVMValueRef ok = LLVMBuildAnd(g->b, below(g, row, w->M), below(g, col, w->N), "");
+      LLVMBasicBlockRef join = ptx_if_begin(g, ok);
+      LLVMValueRef p = element_at(g, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
+      if (load) LLVMBuildStore(g->b, ptx_load(g, w->ty.acc, p, w->align_c), *acc);
+      else ptx_store(g, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), p, w->align_c);
+      ptx_if_end(g, join);
+    }
+  }
+}
+
+/* v, through an empty asm statement LLVM cannot see into: C addresses
+ * computed from it after the k loop are not merged with (and kept live
+ * from) those computed before it, which would cost 32 registers across the
+ * loop. */
+static LLVMValueRef opaque(ptx_gen *g, LLVMValueRef v) {
+  static const char text[] = "mov.b64 $0, $1;", constraints[] = "=l,l";
+  LLVMTypeRef fty = LLVMFunctionType(g->i64, &g->i64, 1, false);
+  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, sizeof text - 1, constraints,
+                                         sizeof constraints - 1, true, false,
+                                         LLVMInlineAsmDialectATT, false);
+  return LLVMBuildCall2(g->b, fty, asm_fn, &v, 1, "");
+}
+
+/* One 128x128 block tile of C over the whole k range.  Loop bounds depend
+ * only on block indices and sizes, so every thread reaches every barrier. */
+static void block_tile(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
+  ptx_gen *g = w->g;
+  c_access(w, i0, j0, true);
+  LLVMValueRef tiles = LLVMBuildSDiv(g->b, add(g, w->K, ptx_i64(g, BK - 1)), ptx_i64(g, BK), "");
+  LLVMBasicBlockRef join = ptx_if_begin(g, below(g, ptx_i64(g, 0), tiles));
+  load_stage(w, i0, j0, ptx_i64(g, 0));
+  store_stage(w, ptx_i64(g, 0));
   ptx_if_end(g, join);
+  ptx_barrier(g);
+  ptx_loop kt;
+  ptx_loop_begin(g, &kt, ptx_i64(g, 0), tiles, ptx_i64(g, 1));
+  LLVMValueRef k0 = mul_c(g, kt.iv, BK);
+  LLVMValueRef buf = LLVMBuildAnd(g->b, kt.iv, ptx_i64(g, 1), "");
+  LLVMValueRef more = below(g, add(g, kt.iv, ptx_i64(g, 1)), tiles);
+  join = ptx_if_begin(g, more);
+  load_stage(w, i0, j0, add(g, k0, ptx_i64(g, BK)));
+  ptx_if_end(g, join);
+  multiply_tile(w, buf, k0);
+  join = ptx_if_begin(g, more);
+  store_stage(w, LLVMBuildXor(g->b, buf, ptx_i64(g, 1), ""));
+  ptx_if_end(g, join);
+  ptx_barrier(g);
+  ptx_loop_end(g, &kt);
+  c_access(w, opaque(g, i0), opaque(g, j0), false);
 }
 
 static LLVMValueRef tile_count(ptx_gen *g, kn_size s) {
-  LLVMValueRef n = LLVMBuildAdd(g->b, ptx_size(g, s), ptx_i64(g, TILE - 1), "");
-  return LLVMBuildSDiv(g->b, n, ptx_i64(g, TILE), "");
+  return LLVMBuildSDiv(g->b, add(g, ptx_size(g, s), ptx_i64(g, TILE - 1)), ptx_i64(g, TILE), "");
 }
 
-/* Tile loops depend only on block indices, so every thread of a block
- * reaches the same barriers. */
-static bool matmul_build(ptx_gen *g) {
+static void all_tiles(mm_gen *w) {
+  ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
-  mm_types ty = types_of(g, m->type);
-  LLVMValueRef tiles[2] = {ptx_shared_array(g, ty.acc, TILE * TILE, "tile_a"),
-                           ptx_shared_array(g, ty.acc, TILE * TILE, "tile_b")};
-  LLVMValueRef tid[2] = {ptx_sreg(g, "tid.x"), ptx_sreg(g, "tid.y")};
   ptx_loop ti, tj;
   ptx_loop_begin(g, &ti, ptx_sreg(g, "ctaid.y"), tile_count(g, m->m), ptx_sreg(g, "nctaid.y"));
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tile_count(g, m->n), ptx_sreg(g, "nctaid.x"));
-  LLVMValueRef i = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, ti.iv, ptx_i64(g, TILE), ""), tid[1], "");
-  LLVMValueRef j = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, tj.iv, ptx_i64(g, TILE), ""), tid[0], "");
-  compute_tile(g, &ty, tiles, tid, i, j);
+  block_tile(w, mul_c(g, ti.iv, TILE), mul_c(g, tj.iv, TILE));
   ptx_loop_end(g, &tj);
   ptx_loop_end(g, &ti);
+}
+
+/* Whether every element of a matrix is aligned to its size: strides count
+ * elements, so that holds when element (0, 0) is. */
+static LLVMValueRef naturally_aligned(mm_gen *w, const kn_layout *l, unsigned bytes) {
+  ptx_gen *g = w->g;
+  LLVMValueRef zero = ptx_i64(g, 0);
+  LLVMValueRef at = LLVMBuildPtrToInt(g->b, element_at(g, l, bytes, zero, zero), g->i64, "");
+  LLVMValueRef low = LLVMBuildAnd(g->b, at, ptx_i64(g, bytes - 1), "");
+  return LLVMBuildICmp(g->b, LLVMIntEQ, low, zero, "");
+}
+
+static void gen_init(mm_gen *w, ptx_gen *g) {
+  const kn_matmul *m = &g->d->matmul;
+  *w = (mm_gen){.g = g, .ty = types_of(g, m->type)};
+  w->M = ptx_size(g, m->m);
+  w->N = ptx_size(g, m->n);
+  w->K = ptx_size(g, m->k);
+  w->tcol = ptx_sreg(g, "tid.x");
+  w->trow = ptx_sreg(g, "tid.y");
+  LLVMValueRef tid = add(g, mul_c(g, w->trow, THREADS_X), w->tcol);
+  static const char *names[2] = {"mm_a", "mm_b"};
+  for (unsigned mat = 0; mat < 2; mat++) {
+    w->shared[mat] = ptx_shared_array(g, w->ty.acc, 2 * BUF, names[mat]);
+    LLVMSetAlignment(w->shared[mat], 128);
+    for (unsigned q = 0; q < STAGED; q++) {
+      w->place[mat][q] = place_of(w, mat ? &m->b : &m->a, mat == 0, tid, q);
+      w->staged[mat][q] = ptx_var(g, w->ty.acc, NULL);
+    }
+  }
+  for (unsigned e = 0; e < MICRO * MICRO; e++) w->acc[e] = ptx_var(g, w->ty.acc, NULL);
+}
+
+static unsigned min_u(unsigned a, unsigned b) { return a < b ? a : b; }
+
+static void annotate(ptx_gen *g, const char *key, unsigned value) {
+  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->ctx, key, strlen(key)),
+                            LLVMValueAsMetadata(LLVMConstInt(g->i32, value, false))};
+  LLVMValueRef node = LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, ops, 3));
+  LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", node);
+}
+
+/* .maxntid and .minnctapersm: ptxas then keeps the registers per thread
+ * low enough for blocks_per_sm blocks to share an SM. */
+static void launch_bounds(ptx_gen *g, unsigned blocks_per_sm) {
+  annotate(g, "maxntidx", THREADS_X);
+  annotate(g, "maxntidy", THREADS_X);
+  annotate(g, "maxntidz", 1);
+  annotate(g, "minctasm", blocks_per_sm);
+}
+
+/* With align below the element sizes (the detector cannot prove more), the
+ * body comes twice: with natural alignment, taken when the three matrices
+ * have it at run time, and with the descriptor's alignment otherwise. */
+static bool matmul_build(ptx_gen *g) {
+  const kn_matmul *m = &g->d->matmul;
+  mm_gen w;
+  gen_init(&w, g);
+  launch_bounds(g, w.ty.acc_kind == KN_F64 ? 1 : 2);
+  unsigned ab_bytes = ptx_type_bytes(w.ty.elem_kind), c_bytes = ptx_type_bytes(w.ty.acc_kind);
+  unsigned align = m->align ? m->align : 1;
+  w.align_ab = ab_bytes;
+  w.align_c = c_bytes;
+  if (align >= ab_bytes && align >= c_bytes) {
+    all_tiles(&w);
+  } else {
+    LLVMValueRef ok = LLVMBuildAnd(g->b, naturally_aligned(&w, &m->a, ab_bytes),
+                                   naturally_aligned(&w, &m->b, ab_bytes), "");
+    ok = LLVMBuildAnd(g->b, ok, naturally_aligned(&w, &m->c, c_bytes), "");
+    LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
+    LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "unaligned");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");
+    LLVMBuildCondBr(g->b, ok, fast, slow);
+    LLVMPositionBuilderAtEnd(g->b, fast);
+    all_tiles(&w);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, slow);
+    w.align_ab = min_u(align, ab_bytes);
+    w.align_c = min_u(align, c_bytes);
+    all_tiles(&w);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+  }
   LLVMBuildRetVoid(g->b);
   return true;
 }
 
 static void matmul_launch(const kn_desc *d, ptx_launch *l) {
-  *l = (ptx_launch){.block = {TILE, TILE, 1},
+  *l = (ptx_launch){.block = {THREADS_X, THREADS_X, 1},
                     .count = {d->matmul.n, d->matmul.m, {false, 1}},
                     .per_block = {TILE, TILE, 1},
                     .max_grid = {65535, 65535, 1}};

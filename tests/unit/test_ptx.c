@@ -131,29 +131,45 @@ static const ptx_case cases[] = {
                .reduce = {.trip = P(0), .op = KN_RED_MUL, .type = KN_I32, .value = 2,
                           .init_param = 1}},
    {"atom.global.cas.b32", "mul.lo.s32"}, true},
-  /* p0 M, p1 N, p2 K, p3 &A, p4 &B, p5 &C, all row-major. */
+  /* p0 M, p1 N, p2 K, p3 &A, p4 &B, p5 &C, all row-major.  The exact
+   * kernel: 16x16 threads, 8x8 of C each, 16-byte reads of shared tiles. */
   {"matmul_f32", {.kind = KN_MATMUL, .nparams = 6,
                   .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_F32,
                              .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)),
                              .c = ROW_MAJOR(P(5), P(1)), .align = 4}},
-   {"bar.sync", "mul.rn.f32", "add.rn.f32", "st.shared.f32"}, true},
+   {"bar.sync", "mul.rn.f32", "add.rn.f32", "ld.shared.v4.f32", ".maxntid 16, 16, 1",
+    ".minnctapersm 2"}, true},
   {"matmul_f64_acc", {.kind = KN_MATMUL, .nparams = 0,
                       .matmul = {.m = C(33), .n = C(17), .k = C(45), .type = KN_MM_F64,
                                  .accumulate = true, .a = ROW_MAJOR(C(0x1000), C(45)),
                                  .b = ROW_MAJOR(C(0x10000), C(17)),
                                  .c = {C(0x20000), C(1), C(33)}, .align = 8}},
-   {"bar.sync", "mul.rn.f64", "add.rn.f64"}, true},
+   {"bar.sync", "mul.rn.f64", "add.rn.f64", "ld.shared.v2.f64", ".minnctapersm 1"}, true},
   {"matmul_i32", {.kind = KN_MATMUL, .nparams = 3,
                   .matmul = {.m = C(64), .n = C(64), .k = C(64), .type = KN_MM_I32,
                              .a = ROW_MAJOR(P(0), C(64)), .b = ROW_MAJOR(P(1), C(64)),
                              .c = ROW_MAJOR(P(2), C(64)), .align = 4}},
-   {"bar.sync", "mad.lo.s32", "st.shared.u32"}, true},
+   {"bar.sync", "mad.lo.s32", "st.shared.u32", "ld.shared.v4.u32"}, true},
   {"matmul_i8_i32", {.kind = KN_MATMUL, .nparams = 3,
                      .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
                                 .ab_signed = true, .a = ROW_MAJOR(P(0), C(32)),
                                 .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
                                 .align = 1}},
    {"bar.sync", "ld.global.s8"}, true},
+  /* As the detector emits it (align 1): a naturally aligned body (f32
+   * loads) and a byte-by-byte one, chosen at run time. */
+  {"matmul_f32_align1", {.kind = KN_MATMUL, .nparams = 9,
+                         .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_F32,
+                                    .a = ROW_MAJOR(P(3), P(6)), .b = ROW_MAJOR(P(4), P(7)),
+                                    .c = ROW_MAJOR(P(5), P(8)), .align = 1}},
+   {"ld.global.f32", "ld.global.u8", "st.global.f32", "st.global.u8", "mul.rn.f32"}, true},
+  /* Every stride a param: column-major, transposed, any layout. */
+  {"matmul_f32_strided", {.kind = KN_MATMUL, .nparams = 12,
+                          .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_F32,
+                                     .accumulate = true, .a = {P(3), P(6), P(7)},
+                                     .b = {P(4), P(8), P(9)}, .c = {P(5), P(10), P(11)},
+                                     .align = 4}},
+   {"bar.sync", "mul.rn.f32", "add.rn.f32", "ld.global.f32"}, true},
 };
 
 static const struct {
@@ -327,8 +343,10 @@ START_TEST(test_launch_grid) {
   ck_assert_uint_eq(grid[1], (62 + out.launch.block[1] - 1) / out.launch.block[1]);
   ck_assert_uint_eq(grid[2], 1);
   ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
-  ptx_launch_grid(&out.launch, (const int64_t[]){33, 65, 7, 0, 0, 0}, grid);
-  ck_assert_uint_eq(grid[0], 5);
+  ck_assert_uint_eq(out.launch.block[0], 16);
+  ck_assert_uint_eq(out.launch.block[1], 16);
+  ptx_launch_grid(&out.launch, (const int64_t[]){300, 1000, 7, 0, 0, 0}, grid);
+  ck_assert_uint_eq(grid[0], 8);   /* 128x128 of C per block */
   ck_assert_uint_eq(grid[1], 3);
   ck_assert(ptx_generate(sum, "s", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
   ck_assert(out.launch.result_arg);
@@ -338,6 +356,36 @@ START_TEST(test_launch_grid) {
   ptx_launch_grid(&out.launch, (const int64_t[]){1ll << 40, 0, 0, 0}, grid);
   ck_assert_uint_eq(grid[0], out.launch.max_grid[0]);
   tw_arena_free(&arena);
+}
+END_TEST
+
+static unsigned count_of(const char *text, const char *what) {
+  unsigned n = 0;
+  for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+  return n;
+}
+
+/* Exact matmuls round every product and every sum on its own: as many
+ * adds as multiplies (none fused into an fma, none dropped), 64 of each
+ * per k step of the unrolled tile. */
+START_TEST(test_matmul_products_unfused) {
+  static const struct {
+    unsigned index;
+    const char *mul, *add;
+  } checks[] = {{7, "mul.rn.f32", "add.rn.f32"}, {8, "mul.rn.f64", "add.rn.f64"}};
+  for (unsigned c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+    const ptx_case *tc = &cases[checks[c].index];
+    tw_arena arena = {0};
+    tw_diag diag = {0};
+    ptx_out out;
+    ck_assert_msg(ptx_generate(&tc->desc, tc->name, NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+    for (unsigned a = 0; a < out.ncodes; a++) {
+      unsigned muls = count_of(out.codes[a].text, checks[c].mul);
+      ck_assert_uint_eq(muls, count_of(out.codes[a].text, checks[c].add));
+      ck_assert_uint_ge(muls, 8 * 64);
+    }
+    tw_arena_free(&arena);
+  }
 }
 END_TEST
 
@@ -354,6 +402,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_bad_operand_rejected);
   tcase_add_test(tc, test_type_mismatch_rejected);
   tcase_add_test(tc, test_launch_grid);
+  tcase_add_test(tc, test_matmul_products_unfused);
   suite_add_tcase(s, tc);
   return s;
 }
