@@ -106,17 +106,29 @@ static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, 
 }
 
 /* The tail of LLVM's O2/O3 module optimisation pipeline, from the loop
- * vectoriser on (PassBuilder::buildModuleOptimizationPipeline). */
+ * vectoriser on (PassBuilder::buildModuleOptimizationPipeline).  A bare
+ * "instcombine" in a pipeline text verifies that one iteration reached a
+ * fixpoint and aborts the process otherwise; the standard pipeline does not. */
 static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, tw_diag *d) {
   char passes[512];
   snprintf(passes, sizeof passes,
-           "function(loop-vectorize,loop-load-elim,instcombine,simplifycfg,slp-vectorizer,"
-           "vector-combine,instcombine,loop-unroll<O%d>,sroa,instcombine,"
+           "function(loop-vectorize,loop-load-elim,instcombine<no-verify-fixpoint>,simplifycfg,"
+           "slp-vectorizer,vector-combine,instcombine<no-verify-fixpoint>,loop-unroll<O%d>,sroa,"
+           "instcombine<no-verify-fixpoint>,"
            "loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
            "simplifycfg)",
            clamp_level(opt_level));
   off_release_loops(mod);
   return run_passes(mod, tm, passes, d);
+}
+
+/* Before the pipeline, at -O2 and above: mem2reg, then the address
+ * rewrite that lets the loop vectoriser see adjacent accesses. */
+static bool fold_addresses(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m,
+                           tw_diag *d) {
+  if (!run_passes(mod, tm, "function(mem2reg)", d)) return false;
+  low_fold_address_adds(mod, m);
+  return true;
 }
 
 static const char *stem_of(const char *filename, char *buf, size_t cap) {
@@ -165,7 +177,8 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       LLVMDisposeTargetData(dl);
       unsigned nkernels = 0;
       bool staged = o->offload.enabled && o->opt_level >= 2;
-      if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
+      if (o->opt_level >= 2 && !fold_addresses(mod, tm, &m, d)) st = DRV_INTERNAL;
+      else if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
       else if (o->stop_before_offload) {
         /* the IR the offload stage recognises in, for tests */
       } else if (o->offload.enabled &&

@@ -17,6 +17,7 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
   args[0] = callee_vmctx;
   for (uint32_t i = 0; i < n; i++) args[i + 1] = f->stack[f->sp - n + i];
   f->sp -= n;
+  if (f->stack_check_at_calls) low_stack_check(f);
   LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n + 1, "");
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */

@@ -116,7 +116,7 @@ static void build_locals(low_fn *f) {
 }
 
 /* Traps before the native stack runs into the runtime's limit. */
-static void build_stack_check(low_fn *f) {
+void low_stack_check(low_fn *f) {
   low_module_ctx *mc = f->mc;
   unsigned id = LLVMLookupIntrinsicID("llvm.frameaddress", 17);
   LLVMTypeRef over[] = {mc->t_ptr};
@@ -132,11 +132,15 @@ static void build_stack_check(low_fn *f) {
   low_trap_if(f, low, TWASM_TRAP_STACK_EXHAUSTED, f->func->body_offset);
 }
 
-/* A function that calls nothing and has few locals uses a small, bounded
- * frame: the runtime keeps far more than that below the limit, so only
- * functions that can call deeper need the check. */
-static bool needs_stack_check(const wasm_func *fn) {
-  if (fn->nlocals > 512) return true;
+/* A function with few locals uses a small, bounded frame: the runtime
+ * keeps far more than that below the limit (and turns a fault there into
+ * the same trap), so such a frame need not be checked itself; only going
+ * deeper must be, and low_call.c checks before each call.  A path that
+ * calls nothing (the early return of a recursion) then pays nothing and
+ * lets LLVM shrink-wrap the prologue.  Larger frames are checked at entry. */
+static bool has_large_frame(const wasm_func *fn) { return fn->nlocals > 512; }
+
+static bool has_calls(const wasm_func *fn) {
   for (uint32_t i = 0; i < fn->ncode; i++)
     if (fn->code[i].op == OP_CALL || fn->code[i].op == OP_CALL_INDIRECT) return true;
   return false;
@@ -146,7 +150,8 @@ static void build_entry(low_fn *f) {
   LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
   f->vmctx = LLVMGetParam(f->fn, 0);
   build_locals(f);
-  if (needs_stack_check(f->func)) build_stack_check(f);
+  if (has_large_frame(f->func)) low_stack_check(f);
+  else f->stack_check_at_calls = has_calls(f->func);
   if (f->mc->m->nmems > 0) {
     f->mem_base = low_vmctx_load(f, 0, f->mc->t_ptr, "mem_base");
     f->mem_obj = low_vmctx_load(f, 8, f->mc->t_ptr, "mem");

@@ -77,6 +77,7 @@ typedef struct low_fn {
   uint32_t sp, stack_cap;
   low_frame *frames;
   uint32_t nframes, frames_cap;
+  bool stack_check_at_calls;   /* small frame: check before each call, not at entry */
 } low_fn;
 
 /* Operand stack. */
@@ -88,6 +89,9 @@ LLVMValueRef low_pop(low_fn *f);
 void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset);
 /* Unconditional trap (ends the current block with unreachable). */
 void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
+
+/* Traps unless the current frame lies above the runtime's stack limit. */
+void low_stack_check(low_fn *f);
 
 /* Loads a field of the vmctx (byte offset from twasm_abi.h) as type ty. */
 LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name);

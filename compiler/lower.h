@@ -20,4 +20,9 @@ typedef struct {
 bool low_module(LLVMContextRef ctx, const wasm_module *m,
                 const low_options *opt, LLVMModuleRef *out, tw_diag *d);
 
+/* After mem2reg, before the optimisation pipeline: rewrites memory
+ * addresses zext(x + c) to zext(x) + c where an earlier access proves that
+ * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
+unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
+
 #endif

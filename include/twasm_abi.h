@@ -11,6 +11,12 @@
 
 #define TWASM_ABI_VERSION 3u
 #define TWASM_PAGE_SIZE 65536u
+/* The most pages a linear memory may have: one short of wasm32's 4 GiB
+ * (the spec lets memory.grow fail at an implementation limit).  Memory
+ * then never ends at 2^32, so an access that succeeded at address x proves
+ * that x plus its width does not wrap, which the compiler's address
+ * folding relies on (compiler/low_address.c). */
+#define TWASM_MAX_PAGES 65535u
 
 /* Trap codes passed to twasm_rt_trap and returned by twasm_rt_* helpers
  * (0 = no trap). */

@@ -13,7 +13,7 @@
  * 4 GiB static offset plus room for the widest access, so guard-mode code
  * never needs a bounds check. */
 #define RT_MEMORY_RESERVE ((8ull << 30) + 65536ull)
-#define RT_MAX_PAGES 65536u
+#define RT_MAX_PAGES TWASM_MAX_PAGES
 #define RT_MAX_TABLE_ELEMS 10000000u
 
 /* ---- arena (rt_arena.c) -------------------------------------------------- */

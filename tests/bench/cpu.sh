@@ -4,7 +4,9 @@
 #
 # usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [PROGRAM...]
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), NODE (node),
-# WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr).
+# WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr);
+# TWASMC_BEFORE: a second twasmc (with its own ../lib), timed in the same
+# run as an extra column "before", for before/after comparisons.
 set -euo pipefail
 
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +30,11 @@ WASM2C=${WASM2C:-wasm2c}
 WASM2C_RT=${WASM2C_RT:-/usr/share/wabt/wasm2c}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
 ways=(native twasmc wasm2c node)
+ratio_ways=(twasmc wasm2c node)
+if [ -n "${TWASMC_BEFORE:-}" ]; then
+	ways+=(before)
+	ratio_ways=(before "${ratio_ways[@]}")
+fi
 
 mkdir -p "$work"
 # Helpers write their results into files under $work; bash keeps no state
@@ -47,6 +54,7 @@ run_way() {
 	case $2 in
 	native) "$dir/native" ;;
 	twasmc) "$dir/twasmc" ;;
+	before) "$dir/before" ;;
 	wasm2c) "$dir/wasm2c" ;;
 	node) "$NODE" --no-warnings "$bench_dir/bench_node.mjs" "$dir/prog.wasm" ;;
 	esac
@@ -72,6 +80,9 @@ build() {
 	fi
 	if seconds build_wasm2c "$dir/prog.wasm" "$dir/w2c" "$dir/wasm2c" >"$dir/compile.wasm2c"; then
 		built[$p]+=" wasm2c"
+	fi
+	if [ -n "${TWASMC_BEFORE:-}" ] && "$TWASMC_BEFORE" -O2 "$dir/prog.wasm" -o "$dir/before"; then
+		built[$p]+=" before"
 	fi
 	built[$p]+=" node"
 	# A form whose output differs from native is reported n/a, not timed.
@@ -124,13 +135,17 @@ done
 
 echo "## Run time (median of $reps, seconds native; others as ratio to native)"
 echo
-echo "| program | native s | twasmc | wasm2c | node |"
-echo "|---|---:|---:|---:|---:|"
+header="| program | native s" rule="|---|---:"
+for way in "${ratio_ways[@]}"; do
+	header+=" | ${way/before/twasmc before}" rule+="|---:"
+done
+echo "$header |"
+echo "$rule|"
 declare -A log_sum count
 for p in "${programs[@]}"; do
 	native=$(median "$work/$p/time.native")
 	row="| $p | $(printf '%.3f' "$native")"
-	for way in twasmc wasm2c node; do
+	for way in "${ratio_ways[@]}"; do
 		if has_way "$p" "$way"; then
 			ratio=$(awk -v t="$(median "$work/$p/time.$way")" -v n="$native" 'BEGIN { printf "%.2f", t / n }')
 			row+=" | $ratio"
@@ -143,7 +158,7 @@ for p in "${programs[@]}"; do
 	echo "$row |"
 done
 row="| geomean | "
-for way in twasmc wasm2c node; do
+for way in "${ratio_ways[@]}"; do
 	row+=" | $(awk -v s="${log_sum[$way]:-0}" -v c="${count[$way]:-0}" 'BEGIN { if (c) printf "%.2f", exp(s / c); else print "n/a" }')"
 done
 echo "$row |"
