@@ -77,8 +77,14 @@ check: all
 	$(MAKE) --no-print-directory install-test
 	$(MAKE) --no-print-directory spec-both
 
-unit: $(UNIT_BIN) $(TWASMC)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; TWASMC=$(TWASMC) $$t; done
+# A stand-in libcuda.so.1 (tests/fake_cuda): driver states without a GPU.
+FAKE_CUDA := $(B)/tests/fake-cuda/libcuda.so.1
+$(FAKE_CUDA): tests/fake_cuda/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+unit: $(UNIT_BIN) $(TWASMC) $(FAKE_CUDA)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; TWASMC=$(TWASMC) FAKE_CUDA_DIR=$(dir $(FAKE_CUDA)) $$t; done
 
 programs: $(TWASMC) $(LIBRT)
 	TWASMC=$(TWASMC) bash tests/programs/run.sh

@@ -3,6 +3,7 @@
  * the cost model), loads the kernel's PTX once, prefetches, launches and
  * hands back a reduction's result.  Any refusal or failure returns 0 and
  * the nest runs on the CPU as compiled. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +158,12 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (why) return on_cpu(k, why);
   if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
   if (!mem->managed) return on_cpu(k, "linear memory is not in managed memory");
-  if (mode == CU_MODE_AUTO && !rt_offload_worth_it(plan.ops, cu_launch_cost_us()))
-    return on_cpu(k, "cost model: too little work for a launch");
+  if (mode == CU_MODE_AUTO) {
+    double launch_us = cu_launch_cost_us();
+    if (isinf(launch_us)) return on_cpu(k, "cost model: no launch could be timed on this GPU");
+    if (!rt_offload_worth_it(plan.ops, launch_us))
+      return on_cpu(k, "cost model: too little work for a launch");
+  }
   pthread_mutex_lock(&rt_offload_lock);
   uint32_t done = launch(k, mem->abi.base, params, &plan, result);
   pthread_mutex_unlock(&rt_offload_lock);

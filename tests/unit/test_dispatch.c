@@ -339,6 +339,35 @@ START_TEST(matmul_rows_are_bounds_checked) {
 }
 END_TEST
 
+/* A driver without a GPU, and one too old for any PTX offered: the
+ * stand-in libcuda.so.1 of tests/fake_cuda (the Makefile passes its
+ * folder in FAKE_CUDA_DIR). */
+START_TEST(fake_drivers_give_the_cpu_results) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped fake drivers: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  build_all();
+  static const struct {
+    const char *mode, *says;
+  } cases[] = {{"nodevice", "cuInit: CUDA_ERROR_NO_DEVICE"},
+               {"old", "(matmul): cpu: kernel not loaded"}};
+  char want[4096], got[4096], env[512], trace[32768], cmd[1024];
+  ck_assert_int_eq(run_prog("", "off", "20000", want, sizeof want), 0);
+  for (int i = 0; i < 2; i++) {
+    snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s FAKE_CUDA=%s TWASM_DEVICE=gpu", dir, cases[i].mode);
+    ck_assert_int_eq(run_prog(env, "on", "20000", got, sizeof got), 0);
+    ck_assert_msg(!strcmp(want, got), "%s: %s != %s", cases[i].mode, got, want);
+    snprintf(cmd, sizeof cmd, "%s TWASM_TRACE=1 %s/on/p 20000", env, tmpdir);
+    ck_assert_int_eq(sh(cmd, trace, sizeof trace), 0);
+    ck_assert_msg(strstr(trace, cases[i].says), "%s: %s", cases[i].mode, trace);
+  }
+  /* the old driver's device was found, its managed memory used */
+  ck_assert_msg(strstr(trace, "fake sm_75") && strstr(trace, "usable)"), "%s", trace);
+}
+END_TEST
+
 START_TEST(out_of_bounds_traps_the_same) {
   build_all();
   char want[4096], got[4096];
@@ -371,6 +400,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, programs_match_without_gpu);
   tcase_add_test(progs, out_of_bounds_traps_the_same);
   tcase_add_test(progs, aliasing_matmul_stays_on_the_cpu);
+  tcase_add_test(progs, fake_drivers_give_the_cpu_results);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);
   suite_add_tcase(s, progs);
   return s;

@@ -1,0 +1,124 @@
+/* fake_cuda.c: a stand-in libcuda.so.1 for tests on machines without a
+ * GPU, so that compiled programs meet the driver states the runtime must
+ * survive.  FAKE_CUDA selects one:
+ *   nodevice  cuInit fails with CUDA_ERROR_NO_DEVICE (a driver, no GPU);
+ *   old       a CUDA 9.0 driver (PTX ISA 6.0 at most) with an sm_75 device:
+ *             everything up to managed memory works (host memory stands in
+ *             for it), no PTX module ever loads.
+ * Every entry point the runtime resolves exists; unknown modes fail cuInit. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum { OK = 0, ERR_INVALID_VALUE = 1, ERR_NO_DEVICE = 100, ERR_INVALID_PTX = 218, ERR_NOT_SUPPORTED = 801 };
+
+static int mode_old(void) {
+  const char *m = getenv("FAKE_CUDA");
+  return m && strcmp(m, "old") == 0;
+}
+
+int cuInit(unsigned flags) {
+  (void)flags;
+  return mode_old() ? OK : ERR_NO_DEVICE;
+}
+
+int cuDriverGetVersion(int *v) {
+  *v = 9000;
+  return OK;
+}
+
+int cuDeviceGet(int *dev, int ordinal) {
+  *dev = ordinal;
+  return ordinal == 0 ? OK : ERR_INVALID_VALUE;
+}
+
+int cuDeviceGetAttribute(int *value, int attribute, int dev) {
+  (void)dev;
+  switch (attribute) {
+  case 75: *value = 7; break;  /* compute capability major */
+  case 76: *value = 5; break;  /* minor */
+  default: *value = 1; break;  /* managed memory, concurrent access, ... */
+  }
+  return OK;
+}
+
+int cuDeviceGetName(char *name, int len, int dev) {
+  (void)dev;
+  strncpy(name, "fake sm_75 behind a CUDA 9.0 driver", (size_t)len - 1);
+  name[len - 1] = 0;
+  return OK;
+}
+
+static int ctx_token;
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+  (void)dev;
+  *ctx = &ctx_token;
+  return OK;
+}
+int cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
+int cuCtxSetCurrent(void *ctx) { (void)ctx; return OK; }
+int cuCtxSynchronize(void) { return OK; }
+
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = (size_t)14 << 30;
+  *total_bytes = (size_t)16 << 30;
+  return OK;
+}
+
+/* Host memory stands in for managed memory; sizes are remembered for free. */
+#define SLOTS 64
+static struct { void *p; size_t n; } blocks[SLOTS];
+
+int cuMemAllocManaged(uint64_t *ptr, size_t size, unsigned flags) {
+  (void)flags;
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  for (int i = 0; i < SLOTS; i++)
+    if (!blocks[i].p) {
+      blocks[i].p = p, blocks[i].n = size;
+      *ptr = (uint64_t)(uintptr_t)p;
+      return OK;
+    }
+  munmap(p, size);
+  return 2;
+}
+
+int cuMemFree_v2(uint64_t ptr) {
+  for (int i = 0; i < SLOTS; i++)
+    if (blocks[i].p == (void *)(uintptr_t)ptr) {
+      munmap(blocks[i].p, blocks[i].n);
+      blocks[i].p = NULL;
+      return OK;
+    }
+  return ERR_INVALID_VALUE;
+}
+
+/* A driver this old takes no PTX the runtime would offer. */
+int cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *opts, void **values) {
+  (void)module, (void)image, (void)n, (void)opts, (void)values;
+  return ERR_INVALID_PTX;
+}
+int cuModuleGetFunction(void **f, void *m, const char *name) {
+  (void)f, (void)m, (void)name;
+  return ERR_INVALID_VALUE;
+}
+int cuModuleUnload(void *m) { (void)m; return OK; }
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
+  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
+  (void)stream, (void)params, (void)extra;
+  return ERR_NOT_SUPPORTED;
+}
+
+int cuGetErrorName(int code, const char **out) {
+  *out = code == ERR_NO_DEVICE ? "CUDA_ERROR_NO_DEVICE"
+         : code == ERR_INVALID_PTX ? "CUDA_ERROR_INVALID_PTX" : "CUDA_ERROR_FAKE";
+  return OK;
+}
+int cuGetErrorString(int code, const char **out) {
+  (void)code;
+  *out = "from the fake driver";
+  return OK;
+}
