@@ -61,7 +61,8 @@ static const char *kind_name(const kn_desc *d) {
 static const char *inexact_note(const kn_desc *d, const off_options *o) {
   if (d->kind == KN_REDUCE && d->reduce.reassociate)
     return "; float reduction made eligible by --fp-reassociate (results may differ from the CPU)";
-  if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && o->tf32)
+  ptx_options po = {.tf32 = o->tf32};
+  if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && o->tf32 && ptx_tensor_cores(d, 90, &po))
     return "; tf32 tensor cores on sm_80+ (--tensor-cores=tf32: inputs rounded to tf32)";
   return "";
 }
@@ -123,7 +124,7 @@ static const wasm_func *wasm_func_of(LLVMValueRef fn, const wasm_module *m, uint
   return &m->funcs[idx];
 }
 
-typedef struct {
+typedef struct off_ctx {
   LLVMModuleRef mod;
   const off_options *o;
   ptx_arch archs[OFF_MAX_ARCHS];
@@ -136,6 +137,36 @@ static bool all_ascii(const ptx_out *px) {
   for (unsigned i = 0; i < px->ncodes; i++)
     if (!ptx_is_ascii(px->codes[i].text, strlen(px->codes[i].text))) return false;
   return true;
+}
+
+/* Which kernel a matmul takes on which archs, and why. */
+static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
+  bool tc = false, exact = false;
+  ptx_options po = {.tf32 = c->o->tf32};
+  for (unsigned i = 0; i < px->ncodes; i++) {
+    if (!ptx_tensor_cores(d, px->codes[i].sm, &po)) {
+      exact = true;
+      continue;
+    }
+    say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px->codes[i].sm);
+    tc = true;
+  }
+  if (tc && exact) say(&c->report, ", exact kernel on the others");
+  switch (d->matmul.type) {
+  case KN_MM_I8_I32:
+    say(&c->report, tc ? " (int8 with s32 sums that wrap like Wasm i32: exact)"
+                       : "; exact kernel (too small for tensor cores, or no sm_80+ arch)");
+    break;
+  case KN_MM_F32:
+    if (!tc && c->o->tf32) say(&c->report, "; exact kernel (too small for tensor cores, or no sm_80+ arch)");
+    else if (!tc) say(&c->report, "; exact kernel (f32 takes tensor cores only with --tensor-cores=tf32)");
+    break;
+  case KN_MM_F64:
+    say(&c->report, "; exact kernel (f64 mma adds four products at once: not source order)");
+    break;
+  default:
+    say(&c->report, "; exact kernel (no i32 tensor cores)");
+  }
 }
 
 /* One recognised nest: PTX per arch, embedded, and a kernel table entry;
@@ -164,12 +195,7 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   say(&c->report, "%s: offloaded as %s (", where, kind_name(&n->desc));
   for (unsigned i = 0; i < px.ncodes; i++) say(&c->report, "%ssm_%u", i ? "," : "", px.codes[i].sm);
   say(&c->report, ")");
-  bool tc = false;
-  for (unsigned i = 0; i < px.ncodes; i++) {
-    if (!strstr(px.codes[i].text, "wmma.")) continue;
-    say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px.codes[i].sm);
-    tc = true;
-  }
+  if (n->desc.kind == KN_MATMUL) matmul_path(c, &n->desc, &px);
   say(&c->report, "%s; runs on the GPU when one is usable and the run-time checks pass\n",
       inexact_note(&n->desc, c->o));
   return true;

@@ -19,6 +19,13 @@ typedef struct {
   int64_t addend;           /* KN_BIND_VALUE: passed as value + addend (i64) */
   const kn_trip *trip;      /* KN_BIND_TRIP: start and bound are live values */
   unsigned scale;           /* KN_BIND_TRIP: copies per unrolled iteration */
+  bool top_tested;          /* KN_BIND_TRIP: the rotated loop sits behind a guard
+                             * testing its start: count the iterations of the
+                             * top-tested loop (start itself tested, 0 when it fails) */
+  LLVMValueRef guard;       /* KN_BIND_TRIP: an i1 live value; the count is 0
+                             * unless it equals guard_enters (the loop sits
+                             * behind it) */
+  bool guard_enters;
 } kn_bind;
 
 /* One accessed byte range: every address

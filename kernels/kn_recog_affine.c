@@ -16,7 +16,8 @@ int kr_param(kr_ctx *c, kn_bind b) {
   for (unsigned i = 0; i < d->nparams; i++) {
     const kn_bind *o = &c->out->binds[i];
     if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale &&
-        o->addend == b.addend)
+        o->addend == b.addend && o->top_tested == b.top_tested && o->guard == b.guard &&
+        o->guard_enters == b.guard_enters)
       return (int)i;
   }
   if (d->nparams == KN_MAX_PARAMS) return -1;

@@ -146,6 +146,70 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
   return finish(c, &m0, true);
 }
 
+static LLVMValueRef uncast(LLVMValueRef v) {
+  while (v && (LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) || LLVMIsATruncInst(v))) v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+/* The stored value phi(0 from a guard, the sum from the k loop), where the
+ * guard is the k loop's own test on its start value, so that the sum is
+ * empty exactly when the top-tested loop of the source runs 0 times.  The
+ * k dim then counts that loop's iterations (a guarded trip param). */
+static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
+  const kn_loop *kl = c->chain[2];
+  const kn_trip *t = &kl->trip;
+  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next)
+    return false;
+  int s = LLVMGetIncomingValue(v, 0) == latch ? 0 : LLVMGetIncomingValue(v, 1) == latch ? 1 : -1;
+  if (s < 0) return false;
+  LLVMValueRef z = LLVMGetIncomingValue(v, (unsigned)(1 - s));
+  bool zero = (LLVMIsAConstantInt(z) && LLVMConstIntGetZExtValue(z) == 0) ||
+              (LLVMIsAConstantFP(z) && LLVMIsNull(z)); /* +0.0: the kernel's empty sum */
+  LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, (unsigned)(1 - s));
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
+  if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
+      kn_loop_contains_block(kl, g, c->cfg))
+    return false;
+  LLVMValueRef cmp = LLVMGetCondition(br);
+  LLVMBasicBlockRef after = LLVMGetInstructionParent(v);
+  /* one edge skips the loop to the phi, the other enters it */
+  bool skip_on_false = LLVMGetSuccessor(br, 1) == after && LLVMGetSuccessor(br, 0) != after;
+  bool skip_on_true = LLVMGetSuccessor(br, 0) == after && LLVMGetSuccessor(br, 1) != after;
+  if (!skip_on_false && !skip_on_true) return false;
+  if (!kn_loop_defines(c->chain[0], cmp, c->cfg)) {
+    /* a guard computed before the nest (LICM hoists `K > 0`): the host
+     * passes count = guard == enters ? count : 0 */
+    kn_bind b = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
+    int param = kr_param(c, b);
+    if (param < 0) return kr_fail(c, "too many live values");
+    c->trips[2] = (kn_size){true, param};
+    return true;
+  }
+  if (!LLVMIsAICmpInst(cmp) || !skip_on_false) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+  LLVMValueRef x = uncast(LLVMGetOperand(cmp, 0)), y = uncast(LLVMGetOperand(cmp, 1));
+  LLVMValueRef start = uncast(t->start), bound = uncast(t->bound);
+  static const LLVMIntPredicate swapped[] = {
+      [LLVMIntEQ] = LLVMIntEQ, [LLVMIntNE] = LLVMIntNE, [LLVMIntUGT] = LLVMIntULT,
+      [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
+      [LLVMIntSGT] = LLVMIntSLT, [LLVMIntSGE] = LLVMIntSLE, [LLVMIntSLT] = LLVMIntSGT,
+      [LLVMIntSLE] = LLVMIntSGE};
+  bool same = (x == start && y == bound && p == t->pred) ||
+              (x == bound && y == start && swapped[p] == t->pred);
+  /* constants compare by value: `0 < K` arrives as `K > 0` */
+  if (!same && LLVMIsAConstantInt(start)) {
+    if (LLVMIsAConstantInt(y) && x == bound && swapped[p] == t->pred)
+      same = LLVMConstIntGetSExtValue(y) == LLVMConstIntGetSExtValue(start);
+    if (LLVMIsAConstantInt(x) && y == bound && p == t->pred)
+      same = LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(start);
+  }
+  if (!same) return false;
+  int param = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .top_tested = true});
+  if (param < 0) return kr_fail(c, "too many live values");
+  c->trips[2] = (kn_size){true, param};
+  return true;
+}
+
 /* ijk: the k loop sums products into a phi; the j loop stores it. */
 static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
@@ -165,7 +229,8 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
   }
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
-  if (v != latch) return kr_fail(c, "stores something other than the sum");
+  if (v != latch && !(nterms == 1 && guarded_sum(c, v, latch)))
+    return kr_fail(c, "stores something other than the sum");
   c->copy = 0;
   c->copies = 1;
   m0.c = kr_address(c, LLVMGetOperand(store, 1));

@@ -69,6 +69,9 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
                        unsigned narchs, const ptx_options *opts, tw_arena *arena,
                        ptx_out *out, tw_diag *diag);
 
+/* Whether the kernel for d on sm_XX runs on tensor cores (wmma). */
+bool ptx_tensor_cores(const kn_desc *d, unsigned sm, const ptx_options *opts);
+
 /* The grid for live param values (the rule of ptx_launch). */
 void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3]);
 

@@ -196,3 +196,7 @@ void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3
     grid[a] = blocks ? (uint32_t)blocks : 1;
   }
 }
+
+bool ptx_tensor_cores(const kn_desc *d, unsigned sm, const ptx_options *opts) {
+  return d->kind == KN_MATMUL && sm >= 80 && ptx_wmma_applies(&d->matmul, opts && opts->tf32);
+}

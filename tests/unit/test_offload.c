@@ -78,7 +78,16 @@ static const struct {
     {"saxpy", "", "saxpy.wasm: saxpy (0x"},
     {"saxpy", "", "): offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
     {"dot_i32", "", "): offloaded as reduce (sm_75,sm_80,sm_90); runs on the GPU when"},
-    {"matmul_ijk_f32", "", "): offloaded as matmul (sm_75,sm_80,sm_90); runs on the GPU when"},
+    {"matmul_ijk_f32", "",
+     "): offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (f32 takes tensor cores only with "
+     "--tensor-cores=tf32); runs on the GPU when"},
+    {"matmul_ijk_f32", "--tensor-cores=tf32", "; exact kernel (too small for tensor cores"},
+    {"matmul_f32_large", "--tensor-cores=tf32",
+     "; tensor cores (wmma) on sm_80,sm_90, exact kernel on the others; tf32 tensor cores"},
+    {"matmul_f32_large", "", "; exact kernel (f32 takes tensor cores only with --tensor-cores=tf32)"},
+    {"matmul_i8", "", "; exact kernel (too small for tensor cores"},
+    {"matmul_i8_large", "", "; tensor cores (wmma) on sm_80,sm_90, exact kernel on the others (int8 "
+                            "with s32 sums that wrap like Wasm i32: exact)"},
     {"neg_call", "", "neg_call.wasm: apply: not offloaded: calls a function\n"},
     {"neg_div", "", "neg_div.wasm: divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", "neg_dependence.wasm: recur: not offloaded: loop-carried dependence\n"},
