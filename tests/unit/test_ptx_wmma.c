@@ -1,5 +1,6 @@
 /* test_ptx_wmma.c: Check suite "wmma": tensor-core matmul kernels for
- * sm_75/80/90: wmma on sm_80/90 (int8 always, f32 only with tf32), never
+ * sm_75/80/90: on sm_80/90 mma.sync m16n8k32 for int8 (always) and wmma
+ * m16n16k8 for f32 (only with tf32), both fed by cp.async, never
  * .satfinite, the exact kernel elsewhere, ASCII, and ptxas when present. */
 #include <check.h>
 #include <stdio.h>
@@ -25,12 +26,12 @@ typedef struct {
   const char *name;
   kn_desc desc;
   bool tf32;
-  const char *wmma;        /* on sm_80/90; NULL: no wmma anywhere */
+  const char *wmma;        /* the mma on sm_80/90; NULL: no tensor cores anywhere */
 } wmma_case;
 
 static const wmma_case cases[] = {
-  {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "wmma.mma.sync.aligned.row.row.m16n16k16.s32.s8.s8.s32"},
-  {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "wmma.mma.sync.aligned.row.row.m16n16k16.s32.u8.u8.s32"},
+  {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"},
+  {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"},
   {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32"},
   {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL},
   {"mm_s8_tiny", {.kind = KN_MATMUL, .nparams = 3,
@@ -71,7 +72,8 @@ START_TEST(test_case_all_archs) {
     ck_assert(ptx_is_ascii(text, strlen(text)));
     bool want = tc->wmma && sm >= 80;
     ck_assert_msg(!want || strstr(text, tc->wmma), "%s sm_%u: no %s", tc->name, sm, tc->wmma);
-    ck_assert_msg(want || !strstr(text, "wmma."), "%s sm_%u: unexpected wmma", tc->name, sm);
+    ck_assert_msg(want || !strstr(text, "mma."), "%s sm_%u: unexpected mma", tc->name, sm);
+    ck_assert_msg(!want || strstr(text, "cp.async.cg.shared.global"), "%s sm_%u: no cp.async", tc->name, sm);
     ck_assert_msg(!strstr(text, "satfinite"), "%s sm_%u: .satfinite", tc->name, sm);
     ck_assert_msg(!want || !tc->tf32 || strstr(text, "cvt.rna.tf32.f32"), "%s: no cvt.rna", tc->name);
     ck_assert_msg(!strstr(text, "fma") && !strstr(text, ".ftz"), "%s sm_%u: fma/ftz", tc->name, sm);

@@ -1,11 +1,14 @@
 /* wmma_mm.c: the tensor-core matmul kernels of ptx/ptx_wmma.c on a real
  * GPU: int8 results bit-identical to a wrapping CPU reference (lone and
- * batched 16x16x16, odd sizes through the unaligned path, 4096^3 sampled,
- * i32 overflow), tf32 at 4096^3 within its documented bound of an f64
- * reference, and timings (wall clock around the synchronising launch).
+ * batched 16x16x16, odd sizes through the element-copy and the cp.async
+ * bodies, 4096^3 sampled, i32 overflow), tf32 within its documented bound
+ * of an f64 reference (odd sizes through both bodies, 4096^3 sampled), and
+ * timings (wall clock around the synchronising launch).
  * Loads the PTX files that ptx_generate wrote into the directory given as
- * argv[1] (mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx: sm_90; mm_s8_exact.ptx: the
- * exact kernel).  Without a GPU it prints "skipped: <reason>".  Built here:
+ * argv[1] by wmma_gen.c (mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx: sm_90;
+ * mm_s8_exact.ptx: the exact kernel); with argv[2] "bench", only the
+ * 4096^3 timings (for comparing variants of the generator).  Without a
+ * GPU it prints "skipped: <reason>".  Built here:
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c \
  *       runtime/cu_*.c -ldl -lpthread -lm -o wmma_mm */
 #include <math.h>
@@ -172,33 +175,36 @@ static void bench_i8(const char *what, const cu_kernel *k, int64_t n, int reps) 
          2.0 * (double)n * (double)n * (double)n / t / 1e12, wrong ? "WRONG" : "bit-identical");
 }
 
-/* tf32: |C - exact| <= (2^-10 + K 2^-24) sum_k |a b| (ptx.h). */
-static void bench_tf32(const cu_kernel *k, int64_t n, int reps) {
-  mm_args p = {n, n, n, 256, 256 + n * n * 4, 256 + 2 * n * n * 4};
+/* tf32 m x n x kk (reps 0: one launch, untimed), `samples` elements (0:
+ * all) against |C - exact| <= (2^-10 + K 2^-24) sum_k |a b| (ptx.h). */
+static void bench_tf32(const char *what, const cu_kernel *k, int64_t m, int64_t n, int64_t kk,
+                       int reps, int64_t samples) {
+  mm_args p = {m, n, kk, 256, 0, 0};
+  p.b = (p.a + m * kk * 4 + 255) / 256 * 256;
+  p.c = (p.b + kk * n * 4 + 255) / 256 * 256;
   float *a = (float *)(pool + p.a), *b = (float *)(pool + p.b), *c = (float *)(pool + p.c);
-  for (int64_t x = 0; x < n * n; x++) {
-    a[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
-    b[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
-  }
+  for (int64_t x = 0; x < m * kk; x++) a[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
+  for (int64_t x = 0; x < kk * n; x++) b[x] = (float)((int32_t)(next_rand() % 2000001) - 1000000) / 1e6f;
   prefetch_all();
-  double t = time_launch(k, &p, reps);
+  double t = reps ? time_launch(k, &p, reps) : (launch(k, &p), NAN);
   double worst = 0;
-  int64_t wrong = 0;
-  for (int s = 0; s < 4096; s++) {
-    int64_t i = next_rand() % n, j = next_rand() % n;
+  int64_t wrong = 0, total = samples ? samples : m * n;
+  for (int64_t s = 0; s < total; s++) {
+    int64_t i = samples ? next_rand() % m : s / n, j = samples ? next_rand() % n : s % n;
     double exact = 0, mag = 0;
-    for (int64_t q = 0; q < n; q++) {
-      exact += (double)a[i * n + q] * (double)b[q * n + j];
-      mag += fabs((double)a[i * n + q] * (double)b[q * n + j]);
+    for (int64_t q = 0; q < kk; q++) {
+      exact += (double)a[i * kk + q] * (double)b[q * n + j];
+      mag += fabs((double)a[i * kk + q] * (double)b[q * n + j]);
     }
-    double err = fabs((double)c[i * n + j] - exact), bound = (ldexp(1, -10) + (double)n * ldexp(1, -24)) * mag;
+    double err = fabs((double)c[i * n + j] - exact), bound = (ldexp(1, -10) + (double)kk * ldexp(1, -24)) * mag;
     if (err / mag > worst) worst = err / mag;
     if (!(err <= bound)) wrong++;
   }
-  EXPECT(wrong == 0, "tf32: %lld of 4096 sampled beyond the bound", (long long)wrong);
-  printf("wmma tf32 %lld^3: %.3f ms, %.1f TFLOP/s, worst |err|/sum|ab| %.3g (bound %.3g)\n",
-         (long long)n, t * 1e3, 2.0 * (double)n * (double)n * (double)n / t / 1e12, worst,
-         ldexp(1, -10) + (double)n * ldexp(1, -24));
+  EXPECT(wrong == 0, "tf32 %s: %lld elements beyond the bound", what, (long long)wrong);
+  printf("%s tf32 %lldx%lldx%lld: %.3f ms, %.1f TFLOP/s, worst |err|/sum|ab| %.3g (bound %.3g), %s\n",
+         what, (long long)m, (long long)n, (long long)kk, t * 1e3,
+         2.0 * (double)m * (double)n * (double)kk / t / 1e12, worst,
+         ldexp(1, -10) + (double)kk * ldexp(1, -24), samples ? "sampled" : "every element");
 }
 
 static char *read_file(const char *dir, const char *name) {
@@ -254,15 +260,24 @@ int main(int argc, char **argv) {
     printf("FAILED: kernels did not load\n");
     return 1;
   }
+  if (argc > 2 && strcmp(argv[2], "bench") == 0) {  /* timings only: a variant */
+    bench_i8(dir, &s8, 4096, 10);
+    bench_tf32(dir, &tf32, 4096, 4096, 4096, 10, 256);
+    return failures ? 1 : 0;
+  }
   test_i8("lone", &s8, true, 16, 16, 16, 0, FILL_RANDOM, 0);
   test_batch16(&s8);
   test_i8("odd, unaligned", &s8, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
   test_i8("odd, unaligned", &u8, false, 333, 1001, 517, 3, FILL_RANDOM, 0);
+  test_i8("odd, aligned", &s8, true, 1000, 1008, 1040, 0, FILL_RANDOM, 0);
+  test_i8("odd, aligned", &u8, false, 129, 272, 80, 0, FILL_RANDOM, 0);
   test_i8("overflow", &s8, true, 64, 48, 300000, 0, FILL_EXTREME, 0);
   test_i8("overflow", &u8, false, 48, 64, 140000, 0, FILL_EXTREME, 0);
   bench_i8("wmma", &s8, 4096, 10);
   bench_i8("exact scalar", &exact, 4096, 1);
-  bench_tf32(&tf32, 4096, 10);
+  bench_tf32("odd, aligned", &tf32, 1000, 1008, 1036, 0, 0);
+  bench_tf32("odd, unaligned", &tf32, 333, 1001, 517, 0, 0);
+  bench_tf32("wmma", &tf32, 4096, 4096, 4096, 10, 4096);
   if (failures) {
     printf("FAILED: %d checks\n", failures);
     return 1;

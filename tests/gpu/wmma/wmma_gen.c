@@ -1,0 +1,65 @@
+/* wmma_gen.c: writes the PTX that wmma_mm.c loads into the folder given as
+ * argv[1]: mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx (sm_90, tensor cores) and
+ * mm_s8_exact.ptx (sm_75: the exact kernel).  Every kernel takes (mem, M,
+ * N, K, &A, &B, &C), row-major, align 1 as the detector emits it.  Built
+ * here:
+ *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Icompiler -Ikernels -Iptx \
+ *       tests/gpu/wmma/wmma_gen.c build/lib/libtwasmc.a \
+ *       $(llvm-config-19 --ldflags) -lLLVM-19 -o wmma_gen */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ptx.h"
+
+#define P(i) {true, i}
+#define C(v) {false, v}
+
+typedef struct {
+  const char *name;
+  kn_mm_type type;
+  bool ab_signed, tf32;
+  unsigned sm;
+} gen_case;
+
+static const gen_case cases[] = {
+  {"mm_s8", KN_MM_I8_I32, true, false, 90},
+  {"mm_u8", KN_MM_I8_I32, false, false, 90},
+  {"mm_tf32", KN_MM_F32, false, true, 90},
+  {"mm_s8_exact", KN_MM_I8_I32, true, false, 75},
+  {"mm_s8_sm80", KN_MM_I8_I32, true, false, 80},
+  {"mm_tf32_sm80", KN_MM_F32, false, true, 80},
+};
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : ".";
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const gen_case *c = &cases[i];
+    kn_desc d = {.kind = KN_MATMUL, .nparams = 6};
+    d.matmul = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type,
+                           .ab_signed = c->ab_signed, .align = 1,
+                           .a = {P(3), P(2), C(1)}, .b = {P(4), P(1), C(1)},
+                           .c = {P(5), P(1), C(1)}};
+    tw_arena arena = {0};
+    tw_diag diag = {0};
+    ptx_out out;
+    ptx_arch arch = {c->sm};
+    ptx_options opts = {.tf32 = c->tf32};
+    if (!ptx_generate_opts(&d, c->name, &arch, 1, &opts, &arena, &out, &diag)) {
+      fprintf(stderr, "%s: %s\n", c->name, diag.msg);
+      return 1;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.ptx", dir, c->name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(out.codes[0].text, f) < 0 || fclose(f)) {
+      fprintf(stderr, "%s: cannot write\n", path);
+      return 1;
+    }
+    printf("%s: sm_%u, PTX %u.%u, block %ux%ux%u, %ux%u of C per block\n", path, c->sm,
+           out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.launch.block[0],
+           out.launch.block[1], out.launch.block[2], out.launch.per_block[0],
+           out.launch.per_block[1]);
+    tw_arena_free(&arena);
+  }
+  return 0;
+}
