@@ -165,3 +165,43 @@ $(B)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRC)
 fuzz: $(B)/bin/fuzz_decode
 	@mkdir -p $(B)/fuzz-corpus
 	$(B)/bin/fuzz_decode -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz-corpus tests/fuzz/corpus
+
+# ---- GPU test apps (tests/gpu/e2e, tests/bench/gpu) ------------------------
+# C -> Wasm -> twasmc executables for the lent GPU machine; CUDA is not
+# needed to build them.  Compiled with -O2 and linked without -O (which
+# would run wasm-opt where it is installed and drop the name section the
+# offload report names functions by).  A source's `/* twasmc-flags: ... */`
+# line adds twasmc options.  Each build writes its offload report beside
+# the executable's folder: build/gpu/report/NAME.txt.
+GPU_WASI_CC     := clang-19 --target=wasm32-wasi --sysroot=/usr
+GPU_APPS_CFLAGS ?= -O2 -fno-unroll-loops
+GPU_APPS_LDFLAGS := -Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm
+GPU_E2E_BIN     := $(patsubst tests/gpu/e2e/%.c,$(B)/gpu/bin/%,$(wildcard tests/gpu/e2e/*.c))
+GPU_BENCH_BIN   := $(patsubst tests/bench/gpu/%.c,$(B)/gpu/bench/%,$(wildcard tests/bench/gpu/*.c))
+gpu_twasmc_flags = $$(sed -n 's|.*/\* twasmc-flags: \(.*[^ ]\) *\*/.*|\1|p' $(1))
+
+.PHONY: gpu-apps gpu-bench-apps gpu-e2e
+gpu-apps: $(GPU_E2E_BIN)
+gpu-bench-apps: $(GPU_BENCH_BIN)
+
+$(B)/gpu/obj/e2e/%.o: tests/gpu/e2e/%.c
+	@mkdir -p $(dir $@)
+	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/gpu/obj/bench/%.o: tests/bench/gpu/%.c
+	@mkdir -p $(dir $@)
+	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/gpu/wasm/%.wasm: $(B)/gpu/obj/%.o
+	@mkdir -p $(dir $@)
+	$(GPU_WASI_CC) $< -o $@ $(GPU_APPS_LDFLAGS)
+$(B)/gpu/bin/%: $(B)/gpu/wasm/e2e/%.wasm tests/gpu/e2e/%.c $(TWASMC) $(LIBRT)
+	@mkdir -p $(dir $@) $(B)/gpu/report
+	$(TWASMC) $(call gpu_twasmc_flags,tests/gpu/e2e/$*.c) --offload-report $< -o $@ 2>$(B)/gpu/report/$*.txt \
+	  || { cat $(B)/gpu/report/$*.txt; exit 1; }
+$(B)/gpu/bench/%: $(B)/gpu/wasm/bench/%.wasm tests/bench/gpu/%.c $(TWASMC) $(LIBRT)
+	@mkdir -p $(dir $@) $(B)/gpu/report
+	$(TWASMC) $(call gpu_twasmc_flags,tests/bench/gpu/$*.c) --offload-report $< -o $@ 2>$(B)/gpu/report/bench-$*.txt \
+	  || { cat $(B)/gpu/report/bench-$*.txt; exit 1; }
+
+# Runs the corpus here: on a machine without a GPU only the cpu half.
+gpu-e2e: gpu-apps
+	bash tests/gpu/e2e.sh $(B)/gpu/bin $(B)/gpu/logs

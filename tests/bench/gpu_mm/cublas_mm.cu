@@ -1,5 +1,6 @@
 // cublas_mm.cu: cuBLAS reference timings for the wmma kernels: int8 GEMM
-// (cublasGemmEx, CUDA_R_8I -> CUDA_R_32I) and tf32 GEMM at N (default
+// (cublasGemmEx, CUDA_R_8I -> CUDA_R_32I), tf32 GEMM and plain f32 GEMM
+// (CUBLAS_COMPUTE_32F, default math mode: no tensor cores) at N (default
 // 4096), best of 10 after a warm-up, wall clock around cudaDeviceSynchronize
 // as the wmma test times its kernels.  Built on the GPU machine:
 //   nvcc -O2 -o cublas_mm tests/bench/gpu_mm/cublas_mm.cu -lcublas
@@ -53,5 +54,7 @@ int main(int argc, char **argv) {
   CK(cudaMemset(b, 0, nn * 4));
   t = best_of(h, n, a, b, c, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, &fa, &fb);
   printf("cublas tf32 %d^3: %.3f ms, %.1f TFLOP/s\n", n, t * 1e3, ops / t / 1e12);
+  t = best_of(h, n, a, b, c, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, &fa, &fb);
+  printf("cublas f32 %d^3: %.3f ms, %.1f TFLOP/s\n", n, t * 1e3, ops / t / 1e12);
   return 0;
 }
