@@ -195,6 +195,17 @@ static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   }
 }
 
+/* A nest, and when it is no kernel, each loop nest inside it: a time-step
+ * or repetition loop around a map or a product leaves the inner nest to
+ * be launched once per outer iteration. */
+static void recognise_tree(const kn_loop *l, const kr_ctx *proto, kn_recog_result *out) {
+  kr_ctx c = *proto;
+  c.out = &out->nests[out->nnests++];
+  recognise_nest(&c, l);
+  if (c.out->ok) return;
+  for (int i = 0; i < l->nchildren; i++) recognise_tree(l->children[i], proto, out);
+}
+
 /* %mem_base: the pointer loaded from offset 0 of vmctx (parameter 0). */
 static LLVMValueRef find_mem_base(const kn_cfg *cfg, LLVMValueRef fn) {
   if (LLVMCountParams(fn) == 0) return NULL;
@@ -220,11 +231,11 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
   LLVMValueRef mem_base = find_mem_base(cfg, fn);
-  out->nests = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *out->nests);
+  out->nests = tw_arena_alloc(arena, (size_t)(lp->nloops + 1) * sizeof *out->nests);
   for (int r = 0; r < lp->nroots; r++) {
-    kr_ctx c = {.arena = arena, .cfg = cfg, .td = td, .opts = opts, .mem_base = mem_base,
-                .out = &out->nests[out->nnests++], .copies = 1};
-    recognise_nest(&c, lp->roots[r]);
+    recognise_tree(lp->roots[r], &(kr_ctx){.arena = arena, .cfg = cfg, .td = td, .opts = opts,
+                                           .mem_base = mem_base, .copies = 1},
+                   out);
   }
   LLVMDisposeTargetData(td);
   return true;

@@ -62,34 +62,48 @@ static unsigned elem_size(kn_mm_type t, bool is_c) {
   return t == KN_MM_F64 ? 8 : 4;
 }
 
-/* Splits a's terms into the matrix layout over (row, col) dims. */
+/* Splits a's terms into the matrix layout over (row, col) dims.  A dim's
+ * stride may have a constant part and one live-value part (ld = n + 8
+ * arrives as 4*n*r + 32*r): the host then passes value + constant. */
 static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, unsigned esize, kn_layout *out) {
   kn_size *stride[2] = {&out->row_stride, &out->col_stride};
   int dims[2] = {row, col};
+  int64_t konst[2] = {0, 0};
+  LLVMValueRef param[2] = {NULL, NULL}, offset_param = NULL;
   memset(out, 0, sizeof *out);
-  bool has_offset = false;
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
     int k = t->dim == dims[0] ? 0 : t->dim == dims[1] ? 1 : t->dim < 0 ? 2 : 3;
     if (k == 3) return kr_fail(c, "not a matmul access pattern");
-    bool param_ok = t->param && t->coeff == (int64_t)(k == 2 ? 1 : esize);
-    if (t->param && (!param_ok || (k == 2 && has_offset)))
-      return kr_fail(c, "matrix layout not expressible");
-    /* base pointer + constant: the host passes the sum */
-    kn_bind b = {.kind = KN_BIND_VALUE, .value = t->param, .addend = k == 2 ? a->c : 0};
-    int p = t->param ? kr_param(c, b) : 0;
-    if (p < 0) return kr_fail(c, "too many live values");
     if (k == 2) {
-      out->offset = (kn_size){true, p};
-      has_offset = true;
+      if (offset_param || t->coeff != 1) return kr_fail(c, "matrix layout not expressible");
+      offset_param = t->param;
     } else if (t->param) {
-      *stride[k] = (kn_size){true, p};
+      if (param[k] || t->coeff != (int64_t)esize) return kr_fail(c, "matrix layout not expressible");
+      param[k] = t->param;
     } else {
-      if (t->coeff % (int64_t)esize) return kr_fail(c, "misaligned matrix stride");
-      *stride[k] = (kn_size){false, t->coeff / (int64_t)esize};
+      konst[k] += t->coeff;
     }
   }
-  if (!has_offset) out->offset = (kn_size){false, a->c};
+  for (int k = 0; k < 2; k++) {
+    if (konst[k] % (int64_t)esize) return kr_fail(c, "misaligned matrix stride");
+    int64_t elems = konst[k] / (int64_t)esize;
+    if (!param[k]) {
+      *stride[k] = (kn_size){false, elems};
+      continue;
+    }
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = param[k], .addend = elems});
+    if (p < 0) return kr_fail(c, "too many live values");
+    *stride[k] = (kn_size){true, p};
+  }
+  if (!offset_param) {
+    out->offset = (kn_size){false, a->c};
+    return true;
+  }
+  /* base pointer + constant: the host passes the sum */
+  int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = offset_param, .addend = a->c});
+  if (p < 0) return kr_fail(c, "too many live values");
+  out->offset = (kn_size){true, p};
   return true;
 }
 

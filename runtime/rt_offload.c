@@ -5,6 +5,7 @@
  * the nest runs on the CPU as compiled. */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,13 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   const twasm_module_abi *mod = vm->module;
   if (!mod || kernel >= mod->nkernels) return 0;
   const twasm_kernel_abi *k = &mod->kernels[kernel];
+  if (cu_tracing()) {
+    char line[600];
+    int at = 0;
+    for (uint32_t i = 0; i < k->nparams && at < (int)sizeof line - 40; i++)
+      at += snprintf(line + at, sizeof line - (size_t)at, " %lld", (long long)params[i]);
+    cu_trace("offload %s params:%s", k->name, line);
+  }
   cu_mode mode = cu_mode_get();
   if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
   const rt_memory *mem = (const rt_memory *)vm->mem;
