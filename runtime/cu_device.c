@@ -2,6 +2,7 @@
  * device 0's properties, its retained primary context, and the switch that
  * turns the GPU off for good after a sticky error. */
 #include <pthread.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,19 +108,26 @@ static bool cu_init_context(void) {
   return true;
 }
 
+static double cu_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 static void cu_init(void) {
+  double start = cu_ms();
   if (!cu_init_driver() || !cu_init_device() || !cu_init_context()) {
     cu_trace("gpu unavailable: %s", cu_init_reason);
     return;
   }
   cu_up = true;
   cu_trace("gpu: %s sm_%d, driver %d.%d, concurrentManagedAccess=%d, "
-           "%llu MiB free of %llu MiB%s",
+           "%llu MiB free of %llu MiB%s; initialised in %.0f ms",
            cu_info.name, cu_info.cc, cu_info.driver_version / 1000,
            cu_info.driver_version % 1000 / 10, cu_info.concurrent_managed,
            (unsigned long long)(cu_info.free_bytes >> 20),
            (unsigned long long)(cu_info.total_bytes >> 20),
-           cu_info.mem_cap ? ", capped by TWASM_GPU_MEM_CAP" : "");
+           cu_info.mem_cap ? ", capped by TWASM_GPU_MEM_CAP" : "", cu_ms() - start);
 }
 
 bool cu_available(void) {

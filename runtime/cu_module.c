@@ -3,6 +3,7 @@
  * with the JIT logs captured. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "cu.h"
@@ -150,13 +151,17 @@ bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err)
   if (!cu_ptx_check(ptx, err)) return false;
   cu_module *m = calloc(1, sizeof *m);
   if (!m) return cu_fail_msg(err, "out of host memory for a module");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   if (!cu_module_jit(ptx, &m->handle, err)) {
     free(m);
     return false;
   }
   m->arch = ptx->arch;
-  cu_trace("gpu: loaded sm_%d PTX (ISA %d.%d) on sm_%d", ptx->arch, ptx->isa / 10,
-           ptx->isa % 10, d->cc);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  cu_trace("gpu: loaded sm_%d PTX (ISA %d.%d) on sm_%d in %.1f ms", ptx->arch, ptx->isa / 10,
+           ptx->isa % 10, d->cc,
+           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
   *out = m;
   return true;
 }

@@ -59,12 +59,12 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
   return l;
 }
 
-/* Large spans moved to the device by an earlier launch: prefetching them
- * again costs about 1.5 ms per GiB even when they are resident (H100,
- * driver 580), more than a map over them takes.  Pages the CPU touched
- * since then come back by GPU page faults: slower, never wrong. */
-#define RT_PREFETCH_ALWAYS (16u << 20)
-#define RT_RESIDENT_SLOTS 32
+/* Spans moved to the device by an earlier launch are not prefetched again:
+ * that costs about 1.5 ms per GiB even when they are resident (H100,
+ * driver 580), more than a map over them takes, and some microseconds for
+ * small ones, more than a small kernel.  Pages the CPU touched since then
+ * come back by GPU page faults: slower, never wrong. */
+#define RT_RESIDENT_SLOTS 64
 typedef struct {
   const uint8_t *ptr;
   uint64_t len;
@@ -81,13 +81,10 @@ static bool resident(const uint8_t *ptr, uint64_t len) {
 static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, cu_error *err) {
   for (int i = 0; i < p->nspans; i++) {
     ranges[i] = (cu_range){base + p->spans[i].lo, p->spans[i].hi - p->spans[i].lo};
-    bool large = ranges[i].len >= RT_PREFETCH_ALWAYS;
-    if (large && resident(ranges[i].ptr, ranges[i].len)) continue;
+    if (resident(ranges[i].ptr, ranges[i].len)) continue;
     if (!cu_prefetch(ranges[i].ptr, ranges[i].len, err)) return false;
-    if (large) {
-      rt_resident[rt_resident_next] = (rt_span_ref){ranges[i].ptr, ranges[i].len};
-      rt_resident_next = (rt_resident_next + 1) % RT_RESIDENT_SLOTS;
-    }
+    rt_resident[rt_resident_next] = (rt_span_ref){ranges[i].ptr, ranges[i].len};
+    rt_resident_next = (rt_resident_next + 1) % RT_RESIDENT_SLOTS;
   }
   return true;
 }
