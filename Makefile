@@ -130,8 +130,10 @@ examples-check: $(EXAMPLES)
 	  echo "examples: $(words $(EXAMPLES)) passed, 0 failed"
 
 # ---- benchmarks (figures, not tests) ------------------------------------------
-bench: $(TWASMC) $(LIBRT)
+bench: $(TWASMC) $(LIBRT) gpu-bench-apps
 	TWASMC=$(TWASMC) bash tests/bench/cpu.sh
+	@if command -v nvidia-smi >/dev/null 2>&1; then bash tests/bench/gpu.sh $(B)/gpu/bench; \
+	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench on a GPU machine)"; fi
 
 # ---- install ----------------------------------------------------------------
 LIBDIR := $(PREFIX)/lib
