@@ -122,11 +122,14 @@ static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_leve
   return run_passes(mod, tm, passes, d);
 }
 
-/* Before the pipeline, at -O2 and above: mem2reg, then the address
- * rewrite that lets the loop vectoriser see adjacent accesses. */
+/* Before the pipeline, at -O2 and above: mem2reg, re-rolling of clang's
+ * loops unrolled by two (in the plain form the recogniser and the loop
+ * vectoriser take), then the address rewrite that lets the loop vectoriser
+ * see adjacent accesses. */
 static bool fold_addresses(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m,
-                           tw_diag *d) {
+                           bool reroll, tw_diag *d) {
   if (!run_passes(mod, tm, "function(mem2reg)", d)) return false;
+  if (reroll) low_reroll_loops(mod);
   low_fold_address_adds(mod, m);
   return true;
 }
@@ -177,7 +180,7 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       LLVMDisposeTargetData(dl);
       unsigned nkernels = 0;
       bool staged = o->offload.enabled && o->opt_level >= 2;
-      if (o->opt_level >= 2 && !fold_addresses(mod, tm, &m, d)) st = DRV_INTERNAL;
+      if (o->opt_level >= 2 && !fold_addresses(mod, tm, &m, !o->no_reroll, d)) st = DRV_INTERNAL;
       else if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
       else if (o->stop_before_offload) {
         /* the IR the offload stage recognises in, for tests */

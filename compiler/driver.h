@@ -29,6 +29,8 @@ typedef struct {
   char **offload_report;    /* when set: receives the report text (malloc'd) */
   bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload
                              * stage would recognise in (not for codegen) */
+  bool no_reroll;           /* tests: keep clang's loops unrolled by two as
+                             * they are (low_reroll_loops off) */
 } drv_options;
 
 void drv_options_default(drv_options *o);

@@ -25,4 +25,11 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m,
  * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
 unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
 
+/* After mem2reg, before low_fold_address_adds: rewrites loops that clang
+ * unrolled by two (two copies of one iteration per trip, with a run-time
+ * count and the odd iteration after the loop, or a constant count) into
+ * one loop of single iterations, where it proves the result exact
+ * (low_reroll.c).  Returns how many it rewrote. */
+unsigned low_reroll_loops(LLVMModuleRef mod);
+
 #endif

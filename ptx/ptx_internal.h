@@ -65,6 +65,12 @@ LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs);
 LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align);
 LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init);
+/* i64 arithmetic shorthands for the matmul generators: v * c, a + b,
+ * a < end (signed), the low 32 bits. */
+LLVMValueRef ptx_mul_c(ptx_gen *g, LLVMValueRef v, int64_t c);
+LLVMValueRef ptx_add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef ptx_below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end);
+LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v);
 LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name);
 LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
 void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,

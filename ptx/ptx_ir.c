@@ -208,3 +208,17 @@ void ptx_grid_axis(ptx_gen *g, char axis, LLVMValueRef *first, LLVMValueRef *str
   *first = LLVMBuildAdd(g->b, base, ptx_sreg(g, tid), "");
   *stride = LLVMBuildMul(g->b, ptx_sreg(g, nctaid), block, "");
 }
+
+LLVMValueRef ptx_mul_c(ptx_gen *g, LLVMValueRef v, int64_t c) {
+  return LLVMBuildMul(g->b, v, ptx_i64(g, c), "");
+}
+
+LLVMValueRef ptx_add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildAdd(g->b, a, b, "");
+}
+
+LLVMValueRef ptx_below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
+  return LLVMBuildICmp(g->b, LLVMIntSLT, a, end, "");
+}
+
+LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v) { return LLVMBuildTrunc(g->b, v, g->i32, ""); }

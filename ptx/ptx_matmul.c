@@ -74,21 +74,6 @@ typedef struct {
   LLVMValueRef acc[MICRO * MICRO];
 } mm_gen;
 
-static LLVMValueRef mul_c(ptx_gen *g, LLVMValueRef v, int64_t c) {
-  return LLVMBuildMul(g->b, v, ptx_i64(g, c), "");
-}
-
-static LLVMValueRef add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildAdd(g->b, a, b, "");
-}
-
-static LLVMValueRef below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
-  return LLVMBuildICmp(g->b, LLVMIntSLT, a, end, "");
-}
-
-static LLVMValueRef low32(ptx_gen *g, LLVMValueRef v) {
-  return LLVMBuildTrunc(g->b, v, g->i32, "");
-}
 
 /* Address of element (row, col) of a matrix with elements of `bytes`.  A
  * Wasm32 memory holds at most 4 GiB, so the byte offset of an element the
@@ -97,11 +82,11 @@ static LLVMValueRef low32(ptx_gen *g, LLVMValueRef v) {
  * such elements). */
 static LLVMValueRef element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef row,
                                LLVMValueRef col) {
-  LLVMValueRef r = LLVMBuildMul(g->b, low32(g, row), low32(g, ptx_size(g, l->row_stride)), "");
-  LLVMValueRef c = LLVMBuildMul(g->b, low32(g, col), low32(g, ptx_size(g, l->col_stride)), "");
+  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
+  LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
   LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, c, ""),
                                   LLVMConstInt(g->i32, bytes, false), "");
-  off = LLVMBuildAdd(g->b, low32(g, ptx_size(g, l->offset)), off, "");
+  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
   return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
 }
 
@@ -124,7 +109,7 @@ static mm_place place_of(mm_gen *w, const kn_layout *l, bool is_a, LLVMValueRef 
   LLVMValueRef fast = LLVMBuildSRem(g->b, tid, ptx_i64(g, side), "");
   LLVMValueRef slow = LLVMBuildSDiv(g->b, tid, ptx_i64(g, side), "");
   LLVMValueRef step = ptx_i64(g, (int64_t)q * SPAN);
-  return k_fastest ? (mm_place){fast, add(g, slow, step)} : (mm_place){slow, add(g, fast, step)};
+  return k_fastest ? (mm_place){fast, ptx_add(g, slow, step)} : (mm_place){slow, ptx_add(g, fast, step)};
 }
 
 /* widen(M[row][col]). */
@@ -151,11 +136,11 @@ static void load_stage(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef
   LLVMValueRef last_k = LLVMBuildSub(g->b, w->K, one, "");
   for (unsigned q = 0; q < STAGED; q++) {
     const mm_place *a = &w->place[0][q], *b = &w->place[1][q];
-    LLVMValueRef row = ptx_smin(g, add(g, i0, a->other), last_i);
-    LLVMValueRef k = ptx_smin(g, add(g, k0, a->k), last_k);
+    LLVMValueRef row = ptx_smin(g, ptx_add(g, i0, a->other), last_i);
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, a->k), last_k);
     LLVMBuildStore(g->b, load_element(w, &m->a, row, k), w->staged[0][q]);
-    LLVMValueRef col = ptx_smin(g, add(g, j0, b->other), last_j);
-    k = ptx_smin(g, add(g, k0, b->k), last_k);
+    LLVMValueRef col = ptx_smin(g, ptx_add(g, j0, b->other), last_j);
+    k = ptx_smin(g, ptx_add(g, k0, b->k), last_k);
     LLVMBuildStore(g->b, load_element(w, &m->b, k, col), w->staged[1][q]);
   }
 }
@@ -171,7 +156,7 @@ static void store_stage(mm_gen *w, LLVMValueRef buf) {
   for (unsigned mat = 0; mat < 2; mat++)
     for (unsigned q = 0; q < STAGED; q++) {
       const mm_place *p = &w->place[mat][q];
-      LLVMValueRef index = add(g, add(g, mul_c(g, buf, BUF), mul_c(g, p->k, PITCH)), p->other);
+      LLVMValueRef index = ptx_add(g, ptx_add(g, ptx_mul_c(g, buf, BUF), ptx_mul_c(g, p->k, PITCH)), p->other);
       LLVMValueRef v = LLVMBuildLoad2(g->b, w->ty.acc, w->staged[mat][q], "");
       ptx_store(g, v, shared_slot(w, mat, index), bytes);
     }
@@ -184,10 +169,10 @@ static void read_fragment(mm_gen *w, unsigned mat, LLVMValueRef buf, LLVMValueRe
   ptx_gen *g = w->g;
   LLVMTypeRef vec = LLVMVectorType(w->ty.acc, RUN);
   unsigned vec_bytes = RUN * ptx_type_bytes(w->ty.acc_kind);
-  LLVMValueRef row = add(g, mul_c(g, buf, BUF), mul_c(g, kk, PITCH));
-  LLVMValueRef first = add(g, row, mul_c(g, mat == 0 ? w->trow : w->tcol, RUN));
+  LLVMValueRef row = ptx_add(g, ptx_mul_c(g, buf, BUF), ptx_mul_c(g, kk, PITCH));
+  LLVMValueRef first = ptx_add(g, row, ptx_mul_c(g, mat == 0 ? w->trow : w->tcol, RUN));
   for (unsigned run = 0; run < 2; run++) {
-    LLVMValueRef index = add(g, first, ptx_i64(g, (int64_t)run * HALF));
+    LLVMValueRef index = ptx_add(g, first, ptx_i64(g, (int64_t)run * HALF));
     LLVMValueRef v = ptx_load(g, vec, shared_slot(w, mat, index), vec_bytes);
     for (unsigned e = 0; e < RUN; e++)
       out[run * RUN + e] = LLVMBuildExtractElement(g->b, v, LLVMConstInt(g->i32, e, false), "");
@@ -235,7 +220,7 @@ static void multiply_tile(mm_gen *w, LLVMValueRef buf, LLVMValueRef k0) {
 /* Row (column) of C of a thread's micro-tile index r, at block origin o. */
 static LLVMValueRef micro_at(mm_gen *w, LLVMValueRef o, LLVMValueRef t, unsigned r) {
   ptx_gen *g = w->g;
-  return add(g, add(g, o, mul_c(g, t, RUN)), ptx_i64(g, (int64_t)(r / RUN) * HALF + r % RUN));
+  return ptx_add(g, ptx_add(g, o, ptx_mul_c(g, t, RUN)), ptx_i64(g, (int64_t)(r / RUN) * HALF + r % RUN));
 }
 
 /* The micro-tile's C elements inside the matrix: load (the accumulators
@@ -250,7 +235,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       LLVMValueRef *acc = &w->acc[i * MICRO + j];
       if (load) LLVMBuildStore(g->b, LLVMConstNull(w->ty.acc), *acc);
       if (load && !m->accumulate) continue;
-      LLVMValueRef ok = LLVMBuildAnd(g->b, below(g, row, w->M), below(g, col, w->N), "");
+      LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(g, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) LLVMBuildStore(g->b, ptx_load(g, w->ty.acc, p, w->align_c), *acc);
@@ -278,19 +263,19 @@ static LLVMValueRef opaque(ptx_gen *g, LLVMValueRef v) {
 static void block_tile(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_gen *g = w->g;
   c_access(w, i0, j0, true);
-  LLVMValueRef tiles = LLVMBuildSDiv(g->b, add(g, w->K, ptx_i64(g, BK - 1)), ptx_i64(g, BK), "");
-  LLVMBasicBlockRef join = ptx_if_begin(g, below(g, ptx_i64(g, 0), tiles));
+  LLVMValueRef tiles = LLVMBuildSDiv(g->b, ptx_add(g, w->K, ptx_i64(g, BK - 1)), ptx_i64(g, BK), "");
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), tiles));
   load_stage(w, i0, j0, ptx_i64(g, 0));
   store_stage(w, ptx_i64(g, 0));
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop kt;
   ptx_loop_begin(g, &kt, ptx_i64(g, 0), tiles, ptx_i64(g, 1));
-  LLVMValueRef k0 = mul_c(g, kt.iv, BK);
+  LLVMValueRef k0 = ptx_mul_c(g, kt.iv, BK);
   LLVMValueRef buf = LLVMBuildAnd(g->b, kt.iv, ptx_i64(g, 1), "");
-  LLVMValueRef more = below(g, add(g, kt.iv, ptx_i64(g, 1)), tiles);
+  LLVMValueRef more = ptx_below(g, ptx_add(g, kt.iv, ptx_i64(g, 1)), tiles);
   join = ptx_if_begin(g, more);
-  load_stage(w, i0, j0, add(g, k0, ptx_i64(g, BK)));
+  load_stage(w, i0, j0, ptx_add(g, k0, ptx_i64(g, BK)));
   ptx_if_end(g, join);
   multiply_tile(w, buf, k0);
   join = ptx_if_begin(g, more);
@@ -302,7 +287,7 @@ static void block_tile(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
 }
 
 static LLVMValueRef tile_count(ptx_gen *g, kn_size s) {
-  return LLVMBuildSDiv(g->b, add(g, ptx_size(g, s), ptx_i64(g, TILE - 1)), ptx_i64(g, TILE), "");
+  return LLVMBuildSDiv(g->b, ptx_add(g, ptx_size(g, s), ptx_i64(g, TILE - 1)), ptx_i64(g, TILE), "");
 }
 
 static void all_tiles(mm_gen *w) {
@@ -311,7 +296,7 @@ static void all_tiles(mm_gen *w) {
   ptx_loop ti, tj;
   ptx_loop_begin(g, &ti, ptx_sreg(g, "ctaid.y"), tile_count(g, m->m), ptx_sreg(g, "nctaid.y"));
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tile_count(g, m->n), ptx_sreg(g, "nctaid.x"));
-  block_tile(w, mul_c(g, ti.iv, TILE), mul_c(g, tj.iv, TILE));
+  block_tile(w, ptx_mul_c(g, ti.iv, TILE), ptx_mul_c(g, tj.iv, TILE));
   ptx_loop_end(g, &tj);
   ptx_loop_end(g, &ti);
 }
@@ -334,7 +319,7 @@ static void gen_init(mm_gen *w, ptx_gen *g) {
   w->K = ptx_size(g, m->k);
   w->tcol = ptx_sreg(g, "tid.x");
   w->trow = ptx_sreg(g, "tid.y");
-  LLVMValueRef tid = add(g, mul_c(g, w->trow, THREADS_X), w->tcol);
+  LLVMValueRef tid = ptx_add(g, ptx_mul_c(g, w->trow, THREADS_X), w->tcol);
   static const char *names[2] = {"mm_a", "mm_b"};
   for (unsigned mat = 0; mat < 2; mat++) {
     w->shared[mat] = ptx_shared_array(g, w->ty.acc, 2 * BUF, names[mat]);

@@ -128,21 +128,6 @@ static LLVMValueRef shared_at(wm_gen *w, LLVMValueRef base, LLVMValueRef byte_of
   return LLVMBuildGEP2(w->g->b, w->g->i8, base, &byte_offset, 1, "");
 }
 
-static LLVMValueRef mul_c(ptx_gen *g, LLVMValueRef v, int64_t c) {
-  return LLVMBuildMul(g->b, v, ptx_i64(g, c), "");
-}
-
-static LLVMValueRef add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b) {
-  return LLVMBuildAdd(g->b, a, b, "");
-}
-
-static LLVMValueRef below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
-  return LLVMBuildICmp(g->b, LLVMIntSLT, a, end, "");
-}
-
-static LLVMValueRef low32(ptx_gen *g, LLVMValueRef v) {
-  return LLVMBuildTrunc(g->b, v, g->i32, "");
-}
 
 static void void_call(ptx_gen *g, const char *name, LLVMValueRef *args, unsigned n) {
   ptx_call(g, name, LLVMVoidTypeInContext(g->ctx), args, n);
@@ -153,11 +138,11 @@ static void void_call(ptx_gen *g, const char *name, LLVMValueRef *args, unsigned
  * the offset of every element the kernel reads exactly (as ptx_matmul.c). */
 static LLVMValueRef element_at(wm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
   ptx_gen *g = w->g;
-  LLVMValueRef r = LLVMBuildMul(g->b, low32(g, row), low32(g, ptx_size(g, l->row_stride)), "");
-  LLVMValueRef c = LLVMBuildMul(g->b, low32(g, col), low32(g, ptx_size(g, l->col_stride)), "");
+  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
+  LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
   LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, c, ""),
                                   LLVMConstInt(g->i32, w->s->esize, false), "");
-  off = LLVMBuildAdd(g->b, low32(g, ptx_size(g, l->offset)), off, "");
+  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
   return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
 }
 
@@ -173,7 +158,7 @@ static LLVMValueRef vector_ok(wm_gen *w, const kn_layout *l) {
   LLVMValueRef zero = ptx_i64(g, 0);
   LLVMValueRef base = LLVMBuildPtrToInt(g->b, element_at(w, l, zero, zero), g->i64, "");
   LLVMValueRef ok = is_zero_mod16(g, base);
-  ok = LLVMBuildAnd(g->b, ok, is_zero_mod16(g, mul_c(g, ptx_size(g, l->row_stride), w->s->esize)), "");
+  ok = LLVMBuildAnd(g->b, ok, is_zero_mod16(g, ptx_mul_c(g, ptx_size(g, l->row_stride), w->s->esize)), "");
   LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
   return LLVMBuildAnd(g->b, ok, unit, "");
 }
@@ -188,16 +173,16 @@ static void copy_chunk(wm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValu
                        LLVMValueRef col, LLVMValueRef col_end, LLVMValueRef dst) {
   ptx_gen *g = w->g;
   int64_t lanes = CHUNK / w->s->esize;
-  LLVMValueRef row_in = below(g, row, row_end);
+  LLVMValueRef row_in = ptx_below(g, row, row_end);
   if (w->async) {
     LLVMValueRef left = ptx_smin(g, LLVMBuildSub(g->b, col_end, col, ""), ptx_i64(g, lanes));
     LLVMValueRef pos = LLVMBuildICmp(g->b, LLVMIntSGT, left, ptx_i64(g, 0), "");
     LLVMValueRef any = LLVMBuildAnd(g->b, row_in, pos, "");
     LLVMValueRef zero = ptx_i64(g, 0);
-    LLVMValueRef bytes = LLVMBuildSelect(g->b, any, mul_c(g, left, w->s->esize), zero, "");
+    LLVMValueRef bytes = LLVMBuildSelect(g->b, any, ptx_mul_c(g, left, w->s->esize), zero, "");
     LLVMValueRef src = element_at(w, l, LLVMBuildSelect(g->b, any, row, zero, ""),
                                   LLVMBuildSelect(g->b, any, col, zero, ""));
-    LLVMValueRef args[3] = {dst, src, low32(g, bytes)};
+    LLVMValueRef args[3] = {dst, src, ptx_low32(g, bytes)};
     void_call(g, "llvm.nvvm.cp.async.cg.shared.global.16.s", args, 3);
     return;
   }
@@ -205,8 +190,8 @@ static void copy_chunk(wm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValu
   LLVMTypeRef vec_ty = LLVMVectorType(lane_ty, (unsigned)lanes);
   LLVMValueRef lanes_var = ptx_var(g, vec_ty, LLVMConstNull(vec_ty));
   for (int64_t e = 0; e < lanes; e++) {
-    LLVMValueRef c = add(g, col, ptx_i64(g, e));
-    LLVMValueRef in = LLVMBuildAnd(g->b, row_in, below(g, c, col_end), "");
+    LLVMValueRef c = ptx_add(g, col, ptx_i64(g, e));
+    LLVMValueRef in = LLVMBuildAnd(g->b, row_in, ptx_below(g, c, col_end), "");
     LLVMBasicBlockRef after = ptx_if_begin(g, in);
     LLVMValueRef x = ptx_load(g, lane_ty, element_at(w, l, row, c), g->d->matmul.align);
     LLVMValueRef cur = LLVMBuildLoad2(g->b, vec_ty, lanes_var, "");
@@ -231,40 +216,40 @@ typedef struct {
 static LLVMValueRef a_swizzled(wm_gen *w, LLVMValueRef r, LLVMValueRef c) {
   ptx_gen *g = w->g;
   LLVMValueRef x = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, r, ptx_i64(g, 1), ""), ptx_i64(g, 3), "");
-  return add(g, mul_c(g, r, w->s->bk), mul_c(g, LLVMBuildXor(g->b, c, x, ""), 16));
+  return ptx_add(g, ptx_mul_c(g, r, w->s->bk), ptx_mul_c(g, LLVMBuildXor(g->b, c, x, ""), 16));
 }
 
 static LLVMValueRef b_swizzled(wm_gen *w, LLVMValueRef k, LLVMValueRef c) {
   ptx_gen *g = w->g;
-  LLVMValueRef x = mul_c(g, LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, k, ptx_i64(g, 2), ""), ptx_i64(g, 3), ""), 2);
-  return add(g, add(g, ptx_i64(g, tile_bytes(w->s)), mul_c(g, k, BLOCK_TILE)),
-             mul_c(g, LLVMBuildXor(g->b, c, x, ""), 16));
+  LLVMValueRef x = ptx_mul_c(g, LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, k, ptx_i64(g, 2), ""), ptx_i64(g, 3), ""), 2);
+  return ptx_add(g, ptx_add(g, ptx_i64(g, tile_bytes(w->s)), ptx_mul_c(g, k, BLOCK_TILE)),
+             ptx_mul_c(g, LLVMBuildXor(g->b, c, x, ""), 16));
 }
 
 static wm_chunk chunk_place(wm_gen *w, unsigned q) {
   ptx_gen *g = w->g;
   const wm_shape *s = w->s;
   int64_t lanes = CHUNK / s->esize, fbytes = 16 * s->fk * s->esize;
-  LLVMValueRef c = add(g, w->tid, ptx_i64(g, (int64_t)q * THREADS));
+  LLVMValueRef c = ptx_add(g, w->tid, ptx_i64(g, (int64_t)q * THREADS));
   wm_chunk p;
   int64_t a_per_row = s->bk / lanes;
   p.a_row = LLVMBuildUDiv(g->b, c, ptx_i64(g, a_per_row), "");
-  p.a_k = mul_c(g, LLVMBuildURem(g->b, c, ptx_i64(g, a_per_row), ""), lanes);
+  p.a_k = ptx_mul_c(g, LLVMBuildURem(g->b, c, ptx_i64(g, a_per_row), ""), lanes);
   /* ((k / fk) * FRAGS + row / 16) * fbytes + (row % 16) * fk * esize + (k % fk) * esize */
-  LLVMValueRef frag = add(g, mul_c(g, LLVMBuildUDiv(g->b, p.a_k, ptx_i64(g, s->fk), ""), FRAGS),
+  LLVMValueRef frag = ptx_add(g, ptx_mul_c(g, LLVMBuildUDiv(g->b, p.a_k, ptx_i64(g, s->fk), ""), FRAGS),
                           LLVMBuildUDiv(g->b, p.a_row, ptx_i64(g, 16), ""));
-  LLVMValueRef in = add(g, mul_c(g, LLVMBuildURem(g->b, p.a_row, ptx_i64(g, 16), ""), s->fk),
+  LLVMValueRef in = ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, p.a_row, ptx_i64(g, 16), ""), s->fk),
                         LLVMBuildURem(g->b, p.a_k, ptx_i64(g, s->fk), ""));
-  p.a_off = add(g, mul_c(g, frag, fbytes), mul_c(g, in, s->esize));
+  p.a_off = ptx_add(g, ptx_mul_c(g, frag, fbytes), ptx_mul_c(g, in, s->esize));
   int64_t b_per_row = BLOCK_TILE / lanes;
   p.b_k = LLVMBuildUDiv(g->b, c, ptx_i64(g, b_per_row), "");
-  p.b_col = mul_c(g, LLVMBuildURem(g->b, c, ptx_i64(g, b_per_row), ""), lanes);
+  p.b_col = ptx_mul_c(g, LLVMBuildURem(g->b, c, ptx_i64(g, b_per_row), ""), lanes);
   /* ((k / fk) * FRAGS + col / 16) * fbytes + (k % fk) * 16 * esize + (col % 16) * esize */
-  frag = add(g, mul_c(g, LLVMBuildUDiv(g->b, p.b_k, ptx_i64(g, s->fk), ""), FRAGS),
+  frag = ptx_add(g, ptx_mul_c(g, LLVMBuildUDiv(g->b, p.b_k, ptx_i64(g, s->fk), ""), FRAGS),
              LLVMBuildUDiv(g->b, p.b_col, ptx_i64(g, 16), ""));
-  in = add(g, mul_c(g, LLVMBuildURem(g->b, p.b_k, ptx_i64(g, s->fk), ""), 16),
+  in = ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, p.b_k, ptx_i64(g, s->fk), ""), 16),
            LLVMBuildURem(g->b, p.b_col, ptx_i64(g, 16), ""));
-  p.b_off = add(g, add(g, mul_c(g, frag, fbytes), mul_c(g, in, s->esize)),
+  p.b_off = ptx_add(g, ptx_add(g, ptx_mul_c(g, frag, fbytes), ptx_mul_c(g, in, s->esize)),
                 ptx_i64(g, tile_bytes(s)));
   if (s->direct) {
     p.a_off = a_swizzled(w, p.a_row, LLVMBuildUDiv(g->b, p.a_k, ptx_i64(g, 16), ""));
@@ -275,7 +260,7 @@ static wm_chunk chunk_place(wm_gen *w, unsigned q) {
 
 /* The base of shared buffer `buf` (0 .. STAGES-1). */
 static LLVMValueRef buffer_at(wm_gen *w, LLVMValueRef buf) {
-  return shared_at(w, w->smem, mul_c(w->g, buf, stage_bytes(w->s)));
+  return shared_at(w, w->smem, ptx_mul_c(w->g, buf, stage_bytes(w->s)));
 }
 
 /* Starts the copies of the k-tile at k0 of block tile (i0, j0) into
@@ -287,8 +272,8 @@ static void copy_tile(wm_gen *w, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef 
   LLVMValueRef base = buffer_at(w, buf);
   for (unsigned q = 0; q < chunks(w->s); q++) {
     wm_chunk p = chunk_place(w, q);
-    copy_chunk(w, &m->a, add(g, i0, p.a_row), M, add(g, k0, p.a_k), K, shared_at(w, base, p.a_off));
-    copy_chunk(w, &m->b, add(g, k0, p.b_k), K, add(g, j0, p.b_col), N, shared_at(w, base, p.b_off));
+    copy_chunk(w, &m->a, ptx_add(g, i0, p.a_row), M, ptx_add(g, k0, p.a_k), K, shared_at(w, base, p.a_off));
+    copy_chunk(w, &m->b, ptx_add(g, k0, p.b_k), K, ptx_add(g, j0, p.b_col), N, shared_at(w, base, p.b_off));
   }
 }
 
@@ -325,9 +310,9 @@ static void compute_tile(wm_gen *w, LLVMValueRef buf) {
   }
   LLVMValueRef base = buffer_at(w, buf);
   int64_t fbytes = 16 * s->fk * s->esize;
-  LLVMValueRef a_base = shared_at(w, base, mul_c(g, w->warp_m, WARP_FRAGS_M * fbytes));
-  LLVMValueRef b_base = shared_at(w, base, add(g, ptx_i64(g, tile_bytes(s)),
-                                               mul_c(g, w->warp_n, WARP_FRAGS_N * fbytes)));
+  LLVMValueRef a_base = shared_at(w, base, ptx_mul_c(g, w->warp_m, WARP_FRAGS_M * fbytes));
+  LLVMValueRef b_base = shared_at(w, base, ptx_add(g, ptx_i64(g, tile_bytes(s)),
+                                               ptx_mul_c(g, w->warp_n, WARP_FRAGS_N * fbytes)));
   for (unsigned ks = 0; ks < s->bk / s->fk; ks++) {
     LLVMValueRef a[WARP_FRAGS_M][4], b[WARP_FRAGS_N][4];
     for (unsigned fi = 0; fi < WARP_FRAGS_M; fi++) {
@@ -413,16 +398,16 @@ static void compute_direct(wm_gen *w, LLVMValueRef buf) {
  * 4t (+ constants), word g of the warp's 32 columns. */
 static void direct_lanes(wm_gen *w) {
   ptx_gen *g = w->g;
-  LLVMValueRef row = add(g, mul_c(g, w->warp_m, WARP_FRAGS_M * 16), LLVMBuildURem(g->b, w->lane, ptx_i64(g, 16), ""));
+  LLVMValueRef row = ptx_add(g, ptx_mul_c(g, w->warp_m, WARP_FRAGS_M * 16), LLVMBuildURem(g->b, w->lane, ptx_i64(g, 16), ""));
   for (unsigned ks = 0; ks < 2; ks++) {
-    LLVMValueRef chunk = add(g, ptx_i64(g, ks * 2), LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 16), ""));
+    LLVMValueRef chunk = ptx_add(g, ptx_i64(g, ks * 2), LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 16), ""));
     w->a_lane[ks] = a_swizzled(w, row, chunk);
   }
   LLVMValueRef grp = LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 4), "");
   LLVMValueRef tig = LLVMBuildURem(g->b, w->lane, ptx_i64(g, 4), "");
-  LLVMValueRef chunk = add(g, mul_c(g, w->warp_n, 2), LLVMBuildUDiv(g->b, grp, ptx_i64(g, 4), ""));
-  LLVMValueRef word = mul_c(g, LLVMBuildURem(g->b, grp, ptx_i64(g, 4), ""), 4);
-  w->b_lane = add(g, b_swizzled(w, mul_c(g, tig, 4), chunk), word);
+  LLVMValueRef chunk = ptx_add(g, ptx_mul_c(g, w->warp_n, 2), LLVMBuildUDiv(g->b, grp, ptx_i64(g, 4), ""));
+  LLVMValueRef word = ptx_mul_c(g, LLVMBuildURem(g->b, grp, ptx_i64(g, 4), ""), 4);
+  w->b_lane = ptx_add(g, b_swizzled(w, ptx_mul_c(g, tig, 4), chunk), word);
 }
 
 /* C element (i, j) of the block tile's matrix: stored, or added to (with
@@ -431,12 +416,12 @@ static void store_element(wm_gen *w, LLVMValueRef i, LLVMValueRef j, LLVMValueRe
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
   LLVMTypeRef ety = LLVMTypeOf(v);
-  LLVMValueRef in = LLVMBuildAnd(g->b, below(g, i, ptx_size(g, m->m)), below(g, j, ptx_size(g, m->n)), "");
+  LLVMValueRef in = LLVMBuildAnd(g->b, ptx_below(g, i, ptx_size(g, m->m)), ptx_below(g, j, ptx_size(g, m->n)), "");
   LLVMBasicBlockRef join = ptx_if_begin(g, in);
-  LLVMValueRef r = LLVMBuildMul(g->b, low32(g, i), low32(g, ptx_size(g, m->c.row_stride)), "");
-  LLVMValueRef cc = LLVMBuildMul(g->b, low32(g, j), low32(g, ptx_size(g, m->c.col_stride)), "");
+  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, m->c.row_stride)), "");
+  LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, m->c.col_stride)), "");
   LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
-  off = LLVMBuildAdd(g->b, low32(g, ptx_size(g, m->c.offset)), off, "");
+  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, m->c.offset)), off, "");
   LLVMValueRef p = ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
   if (m->accumulate) {
     LLVMValueRef old = ptx_load(g, ety, p, m->align);
@@ -453,13 +438,13 @@ static void store_direct(wm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_gen *g = w->g;
   LLVMValueRef grp = LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 4), "");
   LLVMValueRef tig = LLVMBuildURem(g->b, w->lane, ptx_i64(g, 4), "");
-  LLVMValueRef row0 = add(g, add(g, i0, mul_c(g, w->warp_m, WARP_FRAGS_M * 16)), grp);
-  LLVMValueRef col0 = add(g, add(g, j0, mul_c(g, w->warp_n, 32)), mul_c(g, tig, 8));
+  LLVMValueRef row0 = ptx_add(g, ptx_add(g, i0, ptx_mul_c(g, w->warp_m, WARP_FRAGS_M * 16)), grp);
+  LLVMValueRef col0 = ptx_add(g, ptx_add(g, j0, ptx_mul_c(g, w->warp_n, 32)), ptx_mul_c(g, tig, 8));
   for (unsigned f = 0; f < WARP_FRAGS_M * 4; f++) {
     LLVMValueRef c = LLVMBuildLoad2(g->b, w->acc, w->accs[f / 2], "");
     for (unsigned r = 0; r < 4; r++) {
-      LLVMValueRef i = add(g, row0, ptx_i64(g, (f / 4) * 16 + (r / 2) * 8));
-      LLVMValueRef j = add(g, col0, ptx_i64(g, 4 * (r % 2) + f % 4));
+      LLVMValueRef i = ptx_add(g, row0, ptx_i64(g, (f / 4) * 16 + (r / 2) * 8));
+      LLVMValueRef j = ptx_add(g, col0, ptx_i64(g, 4 * (r % 2) + f % 4));
       store_element(w, i, j, LLVMBuildExtractValue(g->b, c, (f % 2) * 4 + r, ""));
     }
   }
@@ -477,7 +462,7 @@ static void store_fragment(wm_gen *w, unsigned f, LLVMValueRef i0, LLVMValueRef 
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
   LLVMTypeRef ety = w->s->tf32 ? g->f32 : g->i32;
-  LLVMValueRef square = shared_at(w, w->smem, mul_c(g, w->warp, 16 * 16 * 4));
+  LLVMValueRef square = shared_at(w, w->smem, ptx_mul_c(g, w->warp, 16 * 16 * 4));
   LLVMValueRef args[10];
   LLVMValueRef c = LLVMBuildLoad2(g->b, w->acc, w->accs[f], "");
   args[0] = square;
@@ -485,21 +470,21 @@ static void store_fragment(wm_gen *w, unsigned f, LLVMValueRef i0, LLVMValueRef 
   args[9] = LLVMConstInt(g->i32, 16, false);
   void_call(g, w->s->store, args, 10);
   warp_sync(g);
-  LLVMValueRef row0 = add(g, i0, mul_c(g, w->warp_m, WARP_FRAGS_M * 16));
-  row0 = add(g, row0, ptx_i64(g, (int64_t)(f / WARP_FRAGS_N) * 16));
-  LLVMValueRef col0 = add(g, j0, mul_c(g, w->warp_n, WARP_FRAGS_N * 16));
-  col0 = add(g, col0, ptx_i64(g, (int64_t)(f % WARP_FRAGS_N) * 16));
+  LLVMValueRef row0 = ptx_add(g, i0, ptx_mul_c(g, w->warp_m, WARP_FRAGS_M * 16));
+  row0 = ptx_add(g, row0, ptx_i64(g, (int64_t)(f / WARP_FRAGS_N) * 16));
+  LLVMValueRef col0 = ptx_add(g, j0, ptx_mul_c(g, w->warp_n, WARP_FRAGS_N * 16));
+  col0 = ptx_add(g, col0, ptx_i64(g, (int64_t)(f % WARP_FRAGS_N) * 16));
   for (unsigned q = 0; q < 8; q++) {
-    LLVMValueRef e = add(g, w->lane, ptx_i64(g, 32 * q));
-    LLVMValueRef i = add(g, row0, LLVMBuildUDiv(g->b, e, ptx_i64(g, 16), ""));
-    LLVMValueRef j = add(g, col0, LLVMBuildURem(g->b, e, ptx_i64(g, 16), ""));
-    LLVMValueRef in = LLVMBuildAnd(g->b, below(g, i, ptx_size(g, m->m)), below(g, j, ptx_size(g, m->n)), "");
+    LLVMValueRef e = ptx_add(g, w->lane, ptx_i64(g, 32 * q));
+    LLVMValueRef i = ptx_add(g, row0, LLVMBuildUDiv(g->b, e, ptx_i64(g, 16), ""));
+    LLVMValueRef j = ptx_add(g, col0, LLVMBuildURem(g->b, e, ptx_i64(g, 16), ""));
+    LLVMValueRef in = LLVMBuildAnd(g->b, ptx_below(g, i, ptx_size(g, m->m)), ptx_below(g, j, ptx_size(g, m->n)), "");
     LLVMBasicBlockRef join = ptx_if_begin(g, in);
     LLVMValueRef v = ptx_load(g, ety, LLVMBuildGEP2(g->b, ety, square, &e, 1, ""), 4);
-    LLVMValueRef r = LLVMBuildMul(g->b, low32(g, i), low32(g, ptx_size(g, m->c.row_stride)), "");
-    LLVMValueRef cc = LLVMBuildMul(g->b, low32(g, j), low32(g, ptx_size(g, m->c.col_stride)), "");
+    LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, m->c.row_stride)), "");
+    LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, m->c.col_stride)), "");
     LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
-    off = LLVMBuildAdd(g->b, low32(g, ptx_size(g, m->c.offset)), off, "");
+    off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, m->c.offset)), off, "");
     LLVMValueRef p = ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
     if (m->accumulate) {
       LLVMValueRef old = ptx_load(g, ety, p, m->align);
@@ -531,9 +516,9 @@ static void block_tile(wm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   LLVMValueRef K = ptx_size(g, g->d->matmul.k);
   for (unsigned f = 0; f < WARP_FRAGS_M * WARP_FRAGS_N; f++)
     LLVMBuildStore(g->b, LLVMConstNull(w->acc), w->accs[f]);
-  LLVMValueRef tiles = LLVMBuildSDiv(g->b, add(g, K, ptx_i64(g, s->bk - 1)), ptx_i64(g, s->bk), "");
+  LLVMValueRef tiles = LLVMBuildSDiv(g->b, ptx_add(g, K, ptx_i64(g, s->bk - 1)), ptx_i64(g, s->bk), "");
   for (unsigned t = 0; t + 1 < s->stages; t++) {
-    LLVMBasicBlockRef join = ptx_if_begin(g, below(g, ptx_i64(g, t), tiles));
+    LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, t), tiles));
     copy_tile(w, i0, j0, ptx_i64(g, (int64_t)t * s->bk), ptx_i64(g, t));
     ptx_if_end(g, join);
     commit(g);
@@ -542,9 +527,9 @@ static void block_tile(wm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_loop_begin(g, &kt, ptx_i64(g, 0), tiles, ptx_i64(g, 1));
   wait_groups(g, s->stages - 2);
   ptx_barrier(g);
-  LLVMValueRef next = add(g, kt.iv, ptx_i64(g, s->stages - 1));
-  LLVMBasicBlockRef join = ptx_if_begin(g, below(g, next, tiles));
-  copy_tile(w, i0, j0, mul_c(g, next, s->bk), LLVMBuildURem(g->b, next, ptx_i64(g, s->stages), ""));
+  LLVMValueRef next = ptx_add(g, kt.iv, ptx_i64(g, s->stages - 1));
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, next, tiles));
+  copy_tile(w, i0, j0, ptx_mul_c(g, next, s->bk), LLVMBuildURem(g->b, next, ptx_i64(g, s->stages), ""));
   ptx_if_end(g, join);
   commit(g);
   compute_tile(w, LLVMBuildURem(g->b, kt.iv, ptx_i64(g, s->stages), ""));
@@ -568,7 +553,7 @@ static void wm_init(wm_gen *w, ptx_gen *g, const wm_shape *s) {
   unsigned bytes = s->stages * stage_bytes(s);
   w->smem = ptx_shared_array(g, g->i8, bytes > STAGING ? bytes : STAGING, "wmma_tiles");
   LLVMSetAlignment(w->smem, 128);
-  w->tid = add(g, mul_c(g, ptx_sreg(g, "tid.y"), 16), ptx_sreg(g, "tid.x"));
+  w->tid = ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "tid.y"), 16), ptx_sreg(g, "tid.x"));
   w->warp = LLVMBuildUDiv(g->b, w->tid, ptx_i64(g, 32), "");
   w->lane = LLVMBuildURem(g->b, w->tid, ptx_i64(g, 32), "");
   w->warp_m = LLVMBuildUDiv(g->b, w->warp, ptx_i64(g, 4), "");
@@ -589,14 +574,14 @@ static void annotate(ptx_gen *g, const char *key, unsigned value) {
 static void all_tiles(wm_gen *w) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
-  LLVMValueRef tiles_m = LLVMBuildSDiv(g->b, add(g, ptx_size(g, m->m), ptx_i64(g, BLOCK_TILE - 1)),
+  LLVMValueRef tiles_m = LLVMBuildSDiv(g->b, ptx_add(g, ptx_size(g, m->m), ptx_i64(g, BLOCK_TILE - 1)),
                                        ptx_i64(g, BLOCK_TILE), "");
-  LLVMValueRef tiles_n = LLVMBuildSDiv(g->b, add(g, ptx_size(g, m->n), ptx_i64(g, BLOCK_TILE - 1)),
+  LLVMValueRef tiles_n = LLVMBuildSDiv(g->b, ptx_add(g, ptx_size(g, m->n), ptx_i64(g, BLOCK_TILE - 1)),
                                        ptx_i64(g, BLOCK_TILE), "");
   ptx_loop ti, tj;
   ptx_loop_begin(g, &ti, ptx_sreg(g, "ctaid.y"), tiles_m, ptx_sreg(g, "nctaid.y"));
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tiles_n, ptx_sreg(g, "nctaid.x"));
-  block_tile(w, mul_c(g, ti.iv, BLOCK_TILE), mul_c(g, tj.iv, BLOCK_TILE));
+  block_tile(w, ptx_mul_c(g, ti.iv, BLOCK_TILE), ptx_mul_c(g, tj.iv, BLOCK_TILE));
   ptx_loop_end(g, &tj);
   ptx_loop_end(g, &ti);
 }

@@ -1,0 +1,217 @@
+/* test_reroll.c: Check suite "reroll": C loops compiled with clang -O2
+ * (unrolled by two), re-rolled by low_reroll_loops where it proves the
+ * rewrite exact, left alone elsewhere; programs print the same with the
+ * re-roll on and off. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "driver.h"
+#include "lower.h"
+
+#ifndef REROLL_DIR
+#define REROLL_DIR "tests/unit/reroll"
+#endif
+
+static char tmpdir[64];
+
+static const char *twasmc(void) {
+  const char *t = getenv("TWASMC");
+  return t ? t : "build/bin/twasmc";
+}
+
+static bool have_tools(void) {
+  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(twasmc(), X_OK) == 0;
+}
+
+static int sh(const char *cmd, char *out, size_t cap) {
+  char full[4096];
+  snprintf(full, sizeof full, "%s 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* NAME.c -> tmpdir/NAME.wasm.  Compiled and linked in two steps (a linking
+ * clang -O2 runs wasm-opt when installed, which inlines and reshapes); with
+ * `opt`, in one, as users do. */
+static void wasm_of(const char *name, bool opt) {
+  char cmd[2048], out[8192];
+  if (opt)
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/%s.c -o %s/%s.wasm", REROLL_DIR,
+             name, tmpdir, name);
+  else
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s/%s.c -o %s/%s.o && "
+             "clang-19 --target=wasm32-wasi --sysroot=/usr %s/%s.o -o %s/%s.wasm",
+             REROLL_DIR, name, tmpdir, name, tmpdir, name, tmpdir, name);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+}
+
+static void setup(void) {
+  strcpy(tmpdir, "/tmp/twasm-rerollXXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- The pass on its own ------------------------------------------------ */
+
+typedef struct {
+  const char *file, *func; /* C function, @wasm_f<N>_<func> in the IR */
+  bool rerolled;
+} pass_case;
+
+static const pass_case pass_cases[] = {
+    {"maps", "saxpy", true},     /* by 2, odd element after, n == 1 bypass */
+    {"matmul", "mm_ijk", true},  /* f32 sum: loads of the copies interleaved */
+    {"matmul", "mm_ikj", true},  /* load-add-store, pointers stepping by 8 */
+    {"matmul", "mm_rect", true}, /* f64, three preds at the join */
+    {"matmul", "blur", true},    /* 2-D stencil, three rows */
+    {"sums", "isum2", true},     /* i32 sum */
+    {"mixed", "f2", true},       /* unsigned count: bypass n == 1 with no n > 0 guard */
+    {"mixed", "f6", true},       /* stride two */
+    {"kept", "calls", false},    /* a call in the body */
+    {"kept", "vol", false},      /* volatile */
+    {"kept", "find", false},     /* two exits */
+};
+
+/* The function of mod whose name ends in _func. */
+static LLVMValueRef function_named(LLVMModuleRef mod, const char *func) {
+  size_t want = strlen(func);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (len > want + 1 && strcmp(name + len - want, func) == 0 && name[len - want - 1] == '_')
+      return fn;
+  }
+  ck_abort_msg("no function %s", func);
+  return NULL;
+}
+
+static bool has_rerolled_loop(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      size_t len;
+      if (strcmp(LLVMGetValueName2(i, &len), "reroll.stay") == 0) return true;
+    }
+  return false;
+}
+
+/* Lowered, unoptimised IR (twasmc -O0), mem2reg, then the pass. */
+START_TEST(pass_rerolls_what_it_proves) {
+  const pass_case *c = &pass_cases[_i];
+  if (!have_tools()) return;
+  char cmd[1024], out[8192], ll[256];
+  wasm_of(c->file, false);
+  snprintf(ll, sizeof ll, "%s/%s.ll", tmpdir, c->file);
+  snprintf(cmd, sizeof cmd, "%s -O0 --emit-llvm %s/%s.wasm -o %s", twasmc(), tmpdir, c->file, ll);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf;
+  LLVMModuleRef mod;
+  char *err = NULL;
+  ck_assert(!LLVMCreateMemoryBufferWithContentsOfFile(ll, &buf, &err));
+  ck_assert_msg(!LLVMParseIRInContext(ctx, buf, &mod, &err), "%s", err);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
+  LLVMDisposePassBuilderOptions(po);
+  unsigned n = low_reroll_loops(mod);
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
+  LLVMDisposeMessage(err);
+  bool done = has_rerolled_loop(function_named(mod, c->func));
+  ck_assert_msg(done == c->rerolled, "%s: %s %s (%u in the module)", c->file, c->func,
+                done ? "re-rolled" : "left alone", n);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
+/* ---- Programs: the same output with the re-roll on and off ------------ */
+
+typedef struct {
+  const char *file;
+  bool wasm_opt; /* built in one step (wasm-opt runs when installed) */
+} program_case;
+
+static const program_case program_cases[] = {
+    {"maps", false}, {"maps", true},   {"sums", false}, {"sums", true},
+    {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
+    {"mixed", false},  {"mixed", true},
+};
+
+/* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
+static void build(const char *name, bool reroll, const char *tag) {
+  char path[256], obj_path[256], exe[256];
+  snprintf(path, sizeof path, "%s/%s.wasm", tmpdir, name);
+  snprintf(obj_path, sizeof obj_path, "%s/%s-%s.o", tmpdir, name, tag);
+  snprintf(exe, sizeof exe, "%s/%s-%s", tmpdir, name, tag);
+  uint8_t *bytes, *obj;
+  size_t size, obj_size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
+  drv_options o;
+  drv_options_default(&o);
+  o.emit_main = true;
+  o.no_reroll = !reroll;
+  o.offload.enabled = false;
+  ck_assert_msg(drv_compile(bytes, size, path, &o, &obj, &obj_size, &d) == DRV_OK, "%s", d.msg);
+  FILE *f = fopen(obj_path, "wb");
+  ck_assert(f && fwrite(obj, 1, obj_size, f) == obj_size);
+  fclose(f);
+  ck_assert_msg(drv_link_executable(obj_path, exe, "build/lib", &d), "%s", d.msg);
+  free(obj);
+  free(bytes);
+}
+
+START_TEST(programs_print_the_same) {
+  const program_case *c = &program_cases[_i];
+  if (!have_tools()) return;
+  static char on[1 << 16], off[1 << 16];
+  char cmd[512];
+  wasm_of(c->file, c->wasm_opt);
+  build(c->file, true, "on");
+  build(c->file, false, "off");
+  snprintf(cmd, sizeof cmd, "%s/%s-on", tmpdir, c->file);
+  ck_assert_int_eq(sh(cmd, on, sizeof on), 0);
+  snprintf(cmd, sizeof cmd, "%s/%s-off", tmpdir, c->file);
+  ck_assert_int_eq(sh(cmd, off, sizeof off), 0);
+  ck_assert_msg(strlen(on) > 100, "%s: little output: %s", c->file, on);
+  ck_assert_msg(strcmp(on, off) == 0, "%s: outputs differ", c->file);
+}
+END_TEST
+
+static Suite *reroll_suite(void) {
+  Suite *s = suite_create("reroll");
+  TCase *tc = tcase_create("reroll");
+  tcase_set_timeout(tc, 120);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_loop_test(tc, pass_rerolls_what_it_proves, 0, sizeof pass_cases / sizeof *pass_cases);
+  tcase_add_loop_test(tc, programs_print_the_same, 0,
+                      sizeof program_cases / sizeof *program_cases);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(reroll_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
