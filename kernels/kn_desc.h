@@ -61,6 +61,10 @@ typedef enum {
   KN_CMP_EQ, KN_CMP_NE, KN_CMP_SLT, KN_CMP_SLE, KN_CMP_SGT, KN_CMP_SGE,
   KN_CMP_ULT, KN_CMP_ULE, KN_CMP_UGT, KN_CMP_UGE,
   KN_CMP_OEQ, KN_CMP_UNE, KN_CMP_OLT, KN_CMP_OLE, KN_CMP_OGT, KN_CMP_OGE,
+  /* the rest of LLVM's float predicates (NaN tests from Wasm's NaN
+   * canonicalisation, negated compares) */
+  KN_CMP_ONE, KN_CMP_UEQ, KN_CMP_ULT_F, KN_CMP_ULE_F, KN_CMP_UGT_F, KN_CMP_UGE_F,
+  KN_CMP_ORD, KN_CMP_UNO,
   KN_CMP_COUNT
 } kn_cmp;
 

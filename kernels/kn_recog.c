@@ -6,7 +6,8 @@
 
 static const char *trap_reason(uint64_t code) {
   switch (code) {
-  case 2: case 3: return "may trap: integer division";
+  case 2: return "may trap: integer division";
+  case 3: return "may trap: integer overflow (division or float to integer conversion)";
   case 4: return "may trap: float to integer conversion";
   case 1: return "may trap: unreachable";
   case 10: return "calls a function (inlined: its stack check may trap)";

@@ -100,6 +100,14 @@ static bool fcmp_of(LLVMRealPredicate p, kn_cmp *out) {
   case LLVMRealOLE: *out = KN_CMP_OLE; return true;
   case LLVMRealOGT: *out = KN_CMP_OGT; return true;
   case LLVMRealOGE: *out = KN_CMP_OGE; return true;
+  case LLVMRealONE: *out = KN_CMP_ONE; return true;
+  case LLVMRealUEQ: *out = KN_CMP_UEQ; return true;
+  case LLVMRealULT: *out = KN_CMP_ULT_F; return true;
+  case LLVMRealULE: *out = KN_CMP_ULE_F; return true;
+  case LLVMRealUGT: *out = KN_CMP_UGT_F; return true;
+  case LLVMRealUGE: *out = KN_CMP_UGE_F; return true;
+  case LLVMRealORD: *out = KN_CMP_ORD; return true;
+  case LLVMRealUNO: *out = KN_CMP_UNO; return true;
   default: return false;
   }
 }

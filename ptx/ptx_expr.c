@@ -159,6 +159,9 @@ static const LLVMIntPredicate int_preds[] = {
 static const LLVMRealPredicate real_preds[] = {
   [KN_CMP_OEQ] = LLVMRealOEQ, [KN_CMP_UNE] = LLVMRealUNE, [KN_CMP_OLT] = LLVMRealOLT,
   [KN_CMP_OLE] = LLVMRealOLE, [KN_CMP_OGT] = LLVMRealOGT, [KN_CMP_OGE] = LLVMRealOGE,
+  [KN_CMP_ONE] = LLVMRealONE, [KN_CMP_UEQ] = LLVMRealUEQ, [KN_CMP_ULT_F] = LLVMRealULT,
+  [KN_CMP_ULE_F] = LLVMRealULE, [KN_CMP_UGT_F] = LLVMRealUGT, [KN_CMP_UGE_F] = LLVMRealUGE,
+  [KN_CMP_ORD] = LLVMRealORD, [KN_CMP_UNO] = LLVMRealUNO,
 };
 
 static const char *fsuffix(kn_type t) { return t == KN_F32 ? "f32" : "f64"; }
