@@ -199,7 +199,17 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
     return x < 0 ? -1 : push(c, node(KN_E_SELECT, t, a, b, x));
   }
   if (cast_op(op) != KN_E_COUNT) {
-    int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
+    LLVMValueRef x = LLVMGetOperand(v, 0);
+    kn_type xt;
+    /* (u)i8/i16 memory straight to float: load it widened to i32 (zero-
+     * or sign-extended as the conversion reads it), then convert: the
+     * value is the same, and narrow arithmetic never appears */
+    if ((op == LLVMUIToFP || op == LLVMSIToFP) && kr_is_mem_load(c, x) &&
+        kr_type_of(LLVMTypeOf(x), &xt) && (xt == KN_I8 || xt == KN_I16)) {
+      int32_t a = load(c, x, KN_I32, op == LLVMSIToFP);
+      return a < 0 ? -1 : push(c, node(cast_op(op), t, a, -1, -1));
+    }
+    int32_t a = kr_expr(c, x);
     return a < 0 ? -1 : push(c, node(cast_op(op), t, a, -1, -1));
   }
   return kr_fail(c, "unsupported operation"), -1;
