@@ -157,7 +157,9 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
   const rt_memory *mem = (const rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
-  /* The plan first: its refusals say most about the nest, GPU or not. */
+  /* Without a GPU, return at once; a trace computes the plan first, as its
+   * refusals say most about the nest, GPU or not. */
+  if (!cu_tracing() && !cu_available()) return 0;
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);
