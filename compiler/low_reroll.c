@@ -64,6 +64,7 @@
 #include "lower.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1207,6 +1208,30 @@ static void erase_unkept(const rr_shape *s, const rr_set *kept) {
 }
 
 /* H takes the bypass only for an even x; E goes straight to J; Q goes. */
+void low_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
+  LLVMValueRef next;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi); phi = next) {
+    next = LLVMGetNextInstruction(phi);
+    LLVMPositionBuilderBefore(b, phi);
+    LLVMValueRef fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+      LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, k);
+      if (in == from) in = to;
+      if (in) LLVMAddIncoming(fresh, &v, &in, 1);
+    }
+    LLVMReplaceAllUsesWith(phi, fresh);
+    size_t len;
+    const char *name = LLVMGetValueName2(phi, &len);
+    char keep[256];
+    snprintf(keep, sizeof keep, "%.*s", (int)(len < 255 ? len : 255), name);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(fresh, keep, strlen(keep));
+  }
+  LLVMDisposeBuilder(b);
+}
+
 static void merge_bypass(rr_pass *p, rr_shape *s) {
   LLVMBuilderRef b = p->b;
   LLVMValueRef hb = LLVMGetBasicBlockTerminator(s->H);
@@ -1222,18 +1247,7 @@ static void merge_bypass(rr_pass *p, rr_shape *s) {
   LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(s->E));
   LLVMPositionBuilderAtEnd(b, s->E);
   LLVMBuildBr(b, s->EJ == s->E ? s->J : s->EJ);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(s->J), next; i && LLVMIsAPHINode(i); i = next) {
-    next = LLVMGetNextInstruction(i);
-    LLVMPositionBuilderBefore(b, i);
-    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(i), "");
-    for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
-      LLVMBasicBlockRef from = LLVMGetIncomingBlock(i, k);
-      LLVMValueRef v = LLVMGetIncomingValue(i, k);
-      if (from != s->Q) LLVMAddIncoming(phi, &v, &from, 1);
-    }
-    LLVMReplaceAllUsesWith(i, phi);
-    LLVMInstructionEraseFromParent(i);
-  }
+  low_retarget_phis(s->J, s->Q, NULL);
   LLVMDeleteBasicBlock(s->Q);
 }
 

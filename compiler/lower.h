@@ -25,6 +25,11 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m,
  * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
 unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
 
+/* The C API cannot change a phi's incoming block: each phi of bb is
+ * rebuilt with incoming block `from` replaced by `to`, or dropped when to
+ * is NULL (low_reroll.c; loop versioning uses it too). */
+void low_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+
 /* After mem2reg, before low_fold_address_adds: rewrites loops that clang
  * unrolled by two (two copies of one iteration per trip, with a run-time
  * count and the odd iteration after the loop, or a constant count) into

@@ -6,9 +6,9 @@
  *   preheader:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
  *               br done, exit, header
  */
-#include <stdio.h>
 #include <string.h>
 
+#include "lower.h"
 #include "off_internal.h"
 #include "twasm_abi.h"
 
@@ -58,32 +58,6 @@ static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
   return from;
 }
 
-/* The C API cannot change a phi's incoming block: each phi of bb is
- * rebuilt with `from` replaced by `to`. */
-static void retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
-  LLVMValueRef next;
-  for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi); phi = next) {
-    next = LLVMGetNextInstruction(phi);
-    LLVMPositionBuilderBefore(b, phi);
-    LLVMValueRef fresh = LLVMBuildPhi(b, LLVMTypeOf(phi), "");
-    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
-      LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-      LLVMBasicBlockRef in = LLVMGetIncomingBlock(phi, k);
-      if (in == from) in = to;
-      LLVMAddIncoming(fresh, &v, &in, 1);
-    }
-    LLVMReplaceAllUsesWith(phi, fresh);
-    size_t len;
-    const char *name = LLVMGetValueName2(phi, &len);
-    char keep[256];
-    snprintf(keep, sizeof keep, "%.*s", (int)(len < 255 ? len : 255), name);
-    LLVMInstructionEraseFromParent(phi);
-    LLVMSetValueName2(fresh, keep, strlen(keep));
-  }
-  LLVMDisposeBuilder(b);
-}
-
 /* A block that only branches to the header: the existing preheader, or a
  * new one on the edge from the entering block.  NULL when the header has
  * several ways in from outside. */
@@ -104,7 +78,7 @@ static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
   LLVMDisposeBuilder(b);
   for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
     if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
-  retarget_phis(header, from, pre);
+  low_retarget_phis(header, from, pre);
   return pre;
 }
 

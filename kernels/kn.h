@@ -120,6 +120,8 @@ bool kn_loop_defines(const kn_loop *l, LLVMValueRef v, const kn_cfg *cfg);
 /* ---- Induction variables and trip counts (kn_indvar.c, kn_trip.c) ----- */
 
 void kn_indvar_build(kn_loops *lp, const kn_dom *dom);
+/* The predicate that holds for (b, a) when p holds for (a, b). */
+LLVMIntPredicate kn_swapped_pred(LLVMIntPredicate p);
 /* The IV of l (or of a loop enclosing l) whose phi is v, else NULL. */
 const kn_iv *kn_iv_of(const kn_loop *l, LLVMValueRef v);
 /* Trip count for live start/bound values (sign-extended or zero-extended,

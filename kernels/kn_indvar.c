@@ -11,7 +11,7 @@ static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
 }
 
 /* The predicate that holds for (b, a) when p holds for (a, b). */
-static LLVMIntPredicate swapped_pred(LLVMIntPredicate p) {
+LLVMIntPredicate kn_swapped_pred(LLVMIntPredicate p) {
   static const LLVMIntPredicate sw[] = {
       [LLVMIntEQ] = LLVMIntEQ,   [LLVMIntNE] = LLVMIntNE,   [LLVMIntUGT] = LLVMIntULT,
       [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
@@ -177,7 +177,7 @@ static bool match_exit(const kn_loop *l, kn_edge e, const kn_cfg *cfg, kn_trip *
   if (!iv) {
     iv = match_iv(l, rhs, &is_next, &cast);
     rhs = lhs;
-    p = swapped_pred(p);
+    p = kn_swapped_pred(p);
   }
   if (!iv || !invariant(l, rhs, cfg)) return false;
   *t = (kn_trip){.kind = KN_TRIP_SYMBOLIC, .iv = iv, .start = iv->start, .step = iv->step,

@@ -135,6 +135,8 @@ int64_t kr_coeff(const kr_affine *a, int dim);
 /* The expression computing v, built into c->nodes; -1 on failure. */
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v);
 bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
+/* Same per-counter strides (constant and live-value parts). */
+bool kr_same_strides(const kn_addr *x, const kn_addr *y);
 bool kr_type_of(LLVMTypeRef t, kn_type *out);
 unsigned kr_type_size(kn_type t);
 /* Finds each item's copy number from its inner-dim byte step and constant

@@ -244,12 +244,18 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   return r;
 }
 
-static bool same_addr(const kn_addr *x, const kn_addr *y) {
-  if (x->c0 != y->c0 || x->nparam_terms != y->nparam_terms || x->align != y->align) return false;
+bool kr_same_strides(const kn_addr *x, const kn_addr *y) {
   for (int d = 0; d < KN_MAX_DIMS; d++)
     if (x->iv_coeff[d] != y->iv_coeff[d] || x->iv_pcoeff[d] != y->iv_pcoeff[d] ||
         (x->iv_pcoeff[d] && x->iv_pindex[d] != y->iv_pindex[d]))
       return false;
+  return true;
+}
+
+static bool same_addr(const kn_addr *x, const kn_addr *y) {
+  if (x->c0 != y->c0 || x->nparam_terms != y->nparam_terms || x->align != y->align ||
+      !kr_same_strides(x, y))
+    return false;
   for (unsigned t = 0; t < x->nparam_terms; t++)
     if (x->param_index[t] != y->param_index[t] || x->param_coeff[t] != y->param_coeff[t]) return false;
   return true;

@@ -52,14 +52,6 @@ static bool number_copies(kr_ctx *c, LLVMValueRef *stores, int n, int *copy_of) 
   return true;
 }
 
-static bool same_strides(const kn_addr *x, const kn_addr *y) {
-  for (int d = 0; d < KN_MAX_DIMS; d++)
-    if (x->iv_coeff[d] != y->iv_coeff[d] || x->iv_pcoeff[d] != y->iv_pcoeff[d] ||
-        (x->iv_pcoeff[d] && x->iv_pindex[d] != y->iv_pindex[d]))
-      return false;
-  return true;
-}
-
 /* Reads of the output array at another element than the one written make
  * iterations depend on each other; reads of other bases must not overlap
  * the output, which the runtime checks. */
@@ -75,7 +67,7 @@ static bool check_dependences(kr_ctx *c, const kn_addr *out, unsigned first, uns
       c->out->check_overlap = true;
       continue;
     }
-    if (in->c0 != out->c0 || !same_strides(in, out)) return kr_fail(c, "loop-carried dependence");
+    if (in->c0 != out->c0 || !kr_same_strides(in, out)) return kr_fail(c, "loop-carried dependence");
   }
   return true;
 }
@@ -121,7 +113,7 @@ bool kr_map(kr_ctx *c) {
       continue;
     }
     bool same = type == m->out_type && c->nnodes - start == count && kr_same_nodes(c, first, start, count) &&
-                addr.c0 == m->out_addr.c0 && same_strides(&addr, &m->out_addr);
+                addr.c0 == m->out_addr.c0 && kr_same_strides(&addr, &m->out_addr);
     if (!same) return kr_fail(c, "unrolled copies differ");
     c->nnodes = start;
     c->out->nranges = nranges;

@@ -203,16 +203,11 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
   LLVMValueRef x = uncast(LLVMGetOperand(cmp, 0)), y = uncast(LLVMGetOperand(cmp, 1));
   LLVMValueRef start = uncast(t->start), bound = uncast(t->bound);
-  static const LLVMIntPredicate swapped[] = {
-      [LLVMIntEQ] = LLVMIntEQ, [LLVMIntNE] = LLVMIntNE, [LLVMIntUGT] = LLVMIntULT,
-      [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
-      [LLVMIntSGT] = LLVMIntSLT, [LLVMIntSGE] = LLVMIntSLE, [LLVMIntSLT] = LLVMIntSGT,
-      [LLVMIntSLE] = LLVMIntSGE};
   bool same = (x == start && y == bound && p == t->pred) ||
-              (x == bound && y == start && swapped[p] == t->pred);
+              (x == bound && y == start && kn_swapped_pred(p) == t->pred);
   /* constants compare by value: `0 < K` arrives as `K > 0` */
   if (!same && LLVMIsAConstantInt(start)) {
-    if (LLVMIsAConstantInt(y) && x == bound && swapped[p] == t->pred)
+    if (LLVMIsAConstantInt(y) && x == bound && kn_swapped_pred(p) == t->pred)
       same = LLVMConstIntGetSExtValue(y) == LLVMConstIntGetSExtValue(start);
     if (LLVMIsAConstantInt(x) && y == bound && p == t->pred)
       same = LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(start);

@@ -460,7 +460,6 @@ static void warp_sync(ptx_gen *g) {
  * checks (and C's old value added when asked). */
 static void store_fragment(wm_gen *w, unsigned f, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_gen *g = w->g;
-  const kn_matmul *m = &g->d->matmul;
   LLVMTypeRef ety = w->s->tf32 ? g->f32 : g->i32;
   LLVMValueRef square = shared_at(w, w->smem, ptx_mul_c(g, w->warp, 16 * 16 * 4));
   LLVMValueRef args[10];
@@ -478,20 +477,9 @@ static void store_fragment(wm_gen *w, unsigned f, LLVMValueRef i0, LLVMValueRef 
     LLVMValueRef e = ptx_add(g, w->lane, ptx_i64(g, 32 * q));
     LLVMValueRef i = ptx_add(g, row0, LLVMBuildUDiv(g->b, e, ptx_i64(g, 16), ""));
     LLVMValueRef j = ptx_add(g, col0, LLVMBuildURem(g->b, e, ptx_i64(g, 16), ""));
-    LLVMValueRef in = LLVMBuildAnd(g->b, ptx_below(g, i, ptx_size(g, m->m)), ptx_below(g, j, ptx_size(g, m->n)), "");
-    LLVMBasicBlockRef join = ptx_if_begin(g, in);
-    LLVMValueRef v = ptx_load(g, ety, LLVMBuildGEP2(g->b, ety, square, &e, 1, ""), 4);
-    LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, m->c.row_stride)), "");
-    LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, m->c.col_stride)), "");
-    LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
-    off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, m->c.offset)), off, "");
-    LLVMValueRef p = ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
-    if (m->accumulate) {
-      LLVMValueRef old = ptx_load(g, ety, p, m->align);
-      v = w->s->tf32 ? LLVMBuildFAdd(g->b, old, v, "") : LLVMBuildAdd(g->b, old, v, "");
-    }
-    ptx_store(g, v, p, m->align);
-    ptx_if_end(g, join);
+    /* the staging square always holds all 256 values: read before the
+     * bounds check, which store_element makes */
+    store_element(w, i, j, ptx_load(g, ety, LLVMBuildGEP2(g->b, ety, square, &e, 1, ""), 4));
   }
   warp_sync(g);
 }
