@@ -1,5 +1,7 @@
 /* low_control.c: structured control flow (blocks, branches, select, drop)
  * as LLVM blocks, with phis carrying block parameters and results. */
+#include <string.h>
+
 #include "low_internal.h"
 
 /* Defined in low_call.c; belongs in low_internal.h next to the emitters. */
@@ -111,6 +113,7 @@ static void emit_loop(low_fn *f, const wasm_insn *insn) {
   LLVMBuildBr(f->b, header);
   enter_block(f, header);
   low_frame *fr = push_frame(f, OP_LOOP, ft);
+  fr->offset = insn->offset;
   fr->br_target = header;
   fr->phis = phis;
   f->sp = fr->height;
@@ -198,8 +201,20 @@ static low_frame *label_frame(low_fn *f, uint32_t depth) {
   return &f->frames[f->nframes - 1 - depth];
 }
 
+/* A branch back to a loop's header carries the loop's file offset
+ * (LOW_MD_LOOP), which the offload stage keeps in the loop's metadata
+ * and names in --offload-report. */
+static void mark_back_edge(low_fn *f, LLVMValueRef branch, const low_frame *fr) {
+  if (fr->op != OP_LOOP) return;
+  LLVMContextRef c = f->mc->ctx;
+  LLVMMetadataRef off = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, fr->offset, false));
+  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, LOW_MD_LOOP, strlen(LOW_MD_LOOP)),
+                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &off, 1)));
+}
+
 static void emit_br(low_fn *f, uint32_t depth) {
-  LLVMBuildBr(f->b, branch_edge(f, label_frame(f, depth)));
+  low_frame *fr = label_frame(f, depth);
+  mark_back_edge(f, LLVMBuildBr(f->b, branch_edge(f, fr)), fr);
   mark_dead(f);
 }
 
@@ -207,7 +222,8 @@ static void emit_br_if(low_fn *f, uint32_t depth) {
   LLVMValueRef cond = low_pop(f);
   LLVMValueRef nonzero = LLVMBuildICmp(f->b, LLVMIntNE, cond, LLVMConstInt(f->mc->t_i32, 0, false), "");
   LLVMBasicBlockRef cont = new_block(f, "br_if_cont");
-  LLVMBuildCondBr(f->b, nonzero, branch_edge(f, label_frame(f, depth)), cont);
+  low_frame *fr = label_frame(f, depth);
+  mark_back_edge(f, LLVMBuildCondBr(f->b, nonzero, branch_edge(f, fr), cont), fr);
   enter_block(f, cont);
 }
 
@@ -219,8 +235,13 @@ static void emit_br_table(low_fn *f, const wasm_insn *insn) {
   const uint32_t *labels = insn->u.br_table.labels;
   LLVMBasicBlockRef dflt = branch_edge(f, label_frame(f, labels[n]));
   LLVMValueRef sw = LLVMBuildSwitch(f->b, index, dflt, n);
-  for (uint32_t i = 0; i < n; i++)
-    LLVMAddCase(sw, LLVMConstInt(f->mc->t_i32, i, false), branch_edge(f, label_frame(f, labels[i])));
+  const low_frame *loop = label_frame(f, labels[n]);
+  for (uint32_t i = 0; i < n; i++) {
+    low_frame *fr = label_frame(f, labels[i]);
+    LLVMAddCase(sw, LLVMConstInt(f->mc->t_i32, i, false), branch_edge(f, fr));
+    if (loop->op != OP_LOOP) loop = fr;
+  }
+  mark_back_edge(f, sw, loop);
   mark_dead(f);
 }
 

@@ -55,6 +55,7 @@ typedef struct low_frame {
   LLVMBasicBlockRef else_bb;   /* if: the else block */
   LLVMValueRef *phis;          /* phis at br_target for the branch arity */
   uint32_t height;             /* operand stack height at entry (params excluded) */
+  uint32_t offset;             /* file offset of the block/loop/if instruction */
   bool unreachable_rest;       /* code after an unconditional branch */
   bool reachable_end;          /* some edge reaches the join */
 } low_frame;

@@ -25,6 +25,11 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m,
  * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
 unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
 
+/* Metadata kind on every branch back to a Wasm loop's header: !{i32 file
+ * offset of the loop instruction}.  off_hold.c carries it into the loop's
+ * llvm.loop node, where it survives LLVM's loop passes. */
+#define LOW_MD_LOOP "twasm.loop"
+
 /* The C API cannot change a phi's incoming block: each phi of bb is
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (low_reroll.c; loop versioning uses it too). */

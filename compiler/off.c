@@ -201,6 +201,17 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   return true;
 }
 
+/* Where the report places a nest: its outermost Wasm loop instruction,
+ * else (LLVM dropped the loop's metadata) the function's body. */
+static uint32_t nest_offset(const kn_recog_nest *n, const wasm_func *wf) {
+  for (int i = 0; i < n->nest->nlatches; i++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->latches[i]].bb);
+    uint32_t offset;
+    if (t && off_loop_offset(t, &offset)) return offset;
+  }
+  return wf->body_offset;
+}
+
 static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint32_t index,
                          const char *base) {
   tw_arena arena = {0};
@@ -212,12 +223,12 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
   if (kn_recognise_opts(fn, &ro, &res, &arena)) {
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
+      char where[512];
+      snprintf(where, sizeof where, "%s:0x%x: %s", base, nest_offset(n, wf), shown);
       if (!n->ok) {
-        say(&c->report, "%s: %s: not offloaded: %s\n", base, shown, n->reason);
+        say(&c->report, "%s: not offloaded: %s\n", where, n->reason);
         continue;
       }
-      char where[512];
-      snprintf(where, sizeof where, "%s: %s (0x%x)", base, shown, wf->body_offset);
       const char *why;
       if (!off_version_check(n, &why))
         say(&c->report, "%s: not offloaded: %s\n", where, why);

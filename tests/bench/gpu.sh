@@ -108,6 +108,23 @@ if ! cmp -s <(grep -o 'checksum.*' "$logs/mm2048.cpu.log") <(grep -o 'checksum.*
   rows+=("| mm f32 2048: cpu and gpu checksums DIFFER | | | | | | |")
 fi
 
+# The textbook ijk order (dot product per element, B read by columns): the
+# same exact kernel on the GPU, a scalar strided loop on the CPU.
+run mm_ijk cpu mm_ijk 2048
+run mm_ijk gpu mm_ijk 2048
+row "mm_ijk f32 2048 end to end (s, whole program)" s "$(cat "$logs/mm_ijk.cpu.wall")" \
+  "$(cat "$logs/mm_ijk.gpu.wall")" -
+if ! cmp -s <(grep -o 'checksum.*' "$logs/mm_ijk.cpu.log") <(grep -o 'checksum.*' "$logs/mm_ijk.gpu.log"); then
+  rows+=("| mm_ijk f32 2048: cpu and gpu checksums DIFFER | | | | | | |")
+fi
+# The fixed cost in every GPU process: driver, context, managed memory.
+init=-
+if cc -std=c11 -D_GNU_SOURCE -O2 -o "$logs/init_cost" "$here/gpu_init/init_cost.c" -ldl >>"$logs/nvcc.log" 2>&1; then
+  "$logs/init_cost" >"$logs/init_cost.log" 2>&1
+  init=$(grep -o -E 'total [0-9.]+' "$logs/init_cost.log" | cut -d' ' -f2)
+fi
+row "driver + context + managed memory set-up (ms)" ms - "${init:--}" -
+
 # tensor-core products at 4096 (GPU only).
 run mm_tf32 gpu mm_tf32 4096 3
 row "mm tf32 4096 (TFLOP/s)" TFLOP/s - "$(fig "$logs/mm_tf32.gpu.log" TFLOP/s)" "$ref_tf32"
@@ -133,4 +150,5 @@ printf '%s\n' "${rows[@]}"
 echo
 echo "Reference: copy_bw (cudaMemcpy device to device, 1 GiB) for map; cuBLAS at 4096 for"
 echo "f32 (CUBLAS_COMPUTE_32F), tf32 and int8.  For us per call and seconds lower is better."
+[ -s "$logs/init_cost.log" ] && cat "$logs/init_cost.log"
 echo "Logs: $logs (machine.log: nvidia-smi, uname, nproc)."

@@ -75,11 +75,12 @@ static void report_of(const char *name, const char *extra, char *out, size_t cap
 static const struct {
   const char *name, *extra, *line;
 } report_cases[] = {
-    {"saxpy", "", "saxpy.wasm: saxpy (0x"},
-    {"saxpy", "", "): offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
-    {"dot_i32", "", "): offloaded as reduce (sm_75,sm_80,sm_90); runs on the GPU when"},
+    {"saxpy", "", "saxpy.wasm:0x"},
+    {"saxpy", "", ": saxpy: offloaded as map"},
+    {"saxpy", "", ": offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
+    {"dot_i32", "", ": offloaded as reduce (sm_75,sm_80,sm_90); runs on the GPU when"},
     {"matmul_ijk_f32", "",
-     "): offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (f32 takes tensor cores only with "
+     ": offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (f32 takes tensor cores only with "
      "--tensor-cores=tf32); runs on the GPU when"},
     {"matmul_ijk_f32", "--tensor-cores=tf32", "; exact kernel (too small for tensor cores"},
     {"matmul_f32_large", "--tensor-cores=tf32",
@@ -88,20 +89,36 @@ static const struct {
     {"matmul_i8", "", "; exact kernel (too small for tensor cores"},
     {"matmul_i8_large", "", "; tensor cores (wmma) on sm_80,sm_90, exact kernel on the others (int8 "
                             "with s32 sums that wrap like Wasm i32: exact)"},
-    {"neg_call", "", "neg_call.wasm: apply: not offloaded: calls a function\n"},
-    {"neg_div", "", "neg_div.wasm: divide: not offloaded: may trap: integer division\n"},
-    {"neg_dependence", "", "neg_dependence.wasm: recur: not offloaded: loop-carried dependence\n"},
+    {"neg_call", "", ": apply: not offloaded: calls a function\n"},
+    {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
+    {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
     {"dot_f32", "", "dot_f32: not offloaded: float reduction needs --fp-reassociate\n"},
     {"dot_f32", "--fp-reassociate",
-     "): offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
-    {"saxpy", "--gpu-arch=sm_80", "): offloaded as map (sm_80); runs on the GPU when"},
-    {"saxpy", "--gpu-arch=90,75", "): offloaded as map (sm_90,sm_75); runs on the GPU when"},
+     ": offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
+    {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
+    {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };
 
 START_TEST(report_lines) {
   char out[8192];
   report_of(report_cases[_i].name, report_cases[_i].extra, out, sizeof out);
   ck_assert_msg(strstr(out, report_cases[_i].line), "want '%s' in:\n%s", report_cases[_i].line, out);
+}
+END_TEST
+
+/* Each report line starts FILE:0xOFF with the offset of the nest's outer
+ * Wasm `loop` instruction, as wasm-objdump shows it. */
+START_TEST(report_names_loop_offset) {
+  char out[8192], cmd[1024], dump[256];
+  report_of("neg_dependence", "", out, sizeof out);
+  snprintf(cmd, sizeof cmd, "wasm-objdump -d %s/neg_dependence.wasm | grep -m1 -E '\\| +loop' "
+           "| sed -E 's/^ *0*([0-9a-f]+):.*/\\1/'", tmpdir);
+  ck_assert_int_eq(sh(cmd, dump, sizeof dump), 0);
+  dump[strcspn(dump, "\n")] = 0;
+  ck_assert_msg(dump[0] != 0, "wasm-objdump found no loop");
+  char want[300];
+  snprintf(want, sizeof want, "neg_dependence.wasm:0x%s: recur: not offloaded", dump);
+  ck_assert_msg(strstr(out, want), "want '%s' in:\n%s", want, out);
 }
 END_TEST
 
@@ -226,6 +243,7 @@ static Suite *offload_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, report_lines, 0, sizeof report_cases / sizeof report_cases[0]);
+  tcase_add_test(tc, report_names_loop_offset);
   tcase_add_test(tc, no_offload_reports_nothing);
   tcase_add_test(tc, extract_ptx);
   tcase_add_test(tc, kernel_table);
