@@ -215,7 +215,71 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
   return kr_fail(c, "unsupported operation"), -1;
 }
 
+/* A node of type t for i32 live value p (the param holds it in its low
+ * bits). */
+static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
+  kn_type pt;
+  if (!kr_type_of(LLVMTypeOf(p), &pt) || (pt != KN_I32 && pt != KN_I64)) return -1;
+  int idx = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = p});
+  if (idx < 0) return kr_fail(c, "too many live values"), -1;
+  kn_expr e = node(KN_E_PARAM, pt, -1, -1, -1);
+  e.param = (unsigned)idx;
+  int32_t r = push(c, e);
+  return pt == t ? r : push(c, node(KN_E_TRUNC, t, r, -1, -1));
+}
+
+/* A loop counter used as a value (a[i] = i * 0.5f): its affine form over
+ * the kernel's iteration indices and live values, in wrapping i32
+ * arithmetic, which is exact because the form is exact modulo 2^32.  The
+ * kernel's index 0 is chain[depth-2] (chain[0] in a 1-D nest), index 1
+ * chain[depth-1], as for loads. */
+static int32_t counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
+  const kr_affine a = *form;
+  kn_expr k = node(KN_E_CONST, t, -1, -1, -1);
+  k.bits = (uint32_t)a.c;
+  int32_t acc = push(c, k);
+  for (int i = 0; i < a.n; i++) {
+    const kr_term *term = &a.t[i];
+    int32_t x = -1;
+    if (term->dim >= 0) {
+      int iv = c->depth == 1 ? 0 : term->dim - (c->depth - 2);
+      if (iv < 0 || iv > 1) return kr_fail(c, "uses an outer loop counter as a value"), -1;
+      kn_expr e = node(KN_E_IV, t, -1, -1, -1);
+      e.iv = (unsigned)iv;
+      x = push(c, e);
+    }
+    if (term->param) {
+      int32_t p = param_node(c, term->param, t);
+      if (p < 0) return c->reason ? -1 : (kr_fail(c, "uses a loop counter as a value"), -1);
+      x = x < 0 ? p : push(c, node(KN_E_MUL, t, x, p, -1));
+    }
+    k.bits = (uint32_t)term->coeff;
+    int32_t coeff = push(c, k);
+    x = x < 0 ? coeff : push(c, node(KN_E_MUL, t, x, coeff, -1));
+    acc = push(c, node(KN_E_ADD, t, acc, x, -1));
+  }
+  return acc;
+}
+
+/* An i32 counter, or integer arithmetic on counters, as one normalised
+ * affine form (so that the unrolled copies of `i + k` agree). */
+static bool counts(kr_ctx *c, LLVMValueRef v, kn_type t, kr_affine *form) {
+  if (t != KN_I32) return false;
+  if (!kn_iv_of(c->chain[c->depth - 1], v)) {
+    if (!LLVMIsABinaryOperator(v)) return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl && op != LLVMOr)
+      return false;
+  }
+  *form = kr_int(c, v);
+  if (!form->ok) return false;
+  for (int i = 0; i < form->n; i++)
+    if (form->t[i].dim >= 0) return true;
+  return false;
+}
+
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
+  kr_affine form;
   kn_type t;
   if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
     return kr_fail(c, "vectorised by LLVM (vector types)"), -1;
@@ -231,6 +295,8 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
     kn_expr e = node(KN_E_PARAM, t, -1, -1, -1);
     e.param = (unsigned)p;
     r = push(c, e);
+  } else if (counts(c, v, t, &form)) {
+    r = counter_value(c, &form, t);
   } else if (kn_iv_of(c->chain[c->depth - 1], v)) {
     return kr_fail(c, "uses a loop counter as a value"), -1;
   } else {

@@ -2,9 +2,7 @@
  * dimension (row stride) is larger than the block width: an f32 blend with
  * a per-row and a per-column term, and an i32 one writing a transposed
  * layout, and one using the loop counters as values.  rows x cols from argv (default 1000 x 1500 of ld 1536). */
-/* expect-gpu-launches: 2 */
-/* Not offloaded yet, meant to be: k_iota ("uses a loop counter as a
- * value"). */
+/* expect-gpu-launches: 3 */
 #include "e2e.h"
 
 __attribute__((noinline)) void k_blend(int rows, int cols, int ld, const float *a, const float *rowv,
