@@ -84,6 +84,8 @@ struct kn_iv {
   int64_t step;
   LLVMValueRef step_inv;   /* non-NULL: the step is this value, invariant in
                             * the loop (step is then 0); never a trip IV */
+  bool nsw, nuw;           /* the increment's no-wrap flags (of every add,
+                            * when next is a phi joining several) */
   unsigned bits;
 };
 

@@ -88,7 +88,7 @@ static bool outside_nest(const ctx *c, LLVMValueRef v) {
  * when they all fit the extension's reading of its width, or when the
  * increment's no-wrap flag promises as much. */
 static bool iv_fits(const kn_iv *iv, bool is_signed) {
-  if (is_signed ? LLVMGetNSW(iv->next) : LLVMGetNUW(iv->next) && iv->step > 0) return true;
+  if (is_signed ? iv->nsw : iv->nuw && iv->step > 0) return true;
   if (iv->step_inv) return false;
   const kn_trip *t = &iv->loop->trip;
   if (t->kind != KN_TRIP_CONST || t->iv != iv || !LLVMIsAConstantInt(iv->start) || iv->bits >= 64)

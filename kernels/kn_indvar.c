@@ -61,6 +61,23 @@ static LLVMValueRef invariant_step(LLVMValueRef phi, LLVMValueRef next, const kn
   return x && !kn_loop_defines(l, x, cfg) ? x : NULL;
 }
 
+/* next as a phi joining paths that each add the same constant step to
+ * phi: an outer loop whose body branches around its inner loop (under a
+ * guard LLVM did not unswitch) keeps one `y + 1` per path. */
+static bool merged_step(LLVMValueRef phi, LLVMValueRef next, int64_t *step, bool *nsw, bool *nuw) {
+  if (!LLVMIsAPHINode(next) || LLVMCountIncoming(next) == 0) return false;
+  *nsw = *nuw = true;
+  for (unsigned i = 0; i < LLVMCountIncoming(next); i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(next, i);
+    int64_t s;
+    if (!constant_step(phi, v, &s) || (i > 0 && s != *step)) return false;
+    *step = s;
+    *nsw &= LLVMGetNSW(v) != 0;
+    *nuw &= LLVMGetNUW(v) != 0;
+  }
+  return true;
+}
+
 /* The one value a phi takes from outside the loop, or NULL. */
 static LLVMValueRef outside_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
   LLVMValueRef start = NULL;
@@ -95,8 +112,13 @@ static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
     iv.start = outside_value(phi, l, cfg);
     iv.next = latch_value(phi, l, cfg);
     if (!iv.start || !iv.next) continue;
-    if (constant_step(phi, iv.next, &iv.step) || (iv.step_inv = invariant_step(phi, iv.next, l, cfg)))
+    if (constant_step(phi, iv.next, &iv.step) || (iv.step_inv = invariant_step(phi, iv.next, l, cfg))) {
+      iv.nsw = LLVMGetNSW(iv.next);
+      iv.nuw = LLVMGetNUW(iv.next);
       l->ivs[l->nivs++] = iv;
+    } else if (merged_step(phi, iv.next, &iv.step, &iv.nsw, &iv.nuw)) {
+      l->ivs[l->nivs++] = iv;
+    }
   }
 }
 

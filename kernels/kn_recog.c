@@ -133,11 +133,69 @@ static const kn_trip *masked_trip(kr_ctx *c, const kn_loop *l) {
   return NULL;
 }
 
+/* Whether chain[d] runs on every iteration of chain[d-1]: its header
+ * dominates the outer latch, or the one branch that skips it tests a value
+ * computed before the nest (`w > 2` that LICM hoisted but nothing
+ * unswitched), which the host folds into the trip param (*guard, *enters).
+ * A loop under any other condition (flag[y]) is no part of a map or
+ * product. */
+static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) {
+  const kn_loop *l = c->chain[d], *outer = c->chain[d - 1];
+  *guard = NULL;
+  if (kn_dominates(c->dom, l->header, outer->latches[0])) return true;
+  const kn_block *h = &c->cfg->blocks[l->header];
+  int entry = -1;
+  for (int i = 0; i < h->npreds; i++) {
+    if (l->in_body[h->preds[i]]) continue;
+    if (entry >= 0) return false;
+    entry = h->preds[i];
+  }
+  /* back along the straight path into the loop, to the deciding branch
+   * (the entry block itself when the loop has no preheader) */
+  if (entry < 0) return false;
+  int x = l->header, p = entry;
+  for (;;) {
+    if (c->cfg->blocks[p].nsuccs != 1) {
+      LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
+      if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
+          !outer->in_body[p] || !kn_dominates(c->dom, p, outer->latches[0]))
+        return false;
+      LLVMValueRef cond = LLVMGetCondition(br);
+      if (kn_loop_defines(c->chain[0], cond, c->cfg)) return false;
+      LLVMBasicBlockRef in = c->cfg->blocks[x].bb;
+      if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
+      *guard = cond;
+      *enters = LLVMGetSuccessor(br, 0) == in;
+      return true;
+    }
+    if (c->cfg->blocks[p].npreds != 1) return false;
+    x = p;
+    p = c->cfg->blocks[x].preds[0];
+  }
+}
+
 static bool set_trip(kr_ctx *c, int d, unsigned copies) {
   const kn_loop *l = c->chain[d];
   const kn_trip *t = &l->trip;
+  LLVMValueRef guard = NULL;
+  bool enters = true;
+  if (d > 0 && !entered_always(c, d, &guard, &enters))
+    return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == KN_TRIP_NONE) t = masked_trip(c, l);
   if (!t || t->kind == KN_TRIP_NONE) return kr_fail(c, "trip count unknown");
+  if (guard) {
+    /* count = guard == enters ? count : 0, a param even when constant */
+    if (t->kind == KN_TRIP_CONST && t->count > INT64_MAX / copies)
+      return kr_fail(c, "trip count too large");
+    if (t->kind == KN_TRIP_SYMBOLIC && (kn_loop_defines(c->chain[0], t->start, c->cfg) ||
+                                        kn_loop_defines(c->chain[0], t->bound, c->cfg)))
+      return kr_fail(c, "trip count depends on an outer loop");
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies,
+                                  .guard = guard, .guard_enters = enters});
+    if (p < 0) return kr_fail(c, "too many live values");
+    c->trips[d] = (kn_size){true, p};
+    return true;
+  }
   if (t->kind == KN_TRIP_CONST) {
     if (t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
     c->trips[d] = (kn_size){false, (int64_t)(t->count * copies)};
@@ -234,7 +292,7 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   LLVMValueRef mem_base = find_mem_base(cfg, fn);
   out->nests = tw_arena_alloc(arena, (size_t)(lp->nloops + 1) * sizeof *out->nests);
   for (int r = 0; r < lp->nroots; r++) {
-    recognise_tree(lp->roots[r], &(kr_ctx){.arena = arena, .cfg = cfg, .td = td, .opts = opts,
+    recognise_tree(lp->roots[r], &(kr_ctx){.arena = arena, .cfg = cfg, .dom = dom, .td = td, .opts = opts,
                                            .mem_base = mem_base, .copies = 1},
                    out);
   }

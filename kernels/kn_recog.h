@@ -104,6 +104,7 @@ typedef struct {
 typedef struct {
   tw_arena *arena;
   const kn_cfg *cfg;
+  const kn_dom *dom;
   LLVMTargetDataRef td;
   const kn_recog_opts *opts;
   const kn_loop *chain[KR_MAX_DIMS]; /* the nest's loops, outer to inner */

@@ -354,6 +354,35 @@ END_TEST
 START_TEST(counter_ramp) { counter_map("ramp", 0); }
 END_TEST
 
+/* The 2-D map keeps the hoisted guard: its inner trip param is zero
+ * unless `w > 2`. */
+START_TEST(guarded_interior) {
+  fixture f;
+  recognise_with(&f, "guarded.c", "interior", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MAP);
+  ck_assert_uint_eq(n->desc.map.ndims, 2);
+  ck_assert(n->desc.map.trip[1].is_param);
+  const kn_bind *b = &n->binds[n->desc.map.trip[1].value];
+  ck_assert_int_eq(b->kind, KN_BIND_TRIP);
+  ck_assert_ptr_nonnull(b->guard);
+  ck_assert_int_eq(count_op(n, KN_E_LOAD), 4);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_rows_if) {
+  fixture f;
+  recognise_with(&f, "guarded.c", "rows_if", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  ck_assert_int_ge(f.res.nnests, 2);
+  ck_assert(!f.res.nests[0].ok);
+  ck_assert_str_eq(f.res.nests[0].reason, "inner loop runs only under a condition");
+  ck_assert_uint_eq(found(&f, KN_MAP)->desc.map.ndims, 1);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -378,6 +407,8 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_prefix);
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
+  tcase_add_test(tc, guarded_interior);
+  tcase_add_test(tc, neg_rows_if);
   suite_add_tcase(s, tc);
   return s;
 }
