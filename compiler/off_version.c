@@ -145,7 +145,10 @@ static LLVMValueRef as_i64(ov_ctx *c, LLVMValueRef v, bool sign) {
 static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
   const kn_trip *t = b->trip;
   LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
-  LLVMValueRef args[] = {t->start ? as_i64(c, t->start, true) : zero,
+  LLVMValueRef start = t->start ? as_i64(c, t->start, true) : zero;
+  if (t->start_add)
+    start = LLVMBuildAdd(c->b, start, LLVMConstInt(c->i64, (uint64_t)t->start_add, true), "");
+  LLVMValueRef args[] = {start,
                          t->bound ? as_i64(c, t->bound, true) : zero,
                          LLVMConstInt(c->i64, (uint64_t)t->step, true),
                          LLVMConstInt(c->i32, kn_trip_how(t), false),

@@ -73,6 +73,8 @@ typedef struct {
   int64_t step;
   LLVMIntPredicate pred;   /* stay in the loop while `x pred bound` */
   bool cmp_next;
+  int64_t start_add;       /* x is the IV (or next) plus this constant: the
+                            * compared values count from start + start_add */
   unsigned bits;
   kn_edge exit;            /* the edge this test takes out of the loop */
   bool other_exits;        /* count is then an upper bound */

@@ -53,6 +53,9 @@ typedef enum {
   KN_E_SELECT,                                     /* a ? b : c */
   KN_E_SITOFP, KN_E_UITOFP, KN_E_FPTRUNC, KN_E_FPEXT,
   KN_E_TRUNC, KN_E_SEXT, KN_E_ZEXT, KN_E_FPTOSI_SAT, KN_E_FPTOUI_SAT,
+  /* integer only, b a CONST node that is not 0 (and not -1 for the signed
+   * ones), so that no iteration can trap */
+  KN_E_UDIV, KN_E_SDIV, KN_E_UREM, KN_E_SREM,
   KN_E_COUNT
 } kn_op;
 

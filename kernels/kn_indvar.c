@@ -144,8 +144,19 @@ static LLVMOpcode peel_cast(LLVMValueRef *v) {
 
 /* Matches one side of an exit compare against an IV of l (or its next
  * value), possibly seen through one cast. */
-static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast) {
+static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast,
+                             int64_t *add) {
   *cast = peel_cast(&side);
+  *add = 0;
+  /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared values
+   * are themselves an IV starting C further on, which is all the count
+   * needs (the runtime's evaluation refuses wrapping as for any IV) */
+  if (LLVMIsABinaryOperator(side) && LLVMGetInstructionOpcode(side) == LLVMAdd &&
+      LLVMIsAConstantInt(LLVMGetOperand(side, 1)) &&
+      LLVMGetIntTypeWidth(LLVMTypeOf(side)) <= 64) {
+    *add = LLVMConstIntGetSExtValue(LLVMGetOperand(side, 1));
+    side = LLVMGetOperand(side, 0);
+  }
   for (int i = 0; i < l->nivs; i++) {
     if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
     *is_next = side == l->ivs[i].next;
@@ -195,15 +206,19 @@ static bool match_exit(const kn_loop *l, kn_edge e, const kn_cfg *cfg, kn_trip *
   LLVMValueRef lhs = LLVMGetOperand(cmp, 0), rhs = LLVMGetOperand(cmp, 1);
   bool is_next;
   LLVMOpcode cast;
-  const kn_iv *iv = match_iv(l, lhs, &is_next, &cast);
+  int64_t add;
+  const kn_iv *iv = match_iv(l, lhs, &is_next, &cast, &add);
   if (!iv) {
-    iv = match_iv(l, rhs, &is_next, &cast);
+    iv = match_iv(l, rhs, &is_next, &cast, &add);
     rhs = lhs;
     p = kn_swapped_pred(p);
   }
   if (!iv || !invariant(l, rhs, cfg)) return false;
+  /* through a cast, the offset would have to be applied in the other width */
+  if (add && cast) return false;
   *t = (kn_trip){.kind = KN_TRIP_SYMBOLIC, .iv = iv, .start = iv->start, .step = iv->step,
-                 .pred = p, .cmp_next = is_next, .exit = e, .other_exits = l->nexits > 1};
+                 .pred = p, .cmp_next = is_next, .start_add = add, .exit = e,
+                 .other_exits = l->nexits > 1};
   return narrow_compare(t, cast, rhs, int_bits(lhs));
 }
 

@@ -135,6 +135,18 @@ bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, k
 int64_t kr_coeff(const kr_affine *a, int dim);
 /* The expression computing v, built into c->nodes; -1 on failure. */
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v);
+int32_t kr_push(kr_ctx *c, kn_expr e);
+kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x);
+/* A load of the value ld, extended to type (sign- or zero-). */
+int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign);
+/* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
+ * to) as i32 nodes holding the zero extension of each value, and integer
+ * division by constants that cannot trap. */
+bool kr_is_narrow(LLVMValueRef v);
+int32_t kr_narrow(kr_ctx *c, LLVMValueRef v, kn_type t);
+int32_t kr_widen(kr_ctx *c, LLVMValueRef cast, kn_type t);
+int32_t kr_narrow_compare(kr_ctx *c, LLVMValueRef cmp);
+int32_t kr_divide(kr_ctx *c, LLVMValueRef v, kn_type t);
 bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
 /* Same per-counter strides (constant and live-value parts). */
 bool kr_same_strides(const kn_addr *x, const kn_addr *y);

@@ -27,7 +27,7 @@ unsigned kr_type_size(kn_type t) {
   return size[t];
 }
 
-static int32_t push(kr_ctx *c, kn_expr e) {
+int32_t kr_push(kr_ctx *c, kn_expr e) {
   if (c->nnodes == c->cap) {
     unsigned cap = c->cap ? c->cap * 2 : 32;
     kn_expr *grown = tw_arena_alloc(c->arena, cap * sizeof *grown);
@@ -39,7 +39,7 @@ static int32_t push(kr_ctx *c, kn_expr e) {
   return (int32_t)c->nnodes++;
 }
 
-static kn_expr node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x) {
+kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x) {
   kn_expr e;
   memset(&e, 0, sizeof e);
   e.op = op;
@@ -51,26 +51,26 @@ static kn_expr node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x) {
 }
 
 /* A load of `mem` bytes, extended to `type`. */
-static int32_t load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign) {
+int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign) {
   kn_type mem;
   if (!kr_type_of(LLVMTypeOf(ld), &mem) || mem == KN_I1) return kr_fail(c, "loads an unsupported type"), -1;
   kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
   if (!a.ok) return kr_fail(c, "non-affine address"), -1;
-  kn_expr e = node(KN_E_LOAD, type, -1, -1, -1);
+  kn_expr e = kr_node(KN_E_LOAD, type, -1, -1, -1);
   e.load.mem = mem;
   e.load.sign = sign;
   int d0 = c->depth >= 2 ? c->depth - 2 : -1, d1 = c->depth - 1;
   if (c->depth == 1) d0 = 0, d1 = -1;
   if (!kr_to_addr(c, &a, d0, d1, 1, &e.load.addr)) return kr_fail(c, "address uses an outer loop counter"), -1;
   if (!kr_add_range(c, &a, kr_type_size(mem), false)) return -1;
-  return push(c, e);
+  return kr_push(c, e);
 }
 
 static int32_t constant(kr_ctx *c, LLVMValueRef v, kn_type t) {
-  kn_expr e = node(KN_E_CONST, t, -1, -1, -1);
+  kn_expr e = kr_node(KN_E_CONST, t, -1, -1, -1);
   if (LLVMIsAConstantInt(v)) {
     e.bits = LLVMConstIntGetZExtValue(v);
-    return push(c, e);
+    return kr_push(c, e);
   }
   if (!LLVMIsAConstantFP(v)) return kr_fail(c, "unsupported constant"), -1;
   LLVMBool lost;
@@ -83,7 +83,7 @@ static int32_t constant(kr_ctx *c, LLVMValueRef v, kn_type t) {
   } else {
     memcpy(&e.bits, &d, sizeof d);
   }
-  return push(c, e);
+  return kr_push(c, e);
 }
 
 static const kn_cmp icmp_map[] = {
@@ -158,45 +158,49 @@ static int32_t intrinsic(kr_ctx *c, LLVMValueRef call, kn_type t) {
     if (a < 0) return -1;
     if (table[i].op == KN_E_ABS || table[i].op == KN_E_SQRT || table[i].op == KN_E_FPTOSI_SAT ||
         table[i].op == KN_E_FPTOUI_SAT)
-      return push(c, node(table[i].op, t, a, -1, -1));
+      return kr_push(c, kr_node(table[i].op, t, a, -1, -1));
     int32_t b = kr_expr(c, LLVMGetOperand(call, 1));
     if (b < 0) return -1;
-    if (table[i].op != KN_E_SELECT) return push(c, node(table[i].op, t, a, b, -1));
-    kn_expr cmp = node(KN_E_CMP, KN_I1, a, b, -1);
+    if (table[i].op != KN_E_SELECT) return kr_push(c, kr_node(table[i].op, t, a, b, -1));
+    kn_expr cmp = kr_node(KN_E_CMP, KN_I1, a, b, -1);
     cmp.cmp = table[i].cmp;
-    return push(c, node(KN_E_SELECT, t, push(c, cmp), a, b));
+    return kr_push(c, kr_node(KN_E_SELECT, t, kr_push(c, cmp), a, b));
   }
   return kr_fail(c, "calls a function"), -1;
 }
 
 static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  if (op == LLVMLoad) return load(c, v, t, false);
+  if (op == LLVMLoad) return kr_load(c, v, t, false);
   if ((op == LLVMSExt || op == LLVMZExt) && kr_is_mem_load(c, LLVMGetOperand(v, 0)))
-    return load(c, LLVMGetOperand(v, 0), t, op == LLVMSExt);
+    return kr_load(c, LLVMGetOperand(v, 0), t, op == LLVMSExt);
   if (op == LLVMPHI) return kr_fail(c, "loop-carried dependence"), -1;
   if (op == LLVMCall) return intrinsic(c, v, t);
   if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem)
-    return kr_fail(c, "may trap: integer division"), -1;
+    return kr_divide(c, v, t);
+  if ((op == LLVMZExt || op == LLVMSExt || op == LLVMUIToFP || op == LLVMSIToFP) &&
+      kr_is_narrow(LLVMGetOperand(v, 0)))
+    return kr_widen(c, v, t);
+  if (op == LLVMICmp && kr_is_narrow(LLVMGetOperand(v, 0))) return kr_narrow_compare(c, v);
   if (op == LLVMFPToSI || op == LLVMFPToUI) return kr_fail(c, "may trap: float to integer conversion"), -1;
   if (op == LLVMFNeg) {
     int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
-    return a < 0 ? -1 : push(c, node(KN_E_NEG, t, a, -1, -1));
+    return a < 0 ? -1 : kr_push(c, kr_node(KN_E_NEG, t, a, -1, -1));
   }
   if (binary_op(op) != KN_E_COUNT || op == LLVMICmp || op == LLVMFCmp) {
     int32_t a = kr_expr(c, LLVMGetOperand(v, 0)), b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 1));
     if (b < 0) return -1;
-    if (op != LLVMICmp && op != LLVMFCmp) return push(c, node(binary_op(op), t, a, b, -1));
-    kn_expr e = node(KN_E_CMP, KN_I1, a, b, -1);
+    if (op != LLVMICmp && op != LLVMFCmp) return kr_push(c, kr_node(binary_op(op), t, a, b, -1));
+    kn_expr e = kr_node(KN_E_CMP, KN_I1, a, b, -1);
     if (op == LLVMICmp) e.cmp = icmp_map[LLVMGetICmpPredicate(v)];
     else if (!fcmp_of(LLVMGetFCmpPredicate(v), &e.cmp)) return kr_fail(c, "unsupported float compare"), -1;
-    return push(c, e);
+    return kr_push(c, e);
   }
   if (op == LLVMSelect) {
     int32_t a = kr_expr(c, LLVMGetOperand(v, 0));
     int32_t b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 1));
     int32_t x = b < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 2));
-    return x < 0 ? -1 : push(c, node(KN_E_SELECT, t, a, b, x));
+    return x < 0 ? -1 : kr_push(c, kr_node(KN_E_SELECT, t, a, b, x));
   }
   if (cast_op(op) != KN_E_COUNT) {
     LLVMValueRef x = LLVMGetOperand(v, 0);
@@ -206,11 +210,11 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
      * value is the same, and narrow arithmetic never appears */
     if ((op == LLVMUIToFP || op == LLVMSIToFP) && kr_is_mem_load(c, x) &&
         kr_type_of(LLVMTypeOf(x), &xt) && (xt == KN_I8 || xt == KN_I16)) {
-      int32_t a = load(c, x, KN_I32, op == LLVMSIToFP);
-      return a < 0 ? -1 : push(c, node(cast_op(op), t, a, -1, -1));
+      int32_t a = kr_load(c, x, KN_I32, op == LLVMSIToFP);
+      return a < 0 ? -1 : kr_push(c, kr_node(cast_op(op), t, a, -1, -1));
     }
     int32_t a = kr_expr(c, x);
-    return a < 0 ? -1 : push(c, node(cast_op(op), t, a, -1, -1));
+    return a < 0 ? -1 : kr_push(c, kr_node(cast_op(op), t, a, -1, -1));
   }
   return kr_fail(c, "unsupported operation"), -1;
 }
@@ -222,10 +226,10 @@ static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
   if (!kr_type_of(LLVMTypeOf(p), &pt) || (pt != KN_I32 && pt != KN_I64)) return -1;
   int idx = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = p});
   if (idx < 0) return kr_fail(c, "too many live values"), -1;
-  kn_expr e = node(KN_E_PARAM, pt, -1, -1, -1);
+  kn_expr e = kr_node(KN_E_PARAM, pt, -1, -1, -1);
   e.param = (unsigned)idx;
-  int32_t r = push(c, e);
-  return pt == t ? r : push(c, node(KN_E_TRUNC, t, r, -1, -1));
+  int32_t r = kr_push(c, e);
+  return pt == t ? r : kr_push(c, kr_node(KN_E_TRUNC, t, r, -1, -1));
 }
 
 /* A loop counter used as a value (a[i] = i * 0.5f): its affine form over
@@ -235,28 +239,28 @@ static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
  * chain[depth-1], as for loads. */
 static int32_t counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
   const kr_affine a = *form;
-  kn_expr k = node(KN_E_CONST, t, -1, -1, -1);
+  kn_expr k = kr_node(KN_E_CONST, t, -1, -1, -1);
   k.bits = (uint32_t)a.c;
-  int32_t acc = push(c, k);
+  int32_t acc = kr_push(c, k);
   for (int i = 0; i < a.n; i++) {
     const kr_term *term = &a.t[i];
     int32_t x = -1;
     if (term->dim >= 0) {
       int iv = c->depth == 1 ? 0 : term->dim - (c->depth - 2);
       if (iv < 0 || iv > 1) return kr_fail(c, "uses an outer loop counter as a value"), -1;
-      kn_expr e = node(KN_E_IV, t, -1, -1, -1);
+      kn_expr e = kr_node(KN_E_IV, t, -1, -1, -1);
       e.iv = (unsigned)iv;
-      x = push(c, e);
+      x = kr_push(c, e);
     }
     if (term->param) {
       int32_t p = param_node(c, term->param, t);
       if (p < 0) return c->reason ? -1 : (kr_fail(c, "uses a loop counter as a value"), -1);
-      x = x < 0 ? p : push(c, node(KN_E_MUL, t, x, p, -1));
+      x = x < 0 ? p : kr_push(c, kr_node(KN_E_MUL, t, x, p, -1));
     }
     k.bits = (uint32_t)term->coeff;
-    int32_t coeff = push(c, k);
-    x = x < 0 ? coeff : push(c, node(KN_E_MUL, t, x, coeff, -1));
-    acc = push(c, node(KN_E_ADD, t, acc, x, -1));
+    int32_t coeff = kr_push(c, k);
+    x = x < 0 ? coeff : kr_push(c, kr_node(KN_E_MUL, t, x, coeff, -1));
+    acc = kr_push(c, kr_node(KN_E_ADD, t, acc, x, -1));
   }
   return acc;
 }
@@ -287,20 +291,23 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   for (int i = 0; i < c->nmemo; i++)
     if (c->memo_key[i] == v) return c->memo_val[i];
   int32_t r;
+  /* i8/i16 values are i32 nodes holding their zero extension */
+  kn_type nt = t == KN_I8 || t == KN_I16 ? KN_I32 : t;
   if (LLVMIsAConstant(v)) {
-    r = constant(c, v, t);
+    r = constant(c, v, nt);
   } else if (!kn_loop_defines(c->chain[0], v, c->cfg)) {
     int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = v});
     if (p < 0) return kr_fail(c, "too many live values"), -1;
-    kn_expr e = node(KN_E_PARAM, t, -1, -1, -1);
+    kn_expr e = kr_node(KN_E_PARAM, nt, -1, -1, -1);
     e.param = (unsigned)p;
-    r = push(c, e);
+    r = kr_push(c, e);
   } else if (counts(c, v, t, &form)) {
     r = counter_value(c, &form, t);
   } else if (kn_iv_of(c->chain[c->depth - 1], v)) {
     return kr_fail(c, "uses a loop counter as a value"), -1;
+  } else if (t == KN_I8 || t == KN_I16) {
+    r = kr_narrow(c, v, t);
   } else {
-    if (t == KN_I8 || t == KN_I16) return kr_fail(c, "narrow integer arithmetic"), -1;
     r = instruction(c, v, t);
   }
   if (r >= 0 && c->nmemo < 64) {

@@ -172,7 +172,8 @@ static LLVMValueRef uncast(LLVMValueRef v) {
 static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
   const kn_loop *kl = c->chain[2];
   const kn_trip *t = &kl->trip;
-  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next)
+  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next ||
+      t->start_add)
     return false;
   int s = LLVMGetIncomingValue(v, 0) == latch ? 0 : LLVMGetIncomingValue(v, 1) == latch ? 1 : -1;
   if (s < 0) return false;

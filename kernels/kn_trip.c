@@ -22,7 +22,8 @@ uint32_t kn_trip_how(const kn_trip *t) {
 }
 
 bool kn_trip_eval(const kn_trip *t, int64_t start, int64_t bound, uint64_t *count) {
-  int64_t n = twasm_rt_trip_count(start, bound, t->step, kn_trip_how(t), 1);
+  int64_t n = twasm_rt_trip_count((int64_t)((uint64_t)start + (uint64_t)t->start_add), bound,
+                                  t->step, kn_trip_how(t), 1);
   if (n < 0) return false;
   *count = (uint64_t)n;
   return true;

@@ -47,6 +47,10 @@ static const op_shape shapes[KN_E_COUNT] = {
   [KN_E_ZEXT] = {1, T_INT, T_INT | T_BOOL, 1, false},
   [KN_E_FPTOSI_SAT] = {1, T_INT, T_FLOAT, 0, false},
   [KN_E_FPTOUI_SAT] = {1, T_INT, T_FLOAT, 0, false},
+  [KN_E_UDIV] = {2, T_INT, T_INT, 0, true},
+  [KN_E_SDIV] = {2, T_INT, T_INT, 0, true},
+  [KN_E_UREM] = {2, T_INT, T_INT, 0, true},
+  [KN_E_SREM] = {2, T_INT, T_INT, 0, true},
 };
 
 static unsigned type_class(kn_type t) {
@@ -125,6 +129,15 @@ static bool check_operands(const kn_desc *d, const kn_expr *e, unsigned i, tw_di
     if (!ok)
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel node %u: operand %u has the wrong type", i,
                      k);
+  }
+  if (e->op >= KN_E_UDIV && e->op <= KN_E_SREM) {
+    /* a GPU division by 0 gives garbage where Wasm traps */
+    const kn_expr *dv = &d->nodes[e->b];
+    unsigned bits = ptx_type_bytes(e->type) * 8;
+    uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    bool is_signed = e->op == KN_E_SDIV || e->op == KN_E_SREM;
+    if (dv->op != KN_E_CONST || (dv->bits & mask) == 0 || (is_signed && (dv->bits & mask) == mask))
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel node %u: divisor that may trap", i);
   }
   if (e->op == KN_E_CMP) {
     bool float_pred = e->cmp >= KN_CMP_OEQ;
@@ -219,6 +232,10 @@ static LLVMValueRef build_arith(ptx_gen *g, const kn_expr *e, LLVMValueRef a, LL
   case KN_E_LSHR: return LLVMBuildLShr(g->b, a, shift_count(g, e, b), "");
   case KN_E_ASHR: return LLVMBuildAShr(g->b, a, shift_count(g, e, b), "");
   case KN_E_DIV: return LLVMBuildFDiv(g->b, a, b, "");
+  case KN_E_UDIV: return LLVMBuildUDiv(g->b, a, b, "");
+  case KN_E_SDIV: return LLVMBuildSDiv(g->b, a, b, "");
+  case KN_E_UREM: return LLVMBuildURem(g->b, a, b, "");
+  case KN_E_SREM: return LLVMBuildSRem(g->b, a, b, "");
   default: break;
   }
   LLVMValueRef args[2] = {a, b};

@@ -383,6 +383,35 @@ START_TEST(neg_rows_if) {
 }
 END_TEST
 
+START_TEST(narrow_blur9) {
+  fixture f;
+  recognise_with(&f, "narrow.c", "blur9", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MAP);
+  ck_assert_uint_eq(n->desc.map.ndims, 2);
+  ck_assert_int_eq(n->desc.map.out_type, KN_I8);
+  ck_assert_int_eq(count_op(n, KN_E_LOAD), 9);
+  ck_assert_int_eq(count_op(n, KN_E_UDIV), 1);
+  for (unsigned i = 0; i < n->desc.nnodes; i++)
+    ck_assert_msg(n->desc.nodes[i].type != KN_I8 && n->desc.nodes[i].type != KN_I16,
+                  "node %u is narrow", i);
+  release(&f);
+}
+END_TEST
+
+START_TEST(division_by_constants) {
+  fixture f;
+  recognise_with(&f, "narrow.c", "quot", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MAP);
+  ck_assert_int_eq(count_op(n, KN_E_SDIV) + count_op(n, KN_E_UREM), 2);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_div_live) { check_rejected("narrow.c", "quot0", "may trap: integer division"); }
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -407,6 +436,9 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_prefix);
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
+  tcase_add_test(tc, narrow_blur9);
+  tcase_add_test(tc, division_by_constants);
+  tcase_add_test(tc, neg_div_live);
   tcase_add_test(tc, guarded_interior);
   tcase_add_test(tc, neg_rows_if);
   suite_add_tcase(s, tc);

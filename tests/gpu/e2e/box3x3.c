@@ -1,10 +1,7 @@
 /* box3x3.c: a 3x3 box filter over an 8-bit image, w x h from argv
  * (default 1920 x 1080): u8 -> i32 sums, u8 -> f32 means, and an i32 ->
  * u8 requantisation of the sums. */
-/* expect-gpu-launches: 1 */
-/* Not offloaded yet, meant to be: k_box_i32 and k_box_f32 ("non-affine
- * address"; a 3-row vertical stencil with separate width and height is
- * enough to show it). */
+/* expect-gpu-launches: 3 */
 #include "e2e.h"
 
 __attribute__((noinline)) void k_box_i32(int w, int h, const unsigned char *img, int *sum) {
