@@ -148,20 +148,23 @@ static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next,
                              int64_t *add) {
   *cast = peel_cast(&side);
   *add = 0;
-  /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared values
-   * are themselves an IV starting C further on, which is all the count
-   * needs (the runtime's evaluation refuses wrapping as for any IV) */
-  if (LLVMIsABinaryOperator(side) && LLVMGetInstructionOpcode(side) == LLVMAdd &&
-      LLVMIsAConstantInt(LLVMGetOperand(side, 1)) &&
-      LLVMGetIntTypeWidth(LLVMTypeOf(side)) <= 64) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < l->nivs; i++) {
+      if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
+      *is_next = side == l->ivs[i].next;
+      if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
+    }
+    /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared
+     * values are themselves an IV starting C further on, which is all the
+     * count needs (the runtime's evaluation refuses wrapping as for any
+     * IV) */
+    if (pass > 0 || !LLVMIsABinaryOperator(side) || LLVMGetInstructionOpcode(side) != LLVMAdd ||
+        !LLVMIsAConstantInt(LLVMGetOperand(side, 1)) || LLVMGetIntTypeWidth(LLVMTypeOf(side)) > 64)
+      break;
     *add = LLVMConstIntGetSExtValue(LLVMGetOperand(side, 1));
     side = LLVMGetOperand(side, 0);
   }
-  for (int i = 0; i < l->nivs; i++) {
-    if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
-    *is_next = side == l->ivs[i].next;
-    if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
-  }
+  *add = 0;
   return NULL;
 }
 
