@@ -6,11 +6,24 @@
 #include <string.h>
 #include "bench.h"
 
+#ifdef MM_IJK
+#define MM_NAME "mm_ijk"
+__attribute__((noinline)) void k_mm(int n, const float *a, const float *b, float *c) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      float s = 0.0f;
+      for (int k = 0; k < n; k++) s += a[i * n + k] * b[k * n + j];
+      c[i * n + j] = s;
+    }
+}
+#else
+#define MM_NAME "mm"
 __attribute__((noinline)) void k_mm(int n, const float *a, const float *b, float *c) {
   for (int i = 0; i < n; i++)
     for (int p = 0; p < n; p++)
       for (int j = 0; j < n; j++) c[i * n + j] += a[i * n + p] * b[p * n + j];
 }
+#endif
 
 int main(int argc, char **argv) {
   int n = bench_arg(argc, argv, 1, 1024), reps = bench_arg(argc, argv, 2, 1);
@@ -33,7 +46,7 @@ int main(int argc, char **argv) {
     double t = bench_now() - t0;
     if (t < best) best = t;
   }
-  printf("mm f32 %d: %.3f ms, %.3f TFLOP/s, checksum %016llx\n", n, best * 1e3,
+  printf(MM_NAME " f32 %d: %.3f ms, %.3f TFLOP/s, checksum %016llx\n", n, best * 1e3,
          2.0 * n * n * (double)n / best / 1e12, (unsigned long long)bench_fnv(c, nn * 4));
   return 0;
 }
