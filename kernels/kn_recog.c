@@ -235,6 +235,35 @@ static bool has_store(const kr_ctx *c) {
   return false;
 }
 
+/* A nest whose every count is a constant and whose iterations are fewer
+ * than KR_MIN_ITERATIONS would never pay for a launch: the 3 taps of a
+ * blur's inner loop are no kernel (a lone 16x16x16 product still is). */
+#define KR_MIN_ITERATIONS 64
+
+static bool too_little_work(const kn_desc *d) {
+  const kn_size *sizes[3] = {NULL, NULL, NULL};
+  switch (d->kind) {
+  case KN_MAP:
+    sizes[0] = &d->map.trip[0];
+    if (d->map.ndims == 2) sizes[1] = &d->map.trip[1];
+    break;
+  case KN_REDUCE: sizes[0] = &d->reduce.trip; break;
+  case KN_MATMUL:
+    sizes[0] = &d->matmul.m;
+    sizes[1] = &d->matmul.n;
+    sizes[2] = &d->matmul.k;
+    break;
+  }
+  uint64_t total = 1;
+  for (int i = 0; i < 3; i++) {
+    if (!sizes[i]) continue;
+    if (sizes[i]->is_param) return false;
+    total *= (uint64_t)sizes[i]->value;
+    if (total >= KR_MIN_ITERATIONS) return false;
+  }
+  return true;
+}
+
 static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   kn_recog_nest *o = c->out;
   o->nest = root;
@@ -246,6 +275,7 @@ static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   ok = ok && scan_nest(c) && build_chain(c, root);
   if (ok && has_store(c)) ok = c->depth == 3 ? kr_matmul(c) : kr_map(c);
   else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
+  if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
   o->ok = ok;
   o->reason = ok ? NULL : (c->reason ? c->reason : "not recognised");
   if (ok) {
