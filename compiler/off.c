@@ -139,16 +139,36 @@ static bool all_ascii(const ptx_out *px) {
   return true;
 }
 
+static void say_size(off_text *t, kn_size s) {
+  if (s.is_param) say(t, "n");
+  else say(t, "%lld", (long long)s.value);
+}
+
+/* A batch: how many products of which shape, in one launch. */
+static void batch_shape(off_ctx *c, const kn_matmul *m) {
+  if (m->batch.is_param) say(&c->report, "; a batch (live count) of ");
+  else say(&c->report, "; a batch of %lld ", (long long)m->batch.value);
+  say_size(&c->report, m->m);
+  say(&c->report, "x");
+  say_size(&c->report, m->n);
+  say(&c->report, "x");
+  say_size(&c->report, m->k);
+  say(&c->report, " products in one launch%s", ptx_batch_applies(m) ? " (8 products per block)" : " (grid z)");
+}
+
 /* Which kernel a matmul takes on which archs, and why. */
 static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
   bool tc = false, exact = false;
   ptx_options po = {.tf32 = c->o->tf32};
+  if (d->matmul.batched) batch_shape(c, &d->matmul);
+  const char *how = d->matmul.batched ? "; tensor cores (mma.sync, a warp per product) on "
+                                      : "; tensor cores (wmma) on ";
   for (unsigned i = 0; i < px->ncodes; i++) {
     if (!ptx_tensor_cores(d, px->codes[i].sm, &po)) {
       exact = true;
       continue;
     }
-    say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px->codes[i].sm);
+    say(&c->report, "%ssm_%u", tc ? "," : how, px->codes[i].sm);
     tc = true;
   }
   if (tc && exact) say(&c->report, ", exact kernel on the others");
