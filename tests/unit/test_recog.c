@@ -42,9 +42,14 @@ static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
     size_t len;
     const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
     if (strcmp(s, name) != 0 || LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0) continue;
+    /* low_module.c names them wasm_fINDEX or wasm_fINDEX_NAME */
     char fn[32];
-    snprintf(fn, sizeof fn, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
-    return LLVMGetNamedFunction(mod, fn);
+    int flen = snprintf(fn, sizeof fn, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+      size_t n;
+      const char *fname = LLVMGetValueName2(f, &n);
+      if (!strncmp(fname, fn, (size_t)flen) && (fname[flen] == '\0' || fname[flen] == '_')) return f;
+    }
   }
   ck_abort_msg("no export %s", name);
   return NULL;
