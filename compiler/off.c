@@ -230,6 +230,8 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
   snprintf(fname, sizeof fname, "func[%u]", index);
   const char *shown = wf->name ? wf->name : fname;
   if (kn_recognise_opts(fn, &ro, &res, &arena)) {
+    int *ids = tw_arena_alloc(&arena, (size_t)(res.nnests + 1) * sizeof *ids);
+    for (int k = 0; k < res.nnests; k++) ids[k] = -1;
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
       if (!n->ok) {
@@ -242,8 +244,12 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
       if (!off_version_check(n, &why))
         say(&c->report, "%s: not offloaded: %s\n", where, why);
       else if (offload_nest(c, n, where, index, k, &arena))
-        off_version_apply(fn, n, c->nkernels - 1);
+        ids[k] = (int)c->nkernels - 1;
     }
+    /* Last nest first: a nest whose exit is the next nest's header then
+     * finds that nest's offload call on its exit edge (off_version.c). */
+    for (int k = res.nnests - 1; k >= 0; k--)
+      if (ids[k] >= 0) off_version_apply(fn, &res.nests[k], (unsigned)ids[k]);
   }
   tw_arena_free(&arena);
 }
