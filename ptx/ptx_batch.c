@@ -2,9 +2,11 @@
  * and k are constants of at most 32).  A block of 8 warps takes 8 products
  * of the batch per step and blocks stride over the batch, so one launch
  * fills the GPU however small each product is.  The exact body (every arch
- * and type): the block's threads stride over the C elements of its 8
- * products, each element summed in source k order with one rounding per
- * multiply and per add (never fused), bit-identical to the CPU loop.  On
+ * and type): the block stages A and B of its 8 products, widened, in
+ * shared memory (where they fit in 48 KiB; else it reads them from global
+ * memory), then its threads stride over strips of 4 C elements of a row,
+ * each element summed in source k order with one rounding per multiply
+ * and per add (never fused), bit-identical to the CPU loop.  On
  * sm_80+, int8 products (exact: s32 sums wrap like Wasm i32) and f32 ones
  * with --tensor-cores=tf32 (inputs rounded to tf32) take tensor cores: one
  * warp per product, C as 16x8 tiles of mma.sync (m16n8k32 s8/u8, m16n8k8
@@ -41,6 +43,7 @@ typedef struct {
   unsigned align_ab, align_c;  /* of the global accesses of this body */
   bool fl;
   LLVMValueRef tid;
+  LLVMValueRef sa, sb;         /* shared A and B tiles of the staged body, or NULL */
 } bt_gen;
 
 static LLVMValueRef i64c(bt_gen *w, int64_t v) { return ptx_i64(w->g, v); }
@@ -91,6 +94,99 @@ static void exact_group(bt_gen *w, LLVMValueRef first) {
   exact_element(w, b, LLVMBuildUDiv(g->b, at, i64c(w, w->N), ""), LLVMBuildURem(g->b, at, i64c(w, w->N), ""));
   ptx_if_end(g, join);
   ptx_loop_end(g, &e);
+}
+
+/* ---- staged exact body: the block's products through shared memory ----- */
+
+enum { STRIP = 4, SMEM_LIMIT = 48 * 1024 };
+
+/* Whether A and B of PER_BLOCK products fit in static shared memory. */
+static bool stageable(const bt_gen *w) {
+  return (uint64_t)PER_BLOCK * (uint64_t)(w->M * w->K + w->K * w->N) * w->acc_bytes <= SMEM_LIMIT;
+}
+
+static LLVMValueRef smem_at(bt_gen *w, LLVMValueRef base, LLVMValueRef index) {
+  return LLVMBuildGEP2(w->g->b, w->acc, base, &index, 1, "");
+}
+
+/* Matrix `l` (rows x cols) of the block's products, widened, into shared
+ * memory at base: product p at p * rows * cols, row-major; products past
+ * the batch get zeros.  Consecutive threads take consecutive columns, so
+ * row-major matrices load coalesced. */
+static void stage(bt_gen *w, const kn_layout *l, int64_t rows, int64_t cols, LLVMValueRef first,
+                  LLVMValueRef base) {
+  ptx_gen *g = w->g;
+  int64_t size = rows * cols;
+  ptx_loop e;
+  ptx_loop_begin(g, &e, w->tid, i64c(w, PER_BLOCK * size), i64c(w, THREADS));
+  LLVMValueRef b = ptx_add(g, first, LLVMBuildUDiv(g->b, e.iv, i64c(w, size), ""));
+  LLVMValueRef at = LLVMBuildURem(g->b, e.iv, i64c(w, size), "");
+  LLVMValueRef slot = smem_at(w, base, e.iv);
+  LLVMValueRef in = ptx_below(g, b, ptx_size(g, w->m->batch));
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "stage");
+  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "past");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "staged");
+  LLVMBuildCondBr(g->b, in, then, other);
+  LLVMPositionBuilderAtEnd(g->b, then);
+  LLVMValueRef p = ptx_element_at(g, l, w->elem_bytes, b, LLVMBuildUDiv(g->b, at, i64c(w, cols), ""),
+                                  LLVMBuildURem(g->b, at, i64c(w, cols), ""));
+  ptx_store(g, widen(w, ptx_load(g, w->elem, p, w->align_ab)), slot, w->acc_bytes);
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, other);
+  ptx_store(g, LLVMConstNull(w->acc), slot, w->acc_bytes);
+  LLVMBuildBr(g->b, join);
+  LLVMPositionBuilderAtEnd(g->b, join);
+  ptx_loop_end(g, &e);
+}
+
+/* After staging, each thread takes strips of STRIP columns of a row of C:
+ * per k one shared read of A and STRIP of B, then c = c + a * b for each
+ * column, in k order (separate multiply and add), as the direct body. */
+static void staged_group(bt_gen *w, LLVMValueRef first, LLVMValueRef sa, LLVMValueRef sb) {
+  ptx_gen *g = w->g;
+  const kn_matmul *m = w->m;
+  stage(w, &m->a, w->M, w->K, first, sa);
+  stage(w, &m->b, w->K, w->N, first, sb);
+  ptx_barrier(g);
+  int64_t strips = (w->N + STRIP - 1) / STRIP, per = w->M * strips;
+  ptx_loop e;
+  ptx_loop_begin(g, &e, w->tid, i64c(w, PER_BLOCK * per), i64c(w, THREADS));
+  LLVMValueRef pl = LLVMBuildUDiv(g->b, e.iv, i64c(w, per), "");
+  LLVMValueRef at = LLVMBuildURem(g->b, e.iv, i64c(w, per), "");
+  LLVMValueRef i = LLVMBuildUDiv(g->b, at, i64c(w, strips), "");
+  LLVMValueRef j0 = ptx_mul_c(g, LLVMBuildURem(g->b, at, i64c(w, strips), ""), STRIP);
+  LLVMValueRef b = ptx_add(g, first, pl);
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, b, ptx_size(g, m->batch)));
+  LLVMValueRef in[STRIP], pc[STRIP], sum[STRIP];
+  for (unsigned c = 0; c < STRIP; c++) {
+    LLVMValueRef j = ptx_add(g, j0, i64c(w, c));
+    in[c] = ptx_below(g, j, i64c(w, w->N));
+    /* columns past N name column N-1 (read, never stored), so every
+     * address is one of C's */
+    pc[c] = ptx_element_at(g, &m->c, w->acc_bytes, b, i, clamp(w, j, w->N - 1));
+    sum[c] = m->accumulate ? ptx_load(g, w->acc, pc[c], w->align_c) : LLVMConstNull(w->acc);
+  }
+  LLVMValueRef a_row = ptx_add(g, ptx_mul_c(g, pl, w->M * w->K), ptx_mul_c(g, i, w->K));
+  LLVMValueRef b_col = ptx_add(g, ptx_mul_c(g, pl, w->K * w->N), j0);
+  for (int64_t k = 0; k < w->K; k++) {
+    LLVMValueRef a = LLVMBuildLoad2(g->b, w->acc, smem_at(w, sa, ptx_add(g, a_row, i64c(w, k))), "");
+    for (unsigned c = 0; c < STRIP; c++) {
+      /* past N: the last column, within this product's tile */
+      LLVMValueRef col = ptx_smin(g, ptx_add(g, j0, i64c(w, c)), i64c(w, w->N - 1));
+      LLVMValueRef at_b = ptx_add(g, ptx_add(g, b_col, i64c(w, k * w->N)), LLVMBuildSub(g->b, col, j0, ""));
+      LLVMValueRef x = LLVMBuildLoad2(g->b, w->acc, smem_at(w, sb, at_b), "");
+      sum[c] = w->fl ? LLVMBuildFAdd(g->b, sum[c], LLVMBuildFMul(g->b, a, x, ""), "")
+                     : LLVMBuildAdd(g->b, sum[c], LLVMBuildMul(g->b, a, x, ""), "");
+    }
+  }
+  for (unsigned c = 0; c < STRIP; c++) {
+    LLVMBasicBlockRef inside = ptx_if_begin(g, in[c]);
+    ptx_store(g, sum[c], pc[c], w->align_c);
+    ptx_if_end(g, inside);
+  }
+  ptx_if_end(g, join);
+  ptx_loop_end(g, &e);
+  ptx_barrier(g);
 }
 
 /* ---- tensor-core body: one warp per product ----------------------------- */
@@ -234,6 +330,7 @@ static void all_groups(bt_gen *w, const bt_shape *s) {
   ptx_loop_begin(g, &grp, ptx_mul_c(g, ptx_sreg(g, "ctaid.x"), PER_BLOCK), ptx_size(g, w->m->batch),
                  ptx_mul_c(g, ptx_sreg(g, "nctaid.x"), PER_BLOCK));
   if (s) mma_group(w, s, grp.iv);
+  else if (w->sa) staged_group(w, grp.iv, w->sa, w->sb);
   else exact_group(w, grp.iv);
   ptx_loop_end(g, &grp);
 }
@@ -261,6 +358,10 @@ static bool batch_build(ptx_gen *g) {
               .elem_bytes = ptx_type_bytes(elems[m->type]), .acc_bytes = ptx_type_bytes(accs[m->type]),
               .fl = m->type == KN_MM_F32 || m->type == KN_MM_F64, .tid = ptx_sreg(g, "tid.x")};
   const bt_shape *s = tensor_shape(g);
+  if (!s && stageable(&w)) {
+    w.sa = ptx_shared_array(g, w.acc, (unsigned)(PER_BLOCK * w.M * w.K), "bt_a");
+    w.sb = ptx_shared_array(g, w.acc, (unsigned)(PER_BLOCK * w.K * w.N), "bt_b");
+  }
   unsigned align = m->align ? m->align : 1;
   w.align_ab = w.elem_bytes;
   w.align_c = w.acc_bytes;
