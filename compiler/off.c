@@ -172,6 +172,11 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
     tc = true;
   }
   if (tc && exact) say(&c->report, ", exact kernel on the others");
+  bool wide_batch = d->matmul.batched && !ptx_batch_applies(&d->matmul);
+  if (wide_batch && (d->matmul.type == KN_MM_I8_I32 || (d->matmul.type == KN_MM_F32 && c->o->tf32))) {
+    say(&c->report, "; exact kernel (batches of products larger than 32 take no tensor cores)");
+    return;
+  }
   switch (d->matmul.type) {
   case KN_MM_I8_I32:
     say(&c->report, tc ? " (int8 with s32 sums that wrap like Wasm i32: exact)"

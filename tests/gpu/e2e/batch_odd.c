@@ -4,7 +4,8 @@
  * u8 x u8 -> i32 accumulating into C near INT32_MAX (the sums wrap), f64,
  * and products too large for the small-product kernel (the exact kernel,
  * products along grid z).  Then a batch whose outputs overlap at run time
- * (the stride is a live value): the runtime refuses it, the CPU runs it. */
+ * (the stride is a live value): the runtime refuses it ("two iterations
+ * would write the same element"), the CPU runs it. */
 /* expect-gpu-launches: 5 */
 #include "e2e.h"
 
@@ -105,8 +106,10 @@ int main(int argc, char **argv) {
   e2e_print_i32("qc", qc, (size_t)nb * 160);
   e2e_print_f64("dc", dc, (size_t)nb * 64);
   e2e_print_f32("gc", gc, (size_t)nbig * 1440);
-  /* outputs 50 elements apart, 91 each: products overlap */
-  k_live(nb / 2, sa, sb, 50, a, b, c);
+  /* outputs 50 elements apart (a live value: argv[2], default 50), 91
+   * each: the products overlap, the runtime refuses the kernel */
+  int overlap = e2e_arg(argc, argv, 2, 50);
+  k_live(nb / 2, sa, sb, overlap, a, b, c);
   e2e_print_f32("overlap", c, (size_t)nb * sc);
   return 0;
 }
