@@ -139,19 +139,44 @@ static bool all_ascii(const ptx_out *px) {
   return true;
 }
 
+static void say_size(off_text *t, kn_size s) {
+  if (s.is_param) say(t, "n");
+  else say(t, "%lld", (long long)s.value);
+}
+
+/* A batch: how many products of which shape, in one launch. */
+static void batch_shape(off_ctx *c, const kn_matmul *m) {
+  if (m->batch.is_param) say(&c->report, "; a batch (live count) of ");
+  else say(&c->report, "; a batch of %lld ", (long long)m->batch.value);
+  say_size(&c->report, m->m);
+  say(&c->report, "x");
+  say_size(&c->report, m->n);
+  say(&c->report, "x");
+  say_size(&c->report, m->k);
+  say(&c->report, " products in one launch%s", ptx_batch_applies(m) ? " (8 products per block)" : " (grid z)");
+}
+
 /* Which kernel a matmul takes on which archs, and why. */
 static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
   bool tc = false, exact = false;
   ptx_options po = {.tf32 = c->o->tf32};
+  if (d->matmul.batched) batch_shape(c, &d->matmul);
+  const char *how = d->matmul.batched ? "; tensor cores (mma.sync, a warp per product) on "
+                                      : "; tensor cores (wmma) on ";
   for (unsigned i = 0; i < px->ncodes; i++) {
     if (!ptx_tensor_cores(d, px->codes[i].sm, &po)) {
       exact = true;
       continue;
     }
-    say(&c->report, "%ssm_%u", tc ? "," : "; tensor cores (wmma) on ", px->codes[i].sm);
+    say(&c->report, "%ssm_%u", tc ? "," : how, px->codes[i].sm);
     tc = true;
   }
   if (tc && exact) say(&c->report, ", exact kernel on the others");
+  bool wide_batch = d->matmul.batched && !ptx_batch_applies(&d->matmul);
+  if (wide_batch && (d->matmul.type == KN_MM_I8_I32 || (d->matmul.type == KN_MM_F32 && c->o->tf32))) {
+    say(&c->report, "; exact kernel (batches of products larger than 32 take no tensor cores)");
+    return;
+  }
   switch (d->matmul.type) {
   case KN_MM_I8_I32:
     say(&c->report, tc ? " (int8 with s32 sums that wrap like Wasm i32: exact)"
@@ -221,6 +246,8 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
   snprintf(fname, sizeof fname, "func[%u]", index);
   const char *shown = wf->name ? wf->name : fname;
   if (kn_recognise_opts(fn, &ro, &res, &arena)) {
+    int *ids = tw_arena_alloc(&arena, (size_t)(res.nnests + 1) * sizeof *ids);
+    for (int k = 0; k < res.nnests; k++) ids[k] = -1;
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
       char where[512];
@@ -233,8 +260,12 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
       if (!off_version_check(n, &why))
         say(&c->report, "%s: not offloaded: %s\n", where, why);
       else if (offload_nest(c, n, where, index, k, &arena))
-        off_version_apply(fn, n, c->nkernels - 1);
+        ids[k] = (int)c->nkernels - 1;
     }
+    /* Last nest first: a nest whose exit is the next nest's header then
+     * finds that nest's offload call on its exit edge (off_version.c). */
+    for (int k = res.nnests - 1; k >= 0; k--)
+      if (ids[k] >= 0) off_version_apply(fn, &res.nests[k], (unsigned)ids[k]);
   }
   tw_arena_free(&arena);
 }

@@ -104,7 +104,8 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
                                           text_at[i]}, 3);
   uint32_t kind = d->kind == KN_MAP ? TWASM_KERNEL_MAP
                   : d->kind == KN_REDUCE ? TWASM_KERNEL_REDUCE : TWASM_KERNEL_MATMUL;
-  kn_size work[3] = {{.value = 1}, {.value = 1}, {.value = 1}};
+  kn_size work[TWASM_KERNEL_WORK_DIMS], batch = {false, 1};
+  for (unsigned i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) work[i] = (kn_size){false, 1};
   unsigned nwork = 1, ops = 2;
   if (d->kind == KN_MAP) {
     nwork = d->map.ndims;
@@ -114,11 +115,12 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
     work[0] = d->reduce.trip;
     ops = d->nnodes + 1;
   } else {
-    nwork = 3;
-    work[0] = d->matmul.m, work[1] = d->matmul.n, work[2] = d->matmul.k;
+    batch = kn_mm_batch(&d->matmul);
+    nwork = 4;
+    work[0] = batch, work[1] = d->matmul.m, work[2] = d->matmul.n, work[3] = d->matmul.k;
   }
-  LLVMValueRef work_abi[3];
-  for (int i = 0; i < 3; i++) work_abi[i] = size_abi(&c, work[i]);
+  LLVMValueRef work_abi[TWASM_KERNEL_WORK_DIMS];
+  for (int i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) work_abi[i] = size_abi(&c, work[i]);
   LLVMValueRef name = LLVMConstStringInContext2(c.ctx, px->name, strlen(px->name), false);
   LLVMValueRef f[] = {private_const(&c, name, "twasm_kernel_name"),
                       u32(&c, kind), u32(&c, d->nparams),
@@ -128,8 +130,8 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
                       array_global(&c, ranges, (unsigned)n->nranges, "twasm_kernel_ranges"),
                       array_global(&c, ptx, nptx, "twasm_kernel_ptx"),
                       launch_abi(&c, &px->launch),
-                      LLVMConstArray2(LLVMTypeOf(work_abi[0]), work_abi, 3),
-                      u32(&c, nwork), u32(&c, ops)};
+                      LLVMConstArray2(LLVMTypeOf(work_abi[0]), work_abi, TWASM_KERNEL_WORK_DIMS),
+                      u32(&c, nwork), u32(&c, ops), size_abi(&c, batch)};
   free(ranges);
   return cstruct(&c, f, sizeof f / sizeof f[0]);
 }

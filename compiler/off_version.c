@@ -179,6 +179,27 @@ static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, cons
   return a;
 }
 
+/* The block the nest leaves to now.  Where the nest's exit is the header
+ * of a nest versioned before it, that nest put its offload call in a new
+ * block on the edge (preheader_of): a kernel of this nest must go there
+ * too, or the next nest would always run on the CPU after it. */
+static LLVMBasicBlockRef exit_now(const kn_recog_nest *n) {
+  LLVMBasicBlockRef exit = n->exits[0];
+  if (n->result) return exit;
+  for (int e = 0; e < n->nest->nexits; e++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->exits[e].from].bb);
+    for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+      LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+      LLVMValueRef br = LLVMGetBasicBlockTerminator(to);
+      if (strncmp(LLVMGetBasicBlockName(to), "offload.pre", 11) != 0 || !br || !LLVMIsABranchInst(br) ||
+          !LLVMIsConditional(br) || LLVMGetSuccessor(br, 1) != exit)
+        continue;
+      return to;
+    }
+  }
+  return exit;
+}
+
 /* Adds the preheader's incoming value to every phi of the exit, and routes
  * other uses of the reduction's result through a new phi. */
 static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
@@ -235,7 +256,7 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
   LLVMBasicBlockRef pre = preheader_of(n, true);
   LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
-  LLVMBasicBlockRef header = LLVMGetSuccessor(br, 0), exit = n->exits[0];
+  LLVMBasicBlockRef header = LLVMGetSuccessor(br, 0), exit = exit_now(n);
   LLVMPositionBuilderBefore(c.b, br);
   for (unsigned i = 0; i < n->desc.nparams; i++) {
     const kn_bind *b = &n->binds[i];

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 3u
+#define TWASM_ABI_VERSION 4u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -203,7 +203,7 @@ typedef struct twasm_kernel_size_abi {
  * + sum_d (coeff[d] + pcoeff[d] * param[pindex[d]]) * x_d,
  * 0 <= x_d < extent[d], accessing `size` bytes.
  * Exact modulo 2^32: the extremes must lie in [0, memory size - size]. */
-#define TWASM_KERNEL_RANGE_DIMS 3
+#define TWASM_KERNEL_RANGE_DIMS 4
 #define TWASM_KERNEL_ADDR_PARAMS 4
 typedef struct twasm_kernel_range_abi {
   int64_t c0;
@@ -236,6 +236,8 @@ typedef struct twasm_kernel_ptx_abi {
   const char *text;
 } twasm_kernel_ptx_abi;
 
+#define TWASM_KERNEL_WORK_DIMS 4
+
 enum { TWASM_KERNEL_MAP = 0, TWASM_KERNEL_REDUCE = 1, TWASM_KERNEL_MATMUL = 2 };
 enum { TWASM_BIND_VALUE = 0, TWASM_BIND_TRIP = 1 };
 
@@ -252,10 +254,14 @@ typedef struct twasm_kernel_abi {
   const twasm_kernel_ptx_abi *ptx; /* by ascending request order of archs */
   twasm_kernel_launch_abi launch;
   /* For the cost model (ABI 3): the nest runs its body
-   * work[0] * ... * work[nwork-1] times, about ops_per_iter operations each. */
-  twasm_kernel_size_abi work[3];
+   * work[0] * ... * work[nwork-1] times, about ops_per_iter operations each
+   * (ABI 4: a batched matmul's work is batch, m, n, k). */
+  twasm_kernel_size_abi work[TWASM_KERNEL_WORK_DIMS];
   uint32_t nwork;
   uint32_t ops_per_iter;
+  /* ABI 4: independent products of a batched matmul (a loop around the
+   * product, launched as one kernel); constant 1 for everything else. */
+  twasm_kernel_size_abi batch;
 } twasm_kernel_abi;
 
 typedef struct twasm_module_abi {

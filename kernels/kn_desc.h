@@ -120,11 +120,13 @@ typedef struct {
   bool reassociate;
 } kn_reduce;
 
-/* Element (r, c) of a matrix lies at byte offset
- *   offset + (r * row_stride + c * col_stride) * element size. */
+/* Element (r, c) of product b of a batch lies at byte offset
+ *   offset + (b * batch_stride + r * row_stride + c * col_stride) * element size
+ * (b = 0 without a batch). */
 typedef struct {
   kn_size offset;          /* bytes */
   kn_size row_stride, col_stride;  /* elements */
+  kn_size batch_stride;    /* elements; unused without a batch */
 } kn_layout;
 
 /* C[i][j] = (accumulate ? C[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
@@ -132,14 +134,25 @@ typedef struct {
  * A and B hold i8 (signed when ab_signed), C holds i32 (wrapping). */
 typedef enum { KN_MM_F32, KN_MM_F64, KN_MM_I32, KN_MM_I8_I32 } kn_mm_type;
 
+/* batched: `batch` independent products (b = 0 .. batch-1, a loop around
+ * the product whose matrices move with b by their batch strides); the
+ * products write disjoint elements of C (proved at compile time or checked
+ * by the runtime before the launch), so they may run in any order. */
 typedef struct {
   kn_size m, n, k;
+  bool batched;
+  kn_size batch;           /* when batched */
   kn_mm_type type;
   bool ab_signed;
   bool accumulate;
   kn_layout a, b, c;
   unsigned align;          /* assumed for every element access, as kn_addr */
 } kn_matmul;
+
+/* The number of products of a matmul: its batch, or 1. */
+static inline kn_size kn_mm_batch(const kn_matmul *m) {
+  return m->batched ? m->batch : (kn_size){false, 1};
+}
 
 typedef struct {
   kn_kind kind;

@@ -218,7 +218,7 @@ bool kr_set_trips(kr_ctx *c, unsigned copies) {
 static bool build_chain(kr_ctx *c, const kn_loop *root) {
   c->depth = 0;
   for (const kn_loop *l = root; l; l = l->nchildren ? l->children[0] : NULL) {
-    if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 3");
+    if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
     if (l->nchildren > 1) return kr_fail(c, "loop nest is not a single chain of loops");
     if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
     c->chain[c->depth++] = l;
@@ -273,7 +273,7 @@ static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   c->depth = 1;
   bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
   ok = ok && scan_nest(c) && build_chain(c, root);
-  if (ok && has_store(c)) ok = c->depth == 3 ? kr_matmul(c) : kr_map(c);
+  if (ok && has_store(c)) ok = c->depth >= 3 ? kr_matmul(c) : kr_map(c);
   else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
   if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
   o->ok = ok;

@@ -34,7 +34,7 @@ typedef struct {
  * Affine forms are exact modulo 2^32 (Wasm address arithmetic wraps): the
  * runtime must check that the extremes (at the corners) lie in
  * [0, memory size - size], which also proves that nothing wrapped. */
-#define KN_RANGE_DIMS 3
+#define KN_RANGE_DIMS 4
 typedef struct {
   kn_addr addr;
   int64_t coeff[KN_RANGE_DIMS];      /* per x_d: coeff[d] + pcoeff[d] * param(pindex[d]) */
@@ -83,7 +83,7 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
 
 /* ---- Shared by kn_recog*.c only ---------------------------------------- */
 
-#define KR_MAX_DIMS 3
+#define KR_MAX_DIMS 4
 #define KR_MAX_TERMS 8
 
 /* coeff * [t_dim] * [param]; dim -1 or param NULL when absent.  t_d counts

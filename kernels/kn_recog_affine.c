@@ -214,6 +214,14 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
       add_scaled(&x, &y, op == LLVMAdd ? 1 : -1, NULL);
       return x;
     }
+    /* (x | y) << 3 (Wasm packing indices, then scaling to bytes): the or
+     * only comes apart here, before kn_affine_of sees the shift */
+    LLVMValueRef k = LLVMGetOperand(v, 1);
+    if (op == LLVMShl && LLVMIsAConstantInt(k) && LLVMConstIntGetZExtValue(k) < 31) {
+      kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1), out = {.ok = true};
+      add_scaled(&out, &x, INT64_C(1) << LLVMConstIntGetZExtValue(k), NULL);
+      return out;
+    }
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
   if (!kn_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);

@@ -1,6 +1,7 @@
 /* kn_recog_matmul.c: C[i][j] (+)= sum_k A[i][k] * B[k][j] in ijk order (a
  * sum into an accumulator, stored after the k loop) and ikj order (C
- * updated in place per k, which keeps each element's terms in k order). */
+ * updated in place per k, which keeps each element's terms in k order),
+ * alone or inside a batch loop b whose matrices move with b. */
 #include <string.h>
 
 #include "kn_recog.h"
@@ -8,7 +9,7 @@
 #define MAX_COPIES 32
 
 typedef struct {
-  int di, dj, dk;          /* chain dims of i, j, k */
+  int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
   bool ab_signed;
   kr_affine a, b, c;
@@ -57,35 +58,50 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   return true;
 }
 
+/* The chain dim of the product's outermost loop: 1 under a batch loop. */
+static int product_dim(const kr_ctx *c) { return c->depth - 3; }
+
+/* i, j, k at the product's loops (order: i, then the two given), b at dim 0
+ * under a batch loop. */
+static mm_parts parts_at(const kr_ctx *c, int second_is_k) {
+  int p = product_dim(c);
+  return second_is_k ? (mm_parts){.db = p ? 0 : -2, .di = p, .dk = p + 1, .dj = p + 2}
+                     : (mm_parts){.db = p ? 0 : -2, .di = p, .dj = p + 1, .dk = p + 2};
+}
+
 static unsigned elem_size(kn_mm_type t, bool is_c) {
   if (t == KN_MM_I8_I32) return is_c ? 4 : 1;
   return t == KN_MM_F64 ? 8 : 4;
 }
 
-/* Splits a's terms into the matrix layout over (row, col) dims.  A dim's
- * stride may have a constant part and one live-value part (ld = n + 8
+/* Splits a's terms into the matrix layout over (row, col, batch) dims.  A
+ * dim's stride may have a constant part and one live-value part (ld = n + 8
  * arrives as 4*n*r + 32*r): the host then passes value + constant. */
-static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, unsigned esize, kn_layout *out) {
-  kn_size *stride[2] = {&out->row_stride, &out->col_stride};
-  int dims[2] = {row, col};
-  int64_t konst[2] = {0, 0};
-  LLVMValueRef param[2] = {NULL, NULL}, offset_param = NULL;
+static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, unsigned esize,
+                   kn_layout *out) {
+  kn_size *stride[3] = {&out->row_stride, &out->col_stride, &out->batch_stride};
+  int dims[3] = {row, col, batch};
+  int64_t konst[3] = {0, 0, 0};
+  LLVMValueRef param[3] = {NULL, NULL, NULL}, offset_param = NULL;
   memset(out, 0, sizeof *out);
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
-    int k = t->dim == dims[0] ? 0 : t->dim == dims[1] ? 1 : t->dim < 0 ? 2 : 3;
-    if (k == 3) return kr_fail(c, "not a matmul access pattern");
-    if (k == 2) {
+    if (t->dim < 0) {
       if (offset_param || t->coeff != 1) return kr_fail(c, "matrix layout not expressible");
       offset_param = t->param;
-    } else if (t->param) {
+      continue;
+    }
+    int k = 0;
+    while (k < 3 && dims[k] != t->dim) k++;
+    if (k == 3) return kr_fail(c, "not a matmul access pattern");
+    if (t->param) {
       if (param[k] || t->coeff != (int64_t)esize) return kr_fail(c, "matrix layout not expressible");
       param[k] = t->param;
     } else {
       konst[k] += t->coeff;
     }
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     if (konst[k] % (int64_t)esize) return kr_fail(c, "misaligned matrix stride");
     int64_t elems = konst[k] / (int64_t)esize;
     if (!param[k]) {
@@ -118,14 +134,51 @@ static bool same_affine(const kr_affine *x, const kr_affine *y) {
   return true;
 }
 
+/* Whether two products of the batch provably write some C element twice:
+ * with constant sizes and strides, C's (batch, row, col) strides sorted
+ * must each pass everything the smaller ones reach (mixed radix, as the
+ * runtime's check), a live batch count taken as 2 (the least that can
+ * collide).  Live sizes and strides are left to the runtime's pre-launch
+ * check. */
+static bool batches_collide(const kn_matmul *mm) {
+  const kn_layout *l = &mm->c;
+  if (!mm->batched || l->batch_stride.is_param || mm->m.is_param || mm->n.is_param ||
+      l->row_stride.is_param || l->col_stride.is_param)
+    return false;
+  int64_t stride[3] = {l->batch_stride.value, l->row_stride.value, l->col_stride.value};
+  /* a live count collides from two products on, if at all */
+  int64_t ext[3] = {mm->batch.is_param ? 2 : mm->batch.value, mm->m.value, mm->n.value};
+  int64_t ss[3], se[3];
+  int n = 0;
+  for (int d = 0; d < 3; d++) {
+    if (ext[d] <= 1) continue;
+    int64_t st = stride[d] < 0 ? -stride[d] : stride[d];
+    int at = n++;
+    for (; at > 0 && ss[at - 1] > st; at--) ss[at] = ss[at - 1], se[at] = se[at - 1];
+    ss[at] = st;
+    se[at] = ext[d];
+  }
+  __int128 reach = 1;
+  for (int i = 0; i < n; i++) {
+    if (ss[i] < reach) return true;
+    reach += (__int128)ss[i] * (se[i] - 1);
+  }
+  return false;
+}
+
 static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   kn_matmul *mm = &c->out->desc.matmul;
   *mm = (kn_matmul){.m = c->trips[m->di], .n = c->trips[m->dj], .k = c->trips[m->dk], .type = m->type,
                     .ab_signed = m->ab_signed, .accumulate = accumulate, .align = 1};
+  if (m->db >= 0) {
+    mm->batched = true;
+    mm->batch = c->trips[m->db];
+  }
   unsigned ab = elem_size(m->type, false), cs = elem_size(m->type, true);
-  if (!layout(c, &m->a, m->di, m->dk, ab, &mm->a) || !layout(c, &m->b, m->dk, m->dj, ab, &mm->b) ||
-      !layout(c, &m->c, m->di, m->dj, cs, &mm->c))
+  if (!layout(c, &m->a, m->di, m->dk, m->db, ab, &mm->a) || !layout(c, &m->b, m->dk, m->dj, m->db, ab, &mm->b) ||
+      !layout(c, &m->c, m->di, m->dj, m->db, cs, &mm->c))
     return false;
+  if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
       !kr_add_range(c, &m->c, cs, true))
     return false;
@@ -136,7 +189,7 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
 
 /* ikj: every copy of `C = C + A*B` in the innermost (j) loop. */
 static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_of) {
-  mm_parts m0 = {.di = 0, .dk = 1, .dj = 2};
+  mm_parts m0 = parts_at(c, true);
   for (int copy = 0; copy < n; copy++) {
     int s = 0;
     while (copy_of[s] != copy) s++;
@@ -170,7 +223,7 @@ static LLVMValueRef uncast(LLVMValueRef v) {
  * empty exactly when the top-tested loop of the source runs 0 times.  The
  * k dim then counts that loop's iterations (a guarded trip param). */
 static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
-  const kn_loop *kl = c->chain[2];
+  const kn_loop *kl = c->chain[c->depth - 1];
   const kn_trip *t = &kl->trip;
   if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next ||
       t->start_add)
@@ -197,7 +250,7 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
     kn_bind b = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
     int param = kr_param(c, b);
     if (param < 0) return kr_fail(c, "too many live values");
-    c->trips[2] = (kn_size){true, param};
+    c->trips[c->depth - 1] = (kn_size){true, param};
     return true;
   }
   if (!LLVMIsAICmpInst(cmp) || !skip_on_false) return false;
@@ -216,7 +269,7 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
   if (!same) return false;
   int param = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .top_tested = true});
   if (param < 0) return kr_fail(c, "too many live values");
-  c->trips[2] = (kn_size){true, param};
+  c->trips[c->depth - 1] = (kn_size){true, param};
   return true;
 }
 
@@ -227,7 +280,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
   if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
   c->copies = nterms;
   if (!kr_set_trips(c, (unsigned)nterms)) return false;
-  mm_parts m0 = {.di = 0, .dj = 1, .dk = 2};
+  mm_parts m0 = parts_at(c, false);
   for (int copy = 0; copy < nterms; copy++) {
     int t = 0;
     while (copy_of[t] != copy) t++;
@@ -247,7 +300,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
-    if (!kn_loop_contains_block(c->chain[2], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
+    if (!kn_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
                        (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
   bool accumulate = false;
@@ -272,7 +325,7 @@ bool kr_matmul(kr_ctx *c) {
     }
   if (n == 0) return kr_fail(c, "no store");
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
-  if (kn_loop_contains_block(c->chain[2], bb, c->cfg)) {
+  if (kn_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg)) {
     int64_t keys[MAX_COPIES];
     int copy_of[MAX_COPIES];
     kr_affine first = {0};
@@ -282,11 +335,11 @@ bool kr_matmul(kr_ctx *c) {
       if (i == 0) first = a;
       keys[i] = a.c;
     }
-    if (!kr_assign_copies(keys, n, kr_coeff(&first, 2), copy_of)) return kr_fail(c, "stores to more than one array");
+    if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1), copy_of)) return kr_fail(c, "stores to more than one array");
     c->copies = n;
     return kr_set_trips(c, (unsigned)n) && matmul_ikj(c, stores, n, copy_of);
   }
   if (n != 1) return kr_fail(c, "stores to more than one array");
-  if (!kn_loop_contains_block(c->chain[1], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
+  if (!kn_loop_contains_block(c->chain[c->depth - 2], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
   return matmul_ijk(c, stores[0]);
 }

@@ -69,6 +69,12 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
                        unsigned narchs, const ptx_options *opts, tw_arena *arena,
                        ptx_out *out, tw_diag *diag);
 
+/* Whether a batched matmul is a batch of small products (m, n, k constants
+ * of at most 32), which take a kernel of their own (ptx_batch.c): 8
+ * products per block; otherwise a batch runs the exact kernel with the
+ * products along grid z. */
+bool ptx_batch_applies(const kn_matmul *m);
+
 /* Whether the kernel for d on sm_XX runs on tensor cores (wmma). */
 bool ptx_tensor_cores(const kn_desc *d, unsigned sm, const ptx_options *opts);
 

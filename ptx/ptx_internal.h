@@ -24,6 +24,7 @@ typedef struct {
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   unsigned sm;                   /* the arch being generated for */
+  bool tf32;                     /* --tensor-cores=tf32 (ptx_options) */
 } ptx_gen;
 
 /* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
@@ -41,11 +42,14 @@ typedef struct {
   bool result_arg;
 } ptx_kind;
 
-extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma;
+extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma, ptx_kind_batch;
 
 /* ptx_wmma.c: whether a matmul takes the tensor-core kind (which itself
  * falls back to the exact kernel on archs without the instructions). */
 bool ptx_wmma_applies(const kn_matmul *m, bool tf32);
+/* ptx_batch.c: whether a batch of small products runs on tensor cores on
+ * sm_80+ (int8; f32 with tf32). */
+bool ptx_batch_tensor_cores(const kn_matmul *m, bool tf32);
 
 /* ptx_ir.c */
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
@@ -71,6 +75,13 @@ LLVMValueRef ptx_mul_c(ptx_gen *g, LLVMValueRef v, int64_t c);
 LLVMValueRef ptx_add(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef ptx_below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end);
 LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v);
+/* Element (row, col) of product `batch` (NULL: no batch) of a matrix whose
+ * elements take `bytes`.  A Wasm32 memory holds at most 4 GiB, so the byte
+ * offset of an element the loop touches is below 2^32 and 32-bit wrapping
+ * arithmetic gives it exactly; half the registers of 64-bit index math
+ * (kernels read only such elements). */
+LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
+                            LLVMValueRef row, LLVMValueRef col);
 LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name);
 LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
 void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,

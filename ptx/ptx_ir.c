@@ -222,3 +222,17 @@ LLVMValueRef ptx_below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
 }
 
 LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v) { return LLVMBuildTrunc(g->b, v, g->i32, ""); }
+
+LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
+                            LLVMValueRef row, LLVMValueRef col) {
+  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
+  LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
+  LLVMValueRef elems = LLVMBuildAdd(g->b, r, c, "");
+  if (batch) {
+    LLVMValueRef b = LLVMBuildMul(g->b, ptx_low32(g, batch), ptx_low32(g, ptx_size(g, l->batch_stride)), "");
+    elems = LLVMBuildAdd(g->b, b, elems, "");
+  }
+  LLVMValueRef off = LLVMBuildMul(g->b, elems, LLVMConstInt(g->i32, bytes, false), "");
+  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
+  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
+}

@@ -10,7 +10,8 @@
  * c = c + a_ik * b_kj for k = 0, 1, ..., K-1, one rounding per multiply and
  * per add (never fused), so it matches the CPU loop bit for bit; the last,
  * partial k-tile runs only its k < K (a padded 0 * 0 would turn a -0 sum
- * into +0).  Blocks stride over tiles, so any grid is correct. */
+ * into +0).  Blocks stride over tiles (and over the products of a batch
+ * along z), so any grid is correct. */
 #include <string.h>
 
 #include "ptx_internal.h"
@@ -50,7 +51,8 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: alignment is not a power of 2");
   const kn_size sizes[] = {m->m, m->n, m->k, m->a.offset, m->a.row_stride, m->a.col_stride,
                            m->b.offset, m->b.row_stride, m->b.col_stride, m->c.offset,
-                           m->c.row_stride, m->c.col_stride};
+                           m->c.row_stride, m->c.col_stride, kn_mm_batch(m), m->a.batch_stride,
+                           m->b.batch_stride, m->c.batch_stride};
   for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     if (!ptx_size_check(d, sizes[i], "matmul size", diag)) return false;
   return true;
@@ -67,6 +69,7 @@ typedef struct {
   mm_types ty;
   unsigned align_ab, align_c;      /* of global accesses in this copy of the body */
   LLVMValueRef M, N, K;
+  LLVMValueRef batch;              /* the product of a batch, NULL without one */
   LLVMValueRef tcol, trow;         /* thread column / row in the block */
   LLVMValueRef shared[2];          /* A, B: [2 buffers][BK][PITCH] */
   mm_place place[2][STAGED];
@@ -75,19 +78,10 @@ typedef struct {
 } mm_gen;
 
 
-/* Address of element (row, col) of a matrix with elements of `bytes`.  A
- * Wasm32 memory holds at most 4 GiB, so the byte offset of an element the
- * loop touches is below 2^32 and 32-bit wrapping arithmetic gives it
- * exactly; half the registers of 64-bit index math (the kernel reads only
- * such elements). */
-static LLVMValueRef element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef row,
+/* Element (row, col) of the product this block works on. */
+static LLVMValueRef element_at(mm_gen *w, const kn_layout *l, unsigned bytes, LLVMValueRef row,
                                LLVMValueRef col) {
-  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
-  LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
-  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, c, ""),
-                                  LLVMConstInt(g->i32, bytes, false), "");
-  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
-  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
+  return ptx_element_at(w->g, l, bytes, w->batch, row, col);
 }
 
 static bool is_const(kn_size s, int64_t v) { return !s.is_param && s.value == v; }
@@ -115,7 +109,7 @@ static mm_place place_of(mm_gen *w, const kn_layout *l, bool is_a, LLVMValueRef 
 /* widen(M[row][col]). */
 static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
   ptx_gen *g = w->g;
-  LLVMValueRef p = element_at(g, l, ptx_type_bytes(w->ty.elem_kind), row, col);
+  LLVMValueRef p = element_at(w, l, ptx_type_bytes(w->ty.elem_kind), row, col);
   LLVMValueRef v = ptx_load(g, w->ty.elem, p, w->align_ab);
   if (w->ty.elem == w->ty.acc) return v;
   return g->d->matmul.ab_signed ? LLVMBuildSExt(g->b, v, w->ty.acc, "")
@@ -237,7 +231,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       if (load && !m->accumulate) continue;
       LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
-      LLVMValueRef p = element_at(g, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
+      LLVMValueRef p = element_at(w, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) LLVMBuildStore(g->b, ptx_load(g, w->ty.acc, p, w->align_c), *acc);
       else ptx_store(g, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), p, w->align_c);
       ptx_if_end(g, join);
@@ -290,15 +284,23 @@ static LLVMValueRef tile_count(ptx_gen *g, kn_size s) {
   return LLVMBuildSDiv(g->b, ptx_add(g, ptx_size(g, s), ptx_i64(g, TILE - 1)), ptx_i64(g, TILE), "");
 }
 
+/* Every tile of C; with a batch, of every product, blocks striding over
+ * products along z. */
 static void all_tiles(mm_gen *w) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
-  ptx_loop ti, tj;
+  ptx_loop tb, ti, tj;
+  if (m->batched) {
+    ptx_loop_begin(g, &tb, ptx_sreg(g, "ctaid.z"), ptx_size(g, m->batch), ptx_sreg(g, "nctaid.z"));
+    w->batch = tb.iv;
+  }
   ptx_loop_begin(g, &ti, ptx_sreg(g, "ctaid.y"), tile_count(g, m->m), ptx_sreg(g, "nctaid.y"));
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tile_count(g, m->n), ptx_sreg(g, "nctaid.x"));
   block_tile(w, ptx_mul_c(g, ti.iv, TILE), ptx_mul_c(g, tj.iv, TILE));
   ptx_loop_end(g, &tj);
   ptx_loop_end(g, &ti);
+  if (m->batched) ptx_loop_end(g, &tb);
+  w->batch = NULL;
 }
 
 /* Whether every element of a matrix is aligned to its size: strides count
@@ -306,7 +308,7 @@ static void all_tiles(mm_gen *w) {
 static LLVMValueRef naturally_aligned(mm_gen *w, const kn_layout *l, unsigned bytes) {
   ptx_gen *g = w->g;
   LLVMValueRef zero = ptx_i64(g, 0);
-  LLVMValueRef at = LLVMBuildPtrToInt(g->b, element_at(g, l, bytes, zero, zero), g->i64, "");
+  LLVMValueRef at = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
   LLVMValueRef low = LLVMBuildAnd(g->b, at, ptx_i64(g, bytes - 1), "");
   return LLVMBuildICmp(g->b, LLVMIntEQ, low, zero, "");
 }
@@ -388,9 +390,9 @@ static bool matmul_build(ptx_gen *g) {
 
 static void matmul_launch(const kn_desc *d, ptx_launch *l) {
   *l = (ptx_launch){.block = {THREADS_X, THREADS_X, 1},
-                    .count = {d->matmul.n, d->matmul.m, {false, 1}},
+                    .count = {d->matmul.n, d->matmul.m, kn_mm_batch(&d->matmul)},
                     .per_block = {TILE, TILE, 1},
-                    .max_grid = {65535, 65535, 1}};
+                    .max_grid = {65535, 65535, 65535}};
 }
 
 const ptx_kind ptx_kind_matmul = {matmul_check, matmul_build, matmul_launch, false};

@@ -112,8 +112,8 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
 /* Builds, checks, optimises and emits the kernel for one arch; the
  * context is fresh so nothing leaks between archs. */
 static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *name,
-                         LLVMTargetRef target, unsigned sm, tw_arena *arena, ptx_code *code,
-                         tw_diag *diag) {
+                         LLVMTargetRef target, unsigned sm, bool tf32, tw_arena *arena,
+                         ptx_code *code, tw_diag *diag) {
   char cpu[16];
   snprintf(cpu, sizeof cpu, "sm_%u", sm);
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu, "",
@@ -124,6 +124,7 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   ptx_gen g;
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
   g.sm = sm;
+  g.tf32 = tf32;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
@@ -145,8 +146,10 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   return ok;
 }
 
-/* Matmuls that may run on tensor cores take the wmma kind. */
+/* Batches of small products take the batch kind; other matmuls that may
+ * run on tensor cores take the wmma kind. */
 static const ptx_kind *kind_of(const kn_desc *d, const ptx_options *opts) {
+  if (d->kind == KN_MATMUL && ptx_batch_applies(&d->matmul)) return &ptx_kind_batch;
   if (d->kind == KN_MATMUL && ptx_wmma_applies(&d->matmul, opts && opts->tf32))
     return &ptx_kind_wmma;
   return kinds[d->kind];
@@ -175,7 +178,8 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
   kind->launch(d, &out->launch);
   out->codes = tw_arena_alloc(arena, narchs * sizeof *out->codes);
   for (unsigned i = 0; i < narchs; i++) {
-    if (!generate_one(d, kind, out->name, target, archs[i].sm, arena, &out->codes[i], diag))
+    if (!generate_one(d, kind, out->name, target, archs[i].sm, opts && opts->tf32, arena,
+                      &out->codes[i], diag))
       return false;
     out->ncodes++;
   }
@@ -198,5 +202,8 @@ void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3
 }
 
 bool ptx_tensor_cores(const kn_desc *d, unsigned sm, const ptx_options *opts) {
-  return d->kind == KN_MATMUL && sm >= 80 && ptx_wmma_applies(&d->matmul, opts && opts->tf32);
+  bool tf32 = opts && opts->tf32;
+  if (d->kind != KN_MATMUL || sm < 80) return false;
+  if (ptx_batch_applies(&d->matmul)) return ptx_batch_tensor_cores(&d->matmul, tf32);
+  return ptx_wmma_applies(&d->matmul, tf32);
 }

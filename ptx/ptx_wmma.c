@@ -98,8 +98,10 @@ static bool tiny(const kn_matmul *m) {
          m->m.value * m->n.value * m->k.value <= 64 * 64 * 64;
 }
 
+/* Batched products keep the exact kernel (whose grid z strides over the
+ * batch) unless they are small enough for ptx_batch.c. */
 bool ptx_wmma_applies(const kn_matmul *m, bool tf32) {
-  return (m->type == KN_MM_I8_I32 || (m->type == KN_MM_F32 && tf32)) && !tiny(m);
+  return (m->type == KN_MM_I8_I32 || (m->type == KN_MM_F32 && tf32)) && !tiny(m) && !m->batched;
 }
 
 /* int8 wmma exists from sm_72 and tf32 from sm_80, but the wrapping of the

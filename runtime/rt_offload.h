@@ -21,6 +21,7 @@ typedef struct {
   uint32_t grid[3];
   double iterations;       /* times the nest's body runs */
   double ops;              /* iterations times operations per iteration */
+  int64_t batch;           /* products of a batched matmul, else 1 */
   uint64_t bytes;          /* sum of the spans' lengths */
   rt_offload_span spans[RT_OFFLOAD_MAX_SPANS];
   int nspans;

@@ -36,8 +36,9 @@ static bool reads_own_output(const twasm_kernel_abi *k, const twasm_kernel_range
 /* Whether every point of written range r has its own bytes, so that the
  * order of the writes cannot matter: sorted by stride, each stride must
  * pass everything the smaller ones reach plus one element (mixed radix).
- * A matmul writes each C element once per k: its stride-0 dim is the k
- * loop and does not count. */
+ * A matmul writes each C element once per k: the dim with no stride at
+ * all is the k loop and does not count; a batched matmul's batch dim is one more dim
+ * here, so products of the batch writing the same element are refused. */
 static bool writes_distinct(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
                             const int64_t *params) {
   wide stride[TWASM_KERNEL_RANGE_DIMS];
@@ -50,7 +51,9 @@ static bool writes_distinct(const twasm_kernel_abi *k, const twasm_kernel_range_
     wide s = r->coeff[d];
     if (r->pcoeff[d]) s += (wide)r->pcoeff[d] * params[r->pindex[d]];
     if (s < 0) s = -s;
-    if (s == 0 && k->kind == TWASM_KERNEL_MATMUL) continue;
+    /* the k dim of a matmul does not address C at all; a live stride
+     * that is 0 (rows or products on one element) does not count as it */
+    if (r->coeff[d] == 0 && r->pcoeff[d] == 0 && k->kind == TWASM_KERNEL_MATMUL) continue;
     int at = n++;
     for (; at > 0 && stride[at - 1] > s; at--) stride[at] = stride[at - 1], ext[at] = ext[at - 1];
     stride[at] = s;
@@ -146,12 +149,13 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
   if (why) return why;
   if (k->check_overlap && overlaps(p)) return "the output overlaps an input";
   p->iterations = 1;
-  for (uint32_t d = 0; d < k->nwork && d < 3; d++) {
+  for (uint32_t d = 0; d < k->nwork && d < TWASM_KERNEL_WORK_DIMS; d++) {
     int64_t n;
     if (!size_of(&k->work[d], k, params, &n)) return "malformed kernel table";
     p->iterations *= n > 0 ? (double)n : 0;
   }
   p->ops = p->iterations * (k->ops_per_iter ? k->ops_per_iter : 1);
+  if (!size_of(&k->batch, k, params, &p->batch)) return "malformed kernel table";
   grid_of(k, params, p);
   return NULL;
 }

@@ -166,6 +166,88 @@ START_TEST(plan_run_time_strides) {
 }
 END_TEST
 
+/* A batch of p0 products C[b] = A[b] x B[b] of 16x16x16 f32 (dims b, i, j,
+ * k): A at 4096, B at 4096 + 2^20, C at p1 with p2 elements between
+ * products (a live batch stride), rows of 16; the small-product launch (8
+ * products per block). */
+static twasm_kernel_range_abi mm_ranges[3];
+static twasm_kernel_abi batch;
+
+static void batch_setup(void) {
+  const twasm_kernel_size_abi nb = {.value = 0, .is_param = 1}, sixteen = {.value = 16};
+  memset(mm_ranges, 0, sizeof mm_ranges);
+  /* A[b][i][k]: 1024 b + 64 i + 4 k */
+  mm_ranges[0] = (twasm_kernel_range_abi){.c0 = 4096, .ndims = 4, .coeff = {1024, 64, 0, 4},
+                                          .extent = {nb, sixteen, sixteen, sixteen}, .size = 4};
+  /* B[b][k][j]: 1024 b + 64 k + 4 j */
+  mm_ranges[1] = (twasm_kernel_range_abi){.c0 = 4096 + (1 << 20), .ndims = 4, .coeff = {1024, 0, 4, 64},
+                                          .extent = {nb, sixteen, sixteen, sixteen}, .size = 4};
+  /* C[b][i][j]: 4 p2 b + 64 i + 4 j, at p1 */
+  mm_ranges[2] = (twasm_kernel_range_abi){.param_index = {1}, .param_coeff = {1}, .nparam_terms = 1,
+                                          .ndims = 4, .coeff = {0, 64, 4, 0}, .pcoeff = {4}, .pindex = {2},
+                                          .extent = {nb, sixteen, sixteen, sixteen}, .size = 4,
+                                          .is_write = 1};
+  batch = (twasm_kernel_abi){.name = "b", .kind = TWASM_KERNEL_MATMUL, .nparams = 3,
+                             .bind_kinds = {TWASM_BIND_TRIP, TWASM_BIND_VALUE, TWASM_BIND_VALUE},
+                             .check_overlap = 1, .nranges = 3, .ranges = mm_ranges,
+                             .launch = {.block = {256, 1, 1}, .per_block = {8, 1, 1},
+                                        .max_grid = {1 << 20, 1, 1},
+                                        .count = {nb, {.value = 1}, {.value = 1}}},
+                             .work = {nb, sixteen, sixteen, sixteen}, .nwork = 4, .ops_per_iter = 2,
+                             .batch = nb};
+}
+
+START_TEST(plan_batch) {
+  batch_setup();
+  rt_offload_plan p;
+  int64_t params[] = {100, 1 << 22, 256};
+  ck_assert_ptr_null(rt_offload_plan_make(&batch, params, 1 << 23, &p));
+  ck_assert_int_eq(p.batch, 100);
+  ck_assert(p.iterations == 100.0 * 16 * 16 * 16 && p.ops == 2 * p.iterations);
+  ck_assert_uint_eq(p.grid[0], 13); /* ceil(100 / 8) */
+  ck_assert_int_eq(p.nspans, 3);
+  ck_assert_uint_eq(p.spans[2].lo, 1 << 22);
+  ck_assert_uint_eq(p.spans[2].hi, (1 << 22) + 100 * 1024);
+  /* products padded apart are distinct too */
+  int64_t padded[] = {100, 1 << 22, 300};
+  ck_assert_ptr_null(rt_offload_plan_make(&batch, padded, 1 << 23, &p));
+}
+END_TEST
+
+/* Products whose outputs share elements (a live stride below 256, or 0)
+ * would race: refused, the CPU loop runs them in order. */
+START_TEST(plan_batch_outputs_overlap) {
+  batch_setup();
+  rt_offload_plan p;
+  int64_t half[] = {100, 1 << 22, 128};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&batch, half, 1 << 23, &p), "write the same element"));
+  int64_t zero[] = {100, 1 << 22, 0};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&batch, zero, 1 << 23, &p), "write the same element"));
+  int64_t one_row[] = {100, 1 << 22, 255};
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&batch, one_row, 1 << 23, &p));
+  /* one product cannot collide with another */
+  int64_t single[] = {1, 1 << 22, 0};
+  ck_assert_ptr_null(rt_offload_plan_make(&batch, single, 1 << 23, &p));
+}
+END_TEST
+
+START_TEST(plan_batch_checks_inputs_and_bounds) {
+  batch_setup();
+  rt_offload_plan p;
+  /* C starts inside the batch of A */
+  int64_t into_a[] = {100, 4096 + 50 * 1024, 256};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&batch, into_a, 1 << 23, &p), "overlaps an input"));
+  /* the last product of C ends one byte past the memory */
+  int64_t past[] = {100, (1 << 23) - 100 * 1024 + 1, 256};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&batch, past, 1 << 23, &p), "out of bounds"));
+  int64_t fits[] = {100, (1 << 23) - 100 * 1024, 256};
+  ck_assert_ptr_null(rt_offload_plan_make(&batch, fits, 1 << 23, &p));
+  /* a batch of B past the memory: the count alone decides */
+  int64_t many[] = {8192, 1 << 22, 256};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make(&batch, many, 1 << 23, &p), "out of bounds"));
+}
+END_TEST
+
 START_TEST(cost_model) {
   ck_assert(!rt_offload_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
   ck_assert(rt_offload_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
@@ -391,6 +473,9 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_unknown_trip_and_empty);
   tcase_add_test(plan, plan_rejects_malformed_tables);
   tcase_add_test(plan, plan_run_time_strides);
+  tcase_add_test(plan, plan_batch);
+  tcase_add_test(plan, plan_batch_outputs_overlap);
+  tcase_add_test(plan, plan_batch_checks_inputs_and_bounds);
   tcase_add_test(plan, cost_model);
   tcase_add_test(plan, trip_counts);
   suite_add_tcase(s, plan);

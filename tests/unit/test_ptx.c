@@ -170,6 +170,27 @@ static const ptx_case cases[] = {
                                      .b = {P(4), P(8), P(9)}, .c = {P(5), P(10), P(11)},
                                      .align = 4}},
    {"bar.sync", "mul.rn.f32", "add.rn.f32", "ld.global.f32"}, true},
+  /* Batches (p0 products, matrices 256 elements apart): small products
+   * take ptx_batch.c, 8 per block of 256 threads, no barriers; larger
+   * ones the exact kernel with the products along grid z. */
+  {"batch_f32_16", {.kind = KN_MATMUL, .nparams = 4,
+                    .matmul = {.m = C(16), .n = C(16), .k = C(16), .batched = true, .batch = P(0),
+                               .type = KN_MM_F32, .a = {P(1), C(16), C(1), C(256)},
+                               .b = {P(2), C(16), C(1), C(256)}, .c = {P(3), C(16), C(1), C(256)},
+                               .align = 1}},
+   {"mul.rn.f32", "add.rn.f32", "ld.global.f32", "ld.global.u8", ".entry"}, true},
+  {"batch_i8_odd", {.kind = KN_MATMUL, .nparams = 5,
+                    .matmul = {.m = C(9), .n = C(17), .k = C(23), .batched = true, .batch = P(0),
+                               .type = KN_MM_I8_I32, .ab_signed = false, .accumulate = true,
+                               .a = {P(1), C(23), C(1), P(4)}, .b = {P(2), C(17), C(1), C(0)},
+                               .c = {P(3), C(1), C(9), C(160)}, .align = 1}},
+   {"ld.global.u8", "st.global.u32", ".entry"}, true},
+  {"batch_f64_large", {.kind = KN_MATMUL, .nparams = 7,
+                       .matmul = {.m = P(0), .n = P(1), .k = P(2), .batched = true, .batch = P(3),
+                                  .type = KN_MM_F64, .a = {P(4), P(2), C(1), C(4096)},
+                                  .b = {P(5), P(1), C(1), C(4096)}, .c = {P(6), P(1), C(1), C(4096)},
+                                  .align = 8}},
+   {"%ctaid.z", "%nctaid.z", "bar.sync", "mul.rn.f64", "add.rn.f64"}, true},
 };
 
 static const struct {
@@ -389,6 +410,61 @@ START_TEST(test_matmul_products_unfused) {
 }
 END_TEST
 
+static const ptx_case *case_named(const char *name) {
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (!strcmp(cases[i].name, name)) return &cases[i];
+  ck_abort_msg("no case %s", name);
+  return NULL;
+}
+
+/* A batch of small products: int8 on tensor cores (mma.sync m16n8k32,
+ * s32 sums without .satfinite) on sm_80+ only; f32 only with tf32
+ * (m16n8k8, inputs rounded by cvt.rna), else one mul.rn and one add.rn
+ * per k step of each element (16 per body, two bodies). */
+START_TEST(test_batch_tensor_cores) {
+  static const struct {
+    const char *name;
+    bool tf32;
+    const char *mma, *also;
+  } checks[] = {
+    {"batch_i8_odd", false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", NULL},
+    {"batch_f32_16", true, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "cvt.rna.tf32.f32"},
+    {"batch_f32_16", false, NULL, NULL},
+  };
+  for (unsigned c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+    const ptx_case *tc = case_named(checks[c].name);
+    tw_arena arena = {0};
+    tw_diag diag = {0};
+    ptx_out out;
+    ptx_options opts = {.tf32 = checks[c].tf32};
+    ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag), "%s",
+                  diag.msg);
+    ck_assert_uint_eq(out.launch.block[0], 256);
+    ck_assert_uint_eq(out.launch.per_block[0], 8);
+    ck_assert(out.launch.count[0].is_param && out.launch.count[0].value == 0);
+    for (unsigned a = 0; a < out.ncodes; a++) {
+      const char *text = out.codes[a].text;
+      bool tc_arch = out.codes[a].sm >= 80 && checks[c].mma;
+      ck_assert_int_eq(ptx_tensor_cores(&tc->desc, out.codes[a].sm, &opts), tc_arch);
+      ck_assert_msg((strstr(text, "mma.sync") != NULL) == tc_arch, "%s sm_%u", tc->name, out.codes[a].sm);
+      if (tc_arch) ck_assert(strstr(text, checks[c].mma));
+      if (tc_arch && checks[c].also) ck_assert(strstr(text, checks[c].also));
+      ck_assert(!strstr(text, ".satfinite"));
+      if (!checks[c].mma) {
+        unsigned muls = count_of(text, "mul.rn.f32");
+        ck_assert_uint_eq(muls, count_of(text, "add.rn.f32"));
+        ck_assert_uint_ge(muls, 2 * 16);
+      }
+      int status;
+      if (access(PTXAS, X_OK) == 0)
+        ck_assert_msg(ptxas_accepts(text, out.codes[a].sm, &status), "%s sm_%u: ptxas status %d",
+                      tc->name, out.codes[a].sm, status);
+    }
+    tw_arena_free(&arena);
+  }
+}
+END_TEST
+
 static Suite *ptx_suite(void) {
   Suite *s = suite_create("ptx");
   TCase *tc = tcase_create("kernels");
@@ -403,6 +479,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_type_mismatch_rejected);
   tcase_add_test(tc, test_launch_grid);
   tcase_add_test(tc, test_matmul_products_unfused);
+  tcase_add_test(tc, test_batch_tensor_cores);
   suite_add_tcase(s, tc);
   return s;
 }

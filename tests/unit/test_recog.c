@@ -303,6 +303,101 @@ START_TEST(matmul_i8) {
 }
 END_TEST
 
+/* ---- Batches of products ------------------------------------------------ */
+
+/* The batch tests' C sources keep clang from unrolling the 16-trip loops. */
+static const kn_matmul *check_batch(fixture *f, const char *file, kn_mm_type type, bool accumulate) {
+  recognise_with(f, file, "batch", false, "-fno-unroll-loops");
+  if (f->skipped) return NULL;
+  const kn_recog_nest *n = found(f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(mm->batched);
+  ck_assert_int_eq(mm->type, type);
+  ck_assert_int_eq(mm->accumulate, accumulate);
+  /* every range has the batch as its outermost dim */
+  ck_assert_int_eq(n->nranges, 3);
+  for (int r = 0; r < n->nranges; r++) ck_assert_uint_eq(n->ranges[r].ndims, 4);
+  return mm;
+}
+
+static void check_const_batch(const kn_layout *l, int64_t rows, int64_t cols, int64_t batch) {
+  check_const_layout(l, rows, cols);
+  ck_assert(!l->batch_stride.is_param);
+  ck_assert_int_eq(l->batch_stride.value, batch);
+}
+
+/* for t < nb: C[t] = A[t] x B[t], 16x16x16, all at t * 256 elements */
+START_TEST(batch16_f32) {
+  fixture f;
+  const kn_matmul *mm = check_batch(&f, "batch16_f32.c", KN_MM_F32, false);
+  if (!mm) return;
+  ck_assert(mm->batch.is_param);
+  check_sizes(mm, 16, 16, 16);
+  check_const_batch(&mm->a, 16, 1, 256);
+  check_const_batch(&mm->b, 16, 1, 256);
+  check_const_batch(&mm->c, 16, 1, 256);
+  release(&f);
+}
+END_TEST
+
+/* 64 products, pointers advanced by live strides; B shared (stride 0) */
+START_TEST(batch_i8_live_strides) {
+  fixture f;
+  const kn_matmul *mm = check_batch(&f, "batch_i8_ptr.c", KN_MM_I8_I32, false);
+  if (!mm) return;
+  ck_assert(mm->ab_signed);
+  ck_assert(!mm->batch.is_param);
+  ck_assert_int_eq(mm->batch.value, 64);
+  check_sizes(mm, 16, 8, 32);
+  ck_assert(mm->a.batch_stride.is_param && mm->c.batch_stride.is_param);
+  ck_assert(mm->a.batch_stride.value != mm->c.batch_stride.value); /* two params */
+  check_const_batch(&mm->b, 8, 1, 0);
+  release(&f);
+}
+END_TEST
+
+/* an ikj i32 product inlined into the batch loop, accumulating */
+START_TEST(batch_inlined_ikj) {
+  fixture f;
+  const kn_matmul *mm = check_batch(&f, "batch_ikj_inline.c", KN_MM_I32, true);
+  if (!mm) return;
+  check_sizes(mm, 12, 20, 24);
+  check_const_batch(&mm->a, 24, 1, 288);
+  check_const_batch(&mm->b, 20, 1, 480);
+  check_const_batch(&mm->c, 20, 1, 240);
+  release(&f);
+}
+END_TEST
+
+/* The loop around the product is refused for `reason`, and the product
+ * inside it is still recognised on its own (one launch per iteration). */
+static void batch_refused(const char *export, const char *reason) {
+  fixture f;
+  recognise_with(&f, "neg_batch.c", export, false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++)
+    seen |= !f.res.nests[i].ok && strstr(f.res.nests[i].reason, reason) != NULL;
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "no nest rejected for: %s", reason);
+  const kn_matmul *inner = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert(!inner->batched);
+  check_sizes(inner, 16, 16, 16);
+  release(&f);
+}
+
+START_TEST(neg_batch_overlap) { batch_refused("overlap", "products of the batch write the same elements of C"); }
+END_TEST
+
+START_TEST(neg_batch_same_c) { batch_refused("same_c_ijk", "products of the batch write the same elements of C"); }
+END_TEST
+
+START_TEST(neg_batch_other_store) { batch_refused("other_store", "stores to more than one array"); }
+END_TEST
+
+START_TEST(neg_batch_call) { batch_refused("with_call", "calls a function"); }
+END_TEST
+
 /* ---- Rejections ---------------------------------------------------------- */
 
 static void check_rejected(const char *file, const char *export, const char *reason) {
@@ -429,6 +524,13 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, matmul_ikj_f32);
   tcase_add_test(tc, matmul_ikj_i32);
   tcase_add_test(tc, matmul_i8);
+  tcase_add_test(tc, batch16_f32);
+  tcase_add_test(tc, batch_i8_live_strides);
+  tcase_add_test(tc, batch_inlined_ikj);
+  tcase_add_test(tc, neg_batch_overlap);
+  tcase_add_test(tc, neg_batch_same_c);
+  tcase_add_test(tc, neg_batch_other_store);
+  tcase_add_test(tc, neg_batch_call);
   tcase_add_test(tc, neg_call);
   tcase_add_test(tc, neg_two_stores);
   tcase_add_test(tc, neg_dependence);

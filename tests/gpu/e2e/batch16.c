@@ -1,9 +1,9 @@
 /* batch16.c: a batch of independent 16x16x16 products (a loop around one
  * product), f32 and i8 -> i32, batch count from argv (default 4096: 4 MB
  * per f32 operand array). */
-/* expect-gpu-launches: 0 */
-/* Both batches are meant to be offloaded (a batch grid over 16x16 tiles);
- * not yet: the report says "loop nest deeper than 3". */
+/* expect-gpu-launches: 2 */
+/* Each batch is one launch of the small-product kernel (ptx_batch.c):
+ * f32 exact, int8 on tensor cores (mma.sync) on sm_80+. */
 #include "e2e.h"
 
 __attribute__((noinline)) void k_batch_f32(int nb, const float *a, const float *b, float *c) {
