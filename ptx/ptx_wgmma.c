@@ -25,24 +25,28 @@
 
 #include "ptx_internal.h"
 
-#ifndef WG_SWAP_LBO
-#define WG_SWAP_LBO 0      /* test variant: the descriptor's two strides swapped */
-#endif
-
+/* The layout, the k-tile and the occupancy were chosen by measurement on
+ * the H100 (tests/gpu/wmma/wmma_mm.c wgmma mode): the 64- and 128-byte
+ * swizzled layouts, core matrices grouped by rows, and a 128-byte k-tile
+ * in 96 KiB of dynamic shared memory (2 blocks per SM with spills, or 1
+ * without) all ran no faster. */
 enum {
   TILE = 128,              /* rows and columns of C per block */
   KB = 64,                 /* bytes of k per k-tile (64 int8, 16 tf32) */
   THREADS = 256,
   BUFFERS = 3,
-  CHUNK_ROWS = TILE * 16,  /* bytes of one 16-byte column of chunks of a tile */
+  K_STEP = TILE * 16,      /* bytes between neighbouring core matrices along k */
+  ROW_STEP = 128,          /* ... and along rows */
   OPERAND_BYTES = TILE * KB,
   BUFFER_BYTES = 2 * OPERAND_BYTES,
-  POOL_BYTES = 48 * 1024,  /* the wmma body's pool; ours is BUFFERS * BUFFER_BYTES */
+  POOL_BYTES = 48 * 1024,  /* static shared memory: the wmma body's 48 KiB, our buffers */
   NREGS = 64,              /* accumulator registers of m64n128 per thread */
-  NSTAGE = 10,             /* staged values per thread: 2 A chunks, 8 B words */
+  A_CHUNKS = TILE * KB / 16 / THREADS,  /* 16-byte chunks of A per thread */
+  B_UNITS = KB / 64,       /* B pieces per thread: 4 k x 2 n (tf32), 8 k x 4 n (int8) */
+  NSTAGE = A_CHUNKS + 8 * B_UNITS,
 };
 
-_Static_assert(BUFFERS * BUFFER_BYTES <= POOL_BYTES, "wgmma buffers fit the pool");
+_Static_assert(BUFFERS * BUFFER_BYTES <= POOL_BYTES, "the buffers fit the pool");
 
 typedef struct {
   ptx_gen *g;
@@ -52,7 +56,7 @@ typedef struct {
   LLVMValueRef pool;       /* the shared pool */
   LLVMValueRef tid, lane, warp, wg;
   LLVMValueRef acc;        /* alloca of acc_ty */
-  LLVMValueRef stage[NSTAGE];   /* variables: registers of the next k-tile (A 2, B 8) */
+  LLVMValueRef stage[NSTAGE];   /* variables: registers of the next k-tile (A, then B) */
   LLVMValueRef desc0;      /* i64 descriptor of buffer 0, warpgroup's A rows */
   LLVMValueRef bdesc0;
 } wg_gen;
@@ -129,7 +133,7 @@ static LLVMValueRef tile_offset(wg_gen *w, LLVMValueRef r, LLVMValueRef c) {
   ptx_gen *g = w->g;
   LLVMValueRef rg = LLVMBuildUDiv(g->b, r, ptx_i64(g, 8), "");
   LLVMValueRef rl = LLVMBuildURem(g->b, r, ptx_i64(g, 8), "");
-  return ptx_add(g, ptx_add(g, ptx_mul_c(g, c, CHUNK_ROWS), ptx_mul_c(g, rg, 128)), ptx_mul_c(g, rl, 16));
+  return ptx_add(g, ptx_add(g, ptx_mul_c(g, c, K_STEP), ptx_mul_c(g, rg, ROW_STEP)), ptx_mul_c(g, rl, 16));
 }
 
 static LLVMValueRef pool_at(wg_gen *w, LLVMValueRef off) {
@@ -144,15 +148,43 @@ static LLVMValueRef round_tf32(ptx_gen *g, LLVMValueRef f) {
   return ptx_call(g, "llvm.nvvm.f2tf32.rna", g->i32, &f, 1);
 }
 
-/* A's chunks of this thread: q = tid + 256 i, row (q / 32) * 8 + q % 8,
- * chunk (q / 8) % 4, so that 8 consecutive lanes fill one core matrix
- * (conflict-free 16-byte stores) and read 8 rows x 64 bytes per warp. */
+/* A's chunks of this thread: q = tid + 256 i, row (q / (KB / 2)) * 8 +
+ * q % 8, chunk (q / 8) % (KB / 16), so that 8 consecutive lanes fill one
+ * core matrix (conflict-free 16-byte stores) and a warp reads whole 32-byte
+ * sectors of 8 rows. */
 static void a_place(wg_gen *w, unsigned i, LLVMValueRef *row, LLVMValueRef *chunk) {
   ptx_gen *g = w->g;
   LLVMValueRef q = ptx_add(g, w->tid, ptx_i64(g, (int64_t)i * THREADS));
-  *row = ptx_add(g, ptx_mul_c(g, LLVMBuildUDiv(g->b, q, ptx_i64(g, 32), ""), 8),
+  *row = ptx_add(g, ptx_mul_c(g, LLVMBuildUDiv(g->b, q, ptx_i64(g, KB / 2), ""), 8),
                  LLVMBuildURem(g->b, q, ptx_i64(g, 8), ""));
   *chunk = LLVMBuildURem(g->b, LLVMBuildUDiv(g->b, q, ptx_i64(g, 8), ""), ptx_i64(g, KB / 16), "");
+}
+
+/* B piece v of this thread, u = tid + 256 v.  tf32: 4 k x 2 n, k group
+ * u / 64 (chunk of the K-major row), columns 2 (u % 64).  int8: 8 k x 4 n,
+ * k bytes 16 (u / 64) + 8 (u % 2) (chunk u / 64, half u % 2), column quad
+ * 16 ((u / 32) % 2) + (u % 32) / 2. */
+typedef struct {
+  LLVMValueRef chunk, col, half;
+} wg_piece;
+
+static wg_piece b_place(wg_gen *w, unsigned v) {
+  ptx_gen *g = w->g;
+  LLVMValueRef u = ptx_add(g, w->tid, ptx_i64(g, (int64_t)v * THREADS));
+  wg_piece p;
+  p.chunk = LLVMBuildUDiv(g->b, u, ptx_i64(g, 64), "");
+  if (w->tf32) {
+    p.col = ptx_mul_c(g, LLVMBuildURem(g->b, u, ptx_i64(g, 64), ""), 2);
+    p.half = NULL;
+    return p;
+  }
+  LLVMValueRef lane = LLVMBuildURem(g->b, u, ptx_i64(g, 32), "");
+  p.half = LLVMBuildURem(g->b, u, ptx_i64(g, 2), "");
+  LLVMValueRef quad = ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, LLVMBuildUDiv(g->b, u, ptx_i64(g, 32), ""),
+                                                             ptx_i64(g, 2), ""), 16),
+                              LLVMBuildUDiv(g->b, lane, ptx_i64(g, 2), ""));
+  p.col = ptx_mul_c(g, quad, 4);
+  return p;
 }
 
 /* The stage variables: entry-block allocas, typed at first use. */
@@ -165,53 +197,91 @@ static LLVMValueRef stage_get(wg_gen *w, unsigned i) {
   return LLVMBuildLoad2(w->g->b, LLVMGetAllocatedType(w->stage[i]), w->stage[i], "");
 }
 
-/* Loads k-tile k0 of block tile (i0, j0) into the stage registers. */
+/* Loads k-tile k0 of block tile (i0, j0) into the stage variables. */
 static void load_tile(wg_gen *w, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef k0) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
-  LLVMTypeRef v4 = LLVMVectorType(g->i32, 4);
-  for (unsigned i = 0; i < 2; i++) {
+  LLVMTypeRef v4 = LLVMVectorType(g->i32, 4), v2 = LLVMVectorType(g->f32, 2);
+  for (unsigned i = 0; i < A_CHUNKS; i++) {
     LLVMValueRef row, chunk;
     a_place(w, i, &row, &chunk);
     LLVMValueRef col = ptx_add(g, k0, ptx_mul_c(g, chunk, 16 / w->esize));
     stage_put(w, i, global_load(g, v4, offset_of(w, &m->a, ptx_add(g, i0, row), col, w->esize), 16));
   }
-  if (w->tf32) {
-    /* 4 k x 2 n per thread: k group tid / 64, columns 2 (tid % 64) */
-    LLVMTypeRef v2 = LLVMVectorType(g->f32, 2);
-    LLVMValueRef kg = LLVMBuildUDiv(g->b, w->tid, ptx_i64(g, 64), "");
-    LLVMValueRef n = ptx_mul_c(g, LLVMBuildURem(g->b, w->tid, ptx_i64(g, 64), ""), 2);
-    for (unsigned j = 0; j < 4; j++) {
-      LLVMValueRef k = ptx_add(g, ptx_add(g, k0, ptx_mul_c(g, kg, 4)), ptx_i64(g, j));
-      LLVMValueRef v = global_load(g, v2, offset_of(w, &m->b, k, ptx_add(g, j0, n), 4), 8);
-      for (unsigned e = 0; e < 2; e++)
-        stage_put(w, 2 + j * 2 + e, LLVMBuildExtractElement(g->b, v, i32c(g, e), ""));
-    }
-  } else {
-    /* 8 k x 4 n per thread: lane bit 0 picks the k half, lane / 2 the
-     * column quad within the warp's 64 columns */
-    LLVMValueRef h = LLVMBuildURem(g->b, w->lane, ptx_i64(g, 2), "");
-    LLVMValueRef kp = LLVMBuildUDiv(g->b, w->warp, ptx_i64(g, 2), "");
-    LLVMValueRef nq = ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, w->warp, ptx_i64(g, 2), ""), 16),
-                              LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 2), ""));
-    LLVMValueRef kb = ptx_add(g, ptx_add(g, k0, ptx_mul_c(g, kp, 16)), ptx_mul_c(g, h, 8));
-    for (unsigned j = 0; j < 8; j++) {
-      LLVMValueRef off = offset_of(w, &m->b, ptx_add(g, kb, ptx_i64(g, j)), ptx_add(g, j0, ptx_mul_c(g, nq, 4)), 1);
-      stage_put(w, 2 + j, global_load(g, g->i32, off, 4));
+  for (unsigned v = 0; v < B_UNITS; v++) {
+    wg_piece p = b_place(w, v);
+    unsigned at = A_CHUNKS + 8 * v;
+    LLVMValueRef col = ptx_add(g, j0, p.col);
+    if (w->tf32) {
+      LLVMValueRef k = ptx_add(g, k0, ptx_mul_c(g, p.chunk, 4));
+      for (unsigned j = 0; j < 4; j++) {
+        LLVMValueRef x = global_load(g, v2, offset_of(w, &m->b, ptx_add(g, k, ptx_i64(g, j)), col, 4), 8);
+        for (unsigned e = 0; e < 2; e++)
+          stage_put(w, at + j * 2 + e, LLVMBuildExtractElement(g->b, x, i32c(g, e), ""));
+      }
+    } else {
+      LLVMValueRef k = ptx_add(g, ptx_add(g, k0, ptx_mul_c(g, p.chunk, 16)), ptx_mul_c(g, p.half, 8));
+      for (unsigned j = 0; j < 8; j++)
+        stage_put(w, at + j, global_load(g, g->i32, offset_of(w, &m->b, ptx_add(g, k, ptx_i64(g, j)), col, 1), 4));
     }
   }
 }
 
-/* Stores the stage registers into buffer buf, A as it is (tf32 rounded),
+/* tf32 piece: column col + e is 16 bytes (4 k, rounded) of K-major row
+ * col + e, chunk p.chunk; lanes of odd column octets store their second
+ * column first, so 8 lanes hit 8 distinct 16-byte bank groups. */
+static void store_b_tf32(wg_gen *w, LLVMValueRef b_base, wg_piece p, LLVMValueRef *b) {
+  ptx_gen *g = w->g;
+  LLVMTypeRef v4 = LLVMVectorType(g->i32, 4);
+  LLVMValueRef odd = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, p.col, ptx_i64(g, 8), ""),
+                                   ptx_i64(g, 0), "");
+  LLVMValueRef col[2];
+  for (unsigned e = 0; e < 2; e++) {
+    LLVMValueRef r = LLVMGetUndef(v4);
+    for (unsigned j = 0; j < 4; j++)
+      r = LLVMBuildInsertElement(g->b, r, round_tf32(g, b[j * 2 + e]), i32c(g, j), "");
+    col[e] = r;
+  }
+  for (unsigned s = 0; s < 2; s++) {
+    LLVMValueRef e = LLVMBuildSelect(g->b, odd, ptx_i64(g, 1 - s), ptx_i64(g, s), "");
+    LLVMValueRef v = LLVMBuildSelect(g->b, odd, col[1 - s], col[s], "");
+    ptx_store(g, v, pool_at(w, ptx_add(g, b_base, tile_offset(w, ptx_add(g, p.col, e), p.chunk))), 16);
+  }
+}
+
+/* int8 piece: b holds 8 rows (k) of 4 columns as words; column c becomes
+ * 8 bytes of K-major row col + c (byte transposes by prmt).  Store j
+ * writes column (j + lane / 4) % 4, so 16 lanes hit 16 distinct 8-byte
+ * bank pairs. */
+static void store_b_i8(wg_gen *w, LLVMValueRef b_base, wg_piece p, LLVMValueRef *b) {
+  ptx_gen *g = w->g;
+  LLVMTypeRef v2 = LLVMVectorType(g->i32, 2);
+  LLVMValueRef rot = LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 4), "");
+  for (unsigned j = 0; j < 4; j++) {
+    LLVMValueRef c = LLVMBuildURem(g->b, ptx_add(g, rot, ptx_i64(g, j)), ptx_i64(g, 4), "");
+    LLVMValueRef c32 = ptx_low32(g, c);
+    /* selector: byte c of the first word, byte c of the second */
+    LLVMValueRef sel = LLVMBuildOr(g->b, c32, LLVMBuildShl(g->b, LLVMBuildAdd(g->b, c32, i32c(g, 4), ""),
+                                                           i32c(g, 4), ""), "");
+    LLVMValueRef words = LLVMGetUndef(v2);
+    for (unsigned half = 0; half < 2; half++) {
+      LLVMValueRef *r = &b[half * 4];
+      LLVMValueRef lo = prmt(g, r[0], r[1], sel), hi = prmt(g, r[2], r[3], sel);
+      words = LLVMBuildInsertElement(g->b, words, prmt(g, lo, hi, i32c(g, 0x5410)), i32c(g, half), "");
+    }
+    LLVMValueRef off = ptx_add(g, tile_offset(w, ptx_add(g, p.col, c), p.chunk), ptx_mul_c(g, p.half, 8));
+    ptx_store(g, words, pool_at(w, ptx_add(g, b_base, off)), 8);
+  }
+}
+
+/* Stores the stage variables into buffer buf: A as it is (tf32 rounded),
  * B transposed to K-major. */
 static void store_tile(wg_gen *w, LLVMValueRef buf) {
   ptx_gen *g = w->g;
   LLVMTypeRef v4 = LLVMVectorType(g->i32, 4), v4f = LLVMVectorType(g->f32, 4);
   LLVMValueRef a_base = ptx_mul_c(g, buf, BUFFER_BYTES);
   LLVMValueRef b_base = ptx_add(g, a_base, ptx_i64(g, OPERAND_BYTES));
-  LLVMValueRef stage_b[NSTAGE - 2];
-  for (unsigned i = 0; i < NSTAGE - 2; i++) stage_b[i] = stage_get(w, 2 + i);
-  for (unsigned i = 0; i < 2; i++) {
+  for (unsigned i = 0; i < A_CHUNKS; i++) {
     LLVMValueRef row, chunk;
     a_place(w, i, &row, &chunk);
     LLVMValueRef v = stage_get(w, i);
@@ -225,51 +295,12 @@ static void store_tile(wg_gen *w, LLVMValueRef buf) {
     }
     ptx_store(g, v, pool_at(w, ptx_add(g, a_base, tile_offset(w, row, chunk))), 16);
   }
-  if (w->tf32) {
-    /* column n + e is chunk kg of row n + e; lanes of odd column octets
-     * store their second column first (distinct banks per 8 lanes) */
-    LLVMValueRef kg = LLVMBuildUDiv(g->b, w->tid, ptx_i64(g, 64), "");
-    LLVMValueRef np = LLVMBuildURem(g->b, w->tid, ptx_i64(g, 64), "");
-    LLVMValueRef n = ptx_mul_c(g, np, 2);
-    LLVMValueRef odd = LLVMBuildICmp(g->b, LLVMIntNE,
-                                     LLVMBuildAnd(g->b, np, ptx_i64(g, 4), ""), ptx_i64(g, 0), "");
-    LLVMValueRef col[2];
-    for (unsigned e = 0; e < 2; e++) {
-      LLVMValueRef r = LLVMGetUndef(v4);
-      for (unsigned j = 0; j < 4; j++)
-        r = LLVMBuildInsertElement(g->b, r, round_tf32(g, stage_b[j * 2 + e]), i32c(g, j), "");
-      col[e] = r;
-    }
-    for (unsigned s = 0; s < 2; s++) {
-      LLVMValueRef e = LLVMBuildSelect(g->b, odd, ptx_i64(g, 1 - s), ptx_i64(g, s), "");
-      LLVMValueRef v = LLVMBuildSelect(g->b, odd, col[1 - s], col[s], "");
-      ptx_store(g, v, pool_at(w, ptx_add(g, b_base, tile_offset(w, ptx_add(g, n, e), kg))), 16);
-    }
-    return;
-  }
-  /* int8: the thread holds rows kb..kb+7 (words of 4 columns); store j
-   * writes column (j + lane / 4) % 4 so 16 lanes hit 16 distinct 8-byte
-   * bank pairs. */
-  LLVMTypeRef v2 = LLVMVectorType(g->i32, 2);
-  LLVMValueRef h = LLVMBuildURem(g->b, w->lane, ptx_i64(g, 2), "");
-  LLVMValueRef kp = LLVMBuildUDiv(g->b, w->warp, ptx_i64(g, 2), "");
-  LLVMValueRef nq = ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, w->warp, ptx_i64(g, 2), ""), 16),
-                            LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 2), ""));
-  LLVMValueRef rot = LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 4), "");
-  for (unsigned j = 0; j < 4; j++) {
-    LLVMValueRef c = LLVMBuildURem(g->b, ptx_add(g, rot, ptx_i64(g, j)), ptx_i64(g, 4), "");
-    LLVMValueRef c32 = ptx_low32(g, c);
-    /* selector: byte c of the first word, byte c of the second */
-    LLVMValueRef sel = LLVMBuildOr(g->b, c32, LLVMBuildShl(g->b, LLVMBuildAdd(g->b, c32, i32c(g, 4), ""), i32c(g, 4), ""), "");
-    LLVMValueRef words = LLVMGetUndef(v2);
-    for (unsigned half = 0; half < 2; half++) {
-      LLVMValueRef *r = &stage_b[half * 4];
-      LLVMValueRef lo = prmt(g, r[0], r[1], sel), hi = prmt(g, r[2], r[3], sel);
-      words = LLVMBuildInsertElement(g->b, words, prmt(g, lo, hi, i32c(g, 0x5410)), i32c(g, half), "");
-    }
-    LLVMValueRef row = ptx_add(g, ptx_mul_c(g, nq, 4), c);
-    LLVMValueRef off = ptx_add(g, ptx_add(g, b_base, tile_offset(w, row, kp)), ptx_mul_c(g, h, 8));
-    ptx_store(g, words, pool_at(w, off), 8);
+  for (unsigned v = 0; v < B_UNITS; v++) {
+    wg_piece p = b_place(w, v);
+    LLVMValueRef b[8];
+    for (unsigned i = 0; i < 8; i++) b[i] = stage_get(w, A_CHUNKS + 8 * v + i);
+    if (w->tf32) store_b_tf32(w, b_base, p, b);
+    else store_b_i8(w, b_base, p, b);
   }
 }
 
@@ -280,7 +311,7 @@ static LLVMValueRef descriptor(wg_gen *w, LLVMValueRef byte_off) {
   ptx_gen *g = w->g;
   LLVMValueRef addr = LLVMBuildAdd(g->b, LLVMBuildPtrToInt(g->b, w->pool, g->i64, ""), byte_off, "");
   LLVMValueRef lo = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, addr, ptx_i64(g, 4), ""), ptx_i64(g, 0x3fff), "");
-  uint64_t lead = WG_SWAP_LBO ? 128 : CHUNK_ROWS, stride = WG_SWAP_LBO ? CHUNK_ROWS : 128;
+  uint64_t lead = K_STEP, stride = ROW_STEP;  /* measured: not the other way round */
   uint64_t fields = ((lead >> 4) << 16) | ((stride >> 4) << 32);
   return LLVMBuildOr(g->b, lo, LLVMConstInt(g->i64, fields, false), "");
 }
@@ -305,7 +336,7 @@ static void multiply(wg_gen *w, LLVMValueRef buf) {
   LLVMValueRef acc = LLVMBuildLoad2(g->b, w->acc_ty, w->acc, "");
   for (unsigned s = 0; s < KB / 32; s++) {
     LLVMValueRef args[NREGS + 3];
-    int64_t step = s * 2 * CHUNK_ROWS / 16;
+    int64_t step = s * 2 * K_STEP / 16;
     args[0] = ptx_add(g, ptx_add(g, w->desc0, shift), ptx_i64(g, step));
     args[1] = ptx_add(g, ptx_add(g, w->bdesc0, shift), ptx_i64(g, step));
     args[2] = i32c(g, 1);
@@ -433,7 +464,7 @@ static bool wgmma_build(ptx_gen *g) {
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "wmma");
   LLVMBuildCondBr(g->b, ok, fast, other);
   LLVMPositionBuilderAtEnd(g->b, fast);
-  w.desc0 = descriptor(&w, ptx_mul_c(g, w.wg, 64 * 16));
+  w.desc0 = descriptor(&w, ptx_mul_c(g, w.wg, 8 * ROW_STEP));
   w.bdesc0 = descriptor(&w, ptx_i64(g, OPERAND_BYTES));
   all_tiles(&w);
   LLVMBuildRetVoid(g->b);
