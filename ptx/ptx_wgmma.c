@@ -365,7 +365,11 @@ static void wait_all(wg_gen *w) {
 }
 
 /* Accumulator register j*4 + h*2 + e is C row 16 (warp % 4) + lane / 4 +
- * 8 h of the warpgroup's 64, column 8 j + 2 (lane % 4) + e. */
+ * 8 h of the warpgroup's 64, column 8 j + 2 (lane % 4) + e.  With
+ * accumulate, C's old values are loaded STORE_BATCH pairs at a time before
+ * any of them is stored (a load after a store to C would wait for it). */
+enum { STORE_BATCH = 8 };
+
 static void store_c(wg_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
@@ -375,20 +379,24 @@ static void store_c(wg_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
                               ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, w->warp, ptx_i64(g, 4), ""), 16),
                                       LLVMBuildUDiv(g->b, w->lane, ptx_i64(g, 4), "")));
   LLVMValueRef col0 = ptx_add(g, j0, ptx_mul_c(g, LLVMBuildURem(g->b, w->lane, ptx_i64(g, 4), ""), 2));
-  for (unsigned j = 0; j < NREGS / 4; j++)
-    for (unsigned h = 0; h < 2; h++) {
+  for (unsigned first = 0; first < NREGS / 2; first += STORE_BATCH) {
+    LLVMValueRef ptr[STORE_BATCH], old[STORE_BATCH];
+    for (unsigned q = 0; q < STORE_BATCH; q++) {
+      unsigned j = (first + q) / 2, h = (first + q) % 2;
       LLVMValueRef off = offset_of(w, &m->c, ptx_add(g, row0, ptx_i64(g, 8 * h)),
                                    ptx_add(g, col0, ptx_i64(g, 8 * j)), 4);
-      LLVMValueRef p = ptx_global_at(g, off);
+      ptr[q] = ptx_global_at(g, off);
+      old[q] = m->accumulate ? ptx_load(g, v2, ptr[q], 8) : NULL;
+    }
+    for (unsigned q = 0; q < STORE_BATCH; q++) {
+      unsigned r = (first + q) * 2;  /* = j * 4 + h * 2 */
       LLVMValueRef v = LLVMGetUndef(v2);
       for (unsigned e = 0; e < 2; e++)
-        v = LLVMBuildInsertElement(g->b, v, LLVMBuildExtractValue(g->b, acc, j * 4 + h * 2 + e, ""), i32c(g, e), "");
-      if (m->accumulate) {
-        LLVMValueRef old = ptx_load(g, v2, p, 8);
-        v = w->tf32 ? LLVMBuildFAdd(g->b, old, v, "") : LLVMBuildAdd(g->b, old, v, "");
-      }
-      ptx_store(g, v, p, 8);
+        v = LLVMBuildInsertElement(g->b, v, LLVMBuildExtractValue(g->b, acc, r + e, ""), i32c(g, e), "");
+      if (old[q]) v = w->tf32 ? LLVMBuildFAdd(g->b, old[q], v, "") : LLVMBuildAdd(g->b, old[q], v, "");
+      ptx_store(g, v, ptr[q], 8);
     }
+  }
 }
 
 /* One 128x128 block tile over all k-tiles.  Iteration t: multiply buffer
