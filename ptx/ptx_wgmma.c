@@ -128,7 +128,8 @@ static LLVMValueRef eligible(wg_gen *w) {
 
 /* Shared byte offset of 16-byte chunk c (k bytes 16c..16c+15) of row r
  * of an operand tile: core matrices of 8 rows x 16 bytes, 128 contiguous
- * bytes each, rows then k. */
+ * bytes each; the 16 row groups of one chunk column follow each other
+ * (ROW_STEP), then the next chunk column (K_STEP). */
 static LLVMValueRef tile_offset(wg_gen *w, LLVMValueRef r, LLVMValueRef c) {
   ptx_gen *g = w->g;
   LLVMValueRef rg = LLVMBuildUDiv(g->b, r, ptx_i64(g, 8), "");

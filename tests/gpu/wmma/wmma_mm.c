@@ -243,6 +243,15 @@ static bool load_kernel(const char *dir, const char *file, int sm, int isa, cu_k
   return ok;
 }
 
+static int verdict(void) {
+  if (failures) {
+    printf("FAILED: %d checks\n", failures);
+    return 1;
+  }
+  printf("passed\n");
+  return 0;
+}
+
 /* The sm_90a kernels (wgmma; the wmma body inside for other shapes) from
  * DIR/mm_{s8,u8,tf32}_90a.ptx, against the sm_90 kernels of the same run
  * (DIR/mm_s8.ptx, mm_tf32.ptx). */
@@ -281,12 +290,7 @@ static int run_wgmma(const char *dir, bool bench_only) {
   bench_i8("sm_90a wgmma", &s8, 4096, 10);
   bench_tf32("sm_90 wmma", &tf32_90, 4096, 4096, 4096, 10, 1024);
   bench_tf32("sm_90a wgmma", &tf32, 4096, 4096, 4096, 10, 1024);
-  if (failures) {
-    printf("FAILED: %d checks\n", failures);
-    return 1;
-  }
-  printf("passed\n");
-  return 0;
+  return verdict();
 }
 
 int main(int argc, char **argv) {
@@ -330,10 +334,5 @@ int main(int argc, char **argv) {
   bench_tf32("odd, aligned", &tf32, 1000, 1008, 1036, 0, 0);
   bench_tf32("odd, unaligned", &tf32, 333, 1001, 517, 0, 0);
   bench_tf32("wmma", &tf32, 4096, 4096, 4096, 10, 4096);
-  if (failures) {
-    printf("FAILED: %d checks\n", failures);
-    return 1;
-  }
-  printf("passed\n");
-  return 0;
+  return verdict();
 }
