@@ -24,7 +24,6 @@ typedef struct {
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   unsigned sm;                   /* the arch being generated for */
-  bool arch_specific;            /* sm_XXa: the arch-specific target (wgmma) */
   LLVMValueRef shared_pool;      /* set: the wmma body takes its tiles from it */
 } ptx_gen;
 

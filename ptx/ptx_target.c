@@ -126,7 +126,6 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   ptx_gen g = {0};
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
   g.sm = sm;
-  g.arch_specific = arch.specific;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
