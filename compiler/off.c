@@ -40,7 +40,8 @@ bool off_parse_archs(off_options *o, const char *list) {
     if (!strncmp(p, "sm_", 3)) p += 3;
     char *end;
     unsigned long sm = strtoul(p, &end, 10);
-    if (end == p || sm < 50 || sm > 200 || o->narchs == OFF_MAX_ARCHS) return false;
+    /* one slot stays free for the sm_90a kernel ptx_generate_opts adds */
+    if (end == p || sm < 50 || sm > 200 || o->narchs == OFF_MAX_ARCHS - 1) return false;
     o->archs[o->narchs++] = (unsigned)sm;
     if (*end == ',') end++;
     else if (*end) return false;
@@ -76,7 +77,8 @@ static LLVMValueRef embed(LLVMModuleRef mod, const ptx_out *px, LLVMValueRef *te
   size_t at[OFF_MAX_ARCHS];
   for (unsigned i = 0; i < px->ncodes; i++) {
     const ptx_code *c = &px->codes[i];
-    say(&t, "twasm-ptx %s sm_%u %u %zu\n", px->name, c->sm, c->ptx_isa, strlen(c->text));
+    say(&t, "twasm-ptx %s sm_%u%s %u %zu\n", px->name, c->sm, c->specific ? "a" : "", c->ptx_isa,
+        strlen(c->text));
     at[i] = t.len;
     say(&t, "%s", c->text);
     t.len++; /* keep say's NUL */
@@ -163,7 +165,12 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
   if (d->matmul.batched) batch_shape(c, &d->matmul);
   const char *how = d->matmul.batched ? "; tensor cores (mma.sync, a warp per product) on "
                                       : "; tensor cores (wmma) on ";
+  bool wgmma = false;
   for (unsigned i = 0; i < px->ncodes; i++) {
+    if (px->codes[i].specific) {
+      wgmma = true;
+      continue;
+    }
     if (!ptx_tensor_cores(d, px->codes[i].sm, &po)) {
       exact = true;
       continue;
@@ -171,6 +178,9 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
     say(&c->report, "%ssm_%u", tc ? "," : how, px->codes[i].sm);
     tc = true;
   }
+  if (wgmma)
+    say(&c->report, ", wgmma on sm_90a (compute capability 9.0; shapes it does not take run the "
+                    "wmma body)");
   if (tc && exact) say(&c->report, ", exact kernel on the others");
   bool wide_batch = d->matmul.batched && !ptx_batch_applies(&d->matmul);
   if (wide_batch && (d->matmul.type == KN_MM_I8_I32 || (d->matmul.type == KN_MM_F32 && c->o->tf32))) {
@@ -218,7 +228,8 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   c->sections[c->nkernels] = embed(c->mod, &px, text_at);
   c->kernels[c->nkernels++] = off_kernel_const(c->mod, n, &px, text_at);
   say(&c->report, "%s: offloaded as %s (", where, kind_name(&n->desc));
-  for (unsigned i = 0; i < px.ncodes; i++) say(&c->report, "%ssm_%u", i ? "," : "", px.codes[i].sm);
+  for (unsigned i = 0; i < px.ncodes; i++)
+    say(&c->report, "%ssm_%u%s", i ? "," : "", px.codes[i].sm, px.codes[i].specific ? "a" : "");
   say(&c->report, ")");
   if (n->desc.kind == KN_MATMUL) matmul_path(c, &n->desc, &px);
   say(&c->report, "%s; runs on the GPU when one is usable and the run-time checks pass\n",

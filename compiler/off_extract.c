@@ -12,10 +12,10 @@
 
 #include "off.h"
 
-static bool write_ptx(const char *dir, const char *name, unsigned sm, const char *text,
+static bool write_ptx(const char *dir, const char *name, const char *arch, const char *text,
                       size_t len, tw_diag *d) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.sm_%u.ptx", dir, name, sm);
+  snprintf(path, sizeof path, "%s/%s.%s.ptx", dir, name, arch);
   FILE *f = fopen(path, "wb");
   if (!f) return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", path, strerror(errno));
   bool ok = fwrite(text, 1, len, f) == len;
@@ -33,17 +33,23 @@ static bool split_records(const char *data, size_t size, const char *dir, unsign
       continue;
     }
     char name[128];
+    char arch[16];
     unsigned sm, isa;
     size_t len;
     int used = 0;
+    char suffix = 0;
     const char *nl = memchr(data + at, '\n', size - at);
-    if (!nl || sscanf(data + at, "twasm-ptx %127s sm_%u %u %zu%n", name, &sm, &isa, &len, &used) != 4 ||
+    /* the arch: sm_N, or sm_Na (arch-specific) */
+    bool ok = nl && sscanf(data + at, "twasm-ptx %127s %15s %u %zu%n", name, arch, &isa, &len, &used) == 4;
+    int fields = ok ? sscanf(arch, "sm_%u%c", &sm, &suffix) : 0;
+    if (!ok || fields < 1 || (fields == 2 && (suffix != 'a' || arch[strlen(arch) - 1] != 'a' ||
+                                              strlen(arch) > 7)) ||
         data + at + used != nl || len > size - (size_t)(nl + 1 - data))
       return tw_fail(d, TW_DIAG_NO_OFFSET, "malformed .twasm_ptx section at byte %zu", at);
     for (const char *p = name; *p; p++)
       if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
         return tw_fail(d, TW_DIAG_NO_OFFSET, "malformed kernel name in .twasm_ptx");
-    if (!write_ptx(dir, name, sm, nl + 1, len, d)) return false;
+    if (!write_ptx(dir, name, arch, nl + 1, len, d)) return false;
     (*count)++;
     at = (size_t)(nl + 1 - data) + len;
   }

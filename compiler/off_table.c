@@ -100,7 +100,8 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
   LLVMValueRef ptx[OFF_MAX_ARCHS];
   unsigned nptx = px->ncodes < OFF_MAX_ARCHS ? px->ncodes : OFF_MAX_ARCHS;
   for (unsigned i = 0; i < nptx; i++)
-    ptx[i] = cstruct(&c, (LLVMValueRef[]){u32(&c, px->codes[i].sm), u32(&c, px->codes[i].ptx_isa),
+    ptx[i] = cstruct(&c, (LLVMValueRef[]){u32(&c, px->codes[i].sm | (px->codes[i].specific ? TWASM_PTX_SM_SPECIFIC : 0)),
+                                          u32(&c, px->codes[i].ptx_isa),
                                           text_at[i]}, 3);
   uint32_t kind = d->kind == KN_MAP ? TWASM_KERNEL_MAP
                   : d->kind == KN_REDUCE ? TWASM_KERNEL_REDUCE : TWASM_KERNEL_MATMUL;

@@ -229,9 +229,12 @@ typedef struct twasm_kernel_launch_abi {
   twasm_kernel_size_abi count[3];
 } twasm_kernel_launch_abi;
 
-/* One PTX module of a kernel: NUL-terminated ASCII text. */
+/* One PTX module of a kernel: NUL-terminated ASCII text.  sm with
+ * TWASM_PTX_SM_SPECIFIC: the arch-specific target sm_XXa (sm_90a: wgmma),
+ * which the runtime loads only on compute capability XX exactly. */
+#define TWASM_PTX_SM_SPECIFIC 0x10000u
 typedef struct twasm_kernel_ptx_abi {
-  uint32_t sm;                    /* 75 = sm_75 */
+  uint32_t sm;                    /* 75 = sm_75; 90 | TWASM_PTX_SM_SPECIFIC = sm_90a */
   uint32_t ptx_isa;               /* .version: 63 = 6.3 */
   const char *text;
 } twasm_kernel_ptx_abi;

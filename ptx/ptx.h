@@ -12,6 +12,7 @@
 
 typedef struct {
   unsigned sm;             /* 75, 80, 90, ... */
+  bool specific;           /* sm_XXa: runs on compute capability XX exactly */
 } ptx_arch;
 
 /* sm_75, sm_80, sm_90. */
@@ -20,6 +21,7 @@ extern const unsigned ptx_ndefault_archs;
 
 typedef struct {
   unsigned sm;
+  bool specific;           /* sm_XXa (see ptx_generate_opts) */
   unsigned ptx_isa;        /* from the `.version` line: 63, 70, 78, ... */
   const char *text;        /* NUL-terminated ASCII PTX */
 } ptx_code;
@@ -64,7 +66,11 @@ typedef struct {
   bool tf32;
 } ptx_options;
 
-/* ptx_generate with options (NULL: all off). */
+/* ptx_generate with options (NULL: all off).  A matmul that takes the
+ * tensor cores gets, when sm_90 is among the archs, one more code after
+ * the requested ones: sm_90a (specific), wgmma on the H100 generation for
+ * the shapes it takes and the sm_90 kernel's body for the rest, under the
+ * same launch. */
 bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs,
                        unsigned narchs, const ptx_options *opts, tw_arena *arena,
                        ptx_out *out, tw_diag *diag);

@@ -25,6 +25,7 @@ typedef struct {
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   unsigned sm;                   /* the arch being generated for */
   bool tf32;                     /* --tensor-cores=tf32 (ptx_options) */
+  LLVMValueRef shared_pool;      /* set: the wmma body takes its tiles from it */
 } ptx_gen;
 
 /* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
@@ -43,6 +44,9 @@ typedef struct {
 } ptx_kind;
 
 extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma, ptx_kind_batch;
+/* ptx_wgmma.c: the sm_90a kernel of a tensor-core matmul (wgmma, with the
+ * wmma body inside for the shapes it does not take); launched as wmma. */
+extern const ptx_kind ptx_kind_wgmma;
 
 /* ptx_wmma.c: whether a matmul takes the tensor-core kind (which itself
  * falls back to the exact kernel on archs without the instructions). */
@@ -50,6 +54,10 @@ bool ptx_wmma_applies(const kn_matmul *m, bool tf32);
 /* ptx_batch.c: whether a batch of small products runs on tensor cores on
  * sm_80+ (int8; f32 with tf32). */
 bool ptx_batch_tensor_cores(const kn_matmul *m, bool tf32);
+/* ptx_wmma.c, for ptx_wgmma.c: the wmma kernel's launch bounds, and its
+ * body from the builder's position to the return. */
+void ptx_wmma_annotate(ptx_gen *g);
+bool ptx_wmma_body(ptx_gen *g);
 
 /* ptx_ir.c */
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,

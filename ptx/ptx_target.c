@@ -14,7 +14,7 @@
 
 #define PTX_TRIPLE "nvptx64-nvidia-cuda"
 
-const ptx_arch ptx_default_archs[] = {{75}, {80}, {90}};
+const ptx_arch ptx_default_archs[] = {{75, false}, {80, false}, {90, false}};
 const unsigned ptx_ndefault_archs = sizeof ptx_default_archs / sizeof ptx_default_archs[0];
 
 static const ptx_kind *const kinds[] = {
@@ -102,6 +102,7 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
   if (strlen(text) != len || !ptx_is_ascii(text, len))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: PTX is not pure ASCII", sm);
   code->sm = sm;
+  code->specific = false;
   code->text = text;
   code->ptx_isa = isa_version(text);
   if (!code->ptx_isa)
@@ -112,16 +113,17 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
 /* Builds, checks, optimises and emits the kernel for one arch; the
  * context is fresh so nothing leaks between archs. */
 static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *name,
-                         LLVMTargetRef target, unsigned sm, bool tf32, tw_arena *arena,
+                         LLVMTargetRef target, ptx_arch arch, bool tf32, tw_arena *arena,
                          ptx_code *code, tw_diag *diag) {
+  unsigned sm = arch.sm;
   char cpu[16];
-  snprintf(cpu, sizeof cpu, "sm_%u", sm);
+  snprintf(cpu, sizeof cpu, "sm_%u%s", sm, arch.specific ? "a" : "");
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu, "",
                                                     LLVMCodeGenLevelDefault, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
   if (!tm) return tw_fail(diag, TW_DIAG_NO_OFFSET, "no NVPTX target machine for %s", cpu);
   LLVMContextRef ctx = LLVMContextCreate();
-  ptx_gen g;
+  ptx_gen g = {0};
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
   g.sm = sm;
   g.tf32 = tf32;
@@ -139,6 +141,7 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   else if (msg)
     LLVMDisposeMessage(msg);
   ok = ok && optimise(g.mod, tm, sm, diag) && emit(g.mod, tm, sm, arena, code, diag);
+  if (ok) code->specific = arch.specific;
   ok = ok && ((d->kind == KN_REDUCE && d->reduce.reassociate) || check_exact(code->text, sm, diag));
   ptx_gen_dispose(&g);
   LLVMContextDispose(ctx);
@@ -176,10 +179,20 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
   memset(out, 0, sizeof *out);
   out->name = sanitise(arena, name && *name ? name : "kernel");
   kind->launch(d, &out->launch);
-  out->codes = tw_arena_alloc(arena, narchs * sizeof *out->codes);
+  out->codes = tw_arena_alloc(arena, (narchs + 1) * sizeof *out->codes);
+  bool sm90 = false;
   for (unsigned i = 0; i < narchs; i++) {
-    if (!generate_one(d, kind, out->name, target, archs[i].sm, opts && opts->tf32, arena,
+    if (!generate_one(d, kind, out->name, target, archs[i], opts && opts->tf32, arena,
                       &out->codes[i], diag))
+      return false;
+    out->ncodes++;
+    sm90 |= archs[i].sm == 90 && !archs[i].specific;
+  }
+  /* the Hopper kernel: wgmma needs the arch-specific target */
+  if (kind == &ptx_kind_wmma && sm90) {
+    ptx_arch hopper = {90, true};
+    if (!generate_one(d, &ptx_kind_wgmma, out->name, target, hopper, opts && opts->tf32, arena,
+                      &out->codes[out->ncodes], diag))
       return false;
     out->ncodes++;
   }

@@ -541,8 +541,12 @@ static void wm_init(wm_gen *w, ptx_gen *g, const wm_shape *s) {
   w->bfrag = struct_of(g, g->i32, s->b_regs);
   w->acc = struct_of(g, s->tf32 ? g->f32 : g->i32, 8);
   unsigned bytes = s->stages * stage_bytes(s);
-  w->smem = ptx_shared_array(g, g->i8, bytes > STAGING ? bytes : STAGING, "wmma_tiles");
-  LLVMSetAlignment(w->smem, 128);
+  if (g->shared_pool) {
+    w->smem = g->shared_pool;  /* sized for this body too (ptx_wgmma.c) */
+  } else {
+    w->smem = ptx_shared_array(g, g->i8, bytes > STAGING ? bytes : STAGING, "wmma_tiles");
+    LLVMSetAlignment(w->smem, 128);
+  }
   w->tid = ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "tid.y"), 16), ptx_sreg(g, "tid.x"));
   w->warp = LLVMBuildUDiv(g->b, w->tid, ptx_i64(g, 32), "");
   w->lane = LLVMBuildURem(g->b, w->tid, ptx_i64(g, 32), "");
@@ -552,7 +556,7 @@ static void wm_init(wm_gen *w, ptx_gen *g, const wm_shape *s) {
   if (s->direct) direct_lanes(w);
 }
 
-static void annotate(ptx_gen *g, const char *key, unsigned value) {
+static void annotate_one(ptx_gen *g, const char *key, unsigned value) {
   LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->ctx, key, strlen(key)),
                             LLVMValueAsMetadata(LLVMConstInt(g->i32, value, false))};
   LLVMValueRef node = LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, ops, 3));
@@ -580,13 +584,21 @@ static void all_tiles(wm_gen *w) {
  * 16-byte copies at run time (the same for every thread), and with element
  * loads otherwise. */
 static bool wmma_build(ptx_gen *g) {
-  const kn_matmul *m = &g->d->matmul;
   if (!arch_has_wmma(g->sm)) return ptx_kind_matmul.build(g);
+  ptx_wmma_annotate(g);
+  return ptx_wmma_body(g);
+}
+
+void ptx_wmma_annotate(ptx_gen *g) {
+  annotate_one(g, "maxntidx", 16);
+  annotate_one(g, "maxntidy", 16);
+  annotate_one(g, "maxntidz", 1);
+  annotate_one(g, "minctasm", WM_BLOCKS_PER_SM);
+}
+
+bool ptx_wmma_body(ptx_gen *g) {
+  const kn_matmul *m = &g->d->matmul;
   const wm_shape *s = m->type == KN_MM_F32 ? &shape_tf32 : m->ab_signed ? &shape_i8 : &shape_u8;
-  annotate(g, "maxntidx", 16);
-  annotate(g, "maxntidy", 16);
-  annotate(g, "maxntidz", 1);
-  annotate(g, "minctasm", WM_BLOCKS_PER_SM);
   wm_gen w;
   wm_init(&w, g, s);
   LLVMValueRef ok = LLVMBuildAnd(g->b, vector_ok(&w, &m->a), vector_ok(&w, &m->b), "");

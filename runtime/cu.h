@@ -80,8 +80,10 @@ bool cu_in_managed(const void *ptr, uint64_t len);
 
 /* ---- PTX modules (cu_module.c) ---------------------------------------- */
 
-/* One PTX text of a set: the sm_XX it targets (75, 80, 90) and the PTX
- * ISA its .version says (63 for 6.3, 78 for 7.8). */
+/* One PTX text of a set: the sm_XX it targets (75, 80, 90; with
+ * CU_ARCH_SPECIFIC: sm_XXa, which runs on compute capability XX only) and
+ * the PTX ISA its .version says (63 for 6.3, 78 for 7.8). */
+#define CU_ARCH_SPECIFIC 0x10000
 typedef struct cu_ptx {
   int arch;
   int isa;
@@ -90,8 +92,9 @@ typedef struct cu_ptx {
 
 /* Highest PTX ISA a driver accepts (driver 12040 -> 84); 0 when none. */
 int cu_driver_max_isa(int driver_version);
-/* Index in set of the highest arch <= cc whose ISA the driver accepts, or
- * -1.  cu_pick_ptx asks the device. */
+/* Index in set of the highest arch <= cc whose ISA the driver accepts, an
+ * arch-specific one only for its exact cc and then before the plain one of
+ * the same number, or -1.  cu_pick_ptx asks the device. */
 int cu_pick_ptx_for(const cu_ptx *set, size_t n, int cc, int driver_version);
 int cu_pick_ptx(const cu_ptx *set, size_t n);
 /* Refuses a text the JIT must never see: a non-ASCII byte, or a .version
@@ -108,6 +111,8 @@ typedef struct cu_kernel {
 bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err);
 bool cu_module_kernel(cu_module *m, const char *name, cu_kernel *out, cu_error *err);
 int cu_module_arch(const cu_module *m);
+/* "sm_90", "sm_90a" for an arch of a set. */
+const char *cu_arch_name(int arch, char buf[16]);
 void cu_module_unload(cu_module *m);
 
 /* ---- launches (cu_launch.c) ------------------------------------------- */

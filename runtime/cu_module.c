@@ -42,12 +42,24 @@ int cu_driver_max_isa(int driver_version) {
   return isa;
 }
 
+const char *cu_arch_name(int arch, char buf[16]) {
+  snprintf(buf, 16, "sm_%d%s", arch & ~CU_ARCH_SPECIFIC, (arch & CU_ARCH_SPECIFIC) ? "a" : "");
+  return buf;
+}
+
+/* Orders the archs a device can run: number first, then specific. */
+static int cu_arch_rank(int arch) {
+  return (arch & ~CU_ARCH_SPECIFIC) * 2 + ((arch & CU_ARCH_SPECIFIC) != 0);
+}
+
 int cu_pick_ptx_for(const cu_ptx *set, size_t n, int cc, int driver_version) {
   int max_isa = cu_driver_max_isa(driver_version);
   int best = -1;
   for (size_t i = 0; i < n; i++) {
-    if (set[i].arch > cc || set[i].isa > max_isa) continue;
-    if (best < 0 || set[i].arch > set[best].arch) best = (int)i;
+    int number = set[i].arch & ~CU_ARCH_SPECIFIC;
+    bool specific = (set[i].arch & CU_ARCH_SPECIFIC) != 0;
+    if ((specific ? number != cc : number > cc) || set[i].isa > max_isa) continue;
+    if (best < 0 || cu_arch_rank(set[i].arch) > cu_arch_rank(set[best].arch)) best = (int)i;
   }
   return best;
 }
@@ -75,34 +87,39 @@ static const char *cu_ptx_directive(const char *text, const char *directive) {
 }
 
 static bool cu_ptx_check_header(const cu_ptx *ptx, cu_error *err) {
+  char name[16];
+  int number = ptx->arch & ~CU_ARCH_SPECIFIC;
+  bool specific = (ptx->arch & CU_ARCH_SPECIFIC) != 0;
   const char *version = cu_ptx_directive(ptx->text, ".version");
   int major = 0, minor = 0, arch = 0;
   char suffix = 0;
   if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || minor < 0 || minor > 9)
-    return cu_fail_msg(err, "sm_%d PTX: no readable .version directive", ptx->arch);
+    return cu_fail_msg(err, "sm_%d PTX: no readable .version directive", ptx->arch & ~CU_ARCH_SPECIFIC);
   if (major * 10 + minor != ptx->isa)
-    return cu_fail_msg(err, "sm_%d PTX: .version %d.%d, but the set says ISA %d.%d", ptx->arch,
+    return cu_fail_msg(err, "sm_%d PTX: .version %d.%d, but the set says ISA %d.%d", ptx->arch & ~CU_ARCH_SPECIFIC,
                        major, minor, ptx->isa / 10, ptx->isa % 10);
   const char *target = cu_ptx_directive(ptx->text, ".target");
   int fields = target ? sscanf(target, "sm_%d%c", &arch, &suffix) : 0;
   if (fields < 1)
-    return cu_fail_msg(err, "sm_%d PTX: no readable .target directive", ptx->arch);
+    return cu_fail_msg(err, "sm_%d PTX: no readable .target directive", ptx->arch & ~CU_ARCH_SPECIFIC);
   /* sm_90a and the like run on one exact device only: picking by "not
-   * above the device" would be wrong for them. */
-  if (fields == 2 && suffix >= 'a' && suffix <= 'z')
-    return cu_fail_msg(err, "sm_%d PTX: arch-specific target sm_%d%c", ptx->arch, arch, suffix);
-  if (arch != ptx->arch)
-    return cu_fail_msg(err, "sm_%d PTX: .target sm_%d disagrees", ptx->arch, arch);
+   * above the device" would be wrong for them, so the set must say so. */
+  bool suffixed = fields == 2 && suffix >= 'a' && suffix <= 'z';
+  if (suffixed && (suffix != 'a' || !specific))
+    return cu_fail_msg(err, "sm_%d PTX: arch-specific target sm_%d%c", number, arch, suffix);
+  if (arch != number || suffixed != specific)
+    return cu_fail_msg(err, "%s PTX: .target sm_%d%s disagrees", cu_arch_name(ptx->arch, name), arch,
+                       suffixed ? "a" : "");
   return true;
 }
 
 bool cu_ptx_check(const cu_ptx *ptx, cu_error *err) {
-  if (!ptx->text) return cu_fail_msg(err, "sm_%d PTX: no text", ptx->arch);
+  if (!ptx->text) return cu_fail_msg(err, "sm_%d PTX: no text", ptx->arch & ~CU_ARCH_SPECIFIC);
   /* One non-ASCII byte makes the JIT reject the whole module. */
   for (size_t i = 0; ptx->text[i]; i++) {
     unsigned char c = (unsigned char)ptx->text[i];
     if (c >= 0x80)
-      return cu_fail_msg(err, "sm_%d PTX: non-ASCII byte 0x%02x at offset %zu", ptx->arch, c, i);
+      return cu_fail_msg(err, "sm_%d PTX: non-ASCII byte 0x%02x at offset %zu", ptx->arch & ~CU_ARCH_SPECIFIC, c, i);
   }
   return cu_ptx_check_header(ptx, err);
 }
@@ -122,11 +139,11 @@ static bool cu_module_jit(const cu_ptx *ptx, void **handle, cu_error *err) {
                     info_log, (void *)(uintptr_t)(sizeof info_log - 1)};
   cu_result r = cu_drv.module_load_data_ex(handle, ptx->text, 4, opts, values);
   if (r == 0) {
-    if (*info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch, info_log);
+    if (*info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch & ~CU_ARCH_SPECIFIC, info_log);
     return true;
   }
   char what[64];
-  snprintf(what, sizeof what, "cuModuleLoadDataEx (sm_%d PTX)", ptx->arch);
+  snprintf(what, sizeof what, "cuModuleLoadDataEx (sm_%d PTX)", ptx->arch & ~CU_ARCH_SPECIFIC);
   cu_check_failure(err, what, r);
   cu_append_log(err, "JIT error log", error_log);
   /* A failed load can poison the context without saying so in its own
@@ -159,7 +176,8 @@ bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err)
   }
   m->arch = ptx->arch;
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  cu_trace("gpu: loaded sm_%d PTX (ISA %d.%d) on sm_%d in %.1f ms", ptx->arch, ptx->isa / 10,
+  char name[16];
+  cu_trace("gpu: loaded %s PTX (ISA %d.%d) on sm_%d in %.1f ms", cu_arch_name(ptx->arch, name), ptx->isa / 10,
            ptx->isa % 10, d->cc,
            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
   *out = m;

@@ -46,13 +46,17 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
   cu_ptx set[8];
   size_t n = k->nptx < 8 ? k->nptx : 8;
   for (size_t i = 0; i < n; i++)
-    set[i] = (cu_ptx){(int)k->ptx[i].sm, (int)k->ptx[i].ptx_isa, k->ptx[i].text};
+    set[i] = (cu_ptx){(int)(k->ptx[i].sm & ~TWASM_PTX_SM_SPECIFIC) |
+                          ((k->ptx[i].sm & TWASM_PTX_SM_SPECIFIC) ? CU_ARCH_SPECIFIC : 0),
+                      (int)k->ptx[i].ptx_isa, k->ptx[i].text};
   cu_error err;
   if (!cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
     cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
     l->failed = true;
   } else {
-    cu_trace("offload %s (%s): loaded for sm_%d", k->name, kind_name(k), cu_module_arch(l->module));
+    char arch[16];
+    cu_trace("offload %s (%s): loaded for %s", k->name, kind_name(k),
+             cu_arch_name(cu_module_arch(l->module), arch));
   }
   l->next = rt_loaded_list;
   rt_loaded_list = l;
@@ -136,10 +140,11 @@ static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *
     *result = 0;
     memcpy(result, rt_result_cell, rbytes > 8 ? 8 : rbytes);
   }
-  char batch[48] = "";
+  char batch[48] = "", arch[16];
   if (p->batch > 1) snprintf(batch, sizeof batch, ", a batch of %lld products", (long long)p->batch);
-  cu_trace("offload %s (%s): gpu: sm_%d, %.0f iterations, %llu bytes checked%s", k->name,
-           kind_name(k), cu_module_arch(l->module), p->iterations, (unsigned long long)p->bytes, batch);
+  cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s", k->name,
+           kind_name(k), cu_arch_name(cu_module_arch(l->module), arch), p->iterations,
+           (unsigned long long)p->bytes, batch);
   return 1;
 }
 

@@ -84,11 +84,13 @@ static const struct {
      "--tensor-cores=tf32); runs on the GPU when"},
     {"matmul_ijk_f32", "--tensor-cores=tf32", "; exact kernel (too small for tensor cores"},
     {"matmul_f32_large", "--tensor-cores=tf32",
-     "; tensor cores (wmma) on sm_80,sm_90, exact kernel on the others; tf32 tensor cores"},
+     "; tensor cores (wmma) on sm_80,sm_90, wgmma on sm_90a (compute capability 9.0; shapes it does "
+     "not take run the wmma body), exact kernel on the others; tf32 tensor cores"},
     {"matmul_f32_large", "", "; exact kernel (f32 takes tensor cores only with --tensor-cores=tf32)"},
     {"matmul_i8", "", "; exact kernel (too small for tensor cores"},
-    {"matmul_i8_large", "", "; tensor cores (wmma) on sm_80,sm_90, exact kernel on the others (int8 "
-                            "with s32 sums that wrap like Wasm i32: exact)"},
+    {"matmul_i8_large", "", "; tensor cores (wmma) on sm_80,sm_90, wgmma on sm_90a (compute "
+                            "capability 9.0; shapes it does not take run the wmma body), exact "
+                            "kernel on the others (int8 with s32 sums that wrap like Wasm i32: exact)"},
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
@@ -153,31 +155,39 @@ static void check_ptx_file(const char *dir, const char *file, bool have_ptxas) {
   size_t n = slurp(path, ptx, sizeof ptx);
   for (size_t k = 0; k < n; k++) ck_assert_msg((unsigned char)ptx[k] < 128, "non-ASCII PTX in %s", file);
   unsigned sm = 0;
-  ck_assert(sscanf(strstr(file, ".sm_") + 4, "%u", &sm) == 1);
+  char suffix = 0;
+  ck_assert(sscanf(strstr(file, ".sm_") + 4, "%u%c", &sm, &suffix) == 2);
+  const char *a = suffix == 'a' ? "a" : "";  /* sm_90a: the wgmma kernel */
   char target[32];
-  snprintf(target, sizeof target, ".target sm_%u", sm);
+  snprintf(target, sizeof target, ".target sm_%u%s\n", sm, a);
   ck_assert_msg(strstr(ptx, target), "%s lacks %s", file, target);
   ck_assert_msg(!strstr(ptx, "fma."), "exact kernel %s contains fma", file);
   if (have_ptxas) {
-    snprintf(cmd, sizeof cmd, "/usr/local/cuda/bin/ptxas -arch=sm_%u %s -o /dev/null", sm, path);
+    snprintf(cmd, sizeof cmd, "/usr/local/cuda/bin/ptxas -arch=sm_%u%s %s -o /dev/null", sm, a, path);
     ck_assert_msg(sh(cmd, out, sizeof out) == 0, "ptxas rejects %s: %s", file, out);
   }
 }
 
 START_TEST(extract_ptx) {
-  static const char *apps[] = {"saxpy", "dot_i32", "matmul_ijk_f32"};
+  /* files per kernel: one per default arch, and sm_90a for tensor cores */
+  static const struct {
+    const char *app;
+    unsigned per_kernel;
+  } apps[] = {{"saxpy", 3}, {"dot_i32", 3}, {"matmul_ijk_f32", 3}, {"matmul_i8_large", 4}};
   bool have_ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0;
   if (!have_ptxas) printf("skipped: ptxas not installed\n");
-  for (int a = 0; a < 3; a++) {
+  for (int i = 0; i < 4; i++) {
+    const char *app = apps[i].app;
     char out[8192], dir[256], args[1024];
-    report_of(apps[a], "", out, sizeof out);
-    snprintf(dir, sizeof dir, "%s/ptx_%s", tmpdir, apps[a]);
-    snprintf(args, sizeof args, "--extract-ptx %s/%s.obj -o %s", tmpdir, apps[a], dir);
+    report_of(app, "", out, sizeof out);
+    snprintf(dir, sizeof dir, "%s/ptx_%s", tmpdir, app);
+    snprintf(args, sizeof args, "--extract-ptx %s/%s.obj -o %s", tmpdir, app, dir);
     ck_assert_int_eq(run(args, out, sizeof out), 0);
     /* one file per arch and kernel: clang's unrolled loop and its
      * remainder loop may be two kernels */
     unsigned written = 0;
-    ck_assert_msg(sscanf(out, "%u PTX files written", &written) == 1 && written % 3 == 0 && written,
+    ck_assert_msg(sscanf(out, "%u PTX files written", &written) == 1 && written % apps[i].per_kernel == 0 &&
+                      written,
                   "%s", out);
     snprintf(args, sizeof args, "ls %s", dir);
     char list[4096];

@@ -272,7 +272,7 @@ START_TEST(test_one_requested_arch) {
   tw_arena arena = {0};
   tw_diag diag = {0};
   ptx_out out;
-  const ptx_arch only[] = {{80}};
+  const ptx_arch only[] = {{80, false}};
   ck_assert(ptx_generate(&cases[0].desc, "k", only, 1, &arena, &out, &diag));
   ck_assert_uint_eq(out.ncodes, 1);
   ck_assert(strstr(out.codes[0].text, ".target sm_80"));
@@ -357,19 +357,19 @@ START_TEST(test_launch_grid) {
   tw_diag diag = {0};
   ptx_out out;
   uint32_t grid[3];
-  ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
   ptx_launch_grid(&out.launch, (const int64_t[]){62, 100}, grid);
   ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
   ck_assert_uint_eq(grid[0], (100 + out.launch.block[0] - 1) / out.launch.block[0]);
   ck_assert_uint_eq(grid[1], (62 + out.launch.block[1] - 1) / out.launch.block[1]);
   ck_assert_uint_eq(grid[2], 1);
-  ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
   ck_assert_uint_eq(out.launch.block[0], 16);
   ck_assert_uint_eq(out.launch.block[1], 16);
   ptx_launch_grid(&out.launch, (const int64_t[]){300, 1000, 7, 0, 0, 0}, grid);
   ck_assert_uint_eq(grid[0], 8);   /* 128x128 of C per block */
   ck_assert_uint_eq(grid[1], 3);
-  ck_assert(ptx_generate(sum, "s", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
+  ck_assert(ptx_generate(sum, "s", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
   ck_assert(out.launch.result_arg);
   ck_assert_uint_eq(out.launch.result_bytes, 8);
   ptx_launch_grid(&out.launch, (const int64_t[]){-5, 0, 0, 0}, grid);

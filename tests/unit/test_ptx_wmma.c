@@ -1,7 +1,9 @@
 /* test_ptx_wmma.c: Check suite "wmma": tensor-core matmul kernels for
  * sm_75/80/90: on sm_80/90 mma.sync m16n8k32 for int8 (always) and wmma
  * m16n16k8 for f32 (only with tf32), both fed by cp.async, never
- * .satfinite, the exact kernel elsewhere, ASCII, and ptxas when present. */
+ * .satfinite, the exact kernel elsewhere, ASCII, and ptxas when present;
+ * with tensor cores also sm_90a: wgmma.mma_async with the sm_90 body
+ * inside for other shapes. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,21 +29,25 @@ typedef struct {
   kn_desc desc;
   bool tf32;
   const char *wmma;        /* the mma on sm_80/90; NULL: no tensor cores anywhere */
+  const char *wgmma;       /* the wgmma on sm_90a */
 } wmma_case;
 
 static const wmma_case cases[] = {
-  {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"},
-  {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"},
-  {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32"},
-  {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL},
+  {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"},
+  {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32",
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8"},
+  {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32",
+   "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"},
+  {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL, NULL},
   {"mm_s8_tiny", {.kind = KN_MATMUL, .nparams = 3,
                   .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
                              .ab_signed = true, .a = ROW_MAJOR(P(0), C(32)),
                              .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
-                             .align = 1}}, false, NULL},
+                             .align = 1}}, false, NULL, NULL},
 };
 
-static bool ptxas_accepts(const char *text, unsigned sm) {
+static bool ptxas_accepts(const char *text, unsigned sm, bool specific) {
   char path[] = "/tmp/test_wmma_XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
@@ -49,7 +55,7 @@ static bool ptxas_accepts(const char *text, unsigned sm) {
   fputs(text, f);
   fclose(f);
   char cmd[256];
-  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u %s -o /dev/null", sm, path);
+  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u%s %s -o /dev/null", sm, specific ? "a" : "", path);
   int status = system(cmd);
   unlink(path);
   return status == 0;
@@ -63,12 +69,24 @@ START_TEST(test_case_all_archs) {
   ptx_options opts = {.tf32 = tc->tf32};
   ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag),
                 "%s: %s", tc->name, diag.msg);
-  ck_assert_uint_eq(out.ncodes, 3);
+  ck_assert_uint_eq(out.ncodes, tc->wmma ? 4 : 3);
   bool have_ptxas = access(PTXAS, X_OK) == 0;
   if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
   for (unsigned a = 0; a < out.ncodes; a++) {
     const char *text = out.codes[a].text;
     unsigned sm = out.codes[a].sm;
+    bool specific = out.codes[a].specific;
+    ck_assert(specific == (a == 3));
+    if (specific) {
+      ck_assert_uint_eq(sm, 90);
+      ck_assert_uint_ge(out.codes[a].ptx_isa, 80);
+      ck_assert_msg(strstr(text, "\n.target sm_90a"), "%s: not sm_90a", tc->name);
+      ck_assert_msg(strstr(text, tc->wgmma), "%s sm_90a: no %s", tc->name, tc->wgmma);
+      ck_assert_msg(strstr(text, "fence.proxy.async.shared::cta"), "%s sm_90a: no proxy fence", tc->name);
+      ck_assert_msg(strstr(text, "wgmma.wait_group.sync.aligned 0"), "%s sm_90a: no final wait", tc->name);
+    } else {
+      ck_assert_msg(!strstr(text, "wgmma"), "%s sm_%u: wgmma", tc->name, sm);
+    }
     ck_assert(ptx_is_ascii(text, strlen(text)));
     bool want = tc->wmma && sm >= 80;
     ck_assert_msg(!want || strstr(text, tc->wmma), "%s sm_%u: no %s", tc->name, sm, tc->wmma);
@@ -77,7 +95,9 @@ START_TEST(test_case_all_archs) {
     ck_assert_msg(!strstr(text, "satfinite"), "%s sm_%u: .satfinite", tc->name, sm);
     ck_assert_msg(!want || !tc->tf32 || strstr(text, "cvt.rna.tf32.f32"), "%s: no cvt.rna", tc->name);
     ck_assert_msg(!strstr(text, "fma") && !strstr(text, ".ftz"), "%s sm_%u: fma/ftz", tc->name, sm);
-    if (have_ptxas) ck_assert_msg(ptxas_accepts(text, sm), "%s sm_%u: ptxas rejects", tc->name, sm);
+    if (have_ptxas)
+      ck_assert_msg(ptxas_accepts(text, sm, specific), "%s sm_%u%s: ptxas rejects", tc->name, sm,
+                    specific ? "a" : "");
   }
   tw_arena_free(&arena);
 }

@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
     tw_arena arena = {0};
     tw_diag diag = {0};
     ptx_out out;
-    ptx_arch arch = {c->sm};
+    ptx_arch arch = {c->sm, false};
     if (!ptx_generate(&d, c->name, &arch, 1, &arena, &out, &diag)) {
       fprintf(stderr, "%s: %s\n", c->name, diag.msg);
       return 1;

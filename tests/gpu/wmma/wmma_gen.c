@@ -42,7 +42,7 @@ int main(int argc, char **argv) {
     tw_arena arena = {0};
     tw_diag diag = {0};
     ptx_out out;
-    ptx_arch arch = {c->sm};
+    ptx_arch arch = {c->sm, false};
     ptx_options opts = {.tf32 = c->tf32};
     if (!ptx_generate_opts(&d, c->name, &arch, 1, &opts, &arena, &out, &diag)) {
       fprintf(stderr, "%s: %s\n", c->name, diag.msg);
@@ -59,6 +59,18 @@ int main(int argc, char **argv) {
            out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.launch.block[0],
            out.launch.block[1], out.launch.block[2], out.launch.per_block[0],
            out.launch.per_block[1]);
+    /* sm_90 requests also get the sm_90a (wgmma) kernel */
+    for (unsigned k = 1; k < out.ncodes; k++) {
+      if (!out.codes[k].specific) continue;
+      snprintf(path, sizeof path, "%s/%s_90a.ptx", dir, c->name);
+      f = fopen(path, "w");
+      if (!f || fputs(out.codes[k].text, f) < 0 || fclose(f)) {
+        fprintf(stderr, "%s: cannot write\n", path);
+        return 1;
+      }
+      printf("%s: sm_%ua, PTX %u.%u\n", path, out.codes[k].sm, out.codes[k].ptx_isa / 10,
+             out.codes[k].ptx_isa % 10);
+    }
     tw_arena_free(&arena);
   }
   return 0;

@@ -7,7 +7,9 @@
  * Loads the PTX files that ptx_generate wrote into the directory given as
  * argv[1] by wmma_gen.c (mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx: sm_90;
  * mm_s8_exact.ptx: the exact kernel); with argv[2] "bench", only the
- * 4096^3 timings (for comparing variants of the generator).  Without a
+ * 4096^3 timings (for comparing variants of the generator); with "wgmma"
+ * the sm_90a kernels (mm_*_90a.ptx) tested and timed next to the sm_90
+ * ones ("wgmma-bench": timings only).  Without a
  * GPU it prints "skipped: <reason>".  Built here:
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c \
  *       runtime/cu_*.c -ldl -lpthread -lm -o wmma_mm */
@@ -232,10 +234,63 @@ static bool load_kernel(const char *dir, const char *file, int sm, int isa, cu_k
   cu_module *m = NULL;
   cu_error err;
   char name[64];
-  snprintf(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
+  /* the entry is the file name less ".ptx" (and less "_90a") */
+  size_t len = strlen(file) - 4;
+  if (len > 4 && strncmp(file + len - 4, "_90a", 4) == 0) len -= 4;
+  snprintf(name, sizeof name, "%.*s", (int)len, file);
   bool ok = cu_module_load(set, 1, &m, &err) && cu_module_kernel(m, strdup(name), k, &err);
   EXPECT(ok, "%s: %s", file, err.message);
   return ok;
+}
+
+static int verdict(void) {
+  if (failures) {
+    printf("FAILED: %d checks\n", failures);
+    return 1;
+  }
+  printf("passed\n");
+  return 0;
+}
+
+/* The sm_90a kernels (wgmma; the wmma body inside for other shapes) from
+ * DIR/mm_{s8,u8,tf32}_90a.ptx, against the sm_90 kernels of the same run
+ * (DIR/mm_s8.ptx, mm_tf32.ptx). */
+static int run_wgmma(const char *dir, bool bench_only) {
+  const cu_device_info *d = cu_device();
+  if (d->cc != 90) {
+    printf("skipped: sm_90a kernels need compute capability 9.0, this is sm_%d\n", d->cc);
+    return 0;
+  }
+  cu_kernel s8, u8, tf32, s8_90, tf32_90;
+  int spec = 90 | CU_ARCH_SPECIFIC;
+  if (!load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8) || !load_kernel(dir, "mm_u8_90a.ptx", spec, 80, &u8) ||
+      !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32) || !load_kernel(dir, "mm_s8.ptx", 90, 78, &s8_90) ||
+      !load_kernel(dir, "mm_tf32.ptx", 90, 78, &tf32_90)) {
+    printf("FAILED: kernels did not load\n");
+    return 1;
+  }
+  if (!bench_only) {
+    test_i8("wgmma 128^3", &s8, true, 128, 128, 128, 0, FILL_RANDOM, 0);
+    test_i8("wgmma", &s8, true, 256, 384, 192, 0, FILL_RANDOM, 0);
+    test_i8("wgmma", &u8, false, 384, 256, 320, 0, FILL_RANDOM, 0);
+    test_i8("wgmma", &s8, true, 1024, 1024, 1024, 0, FILL_RANDOM, 0);
+    test_i8("wgmma overflow", &s8, true, 128, 128, 262144, 0, FILL_EXTREME, 2048);
+    test_i8("wgmma overflow", &u8, false, 128, 256, 65536, 0, FILL_EXTREME, 2048);
+    test_i8("fallback lone", &s8, true, 16, 16, 16, 0, FILL_RANDOM, 0);
+    test_i8("fallback odd, unaligned", &s8, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
+    test_i8("fallback odd, aligned", &u8, false, 129, 272, 80, 0, FILL_RANDOM, 0);
+    test_i8("fallback K%64", &s8, true, 256, 256, 96, 0, FILL_RANDOM, 0);
+    test_i8("fallback skewed A", &s8, true, 256, 256, 256, 4, FILL_RANDOM, 0);
+    bench_tf32("wgmma", &tf32, 256, 384, 208, 0, 0);
+    bench_tf32("wgmma", &tf32, 1024, 1024, 1024, 0, 0);
+    bench_tf32("fallback odd", &tf32, 1000, 1008, 1036, 0, 0);
+    bench_tf32("fallback K%16", &tf32, 256, 256, 200, 0, 0);
+  }
+  bench_i8("sm_90 wmma", &s8_90, 4096, 10);
+  bench_i8("sm_90a wgmma", &s8, 4096, 10);
+  bench_tf32("sm_90 wmma", &tf32_90, 4096, 4096, 4096, 10, 1024);
+  bench_tf32("sm_90a wgmma", &tf32, 4096, 4096, 4096, 10, 1024);
+  return verdict();
 }
 
 int main(int argc, char **argv) {
@@ -253,6 +308,7 @@ int main(int argc, char **argv) {
     printf("FAIL: managed memory: %s\n", err.message);
     return 1;
   }
+  if (argc > 2 && strncmp(argv[2], "wgmma", 5) == 0) return run_wgmma(dir, strcmp(argv[2], "wgmma-bench") == 0);
   cu_kernel s8, u8, tf32, exact;
   if (!load_kernel(dir, "mm_s8.ptx", 90, 78, &s8) || !load_kernel(dir, "mm_u8.ptx", 90, 78, &u8) ||
       !load_kernel(dir, "mm_tf32.ptx", 90, 78, &tf32) ||
@@ -278,10 +334,5 @@ int main(int argc, char **argv) {
   bench_tf32("odd, aligned", &tf32, 1000, 1008, 1036, 0, 0);
   bench_tf32("odd, unaligned", &tf32, 333, 1001, 517, 0, 0);
   bench_tf32("wmma", &tf32, 4096, 4096, 4096, 10, 4096);
-  if (failures) {
-    printf("FAILED: %d checks\n", failures);
-    return 1;
-  }
-  printf("passed\n");
-  return 0;
+  return verdict();
 }
