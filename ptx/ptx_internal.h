@@ -24,6 +24,15 @@ typedef struct {
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   unsigned sm;                   /* the arch being generated for */
+  /* Set by ptx_map.c.  written: the map's output; loads of any other
+   * address take the read-only cache (iterations of a map are independent
+   * and the runtime refuses a written range overlapping a read one).
+   * natural_align: in this copy of the body every access is aligned to its
+   * element size (checked at run time).  preset[node], when not NULL: the
+   * node's value already built (a lane of a vector load). */
+  const kn_addr *written;
+  bool natural_align;
+  const LLVMValueRef *preset;
 } ptx_gen;
 
 /* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
@@ -63,6 +72,17 @@ LLVMValueRef ptx_size(ptx_gen *g, kn_size s);
 LLVMValueRef ptx_global_at(ptx_gen *g, LLVMValueRef byte_offset);
 LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs);
 LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
+/* The alignment an access of a `mem` element at a may assume: a's, or the
+ * element size where g->natural_align says the run-time check passed. */
+unsigned ptx_access_align(const ptx_gen *g, const kn_addr *a, kn_type mem);
+/* Whether a load at a may take the read-only cache (g->written). */
+bool ptx_readonly(const ptx_gen *g, const kn_addr *a);
+/* Marks a load as reading memory no store of the kernel writes
+ * (!invariant.load: NVPTX makes it ld.global.nc). */
+void ptx_set_readonly(ptx_gen *g, LLVMValueRef load);
+/* A naturally aligned load (align at least t's size) through the
+ * read-only cache, as an intrinsic no pass splits: llvm.nvvm.ldg.global. */
+LLVMValueRef ptx_load_readonly(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align);
 LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init);
 /* i64 arithmetic shorthands for the matmul generators: v * c, a + b,
@@ -87,5 +107,9 @@ bool ptx_size_check(const kn_desc *d, kn_size s, const char *what, tw_diag *diag
 bool ptx_addr_check(const kn_desc *d, const kn_addr *a, const char *what, tw_diag *diag);
 bool ptx_expr_check(const kn_desc *d, int32_t root, tw_diag *diag);
 LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs);
+/* used[i] for each node i <= root that root's value depends on. */
+void ptx_expr_used(const kn_desc *d, int32_t root, bool *used);
+/* A loaded value v of load node e, extended to the node's type. */
+LLVMValueRef ptx_expr_extend(ptx_gen *g, const kn_expr *e, LLVMValueRef v);
 
 #endif
