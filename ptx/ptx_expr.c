@@ -202,7 +202,6 @@ static LLVMValueRef build_load(ptx_gen *g, const kn_expr *e, const LLVMValueRef 
   LLVMValueRef p = ptx_addr(g, &e->load.addr, ivs);
   unsigned align = ptx_access_align(g, &e->load.addr, e->load.mem);
   LLVMValueRef v = ptx_load(g, ptx_type(g, e->load.mem), p, align);
-  if (ptx_readonly(g, &e->load.addr)) ptx_set_readonly(g, v);
   return ptx_expr_extend(g, e, v);
 }
 

@@ -24,13 +24,10 @@ typedef struct {
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   unsigned sm;                   /* the arch being generated for */
-  /* Set by ptx_map.c.  written: the map's output; loads of any other
-   * address take the read-only cache (iterations of a map are independent
-   * and the runtime refuses a written range overlapping a read one).
-   * natural_align: in this copy of the body every access is aligned to its
-   * element size (checked at run time).  preset[node], when not NULL: the
-   * node's value already built (a lane of a vector load). */
-  const kn_addr *written;
+  /* Set by ptx_map.c around one copy of a map's body: every access is
+   * aligned to its element size (checked at run time), and preset[node],
+   * when not NULL, is the node's value already built (a lane of a vector
+   * load). */
   bool natural_align;
   const LLVMValueRef *preset;
 } ptx_gen;
@@ -75,14 +72,6 @@ LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align)
 /* The alignment an access of a `mem` element at a may assume: a's, or the
  * element size where g->natural_align says the run-time check passed. */
 unsigned ptx_access_align(const ptx_gen *g, const kn_addr *a, kn_type mem);
-/* Whether a load at a may take the read-only cache (g->written). */
-bool ptx_readonly(const ptx_gen *g, const kn_addr *a);
-/* Marks a load as reading memory no store of the kernel writes
- * (!invariant.load: NVPTX makes it ld.global.nc). */
-void ptx_set_readonly(ptx_gen *g, LLVMValueRef load);
-/* A naturally aligned load (align at least t's size) through the
- * read-only cache, as an intrinsic no pass splits: llvm.nvvm.ldg.global. */
-LLVMValueRef ptx_load_readonly(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align);
 LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init);
 /* i64 arithmetic shorthands for the matmul generators: v * c, a + b,

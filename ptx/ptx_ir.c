@@ -134,55 +134,6 @@ unsigned ptx_access_align(const ptx_gen *g, const kn_addr *a, kn_type mem) {
   return a->align > natural ? a->align : natural;
 }
 
-static bool same_addr(const kn_addr *a, const kn_addr *b) {
-  if (a->c0 != b->c0 || a->nparam_terms != b->nparam_terms) return false;
-  for (unsigned d = 0; d < KN_MAX_DIMS; d++)
-    if (a->iv_coeff[d] != b->iv_coeff[d] || a->iv_pcoeff[d] != b->iv_pcoeff[d] ||
-        (a->iv_pcoeff[d] && a->iv_pindex[d] != b->iv_pindex[d]))
-      return false;
-  for (unsigned t = 0; t < a->nparam_terms && t < KN_MAX_ADDR_PARAMS; t++)
-    if (a->param_index[t] != b->param_index[t] || a->param_coeff[t] != b->param_coeff[t])
-      return false;
-  return true;
-}
-
-/* A read of the element its own iteration writes (an in-place map) stays
- * coherent; PTX allows ld.global.nc only on data the kernel never writes. */
-bool ptx_readonly(const ptx_gen *g, const kn_addr *a) {
-  return g->written && !same_addr(a, g->written);
-}
-
-void ptx_set_readonly(ptx_gen *g, LLVMValueRef load) {
-  unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "invariant.load", 14);
-  LLVMSetMetadata(load, kind, LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, NULL, 0)));
-}
-
-/* t's name in intrinsic suffixes: f32, i64, v4f32, ... */
-static void type_suffix(LLVMTypeRef t, char *out, size_t size) {
-  unsigned lanes = 0;
-  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-    lanes = LLVMGetVectorSize(t);
-    t = LLVMGetElementType(t);
-  }
-  LLVMTypeKind k = LLVMGetTypeKind(t);
-  char elem[8];
-  if (k == LLVMFloatTypeKind) snprintf(elem, sizeof elem, "f32");
-  else if (k == LLVMDoubleTypeKind) snprintf(elem, sizeof elem, "f64");
-  else snprintf(elem, sizeof elem, "i%u", LLVMGetIntTypeWidth(t));
-  if (lanes) snprintf(out, size, "v%u%s", lanes, elem);
-  else snprintf(out, size, "%s", elem);
-}
-
-LLVMValueRef ptx_load_readonly(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align) {
-  char suffix[32], name[80];
-  type_suffix(t, suffix, sizeof suffix);
-  LLVMTypeRef elem = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
-  bool fl = LLVMGetTypeKind(elem) == LLVMFloatTypeKind || LLVMGetTypeKind(elem) == LLVMDoubleTypeKind;
-  snprintf(name, sizeof name, "llvm.nvvm.ldg.global.%c.%s.p1", fl ? 'f' : 'i', suffix);
-  LLVMValueRef args[2] = {p, LLVMConstInt(g->i32, align, false)};
-  return ptx_call(g, name, t, args, 2);
-}
-
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align) {
   LLVMValueRef s = LLVMBuildStore(g->b, v, p);
   LLVMSetAlignment(s, align ? align : 1);

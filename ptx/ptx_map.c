@@ -8,16 +8,8 @@
  * (more memory traffic in flight), then the rest one by one. */
 #include "ptx_internal.h"
 
-#ifndef MAP_BLOCK_1D
-#define MAP_BLOCK_1D 256
-#endif
-#ifndef MAP_VEC_UNROLL
-#define MAP_VEC_UNROLL 1
-#endif
-#ifndef MAP_READONLY
-#define MAP_READONLY 1
-#endif
-enum { MAP_UNROLL = 4, MAP_BLOCK_X = 32, MAP_BLOCK_Y = 8, MAP_VEC_BYTES = 16 };
+enum { MAP_BLOCK_1D = 256, MAP_UNROLL = 4, MAP_BLOCK_X = 32, MAP_BLOCK_Y = 8 };
+enum { MAP_VEC_BYTES = 16 };   /* ld.global.v4.b32: the widest access */
 
 /* One memory access of the kernel: the output or a load the value uses. */
 typedef struct {
@@ -193,72 +185,49 @@ static LLVMTypeRef vector_mem_type(ptx_gen *g, kn_type t, unsigned lanes) {
 static LLVMValueRef vector_load(ptx_gen *g, const map_access *a, unsigned lanes, LLVMValueRef iv) {
   LLVMValueRef ivs[KN_MAX_DIMS] = {iv};
   unsigned bytes = lanes * ptx_type_bytes(a->mem);
-  LLVMTypeRef t = vector_mem_type(g, a->mem, lanes);
-  LLVMValueRef p = ptx_addr(g, a->addr, ivs);
-  LLVMValueRef v = ptx_readonly(g, a->addr) ? ptx_load_readonly(g, t, p, bytes) : ptx_load(g, t, p, bytes);
+  LLVMValueRef v = ptx_load(g, vector_mem_type(g, a->mem, lanes), ptx_addr(g, a->addr, ivs), bytes);
   return LLVMBuildBitCast(g->b, v, LLVMVectorType(ptx_type(g, a->mem), lanes), "");
 }
 
-/* Vectors first[0..count): their contiguous loads, then every lane's value
- * (an invariant load is a scalar load per lane), then their stores. */
+/* Vector `vec` (elements vec * lanes + 0..lanes-1): its contiguous loads,
+ * every lane's value (an invariant load is a scalar load per lane), the
+ * store. */
 static void vector_step(ptx_gen *g, const map_access *acc, unsigned n, unsigned lanes,
-                        const LLVMValueRef *vec, unsigned count) {
-  LLVMValueRef at[count], loaded[count][n], out[count], preset[g->d->nnodes];
-  for (unsigned u = 0; u < count; u++) {
-    at[u] = ptx_mul_c(g, vec[u], lanes);
-    for (unsigned i = 1; i < n; i++)
-      loaded[u][i] = contiguous(&acc[i]) ? vector_load(g, &acc[i], lanes, at[u]) : NULL;
-  }
-  for (unsigned i = 0; i < g->d->nnodes; i++) preset[i] = NULL;
+                        LLVMValueRef vec) {
   const kn_map *m = &g->d->map;
-  LLVMTypeRef out_ty = LLVMVectorType(ptx_type(g, m->out_type), lanes);
+  LLVMValueRef at = ptx_mul_c(g, vec, lanes), loaded[n], preset[g->d->nnodes];
+  for (unsigned i = 1; i < n; i++)
+    loaded[i] = contiguous(&acc[i]) ? vector_load(g, &acc[i], lanes, at) : NULL;
+  for (unsigned i = 0; i < g->d->nnodes; i++) preset[i] = NULL;
+  LLVMValueRef out = LLVMGetUndef(LLVMVectorType(ptx_type(g, m->out_type), lanes));
   g->preset = preset;
-  for (unsigned u = 0; u < count; u++) {
-    out[u] = LLVMGetUndef(out_ty);
-    for (unsigned l = 0; l < lanes; l++) {
-      LLVMValueRef lane = LLVMConstInt(g->i32, l, false);
-      for (unsigned i = 1; i < n; i++)
-        if (loaded[u][i]) {
-          const kn_expr *e = &g->d->nodes[acc[i].node];
-          LLVMValueRef x = LLVMBuildExtractElement(g->b, loaded[u][i], lane, "");
-          preset[acc[i].node] = ptx_expr_extend(g, e, x);
-        }
-      LLVMValueRef ivs[KN_MAX_DIMS] = {ptx_add(g, at[u], ptx_i64(g, l))};
-      out[u] = LLVMBuildInsertElement(g->b, out[u], element_value(g, ivs), lane, "");
-    }
+  for (unsigned l = 0; l < lanes; l++) {
+    LLVMValueRef lane = LLVMConstInt(g->i32, l, false);
+    for (unsigned i = 1; i < n; i++)
+      if (loaded[i]) {
+        LLVMValueRef x = LLVMBuildExtractElement(g->b, loaded[i], lane, "");
+        preset[acc[i].node] = ptx_expr_extend(g, &g->d->nodes[acc[i].node], x);
+      }
+    LLVMValueRef ivs[KN_MAX_DIMS] = {ptx_add(g, at, ptx_i64(g, l))};
+    out = LLVMBuildInsertElement(g->b, out, element_value(g, ivs), lane, "");
   }
   g->preset = NULL;
-  unsigned bytes = lanes * ptx_type_bytes(m->out_type);
-  for (unsigned u = 0; u < count; u++) {
-    LLVMValueRef ivs[KN_MAX_DIMS] = {at[u]};
-    LLVMValueRef v = LLVMBuildBitCast(g->b, out[u], vector_mem_type(g, m->out_type, lanes), "");
-    ptx_store(g, v, ptx_addr(g, &m->out_addr, ivs), bytes);
-  }
+  LLVMValueRef ivs[KN_MAX_DIMS] = {at};
+  LLVMValueRef v = LLVMBuildBitCast(g->b, out, vector_mem_type(g, m->out_type, lanes), "");
+  ptx_store(g, v, ptx_addr(g, &m->out_addr, ivs), lanes * ptx_type_bytes(m->out_type));
 }
 
-/* Vectors j, j + s, ... (MAP_VEC_UNROLL of them per step while they
- * exist, then one per step) over the trip / lanes whole vectors, then the
- * last trip % lanes elements one per thread. */
+/* One vector per thread and step over the trip / lanes whole vectors
+ * (more per step measured no faster on the H100), then the last
+ * trip % lanes elements one per thread. */
 static void map_1d_vector(ptx_gen *g, LLVMValueRef first, LLVMValueRef stride,
                           const map_access *acc, unsigned n, unsigned lanes) {
   LLVMValueRef trip = ptx_size(g, g->d->map.trip[0]);
   LLVMValueRef nvec = LLVMBuildSDiv(g->b, trip, ptx_i64(g, lanes), "");
-  LLVMValueRef start = first;
-  ptx_loop fast, rest, tail;
-  if (MAP_VEC_UNROLL > 1) {
-    LLVMValueRef vec[MAP_VEC_UNROLL];
-    LLVMValueRef last = ptx_mul_c(g, stride, MAP_VEC_UNROLL - 1);
-    ptx_loop_begin(g, &fast, first, LLVMBuildSub(g->b, nvec, last, ""),
-                   ptx_mul_c(g, stride, MAP_VEC_UNROLL));
-    for (unsigned u = 0; u < MAP_VEC_UNROLL; u++)
-      vec[u] = ptx_add(g, fast.iv, ptx_mul_c(g, stride, u));
-    vector_step(g, acc, n, lanes, vec, MAP_VEC_UNROLL);
-    ptx_loop_end(g, &fast);
-    start = LLVMBuildLoad2(g->b, g->i64, fast.var, "");
-  }
-  ptx_loop_begin(g, &rest, start, nvec, stride);
-  vector_step(g, acc, n, lanes, &rest.iv, 1);
-  ptx_loop_end(g, &rest);
+  ptx_loop body, tail;
+  ptx_loop_begin(g, &body, first, nvec, stride);
+  vector_step(g, acc, n, lanes, body.iv);
+  ptx_loop_end(g, &body);
   ptx_loop_begin(g, &tail, ptx_add(g, ptx_mul_c(g, nvec, lanes), first), trip, stride);
   LLVMValueRef one[KN_MAX_DIMS] = {tail.iv};
   store_element(g, one);
@@ -289,7 +258,6 @@ static bool map_build(ptx_gen *g) {
   map_access acc[d->nnodes + 1];
   unsigned n = accesses_of(d, acc), lanes = vector_lanes(d);
   LLVMValueRef first = NULL, stride = NULL;
-  if (MAP_READONLY) g->written = &d->map.out_addr;
   if (d->map.ndims == 1) ptx_grid_axis(g, 'x', &first, &stride);
   if (lanes) {
     LLVMBasicBlockRef other = aligned_copy_begin(g, all_aligned(g, acc, n, lanes));
@@ -308,12 +276,12 @@ static bool map_build(ptx_gen *g) {
   return true;
 }
 
-/* 1-D: a block covers MAP_BLOCK_1D threads' first step (vectors when the
- * kernel has the vector copy). */
+/* 1-D: a block covers its threads' first step, one vector each where the
+ * kernel has the vector copy. */
 static void map_launch(const kn_desc *d, ptx_launch *l) {
   const kn_map *m = &d->map;
   unsigned lanes = vector_lanes(d);
-  uint32_t per_thread = lanes ? lanes * MAP_VEC_UNROLL : MAP_UNROLL;
+  uint32_t per_thread = lanes ? lanes : MAP_UNROLL;
   if (m->ndims == 1) {
     *l = (ptx_launch){.block = {MAP_BLOCK_1D, 1, 1},
                       .count = {m->trip[0], {false, 1}, {false, 1}},

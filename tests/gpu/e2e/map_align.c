@@ -104,7 +104,8 @@ int main(int argc, char **argv) {
     k_u8_f32(len, ga + in[p], (const f32u *)(fa + in[p]), (f32u *)(ha + out[p]));
     snprintf(name, sizeof name, "u8_f32 len %d at +%zu/+%zu", len, in[p], out[p]);
     e2e_print_bytes(name, hraw, buffer_bytes((size_t)n, 4));
-    k_scale(len, (const f32u *)(fa + out[p] + 12), (const f32u *)(xa + in[p]), (f32u *)(ha + out[p]));
+    const f32u *scale = (const f32u *)(fa + out[p] + 12);
+    k_scale(len, scale, (const f32u *)(xa + in[p]), (f32u *)(ha + out[p]));
     snprintf(name, sizeof name, "scale len %d at +%zu/+%zu", len, in[p], out[p]);
     e2e_print_bytes(name, hraw, buffer_bytes((size_t)n, 4));
     k_narrow(len, ga + in[p], (const i16u *)(xa + in[p]), (int *)(ha + out[p]));
