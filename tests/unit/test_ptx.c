@@ -359,9 +359,11 @@ START_TEST(test_launch_grid) {
   uint32_t grid[3];
   ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
   ptx_launch_grid(&out.launch, (const int64_t[]){62, 100}, grid);
-  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
+  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 64);
+  ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0]);
+  ck_assert_uint_eq(out.launch.per_block[1], out.launch.block[1] * 4); /* 4 rows a thread */
   ck_assert_uint_eq(grid[0], (100 + out.launch.block[0] - 1) / out.launch.block[0]);
-  ck_assert_uint_eq(grid[1], (62 + out.launch.block[1] - 1) / out.launch.block[1]);
+  ck_assert_uint_eq(grid[1], (62 + out.launch.per_block[1] - 1) / out.launch.per_block[1]);
   ck_assert_uint_eq(grid[2], 1);
   ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75}}, 1, &arena, &out, &diag));
   ck_assert_uint_eq(out.launch.block[0], 16);
