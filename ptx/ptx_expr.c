@@ -205,12 +205,17 @@ static LLVMValueRef build_param(ptx_gen *g, const kn_expr *e) {
   }
 }
 
-static LLVMValueRef build_load(ptx_gen *g, const kn_expr *e, const LLVMValueRef *ivs) {
-  LLVMValueRef p = ptx_addr(g, &e->load.addr, ivs);
-  LLVMValueRef v = ptx_load(g, ptx_type(g, e->load.mem), p, e->load.addr.align);
+LLVMValueRef ptx_expr_extend(ptx_gen *g, const kn_expr *e, LLVMValueRef v) {
   if (e->load.mem == e->type) return v;
   return e->load.sign ? LLVMBuildSExt(g->b, v, ptx_type(g, e->type), "")
                       : LLVMBuildZExt(g->b, v, ptx_type(g, e->type), "");
+}
+
+static LLVMValueRef build_load(ptx_gen *g, const kn_expr *e, const LLVMValueRef *ivs) {
+  LLVMValueRef p = ptx_addr(g, &e->load.addr, ivs);
+  unsigned align = ptx_access_align(g, &e->load.addr, e->load.mem);
+  LLVMValueRef v = ptx_load(g, ptx_type(g, e->load.mem), p, align);
+  return ptx_expr_extend(g, e, v);
 }
 
 /* Wasm shifts use the count modulo the width; LLVM's would be poison. */
@@ -283,12 +288,7 @@ static LLVMValueRef build_node(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals,
   return build_convert(g, e, a, g->d->nodes[e->a].type);
 }
 
-/* Builds only the nodes root depends on, in array order (operands come
- * first), so unused loads never touch memory. */
-LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs) {
-  const kn_desc *d = g->d;
-  LLVMValueRef vals[root + 1];
-  bool used[root + 1];
+void ptx_expr_used(const kn_desc *d, int32_t root, bool *used) {
   for (int32_t i = 0; i <= root; i++) used[i] = i == root;
   for (int32_t i = root; i >= 0; i--) {
     if (!used[i]) continue;
@@ -296,7 +296,17 @@ LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs) {
     int32_t ops[3] = {e->a, e->b, e->c};
     for (unsigned k = 0; k < shapes[e->op].nops; k++) used[ops[k]] = true;
   }
-  for (int32_t i = 0; i <= root; i++)
-    vals[i] = used[i] ? build_node(g, &d->nodes[i], vals, ivs) : NULL;
+}
+
+/* Builds only the nodes root depends on, in array order (operands come
+ * first), so unused loads never touch memory. */
+LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs) {
+  LLVMValueRef vals[root + 1];
+  bool used[root + 1];
+  ptx_expr_used(g->d, root, used);
+  for (int32_t i = 0; i <= root; i++) {
+    LLVMValueRef given = g->preset ? g->preset[i] : NULL;
+    vals[i] = !used[i] ? NULL : given ? given : build_node(g, &g->d->nodes[i], vals, ivs);
+  }
   return vals[root];
 }

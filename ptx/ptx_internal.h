@@ -26,6 +26,12 @@ typedef struct {
   unsigned sm;                   /* the arch being generated for */
   bool tf32;                     /* --tensor-cores=tf32 (ptx_options) */
   LLVMValueRef shared_pool;      /* set: the wmma body takes its tiles from it */
+  /* Set by ptx_map.c around one copy of a map's body: every access is
+   * aligned to its element size (checked at run time), and preset[node],
+   * when not NULL, is the node's value already built (a lane of a vector
+   * load). */
+  bool natural_align;
+  const LLVMValueRef *preset;
 } ptx_gen;
 
 /* A counted loop `for (iv = start; iv < end; iv += step)` (signed i64). */
@@ -75,6 +81,9 @@ LLVMValueRef ptx_size(ptx_gen *g, kn_size s);
 LLVMValueRef ptx_global_at(ptx_gen *g, LLVMValueRef byte_offset);
 LLVMValueRef ptx_addr(ptx_gen *g, const kn_addr *a, const LLVMValueRef *ivs);
 LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align);
+/* The alignment an access of a `mem` element at a may assume: a's, or the
+ * element size where g->natural_align says the run-time check passed. */
+unsigned ptx_access_align(const ptx_gen *g, const kn_addr *a, kn_type mem);
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align);
 LLVMValueRef ptx_var(ptx_gen *g, LLVMTypeRef t, LLVMValueRef init);
 /* i64 arithmetic shorthands for the matmul generators: v * c, a + b,
@@ -106,5 +115,9 @@ bool ptx_size_check(const kn_desc *d, kn_size s, const char *what, tw_diag *diag
 bool ptx_addr_check(const kn_desc *d, const kn_addr *a, const char *what, tw_diag *diag);
 bool ptx_expr_check(const kn_desc *d, int32_t root, tw_diag *diag);
 LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs);
+/* used[i] for each node i <= root that root's value depends on. */
+void ptx_expr_used(const kn_desc *d, int32_t root, bool *used);
+/* A loaded value v of load node e, extended to the node's type. */
+LLVMValueRef ptx_expr_extend(ptx_gen *g, const kn_expr *e, LLVMValueRef v);
 
 #endif

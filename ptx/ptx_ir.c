@@ -6,9 +6,7 @@
 
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
                   bool result_arg, tw_diag *diag) {
-  g->d = d;
-  g->diag = diag;
-  g->ctx = ctx;
+  *g = (ptx_gen){.d = d, .diag = diag, .ctx = ctx};
   g->mod = LLVMModuleCreateWithNameInContext(name, ctx);
   g->b = LLVMCreateBuilderInContext(ctx);
   g->i1 = LLVMInt1TypeInContext(ctx);
@@ -129,6 +127,11 @@ LLVMValueRef ptx_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef p, unsigned align)
   LLVMValueRef v = LLVMBuildLoad2(g->b, t, p, "");
   LLVMSetAlignment(v, align ? align : 1);
   return v;
+}
+
+unsigned ptx_access_align(const ptx_gen *g, const kn_addr *a, kn_type mem) {
+  unsigned natural = g->natural_align ? ptx_type_bytes(mem) : 1;
+  return a->align > natural ? a->align : natural;
 }
 
 void ptx_store(ptx_gen *g, LLVMValueRef v, LLVMValueRef p, unsigned align) {

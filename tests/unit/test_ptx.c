@@ -34,6 +34,18 @@ static const kn_expr saxpy_nodes[] = {
   BIN(KN_E_ADD, KN_F32, 2, 3),
 };
 
+/* As the detector emits it (align 1): y[i] = a * x[i] + b; p0 n, p1 a,
+ * p2 b, p3 &x, p4 &y. */
+#define ARRAY1(b, size) {.iv_coeff = {size}, .nparam_terms = 1, .param_index = {b}, \
+                         .param_coeff = {1}, .align = 1}
+static const kn_expr axpb_nodes[] = {
+  PARAM(KN_F32, 1),
+  LOAD(KN_F32, KN_F32, false, ARRAY1(3, 4)),
+  BIN(KN_E_MUL, KN_F32, 0, 1),
+  PARAM(KN_F32, 2),
+  BIN(KN_E_ADD, KN_F32, 2, 3),
+};
+
 /* Jacobi on a 64x64 f32 grid at 0x1000 into one at 0x20000, interior only:
  * out[i+1][j+1] = 0.25f * (a[i][j+1] + a[i+2][j+1] + a[i+1][j] + a[i+1][j+2]). */
 #define GRID(base, di, dj) {.c0 = (base) + (di) * 256 + (dj) * 4, .iv_coeff = {256, 4}, .align = 4}
@@ -111,14 +123,17 @@ static const ptx_case cases[] = {
                   .map = {.ndims = 2, .trip = {P(0), P(1)}, .out_type = KN_F32,
                           .out_addr = GRID(0x20000, 1, 1), .value = 8}},
    {"add.rn.f32", "mul.rn.f32", "%ctaid.y", "%nctaid.x"}, true},
+  /* Contiguous accesses: 16-byte vectors (two f64 lanes), the tail by
+   * element. */
   {"sqrt_div_f64", {.kind = KN_MAP, .nparams = 4, NODES(f64_nodes),
                     .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F64,
                             .out_addr = ARRAY(3, 8), .value = 8}},
-   {"sqrt.rn.f64", "div.rn.f64", "sub.rn.f64"}, true},
+   {"sqrt.rn.f64", "div.rn.f64", "sub.rn.f64", "ld.global.v2.f64", "st.global.v2.f64",
+    "ld.global.f64"}, true},
   {"shift_select_i32", {.kind = KN_MAP, .nparams = 6, NODES(i32_nodes),
                         .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_I32,
                                 .out_addr = ARRAY(5, 4), .value = 11}},
-   {"shl.b32", "shr.s32", "shr.u32", "ld.global.s8", "cvt.rzi.s32.f32"}, true},
+   {"shl.b32", "shr.s32", "shr.u32", "ld.global.s8", "cvt.rzi.s32.f32", "ld.global.v4.u32"}, true},
   {"sum_i64", {.kind = KN_REDUCE, .nparams = 4, NODES(sum_nodes),
                .reduce = {.trip = P(0), .op = KN_RED_ADD, .type = KN_I64, .value = 2,
                           .init_param = 1}},
@@ -191,6 +206,13 @@ static const ptx_case cases[] = {
                                   .b = {P(5), P(1), C(1), C(4096)}, .c = {P(6), P(1), C(1), C(4096)},
                                   .align = 8}},
    {"%ctaid.z", "%nctaid.z", "bar.sync", "mul.rn.f64", "add.rn.f64"}, true},
+  /* Alignment known only at run time: the vector copy, the element-aligned
+   * one and the byte one. */
+  {"axpb_f32_align1", {.kind = KN_MAP, .nparams = 5, NODES(axpb_nodes),
+                       .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F32,
+                               .out_addr = ARRAY1(4, 4), .value = 4}},
+   {"ld.global.v4.f32", "st.global.v4.f32", "ld.global.f32", "st.global.f32", "ld.global.u8",
+    "st.global.u8"}, true},
 };
 
 static const struct {
@@ -359,9 +381,11 @@ START_TEST(test_launch_grid) {
   uint32_t grid[3];
   ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
   ptx_launch_grid(&out.launch, (const int64_t[]){62, 100}, grid);
-  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
+  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 64);
+  ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0]);
+  ck_assert_uint_eq(out.launch.per_block[1], out.launch.block[1] * 4); /* 4 rows a thread */
   ck_assert_uint_eq(grid[0], (100 + out.launch.block[0] - 1) / out.launch.block[0]);
-  ck_assert_uint_eq(grid[1], (62 + out.launch.block[1] - 1) / out.launch.block[1]);
+  ck_assert_uint_eq(grid[1], (62 + out.launch.per_block[1] - 1) / out.launch.per_block[1]);
   ck_assert_uint_eq(grid[2], 1);
   ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
   ck_assert_uint_eq(out.launch.block[0], 16);
@@ -376,6 +400,73 @@ START_TEST(test_launch_grid) {
   ck_assert_uint_eq(grid[0], 1);
   ptx_launch_grid(&out.launch, (const int64_t[]){1ll << 40, 0, 0, 0}, grid);
   ck_assert_uint_eq(grid[0], out.launch.max_grid[0]);
+  tw_arena_free(&arena);
+}
+END_TEST
+
+static bool generate_map(const kn_expr *nodes, unsigned nnodes, kn_addr out, unsigned value,
+                         tw_arena *arena, ptx_out *out_code) {
+  kn_desc d = {.kind = KN_MAP, .nparams = 5, .nodes = nodes, .nnodes = nnodes,
+               .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F32, .out_addr = out,
+                       .value = value}};
+  tw_diag diag = {0};
+  bool ok = ptx_generate(&d, "m", NULL, 0, arena, out_code, &diag);
+  ck_assert_msg(ok, "%s", diag.msg);
+  return ok;
+}
+
+/* A map whose output or input strides past one element per step has no
+ * vector copy, and its blocks take 4 elements per thread. */
+START_TEST(test_map_strided_no_vectors) {
+  static const kn_expr strided_in[] = {
+    PARAM(KN_F32, 1),
+    LOAD(KN_F32, KN_F32, false, ARRAY1(3, 8)),
+    BIN(KN_E_MUL, KN_F32, 0, 1),
+  };
+  tw_arena arena = {0};
+  ptx_out out;
+  kn_addr dense = ARRAY1(4, 4), sparse = ARRAY1(4, 12);
+  const struct {
+    const kn_expr *nodes;
+    unsigned nnodes;
+    kn_addr out;
+  } maps[] = {{strided_in, 3, dense}, {axpb_nodes, 5, sparse}};
+  for (unsigned i = 0; i < 2; i++) {
+    generate_map(maps[i].nodes, maps[i].nnodes, maps[i].out, maps[i].nnodes - 1, &arena, &out);
+    ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0] * 4);
+    for (unsigned a = 0; a < out.ncodes; a++) {
+      const char *text = out.codes[a].text;
+      ck_assert_msg(!strstr(text, ".v4.") && !strstr(text, ".v2."), "map %u sm_%u: vectors", i,
+                    out.codes[a].sm);
+      ck_assert_msg(strstr(text, "ld.global.f32") && strstr(text, "ld.global.u8"),
+                    "map %u sm_%u: no element-aligned and byte copies", i, out.codes[a].sm);
+    }
+  }
+  tw_arena_free(&arena);
+}
+END_TEST
+
+/* The vector copy: blocks sized for one 16-byte vector per thread, taken
+ * when the low 4 bits of every contiguous access's address are clear; a
+ * load every element reads (coefficient 0) does not prevent it. */
+START_TEST(test_map_vector_copy) {
+  static const kn_expr scaled[] = {
+    LOAD(KN_F32, KN_F32, false, {.nparam_terms = 1, .param_index = {1}, .param_coeff = {1},
+                                 .align = 1}),
+    LOAD(KN_F32, KN_F32, false, ARRAY1(3, 4)),
+    BIN(KN_E_MUL, KN_F32, 0, 1),
+  };
+  tw_arena arena = {0};
+  ptx_out out;
+  generate_map(axpb_nodes, 5, (kn_addr)ARRAY1(4, 4), 4, &arena, &out);
+  ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0] * 4);
+  for (unsigned a = 0; a < out.ncodes; a++) ck_assert(strstr(out.codes[a].text, ", 15;"));
+  generate_map(scaled, 3, (kn_addr)ARRAY1(4, 4), 2, &arena, &out);
+  for (unsigned a = 0; a < out.ncodes; a++) {
+    const char *text = out.codes[a].text;
+    ck_assert_msg(strstr(text, "ld.global.v4.f32") && strstr(text, "st.global.v4.f32"),
+                  "sm_%u: no vector copy", out.codes[a].sm);
+  }
   tw_arena_free(&arena);
 }
 END_TEST
@@ -480,6 +571,8 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_launch_grid);
   tcase_add_test(tc, test_matmul_products_unfused);
   tcase_add_test(tc, test_batch_tensor_cores);
+  tcase_add_test(tc, test_map_strided_no_vectors);
+  tcase_add_test(tc, test_map_vector_copy);
   suite_add_tcase(s, tc);
   return s;
 }
