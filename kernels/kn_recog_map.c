@@ -119,6 +119,11 @@ bool kr_map(kr_ctx *c) {
     c->out->nranges = nranges;
   }
   for (int d = 0; d < c->depth; d++) m->trip[d] = c->trips[d];
+  /* an outer loop that rewrites the same elements (a repetition or
+   * time-step loop) makes no map: the nest inside it is tried alone */
+  for (int d = 0; d < c->depth; d++)
+    if (m->out_addr.iv_coeff[d] == 0 && m->out_addr.iv_pcoeff[d] == 0)
+      return kr_fail(c, "every iteration of a loop writes the same elements");
   c->out->desc.kind = KN_MAP;
   return check_dependences(c, &m->out_addr, first, count);
 }

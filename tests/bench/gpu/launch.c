@@ -4,8 +4,6 @@
  * overhead), under cpu it is the CPU loop. */
 #include "bench.h"
 
-/* b is a parameter: an added constant is not offloaded yet (see
- * tests/gpu/e2e/map1d.c, k_f32_const). */
 __attribute__((noinline)) void k_tiny(int n, float a, float b, const float *x, float *y) {
   for (int i = 0; i < n; i++) y[i] = a * x[i] + b;
 }
