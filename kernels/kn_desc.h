@@ -131,7 +131,8 @@ typedef struct {
 
 /* C[i][j] = (accumulate ? C[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
  * + ... added left to right, each product rounded on its own.  I8_I32:
- * A and B hold i8 (signed when ab_signed), C holds i32 (wrapping). */
+ * A and B hold i8 (each signed or not: a_signed, b_signed), C holds i32
+ * (wrapping). */
 typedef enum { KN_MM_F32, KN_MM_F64, KN_MM_I32, KN_MM_I8_I32 } kn_mm_type;
 
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
@@ -143,7 +144,7 @@ typedef struct {
   bool batched;
   kn_size batch;           /* when batched */
   kn_mm_type type;
-  bool ab_signed;
+  bool a_signed, b_signed;
   bool accumulate;
   kn_layout a, b, c;
   unsigned align;          /* assumed for every element access, as kn_addr */

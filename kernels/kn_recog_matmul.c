@@ -11,7 +11,7 @@
 typedef struct {
   int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
-  bool ab_signed;
+  bool a_signed, b_signed;
   kr_affine a, b, c;
 } mm_parts;
 
@@ -47,13 +47,16 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   bool sx, sy;
   if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy))
     return false;
-  if (tx != ty || sx != sy || (op == LLVMFMul) != (tx == KN_MM_F32 || tx == KN_MM_F64))
+  /* i8 operands may differ in signedness (u8 activations times s8
+   * weights): each widens its own way */
+  if (tx != ty || (op == LLVMFMul) != (tx == KN_MM_F32 || tx == KN_MM_F64))
     return kr_fail(c, "matmul operands of mixed types");
   bool x_is_a = kr_coeff(&x, m->dj) == 0;
   m->a = x_is_a ? x : y;
   m->b = x_is_a ? y : x;
   m->type = tx;
-  m->ab_signed = sx;
+  m->a_signed = x_is_a ? sx : sy;
+  m->b_signed = x_is_a ? sy : sx;
   if (kr_coeff(&m->a, m->dj) || kr_coeff(&m->b, m->di)) return kr_fail(c, "not a matmul access pattern");
   return true;
 }
@@ -169,7 +172,7 @@ static bool batches_collide(const kn_matmul *mm) {
 static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   kn_matmul *mm = &c->out->desc.matmul;
   *mm = (kn_matmul){.m = c->trips[m->di], .n = c->trips[m->dj], .k = c->trips[m->dk], .type = m->type,
-                    .ab_signed = m->ab_signed, .accumulate = accumulate, .align = 1};
+                    .a_signed = m->a_signed, .b_signed = m->b_signed, .accumulate = accumulate, .align = 1};
   if (m->db >= 0) {
     mm->batched = true;
     mm->batch = c->trips[m->db];

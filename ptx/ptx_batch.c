@@ -60,9 +60,11 @@ static LLVMValueRef load_ab(bt_gen *w, const kn_layout *l, int64_t rows, int64_t
   return ptx_load(g, w->elem, p, w->align_ab);
 }
 
-static LLVMValueRef widen(bt_gen *w, LLVMValueRef v) {
+/* v, an element of A or B (l), as the accumulator type. */
+static LLVMValueRef widen(bt_gen *w, const kn_layout *l, LLVMValueRef v) {
   if (w->elem == w->acc) return v;
-  return w->m->ab_signed ? LLVMBuildSExt(w->g->b, v, w->acc, "") : LLVMBuildZExt(w->g->b, v, w->acc, "");
+  bool sign = l == &w->m->a ? w->m->a_signed : w->m->b_signed;
+  return sign ? LLVMBuildSExt(w->g->b, v, w->acc, "") : LLVMBuildZExt(w->g->b, v, w->acc, "");
 }
 
 /* ---- exact body: one thread per C element ------------------------------- */
@@ -74,8 +76,8 @@ static void exact_element(bt_gen *w, LLVMValueRef b, LLVMValueRef i, LLVMValueRe
   LLVMValueRef pc = ptx_element_at(g, &m->c, w->acc_bytes, b, i, j);
   LLVMValueRef sum = m->accumulate ? ptx_load(g, w->acc, pc, w->align_c) : LLVMConstNull(w->acc);
   for (int64_t k = 0; k < w->K; k++) {
-    LLVMValueRef a = widen(w, ptx_load(g, w->elem, ptx_element_at(g, &m->a, w->elem_bytes, b, i, i64c(w, k)), w->align_ab));
-    LLVMValueRef x = widen(w, ptx_load(g, w->elem, ptx_element_at(g, &m->b, w->elem_bytes, b, i64c(w, k), j), w->align_ab));
+    LLVMValueRef a = widen(w, &m->a, ptx_load(g, w->elem, ptx_element_at(g, &m->a, w->elem_bytes, b, i, i64c(w, k)), w->align_ab));
+    LLVMValueRef x = widen(w, &m->b, ptx_load(g, w->elem, ptx_element_at(g, &m->b, w->elem_bytes, b, i64c(w, k), j), w->align_ab));
     sum = w->fl ? LLVMBuildFAdd(g->b, sum, LLVMBuildFMul(g->b, a, x, ""), "")
                 : LLVMBuildAdd(g->b, sum, LLVMBuildMul(g->b, a, x, ""), "");
   }
@@ -130,7 +132,7 @@ static void stage(bt_gen *w, const kn_layout *l, int64_t rows, int64_t cols, LLV
   LLVMPositionBuilderAtEnd(g->b, then);
   LLVMValueRef p = ptx_element_at(g, l, w->elem_bytes, b, LLVMBuildUDiv(g->b, at, i64c(w, cols), ""),
                                   LLVMBuildURem(g->b, at, i64c(w, cols), ""));
-  ptx_store(g, widen(w, ptx_load(g, w->elem, p, w->align_ab)), slot, w->acc_bytes);
+  ptx_store(g, widen(w, l, ptx_load(g, w->elem, p, w->align_ab)), slot, w->acc_bytes);
   LLVMBuildBr(g->b, join);
   LLVMPositionBuilderAtEnd(g->b, other);
   ptx_store(g, LLVMConstNull(w->acc), slot, w->acc_bytes);
@@ -200,6 +202,9 @@ typedef struct {
 
 static const bt_shape shape_s8 = {"llvm.nvvm.mma.m16n8k32.row.col.s8", 32, 4, 2, 4, false};
 static const bt_shape shape_u8 = {"llvm.nvvm.mma.m16n8k32.row.col.u8", 32, 4, 2, 4, false};
+/* mixed signedness: A's type first */
+static const bt_shape shape_u8s8 = {"llvm.nvvm.mma.m16n8k32.row.col.u8.s8", 32, 4, 2, 4, false};
+static const bt_shape shape_s8u8 = {"llvm.nvvm.mma.m16n8k32.row.col.s8.u8", 32, 4, 2, 4, false};
 static const bt_shape shape_tf32 = {"llvm.nvvm.mma.m16n8k8.row.col.tf32", 8, 4, 2, 1, true};
 
 /* Element x of the matrix, or 0 where (row, col) lies outside it. */
@@ -319,7 +324,8 @@ static void mma_group(bt_gen *w, const bt_shape *s, LLVMValueRef first) {
 static const bt_shape *tensor_shape(const ptx_gen *g) {
   const kn_matmul *m = &g->d->matmul;
   if (g->sm < 80) return NULL;
-  if (m->type == KN_MM_I8_I32) return m->ab_signed ? &shape_s8 : &shape_u8;
+  if (m->type == KN_MM_I8_I32)
+    return m->a_signed ? (m->b_signed ? &shape_s8 : &shape_s8u8) : (m->b_signed ? &shape_u8s8 : &shape_u8);
   return g->tf32 && m->type == KN_MM_F32 ? &shape_tf32 : NULL;
 }
 

@@ -112,7 +112,8 @@ static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row
   LLVMValueRef p = element_at(w, l, ptx_type_bytes(w->ty.elem_kind), row, col);
   LLVMValueRef v = ptx_load(g, w->ty.elem, p, w->align_ab);
   if (w->ty.elem == w->ty.acc) return v;
-  return g->d->matmul.ab_signed ? LLVMBuildSExt(g->b, v, w->ty.acc, "")
+  bool sign = l == &g->d->matmul.a ? g->d->matmul.a_signed : g->d->matmul.b_signed;
+  return sign ? LLVMBuildSExt(g->b, v, w->ty.acc, "")
                                 : LLVMBuildZExt(g->b, v, w->ty.acc, "");
 }
 

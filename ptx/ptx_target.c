@@ -188,8 +188,12 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
     out->ncodes++;
     sm90 |= archs[i].sm == 90 && !archs[i].specific;
   }
-  /* the Hopper kernel: wgmma needs the arch-specific target */
-  if (kind == &ptx_kind_wmma && sm90) {
+  /* the Hopper kernel: wgmma needs the arch-specific target (and mixed
+   * s8/u8 operands PTX ISA 8.4, which it is not built for: those keep
+   * the sm_90 mma.sync kernel) */
+  const kn_matmul *mm = &d->matmul;
+  bool mixed = d->kind == KN_MATMUL && mm->type == KN_MM_I8_I32 && mm->a_signed != mm->b_signed;
+  if (kind == &ptx_kind_wmma && sm90 && !mixed) {
     ptx_arch hopper = {90, true};
     if (!generate_one(d, &ptx_kind_wgmma, out->name, target, hopper, opts && opts->tf32, arena,
                       &out->codes[out->ncodes], diag))

@@ -323,8 +323,11 @@ static void multiply(wg_gen *w, LLVMValueRef buf) {
   char text[2048], cons[1024];
   int n = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%u, 0;\n%s {", NREGS + 2,
                    w->tf32 ? "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
-                   : g->d->matmul.ab_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
-                                            : "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8");
+                   : g->d->matmul.a_signed
+                       ? (g->d->matmul.b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
+                                                : "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.u8")
+                       : (g->d->matmul.b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.s8"
+                                                : "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8"));
   for (unsigned r = 0; r < NREGS; r++) n += snprintf(text + n, sizeof text - (size_t)n, "%s$%u", r ? "," : "", r);
   snprintf(text + n, sizeof text - (size_t)n, "}, $%u, $%u, p%s;\n}", NREGS, NREGS + 1, w->tf32 ? ", 1, 1" : "");
   const char *rc = w->tf32 ? "=f" : "=r";

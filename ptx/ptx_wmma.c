@@ -71,6 +71,13 @@ static const wm_shape shape_i8 = {
 static const wm_shape shape_u8 = {
   32, WM_I8_BK, WM_I8_STAGES, 1, 4, 2, NULL, NULL,
   "llvm.nvvm.mma.m16n8k32.row.col.u8", NULL, false, true};
+/* mixed signedness: A's type first */
+static const wm_shape shape_u8s8 = {
+  32, WM_I8_BK, WM_I8_STAGES, 1, 4, 2, NULL, NULL,
+  "llvm.nvvm.mma.m16n8k32.row.col.u8.s8", NULL, false, true};
+static const wm_shape shape_s8u8 = {
+  32, WM_I8_BK, WM_I8_STAGES, 1, 4, 2, NULL, NULL,
+  "llvm.nvvm.mma.m16n8k32.row.col.s8.u8", NULL, false, true};
 static const wm_shape shape_tf32 = {
   8, WM_TF32_BK, WM_TF32_STAGES, 4, 4, 4,
   "llvm.nvvm.wmma.m16n16k8.load.a.row.stride.tf32.p3",
@@ -598,7 +605,9 @@ void ptx_wmma_annotate(ptx_gen *g) {
 
 bool ptx_wmma_body(ptx_gen *g) {
   const kn_matmul *m = &g->d->matmul;
-  const wm_shape *s = m->type == KN_MM_F32 ? &shape_tf32 : m->ab_signed ? &shape_i8 : &shape_u8;
+  const wm_shape *s = m->type == KN_MM_F32 ? &shape_tf32
+                      : m->a_signed ? (m->b_signed ? &shape_i8 : &shape_s8u8)
+                                    : (m->b_signed ? &shape_u8s8 : &shape_u8);
   wm_gen w;
   wm_init(&w, g, s);
   LLVMValueRef ok = LLVMBuildAnd(g->b, vector_ok(&w, &m->a), vector_ok(&w, &m->b), "");

@@ -20,7 +20,7 @@
 /* p0 M, p1 N, p2 K, p3 &A, p4 &B, p5 &C, all row-major. */
 #define MM(t, sgn, acc) {.kind = KN_MATMUL, .nparams = 6,                                   \
                          .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = t,            \
-                                    .ab_signed = sgn, .accumulate = acc,                    \
+                                    .a_signed = sgn, .b_signed = sgn, .accumulate = acc,                    \
                                     .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)), \
                                     .c = ROW_MAJOR(P(5), P(1)), .align = 1}}
 
@@ -40,9 +40,16 @@ static const wmma_case cases[] = {
   {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32",
    "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"},
   {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL, NULL},
+  /* u8 x s8: mma.sync takes mixed types; wgmma would need PTX ISA 8.4, so
+   * no sm_90a code */
+  {"mm_u8s8", {.kind = KN_MATMUL, .nparams = 6,
+               .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_I8_I32, .a_signed = false,
+                          .b_signed = true, .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)),
+                          .c = ROW_MAJOR(P(5), P(1)), .align = 1}},
+   false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32", NULL},
   {"mm_s8_tiny", {.kind = KN_MATMUL, .nparams = 3,
                   .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
-                             .ab_signed = true, .a = ROW_MAJOR(P(0), C(32)),
+                             .a_signed = true, .b_signed = true, .a = ROW_MAJOR(P(0), C(32)),
                              .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
                              .align = 1}}, false, NULL, NULL},
 };
@@ -69,7 +76,7 @@ START_TEST(test_case_all_archs) {
   ptx_options opts = {.tf32 = tc->tf32};
   ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag),
                 "%s: %s", tc->name, diag.msg);
-  ck_assert_uint_eq(out.ncodes, tc->wmma ? 4 : 3);
+  ck_assert_uint_eq(out.ncodes, tc->wgmma ? 4 : 3);
   bool have_ptxas = access(PTXAS, X_OK) == 0;
   if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
   for (unsigned a = 0; a < out.ncodes; a++) {

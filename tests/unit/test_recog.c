@@ -295,7 +295,7 @@ START_TEST(matmul_i8) {
   fixture f;
   const kn_matmul *mm = check_matmul(&f, "matmul_i8.c", KN_MM_I8_I32, false);
   if (!mm) return;
-  ck_assert(mm->ab_signed);
+  ck_assert(mm->a_signed && mm->b_signed);
   check_sizes(mm, 32, 32, 64);
   check_const_layout(&mm->a, 64, 1);
   check_const_layout(&mm->b, 32, 1);
@@ -345,7 +345,7 @@ START_TEST(batch_i8_live_strides) {
   fixture f;
   const kn_matmul *mm = check_batch(&f, "batch_i8_ptr.c", KN_MM_I8_I32, false);
   if (!mm) return;
-  ck_assert(mm->ab_signed);
+  ck_assert(mm->a_signed && mm->b_signed);
   ck_assert(!mm->batch.is_param);
   ck_assert_int_eq(mm->batch.value, 64);
   check_sizes(mm, 16, 8, 32);
@@ -507,6 +507,20 @@ END_TEST
 START_TEST(neg_div_live) { check_rejected("narrow.c", "quot0", "may trap: integer division"); }
 END_TEST
 
+/* u8 times s8: A unsigned, B signed, whichever side of the multiply
+ * each sits on. */
+START_TEST(matmul_mixed_signs) {
+  fixture f;
+  recognise(&f, "matmul_mixed.c", "qmm", false);
+  if (f.skipped) return;
+  const kn_matmul *mm = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_I8_I32);
+  ck_assert(!mm->a_signed);
+  ck_assert(mm->b_signed);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -538,6 +552,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_prefix);
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
+  tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);
   tcase_add_test(tc, division_by_constants);
   tcase_add_test(tc, neg_div_live);

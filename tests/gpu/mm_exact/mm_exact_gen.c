@@ -40,7 +40,7 @@ static const gen_case cases[] = {
 static kn_desc desc_of(const gen_case *c) {
   kn_desc d = {.kind = KN_MATMUL};
   kn_matmul *m = &d.matmul;
-  *m = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type, .ab_signed = c->ab_signed,
+  *m = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type, .a_signed = c->ab_signed, .b_signed = c->ab_signed,
                    .accumulate = c->accumulate, .align = 1};
   if (c->general) {
     m->a = (kn_layout){P(3), P(6), P(7)};

@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     const gen_case *c = &cases[i];
     kn_desc d = {.kind = KN_MATMUL, .nparams = 6};
     d.matmul = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type,
-                           .ab_signed = c->ab_signed, .align = 1,
+                           .a_signed = c->ab_signed, .b_signed = c->ab_signed, .align = 1,
                            .a = {P(3), P(2), C(1)}, .b = {P(4), P(1), C(1)},
                            .c = {P(5), P(1), C(1)}};
     tw_arena arena = {0};
