@@ -129,8 +129,10 @@ typedef struct {
   kn_size batch_stride;    /* elements; unused without a batch */
 } kn_layout;
 
-/* C[i][j] = (accumulate ? C[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
- * + ... added left to right, each product rounded on its own.  I8_I32:
+/* C[i][j] = (accumulate ? S[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
+ * + ... added left to right, each product rounded on its own; S (`start`)
+ * is C itself (C += A*B) or another matrix, a bias row say (row stride 0:
+ * `acc = bias[j]; for k ...`).  I8_I32:
  * A and B hold i8 (each signed or not: a_signed, b_signed), C holds i32
  * (wrapping). */
 typedef enum { KN_MM_F32, KN_MM_F64, KN_MM_I32, KN_MM_I8_I32 } kn_mm_type;
@@ -147,8 +149,15 @@ typedef struct {
   bool a_signed, b_signed;
   bool accumulate;
   kn_layout a, b, c;
+  bool has_start;          /* with accumulate: sums start from `start`, */
+  kn_layout start;         /* not from C itself */
   unsigned align;          /* assumed for every element access, as kn_addr */
 } kn_matmul;
+
+/* Where each sum of an accumulating product starts. */
+static inline const kn_layout *kn_matmul_start(const kn_matmul *m) {
+  return m->has_start ? &m->start : &m->c;
+}
 
 /* The number of products of a matmul: its batch, or 1. */
 static inline kn_size kn_mm_batch(const kn_matmul *m) {

@@ -111,13 +111,40 @@ static kr_affine expand_iv(kr_ctx *c, const kn_iv *iv, int depth) {
   return a;
 }
 
+/* A live factor `x << s` or `x * C` (computed before the nest) as x and a
+ * constant scale, so that `i * (n << 2)` gives the descriptor 4 * n per i:
+ * exact modulo 2^32 like every form here. */
+static LLVMValueRef split_scale(kr_ctx *c, LLVMValueRef p, int64_t *coeff) {
+  for (int n = 0; n < 4 && LLVMIsABinaryOperator(p); n++) {
+    LLVMOpcode op = LLVMGetInstructionOpcode(p);
+    LLVMValueRef x = LLVMGetOperand(p, 0), k = LLVMGetOperand(p, 1);
+    if (op == LLVMMul && LLVMIsAConstantInt(x)) {
+      LLVMValueRef t = x;
+      x = k;
+      k = t;
+    }
+    if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) ||
+        kn_loop_defines(c->chain[0], x, c->cfg))
+      break;
+    int64_t kv = LLVMConstIntGetSExtValue(k);
+    if (op == LLVMShl && (kv < 0 || kv > 30)) break;
+    int64_t f = op == LLVMShl ? INT64_C(1) << kv : kv, scaled;
+    if (__builtin_mul_overflow(*coeff, f, &scaled)) break;
+    *coeff = scaled;
+    p = x;
+  }
+  return p;
+}
+
 static kr_affine convert(kr_ctx *c, const kn_affine *k, int depth) {
   if (!k->ok) return not_affine;
   kr_affine a = {.ok = true, .c = k->constant};
   for (int i = 0; i < k->nterms && a.ok; i++) {
-    const kn_term *t = &k->terms[i];
+    kn_term tt = k->terms[i];
+    const kn_term *t = &tt;
     LLVMValueRef p = t->inv ? live_atom(c, t->inv) : NULL;
     if (t->inv && !p) return not_affine;
+    if (p) p = split_scale(c, p, &tt.coeff);
     if (!t->iv) {
       add_term(&a, (kr_term){t->coeff, -1, p});
       continue;

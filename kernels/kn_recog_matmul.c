@@ -13,6 +13,8 @@ typedef struct {
   kn_mm_type type;
   bool a_signed, b_signed;
   kr_affine a, b, c;
+  bool has_start;          /* sums start from s, not C */
+  kr_affine s;
 } mm_parts;
 
 /* An operand of the product: a load, or an i8 load widened to i32. */
@@ -181,6 +183,10 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   if (!layout(c, &m->a, m->di, m->dk, m->db, ab, &mm->a) || !layout(c, &m->b, m->dk, m->dj, m->db, ab, &mm->b) ||
       !layout(c, &m->c, m->di, m->dj, m->db, cs, &mm->c))
     return false;
+  mm->has_start = m->has_start;
+  if (m->has_start && (!layout(c, &m->s, m->di, m->dj, m->db, cs, &mm->start) ||
+                       !kr_add_range(c, &m->s, cs, false)))
+    return false;
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
       !kr_add_range(c, &m->c, cs, true))
@@ -225,7 +231,7 @@ static LLVMValueRef uncast(LLVMValueRef v) {
  * guard is the k loop's own test on its start value, so that the sum is
  * empty exactly when the top-tested loop of the source runs 0 times.  The
  * k dim then counts that loop's iterations (a guarded trip param). */
-static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
+static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValueRef init) {
   const kn_loop *kl = c->chain[c->depth - 1];
   const kn_trip *t = &kl->trip;
   if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next ||
@@ -235,7 +241,8 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
   if (s < 0) return false;
   LLVMValueRef z = LLVMGetIncomingValue(v, (unsigned)(1 - s));
   bool zero = (LLVMIsAConstantInt(z) && LLVMConstIntGetZExtValue(z) == 0) ||
-              (LLVMIsAConstantFP(z) && LLVMIsNull(z)); /* +0.0: the kernel's empty sum */
+              (LLVMIsAConstantFP(z) && LLVMIsNull(z)) || /* +0.0: the kernel's empty sum */
+              (z == init && LLVMIsALoadInst(init));     /* the sum's own start */
   LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, (unsigned)(1 - s));
   LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
   if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
@@ -293,23 +300,29 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
     if (copy == 0) m0 = m;
     else if (!same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b)) return kr_fail(c, "unrolled copies differ");
   }
+  LLVMValueRef init = NULL;
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+    if (!kn_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
-  if (v != latch && !(nterms == 1 && guarded_sum(c, v, latch)))
+  if (v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
     return kr_fail(c, "stores something other than the sum");
   c->copy = 0;
   c->copies = 1;
   m0.c = kr_address(c, LLVMGetOperand(store, 1));
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
-  LLVMValueRef init = NULL;
-  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
-    if (!kn_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
                        (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
   bool accumulate = false;
   if (!zero) {
+    /* C's own element (C += A*B), or another matrix's element that does
+     * not move with k (acc = bias[j]) */
     kr_affine o = init && LLVMIsALoadInst(init) ? kr_address(c, LLVMGetOperand(init, 0)) : (kr_affine){0};
-    if (!o.ok || !same_affine(&o, &m0.c)) return kr_fail(c, "sum starts from an unsupported value");
+    if (!o.ok || kr_coeff(&o, m0.dk)) return kr_fail(c, "sum starts from an unsupported value");
+    if (!same_affine(&o, &m0.c)) {
+      m0.has_start = true;
+      m0.s = o;
+    }
     accumulate = true;
   }
   return finish(c, &m0, accumulate);

@@ -74,7 +74,8 @@ static void exact_element(bt_gen *w, LLVMValueRef b, LLVMValueRef i, LLVMValueRe
   ptx_gen *g = w->g;
   const kn_matmul *m = w->m;
   LLVMValueRef pc = ptx_element_at(g, &m->c, w->acc_bytes, b, i, j);
-  LLVMValueRef sum = m->accumulate ? ptx_load(g, w->acc, pc, w->align_c) : LLVMConstNull(w->acc);
+  LLVMValueRef sum = m->accumulate ? ptx_load(g, w->acc, ptx_element_at(g, kn_matmul_start(m), w->acc_bytes, b, i, j), w->align_c)
+                                   : LLVMConstNull(w->acc);
   for (int64_t k = 0; k < w->K; k++) {
     LLVMValueRef a = widen(w, &m->a, ptx_load(g, w->elem, ptx_element_at(g, &m->a, w->elem_bytes, b, i, i64c(w, k)), w->align_ab));
     LLVMValueRef x = widen(w, &m->b, ptx_load(g, w->elem, ptx_element_at(g, &m->b, w->elem_bytes, b, i64c(w, k), j), w->align_ab));
@@ -166,7 +167,9 @@ static void staged_group(bt_gen *w, LLVMValueRef first, LLVMValueRef sa, LLVMVal
     /* columns past N name column N-1 (read, never stored), so every
      * address is one of C's */
     pc[c] = ptx_element_at(g, &m->c, w->acc_bytes, b, i, clamp(w, j, w->N - 1));
-    sum[c] = m->accumulate ? ptx_load(g, w->acc, pc[c], w->align_c) : LLVMConstNull(w->acc);
+    sum[c] = m->accumulate ? ptx_load(g, w->acc, ptx_element_at(g, kn_matmul_start(m), w->acc_bytes, b, i, clamp(w, j, w->N - 1)),
+                                      w->align_c)
+                           : LLVMConstNull(w->acc);
   }
   LLVMValueRef a_row = ptx_add(g, ptx_mul_c(g, pl, w->M * w->K), ptx_mul_c(g, i, w->K));
   LLVMValueRef b_col = ptx_add(g, ptx_mul_c(g, pl, w->K * w->N), j0);
@@ -281,7 +284,7 @@ static void mma_tile(bt_gen *w, const bt_shape *s, LLVMValueRef b, LLVMValueRef 
     in[r] = c_place(w, grp, tig, r0, c0, r, &row[r], &col[r]);
     c[r] = LLVMConstNull(w->acc);
     if (!m->accumulate) continue;
-    LLVMValueRef p = ptx_element_at(g, &m->c, w->acc_bytes, b, clamp(w, row[r], w->M - 1), clamp(w, col[r], w->N - 1));
+    LLVMValueRef p = ptx_element_at(g, kn_matmul_start(m), w->acc_bytes, b, clamp(w, row[r], w->M - 1), clamp(w, col[r], w->N - 1));
     c[r] = LLVMBuildSelect(g->b, in[r], ptx_load(g, w->acc, p, w->align_c), c[r], "");
   }
   LLVMTypeRef quad = LLVMStructTypeInContext(g->ctx, (LLVMTypeRef[]){w->acc, w->acc, w->acc, w->acc}, 4, false);

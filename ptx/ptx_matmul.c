@@ -219,7 +219,8 @@ static LLVMValueRef micro_at(mm_gen *w, LLVMValueRef o, LLVMValueRef t, unsigned
 }
 
 /* The micro-tile's C elements inside the matrix: load (the accumulators
- * start at 0, or at C with accumulate) or store. */
+ * start at 0, or with accumulate at the start matrix: C or a bias) or
+ * store. */
 static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
@@ -232,7 +233,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       if (load && !m->accumulate) continue;
       LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
-      LLVMValueRef p = element_at(w, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
+      LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) LLVMBuildStore(g->b, ptx_load(g, w->ty.acc, p, w->align_c), *acc);
       else ptx_store(g, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), p, w->align_c);
       ptx_if_end(g, join);

@@ -421,19 +421,24 @@ static void direct_lanes(wm_gen *w) {
 
 /* C element (i, j) of the block tile's matrix: stored, or added to (with
  * accumulate), when inside. */
+/* &L[i][j] of an i32/f32 matrix, in Wasm's 32-bit address arithmetic. */
+static LLVMValueRef element_ptr(ptx_gen *g, const kn_layout *l, LLVMValueRef i, LLVMValueRef j) {
+  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, l->row_stride)), "");
+  LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, l->col_stride)), "");
+  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
+  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
+  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
+}
+
 static void store_element(wm_gen *w, LLVMValueRef i, LLVMValueRef j, LLVMValueRef v) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
   LLVMTypeRef ety = LLVMTypeOf(v);
   LLVMValueRef in = LLVMBuildAnd(g->b, ptx_below(g, i, ptx_size(g, m->m)), ptx_below(g, j, ptx_size(g, m->n)), "");
   LLVMBasicBlockRef join = ptx_if_begin(g, in);
-  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, m->c.row_stride)), "");
-  LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, m->c.col_stride)), "");
-  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
-  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, m->c.offset)), off, "");
-  LLVMValueRef p = ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
+  LLVMValueRef p = element_ptr(g, &m->c, i, j);
   if (m->accumulate) {
-    LLVMValueRef old = ptx_load(g, ety, p, m->align);
+    LLVMValueRef old = ptx_load(g, ety, element_ptr(g, kn_matmul_start(m), i, j), m->align);
     v = w->s->tf32 ? LLVMBuildFAdd(g->b, old, v, "") : LLVMBuildAdd(g->b, old, v, "");
   }
   ptx_store(g, v, p, m->align);

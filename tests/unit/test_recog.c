@@ -521,6 +521,23 @@ START_TEST(matmul_mixed_signs) {
 }
 END_TEST
 
+/* acc = bias[j]: accumulate from a start matrix of row stride 0, not C. */
+START_TEST(matmul_bias_start) {
+  fixture f;
+  recognise_with(&f, "dense.c", "dense", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_matmul *mm = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F32);
+  ck_assert(mm->accumulate);
+  ck_assert(!mm->start.row_stride.is_param);
+  ck_assert_int_eq(mm->start.row_stride.value, 0);
+  ck_assert(!mm->start.col_stride.is_param);
+  ck_assert_int_eq(mm->start.col_stride.value, 1);
+  ck_assert(mm->c.row_stride.is_param);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -552,6 +569,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_prefix);
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
+  tcase_add_test(tc, matmul_bias_start);
   tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);
   tcase_add_test(tc, division_by_constants);
