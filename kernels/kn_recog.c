@@ -264,6 +264,20 @@ static bool too_little_work(const kn_desc *d) {
   return true;
 }
 
+/* A store of the outer loop of a 2-deep nest, after its inner loop: a
+ * matrix-vector product (y[i] = sum over k), taken as a product with one
+ * column; no map has one. */
+static bool stores_outside_inner(const kr_ctx *c) {
+  const kn_loop *l = c->chain[0], *inner = c->chain[1];
+  for (int b = 0; b < l->nbody; b++) {
+    if (inner->in_body[l->body[b]]) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i)) return true;
+  }
+  return false;
+}
+
 static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   kn_recog_nest *o = c->out;
   o->nest = root;
@@ -273,7 +287,8 @@ static void recognise_nest(kr_ctx *c, const kn_loop *root) {
   c->depth = 1;
   bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
   ok = ok && scan_nest(c) && build_chain(c, root);
-  if (ok && has_store(c)) ok = c->depth >= 3 ? kr_matmul(c) : kr_map(c);
+  if (ok && has_store(c))
+    ok = c->depth >= 3 || (c->depth == 2 && stores_outside_inner(c)) ? kr_matmul(c) : kr_map(c);
   else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
   if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
   o->ok = ok;

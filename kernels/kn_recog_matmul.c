@@ -8,6 +8,9 @@
 
 #define MAX_COPIES 32
 
+/* A dim no term has: j of a matrix-vector product (n = 1). */
+#define NO_DIM (-3)
+
 typedef struct {
   int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
@@ -40,6 +43,13 @@ static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type
   return addr->ok ? true : kr_fail(c, "non-affine address");
 }
 
+/* Whether the address has a term in dim d (a live-value stride too). */
+static bool moves_with(const kr_affine *a, int d) {
+  for (int i = 0; i < a->n; i++)
+    if (a->t[i].dim == d) return true;
+  return false;
+}
+
 /* p = A * B: which load is A (no j term) and which is B (no i term). */
 static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   LLVMOpcode op = LLVMIsABinaryOperator(p) ? LLVMGetInstructionOpcode(p) : 0;
@@ -53,7 +63,9 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
    * weights): each widens its own way */
   if (tx != ty || (op == LLVMFMul) != (tx == KN_MM_F32 || tx == KN_MM_F64))
     return kr_fail(c, "matmul operands of mixed types");
-  bool x_is_a = kr_coeff(&x, m->dj) == 0;
+  /* A has no j term; for a matrix-vector product (no j loop) A is the
+   * one with an i term */
+  bool x_is_a = m->dj == NO_DIM ? moves_with(&x, m->di) : kr_coeff(&x, m->dj) == 0;
   m->a = x_is_a ? x : y;
   m->b = x_is_a ? y : x;
   m->type = tx;
@@ -66,9 +78,12 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
 /* The chain dim of the product's outermost loop: 1 under a batch loop. */
 static int product_dim(const kr_ctx *c) { return c->depth - 3; }
 
+
 /* i, j, k at the product's loops (order: i, then the two given), b at dim 0
  * under a batch loop. */
 static mm_parts parts_at(const kr_ctx *c, int second_is_k) {
+  /* y[i] = sum over k of A[i][k] * x[k]: a product with one column */
+  if (c->depth == 2) return (mm_parts){.db = -2, .di = 0, .dk = 1, .dj = NO_DIM};
   int p = product_dim(c);
   return second_is_k ? (mm_parts){.db = p ? 0 : -2, .di = p, .dk = p + 1, .dj = p + 2}
                      : (mm_parts){.db = p ? 0 : -2, .di = p, .dj = p + 1, .dk = p + 2};
@@ -173,7 +188,8 @@ static bool batches_collide(const kn_matmul *mm) {
 
 static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   kn_matmul *mm = &c->out->desc.matmul;
-  *mm = (kn_matmul){.m = c->trips[m->di], .n = c->trips[m->dj], .k = c->trips[m->dk], .type = m->type,
+  kn_size n = m->dj == NO_DIM ? (kn_size){false, 1} : c->trips[m->dj];
+  *mm = (kn_matmul){.m = c->trips[m->di], .n = n, .k = c->trips[m->dk], .type = m->type,
                     .a_signed = m->a_signed, .b_signed = m->b_signed, .accumulate = accumulate, .align = 1};
   if (m->db >= 0) {
     mm->batched = true;

@@ -538,6 +538,24 @@ START_TEST(matmul_bias_start) {
 }
 END_TEST
 
+/* A matrix-vector product is an exact product with n = 1 (the vector a
+ * K x 1 B, y a column). */
+START_TEST(matvec_as_matmul) {
+  fixture f;
+  recognise_with(&f, "matvec.c", "matvec", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_matmul *mm = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F32);
+  ck_assert(!mm->n.is_param);
+  ck_assert_int_eq(mm->n.value, 1);
+  ck_assert(mm->m.is_param && mm->k.is_param);
+  ck_assert(!mm->accumulate);
+  ck_assert(mm->a.row_stride.is_param);
+  ck_assert_int_eq(mm->b.row_stride.value, 1);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -569,6 +587,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_prefix);
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
+  tcase_add_test(tc, matvec_as_matmul);
   tcase_add_test(tc, matmul_bias_start);
   tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);

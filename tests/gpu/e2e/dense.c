@@ -2,9 +2,11 @@
  * bias: f32 (exact kernel: the bias, then the products in k order), a
  * batch of 16x16x16 f32 products with a per-product bias row (the small-
  * product kernel), int8 weights with an i32 bias on tensor cores, and the
- * bias overlapping the output, which the runtime must refuse.  M, N, K
+ * bias overlapping the output, which the runtime must refuse; matrix-
+ * vector products (f32 from a bias, i32 wrapping) as products with one
+ * column.  M, N, K
  * from argv (default 200 x 96 x 333). */
-/* expect-gpu-launches: 3 */
+/* expect-gpu-launches: 5 */
 #include <stdint.h>
 #include "e2e.h"
 
@@ -39,6 +41,23 @@ __attribute__((noinline)) void k_dense_i8(int m, int n, int k, const int8_t *x, 
     }
 }
 
+__attribute__((noinline)) void k_matvec_f32(int m, int k, const float *a, const float *x,
+                                            const float *bias, float *y) {
+  for (int i = 0; i < m; i++) {
+    float s = bias[i];
+    for (int p = 0; p < k; p++) s += a[i * k + p] * x[p];
+    y[i] = s;
+  }
+}
+
+__attribute__((noinline)) void k_matvec_i32(int m, int k, const int32_t *a, const int32_t *x, int32_t *y) {
+  for (int i = 0; i < m; i++) {
+    int32_t s = 0;
+    for (int p = 0; p < k; p++) s += a[i * k + p] * x[p];
+    y[i] = s;
+  }
+}
+
 int main(int argc, char **argv) {
   int m = e2e_arg(argc, argv, 1, 200), n = e2e_arg(argc, argv, 2, 96), k = e2e_arg(argc, argv, 3, 333);
   int nb = 300;
@@ -68,6 +87,13 @@ int main(int argc, char **argv) {
   e2e_print_f32("batch_bias", c, (size_t)nb * 256);
   k_dense_i8(m, n, k, x8, w8, bias32, y32);
   e2e_print_i32("dense_i8", y32, (size_t)m * n);
+  k_matvec_f32(m, k, x, w, bias, y);
+  e2e_print_f32("matvec_f32", y, (size_t)m);
+  int32_t *ai = e2e_alloc((size_t)m * k * 4), *xi = e2e_alloc((size_t)k * 4);
+  for (size_t i = 0; i < (size_t)m * k; i++) ai[i] = (int32_t)e2e_next(&s);
+  for (int p = 0; p < k; p++) xi[p] = (int32_t)e2e_next(&s);
+  k_matvec_i32(m, k, ai, xi, y32);
+  e2e_print_i32("matvec_i32", y32, (size_t)m);
   /* the output starts inside the bias row it reads: the CPU loop runs */
   float *ov = bias + 7;
   k_dense_f32(m, n, k, x, w, bias, ov);
