@@ -142,30 +142,32 @@ static LLVMOpcode peel_cast(LLVMValueRef *v) {
   return op;
 }
 
+/* The IV of l that side is (or whose next value it is). */
+static const kn_iv *iv_or_next(const kn_loop *l, LLVMValueRef side, bool *is_next) {
+  for (int i = 0; i < l->nivs; i++) {
+    if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
+    *is_next = side == l->ivs[i].next;
+    if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
+  }
+  return NULL;
+}
+
 /* Matches one side of an exit compare against an IV of l (or its next
  * value), possibly seen through one cast. */
 static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast,
                              int64_t *add) {
   *cast = peel_cast(&side);
   *add = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int i = 0; i < l->nivs; i++) {
-      if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
-      *is_next = side == l->ivs[i].next;
-      if (side == l->ivs[i].phi || *is_next) return &l->ivs[i];
-    }
-    /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared
-     * values are themselves an IV starting C further on, which is all the
-     * count needs (the runtime's evaluation refuses wrapping as for any
-     * IV) */
-    if (pass > 0 || !LLVMIsABinaryOperator(side) || LLVMGetInstructionOpcode(side) != LLVMAdd ||
-        !LLVMIsAConstantInt(LLVMGetOperand(side, 1)) || LLVMGetIntTypeWidth(LLVMTypeOf(side)) > 64)
-      break;
-    *add = LLVMConstIntGetSExtValue(LLVMGetOperand(side, 1));
-    side = LLVMGetOperand(side, 0);
-  }
-  *add = 0;
-  return NULL;
+  const kn_iv *iv = iv_or_next(l, side, is_next);
+  /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared values
+   * are themselves an IV starting C further on, which is all the count
+   * needs (the runtime's evaluation refuses wrapping as for any IV) */
+  if (iv || !LLVMIsABinaryOperator(side) || LLVMGetInstructionOpcode(side) != LLVMAdd ||
+      !LLVMIsAConstantInt(LLVMGetOperand(side, 1)) || LLVMGetIntTypeWidth(LLVMTypeOf(side)) > 64)
+    return iv;
+  iv = iv_or_next(l, LLVMGetOperand(side, 0), is_next);
+  if (iv) *add = LLVMConstIntGetSExtValue(LLVMGetOperand(side, 1));
+  return iv;
 }
 
 /* Moves the compare into the IV's own width: a cast on the IV side needs

@@ -60,16 +60,19 @@ static bool has_vector(LLVMValueRef i) {
   return false;
 }
 
+bool kr_safe_divisor(LLVMValueRef div) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(div);
+  LLVMValueRef d = LLVMGetOperand(div, 1);
+  return LLVMIsAConstantInt(d) && LLVMConstIntGetZExtValue(d) != 0 &&
+         !((op == LLVMSDiv || op == LLVMSRem) && LLVMConstIntGetSExtValue(d) == -1);
+}
+
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
   if (has_vector(i))
     return kr_fail(c, "vectorised by LLVM (vector types); its scalar remainder loop is a nest of its own");
-  if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) {
-    LLVMValueRef d = LLVMGetOperand(i, 1);
-    bool safe = LLVMIsAConstantInt(d) && LLVMConstIntGetZExtValue(d) != 0 &&
-                !((op == LLVMSDiv || op == LLVMSRem) && LLVMConstIntGetSExtValue(d) == -1);
-    if (!safe) return kr_fail(c, "may trap: integer division");
-  }
+  if ((op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) && !kr_safe_divisor(i))
+    return kr_fail(c, "may trap: integer division");
   if (op == LLVMLoad || op == LLVMStore) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
@@ -178,32 +181,23 @@ static bool set_trip(kr_ctx *c, int d, unsigned copies) {
   const kn_loop *l = c->chain[d];
   const kn_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
-  bool enters = true;
+  bool enters = false;
   if (d > 0 && !entered_always(c, d, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == KN_TRIP_NONE) t = masked_trip(c, l);
   if (!t || t->kind == KN_TRIP_NONE) return kr_fail(c, "trip count unknown");
-  if (guard) {
-    /* count = guard == enters ? count : 0, a param even when constant */
-    if (t->kind == KN_TRIP_CONST && t->count > INT64_MAX / copies)
-      return kr_fail(c, "trip count too large");
-    if (t->kind == KN_TRIP_SYMBOLIC && (kn_loop_defines(c->chain[0], t->start, c->cfg) ||
-                                        kn_loop_defines(c->chain[0], t->bound, c->cfg)))
-      return kr_fail(c, "trip count depends on an outer loop");
-    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies,
-                                  .guard = guard, .guard_enters = enters});
-    if (p < 0) return kr_fail(c, "too many live values");
-    c->trips[d] = (kn_size){true, p};
-    return true;
-  }
-  if (t->kind == KN_TRIP_CONST) {
-    if (t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
+  if (t->kind == KN_TRIP_CONST && t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
+  /* a constant count stays one unless a guard may zero it: the host then
+   * passes count = guard == enters ? count : 0 */
+  if (t->kind == KN_TRIP_CONST && !guard) {
     c->trips[d] = (kn_size){false, (int64_t)(t->count * copies)};
     return true;
   }
-  if (kn_loop_defines(c->chain[0], t->start, c->cfg) || kn_loop_defines(c->chain[0], t->bound, c->cfg))
+  if (t->kind == KN_TRIP_SYMBOLIC && (kn_loop_defines(c->chain[0], t->start, c->cfg) ||
+                                      kn_loop_defines(c->chain[0], t->bound, c->cfg)))
     return kr_fail(c, "trip count depends on an outer loop");
-  int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies});
+  int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies, .guard = guard,
+                                .guard_enters = enters});
   if (p < 0) return kr_fail(c, "too many live values");
   c->trips[d] = (kn_size){true, p};
   return true;

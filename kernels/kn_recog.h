@@ -143,10 +143,17 @@ int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign);
  * to) as i32 nodes holding the zero extension of each value, and integer
  * division by constants that cannot trap. */
 bool kr_is_narrow(LLVMValueRef v);
+/* The descriptor predicate of an integer compare. */
+kn_cmp kr_icmp(LLVMIntPredicate p);
+/* Whether call is llvm.smin/smax/umin/umax, and the compare it selects by. */
+bool kr_min_max(LLVMValueRef call, kn_cmp *cmp);
 int32_t kr_narrow(kr_ctx *c, LLVMValueRef v, kn_type t);
 int32_t kr_widen(kr_ctx *c, LLVMValueRef cast, kn_type t);
 int32_t kr_narrow_compare(kr_ctx *c, LLVMValueRef cmp);
 int32_t kr_divide(kr_ctx *c, LLVMValueRef v, kn_type t);
+/* A division or remainder by a constant that is not 0 (nor -1 when
+ * signed, in the operation's width): no iteration can trap. */
+bool kr_safe_divisor(LLVMValueRef div);
 bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
 /* Same per-counter strides (constant and live-value parts). */
 bool kr_same_strides(const kn_addr *x, const kn_addr *y);

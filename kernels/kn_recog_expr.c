@@ -92,6 +92,26 @@ static const kn_cmp icmp_map[] = {
     [LLVMIntULT] = KN_CMP_ULT, [LLVMIntULE] = KN_CMP_ULE, [LLVMIntUGT] = KN_CMP_UGT,
     [LLVMIntUGE] = KN_CMP_UGE};
 
+kn_cmp kr_icmp(LLVMIntPredicate p) { return icmp_map[p]; }
+
+static const char *callee_name(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  size_t len;
+  return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+}
+
+bool kr_min_max(LLVMValueRef call, kn_cmp *cmp) {
+  static const struct {
+    const char *prefix;
+    kn_cmp cmp;
+  } table[] = {{"llvm.smin.", KN_CMP_SLT}, {"llvm.smax.", KN_CMP_SGT},
+               {"llvm.umin.", KN_CMP_ULT}, {"llvm.umax.", KN_CMP_UGT}};
+  const char *name = callee_name(call);
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) == 0) return (*cmp = table[i].cmp, true);
+  return false;
+}
+
 static bool fcmp_of(LLVMRealPredicate p, kn_cmp *out) {
   switch (p) {
   case LLVMRealOEQ: *out = KN_CMP_OEQ; return true;
@@ -143,28 +163,26 @@ static kn_op cast_op(LLVMOpcode op) {
 
 /* Intrinsic calls with a descriptor op; NULL name for anything else. */
 static int32_t intrinsic(kr_ctx *c, LLVMValueRef call, kn_type t) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  size_t len;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-  static const struct { const char *prefix; kn_op op; kn_cmp cmp; } table[] = {
-      {"llvm.fabs.", KN_E_ABS, 0},           {"llvm.sqrt.", KN_E_SQRT, 0},
-      {"llvm.minimum.", KN_E_MIN, 0},        {"llvm.maximum.", KN_E_MAX, 0},
-      {"llvm.fptosi.sat.", KN_E_FPTOSI_SAT, 0}, {"llvm.fptoui.sat.", KN_E_FPTOUI_SAT, 0},
-      {"llvm.smin.", KN_E_SELECT, KN_CMP_SLT}, {"llvm.smax.", KN_E_SELECT, KN_CMP_SGT},
-      {"llvm.umin.", KN_E_SELECT, KN_CMP_ULT}, {"llvm.umax.", KN_E_SELECT, KN_CMP_UGT}};
+  const char *name = callee_name(call);
+  static const struct { const char *prefix; kn_op op; } table[] = {
+      {"llvm.fabs.", KN_E_ABS},           {"llvm.sqrt.", KN_E_SQRT},
+      {"llvm.minimum.", KN_E_MIN},        {"llvm.maximum.", KN_E_MAX},
+      {"llvm.fptosi.sat.", KN_E_FPTOSI_SAT}, {"llvm.fptoui.sat.", KN_E_FPTOUI_SAT}};
+  kn_cmp pred;
+  if (kr_min_max(call, &pred)) {
+    int32_t a = kr_expr(c, LLVMGetOperand(call, 0)), b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(call, 1));
+    if (b < 0) return -1;
+    kn_expr cmp = kr_node(KN_E_CMP, KN_I1, a, b, -1);
+    cmp.cmp = pred;
+    return kr_push(c, kr_node(KN_E_SELECT, t, kr_push(c, cmp), a, b));
+  }
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) != 0) continue;
     int32_t a = kr_expr(c, LLVMGetOperand(call, 0));
     if (a < 0) return -1;
-    if (table[i].op == KN_E_ABS || table[i].op == KN_E_SQRT || table[i].op == KN_E_FPTOSI_SAT ||
-        table[i].op == KN_E_FPTOUI_SAT)
-      return kr_push(c, kr_node(table[i].op, t, a, -1, -1));
+    if (table[i].op != KN_E_MIN && table[i].op != KN_E_MAX) return kr_push(c, kr_node(table[i].op, t, a, -1, -1));
     int32_t b = kr_expr(c, LLVMGetOperand(call, 1));
-    if (b < 0) return -1;
-    if (table[i].op != KN_E_SELECT) return kr_push(c, kr_node(table[i].op, t, a, b, -1));
-    kn_expr cmp = kr_node(KN_E_CMP, KN_I1, a, b, -1);
-    cmp.cmp = table[i].cmp;
-    return kr_push(c, kr_node(KN_E_SELECT, t, kr_push(c, cmp), a, b));
+    return b < 0 ? -1 : kr_push(c, kr_node(table[i].op, t, a, b, -1));
   }
   return kr_fail(c, "calls a function"), -1;
 }
@@ -219,17 +237,22 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
   return kr_fail(c, "unsupported operation"), -1;
 }
 
+/* A param node of type t for live value v. */
+static int32_t live_param(kr_ctx *c, LLVMValueRef v, kn_type t) {
+  int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = v});
+  if (p < 0) return kr_fail(c, "too many live values"), -1;
+  kn_expr e = kr_node(KN_E_PARAM, t, -1, -1, -1);
+  e.param = (unsigned)p;
+  return kr_push(c, e);
+}
+
 /* A node of type t for i32 live value p (the param holds it in its low
  * bits). */
 static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
   kn_type pt;
   if (!kr_type_of(LLVMTypeOf(p), &pt) || (pt != KN_I32 && pt != KN_I64)) return -1;
-  int idx = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = p});
-  if (idx < 0) return kr_fail(c, "too many live values"), -1;
-  kn_expr e = kr_node(KN_E_PARAM, pt, -1, -1, -1);
-  e.param = (unsigned)idx;
-  int32_t r = kr_push(c, e);
-  return pt == t ? r : kr_push(c, kr_node(KN_E_TRUNC, t, r, -1, -1));
+  int32_t r = live_param(c, p, pt);
+  return r < 0 || pt == t ? r : kr_push(c, kr_node(KN_E_TRUNC, t, r, -1, -1));
 }
 
 /* A loop counter used as a value (a[i] = i * 0.5f): its affine form over
@@ -296,11 +319,8 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   if (LLVMIsAConstant(v)) {
     r = constant(c, v, nt);
   } else if (!kn_loop_defines(c->chain[0], v, c->cfg)) {
-    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = v});
-    if (p < 0) return kr_fail(c, "too many live values"), -1;
-    kn_expr e = kr_node(KN_E_PARAM, nt, -1, -1, -1);
-    e.param = (unsigned)p;
-    r = kr_push(c, e);
+    r = live_param(c, v, nt);
+    if (r < 0) return -1;
   } else if (counts(c, v, t, &form)) {
     r = counter_value(c, &form, t);
   } else if (kn_iv_of(c->chain[c->depth - 1], v)) {

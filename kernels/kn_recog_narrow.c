@@ -8,8 +8,6 @@
  * others are masked back to the width (skipped where `nuw` promises the
  * result fits), and signed readings sign-extend first.  Every i32 result
  * then equals the zero extension of LLVM's narrow result. */
-#include <string.h>
-
 #include "kn_recog.h"
 
 bool kr_is_narrow(LLVMValueRef v) {
@@ -50,44 +48,33 @@ static int32_t operand(kr_ctx *c, LLVMValueRef x) {
 
 static bool nuw(LLVMValueRef v) { return LLVMGetNUW(v) != 0; }
 
+static kn_op divide_op(LLVMOpcode op) {
+  return op == LLVMUDiv ? KN_E_UDIV : op == LLVMSDiv ? KN_E_SDIV : op == LLVMURem ? KN_E_UREM : KN_E_SREM;
+}
+
 static int32_t divide_narrow(kr_ctx *c, LLVMValueRef v, LLVMOpcode op, unsigned bits) {
   LLVMValueRef d = LLVMGetOperand(v, 1);
-  uint64_t mask = (UINT64_C(1) << bits) - 1;
-  bool is_signed = op == LLVMSDiv || op == LLVMSRem;
-  if (!LLVMIsAConstantInt(d) || (LLVMConstIntGetZExtValue(d) & mask) == 0 ||
-      (is_signed && (LLVMConstIntGetZExtValue(d) & mask) == mask))
-    return kr_fail(c, "may trap: integer division"), -1;
+  if (!kr_safe_divisor(v)) return kr_fail(c, "may trap: integer division"), -1;
   int32_t a = operand(c, LLVMGetOperand(v, 0));
   if (a < 0) return -1;
-  if (!is_signed)
-    return binary(c, op == LLVMUDiv ? KN_E_UDIV : KN_E_UREM, a, constant(c, LLVMConstIntGetZExtValue(d)));
-  int32_t q = binary(c, op == LLVMSDiv ? KN_E_SDIV : KN_E_SREM, sext_from(c, a, bits),
-                     constant(c, (uint64_t)LLVMConstIntGetSExtValue(d)));
+  if (op == LLVMUDiv || op == LLVMURem)
+    return binary(c, divide_op(op), a, constant(c, LLVMConstIntGetZExtValue(d)));
+  int32_t q = binary(c, divide_op(op), sext_from(c, a, bits), constant(c, (uint64_t)LLVMConstIntGetSExtValue(d)));
   return mask_to(c, q, bits);
 }
 
 /* llvm.smin/smax/umin/umax on narrow values: the chosen operand itself. */
 static int32_t min_max(kr_ctx *c, LLVMValueRef call, unsigned bits) {
-  static const struct {
-    const char *prefix;
-    kn_cmp cmp;
-  } table[] = {{"llvm.smin.", KN_CMP_SLT}, {"llvm.smax.", KN_CMP_SGT},
-               {"llvm.umin.", KN_CMP_ULT}, {"llvm.umax.", KN_CMP_UGT}};
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  size_t len;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) != 0) continue;
-    int32_t a = operand(c, LLVMGetOperand(call, 0)), b = a < 0 ? -1 : operand(c, LLVMGetOperand(call, 1));
-    if (b < 0) return -1;
-    bool is_signed = table[i].cmp == KN_CMP_SLT || table[i].cmp == KN_CMP_SGT;
-    int32_t x = is_signed ? sext_from(c, a, bits) : a, y = is_signed ? sext_from(c, b, bits) : b;
-    if (x < 0 || y < 0) return -1;
-    kn_expr e = kr_node(KN_E_CMP, KN_I1, x, y, -1);
-    e.cmp = table[i].cmp;
-    return kr_push(c, kr_node(KN_E_SELECT, KN_I32, kr_push(c, e), a, b));
-  }
-  return kr_fail(c, "calls a function"), -1;
+  kn_cmp pred;
+  if (!kr_min_max(call, &pred)) return kr_fail(c, "calls a function"), -1;
+  int32_t a = operand(c, LLVMGetOperand(call, 0)), b = a < 0 ? -1 : operand(c, LLVMGetOperand(call, 1));
+  if (b < 0) return -1;
+  bool is_signed = pred == KN_CMP_SLT || pred == KN_CMP_SGT;
+  int32_t x = is_signed ? sext_from(c, a, bits) : a, y = is_signed ? sext_from(c, b, bits) : b;
+  if (x < 0 || y < 0) return -1;
+  kn_expr e = kr_node(KN_E_CMP, KN_I1, x, y, -1);
+  e.cmp = pred;
+  return kr_push(c, kr_node(KN_E_SELECT, KN_I32, kr_push(c, e), a, b));
 }
 
 int32_t kr_narrow(kr_ctx *c, LLVMValueRef v, kn_type t) {
@@ -156,11 +143,6 @@ int32_t kr_widen(kr_ctx *c, LLVMValueRef cast, kn_type t) {
 }
 
 int32_t kr_narrow_compare(kr_ctx *c, LLVMValueRef cmp) {
-  static const kn_cmp preds[] = {
-      [LLVMIntEQ] = KN_CMP_EQ,   [LLVMIntNE] = KN_CMP_NE,   [LLVMIntSLT] = KN_CMP_SLT,
-      [LLVMIntSLE] = KN_CMP_SLE, [LLVMIntSGT] = KN_CMP_SGT, [LLVMIntSGE] = KN_CMP_SGE,
-      [LLVMIntULT] = KN_CMP_ULT, [LLVMIntULE] = KN_CMP_ULE, [LLVMIntUGT] = KN_CMP_UGT,
-      [LLVMIntUGE] = KN_CMP_UGE};
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
   LLVMValueRef x = LLVMGetOperand(cmp, 0), y = LLVMGetOperand(cmp, 1);
   bool is_signed = p >= LLVMIntSGT && p <= LLVMIntSLE;
@@ -172,20 +154,14 @@ int32_t kr_narrow_compare(kr_ctx *c, LLVMValueRef cmp) {
     if (b < 0) return -1;
   }
   kn_expr e = kr_node(KN_E_CMP, KN_I1, a, b, -1);
-  e.cmp = preds[p];
+  e.cmp = kr_icmp(p);
   return kr_push(c, e);
 }
 
 /* i32/i64 division by a constant that is not 0 (nor -1 when signed). */
 int32_t kr_divide(kr_ctx *c, LLVMValueRef v, kn_type t) {
-  LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  LLVMValueRef d = LLVMGetOperand(v, 1);
-  bool is_signed = op == LLVMSDiv || op == LLVMSRem;
-  if (!LLVMIsAConstantInt(d) || LLVMConstIntGetZExtValue(d) == 0 ||
-      (is_signed && LLVMConstIntGetSExtValue(d) == -1))
-    return kr_fail(c, "may trap: integer division"), -1;
-  int32_t a = kr_expr(c, LLVMGetOperand(v, 0)), b = a < 0 ? -1 : kr_expr(c, d);
+  if (!kr_safe_divisor(v)) return kr_fail(c, "may trap: integer division"), -1;
+  int32_t a = kr_expr(c, LLVMGetOperand(v, 0)), b = a < 0 ? -1 : kr_expr(c, LLVMGetOperand(v, 1));
   if (b < 0) return -1;
-  kn_op k = op == LLVMUDiv ? KN_E_UDIV : op == LLVMSDiv ? KN_E_SDIV : op == LLVMURem ? KN_E_UREM : KN_E_SREM;
-  return kr_push(c, kr_node(k, t, a, b, -1));
+  return kr_push(c, kr_node(divide_op(LLVMGetInstructionOpcode(v)), t, a, b, -1));
 }
