@@ -62,9 +62,7 @@ static LLVMValueRef load_ab(bt_gen *w, const kn_layout *l, int64_t rows, int64_t
 
 /* v, an element of A or B (l), as the accumulator type. */
 static LLVMValueRef widen(bt_gen *w, const kn_layout *l, LLVMValueRef v) {
-  if (w->elem == w->acc) return v;
-  bool sign = l == &w->m->a ? w->m->a_signed : w->m->b_signed;
-  return sign ? LLVMBuildSExt(w->g->b, v, w->acc, "") : LLVMBuildZExt(w->g->b, v, w->acc, "");
+  return ptx_widen_operand(w->g, l, v, w->acc);
 }
 
 /* ---- exact body: one thread per C element ------------------------------- */
@@ -344,15 +342,6 @@ static void all_groups(bt_gen *w, const bt_shape *s) {
   ptx_loop_end(g, &grp);
 }
 
-/* Whether element (0, 0) of product 0 is aligned to the element size
- * (strides count elements, so then every element is). */
-static LLVMValueRef aligned(bt_gen *w, const kn_layout *l, unsigned bytes) {
-  ptx_gen *g = w->g;
-  LLVMValueRef zero = i64c(w, 0);
-  LLVMValueRef at = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
-  return LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildAnd(g->b, at, i64c(w, bytes - 1), ""), zero, "");
-}
-
 static unsigned min_u(unsigned a, unsigned b) { return a < b ? a : b; }
 
 /* Natural alignment unless the descriptor promises it: the body comes
@@ -377,8 +366,8 @@ static bool batch_build(ptx_gen *g) {
   if (align >= w.elem_bytes && align >= w.acc_bytes) {
     all_groups(&w, s);
   } else {
-    LLVMValueRef ok = LLVMBuildAnd(g->b, aligned(&w, &m->a, w.elem_bytes), aligned(&w, &m->b, w.elem_bytes), "");
-    ok = LLVMBuildAnd(g->b, ok, aligned(&w, &m->c, w.acc_bytes), "");
+    LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &m->a, w.elem_bytes), ptx_layout_aligned(g, &m->b, w.elem_bytes), "");
+    ok = LLVMBuildAnd(g->b, ok, ptx_layout_aligned(g, &m->c, w.acc_bytes), "");
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "unaligned");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");

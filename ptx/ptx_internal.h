@@ -99,6 +99,15 @@ LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v);
  * (kernels read only such elements). */
 LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
                             LLVMValueRef row, LLVMValueRef col);
+/* Element v of the matmul's A or B (l), as the accumulator type acc:
+ * i8 sign- or zero-extended as that operand reads. */
+LLVMValueRef ptx_widen_operand(ptx_gen *g, const kn_layout *l, LLVMValueRef v, LLVMTypeRef acc);
+/* (v & (bytes - 1)) == 0 for an i64 v; bytes a power of 2. */
+LLVMValueRef ptx_multiple_of(ptx_gen *g, LLVMValueRef v, unsigned bytes);
+/* Whether every element of a matrix of `bytes` elements is aligned to its
+ * size: strides count elements, so that holds when element (0, 0) of
+ * product 0 is. */
+LLVMValueRef ptx_layout_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes);
 LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name);
 LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
 void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,

@@ -226,6 +226,24 @@ LLVMValueRef ptx_below(ptx_gen *g, LLVMValueRef a, LLVMValueRef end) {
 
 LLVMValueRef ptx_low32(ptx_gen *g, LLVMValueRef v) { return LLVMBuildTrunc(g->b, v, g->i32, ""); }
 
+LLVMValueRef ptx_widen_operand(ptx_gen *g, const kn_layout *l, LLVMValueRef v, LLVMTypeRef acc) {
+  const kn_matmul *m = &g->d->matmul;
+  if (LLVMTypeOf(v) == acc) return v;
+  bool sign = l == &m->a ? m->a_signed : m->b_signed;
+  return sign ? LLVMBuildSExt(g->b, v, acc, "") : LLVMBuildZExt(g->b, v, acc, "");
+}
+
+LLVMValueRef ptx_multiple_of(ptx_gen *g, LLVMValueRef v, unsigned bytes) {
+  LLVMValueRef low = LLVMBuildAnd(g->b, v, ptx_i64(g, (int64_t)bytes - 1), "");
+  return LLVMBuildICmp(g->b, LLVMIntEQ, low, ptx_i64(g, 0), "");
+}
+
+LLVMValueRef ptx_layout_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes) {
+  LLVMValueRef zero = ptx_i64(g, 0);
+  LLVMValueRef at = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
+  return ptx_multiple_of(g, at, bytes);
+}
+
 LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
                             LLVMValueRef row, LLVMValueRef col) {
   LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");

@@ -85,11 +85,6 @@ static bool needs_check(const map_access *acc, unsigned n) {
   return false;
 }
 
-static LLVMValueRef low_bits_clear(ptx_gen *g, LLVMValueRef v, unsigned bytes) {
-  LLVMValueRef low = LLVMBuildAnd(g->b, v, ptx_i64(g, (int64_t)bytes - 1), "");
-  return LLVMBuildICmp(g->b, LLVMIntEQ, low, ptx_i64(g, 0), "");
-}
-
 /* The run-time condition of an aligned copy: every access's address
  * (linear memory base included) and counter strides aligned to its element
  * size; with lanes, each contiguous access's first address aligned to a
@@ -111,7 +106,7 @@ static LLVMValueRef all_aligned(ptx_gen *g, const map_access *acc, unsigned n, u
         bits = LLVMBuildOr(g->b, bits, s, "");
       }
     }
-    ok = LLVMBuildAnd(g->b, ok, low_bits_clear(g, bits, need), "");
+    ok = LLVMBuildAnd(g->b, ok, ptx_multiple_of(g, bits, need), "");
   }
   return ok;
 }

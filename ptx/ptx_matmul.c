@@ -110,11 +110,7 @@ static mm_place place_of(mm_gen *w, const kn_layout *l, bool is_a, LLVMValueRef 
 static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
   ptx_gen *g = w->g;
   LLVMValueRef p = element_at(w, l, ptx_type_bytes(w->ty.elem_kind), row, col);
-  LLVMValueRef v = ptx_load(g, w->ty.elem, p, w->align_ab);
-  if (w->ty.elem == w->ty.acc) return v;
-  bool sign = l == &g->d->matmul.a ? g->d->matmul.a_signed : g->d->matmul.b_signed;
-  return sign ? LLVMBuildSExt(g->b, v, w->ty.acc, "")
-                                : LLVMBuildZExt(g->b, v, w->ty.acc, "");
+  return ptx_widen_operand(g, l, ptx_load(g, w->ty.elem, p, w->align_ab), w->ty.acc);
 }
 
 /* Global -> registers: the k-tile at k0 of block tile (i0, j0).  Indices
@@ -305,16 +301,6 @@ static void all_tiles(mm_gen *w) {
   w->batch = NULL;
 }
 
-/* Whether every element of a matrix is aligned to its size: strides count
- * elements, so that holds when element (0, 0) is. */
-static LLVMValueRef naturally_aligned(mm_gen *w, const kn_layout *l, unsigned bytes) {
-  ptx_gen *g = w->g;
-  LLVMValueRef zero = ptx_i64(g, 0);
-  LLVMValueRef at = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
-  LLVMValueRef low = LLVMBuildAnd(g->b, at, ptx_i64(g, bytes - 1), "");
-  return LLVMBuildICmp(g->b, LLVMIntEQ, low, zero, "");
-}
-
 static void gen_init(mm_gen *w, ptx_gen *g) {
   const kn_matmul *m = &g->d->matmul;
   *w = (mm_gen){.g = g, .ty = types_of(g, m->type)};
@@ -369,9 +355,9 @@ static bool matmul_build(ptx_gen *g) {
   if (align >= ab_bytes && align >= c_bytes) {
     all_tiles(&w);
   } else {
-    LLVMValueRef ok = LLVMBuildAnd(g->b, naturally_aligned(&w, &m->a, ab_bytes),
-                                   naturally_aligned(&w, &m->b, ab_bytes), "");
-    ok = LLVMBuildAnd(g->b, ok, naturally_aligned(&w, &m->c, c_bytes), "");
+    LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &m->a, ab_bytes),
+                                   ptx_layout_aligned(g, &m->b, ab_bytes), "");
+    ok = LLVMBuildAnd(g->b, ok, ptx_layout_aligned(g, &m->c, c_bytes), "");
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "unaligned");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");

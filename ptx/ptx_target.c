@@ -149,13 +149,6 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   return ok;
 }
 
-static bool same_size(kn_size x, kn_size y) { return x.is_param == y.is_param && x.value == y.value; }
-
-static bool same_layout(const kn_layout *x, const kn_layout *y) {
-  return same_size(x->offset, y->offset) && same_size(x->row_stride, y->row_stride) &&
-         same_size(x->col_stride, y->col_stride) && same_size(x->batch_stride, y->batch_stride);
-}
-
 /* Batches of small products take the batch kind; other matmuls that may
  * run on tensor cores take the wmma kind. */
 static const ptx_kind *kind_of(const kn_desc *d, const ptx_options *opts) {
@@ -202,8 +195,7 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
   bool mixed = d->kind == KN_MATMUL && mm->type == KN_MM_I8_I32 && mm->a_signed != mm->b_signed;
   /* the wgmma epilogue adds C's old values: sums starting from another
    * matrix (a bias) keep the sm_90 kernel too */
-  bool other_start = d->kind == KN_MATMUL && mm->accumulate && mm->has_start &&
-                     !same_layout(&mm->start, &mm->c);
+  bool other_start = d->kind == KN_MATMUL && mm->accumulate && mm->has_start;
   if (kind == &ptx_kind_wmma && sm90 && !mixed && !other_start) {
     ptx_arch hopper = {90, true};
     if (!generate_one(d, &ptx_kind_wgmma, out->name, target, hopper, opts && opts->tf32, arena,

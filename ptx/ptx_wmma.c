@@ -142,22 +142,9 @@ static void void_call(ptx_gen *g, const char *name, LLVMValueRef *args, unsigned
   ptx_call(g, name, LLVMVoidTypeInContext(g->ctx), args, n);
 }
 
-/* Byte address of element (row, col) of a matrix in global memory.  A
- * Wasm32 memory holds at most 4 GiB, so 32-bit wrapping arithmetic gives
- * the offset of every element the kernel reads exactly (as ptx_matmul.c). */
+/* Byte address of element (row, col) of a matrix in global memory. */
 static LLVMValueRef element_at(wm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
-  ptx_gen *g = w->g;
-  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
-  LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
-  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, c, ""),
-                                  LLVMConstInt(g->i32, w->s->esize, false), "");
-  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
-  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
-}
-
-static LLVMValueRef is_zero_mod16(ptx_gen *g, LLVMValueRef v) {
-  LLVMValueRef low = LLVMBuildAnd(g->b, v, ptx_i64(g, 15), "");
-  return LLVMBuildICmp(g->b, LLVMIntEQ, low, ptx_i64(g, 0), "");
+  return ptx_element_at(w->g, l, w->s->esize, NULL, row, col);
 }
 
 /* A row of the matrix may be copied 16 bytes at a time when elements are
@@ -166,8 +153,8 @@ static LLVMValueRef vector_ok(wm_gen *w, const kn_layout *l) {
   ptx_gen *g = w->g;
   LLVMValueRef zero = ptx_i64(g, 0);
   LLVMValueRef base = LLVMBuildPtrToInt(g->b, element_at(w, l, zero, zero), g->i64, "");
-  LLVMValueRef ok = is_zero_mod16(g, base);
-  ok = LLVMBuildAnd(g->b, ok, is_zero_mod16(g, ptx_mul_c(g, ptx_size(g, l->row_stride), w->s->esize)), "");
+  LLVMValueRef ok = ptx_multiple_of(g, base, 16);
+  ok = LLVMBuildAnd(g->b, ok, ptx_multiple_of(g, ptx_mul_c(g, ptx_size(g, l->row_stride), w->s->esize), 16), "");
   LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
   return LLVMBuildAnd(g->b, ok, unit, "");
 }
@@ -419,26 +406,17 @@ static void direct_lanes(wm_gen *w) {
   w->b_lane = ptx_add(g, b_swizzled(w, ptx_mul_c(g, tig, 4), chunk), word);
 }
 
-/* C element (i, j) of the block tile's matrix: stored, or added to (with
- * accumulate), when inside. */
-/* &L[i][j] of an i32/f32 matrix, in Wasm's 32-bit address arithmetic. */
-static LLVMValueRef element_ptr(ptx_gen *g, const kn_layout *l, LLVMValueRef i, LLVMValueRef j) {
-  LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, i), ptx_low32(g, ptx_size(g, l->row_stride)), "");
-  LLVMValueRef cc = LLVMBuildMul(g->b, ptx_low32(g, j), ptx_low32(g, ptx_size(g, l->col_stride)), "");
-  LLVMValueRef off = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, r, cc, ""), LLVMConstInt(g->i32, 4, false), "");
-  off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
-  return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
-}
-
+/* C element (i, j) of the block tile's matrix (i32 or f32): stored, or
+ * added to the sum's start (with accumulate), when inside. */
 static void store_element(wm_gen *w, LLVMValueRef i, LLVMValueRef j, LLVMValueRef v) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
   LLVMTypeRef ety = LLVMTypeOf(v);
   LLVMValueRef in = LLVMBuildAnd(g->b, ptx_below(g, i, ptx_size(g, m->m)), ptx_below(g, j, ptx_size(g, m->n)), "");
   LLVMBasicBlockRef join = ptx_if_begin(g, in);
-  LLVMValueRef p = element_ptr(g, &m->c, i, j);
+  LLVMValueRef p = ptx_element_at(g, &m->c, 4, NULL, i, j);
   if (m->accumulate) {
-    LLVMValueRef old = ptx_load(g, ety, element_ptr(g, kn_matmul_start(m), i, j), m->align);
+    LLVMValueRef old = ptx_load(g, ety, ptx_element_at(g, kn_matmul_start(m), 4, NULL, i, j), m->align);
     v = w->s->tf32 ? LLVMBuildFAdd(g->b, old, v, "") : LLVMBuildAdd(g->b, old, v, "");
   }
   ptx_store(g, v, p, m->align);

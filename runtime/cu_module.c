@@ -94,14 +94,14 @@ static bool cu_ptx_check_header(const cu_ptx *ptx, cu_error *err) {
   int major = 0, minor = 0, arch = 0;
   char suffix = 0;
   if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || minor < 0 || minor > 9)
-    return cu_fail_msg(err, "sm_%d PTX: no readable .version directive", ptx->arch & ~CU_ARCH_SPECIFIC);
+    return cu_fail_msg(err, "sm_%d PTX: no readable .version directive", number);
   if (major * 10 + minor != ptx->isa)
-    return cu_fail_msg(err, "sm_%d PTX: .version %d.%d, but the set says ISA %d.%d", ptx->arch & ~CU_ARCH_SPECIFIC,
+    return cu_fail_msg(err, "sm_%d PTX: .version %d.%d, but the set says ISA %d.%d", number,
                        major, minor, ptx->isa / 10, ptx->isa % 10);
   const char *target = cu_ptx_directive(ptx->text, ".target");
   int fields = target ? sscanf(target, "sm_%d%c", &arch, &suffix) : 0;
   if (fields < 1)
-    return cu_fail_msg(err, "sm_%d PTX: no readable .target directive", ptx->arch & ~CU_ARCH_SPECIFIC);
+    return cu_fail_msg(err, "sm_%d PTX: no readable .target directive", number);
   /* sm_90a and the like run on one exact device only: picking by "not
    * above the device" would be wrong for them, so the set must say so. */
   bool suffixed = fields == 2 && suffix >= 'a' && suffix <= 'z';
