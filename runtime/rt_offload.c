@@ -140,11 +140,13 @@ static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *
     *result = 0;
     memcpy(result, rt_result_cell, rbytes > 8 ? 8 : rbytes);
   }
-  char batch[48] = "", arch[16];
-  if (p->batch > 1) snprintf(batch, sizeof batch, ", a batch of %lld products", (long long)p->batch);
-  cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s", k->name,
-           kind_name(k), cu_arch_name(cu_module_arch(l->module), arch), p->iterations,
-           (unsigned long long)p->bytes, batch);
+  if (cu_tracing()) {
+    char batch[48] = "", arch[16];
+    if (p->batch > 1) snprintf(batch, sizeof batch, ", a batch of %lld products", (long long)p->batch);
+    cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s", k->name,
+             kind_name(k), cu_arch_name(cu_module_arch(l->module), arch), p->iterations,
+             (unsigned long long)p->bytes, batch);
+  }
   return 1;
 }
 
