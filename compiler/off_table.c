@@ -132,7 +132,8 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
                       array_global(&c, ptx, nptx, "twasm_kernel_ptx"),
                       launch_abi(&c, &px->launch),
                       LLVMConstArray2(LLVMTypeOf(work_abi[0]), work_abi, TWASM_KERNEL_WORK_DIMS),
-                      u32(&c, nwork), u32(&c, ops), size_abi(&c, batch)};
+                      u32(&c, nwork), u32(&c, ops), size_abi(&c, batch),
+                      u32(&c, px->tc_elem_bytes), u32(&c, 0)};
   free(ranges);
   return cstruct(&c, f, sizeof f / sizeof f[0]);
 }

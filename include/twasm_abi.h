@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 4u
+#define TWASM_ABI_VERSION 5u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -265,7 +265,33 @@ typedef struct twasm_kernel_abi {
   /* ABI 4: independent products of a batched matmul (a loop around the
    * product, launched as one kernel); constant 1 for everything else. */
   twasm_kernel_size_abi batch;
+  /* ABI 5: bytes per A and B element (1: int8, 4: tf32) when the sm_90a
+   * module also holds the packed tensor-core product (below); 0: not. */
+  uint32_t tc_elem_bytes;
+  uint32_t pad;
 } twasm_kernel_abi;
+
+/* The packed tensor-core product (ABI 5), for M x N x K products whose
+ * kernel has tc_elem_bytes set, loaded from its sm_90a module.  Two more
+ * entries there, both taking (mem, params..., scratch), scratch being
+ * device memory of
+ *   (MT * TWASM_TC_TILE_M + NT * TWASM_TC_TILE_N) * KT * TWASM_TC_K_BYTES
+ * bytes, MT = ceil(M / TILE_M), NT = ceil(N / TILE_N),
+ * KT = ceil(K * tc_elem_bytes / K_BYTES):
+ *   NAME_pack, grid (KT, MT + NT), TWASM_TC_PACK_THREADS threads: writes
+ *     A and B, zero-padded to whole tiles (tf32 values rounded), as the
+ *     shared-memory images NAME_tc copies unchanged;
+ *   NAME_tc, grid (NT, MT), TWASM_TC_THREADS threads and
+ *     TWASM_TC_SHARED_BYTES of dynamic shared memory: C's tile (by, bx)
+ *     of TILE_M x TILE_N, every edge and layout of C handled.
+ * launched in that order on one stream. */
+#define TWASM_TC_TILE_M 128u
+#define TWASM_TC_TILE_N 256u
+#define TWASM_TC_K_BYTES 128u
+#define TWASM_TC_STAGES 4u
+#define TWASM_TC_THREADS 384u
+#define TWASM_TC_PACK_THREADS 256u
+#define TWASM_TC_SHARED_BYTES (TWASM_TC_STAGES * (TWASM_TC_TILE_M + TWASM_TC_TILE_N) * TWASM_TC_K_BYTES)
 
 typedef struct twasm_module_abi {
   uint32_t abi_version;           /* TWASM_ABI_VERSION */

@@ -45,6 +45,9 @@ typedef struct {
   ptx_launch launch;
   unsigned ncodes;
   ptx_code *codes;         /* one per requested arch, in request order */
+  /* Bytes per A/B element (1, 4) when the sm_90a code also holds the
+   * packed tensor-core product (twasm_abi.h, ABI 5); else 0. */
+  unsigned tc_elem_bytes;
 } ptx_out;
 
 /* Generates one PTX module per arch (NULL/0: the defaults).  name is

@@ -53,6 +53,30 @@ extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_w
 /* ptx_wgmma.c: the sm_90a kernel of a tensor-core matmul (wgmma, with the
  * wmma body inside for the shapes it does not take); launched as wmma. */
 extern const ptx_kind ptx_kind_wgmma;
+/* ptx_wgmma.c, shared with ptx_tc.c: inline PTX (with side effects: kept
+ * in order), an sm_90a matrix descriptor of a no-swizzle K-major tile at
+ * shared `base` + byte_off (core matrices `lead` bytes apart along k,
+ * `stride` bytes apart along m/n), one wgmma.mma_async m64n128 of the
+ * matmul's types adding into the PTX_WGMMA_REGS accumulators acc (a
+ * struct value of acc_ty), and wgmma.wait_group with acc passed through,
+ * so nothing reads it before. */
+#define PTX_WGMMA_REGS 64
+LLVMValueRef ptx_asm(ptx_gen *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                     unsigned n, bool side_effects);
+void ptx_asm_void(ptx_gen *g, const char *text);
+LLVMValueRef ptx_wgmma_desc(ptx_gen *g, LLVMValueRef base, LLVMValueRef byte_off, unsigned lead,
+                            unsigned stride);
+LLVMValueRef ptx_wgmma_op(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, LLVMValueRef da,
+                          LLVMValueRef db);
+/* prmt.b32 a, b, sel; an f32 rounded to tf32 (cvt.rna), as i32 bits. */
+LLVMValueRef ptx_prmt(ptx_gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef sel);
+LLVMValueRef ptx_round_tf32(ptx_gen *g, LLVMValueRef f);
+LLVMValueRef ptx_wgmma_wait(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, unsigned pending);
+/* ptx_tc.c: the packed tensor-core product (twasm_abi.h, ABI 5): whether
+ * a matmul takes it, and its two entries NAME_pack and NAME_tc (NAME:
+ * g->fn's) added to the sm_90a module being built. */
+bool ptx_tc_applies(const kn_matmul *m);
+bool ptx_tc_build(ptx_gen *g);
 
 /* ptx_wmma.c: whether a matmul takes the tensor-core kind (which itself
  * falls back to the exact kernel on archs without the instructions). */
@@ -68,7 +92,13 @@ bool ptx_wmma_body(ptx_gen *g);
 /* ptx_ir.c */
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
                   bool result_arg, tw_diag *diag);
+/* Starts another entry of g's module (g->fn, mem, params and entry then
+ * refer to it) taking (mem, params..., result cell) or, with scratch,
+ * (mem, params..., scratch pointer) and positions the builder in it. */
+void ptx_gen_entry(ptx_gen *g, const char *name, bool result_arg, LLVMValueRef *scratch);
 void ptx_gen_dispose(ptx_gen *g);
+/* One nvvm.annotations entry of g->fn: maxntidx, minctasm, ... */
+void ptx_annotate(ptx_gen *g, const char *key, unsigned value);
 LLVMTypeRef ptx_type(const ptx_gen *g, kn_type t);
 unsigned ptx_type_bytes(kn_type t);
 #define PTX_CALL_MAX_ARGS 17 /* the wmma mma intrinsics take 17 */

@@ -1,6 +1,7 @@
 /* ptx_ir.c: building blocks for kernel IR: the kernel signature, thread
  * indices, addresses in global memory, loops and conditionals. */
 #include <stdio.h>
+#include <string.h>
 
 #include "ptx_internal.h"
 
@@ -19,12 +20,17 @@ void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *
   g->gptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_GLOBAL);
   g->sptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_SHARED);
 
+  ptx_gen_entry(g, name, result_arg, NULL);
+}
+
+void ptx_gen_entry(ptx_gen *g, const char *name, bool result_arg, LLVMValueRef *scratch) {
+  const kn_desc *d = g->d;
   LLVMTypeRef args[KN_MAX_PARAMS + 2];
   unsigned n = 0;
   args[n++] = g->gptr;
   for (unsigned i = 0; i < d->nparams; i++) args[n++] = g->i64;
-  if (result_arg) args[n++] = g->gptr;
-  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), args, n, false);
+  if (result_arg || scratch) args[n++] = g->gptr;
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), args, n, false);
   g->fn = LLVMAddFunction(g->mod, name, fty);
   LLVMSetFunctionCallConv(g->fn, PTX_KERNEL_CALLCONV);
   g->mem = LLVMGetParam(g->fn, 0);
@@ -36,8 +42,16 @@ void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *
     LLVMSetValueName2(g->params[i], pname, (size_t)len);
   }
   g->result = result_arg ? LLVMGetParam(g->fn, d->nparams + 1) : NULL;
-  g->entry = LLVMAppendBasicBlockInContext(ctx, g->fn, "entry");
+  if (scratch) *scratch = LLVMGetParam(g->fn, d->nparams + 1);
+  g->entry = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, g->entry);
+}
+
+void ptx_annotate(ptx_gen *g, const char *key, unsigned value) {
+  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->ctx, key, strlen(key)),
+                            LLVMValueAsMetadata(LLVMConstInt(g->i32, value, false))};
+  LLVMValueRef node = LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, ops, 3));
+  LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", node);
 }
 
 void ptx_gen_dispose(ptx_gen *g) {

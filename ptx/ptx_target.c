@@ -202,6 +202,7 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
                       &out->codes[out->ncodes], diag))
       return false;
     out->ncodes++;
+    if (ptx_tc_applies(mm)) out->tc_elem_bytes = mm->type == KN_MM_F32 ? 4 : 1;
   }
   return true;
 }

@@ -40,7 +40,7 @@ enum {
   OPERAND_BYTES = TILE * KB,
   BUFFER_BYTES = 2 * OPERAND_BYTES,
   POOL_BYTES = 48 * 1024,  /* static shared memory: the wmma body's 48 KiB, our buffers */
-  NREGS = 64,              /* accumulator registers of m64n128 per thread */
+  NREGS = PTX_WGMMA_REGS,  /* accumulator registers of m64n128 per thread */
   A_CHUNKS = TILE * KB / 16 / THREADS,  /* 16-byte chunks of A per thread */
   B_UNITS = KB / 64,       /* B pieces per thread: 4 k x 2 n (tf32), 8 k x 4 n (int8) */
   NSTAGE = A_CHUNKS + 8 * B_UNITS,
@@ -61,9 +61,9 @@ typedef struct {
   LLVMValueRef bdesc0;
 } wg_gen;
 
-static LLVMValueRef asm_call(ptx_gen *g, LLVMTypeRef ret, const char *text, const char *cons,
-                             LLVMValueRef *args, unsigned n, bool side_effects) {
-  LLVMTypeRef types[2 * NREGS + 4];
+LLVMValueRef ptx_asm(ptx_gen *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                     unsigned n, bool side_effects) {
+  LLVMTypeRef types[2 * PTX_WGMMA_REGS + 4];
   for (unsigned i = 0; i < n; i++) types[i] = LLVMTypeOf(args[i]);
   LLVMTypeRef fty = LLVMFunctionType(ret, types, n, false);
   LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), side_effects,
@@ -71,15 +71,15 @@ static LLVMValueRef asm_call(ptx_gen *g, LLVMTypeRef ret, const char *text, cons
   return LLVMBuildCall2(g->b, fty, fn, args, n, "");
 }
 
-static void asm_void(ptx_gen *g, const char *text) {
-  asm_call(g, LLVMVoidTypeInContext(g->ctx), text, "~{memory}", NULL, 0, true);
+void ptx_asm_void(ptx_gen *g, const char *text) {
+  ptx_asm(g, LLVMVoidTypeInContext(g->ctx), text, "~{memory}", NULL, 0, true);
 }
 
 static LLVMValueRef i32c(ptx_gen *g, uint32_t v) { return LLVMConstInt(g->i32, v, false); }
 
-static LLVMValueRef prmt(ptx_gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef sel) {
+LLVMValueRef ptx_prmt(ptx_gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef sel) {
   LLVMValueRef args[3] = {a, b, sel};
-  return asm_call(g, g->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r", args, 3, false);
+  return ptx_asm(g, g->i32, "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r", args, 3, false);
 }
 
 static LLVMValueRef is_mod0(ptx_gen *g, LLVMValueRef v, int64_t m) {
@@ -145,7 +145,7 @@ static LLVMValueRef global_load(ptx_gen *g, LLVMTypeRef t, LLVMValueRef off, uns
   return ptx_load(g, t, ptx_global_at(g, off), align);
 }
 
-static LLVMValueRef round_tf32(ptx_gen *g, LLVMValueRef f) {
+LLVMValueRef ptx_round_tf32(ptx_gen *g, LLVMValueRef f) {
   return ptx_call(g, "llvm.nvvm.f2tf32.rna", g->i32, &f, 1);
 }
 
@@ -240,7 +240,7 @@ static void store_b_tf32(wg_gen *w, LLVMValueRef b_base, wg_piece p, LLVMValueRe
   for (unsigned e = 0; e < 2; e++) {
     LLVMValueRef r = LLVMGetUndef(v4);
     for (unsigned j = 0; j < 4; j++)
-      r = LLVMBuildInsertElement(g->b, r, round_tf32(g, b[j * 2 + e]), i32c(g, j), "");
+      r = LLVMBuildInsertElement(g->b, r, ptx_round_tf32(g, b[j * 2 + e]), i32c(g, j), "");
     col[e] = r;
   }
   for (unsigned s = 0; s < 2; s++) {
@@ -267,8 +267,8 @@ static void store_b_i8(wg_gen *w, LLVMValueRef b_base, wg_piece p, LLVMValueRef 
     LLVMValueRef words = LLVMGetUndef(v2);
     for (unsigned half = 0; half < 2; half++) {
       LLVMValueRef *r = &b[half * 4];
-      LLVMValueRef lo = prmt(g, r[0], r[1], sel), hi = prmt(g, r[2], r[3], sel);
-      words = LLVMBuildInsertElement(g->b, words, prmt(g, lo, hi, i32c(g, 0x5410)), i32c(g, half), "");
+      LLVMValueRef lo = ptx_prmt(g, r[0], r[1], sel), hi = ptx_prmt(g, r[2], r[3], sel);
+      words = LLVMBuildInsertElement(g->b, words, ptx_prmt(g, lo, hi, i32c(g, 0x5410)), i32c(g, half), "");
     }
     LLVMValueRef off = ptx_add(g, tile_offset(w, ptx_add(g, p.col, c), p.chunk), ptx_mul_c(g, p.half, 8));
     ptx_store(g, words, pool_at(w, ptx_add(g, b_base, off)), 8);
@@ -290,7 +290,7 @@ static void store_tile(wg_gen *w, LLVMValueRef buf) {
       LLVMValueRef f = LLVMBuildBitCast(g->b, v, v4f, "");
       LLVMValueRef r = LLVMGetUndef(v4);
       for (unsigned e = 0; e < 4; e++)
-        r = LLVMBuildInsertElement(g->b, r, round_tf32(g, LLVMBuildExtractElement(g->b, f, i32c(g, e), "")),
+        r = LLVMBuildInsertElement(g->b, r, ptx_round_tf32(g, LLVMBuildExtractElement(g->b, f, i32c(g, e), "")),
                                    i32c(g, e), "");
       v = r;
     }
@@ -305,67 +305,81 @@ static void store_tile(wg_gen *w, LLVMValueRef buf) {
   }
 }
 
-/* Descriptor (no swizzle): start address >> 4 in bits 0-13, the byte
- * distance of core matrices along k (leading) in 16-29, along m/n
- * (stride) in 32-45. */
-static LLVMValueRef descriptor(wg_gen *w, LLVMValueRef byte_off) {
-  ptx_gen *g = w->g;
-  LLVMValueRef addr = LLVMBuildAdd(g->b, LLVMBuildPtrToInt(g->b, w->pool, g->i64, ""), byte_off, "");
+LLVMValueRef ptx_wgmma_desc(ptx_gen *g, LLVMValueRef base, LLVMValueRef byte_off, unsigned lead,
+                            unsigned stride) {
+  LLVMValueRef addr = LLVMBuildAdd(g->b, LLVMBuildPtrToInt(g->b, base, g->i64, ""), byte_off, "");
   LLVMValueRef lo = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, addr, ptx_i64(g, 4), ""), ptx_i64(g, 0x3fff), "");
-  uint64_t lead = K_STEP, stride = ROW_STEP;  /* measured: not the other way round */
-  uint64_t fields = ((lead >> 4) << 16) | ((stride >> 4) << 32);
+  uint64_t fields = ((uint64_t)(lead >> 4) << 16) | ((uint64_t)(stride >> 4) << 32);
   return LLVMBuildOr(g->b, lo, LLVMConstInt(g->i64, fields, false), "");
+}
+
+/* Descriptor of our tiles: k chunks K_STEP apart (leading), row groups
+ * ROW_STEP apart (stride); measured: not the other way round. */
+static LLVMValueRef descriptor(wg_gen *w, LLVMValueRef byte_off) {
+  return ptx_wgmma_desc(w->g, w->pool, byte_off, K_STEP, ROW_STEP);
+}
+
+LLVMValueRef ptx_wgmma_op(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, LLVMValueRef da,
+                          LLVMValueRef db) {
+  const kn_matmul *m = &g->d->matmul;
+  bool tf32 = m->type == KN_MM_F32;
+  char text[2048], cons[1024];
+  int n = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%u, 0;\n%s {", NREGS + 2,
+                   tf32 ? "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
+                   : m->a_signed
+                       ? (m->b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
+                                      : "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.u8")
+                       : (m->b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.s8"
+                                      : "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8"));
+  for (unsigned r = 0; r < NREGS; r++) n += snprintf(text + n, sizeof text - (size_t)n, "%s$%u", r ? "," : "", r);
+  snprintf(text + n, sizeof text - (size_t)n, "}, $%u, $%u, p%s;\n}", NREGS, NREGS + 1, tf32 ? ", 1, 1" : "");
+  const char *rc = tf32 ? "=f" : "=r";
+  n = 0;
+  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, "%s,", rc);
+  n += snprintf(cons + n, sizeof cons - (size_t)n, "l,l,r");
+  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, ",%u", r);
+  LLVMValueRef args[NREGS + 3];
+  args[0] = da;
+  args[1] = db;
+  args[2] = i32c(g, 1);
+  for (unsigned r = 0; r < NREGS; r++) args[3 + r] = LLVMBuildExtractValue(g->b, acc, r, "");
+  return ptx_asm(g, acc_ty, text, cons, args, NREGS + 3, true);
+}
+
+LLVMValueRef ptx_wgmma_wait(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, unsigned pending) {
+  char cons[1024], text[64];
+  int n = 0;
+  const char *rc = g->d->matmul.type == KN_MM_F32 ? "=f" : "=r";
+  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, "%s%s", r ? "," : "", rc);
+  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, ",%u", r);
+  snprintf(cons + n, sizeof cons - (size_t)n, ",~{memory}");
+  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %u;", pending);
+  LLVMValueRef args[NREGS];
+  for (unsigned r = 0; r < NREGS; r++) args[r] = LLVMBuildExtractValue(g->b, acc, r, "");
+  return ptx_asm(g, acc_ty, text, cons, args, NREGS, true);
 }
 
 /* The warpgroup's 64x128 of C += k-tile in buffer buf: KB / 32 wgmma. */
 static void multiply(wg_gen *w, LLVMValueRef buf) {
   ptx_gen *g = w->g;
-  char text[2048], cons[1024];
-  int n = snprintf(text, sizeof text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%u, 0;\n%s {", NREGS + 2,
-                   w->tf32 ? "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"
-                   : g->d->matmul.a_signed
-                       ? (g->d->matmul.b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
-                                                : "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.u8")
-                       : (g->d->matmul.b_signed ? "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.s8"
-                                                : "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8"));
-  for (unsigned r = 0; r < NREGS; r++) n += snprintf(text + n, sizeof text - (size_t)n, "%s$%u", r ? "," : "", r);
-  snprintf(text + n, sizeof text - (size_t)n, "}, $%u, $%u, p%s;\n}", NREGS, NREGS + 1, w->tf32 ? ", 1, 1" : "");
-  const char *rc = w->tf32 ? "=f" : "=r";
-  n = 0;
-  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, "%s,", rc);
-  n += snprintf(cons + n, sizeof cons - (size_t)n, "l,l,r");
-  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, ",%u", r);
   LLVMValueRef shift = LLVMBuildLShr(g->b, ptx_mul_c(g, buf, BUFFER_BYTES), ptx_i64(g, 4), "");
-  asm_void(g, "wgmma.fence.sync.aligned;");
+  ptx_asm_void(g, "wgmma.fence.sync.aligned;");
   LLVMValueRef acc = LLVMBuildLoad2(g->b, w->acc_ty, w->acc, "");
   for (unsigned s = 0; s < KB / 32; s++) {
-    LLVMValueRef args[NREGS + 3];
     int64_t step = s * 2 * K_STEP / 16;
-    args[0] = ptx_add(g, ptx_add(g, w->desc0, shift), ptx_i64(g, step));
-    args[1] = ptx_add(g, ptx_add(g, w->bdesc0, shift), ptx_i64(g, step));
-    args[2] = i32c(g, 1);
-    for (unsigned r = 0; r < NREGS; r++) args[3 + r] = LLVMBuildExtractValue(g->b, acc, r, "");
-    acc = asm_call(g, w->acc_ty, text, cons, args, NREGS + 3, true);
+    acc = ptx_wgmma_op(g, w->acc_ty, acc, ptx_add(g, ptx_add(g, w->desc0, shift), ptx_i64(g, step)),
+                       ptx_add(g, ptx_add(g, w->bdesc0, shift), ptx_i64(g, step)));
   }
   LLVMBuildStore(g->b, acc, w->acc);
-  asm_void(g, "wgmma.commit_group.sync.aligned;");
+  ptx_asm_void(g, "wgmma.commit_group.sync.aligned;");
 }
 
 /* Waits for every wgmma of this warpgroup; the accumulators pass through
  * the asm so nothing reads them before. */
 static void wait_all(wg_gen *w) {
   ptx_gen *g = w->g;
-  char cons[1024];
-  int n = 0;
-  const char *rc = w->tf32 ? "=f" : "=r";
-  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, "%s%s", r ? "," : "", rc);
-  for (unsigned r = 0; r < NREGS; r++) n += snprintf(cons + n, sizeof cons - (size_t)n, ",%u", r);
-  snprintf(cons + n, sizeof cons - (size_t)n, ",~{memory}");
   LLVMValueRef acc = LLVMBuildLoad2(g->b, w->acc_ty, w->acc, "");
-  LLVMValueRef args[NREGS];
-  for (unsigned r = 0; r < NREGS; r++) args[r] = LLVMBuildExtractValue(g->b, acc, r, "");
-  acc = asm_call(g, w->acc_ty, "wgmma.wait_group.sync.aligned 0;", cons, args, NREGS, true);
-  LLVMBuildStore(g->b, acc, w->acc);
+  LLVMBuildStore(g->b, ptx_wgmma_wait(g, w->acc_ty, acc, 0), w->acc);
 }
 
 /* Accumulator register j*4 + h*2 + e is C row 16 (warp % 4) + lane / 4 +
@@ -419,19 +433,19 @@ static void block_tile(wg_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 1), tiles));
   load_tile(w, i0, j0, ptx_i64(g, ke));
   ptx_if_end(g, join);
-  asm_void(g, "fence.proxy.async.shared::cta;");
+  ptx_asm_void(g, "fence.proxy.async.shared::cta;");
   ptx_barrier(g);
   ptx_loop kt;
   ptx_loop_begin(g, &kt, ptx_i64(g, 0), tiles, ptx_i64(g, 1));
   multiply(w, LLVMBuildURem(g->b, kt.iv, ptx_i64(g, BUFFERS), ""));
-  asm_void(g, "wgmma.wait_group.sync.aligned 1;");
+  ptx_asm_void(g, "wgmma.wait_group.sync.aligned 1;");
   LLVMValueRef next = ptx_add(g, kt.iv, ptx_i64(g, 1));
   join = ptx_if_begin(g, ptx_below(g, next, tiles));
   store_tile(w, LLVMBuildURem(g->b, next, ptx_i64(g, BUFFERS), ""));
   LLVMBasicBlockRef join2 = ptx_if_begin(g, ptx_below(g, ptx_add(g, next, ptx_i64(g, 1)), tiles));
   load_tile(w, i0, j0, ptx_mul_c(g, ptx_add(g, next, ptx_i64(g, 1)), ke));
   ptx_if_end(g, join2);
-  asm_void(g, "fence.proxy.async.shared::cta;");
+  ptx_asm_void(g, "fence.proxy.async.shared::cta;");
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop_end(g, &kt);
@@ -481,7 +495,8 @@ static bool wgmma_build(ptx_gen *g) {
   all_tiles(&w);
   LLVMBuildRetVoid(g->b);
   LLVMPositionBuilderAtEnd(g->b, other);
-  return ptx_wmma_body(g);
+  if (!ptx_wmma_body(g)) return false;
+  return !ptx_tc_applies(m) || ptx_tc_build(g);
 }
 
 static bool wgmma_check(const kn_desc *d, tw_diag *diag) { return ptx_kind_wmma.check(d, diag); }

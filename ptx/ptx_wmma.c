@@ -546,13 +546,6 @@ static void wm_init(wm_gen *w, ptx_gen *g, const wm_shape *s) {
   if (s->direct) direct_lanes(w);
 }
 
-static void annotate_one(ptx_gen *g, const char *key, unsigned value) {
-  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->ctx, key, strlen(key)),
-                            LLVMValueAsMetadata(LLVMConstInt(g->i32, value, false))};
-  LLVMValueRef node = LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, ops, 3));
-  LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", node);
-}
-
 /* Block tiles are assigned by block index only, so every thread of a
  * block reaches the same barriers. */
 static void all_tiles(wm_gen *w) {
@@ -580,10 +573,10 @@ static bool wmma_build(ptx_gen *g) {
 }
 
 void ptx_wmma_annotate(ptx_gen *g) {
-  annotate_one(g, "maxntidx", 16);
-  annotate_one(g, "maxntidy", 16);
-  annotate_one(g, "maxntidz", 1);
-  annotate_one(g, "minctasm", WM_BLOCKS_PER_SM);
+  ptx_annotate(g, "maxntidx", 16);
+  ptx_annotate(g, "maxntidy", 16);
+  ptx_annotate(g, "maxntidz", 1);
+  ptx_annotate(g, "minctasm", WM_BLOCKS_PER_SM);
 }
 
 bool ptx_wmma_body(ptx_gen *g) {

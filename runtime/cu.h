@@ -75,6 +75,11 @@ void cu_free_managed(void *ptr);
 /* Moves [ptr, ptr+len) to the device ahead of a launch; a no-op (true)
  * where the device lacks concurrentManagedAccess. */
 bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err);
+/* Device (not managed) memory, for scratch only kernels touch: under the
+ * same admission as managed memory, but not in the registry (no range a
+ * launch is checked against may lie in it). */
+bool cu_alloc_device(uint64_t size, void **out, cu_error *err);
+void cu_free_device(void *ptr, uint64_t size);
 /* Whether [ptr, ptr+len) lies inside one live managed allocation. */
 bool cu_in_managed(const void *ptr, uint64_t len);
 
@@ -139,6 +144,17 @@ typedef struct cu_args {
  * the rest of the process (err says so) and the caller runs the CPU path. */
 bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
                uint32_t shared_bytes, const cu_args *args, cu_error *err);
+/* Several launches in order on one stream, then one synchronise; every
+ * step's pointers reach only args' ranges (and device scratch). */
+typedef struct cu_step {
+  const cu_kernel *kernel;
+  cu_dim3 grid, block;
+  uint32_t shared_bytes;
+  void **params;
+} cu_step;
+bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err);
+/* Lets k take `bytes` of dynamic shared memory (past the 48 KiB default). */
+bool cu_kernel_allow_shared(const cu_kernel *k, uint32_t bytes, cu_error *err);
 /* Microseconds for an empty launch plus synchronise, measured once;
  * INFINITY when the GPU cannot be used, so any comparison picks the CPU. */
 double cu_launch_cost_us(void);
@@ -180,6 +196,8 @@ typedef struct cu_driver {
   cu_result (*mem_prefetch_v2)(uint64_t ptr, size_t len, struct cu_mem_location loc,
                                unsigned flags, void *stream);
   cu_result (*mem_prefetch_v1)(uint64_t ptr, size_t len, int device, void *stream);
+  cu_result (*mem_alloc)(uint64_t *ptr, size_t size);
+  cu_result (*func_set_attribute)(void *function, int attribute, int value);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */

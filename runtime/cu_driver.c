@@ -106,6 +106,9 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
    * the device-ordinal form.  Neither is needed to run kernels. */
   if (!cu_resolve(lib, "cuMemPrefetchAsync_v2", &d->mem_prefetch_v2))
     cu_resolve(lib, "cuMemPrefetchAsync", &d->mem_prefetch_v1);
+  /* Only the packed tensor-core product needs these. */
+  cu_resolve(lib, "cuMemAlloc_v2", &d->mem_alloc);
+  cu_resolve(lib, "cuFuncSetAttribute", &d->func_set_attribute);
   /* Never closed: the primary context stays retained for the process. */
   return true;
 }

@@ -27,34 +27,66 @@ static bool cu_check_ranges(const cu_kernel *k, const cu_args *args, cu_error *e
   return true;
 }
 
-/* Launch and synchronise, nothing else: the context is current. */
-static bool cu_run(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t shared_bytes,
-                   void **params, cu_error *err) {
+static bool cu_start(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t shared_bytes,
+                     void **params, cu_error *err) {
   char what[200];
   cu_result r = cu_drv.launch_kernel(k->function, grid.x, grid.y, grid.z, block.x, block.y,
                                      block.z, shared_bytes, NULL, params, NULL);
-  if (r != 0) {
-    snprintf(what, sizeof what, "cuLaunchKernel(%.120s)", k->name);
-    return cu_check_failure(err, what, r);
-  }
-  /* Faults inside the kernel surface here, not at the launch. */
-  r = cu_drv.ctx_synchronize();
-  if (r != 0) {
-    snprintf(what, sizeof what, "kernel %.120s", k->name);
-    return cu_check_failure(err, what, r);
-  }
-  return true;
+  if (r == 0) return true;
+  snprintf(what, sizeof what, "cuLaunchKernel(%.120s)", k->name);
+  return cu_check_failure(err, what, r);
+}
+
+/* Faults inside a kernel surface here, not at its launch. */
+static bool cu_finish(const cu_kernel *k, cu_error *err) {
+  char what[200];
+  cu_result r = cu_drv.ctx_synchronize();
+  if (r == 0) return true;
+  snprintf(what, sizeof what, "kernel %.120s", k->name);
+  return cu_check_failure(err, what, r);
+}
+
+/* Launch and synchronise, nothing else: the context is current. */
+static bool cu_run(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t shared_bytes,
+                   void **params, cu_error *err) {
+  return cu_start(k, grid, block, shared_bytes, params, err) && cu_finish(k, err);
 }
 
 bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
                uint32_t shared_bytes, const cu_args *args, cu_error *err) {
-  if (!cu_make_current(err) || !cu_check_ranges(k, args, err)) return false;
+  cu_step step = {k, grid, block, shared_bytes, args->params};
+  return cu_launch_steps(&step, 1, args, err);
+}
+
+bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err) {
+  if (!n || !cu_make_current(err) || !cu_check_ranges(steps[0].kernel, args, err)) return false;
   double start = cu_now_us();
-  if (!cu_run(k, grid, block, shared_bytes, args->params, err)) return false;
-  cu_trace("gpu: launch %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u: %.1f us", k->name,
-           grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes,
-           cu_now_us() - start);
+  for (size_t i = 0; i < n; i++)
+    if (!cu_start(steps[i].kernel, steps[i].grid, steps[i].block, steps[i].shared_bytes,
+                  steps[i].params, err))
+      return false;
+  if (!cu_finish(steps[n - 1].kernel, err)) return false;
+  if (cu_tracing()) {
+    double us = cu_now_us() - start;
+    for (size_t i = 0; i < n; i++) {
+      const cu_step *s = &steps[i];
+      char total[48] = "";
+      if (i + 1 == n) snprintf(total, sizeof total, ": %.1f us", us);
+      cu_trace("gpu: launch %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u%s", s->kernel->name,
+               s->grid.x, s->grid.y, s->grid.z, s->block.x, s->block.y, s->block.z,
+               s->shared_bytes, total);
+    }
+  }
   return true;
+}
+
+bool cu_kernel_allow_shared(const cu_kernel *k, uint32_t bytes, cu_error *err) {
+  enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+  if (!cu_make_current(err)) return false;
+  if (!cu_drv.func_set_attribute) return cu_fail_msg(err, "the driver lacks cuFuncSetAttribute");
+  cu_result r = cu_drv.func_set_attribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          (int)bytes);
+  return r == 0 || cu_check_failure(err, "cuFuncSetAttribute", r);
 }
 
 /* The empty kernel, for the oldest target the JIT still takes and for

@@ -88,6 +88,39 @@ bool cu_alloc_managed(uint64_t size, void **out, cu_error *err) {
   return cu_reserve_managed(size, size, out, err);
 }
 
+bool cu_alloc_device(uint64_t size, void **out, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  if (!cu_drv.mem_alloc) return cu_fail_msg(err, "the driver lacks cuMemAlloc_v2");
+  pthread_mutex_lock(&cu_mem_lock);
+  size_t free_bytes = 0, total_bytes = 0;
+  cu_result r = cu_drv.mem_get_info(&free_bytes, &total_bytes);
+  bool ok = r == 0 ? cu_mem_admit(size, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err)
+                   : cu_check_failure(err, "cuMemGetInfo", r);
+  uint64_t ptr = 0;
+  if (ok) {
+    r = cu_drv.mem_alloc(&ptr, (size_t)size);
+    ok = r == 0 || cu_check_failure(err, "cuMemAlloc", r);
+  }
+  if (ok) cu_live_bytes += size;
+  pthread_mutex_unlock(&cu_mem_lock);
+  if (ok) {
+    *out = (void *)(uintptr_t)ptr;
+    cu_trace("gpu: device scratch of %llu bytes at %p", (unsigned long long)size, *out);
+  }
+  return ok;
+}
+
+void cu_free_device(void *ptr, uint64_t size) {
+  if (!ptr) return;
+  pthread_mutex_lock(&cu_mem_lock);
+  cu_live_bytes -= size;
+  pthread_mutex_unlock(&cu_mem_lock);
+  cu_error err;
+  if (!cu_make_current(&err)) return;
+  cu_result r = cu_drv.mem_free((uint64_t)(uintptr_t)ptr);
+  if (r != 0) cu_check_failure(NULL, "cuMemFree", r);
+}
+
 void cu_free_managed(void *ptr) {
   bool found = false;
   pthread_mutex_lock(&cu_mem_lock);

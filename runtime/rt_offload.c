@@ -12,12 +12,15 @@
 #include "cu.h"
 #include "rt_internal.h"
 #include "rt_offload.h"
+#include "rt_tc.h"
 
 typedef struct rt_loaded {
   const twasm_kernel_abi *k;
   cu_module *module;
   cu_kernel fn;
   bool failed;
+  int tc_state;              /* packed product: 0 not looked up, 1 ready, -1 none */
+  rt_tc tc;
   struct rt_loaded *next;
 } rt_loaded;
 
@@ -103,6 +106,35 @@ static bool inject_fault(cu_error *err) {
   return !cu_test_fault(err);
 }
 
+/* The packed tensor-core product (rt_tc.h) where the kernel has one, its
+ * sm_90a module was loaded and the shape fits: 1 when it ran, 0 when the
+ * main entry should run instead (said in the trace), -1 after a sticky
+ * error. */
+static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan *p, void **args,
+                  const cu_args *a) {
+  if (!k->tc_elem_bytes || k->kind != TWASM_KERNEL_MATMUL || p->batch != 1 ||
+      cu_module_arch(l->module) != (90 | CU_ARCH_SPECIFIC) || l->tc_state < 0 ||
+      !rt_tc_fits(p->work[1], p->work[2], p->work[3]))
+    return 0;
+  cu_error err;
+  if (l->tc_state == 0) {
+    l->tc_state = rt_tc_load(l->module, k->name, &l->tc, &err) ? 1 : -1;
+    if (l->tc_state < 0) {
+      cu_trace("offload %s: no packed tensor-core product, the main entry runs: %s", k->name, err.message);
+      return cu_available() ? 0 : -1;
+    }
+  }
+  if (!rt_tc_launch(&l->tc, p->work[1], p->work[2], p->work[3], k->tc_elem_bytes, args, k->nparams, a,
+                    &err)) {
+    cu_trace("offload %s: packed tensor-core product failed, the main entry runs: %s", k->name, err.message);
+    return cu_available() ? 0 : -1;
+  }
+  cu_trace("offload %s (%s): gpu: sm_90a packed tensor-core product (%s), %.0f iterations, %llu bytes "
+           "checked", k->name, kind_name(k), k->tc_elem_bytes == 4 ? "tf32" : "int8", p->iterations,
+           (unsigned long long)p->bytes);
+  return 1;
+}
+
 /* Under rt_offload_lock. */
 static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *params,
                        const rt_offload_plan *p, int64_t *result) {
@@ -134,6 +166,9 @@ static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *
   }
   const twasm_kernel_launch_abi *g = &k->launch;
   cu_args a = {args, ranges, (size_t)nranges};
+  int tc = packed(k, l, p, args, &a);
+  if (tc < 0) return on_cpu(k, cu_unavailable_reason());
+  if (tc > 0) return 1;
   cu_dim3 grid = {p->grid[0], p->grid[1], p->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
   if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) return on_cpu(k, err.message);
   if (rbytes) {

@@ -22,6 +22,7 @@ typedef struct {
   double iterations;       /* times the nest's body runs */
   double ops;              /* iterations times operations per iteration */
   int64_t batch;           /* products of a batched matmul, else 1 */
+  int64_t work[TWASM_KERNEL_WORK_DIMS];  /* the kernel's work sizes (matmul: batch, m, n, k) */
   uint64_t bytes;          /* sum of the spans' lengths */
   rt_offload_span spans[RT_OFFLOAD_MAX_SPANS];
   int nspans;

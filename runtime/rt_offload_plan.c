@@ -152,6 +152,7 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
   for (uint32_t d = 0; d < k->nwork && d < TWASM_KERNEL_WORK_DIMS; d++) {
     int64_t n;
     if (!size_of(&k->work[d], k, params, &n)) return "malformed kernel table";
+    p->work[d] = n;
     p->iterations *= n > 0 ? (double)n : 0;
   }
   p->ops = p->iterations * (k->ops_per_iter ? k->ops_per_iter : 1);

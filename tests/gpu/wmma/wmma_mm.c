@@ -9,10 +9,13 @@
  * mm_s8_exact.ptx: the exact kernel); with argv[2] "bench", only the
  * 4096^3 timings (for comparing variants of the generator); with "wgmma"
  * the sm_90a kernels (mm_*_90a.ptx) tested and timed next to the sm_90
- * ones ("wgmma-bench": timings only).  Without a
+ * ones ("wgmma-bench": timings only); with "tc" the packed products
+ * (NAME_pack + NAME_tc of the same files, launched by runtime/rt_tc.c)
+ * tested at aligned, odd, unaligned and overflowing shapes and timed next
+ * to the sm_90a main entry ("tc-bench": timings only).  Without a
  * GPU it prints "skipped: <reason>".  Built here:
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c \
- *       runtime/cu_*.c -ldl -lpthread -lm -o wmma_mm */
+ *       runtime/cu_*.c runtime/rt_tc.c -ldl -lpthread -lm -o wmma_mm */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include <time.h>
 
 #include "cu.h"
+#include "rt_tc.h"
 
 #define POOL_BYTES (448ull << 20)
 #define TILE 128
@@ -55,12 +59,23 @@ static uint32_t next_rand(void) {
   return (uint32_t)(rng >> 16);
 }
 
+/* Set by run_tc: launches go to the packed product of this module pair
+ * (the kernel argument then only names the case). */
+static const rt_tc *use_tc;
+static unsigned tc_elem_bytes;
+
 static bool launch(const cu_kernel *k, const mm_args *p) {
   void *mem = pool;
   mm_args v = *p;
   void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c};
   cu_range ranges[] = {{pool, POOL_BYTES}};
   cu_args args = {params, ranges, 1};
+  if (use_tc) {
+    cu_error err;
+    bool ok = rt_tc_launch(use_tc, p->m, p->n, p->k, tc_elem_bytes, params, 6, &args, &err);
+    EXPECT(ok, "%s", err.message);
+    return ok;
+  }
   cu_dim3 grid = {(uint32_t)((p->n + TILE - 1) / TILE), (uint32_t)((p->m + TILE - 1) / TILE), 1};
   cu_dim3 block = {16, 16, 1};
   cu_error err;
@@ -293,6 +308,98 @@ static int run_wgmma(const char *dir, bool bench_only) {
   return verdict();
 }
 
+static bool load_tc(const char *dir, const char *file, const char *name, rt_tc *tc) {
+  char *text = read_file(dir, file);
+  cu_ptx set[] = {{90 | CU_ARCH_SPECIFIC, 80, text}};
+  cu_module *m = NULL;
+  cu_error err;
+  bool ok = text && cu_module_load(set, 1, &m, &err) && rt_tc_load(m, name, tc, &err);
+  EXPECT(ok, "%s: %s", file, text ? err.message : "cannot read");
+  return ok;
+}
+
+/* The pack entry alone at n^3 (grid as rt_tc.c computes it), best of 10. */
+static void time_pack(const rt_tc *tc, unsigned es, int64_t n) {
+  void *mem = pool;
+  mm_args v = {n, n, n, 256, 256, 256};
+  uint64_t bytes = rt_tc_scratch_bytes(n, n, n, es);
+  void *scratch = NULL;
+  cu_error err;
+  if (!cu_alloc_device(bytes, &scratch, &err)) {
+    EXPECT(false, "%s", err.message);
+    return;
+  }
+  uint64_t sp = (uint64_t)(uintptr_t)scratch;
+  void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c, &sp};
+  cu_range ranges[] = {{pool, POOL_BYTES}};
+  cu_args args = {params, ranges, 1};
+  uint32_t t = (uint32_t)(n / 128) + (uint32_t)(n / 256), kt = (uint32_t)(n * es / 128);
+  cu_dim3 grid = {kt, t, 1}, block = {256, 1, 1};
+  double best = INFINITY;
+  for (int r = 0; r < 11; r++) {
+    double t0 = now_s();
+    bool ok = cu_launch(&tc->pack, grid, block, 0, &args, &err);
+    EXPECT(ok, "%s", err.message);
+    if (r && now_s() - t0 < best) best = now_s() - t0;
+  }
+  printf("pack alone, %u-byte elements, %lld^3: %.3f ms (%.0f GB/s read+write)\n", es, (long long)n,
+         best * 1e3, 2.0 * (double)bytes / best / 1e9);
+  cu_free_device(scratch, bytes);
+}
+
+/* The packed products of DIR/mm_{s8,u8,tf32}_90a.ptx, against the main
+ * sm_90a entries of the same files for the timings. */
+static int run_tc(const char *dir, bool bench_only) {
+  const cu_device_info *d = cu_device();
+  if (d->cc != 90) {
+    printf("skipped: sm_90a kernels need compute capability 9.0, this is sm_%d\n", d->cc);
+    return 0;
+  }
+  static rt_tc s8, u8, tf32;
+  cu_kernel s8_main, tf32_main;
+  int spec = 90 | CU_ARCH_SPECIFIC;
+  if (!load_tc(dir, "mm_s8_90a.ptx", "mm_s8", &s8) || !load_tc(dir, "mm_u8_90a.ptx", "mm_u8", &u8) ||
+      !load_tc(dir, "mm_tf32_90a.ptx", "mm_tf32", &tf32) ||
+      !load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8_main) ||
+      !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32_main)) {
+    printf("FAILED: kernels did not load\n");
+    return 1;
+  }
+  cu_kernel *none = NULL;
+  if (!bench_only) {
+    use_tc = &s8, tc_elem_bytes = 1;
+    test_i8("tc 128x256x128", none, true, 128, 256, 128, 0, FILL_RANDOM, 0);
+    test_i8("tc", none, true, 256, 512, 384, 0, FILL_RANDOM, 0);
+    test_i8("tc", none, true, 1024, 1024, 1024, 0, FILL_RANDOM, 0);
+    test_i8("tc lone", none, true, 16, 16, 16, 0, FILL_RANDOM, 0);
+    test_i8("tc odd, unaligned", none, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
+    test_i8("tc odd, aligned", none, true, 129, 272, 80, 0, FILL_RANDOM, 0);
+    test_i8("tc skewed A", none, true, 256, 256, 256, 4, FILL_RANDOM, 0);
+    test_i8("tc overflow", none, true, 128, 256, 262144, 0, FILL_EXTREME, 2048);
+    use_tc = &u8;
+    test_i8("tc", none, false, 384, 512, 320, 0, FILL_RANDOM, 0);
+    test_i8("tc odd, unaligned", none, false, 333, 1001, 517, 3, FILL_RANDOM, 0);
+    test_i8("tc overflow", none, false, 128, 256, 65536, 0, FILL_EXTREME, 2048);
+    use_tc = &tf32, tc_elem_bytes = 4;
+    bench_tf32("tc", none, 256, 512, 208, 0, 0);
+    bench_tf32("tc", none, 1024, 1024, 1024, 0, 0);
+    bench_tf32("tc odd", none, 1000, 1008, 1036, 0, 0);
+    bench_tf32("tc K%32", none, 256, 256, 200, 0, 0);
+  }
+  use_tc = NULL;
+  bench_i8("sm_90a wgmma", &s8_main, 4096, 10);
+  use_tc = &s8, tc_elem_bytes = 1;
+  bench_i8("sm_90a packed tc (pack included)", none, 4096, 10);
+  use_tc = NULL;
+  bench_tf32("sm_90a wgmma", &tf32_main, 4096, 4096, 4096, 10, 1024);
+  use_tc = &tf32, tc_elem_bytes = 4;
+  bench_tf32("sm_90a packed tc (pack included)", none, 4096, 4096, 4096, 10, 1024);
+  use_tc = NULL;
+  time_pack(&s8, 1, 4096);
+  time_pack(&tf32, 4, 4096);
+  return verdict();
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   setenv("TWASM_GPU_MEM_CAP", "1G", 0);
@@ -308,6 +415,7 @@ int main(int argc, char **argv) {
     printf("FAIL: managed memory: %s\n", err.message);
     return 1;
   }
+  if (argc > 2 && strncmp(argv[2], "tc", 2) == 0) return run_tc(dir, strcmp(argv[2], "tc-bench") == 0);
   if (argc > 2 && strncmp(argv[2], "wgmma", 5) == 0) return run_wgmma(dir, strcmp(argv[2], "wgmma-bench") == 0);
   cu_kernel s8, u8, tf32, exact;
   if (!load_kernel(dir, "mm_s8.ptx", 90, 78, &s8) || !load_kernel(dir, "mm_u8.ptx", 90, 78, &u8) ||
