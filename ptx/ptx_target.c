@@ -118,7 +118,11 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   unsigned sm = arch.sm;
   char cpu[16];
   snprintf(cpu, sizeof cpu, "sm_%u%s", sm, arch.specific ? "a" : "");
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu, "",
+  /* wgmma with s8 x u8 operands needs PTX ISA 8.4 */
+  const kn_matmul *mm = &d->matmul;
+  bool mixed = d->kind == KN_MATMUL && mm->type == KN_MM_I8_I32 && mm->a_signed != mm->b_signed;
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu,
+                                                    arch.specific && mixed ? "+ptx84" : "",
                                                     LLVMCodeGenLevelDefault, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
   if (!tm) return tw_fail(diag, TW_DIAG_NO_OFFSET, "no NVPTX target machine for %s", cpu);
@@ -188,15 +192,12 @@ bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs
     out->ncodes++;
     sm90 |= archs[i].sm == 90 && !archs[i].specific;
   }
-  /* the Hopper kernel: wgmma needs the arch-specific target (and mixed
-   * s8/u8 operands PTX ISA 8.4, which it is not built for: those keep
-   * the sm_90 mma.sync kernel) */
+  /* the Hopper kernel: wgmma needs the arch-specific target; its main
+   * entry takes mixed signs and bias starts through the wmma body, the
+   * packed product takes them on wgmma (mixed s8/u8 with PTX ISA 8.4) */
   const kn_matmul *mm = &d->matmul;
-  bool mixed = d->kind == KN_MATMUL && mm->type == KN_MM_I8_I32 && mm->a_signed != mm->b_signed;
-  /* the wgmma epilogue adds C's old values: sums starting from another
-   * matrix (a bias) keep the sm_90 kernel too */
   bool other_start = d->kind == KN_MATMUL && mm->accumulate && mm->has_start;
-  if (kind == &ptx_kind_wmma && sm90 && !mixed && !other_start) {
+  if (kind == &ptx_kind_wmma && sm90 && (!other_start || ptx_tc_applies(mm))) {
     ptx_arch hopper = {90, true};
     if (!generate_one(d, &ptx_kind_wgmma, out->name, target, hopper, opts && opts->tf32, arena,
                       &out->codes[out->ncodes], diag))

@@ -47,10 +47,12 @@ _Static_assert(TWASM_TC_SHARED_BYTES == STAGES * STAGE_BYTES, "stage sizes agree
 _Static_assert(TWASM_TC_THREADS == 3 * 128, "one producer and two consumer warpgroups");
 _Static_assert(TM == 2 * 64 && TN == 2 * 128, "two m64 consumers of two n128 sets");
 
+/* f32 comes here only with --tensor-cores=tf32; sums from a bias start
+ * only for int8, where adding the start last is exact. */
 bool ptx_tc_applies(const kn_matmul *m) {
-  if (m->batched || (m->accumulate && m->has_start)) return false;
-  if (m->type == KN_MM_F32) return true;  /* only built with --tensor-cores=tf32 */
-  return m->type == KN_MM_I8_I32 && m->a_signed == m->b_signed;
+  if (m->batched) return false;
+  if (m->type == KN_MM_F32) return !(m->accumulate && m->has_start);
+  return m->type == KN_MM_I8_I32;
 }
 
 typedef struct {
@@ -329,11 +331,106 @@ static void producer(tc_main *c) {
   ptx_loop_end(g, &k);
 }
 
-/* Consumer warpgroup w (0, 1): rows 64 w .. 64 w + 63 of the tile. */
-static void consume(tc_main *c, LLVMValueRef w) {
+/* Accumulator register j*4 + h*2 + e of set s is C row 16 (warp % 4) +
+ * lane / 4 + 8 h of the warpgroup's 64, column 128 s + 8 j + 2 (lane %
+ * 4) + e: element (r, e) of pair p = (j, h) at row_of + 8 h, col_of +
+ * 128 s + 8 j + e.  Whole tiles of a C (and bias) with 8-byte aligned
+ * contiguous rows move pairs; others move the elements inside C one at a
+ * time. */
+static void pair_origin(tc_main *c, LLVMValueRef w, LLVMValueRef *row, LLVMValueRef *col) {
   tc_gen *t = c->t;
   ptx_gen *g = t->g;
-  for (unsigned h = 0; h < 2; h++) LLVMBuildStore(g->b, LLVMConstNull(c->acc_ty), c->acc[h]);
+  LLVMValueRef warp = LLVMBuildUDiv(g->b, t->tid, ptx_i64(g, 32), "");
+  LLVMValueRef lane = LLVMBuildURem(g->b, t->tid, ptx_i64(g, 32), "");
+  *row = ptx_add(g, ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "ctaid.y"), TM), ptx_mul_c(g, w, 64)),
+                 ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, warp, ptx_i64(g, 4), ""), 16),
+                         LLVMBuildUDiv(g->b, lane, ptx_i64(g, 4), "")));
+  *col = ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "ctaid.x"), TN),
+                 ptx_mul_c(g, LLVMBuildURem(g->b, lane, ptx_i64(g, 4), ""), 2));
+}
+
+static void pair_at(unsigned set, unsigned pair, tc_main *c, LLVMValueRef row0, LLVMValueRef col0,
+                    LLVMValueRef *row, LLVMValueRef *col) {
+  ptx_gen *g = c->t->g;
+  unsigned j = pair / 2, h = pair % 2;
+  *row = ptx_add(g, row0, ptx_i64(g, 8 * h));
+  *col = ptx_add(g, col0, ptx_i64(g, 128 * set + 8 * j));
+}
+
+/* With accumulate, the accumulators start from the old sums (C, or the
+ * bias): exact for int8, where i32 sums wrap in any order; one rounding
+ * order of several for tf32.  64 loads per thread at once, before the
+ * first k-tile lands, instead of load-then-store at the end. */
+static void load_start(void *ctx, LLVMValueRef w, bool fast) {
+  tc_main *c = ctx;
+  tc_gen *t = c->t;
+  ptx_gen *g = t->g;
+  const kn_layout *start = kn_matmul_start(&g->d->matmul);
+  LLVMTypeRef elem = t->tf32 ? g->f32 : g->i32;
+  LLVMValueRef row0, col0, one = ptx_i64(g, 1);
+  pair_origin(c, w, &row0, &col0);
+  for (unsigned set = 0; set < 2; set++) {
+    LLVMValueRef acc = LLVMGetUndef(c->acc_ty);
+    for (unsigned pair = 0; pair < PTX_WGMMA_REGS / 2; pair++) {
+      LLVMValueRef row, col, v[2];
+      pair_at(set, pair, c, row0, col0, &row, &col);
+      if (fast) {
+        LLVMValueRef x = ptx_load(g, LLVMVectorType(elem, 2), ptx_element_at(g, start, 4, NULL, row, col), 8);
+        for (unsigned e = 0; e < 2; e++) v[e] = LLVMBuildExtractElement(g->b, x, i32c(g, e), "");
+      } else {
+        /* clamped into C, so every load is of an element the loop reads */
+        for (unsigned e = 0; e < 2; e++) {
+          LLVMValueRef cc = ptx_add(g, col, ptx_i64(g, e));
+          LLVMValueRef in = and2(g, ptx_below(g, row, t->M), ptx_below(g, cc, t->N));
+          LLVMValueRef at = ptx_element_at(g, start, 4, NULL, ptx_smin(g, row, LLVMBuildSub(g->b, t->M, one, "")),
+                                           ptx_smin(g, cc, LLVMBuildSub(g->b, t->N, one, "")));
+          v[e] = LLVMBuildSelect(g->b, in, ptx_load(g, elem, at, 1), LLVMConstNull(elem), "");
+        }
+      }
+      for (unsigned e = 0; e < 2; e++) acc = LLVMBuildInsertValue(g->b, acc, v[e], 2 * pair + e, "");
+    }
+    LLVMBuildStore(g->b, acc, c->acc[set]);
+  }
+}
+
+static void store_c(void *ctx, LLVMValueRef w, bool fast) {
+  tc_main *c = ctx;
+  tc_gen *t = c->t;
+  ptx_gen *g = t->g;
+  const kn_matmul *m = &g->d->matmul;
+  LLVMTypeRef v2 = LLVMVectorType(t->tf32 ? g->f32 : g->i32, 2);
+  LLVMValueRef row0, col0;
+  pair_origin(c, w, &row0, &col0);
+  for (unsigned set = 0; set < 2; set++) {
+    LLVMValueRef acc = LLVMBuildLoad2(g->b, c->acc_ty, c->acc[set], "");
+    for (unsigned pair = 0; pair < PTX_WGMMA_REGS / 2; pair++) {
+      LLVMValueRef row, col;
+      pair_at(set, pair, c, row0, col0, &row, &col);
+      if (fast) {
+        LLVMValueRef v = LLVMGetUndef(v2);
+        for (unsigned e = 0; e < 2; e++)
+          v = LLVMBuildInsertElement(g->b, v, LLVMBuildExtractValue(g->b, acc, 2 * pair + e, ""), i32c(g, e), "");
+        ptx_store(g, v, ptx_element_at(g, &m->c, 4, NULL, row, col), 8);
+        continue;
+      }
+      for (unsigned e = 0; e < 2; e++) {
+        LLVMValueRef cc = ptx_add(g, col, ptx_i64(g, e));
+        LLVMBasicBlockRef join = ptx_if_begin(g, and2(g, ptx_below(g, row, t->M), ptx_below(g, cc, t->N)));
+        ptx_store(g, LLVMBuildExtractValue(g->b, acc, 2 * pair + e, ""), ptx_element_at(g, &m->c, 4, NULL, row, cc), 1);
+        ptx_if_end(g, join);
+      }
+    }
+  }
+}
+
+/* Consumer warpgroup w (0, 1): rows 64 w .. 64 w + 63 of the tile. */
+static void consume(tc_main *c, LLVMValueRef w, LLVMValueRef fast) {
+  tc_gen *t = c->t;
+  ptx_gen *g = t->g;
+  if (g->d->matmul.accumulate)
+    two_ways(g, fast, load_start, c, w);
+  else
+    for (unsigned h = 0; h < 2; h++) LLVMBuildStore(g->b, LLVMConstNull(c->acc_ty), c->acc[h]);
   LLVMValueRef da = ptx_wgmma_desc(g, c->tiles, ptx_mul_c(g, w, 8 * ROW_STEP), A_KSTEP, ROW_STEP);
   LLVMValueRef db[2];
   for (unsigned h = 0; h < 2; h++)
@@ -369,63 +466,6 @@ static void consume(tc_main *c, LLVMValueRef w) {
   for (unsigned h = 0; h < 2; h++) {
     LLVMValueRef v = LLVMBuildLoad2(g->b, c->acc_ty, c->acc[h], "");
     LLVMBuildStore(g->b, ptx_wgmma_wait(g, c->acc_ty, v, 0), c->acc[h]);
-  }
-}
-
-/* Accumulator register j*4 + h*2 + e of set s is C row 16 (warp % 4) +
- * lane / 4 + 8 h of the warpgroup's 64, column 128 s + 8 j + 2 (lane %
- * 4) + e.  Whole tiles of a C with 8-byte aligned contiguous rows store
- * pairs (with accumulate, 8 pairs of old values loaded before any store);
- * others store the elements inside C one at a time. */
-enum { STORE_BATCH = 8 };
-
-static void store_c(void *ctx, LLVMValueRef w, bool fast) {
-  tc_main *c = ctx;
-  tc_gen *t = c->t;
-  ptx_gen *g = t->g;
-  const kn_matmul *m = &g->d->matmul;
-  LLVMTypeRef elem = t->tf32 ? g->f32 : g->i32;
-  LLVMTypeRef v2 = LLVMVectorType(elem, 2);
-  LLVMValueRef warp = LLVMBuildUDiv(g->b, t->tid, ptx_i64(g, 32), "");
-  LLVMValueRef lane = LLVMBuildURem(g->b, t->tid, ptx_i64(g, 32), "");
-  LLVMValueRef row0 = ptx_add(g, ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "ctaid.y"), TM), ptx_mul_c(g, w, 64)),
-                              ptx_add(g, ptx_mul_c(g, LLVMBuildURem(g->b, warp, ptx_i64(g, 4), ""), 16),
-                                      LLVMBuildUDiv(g->b, lane, ptx_i64(g, 4), "")));
-  LLVMValueRef col0 = ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "ctaid.x"), TN),
-                              ptx_mul_c(g, LLVMBuildURem(g->b, lane, ptx_i64(g, 4), ""), 2));
-  for (unsigned set = 0; set < 2; set++) {
-    LLVMValueRef acc = LLVMBuildLoad2(g->b, c->acc_ty, c->acc[set], "");
-    for (unsigned first = 0; first < PTX_WGMMA_REGS / 2; first += STORE_BATCH) {
-      LLVMValueRef ptr[STORE_BATCH], old[STORE_BATCH], row[STORE_BATCH], col[STORE_BATCH];
-      for (unsigned q = 0; q < STORE_BATCH; q++) {
-        unsigned j = (first + q) / 2, h = (first + q) % 2;
-        row[q] = ptx_add(g, row0, ptx_i64(g, 8 * h));
-        col[q] = ptx_add(g, col0, ptx_i64(g, 128 * set + 8 * j));
-        ptr[q] = ptx_element_at(g, &m->c, 4, NULL, row[q], col[q]);
-        old[q] = fast && m->accumulate ? ptx_load(g, v2, ptr[q], 8) : NULL;
-      }
-      for (unsigned q = 0; q < STORE_BATCH; q++) {
-        unsigned r = (first + q) * 2;
-        for (unsigned e = 0; e < 2 && !fast; e++) {
-          LLVMValueRef cc = ptx_add(g, col[q], ptx_i64(g, e));
-          LLVMBasicBlockRef join = ptx_if_begin(g, and2(g, ptx_below(g, row[q], t->M), ptx_below(g, cc, t->N)));
-          LLVMValueRef p = ptx_element_at(g, &m->c, 4, NULL, row[q], cc);
-          LLVMValueRef v = LLVMBuildExtractValue(g->b, acc, r + e, "");
-          if (m->accumulate) {
-            LLVMValueRef o = ptx_load(g, elem, p, 1);
-            v = t->tf32 ? LLVMBuildFAdd(g->b, o, v, "") : LLVMBuildAdd(g->b, o, v, "");
-          }
-          ptx_store(g, v, p, 1);
-          ptx_if_end(g, join);
-        }
-        if (!fast) continue;
-        LLVMValueRef v = LLVMGetUndef(v2);
-        for (unsigned e = 0; e < 2; e++)
-          v = LLVMBuildInsertElement(g->b, v, LLVMBuildExtractValue(g->b, acc, r + e, ""), i32c(g, e), "");
-        if (old[q]) v = t->tf32 ? LLVMBuildFAdd(g->b, old[q], v, "") : LLVMBuildAdd(g->b, old[q], v, "");
-        ptx_store(g, v, ptr[q], 8);
-      }
-    }
   }
 }
 
@@ -472,11 +512,14 @@ static void build_main(tc_gen *t) {
   snprintf(text, sizeof text, "setmaxnreg.inc.sync.aligned.u32 %d;", CONSUMER_REGS);
   ptx_asm_void(g, text);
   LLVMValueRef w = LLVMBuildSub(g->b, wg, ptx_i64(g, 1), "");
-  consume(&c, w);
   LLVMValueRef mt = ptx_sreg(g, "ctaid.y"), nt = ptx_sreg(g, "ctaid.x");
   LLVMValueRef whole = and2(g, at_most(g, ptx_mul_c(g, ptx_add(g, mt, ptx_i64(g, 1)), TM), t->M),
                             at_most(g, ptx_mul_c(g, ptx_add(g, nt, ptx_i64(g, 1)), TN), t->N));
-  two_ways(g, and2(g, whole, rows_aligned(t, &m->c, 4, 8)), store_c, &c, w);
+  LLVMValueRef aligned = rows_aligned(t, &m->c, 4, 8);
+  if (m->accumulate && m->has_start) aligned = and2(g, aligned, rows_aligned(t, &m->start, 4, 8));
+  LLVMValueRef fast = and2(g, whole, aligned);
+  consume(&c, w, fast);
+  two_ways(g, fast, store_c, &c, w);
   LLVMBuildRetVoid(g->b);
 }
 

@@ -123,7 +123,10 @@ static LLVMValueRef eligible(wg_gen *w) {
   LLVMValueRef shape = and3(g, is_mod0(g, M, TILE), is_mod0(g, N, TILE), is_mod0(g, K, KB / w->esize));
   LLVMValueRef lay = and3(g, rows_aligned(w, &m->a, w->esize, 16), rows_aligned(w, &m->b, w->esize, 16),
                           rows_aligned(w, &m->c, 4, 8));
-  return and3(g, pos, shape, lay);
+  /* mixed signs and bias starts: only the packed product (ptx_tc.c) was
+   * checked on them; here the wmma body takes them */
+  bool other = m->a_signed != m->b_signed || (m->accumulate && m->has_start);
+  return other ? LLVMConstInt(g->i1, 0, false) : and3(g, pos, shape, lay);
 }
 
 /* Shared byte offset of 16-byte chunk c (k bytes 16c..16c+15) of row r

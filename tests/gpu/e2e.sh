@@ -3,7 +3,9 @@
 # (`make gpu-apps` builds them into build/gpu/bin; this builds nothing),
 # logs in $2.  Each program NAME comes from tests/gpu/e2e/NAME.c, which may
 # declare `/* expect-gpu-launches: N */` (default 0) and
-# `/* expect-status: S */` (default 0); NAME.args holds its arguments and
+# `/* expect-status: S */` (default 0) and `/* expect-packed: P */` (at
+# least P launches of the sm_90a packed tensor-core product where the
+# sm_90a kernels loaded); NAME.args holds its arguments and
 # NAME.expected its stdout, when they exist.
 #   cpu half: TWASM_DEVICE=cpu; exit status S; stdout equal to NAME.expected.
 #   gpu half: TWASM_DEVICE=gpu TWASM_TRACE=1, then TWASM_DEVICE=auto: stdout
@@ -72,6 +74,7 @@ for prog in "$bin"/*; do
   args=()
   [ -f "$src/$name.args" ] && read -r -a args <"$src/$name.args"
   want_launches=$(field "$name" expect-gpu-launches 0)
+  want_packed=$(field "$name" expect-packed 0)
   want_status=$(field "$name" expect-status 0)
   l=$logs/$name
 
@@ -97,6 +100,8 @@ for prog in "$bin"/*; do
     continue
   fi
   launches=$(grep -c -E '^twasm: offload [^ ]+( \([a-z]+\))?: gpu' "$l.gpu.err")
+  packed=$(grep -c -E '^twasm: offload [^ ]+ \(matmul\): gpu: sm_90a packed' "$l.gpu.err")
+  hopper=$(grep -c 'loaded for sm_90a' "$l.gpu.err")
   why=$(same "$name" gpu)
   if [ -n "$why" ]; then
     bad "$name (gpu): $why"
@@ -104,8 +109,10 @@ for prog in "$bin"/*; do
     bad "$name (gpu): $(grep -m 1 '^twasm: gpu disabled' "$l.gpu.err")"
   elif [ "$launches" -lt "$want_launches" ]; then
     bad "$name (gpu): $launches launches, expected at least $want_launches (log $l.gpu.err)"
+  elif [ "$hopper" -gt 0 ] && [ "$packed" -lt "$want_packed" ]; then
+    bad "$name (gpu): $packed packed tensor-core products, expected at least $want_packed (log $l.gpu.err)"
   else
-    ok "$name (gpu: $launches launches)"
+    ok "$name (gpu: $launches launches${hopper:+, $packed packed})"
   fi
   run auto "$name" "$prog" "${args[@]}"
   why=$(same "$name" auto)

@@ -59,8 +59,15 @@ static void fill(uint8_t *p, size_t n, uint32_t *s) {
   }
 }
 
+#ifndef QUANT_M /* quant_tc.c sets other defaults */
+#define QUANT_M 144
+#define QUANT_N 80
+#define QUANT_K 4099
+#endif
+
 int main(int argc, char **argv) {
-  int m = e2e_arg(argc, argv, 1, 144), n = e2e_arg(argc, argv, 2, 80), k = e2e_arg(argc, argv, 3, 4099);
+  int m = e2e_arg(argc, argv, 1, QUANT_M), n = e2e_arg(argc, argv, 2, QUANT_N);
+  int k = e2e_arg(argc, argv, 3, QUANT_K);
   size_t sa = (size_t)m * k, sb = (size_t)k * n, sc = (size_t)m * n;
   uint8_t *a = e2e_alloc(sa), *b = e2e_alloc(sb);
   int16_t *a16 = e2e_alloc(sa * 2), *b16 = e2e_alloc(sb * 2);

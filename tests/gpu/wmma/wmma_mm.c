@@ -43,7 +43,11 @@ static unsigned char *pool;  /* managed memory: kernels get offsets into it */
 
 typedef struct {
   int64_t m, n, k, a, b, c;  /* the kernel's params: sizes, byte offsets */
+  int64_t bias;              /* mm_s8_bias: the bias row's offset (7th param) */
 } mm_args;
+
+/* Set by the tests of mm_s8u8 (B read unsigned) and mm_s8_bias. */
+static bool b_unsigned, with_bias;
 
 static double now_s(void) {
   struct timespec t;
@@ -67,12 +71,12 @@ static unsigned tc_elem_bytes;
 static bool launch(const cu_kernel *k, const mm_args *p) {
   void *mem = pool;
   mm_args v = *p;
-  void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c};
+  void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c, &v.bias};
   cu_range ranges[] = {{pool, POOL_BYTES}};
   cu_args args = {params, ranges, 1};
   if (use_tc) {
     cu_error err;
-    bool ok = rt_tc_launch(use_tc, p->m, p->n, p->k, tc_elem_bytes, params, 6, &args, &err);
+    bool ok = rt_tc_launch(use_tc, p->m, p->n, p->k, tc_elem_bytes, params, with_bias ? 7 : 6, &args, &err);
     EXPECT(ok, "%s", err.message);
     return ok;
   }
@@ -100,10 +104,10 @@ static double time_launch(const cu_kernel *k, const mm_args *p, int reps) {
 /* C[i][j] of an int8 matmul in wrapping uint32 arithmetic, as Wasm does. */
 static uint32_t ref_i8(const mm_args *p, bool sgn, int64_t i, int64_t j) {
   const unsigned char *a = pool + p->a + i * p->k, *b = pool + p->b + j;
-  uint32_t acc = 0;
+  uint32_t acc = with_bias ? ((const uint32_t *)(pool + p->bias))[j] : 0;
   for (int64_t k = 0; k < p->k; k++) {
     uint32_t x = sgn ? (uint32_t)(int32_t)(int8_t)a[k] : a[k];
-    uint32_t y = sgn ? (uint32_t)(int32_t)(int8_t)b[k * p->n] : b[k * p->n];
+    uint32_t y = sgn && !b_unsigned ? (uint32_t)(int32_t)(int8_t)b[k * p->n] : b[k * p->n];
     acc += x * y;
   }
   return acc;
@@ -129,9 +133,11 @@ typedef enum { FILL_RANDOM, FILL_EXTREME } fill_kind;
  * 8 bytes `extreme` so that sums overflow i32. */
 static mm_args layout_i8(int64_t m, int64_t n, int64_t k, int64_t skew, fill_kind fill,
                          unsigned char extreme) {
-  mm_args p = {m, n, k, 256 + skew, 0, 0};
+  mm_args p = {m, n, k, 256 + skew, 0, 0, 0};
   p.b = (p.a + m * k + 255) / 256 * 256;
   p.c = (p.b + k * n + 255) / 256 * 256;
+  p.bias = (p.c + m * n * 4 + 255) / 256 * 256;
+  for (int64_t j = 0; j < n; j++) ((uint32_t *)(pool + p.bias))[j] = next_rand() * 2654435761u;
   for (int64_t x = 0; x < m * k + k * n; x++) {
     int64_t at = x < m * k ? p.a + x : p.b + x - m * k;
     uint32_t r = next_rand();
@@ -168,7 +174,7 @@ static void test_batch16(const cu_kernel *k) {
   int64_t wrong = 0;
   double t0 = now_s();
   for (int b = 0; b < 256; b++) {
-    mm_args p = {16, 16, 16, 256 + b * 4096, 512 + b * 4096, 768 + b * 4096};
+    mm_args p = {16, 16, 16, 256 + b * 4096, 512 + b * 4096, 768 + b * 4096, 0};
     for (int64_t x = 0; x < 256; x++) {
       pool[p.a + x] = (unsigned char)next_rand();
       pool[p.b + x] = (unsigned char)next_rand();
@@ -196,7 +202,7 @@ static void bench_i8(const char *what, const cu_kernel *k, int64_t n, int reps) 
  * all) against |C - exact| <= (2^-10 + K 2^-24) sum_k |a b| (ptx.h). */
 static void bench_tf32(const char *what, const cu_kernel *k, int64_t m, int64_t n, int64_t kk,
                        int reps, int64_t samples) {
-  mm_args p = {m, n, kk, 256, 0, 0};
+  mm_args p = {m, n, kk, 256, 0, 0, 0};
   p.b = (p.a + m * kk * 4 + 255) / 256 * 256;
   p.c = (p.b + kk * n * 4 + 255) / 256 * 256;
   float *a = (float *)(pool + p.a), *b = (float *)(pool + p.b), *c = (float *)(pool + p.c);
@@ -310,7 +316,10 @@ static int run_wgmma(const char *dir, bool bench_only) {
 
 static bool load_tc(const char *dir, const char *file, const char *name, rt_tc *tc) {
   char *text = read_file(dir, file);
-  cu_ptx set[] = {{90 | CU_ARCH_SPECIFIC, 80, text}};
+  unsigned major = 8, minor = 0;
+  const char *v = text ? strstr(text, ".version ") : NULL;
+  if (v) sscanf(v, ".version %u.%u", &major, &minor);
+  cu_ptx set[] = {{90 | CU_ARCH_SPECIFIC, (int)(major * 10 + minor), text}};
   cu_module *m = NULL;
   cu_error err;
   bool ok = text && cu_module_load(set, 1, &m, &err) && rt_tc_load(m, name, tc, &err);
@@ -321,7 +330,7 @@ static bool load_tc(const char *dir, const char *file, const char *name, rt_tc *
 /* The pack entry alone at n^3 (grid as rt_tc.c computes it), best of 10. */
 static void time_pack(const rt_tc *tc, unsigned es, int64_t n) {
   void *mem = pool;
-  mm_args v = {n, n, n, 256, 256, 256};
+  mm_args v = {n, n, n, 256, 256, 256, 0};
   uint64_t bytes = rt_tc_scratch_bytes(n, n, n, es);
   void *scratch = NULL;
   cu_error err;
@@ -355,11 +364,12 @@ static int run_tc(const char *dir, bool bench_only) {
     printf("skipped: sm_90a kernels need compute capability 9.0, this is sm_%d\n", d->cc);
     return 0;
   }
-  static rt_tc s8, u8, tf32;
+  static rt_tc s8, u8, tf32, s8u8, bias;
   cu_kernel s8_main, tf32_main;
   int spec = 90 | CU_ARCH_SPECIFIC;
   if (!load_tc(dir, "mm_s8_90a.ptx", "mm_s8", &s8) || !load_tc(dir, "mm_u8_90a.ptx", "mm_u8", &u8) ||
       !load_tc(dir, "mm_tf32_90a.ptx", "mm_tf32", &tf32) ||
+      !load_tc(dir, "mm_s8u8_90a.ptx", "mm_s8u8", &s8u8) || !load_tc(dir, "mm_s8_bias_90a.ptx", "mm_s8_bias", &bias) ||
       !load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8_main) ||
       !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32_main)) {
     printf("FAILED: kernels did not load\n");
@@ -380,6 +390,14 @@ static int run_tc(const char *dir, bool bench_only) {
     test_i8("tc", none, false, 384, 512, 320, 0, FILL_RANDOM, 0);
     test_i8("tc odd, unaligned", none, false, 333, 1001, 517, 3, FILL_RANDOM, 0);
     test_i8("tc overflow", none, false, 128, 256, 65536, 0, FILL_EXTREME, 2048);
+    use_tc = &s8u8, b_unsigned = true;
+    test_i8("tc s8 x u8", none, true, 384, 512, 320, 0, FILL_RANDOM, 0);
+    test_i8("tc s8 x u8 odd, unaligned", none, true, 333, 1001, 517, 3, FILL_RANDOM, 0);
+    test_i8("tc s8 x u8 overflow", none, true, 128, 256, 65536, 0, FILL_EXTREME, 2048);
+    use_tc = &bias, b_unsigned = false, with_bias = true;
+    test_i8("tc bias", none, true, 256, 512, 384, 0, FILL_RANDOM, 0);
+    test_i8("tc bias odd, unaligned", none, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
+    with_bias = false;
     use_tc = &tf32, tc_elem_bytes = 4;
     bench_tf32("tc", none, 256, 512, 208, 0, 0);
     bench_tf32("tc", none, 1024, 1024, 1024, 0, 0);
