@@ -276,6 +276,8 @@ typedef struct {
   LLVMValueRef tiles;          /* dynamic shared memory */
   LLVMTypeRef acc_ty;
   LLVMValueRef acc[2];         /* allocas: columns 0-127 and 128-255 */
+  LLVMValueRef aligned4;       /* C's (and the bias's) elements 4-byte aligned */
+  unsigned elem_align;         /* what element moves may assume */
 } tc_main;
 
 static LLVMValueRef shared32(ptx_gen *g, LLVMValueRef p, LLVMValueRef byte_off) {
@@ -347,6 +349,11 @@ static void pair_origin(tc_main *c, LLVMValueRef w, LLVMValueRef *row, LLVMValue
                          LLVMBuildUDiv(g->b, lane, ptx_i64(g, 4), "")));
   *col = ptx_add(g, ptx_mul_c(g, ptx_sreg(g, "ctaid.x"), TN),
                  ptx_mul_c(g, LLVMBuildURem(g->b, lane, ptx_i64(g, 4), ""), 2));
+  /* opaque copies: the start's loads and the stores would otherwise share
+   * 64 addresses, live (and spilled) across the whole k loop */
+  LLVMValueRef v[2] = {*row, *col};
+  for (unsigned i = 0; i < 2; i++) v[i] = ptx_asm(g, g->i64, "mov.b64 $0, $1;", "=l,l", &v[i], 1, true);
+  *row = v[0], *col = v[1];
 }
 
 static void pair_at(unsigned set, unsigned pair, tc_main *c, LLVMValueRef row0, LLVMValueRef col0,
@@ -361,8 +368,7 @@ static void pair_at(unsigned set, unsigned pair, tc_main *c, LLVMValueRef row0, 
  * bias): exact for int8, where i32 sums wrap in any order; one rounding
  * order of several for tf32.  64 loads per thread at once, before the
  * first k-tile lands, instead of load-then-store at the end. */
-static void load_start(void *ctx, LLVMValueRef w, bool fast) {
-  tc_main *c = ctx;
+static void load_start(tc_main *c, LLVMValueRef w, bool fast) {
   tc_gen *t = c->t;
   ptx_gen *g = t->g;
   const kn_layout *start = kn_matmul_start(&g->d->matmul);
@@ -384,7 +390,7 @@ static void load_start(void *ctx, LLVMValueRef w, bool fast) {
           LLVMValueRef in = and2(g, ptx_below(g, row, t->M), ptx_below(g, cc, t->N));
           LLVMValueRef at = ptx_element_at(g, start, 4, NULL, ptx_smin(g, row, LLVMBuildSub(g->b, t->M, one, "")),
                                            ptx_smin(g, cc, LLVMBuildSub(g->b, t->N, one, "")));
-          v[e] = LLVMBuildSelect(g->b, in, ptx_load(g, elem, at, 1), LLVMConstNull(elem), "");
+          v[e] = LLVMBuildSelect(g->b, in, ptx_load(g, elem, at, c->elem_align), LLVMConstNull(elem), "");
         }
       }
       for (unsigned e = 0; e < 2; e++) acc = LLVMBuildInsertValue(g->b, acc, v[e], 2 * pair + e, "");
@@ -393,8 +399,7 @@ static void load_start(void *ctx, LLVMValueRef w, bool fast) {
   }
 }
 
-static void store_c(void *ctx, LLVMValueRef w, bool fast) {
-  tc_main *c = ctx;
+static void store_c(tc_main *c, LLVMValueRef w, bool fast) {
   tc_gen *t = c->t;
   ptx_gen *g = t->g;
   const kn_matmul *m = &g->d->matmul;
@@ -416,19 +421,22 @@ static void store_c(void *ctx, LLVMValueRef w, bool fast) {
       for (unsigned e = 0; e < 2; e++) {
         LLVMValueRef cc = ptx_add(g, col, ptx_i64(g, e));
         LLVMBasicBlockRef join = ptx_if_begin(g, and2(g, ptx_below(g, row, t->M), ptx_below(g, cc, t->N)));
-        ptx_store(g, LLVMBuildExtractValue(g->b, acc, 2 * pair + e, ""), ptx_element_at(g, &m->c, 4, NULL, row, cc), 1);
+        ptx_store(g, LLVMBuildExtractValue(g->b, acc, 2 * pair + e, ""), ptx_element_at(g, &m->c, 4, NULL, row, cc),
+                  c->elem_align);
         ptx_if_end(g, join);
       }
     }
   }
 }
 
-/* Consumer warpgroup w (0, 1): rows 64 w .. 64 w + 63 of the tile. */
-static void consume(tc_main *c, LLVMValueRef w, LLVMValueRef fast) {
+/* Consumer warpgroup w (0, 1): rows 64 w .. 64 w + 63 of the tile, from
+ * its start to its stores; fast: whole tile, aligned C (and bias). */
+static void consume(void *ctx, LLVMValueRef w, bool fast) {
+  tc_main *c = ctx;
   tc_gen *t = c->t;
   ptx_gen *g = t->g;
   if (g->d->matmul.accumulate)
-    two_ways(g, fast, load_start, c, w);
+    load_start(c, w, fast);
   else
     for (unsigned h = 0; h < 2; h++) LLVMBuildStore(g->b, LLVMConstNull(c->acc_ty), c->acc[h]);
   LLVMValueRef da = ptx_wgmma_desc(g, c->tiles, ptx_mul_c(g, w, 8 * ROW_STEP), A_KSTEP, ROW_STEP);
@@ -467,6 +475,24 @@ static void consume(tc_main *c, LLVMValueRef w, LLVMValueRef fast) {
     LLVMValueRef v = LLVMBuildLoad2(g->b, c->acc_ty, c->acc[h], "");
     LLVMBuildStore(g->b, ptx_wgmma_wait(g, c->acc_ty, v, 0), c->acc[h]);
   }
+  store_c(c, w, fast);
+}
+
+/* Edge tiles and unpaired layouts: elements 4-byte aligned (as C code
+ * has them) or not, each a copy of its own (byte moves need registers
+ * the aligned copy should not pay for). */
+static void consume_elements(void *ctx, LLVMValueRef w, bool aligned4) {
+  tc_main *c = ctx;
+  c->elem_align = aligned4 ? 4 : 1;
+  consume(c, w, false);
+}
+
+static void consume_any(void *ctx, LLVMValueRef w, bool fast) {
+  tc_main *c = ctx;
+  if (fast)
+    consume(c, w, true);
+  else
+    two_ways(c->t->g, c->aligned4, consume_elements, c, w);
 }
 
 static void build_main(tc_gen *t) {
@@ -517,9 +543,12 @@ static void build_main(tc_gen *t) {
                             at_most(g, ptx_mul_c(g, ptx_add(g, nt, ptx_i64(g, 1)), TN), t->N));
   LLVMValueRef aligned = rows_aligned(t, &m->c, 4, 8);
   if (m->accumulate && m->has_start) aligned = and2(g, aligned, rows_aligned(t, &m->start, 4, 8));
-  LLVMValueRef fast = and2(g, whole, aligned);
-  consume(&c, w, fast);
-  two_ways(g, fast, store_c, &c, w);
+  /* two whole copies of the consumer: accumulators that two paths set
+   * before the loop would meet in a phi, and ptxas then serialises every
+   * wgmma (C7515) */
+  c.aligned4 = ptx_layout_aligned(g, &m->c, 4);
+  if (m->accumulate && m->has_start) c.aligned4 = and2(g, c.aligned4, ptx_layout_aligned(g, &m->start, 4));
+  two_ways(g, and2(g, whole, aligned), consume_any, &c, w);
   LLVMBuildRetVoid(g->b);
 }
 

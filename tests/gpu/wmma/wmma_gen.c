@@ -1,8 +1,8 @@
 /* wmma_gen.c: writes the PTX that wmma_mm.c loads into the folder given as
  * argv[1]: mm_s8.ptx, mm_u8.ptx, mm_tf32.ptx (sm_90, tensor cores) and
  * mm_s8_exact.ptx (sm_75: the exact kernel), and the sm_90 + sm_90a pairs
- * mm_s8u8 (s8 A x u8 B) and mm_s8_bias (C = bias row + A B, the bias
- * offset a 7th param).  Every kernel takes (mem, M, N, K, &A, &B, &C),
+ * mm_s8u8 (s8 A x u8 B), mm_s8_bias (C = bias row + A B, the bias
+ * offset a 7th param) and mm_s8_acc (C += A B).  Every kernel takes (mem, M, N, K, &A, &B, &C),
  * row-major, align 1 as the detector emits it.  Built
  * here:
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Icompiler -Ikernels -Iptx \
@@ -23,6 +23,7 @@ typedef struct {
   unsigned sm;
   bool b_unsigned;         /* s8 x u8 */
   bool bias;               /* C = bias row (param 6) + A B */
+  bool acc;                /* C += A B */
 } gen_case;
 
 static const gen_case cases[] = {
@@ -34,6 +35,7 @@ static const gen_case cases[] = {
   {"mm_tf32_sm80", KN_MM_F32, false, true, 80},
   {"mm_s8u8", KN_MM_I8_I32, true, false, 90, true, false},
   {"mm_s8_bias", KN_MM_I8_I32, true, false, 90, false, true},
+  {"mm_s8_acc", KN_MM_I8_I32, true, false, 90, false, false, true},
 };
 
 int main(int argc, char **argv) {
@@ -44,7 +46,7 @@ int main(int argc, char **argv) {
     d.matmul = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type,
                            .a_signed = c->ab_signed, .b_signed = c->ab_signed && !c->b_unsigned,
                            .align = 1, .a = {P(3), P(2), C(1)}, .b = {P(4), P(1), C(1)},
-                           .c = {P(5), P(1), C(1)}, .accumulate = c->bias, .has_start = c->bias,
+                           .c = {P(5), P(1), C(1)}, .accumulate = c->bias || c->acc, .has_start = c->bias,
                            .start = {P(6), C(0), C(1)}};
     tw_arena arena = {0};
     tw_diag diag = {0};

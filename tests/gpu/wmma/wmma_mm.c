@@ -47,7 +47,7 @@ typedef struct {
 } mm_args;
 
 /* Set by the tests of mm_s8u8 (B read unsigned) and mm_s8_bias. */
-static bool b_unsigned, with_bias;
+static bool b_unsigned, with_bias, with_acc;
 
 static double now_s(void) {
   struct timespec t;
@@ -104,7 +104,7 @@ static double time_launch(const cu_kernel *k, const mm_args *p, int reps) {
 /* C[i][j] of an int8 matmul in wrapping uint32 arithmetic, as Wasm does. */
 static uint32_t ref_i8(const mm_args *p, bool sgn, int64_t i, int64_t j) {
   const unsigned char *a = pool + p->a + i * p->k, *b = pool + p->b + j;
-  uint32_t acc = with_bias ? ((const uint32_t *)(pool + p->bias))[j] : 0;
+  uint32_t acc = with_bias ? ((const uint32_t *)(pool + p->bias))[j] : with_acc ? 0xABABABABu : 0;
   for (int64_t k = 0; k < p->k; k++) {
     uint32_t x = sgn ? (uint32_t)(int32_t)(int8_t)a[k] : a[k];
     uint32_t y = sgn && !b_unsigned ? (uint32_t)(int32_t)(int8_t)b[k * p->n] : b[k * p->n];
@@ -192,6 +192,11 @@ static void bench_i8(const char *what, const cu_kernel *k, int64_t n, int reps) 
   mm_args p = layout_i8(n, n, n, 0, FILL_RANDOM, 0);
   prefetch_all();
   double t = time_launch(k, &p, reps);
+  if (with_acc) {  /* C += A B ran reps + 1 times: once more from the start */
+    memset(pool + p.c, 0xAB, (size_t)(n * n * 4));
+    prefetch_all();
+    launch(k, &p);
+  }
   int64_t wrong = check_i8(&p, true, 4096);
   EXPECT(wrong == 0, "%s: %lld of 4096 sampled wrong", what, (long long)wrong);
   printf("%s s8 %lld^3: %.3f ms, %.1f TOPS, 4096 sampled elements %s\n", what, (long long)n, t * 1e3,
@@ -364,12 +369,13 @@ static int run_tc(const char *dir, bool bench_only) {
     printf("skipped: sm_90a kernels need compute capability 9.0, this is sm_%d\n", d->cc);
     return 0;
   }
-  static rt_tc s8, u8, tf32, s8u8, bias;
+  static rt_tc s8, u8, tf32, s8u8, bias, acc;
   cu_kernel s8_main, tf32_main;
   int spec = 90 | CU_ARCH_SPECIFIC;
   if (!load_tc(dir, "mm_s8_90a.ptx", "mm_s8", &s8) || !load_tc(dir, "mm_u8_90a.ptx", "mm_u8", &u8) ||
       !load_tc(dir, "mm_tf32_90a.ptx", "mm_tf32", &tf32) ||
       !load_tc(dir, "mm_s8u8_90a.ptx", "mm_s8u8", &s8u8) || !load_tc(dir, "mm_s8_bias_90a.ptx", "mm_s8_bias", &bias) ||
+      !load_tc(dir, "mm_s8_acc_90a.ptx", "mm_s8_acc", &acc) ||
       !load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8_main) ||
       !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32_main)) {
     printf("FAILED: kernels did not load\n");
@@ -397,7 +403,10 @@ static int run_tc(const char *dir, bool bench_only) {
     use_tc = &bias, b_unsigned = false, with_bias = true;
     test_i8("tc bias", none, true, 256, 512, 384, 0, FILL_RANDOM, 0);
     test_i8("tc bias odd, unaligned", none, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
-    with_bias = false;
+    use_tc = &acc, with_bias = false, with_acc = true;
+    test_i8("tc C +=", none, true, 256, 512, 384, 0, FILL_RANDOM, 0);
+    test_i8("tc C += odd, unaligned", none, true, 1000, 999, 1037, 1, FILL_RANDOM, 0);
+    with_acc = false;
     use_tc = &tf32, tc_elem_bytes = 4;
     bench_tf32("tc", none, 256, 512, 208, 0, 0);
     bench_tf32("tc", none, 1024, 1024, 1024, 0, 0);
@@ -408,6 +417,9 @@ static int run_tc(const char *dir, bool bench_only) {
   bench_i8("sm_90a wgmma", &s8_main, 4096, 10);
   use_tc = &s8, tc_elem_bytes = 1;
   bench_i8("sm_90a packed tc (pack included)", none, 4096, 10);
+  use_tc = &acc, with_acc = true;
+  bench_i8("sm_90a packed tc, C += (pack included)", none, 4096, 10);
+  with_acc = false;
   use_tc = NULL;
   bench_tf32("sm_90a wgmma", &tf32_main, 4096, 4096, 4096, 10, 1024);
   use_tc = &tf32, tc_elem_bytes = 4;
