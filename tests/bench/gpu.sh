@@ -139,9 +139,9 @@ fi
 row "driver + context + managed memory set-up (ms)" ms - "${init:--}" -
 
 # tensor-core products at 4096 (GPU only).
-run mm_tf32 gpu mm_tf32 4096 3
+run mm_tf32 gpu mm_tf32 4096 10
 row "mm tf32 4096 (TFLOP/s)" TFLOP/s - "$(fig "$logs/mm_tf32.gpu.log" TFLOP/s)" "$ref_tf32"
-run mm_i8 gpu mm_i8 4096 3
+run mm_i8 gpu mm_i8 4096 10
 row "mm int8 4096 (TOPS)" TOPS - "$(fig "$logs/mm_i8.gpu.log" TOPS)" "$ref_i8"
 run mm_i8_1024 cpu mm_i8 1024 1
 run mm_i8_1024 gpu mm_i8 1024 3

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "rt_offload.h"
+#include "rt_tc.h"
 
 /* ---- the plan ------------------------------------------------------------ */
 
@@ -255,6 +256,26 @@ START_TEST(cost_model) {
 }
 END_TEST
 
+/* The packed product: taken only where its 128 x 256 tiles are filled
+ * past 80 %; scratch holds every padded tile of A and B. */
+START_TEST(packed_product_shapes) {
+  ck_assert(rt_tc_fits(4096, 4096, 4096));
+  ck_assert(rt_tc_fits(250, 500, 1037));
+  ck_assert(!rt_tc_fits(127, 4096, 4096));     /* below one tile */
+  ck_assert(!rt_tc_fits(4096, 255, 4096));
+  ck_assert(!rt_tc_fits(4096, 4096, 16));      /* too little k */
+  ck_assert(!rt_tc_fits(129, 4096, 4096));     /* 256 rows for 129: half empty */
+  ck_assert(!rt_tc_fits(1024, 384, 1024));     /* 512 columns for 384 */
+  ck_assert(!rt_tc_fits(1ll << 32, 4096, 64));
+  ck_assert_uint_eq(rt_tc_scratch_bytes(4096, 4096, 4096, 1), 2ull * 4096 * 4096);
+  ck_assert_uint_eq(rt_tc_scratch_bytes(4096, 4096, 4096, 4), 8ull * 4096 * 4096);
+  /* 250 x 500 x 1037 int8: 2 row tiles (256 rows), 2 column tiles (512),
+   * 9 k-tiles of 128 bytes (1152) */
+  ck_assert_uint_eq(rt_tc_scratch_bytes(250, 500, 1037, 1), (256ull + 512) * 1152);
+  ck_assert_uint_eq(rt_tc_scratch_bytes(250, 500, 1037, 4), (256ull + 512) * 4224);
+}
+END_TEST
+
 START_TEST(trip_counts) {
   /* header runs: x = 0..9 stay, x = 10 leaves */
   ck_assert_int_eq(twasm_rt_trip_count(0, 10, 1, TWASM_TRIP_SLT | 32 << 16, 1), 11);
@@ -477,6 +498,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_batch_outputs_overlap);
   tcase_add_test(plan, plan_batch_checks_inputs_and_bounds);
   tcase_add_test(plan, cost_model);
+  tcase_add_test(plan, packed_product_shapes);
   tcase_add_test(plan, trip_counts);
   suite_add_tcase(s, plan);
   TCase *progs = tcase_create("programs");

@@ -3,7 +3,9 @@
  * m16n16k8 for f32 (only with tf32), both fed by cp.async, never
  * .satfinite, the exact kernel elsewhere, ASCII, and ptxas when present;
  * with tensor cores also sm_90a: wgmma.mma_async with the sm_90 body
- * inside for other shapes. */
+ * inside for other shapes, and the packed product's two entries (ABI 5):
+ * NAME_pack and NAME_tc with bulk copies, mbarriers and setmaxnreg, which
+ * ptxas must not serialise (warning C7515). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,30 +32,42 @@ typedef struct {
   bool tf32;
   const char *wmma;        /* the mma on sm_80/90; NULL: no tensor cores anywhere */
   const char *wgmma;       /* the wgmma on sm_90a */
+  unsigned tc_bytes;       /* the packed product's element size, 0: none */
+  bool packed_only;        /* the main sm_90a entry runs the wmma body */
 } wmma_case;
 
 static const wmma_case cases[] = {
   {"mm_s8", MM(KN_MM_I8_I32, true, false), false, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
-   "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"},
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", 1, false},
   {"mm_u8_acc", MM(KN_MM_I8_I32, false, true), false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32",
-   "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8"},
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.u8", 1, false},
   {"mm_tf32", MM(KN_MM_F32, false, false), true, "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32",
-   "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"},
-  {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL, NULL},
-  /* u8 x s8: mma.sync takes mixed types; wgmma would need PTX ISA 8.4, so
-   * no sm_90a code */
+   "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32", 4, false},
+  {"mm_f32_exact", MM(KN_MM_F32, false, false), false, NULL, NULL, 0, false},
+  /* u8 x s8: mma.sync takes mixed types; wgmma only in the packed
+   * product, at PTX ISA 8.4 */
   {"mm_u8s8", {.kind = KN_MATMUL, .nparams = 6,
                .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_I8_I32, .a_signed = false,
                           .b_signed = true, .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)),
                           .c = ROW_MAJOR(P(5), P(1)), .align = 1}},
-   false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32", NULL},
+   false, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32",
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.u8.s8", 1, true},
+  /* C = bias row (p6) + A B: the packed product adds the bias exactly */
+  {"mm_s8_bias", {.kind = KN_MATMUL, .nparams = 7,
+                  .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_I8_I32, .a_signed = true,
+                             .b_signed = true, .accumulate = true, .has_start = true,
+                             .a = ROW_MAJOR(P(3), P(2)), .b = ROW_MAJOR(P(4), P(1)),
+                             .c = ROW_MAJOR(P(5), P(1)), .start = {P(6), C(0), C(1)}, .align = 1}},
+   false, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
+   "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", 1, true},
   {"mm_s8_tiny", {.kind = KN_MATMUL, .nparams = 3,
                   .matmul = {.m = C(32), .n = C(32), .k = C(32), .type = KN_MM_I8_I32,
                              .a_signed = true, .b_signed = true, .a = ROW_MAJOR(P(0), C(32)),
                              .b = ROW_MAJOR(P(1), C(32)), .c = ROW_MAJOR(P(2), C(32)),
-                             .align = 1}}, false, NULL, NULL},
+                             .align = 1}}, false, NULL, NULL, 0, false},
 };
 
+/* ptxas assembles text, and says nothing of serialised wgmma (C7515). */
 static bool ptxas_accepts(const char *text, unsigned sm, bool specific) {
   char path[] = "/tmp/test_wmma_XXXXXX";
   int fd = mkstemp(path);
@@ -62,10 +76,33 @@ static bool ptxas_accepts(const char *text, unsigned sm, bool specific) {
   fputs(text, f);
   fclose(f);
   char cmd[256];
-  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u%s %s -o /dev/null", sm, specific ? "a" : "", path);
-  int status = system(cmd);
+  snprintf(cmd, sizeof cmd, PTXAS " -arch=sm_%u%s %s -o /dev/null 2>&1", sm, specific ? "a" : "", path);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  char line[512];
+  bool serialised = false;
+  while (fgets(line, sizeof line, p)) serialised |= strstr(line, "C7515") != NULL;
+  int status = pclose(p);
   unlink(path);
-  return status == 0;
+  return status == 0 && !serialised;
+}
+
+/* The packed product's entries in an sm_90a text. */
+static void check_packed(const wmma_case *tc, const ptx_out *out, const char *text) {
+  char entry[96];
+  static const char *const parts[] = {
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+    "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.try_wait.parity.shared::cta.b64",
+    "setmaxnreg.inc.sync.aligned.u32", "setmaxnreg.dec.sync.aligned.u32", ".extern .shared",
+    ".maxntid 384, 1, 1"};
+  for (unsigned i = 0; i < 2; i++) {
+    snprintf(entry, sizeof entry, ".entry %s_%s(", tc->name, i ? "tc" : "pack");
+    ck_assert_msg(strstr(text, entry), "%s sm_90a: no %s", tc->name, entry);
+  }
+  for (unsigned i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    ck_assert_msg(strstr(text, parts[i]), "%s sm_90a: no %s", tc->name, parts[i]);
+  bool mixed = tc->desc.matmul.a_signed != tc->desc.matmul.b_signed;
+  ck_assert_uint_ge(out->codes[3].ptx_isa, mixed ? 84 : 80);
 }
 
 START_TEST(test_case_all_archs) {
@@ -77,6 +114,7 @@ START_TEST(test_case_all_archs) {
   ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag),
                 "%s: %s", tc->name, diag.msg);
   ck_assert_uint_eq(out.ncodes, tc->wgmma ? 4 : 3);
+  ck_assert_uint_eq(out.tc_elem_bytes, tc->tc_bytes);
   bool have_ptxas = access(PTXAS, X_OK) == 0;
   if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
   for (unsigned a = 0; a < out.ncodes; a++) {
@@ -89,8 +127,10 @@ START_TEST(test_case_all_archs) {
       ck_assert_uint_ge(out.codes[a].ptx_isa, 80);
       ck_assert_msg(strstr(text, "\n.target sm_90a"), "%s: not sm_90a", tc->name);
       ck_assert_msg(strstr(text, tc->wgmma), "%s sm_90a: no %s", tc->name, tc->wgmma);
-      ck_assert_msg(strstr(text, "fence.proxy.async.shared::cta"), "%s sm_90a: no proxy fence", tc->name);
+      ck_assert_msg(tc->packed_only || strstr(text, "fence.proxy.async.shared::cta"),
+                    "%s sm_90a: no proxy fence", tc->name);
       ck_assert_msg(strstr(text, "wgmma.wait_group.sync.aligned 0"), "%s sm_90a: no final wait", tc->name);
+      check_packed(tc, &out, text);
     } else {
       ck_assert_msg(!strstr(text, "wgmma"), "%s sm_%u: wgmma", tc->name, sm);
     }
