@@ -178,7 +178,11 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
     say(&c->report, "%ssm_%u", tc ? "," : how, px->codes[i].sm);
     tc = true;
   }
-  if (wgmma)
+  if (wgmma && px->tc_elem_bytes)
+    say(&c->report, ", wgmma on sm_90a (compute capability 9.0: A and B packed into device scratch, "
+                    "then multiplied in 128x256 tiles fed by bulk copies, for products that fill "
+                    "those tiles; smaller ones run the wmma body)");
+  else if (wgmma)
     say(&c->report, ", wgmma on sm_90a (compute capability 9.0; shapes it does not take run the "
                     "wmma body)");
   if (tc && exact) say(&c->report, ", exact kernel on the others");

@@ -84,13 +84,16 @@ static const struct {
      "--tensor-cores=tf32); runs on the GPU when"},
     {"matmul_ijk_f32", "--tensor-cores=tf32", "; exact kernel (too small for tensor cores"},
     {"matmul_f32_large", "--tensor-cores=tf32",
-     "; tensor cores (wmma) on sm_80,sm_90, wgmma on sm_90a (compute capability 9.0; shapes it does "
-     "not take run the wmma body), exact kernel on the others; tf32 tensor cores"},
+     "; tensor cores (wmma) on sm_80,sm_90, wgmma on sm_90a (compute capability 9.0: A and B packed "
+     "into device scratch, then multiplied in 128x256 tiles fed by bulk copies, for products that "
+     "fill those tiles; smaller ones run the wmma body), exact kernel on the others; tf32 tensor cores"},
     {"matmul_f32_large", "", "; exact kernel (f32 takes tensor cores only with --tensor-cores=tf32)"},
     {"matmul_i8", "", "; exact kernel (too small for tensor cores"},
     {"matmul_i8_large", "", "; tensor cores (wmma) on sm_80,sm_90, wgmma on sm_90a (compute "
-                            "capability 9.0; shapes it does not take run the wmma body), exact "
-                            "kernel on the others (int8 with s32 sums that wrap like Wasm i32: exact)"},
+                            "capability 9.0: A and B packed into device scratch, then multiplied in "
+                            "128x256 tiles fed by bulk copies, for products that fill those tiles; "
+                            "smaller ones run the wmma body), exact kernel on the others (int8 with "
+                            "s32 sums that wrap like Wasm i32: exact)"},
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
