@@ -182,9 +182,25 @@ GPU_E2E_BIN     := $(patsubst tests/gpu/e2e/%.c,$(B)/gpu/bin/%,$(wildcard tests/
 GPU_BENCH_BIN   := $(patsubst tests/bench/gpu/%.c,$(B)/gpu/bench/%,$(wildcard tests/bench/gpu/*.c))
 gpu_twasmc_flags = $$(sed -n 's|.*/\* twasmc-flags: \(.*[^ ]\) *\*/.*|\1|p' $(1))
 
+# The tensor-core kernel harness (tests/gpu/wmma): its PTX is generated
+# here (LLVM), the GPU machine runs it next to cuBLAS (gpu.sh).
+GPU_TC_DIR      := $(B)/gpu/bench/tc
+GPU_TC_BIN      := $(GPU_TC_DIR)/wmma_mm $(GPU_TC_DIR)/ptx/.stamp
+
 .PHONY: gpu-apps gpu-bench-apps gpu-e2e
 gpu-apps: $(GPU_E2E_BIN)
-gpu-bench-apps: $(GPU_BENCH_BIN)
+gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN)
+
+$(GPU_TC_DIR)/wmma_gen: tests/gpu/wmma/wmma_gen.c $(LIBC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Icompiler -Ikernels -Iptx $< $(LIBC) $(LLVM_LIBS) -o $@
+$(GPU_TC_DIR)/ptx/.stamp: $(GPU_TC_DIR)/wmma_gen
+	@mkdir -p $(dir $@)
+	$< $(dir $@) >/dev/null && touch $@
+$(GPU_TC_DIR)/wmma_mm: tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) runtime/rt_tc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) \
+	  runtime/rt_tc.c -ldl -lpthread -lm -o $@
 
 $(B)/gpu/obj/e2e/%.o: tests/gpu/e2e/%.c
 	@mkdir -p $(dir $@)

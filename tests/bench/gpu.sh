@@ -148,6 +148,25 @@ run mm_i8_1024 gpu mm_i8 1024 3
 row "mm int8 1024 (TOPS)" TOPS "$(fig "$logs/mm_i8_1024.cpu.log" TOPS)" \
   "$(fig "$logs/mm_i8_1024.gpu.log" TOPS)" -
 
+# The same products as kernels alone (tests/gpu/wmma harness, built by
+# `make gpu-bench-apps` into BIN_DIR/tc): packed product and pack launched
+# by runtime/rt_tc.c, best of 10, no Wasm program around them.
+if [ -x "$bin/tc/wmma_mm" ] && [ -d "$bin/tc/ptx" ]; then
+  timeout "$limit" "$bin/tc/wmma_mm" "$bin/tc/ptx" tc-bench >"$logs/tc.log" 2>&1
+  # tcfig LINE UNIT: the figure before UNIT on the harness line starting LINE
+  tcfig() {
+    local v
+    v=$(grep -F "$1" "$logs/tc.log" | head -n 1 | grep -o -E "[0-9.]+ $2" | cut -d' ' -f1)
+    echo "${v:--}"
+  }
+  row "kernel: int8 4096 C = A B, packed product (TOPS)" TOPS - \
+    "$(tcfig 'sm_90a packed tc (pack included) s8' TOPS)" "$ref_i8"
+  row "kernel: int8 4096 C += A B, packed product (TOPS)" TOPS - \
+    "$(tcfig 'sm_90a packed tc, C += (pack included) s8' TOPS)" "$ref_i8"
+  row "kernel: tf32 4096, packed product (TFLOP/s)" TFLOP/s - \
+    "$(tcfig 'sm_90a packed tc (pack included) tf32' TFLOP/s)" "$ref_tf32"
+fi
+
 # batched 16x16x16 products per second.
 run batch16 cpu batch16 65536 3
 run batch16 gpu batch16 65536 5

@@ -27,14 +27,14 @@ typedef struct {
 } gen_case;
 
 static const gen_case cases[] = {
-  {"mm_s8", KN_MM_I8_I32, true, false, 90},
-  {"mm_u8", KN_MM_I8_I32, false, false, 90},
-  {"mm_tf32", KN_MM_F32, false, true, 90},
-  {"mm_s8_exact", KN_MM_I8_I32, true, false, 75},
-  {"mm_s8_sm80", KN_MM_I8_I32, true, false, 80},
-  {"mm_tf32_sm80", KN_MM_F32, false, true, 80},
-  {"mm_s8u8", KN_MM_I8_I32, true, false, 90, true, false},
-  {"mm_s8_bias", KN_MM_I8_I32, true, false, 90, false, true},
+  {"mm_s8", KN_MM_I8_I32, true, false, 90, false, false, false},
+  {"mm_u8", KN_MM_I8_I32, false, false, 90, false, false, false},
+  {"mm_tf32", KN_MM_F32, false, true, 90, false, false, false},
+  {"mm_s8_exact", KN_MM_I8_I32, true, false, 75, false, false, false},
+  {"mm_s8_sm80", KN_MM_I8_I32, true, false, 80, false, false, false},
+  {"mm_tf32_sm80", KN_MM_F32, false, true, 80, false, false, false},
+  {"mm_s8u8", KN_MM_I8_I32, true, false, 90, true, false, false},
+  {"mm_s8_bias", KN_MM_I8_I32, true, false, 90, false, true, false},
   {"mm_s8_acc", KN_MM_I8_I32, true, false, 90, false, false, true},
 };
 
