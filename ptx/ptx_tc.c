@@ -246,12 +246,17 @@ static void pack_b_body(void *ctx, LLVMValueRef img, bool fast) {
   }
 }
 
+/* Launch bounds of an entry run with blocks of `threads` x 1 x 1. */
+static void entry_block(ptx_gen *g, unsigned threads) {
+  ptx_annotate(g, "maxntidx", threads);
+  ptx_annotate(g, "maxntidy", 1);
+  ptx_annotate(g, "maxntidz", 1);
+}
+
 static void build_pack(tc_gen *t) {
   ptx_gen *g = t->g;
   const kn_matmul *m = &g->d->matmul;
-  ptx_annotate(g, "maxntidx", PACK);
-  ptx_annotate(g, "maxntidy", 1);
-  ptx_annotate(g, "maxntidz", 1);
+  entry_block(g, PACK);
   sizes(t);
   t->tid = ptx_sreg(g, "tid.x");
   LLVMValueRef by = ptx_sreg(g, "ctaid.y"), bx = ptx_sreg(g, "ctaid.x");
@@ -498,9 +503,7 @@ static void consume_any(void *ctx, LLVMValueRef w, bool fast) {
 static void build_main(tc_gen *t) {
   ptx_gen *g = t->g;
   const kn_matmul *m = &g->d->matmul;
-  ptx_annotate(g, "maxntidx", TWASM_TC_THREADS);
-  ptx_annotate(g, "maxntidy", 1);
-  ptx_annotate(g, "maxntidz", 1);
+  entry_block(g, TWASM_TC_THREADS);
   ptx_annotate(g, "minctasm", 1);
   tc_main c = {.t = t};
   c.bars = ptx_shared_array(g, g->i64, 2 * STAGES, "tc_bars");
