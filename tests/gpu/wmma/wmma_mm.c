@@ -441,7 +441,13 @@ int main(int argc, char **argv) {
   const cu_device_info *d = cu_device();
   printf("device: %s sm_%d, driver %d\n", d->name, d->cc, d->driver_version);
   cu_error err;
-  if (!cu_alloc_managed(POOL_BYTES, (void **)&pool, &err)) {
+  /* WMMA_POOL_RESERVE=1: the pool is the start of an 8 GiB + 64 KiB
+   * managed reservation, as a compiled program's linear memory is */
+  const char *reserve = getenv("WMMA_POOL_RESERVE");
+  bool ok = reserve && strcmp(reserve, "1") == 0
+                ? cu_reserve_managed((8ull << 30) + 65536, POOL_BYTES, (void **)&pool, &err)
+                : cu_alloc_managed(POOL_BYTES, (void **)&pool, &err);
+  if (!ok) {
     printf("FAIL: managed memory: %s\n", err.message);
     return 1;
   }
