@@ -5,6 +5,8 @@
 # and tests/bench/gpu_mm/cublas_mm.cu with nvcc when it is there, and
 # prints one markdown table of figures with gpu/cpu and twasmc/reference
 # ratios.  CPU runs of large products are skipped (mm at 4096, mm_i8).
+# Where BIN_DIR/tc holds the tensor-core harness (make gpu-bench-apps),
+# its packed-product timings are rows too ("kernel: ...").
 # Figures, not tests: a failed run shows as "-" and the script goes on.
 set -u
 bin=${1:?usage: gpu.sh BIN_DIR [LOG_DIR]}
