@@ -65,13 +65,14 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
     if (!cu_start(steps[i].kernel, steps[i].grid, steps[i].block, steps[i].shared_bytes,
                   steps[i].params, err))
       return false;
+  double queued = cu_now_us() - start;
   if (!cu_finish(steps[n - 1].kernel, err)) return false;
   if (cu_tracing()) {
     double us = cu_now_us() - start;
     for (size_t i = 0; i < n; i++) {
       const cu_step *s = &steps[i];
       char total[48] = "";
-      if (i + 1 == n) snprintf(total, sizeof total, ": %.1f us", us);
+      if (i + 1 == n) snprintf(total, sizeof total, ": %.1f us (queued in %.1f)", us, queued);
       cu_trace("gpu: launch %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u%s", s->kernel->name,
                s->grid.x, s->grid.y, s->grid.z, s->block.x, s->block.y, s->block.z,
                s->shared_bytes, total);

@@ -90,6 +90,7 @@ static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, 
     ranges[i] = (cu_range){base + p->spans[i].lo, p->spans[i].hi - p->spans[i].lo};
     if (resident(ranges[i].ptr, ranges[i].len)) continue;
     if (!cu_prefetch(ranges[i].ptr, ranges[i].len, err)) return false;
+    cu_trace("gpu: prefetch %p, %llu bytes", ranges[i].ptr, (unsigned long long)ranges[i].len);
     rt_resident[rt_resident_next] = (rt_span_ref){ranges[i].ptr, ranges[i].len};
     rt_resident_next = (rt_resident_next + 1) % RT_RESIDENT_SLOTS;
   }

@@ -203,6 +203,20 @@ static void bench_i8(const char *what, const cu_kernel *k, int64_t n, int reps) 
          2.0 * (double)n * (double)n * (double)n / t / 1e12, wrong ? "WRONG" : "bit-identical");
 }
 
+/* Timing only: C += A B with C at 1 GiB into the pool, pages the CPU
+ * never touched, first made by a prefetch (prefetch) or by the kernel's
+ * own faults; needs WMMA_POOL_RESERVE=1. */
+static void bench_i8_fresh_c(const char *what, int64_t n, bool prefetch) {
+  mm_args p = layout_i8(n, n, n, 0, FILL_RANDOM, 0);
+  p.c = (1ll << 30) + (prefetch ? 0 : (256ll << 20));
+  prefetch_all();
+  cu_error err;
+  if (prefetch) EXPECT(cu_prefetch(pool + p.c, (uint64_t)(n * n * 4), &err), "%s", err.message);
+  double t = time_launch(NULL, &p, 10);
+  printf("%s s8 %lld^3: %.3f ms, %.1f TOPS (timing only)\n", what, (long long)n, t * 1e3,
+         2.0 * (double)n * (double)n * (double)n / t / 1e12);
+}
+
 /* tf32 m x n x kk (reps 0: one launch, untimed), `samples` elements (0:
  * all) against |C - exact| <= (2^-10 + K 2^-24) sum_k |a b| (ptx.h). */
 static void bench_tf32(const char *what, const cu_kernel *k, int64_t m, int64_t n, int64_t kk,
@@ -419,6 +433,10 @@ static int run_tc(const char *dir, bool bench_only) {
   bench_i8("sm_90a packed tc (pack included)", none, 4096, 10);
   use_tc = &acc, with_acc = true;
   bench_i8("sm_90a packed tc, C += (pack included)", none, 4096, 10);
+  if (getenv("WMMA_POOL_RESERVE")) {
+    bench_i8_fresh_c("C += into fresh C, prefetched", 4096, true);
+    bench_i8_fresh_c("C += into fresh C, faulted in", 4096, false);
+  }
   with_acc = false;
   use_tc = NULL;
   bench_tf32("sm_90a wgmma", &tf32_main, 4096, 4096, 4096, 10, 1024);
@@ -445,7 +463,7 @@ int main(int argc, char **argv) {
    * managed reservation, as a compiled program's linear memory is */
   const char *reserve = getenv("WMMA_POOL_RESERVE");
   bool ok = reserve && strcmp(reserve, "1") == 0
-                ? cu_reserve_managed((8ull << 30) + 65536, POOL_BYTES, (void **)&pool, &err)
+                ? cu_reserve_managed((8ull << 30) + 65536, 2 * POOL_BYTES, (void **)&pool, &err)
                 : cu_alloc_managed(POOL_BYTES, (void **)&pool, &err);
   if (!ok) {
     printf("FAIL: managed memory: %s\n", err.message);
