@@ -138,6 +138,10 @@ LLVMValueRef ptx_multiple_of(ptx_gen *g, LLVMValueRef v, unsigned bytes);
  * size: strides count elements, so that holds when element (0, 0) of
  * product 0 is. */
 LLVMValueRef ptx_layout_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes);
+/* Whether a matrix of `bytes` elements has contiguous rows (col_stride
+ * 1), each starting at a multiple of `align` bytes (a power of 2):
+ * element (0, 0) and the row pitch both aligned. */
+LLVMValueRef ptx_rows_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes, unsigned align);
 LLVMValueRef ptx_shared_array(ptx_gen *g, LLVMTypeRef elem, unsigned count, const char *name);
 LLVMValueRef ptx_smin(ptx_gen *g, LLVMValueRef a, LLVMValueRef b);
 void ptx_loop_begin(ptx_gen *g, ptx_loop *l, LLVMValueRef start, LLVMValueRef end,

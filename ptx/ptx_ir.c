@@ -258,6 +258,15 @@ LLVMValueRef ptx_layout_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes) 
   return ptx_multiple_of(g, at, bytes);
 }
 
+LLVMValueRef ptx_rows_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes, unsigned align) {
+  LLVMValueRef zero = ptx_i64(g, 0);
+  LLVMValueRef base = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
+  LLVMValueRef ok = ptx_multiple_of(g, base, align);
+  ok = LLVMBuildAnd(g->b, ok, ptx_multiple_of(g, ptx_mul_c(g, ptx_size(g, l->row_stride), bytes), align), "");
+  LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
+  return LLVMBuildAnd(g->b, ok, unit, "");
+}
+
 LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
                             LLVMValueRef row, LLVMValueRef col) {
   LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");

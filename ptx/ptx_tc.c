@@ -103,17 +103,6 @@ static LLVMValueRef b_image(tc_gen *t, LLVMValueRef nt, LLVMValueRef k) {
   return ptx_add(g, a_all, ptx_mul_c(g, ptx_add(g, LLVMBuildMul(g->b, nt, t->kt, ""), k), B_BYTES));
 }
 
-/* Contiguous elements (col_stride 1) whose every row starts at a multiple
- * of `align` bytes. */
-static LLVMValueRef rows_aligned(tc_gen *t, const kn_layout *l, unsigned esize, unsigned align) {
-  ptx_gen *g = t->g;
-  LLVMValueRef zero = ptx_i64(g, 0);
-  LLVMValueRef base = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, esize, NULL, zero, zero), g->i64, "");
-  LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
-  return and2(g, unit, and2(g, ptx_multiple_of(g, base, align),
-                            ptx_multiple_of(g, ptx_mul_c(g, ptx_size(g, l->row_stride), esize), align)));
-}
-
 /* 16 bytes of the operand l: elements (row + e drow, col + e dcol) for
  * e = 0 .. 16 / es - 1, 0 past (rows, cols), tf32 rounded, as <4 x i32>.
  * Addresses are clamped into the matrix, so every load is of an element
@@ -263,12 +252,12 @@ static void build_pack(tc_gen *t) {
   LLVMValueRef k_whole = at_most(g, ptx_mul_c(g, ptx_add(g, bx, ptx_i64(g, 1)), t->ke), t->K);
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, by, t->mt));
   LLVMValueRef whole = and2(g, k_whole, at_most(g, ptx_mul_c(g, ptx_add(g, by, ptx_i64(g, 1)), TM), t->M));
-  two_ways(g, and2(g, whole, rows_aligned(t, &m->a, t->es, 16)), pack_a_body, t, a_image(t, by, bx));
+  two_ways(g, and2(g, whole, ptx_rows_aligned(g, &m->a, t->es, 16)), pack_a_body, t, a_image(t, by, bx));
   LLVMBuildRetVoid(g->b);
   LLVMPositionBuilderAtEnd(g->b, join);
   LLVMValueRef nt = LLVMBuildSub(g->b, by, t->mt, "");
   whole = and2(g, k_whole, at_most(g, ptx_mul_c(g, ptx_add(g, nt, ptx_i64(g, 1)), TN), t->N));
-  two_ways(g, and2(g, whole, rows_aligned(t, &m->b, t->es, t->tf32 ? 16 : 4)), pack_b_body, t,
+  two_ways(g, and2(g, whole, ptx_rows_aligned(g, &m->b, t->es, t->tf32 ? 16 : 4)), pack_b_body, t,
            b_image(t, nt, bx));
   LLVMBuildRetVoid(g->b);
 }
@@ -544,8 +533,8 @@ static void build_main(tc_gen *t) {
   LLVMValueRef mt = ptx_sreg(g, "ctaid.y"), nt = ptx_sreg(g, "ctaid.x");
   LLVMValueRef whole = and2(g, at_most(g, ptx_mul_c(g, ptx_add(g, mt, ptx_i64(g, 1)), TM), t->M),
                             at_most(g, ptx_mul_c(g, ptx_add(g, nt, ptx_i64(g, 1)), TN), t->N));
-  LLVMValueRef aligned = rows_aligned(t, &m->c, 4, 8);
-  if (m->accumulate && m->has_start) aligned = and2(g, aligned, rows_aligned(t, &m->start, 4, 8));
+  LLVMValueRef aligned = ptx_rows_aligned(g, &m->c, 4, 8);
+  if (m->accumulate && m->has_start) aligned = and2(g, aligned, ptx_rows_aligned(g, &m->start, 4, 8));
   /* two whole copies of the consumer: accumulators that two paths set
    * before the loop would meet in a phi, and ptxas then serialises every
    * wgmma (C7515) */

@@ -102,16 +102,6 @@ static LLVMValueRef offset_of(wg_gen *w, const kn_layout *l, LLVMValueRef row, L
   return LLVMBuildZExt(g->b, off, g->i64, "");
 }
 
-/* Contiguous rows (col_stride 1) whose start and row pitch are multiples
- * of `align` bytes. */
-static LLVMValueRef rows_aligned(wg_gen *w, const kn_layout *l, unsigned esize, int64_t align) {
-  ptx_gen *g = w->g;
-  LLVMValueRef base = LLVMBuildPtrToInt(g->b, ptx_global_at(g, ptx_size(g, l->offset)), g->i64, "");
-  LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
-  return and3(g, unit, is_mod0(g, base, align),
-              is_mod0(g, ptx_mul_c(g, ptx_size(g, l->row_stride), esize), align));
-}
-
 /* Whether the fast body applies (the same answer in every thread). */
 static LLVMValueRef eligible(wg_gen *w) {
   ptx_gen *g = w->g;
@@ -121,8 +111,8 @@ static LLVMValueRef eligible(wg_gen *w) {
   pos = and3(g, pos, LLVMBuildICmp(g->b, LLVMIntSGT, M, ptx_i64(g, 0), ""),
              LLVMBuildICmp(g->b, LLVMIntSGT, N, ptx_i64(g, 0), ""));
   LLVMValueRef shape = and3(g, is_mod0(g, M, TILE), is_mod0(g, N, TILE), is_mod0(g, K, KB / w->esize));
-  LLVMValueRef lay = and3(g, rows_aligned(w, &m->a, w->esize, 16), rows_aligned(w, &m->b, w->esize, 16),
-                          rows_aligned(w, &m->c, 4, 8));
+  LLVMValueRef lay = and3(g, ptx_rows_aligned(g, &m->a, w->esize, 16), ptx_rows_aligned(g, &m->b, w->esize, 16),
+                          ptx_rows_aligned(g, &m->c, 4, 8));
   /* mixed signs and bias starts: only the packed product (ptx_tc.c) was
    * checked on them; here the wmma body takes them */
   bool other = m->a_signed != m->b_signed || (m->accumulate && m->has_start);

@@ -147,18 +147,6 @@ static LLVMValueRef element_at(wm_gen *w, const kn_layout *l, LLVMValueRef row, 
   return ptx_element_at(w->g, l, w->s->esize, NULL, row, col);
 }
 
-/* A row of the matrix may be copied 16 bytes at a time when elements are
- * contiguous and every 16-byte run of a k-tile starts 16-byte aligned. */
-static LLVMValueRef vector_ok(wm_gen *w, const kn_layout *l) {
-  ptx_gen *g = w->g;
-  LLVMValueRef zero = ptx_i64(g, 0);
-  LLVMValueRef base = LLVMBuildPtrToInt(g->b, element_at(w, l, zero, zero), g->i64, "");
-  LLVMValueRef ok = ptx_multiple_of(g, base, 16);
-  ok = LLVMBuildAnd(g->b, ok, ptx_multiple_of(g, ptx_mul_c(g, ptx_size(g, l->row_stride), w->s->esize), 16), "");
-  LLVMValueRef unit = LLVMBuildICmp(g->b, LLVMIntEQ, ptx_size(g, l->col_stride), ptx_i64(g, 1), "");
-  return LLVMBuildAnd(g->b, ok, unit, "");
-}
-
 /* The chunk of `lanes` elements at (row, col..) into shared memory at dst.
  * In the cp.async body: one cp.async whose source size is the bytes inside
  * the matrix (0 to 16; the rest is zero-filled, nothing outside is read;
@@ -586,7 +574,10 @@ bool ptx_wmma_body(ptx_gen *g) {
                                     : (m->b_signed ? &shape_u8s8 : &shape_u8);
   wm_gen w;
   wm_init(&w, g, s);
-  LLVMValueRef ok = LLVMBuildAnd(g->b, vector_ok(&w, &m->a), vector_ok(&w, &m->b), "");
+  /* rows may be copied 16 bytes at a time when elements are contiguous
+   * and every 16-byte run of a k-tile starts 16-byte aligned */
+  LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_rows_aligned(g, &m->a, s->esize, 16),
+                                 ptx_rows_aligned(g, &m->b, s->esize, 16), "");
   LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "async");
   LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "elementwise");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");
