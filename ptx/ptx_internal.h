@@ -68,9 +68,11 @@ LLVMValueRef ptx_wgmma_desc(ptx_gen *g, LLVMValueRef base, LLVMValueRef byte_off
                             unsigned stride);
 LLVMValueRef ptx_wgmma_op(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, LLVMValueRef da,
                           LLVMValueRef db);
-/* prmt.b32 a, b, sel; an f32 rounded to tf32 (cvt.rna), as i32 bits. */
+/* prmt.b32 a, b, sel; an f32 rounded to tf32 (cvt.rna), as i32 bits, and
+ * the same for each lane of a <4 x float>. */
 LLVMValueRef ptx_prmt(ptx_gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef sel);
 LLVMValueRef ptx_round_tf32(ptx_gen *g, LLVMValueRef f);
+LLVMValueRef ptx_round_tf32x4(ptx_gen *g, LLVMValueRef v4f);
 LLVMValueRef ptx_wgmma_wait(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, unsigned pending);
 /* ptx_tc.c: the packed tensor-core product (twasm_abi.h, ABI 5): whether
  * a matmul takes it, and its two entries NAME_pack and NAME_tc (NAME:

@@ -128,15 +128,6 @@ static LLVMValueRef gather(tc_gen *t, const kn_layout *l, LLVMValueRef row, LLVM
   return LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i32, 4), "");
 }
 
-static LLVMValueRef round4(tc_gen *t, LLVMValueRef v4f) {
-  ptx_gen *g = t->g;
-  LLVMValueRef r = LLVMGetUndef(LLVMVectorType(g->i32, 4));
-  for (unsigned e = 0; e < 4; e++)
-    r = LLVMBuildInsertElement(g->b, r, ptx_round_tf32(g, LLVMBuildExtractElement(g->b, v4f, i32c(g, e), "")),
-                               i32c(g, e), "");
-  return r;
-}
-
 /* Emits `if (fast) body(ctx, arg, true) else body(ctx, arg, false)`. */
 static void two_ways(ptx_gen *g, LLVMValueRef fast, void (*body)(void *, LLVMValueRef, bool), void *ctx,
                      LLVMValueRef arg) {
@@ -170,7 +161,7 @@ static void pack_a_body(void *ctx, LLVMValueRef img, bool fast) {
     if (fast) {
       v = ptx_load(g, t->tf32 ? LLVMVectorType(g->f32, 4) : LLVMVectorType(g->i32, 4),
                    ptx_element_at(g, &m->a, t->es, NULL, row, col), 16);
-      if (t->tf32) v = round4(t, v);
+      if (t->tf32) v = ptx_round_tf32x4(g, v);
     } else {
       v = gather(t, &m->a, row, col, 0, 1, t->M, t->K);
     }
@@ -209,7 +200,7 @@ static void pack_b_body(void *ctx, LLVMValueRef img, bool fast) {
         LLVMValueRef v = LLVMGetUndef(LLVMVectorType(g->f32, 4));
         for (unsigned r = 0; r < 4; r++)
           v = LLVMBuildInsertElement(g->b, v, LLVMBuildExtractElement(g->b, x[r], i32c(g, e), ""), i32c(g, r), "");
-        chunk[e] = round4(t, v);
+        chunk[e] = ptx_round_tf32x4(g, v);
       }
     } else {
       LLVMValueRef w[16];

@@ -142,6 +142,14 @@ LLVMValueRef ptx_round_tf32(ptx_gen *g, LLVMValueRef f) {
   return ptx_call(g, "llvm.nvvm.f2tf32.rna", g->i32, &f, 1);
 }
 
+LLVMValueRef ptx_round_tf32x4(ptx_gen *g, LLVMValueRef v4f) {
+  LLVMValueRef r = LLVMGetUndef(LLVMVectorType(g->i32, 4));
+  for (unsigned e = 0; e < 4; e++)
+    r = LLVMBuildInsertElement(g->b, r, ptx_round_tf32(g, LLVMBuildExtractElement(g->b, v4f, i32c(g, e), "")),
+                               i32c(g, e), "");
+  return r;
+}
+
 /* A's chunks of this thread: q = tid + 256 i, row (q / (KB / 2)) * 8 +
  * q % 8, chunk (q / 8) % (KB / 16), so that 8 consecutive lanes fill one
  * core matrix (conflict-free 16-byte stores) and a warp reads whole 32-byte
@@ -272,21 +280,14 @@ static void store_b_i8(wg_gen *w, LLVMValueRef b_base, wg_piece p, LLVMValueRef 
  * B transposed to K-major. */
 static void store_tile(wg_gen *w, LLVMValueRef buf) {
   ptx_gen *g = w->g;
-  LLVMTypeRef v4 = LLVMVectorType(g->i32, 4), v4f = LLVMVectorType(g->f32, 4);
+  LLVMTypeRef v4f = LLVMVectorType(g->f32, 4);
   LLVMValueRef a_base = ptx_mul_c(g, buf, BUFFER_BYTES);
   LLVMValueRef b_base = ptx_add(g, a_base, ptx_i64(g, OPERAND_BYTES));
   for (unsigned i = 0; i < A_CHUNKS; i++) {
     LLVMValueRef row, chunk;
     a_place(w, i, &row, &chunk);
     LLVMValueRef v = stage_get(w, i);
-    if (w->tf32) {
-      LLVMValueRef f = LLVMBuildBitCast(g->b, v, v4f, "");
-      LLVMValueRef r = LLVMGetUndef(v4);
-      for (unsigned e = 0; e < 4; e++)
-        r = LLVMBuildInsertElement(g->b, r, ptx_round_tf32(g, LLVMBuildExtractElement(g->b, f, i32c(g, e), "")),
-                                   i32c(g, e), "");
-      v = r;
-    }
+    if (w->tf32) v = ptx_round_tf32x4(g, LLVMBuildBitCast(g->b, v, v4f, ""));
     ptx_store(g, v, pool_at(w, ptx_add(g, a_base, tile_offset(w, row, chunk))), 16);
   }
   for (unsigned v = 0; v < B_UNITS; v++) {
