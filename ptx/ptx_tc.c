@@ -103,26 +103,34 @@ static LLVMValueRef b_image(tc_gen *t, LLVMValueRef nt, LLVMValueRef k) {
   return ptx_add(g, a_all, ptx_mul_c(g, ptx_add(g, LLVMBuildMul(g->b, nt, t->kt, ""), k), B_BYTES));
 }
 
+/* Element (row, col) of l, `bytes` wide, of type et, loaded with
+ * alignment `align`, or 0 when it lies outside rows x cols.  The address
+ * is clamped into the matrix, so every load is of an element the loop
+ * reads (rows, cols >= 1 here). */
+static LLVMValueRef element_or_zero(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMTypeRef et,
+                                    unsigned align, LLVMValueRef row, LLVMValueRef col, LLVMValueRef rows,
+                                    LLVMValueRef cols) {
+  LLVMValueRef one = ptx_i64(g, 1);
+  LLVMValueRef in = and2(g, ptx_below(g, row, rows), ptx_below(g, col, cols));
+  LLVMValueRef rc = ptx_smin(g, row, LLVMBuildSub(g->b, rows, one, ""));
+  LLVMValueRef cc = ptx_smin(g, col, LLVMBuildSub(g->b, cols, one, ""));
+  LLVMValueRef x = ptx_load(g, et, ptx_element_at(g, l, bytes, NULL, rc, cc), align);
+  return LLVMBuildSelect(g->b, in, x, LLVMConstNull(et), "");
+}
+
 /* 16 bytes of the operand l: elements (row + e drow, col + e dcol) for
- * e = 0 .. 16 / es - 1, 0 past (rows, cols), tf32 rounded, as <4 x i32>.
- * Addresses are clamped into the matrix, so every load is of an element
- * the loop reads (M, N, K >= 1 here). */
+ * e = 0 .. 16 / es - 1, 0 past (rows, cols), tf32 rounded, as <4 x i32>. */
 static LLVMValueRef gather(tc_gen *t, const kn_layout *l, LLVMValueRef row, LLVMValueRef col,
                            unsigned drow, unsigned dcol, LLVMValueRef rows, LLVMValueRef cols) {
   ptx_gen *g = t->g;
   unsigned n = 16 / t->es;
   LLVMTypeRef et = t->tf32 ? g->f32 : g->i8;
   LLVMValueRef v = LLVMGetUndef(LLVMVectorType(t->tf32 ? g->i32 : g->i8, n));
-  LLVMValueRef one = ptx_i64(g, 1);
   for (unsigned e = 0; e < n; e++) {
     LLVMValueRef r = ptx_add(g, row, ptx_i64(g, (int64_t)(e * drow)));
     LLVMValueRef c = ptx_add(g, col, ptx_i64(g, (int64_t)(e * dcol)));
-    LLVMValueRef in = and2(g, ptx_below(g, r, rows), ptx_below(g, c, cols));
-    LLVMValueRef rc = ptx_smin(g, r, LLVMBuildSub(g->b, rows, one, ""));
-    LLVMValueRef cc = ptx_smin(g, c, LLVMBuildSub(g->b, cols, one, ""));
-    LLVMValueRef x = ptx_load(g, et, ptx_element_at(g, l, t->es, NULL, rc, cc), 1);
-    if (t->tf32) x = ptx_round_tf32(g, x);
-    x = LLVMBuildSelect(g->b, in, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    LLVMValueRef x = element_or_zero(g, l, t->es, et, 1, r, c, rows, cols);
+    if (t->tf32) x = ptx_round_tf32(g, x);  /* +0 stays +0 */
     v = LLVMBuildInsertElement(g->b, v, x, i32c(g, e), "");
   }
   return LLVMBuildBitCast(g->b, v, LLVMVectorType(g->i32, 4), "");
@@ -358,7 +366,7 @@ static void load_start(tc_main *c, LLVMValueRef w, bool fast) {
   ptx_gen *g = t->g;
   const kn_layout *start = kn_matmul_start(&g->d->matmul);
   LLVMTypeRef elem = t->tf32 ? g->f32 : g->i32;
-  LLVMValueRef row0, col0, one = ptx_i64(g, 1);
+  LLVMValueRef row0, col0;
   pair_origin(c, w, &row0, &col0);
   for (unsigned set = 0; set < 2; set++) {
     LLVMValueRef acc = LLVMGetUndef(c->acc_ty);
@@ -369,14 +377,9 @@ static void load_start(tc_main *c, LLVMValueRef w, bool fast) {
         LLVMValueRef x = ptx_load(g, LLVMVectorType(elem, 2), ptx_element_at(g, start, 4, NULL, row, col), 8);
         for (unsigned e = 0; e < 2; e++) v[e] = LLVMBuildExtractElement(g->b, x, i32c(g, e), "");
       } else {
-        /* clamped into C, so every load is of an element the loop reads */
-        for (unsigned e = 0; e < 2; e++) {
-          LLVMValueRef cc = ptx_add(g, col, ptx_i64(g, e));
-          LLVMValueRef in = and2(g, ptx_below(g, row, t->M), ptx_below(g, cc, t->N));
-          LLVMValueRef at = ptx_element_at(g, start, 4, NULL, ptx_smin(g, row, LLVMBuildSub(g->b, t->M, one, "")),
-                                           ptx_smin(g, cc, LLVMBuildSub(g->b, t->N, one, "")));
-          v[e] = LLVMBuildSelect(g->b, in, ptx_load(g, elem, at, c->elem_align), LLVMConstNull(elem), "");
-        }
+        for (unsigned e = 0; e < 2; e++)
+          v[e] = element_or_zero(g, start, 4, elem, c->elem_align, row, ptx_add(g, col, ptx_i64(g, e)), t->M,
+                                 t->N);
       }
       for (unsigned e = 0; e < 2; e++) acc = LLVMBuildInsertValue(g->b, acc, v[e], 2 * pair + e, "");
     }
