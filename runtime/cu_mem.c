@@ -53,16 +53,20 @@ static bool cu_blocks_add(uintptr_t base, uint64_t size, uint64_t admitted) {
   return true;
 }
 
-/* Admission and allocation under one lock, so two threads cannot both
- * pass the check with the same free memory. */
-static bool cu_alloc_locked(uint64_t size, uint64_t admitted, void **out, cu_error *err) {
+/* Whether `admitted` more bytes fit now (under cu_mem_lock, held until
+ * the allocation is counted, so two threads cannot both pass the check
+ * with the same free memory). */
+static bool cu_admit_locked(uint64_t admitted, cu_error *err) {
   size_t free_bytes = 0, total_bytes = 0;
   cu_result r = cu_drv.mem_get_info(&free_bytes, &total_bytes);
   if (r != 0) return cu_check_failure(err, "cuMemGetInfo", r);
-  if (!cu_mem_admit(admitted, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err))
-    return false;
+  return cu_mem_admit(admitted, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err);
+}
+
+static bool cu_alloc_locked(uint64_t size, uint64_t admitted, void **out, cu_error *err) {
+  if (!cu_admit_locked(admitted, err)) return false;
   uint64_t ptr = 0;
-  r = cu_drv.mem_alloc_managed(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
+  cu_result r = cu_drv.mem_alloc_managed(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
   if (r != 0) return cu_check_failure(err, "cuMemAllocManaged", r);
   if (!cu_blocks_add((uintptr_t)ptr, size, admitted)) {
     cu_drv.mem_free(ptr);
@@ -92,13 +96,10 @@ bool cu_alloc_device(uint64_t size, void **out, cu_error *err) {
   if (!cu_make_current(err)) return false;
   if (!cu_drv.mem_alloc) return cu_fail_msg(err, "the driver lacks cuMemAlloc_v2");
   pthread_mutex_lock(&cu_mem_lock);
-  size_t free_bytes = 0, total_bytes = 0;
-  cu_result r = cu_drv.mem_get_info(&free_bytes, &total_bytes);
-  bool ok = r == 0 ? cu_mem_admit(size, cu_live_bytes, cu_device()->mem_cap, free_bytes, total_bytes, err)
-                   : cu_check_failure(err, "cuMemGetInfo", r);
+  bool ok = cu_admit_locked(size, err);
   uint64_t ptr = 0;
   if (ok) {
-    r = cu_drv.mem_alloc(&ptr, (size_t)size);
+    cu_result r = cu_drv.mem_alloc(&ptr, (size_t)size);
     ok = r == 0 || cu_check_failure(err, "cuMemAlloc", r);
   }
   if (ok) cu_live_bytes += size;
