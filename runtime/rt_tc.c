@@ -13,6 +13,16 @@ static uint64_t rt_tc_scratch_size;
 
 static int64_t ceil_div(int64_t v, int64_t d) { return (v + d - 1) / d; }
 
+/* Tiles of an M x N x K product: rows of A, columns of B, k-tiles. */
+typedef struct {
+  int64_t m, n, k;
+} rt_tc_tiles;
+
+static rt_tc_tiles tiles_of(int64_t m, int64_t n, int64_t k, unsigned elem_bytes) {
+  return (rt_tc_tiles){ceil_div(m, TWASM_TC_TILE_M), ceil_div(n, TWASM_TC_TILE_N),
+                       ceil_div(k * (int64_t)elem_bytes, TWASM_TC_K_BYTES)};
+}
+
 bool rt_tc_load(cu_module *m, const char *name, rt_tc *out, cu_error *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->pack_name, sizeof out->pack_name, "%s_pack", name);
@@ -26,15 +36,14 @@ bool rt_tc_fits(int64_t m, int64_t n, int64_t k) {
   if (m < TWASM_TC_TILE_M || n < TWASM_TC_TILE_N || k < 32 || m > (1ll << 31) || n > (1ll << 31) ||
       k > (1ll << 31))
     return false;
-  int64_t mt = ceil_div(m, TWASM_TC_TILE_M), nt = ceil_div(n, TWASM_TC_TILE_N);
-  if (mt + nt > 65535) return false;  /* the pack grid's y */
-  return (double)(mt * TWASM_TC_TILE_M) * (double)(nt * TWASM_TC_TILE_N) <= 1.25 * (double)m * (double)n;
+  rt_tc_tiles t = tiles_of(m, n, k, 1);
+  if (t.m + t.n > 65535) return false;  /* the pack grid's y */
+  return (double)(t.m * TWASM_TC_TILE_M) * (double)(t.n * TWASM_TC_TILE_N) <= 1.25 * (double)m * (double)n;
 }
 
 uint64_t rt_tc_scratch_bytes(int64_t m, int64_t n, int64_t k, unsigned elem_bytes) {
-  uint64_t mt = (uint64_t)ceil_div(m, TWASM_TC_TILE_M), nt = (uint64_t)ceil_div(n, TWASM_TC_TILE_N);
-  uint64_t kt = (uint64_t)ceil_div(k * (int64_t)elem_bytes, TWASM_TC_K_BYTES);
-  return (mt * TWASM_TC_TILE_M + nt * TWASM_TC_TILE_N) * kt * TWASM_TC_K_BYTES;
+  rt_tc_tiles t = tiles_of(m, n, k, elem_bytes);
+  return (uint64_t)(t.m * TWASM_TC_TILE_M + t.n * TWASM_TC_TILE_N) * (uint64_t)t.k * TWASM_TC_K_BYTES;
 }
 
 static bool scratch_for(uint64_t bytes, cu_error *err) {
@@ -56,12 +65,16 @@ bool rt_tc_launch(const rt_tc *tc, int64_t m, int64_t n, int64_t k, unsigned ele
   void *args[MAX_ARGS];
   memcpy(args, params, (nparams + 1) * sizeof *args);
   args[nparams + 1] = &scratch;
-  uint32_t mt = (uint32_t)ceil_div(m, TWASM_TC_TILE_M), nt = (uint32_t)ceil_div(n, TWASM_TC_TILE_N);
-  uint32_t kt = (uint32_t)ceil_div(k * (int64_t)elem_bytes, TWASM_TC_K_BYTES);
-  cu_step steps[2] = {
-    {&tc->pack, {kt, mt + nt, 1}, {TWASM_TC_PACK_THREADS, 1, 1}, 0, args},
-    {&tc->product, {nt, mt, 1}, {TWASM_TC_THREADS, 1, 1}, TWASM_TC_SHARED_BYTES, args},
-  };
+  cu_step steps[2];
+  rt_tc_steps(tc, m, n, k, elem_bytes, args, steps);
   cu_args a = {args, ranges->ranges, ranges->nranges};
   return cu_launch_steps(steps, 2, &a, err);
+}
+
+void rt_tc_steps(const rt_tc *tc, int64_t m, int64_t n, int64_t k, unsigned elem_bytes, void **args,
+                 cu_step steps[2]) {
+  rt_tc_tiles t = tiles_of(m, n, k, elem_bytes);
+  uint32_t mt = (uint32_t)t.m, nt = (uint32_t)t.n, kt = (uint32_t)t.k;
+  steps[0] = (cu_step){&tc->pack, {kt, mt + nt, 1}, {TWASM_TC_PACK_THREADS, 1, 1}, 0, args};
+  steps[1] = (cu_step){&tc->product, {nt, mt, 1}, {TWASM_TC_THREADS, 1, 1}, TWASM_TC_SHARED_BYTES, args};
 }

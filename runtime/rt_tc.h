@@ -32,4 +32,9 @@ uint64_t rt_tc_scratch_bytes(int64_t m, int64_t n, int64_t k, unsigned elem_byte
 bool rt_tc_launch(const rt_tc *tc, int64_t m, int64_t n, int64_t k, unsigned elem_bytes,
                   void **params, unsigned nparams, const cu_args *ranges, cu_error *err);
 
+/* The two launches rt_tc_launch makes, pack then product, for args (the
+ * kernel's params, then a pointer to the scratch address). */
+void rt_tc_steps(const rt_tc *tc, int64_t m, int64_t n, int64_t k, unsigned elem_bytes, void **args,
+                 cu_step steps[2]);
+
 #endif

@@ -346,7 +346,7 @@ static bool load_tc(const char *dir, const char *file, const char *name, rt_tc *
   return ok;
 }
 
-/* The pack entry alone at n^3 (grid as rt_tc.c computes it), best of 10. */
+/* The pack entry alone at n^3 (rt_tc.c's first step), best of 10. */
 static void time_pack(const rt_tc *tc, unsigned es, int64_t n) {
   void *mem = pool;
   mm_args v = {n, n, n, 256, 256, 256, 0};
@@ -361,12 +361,12 @@ static void time_pack(const rt_tc *tc, unsigned es, int64_t n) {
   void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c, &sp};
   cu_range ranges[] = {{pool, POOL_BYTES}};
   cu_args args = {params, ranges, 1};
-  uint32_t t = (uint32_t)(n / 128) + (uint32_t)(n / 256), kt = (uint32_t)(n * es / 128);
-  cu_dim3 grid = {kt, t, 1}, block = {256, 1, 1};
+  cu_step steps[2];
+  rt_tc_steps(tc, n, n, n, es, params, steps);
   double best = INFINITY;
   for (int r = 0; r < 11; r++) {
     double t0 = now_s();
-    bool ok = cu_launch(&tc->pack, grid, block, 0, &args, &err);
+    bool ok = cu_launch_steps(&steps[0], 1, &args, &err);
     EXPECT(ok, "%s", err.message);
     if (r && now_s() - t0 < best) best = now_s() - t0;
   }
