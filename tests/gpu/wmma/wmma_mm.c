@@ -264,22 +264,35 @@ static char *read_file(const char *dir, const char *name) {
   return text;
 }
 
-static bool load_kernel(const char *dir, const char *file, int sm, int isa, cu_kernel *k) {
+/* The module of DIR/FILE for arch sm (its PTX ISA read from the text's
+ * .version) and its entry name, FILE less ".ptx" (and less "_90a");
+ * NULL, counted as a failure, when it does not load. */
+static cu_module *load_module(const char *dir, const char *file, int sm, char name[64]) {
   char *text = read_file(dir, file);
   if (!text) {
     EXPECT(false, "cannot read %s/%s", dir, file);
-    return false;
+    return NULL;
   }
-  cu_ptx set[] = {{sm, isa, text}};
-  cu_module *m = NULL;
-  cu_error err;
-  char name[64];
-  /* the entry is the file name less ".ptx" (and less "_90a") */
+  unsigned major = 0, minor = 0;
+  const char *v = strstr(text, ".version ");
+  if (v) sscanf(v, ".version %u.%u", &major, &minor);
+  cu_ptx set[] = {{sm, (int)(major * 10 + minor), text}};
   size_t len = strlen(file) - 4;
   if (len > 4 && strncmp(file + len - 4, "_90a", 4) == 0) len -= 4;
-  snprintf(name, sizeof name, "%.*s", (int)len, file);
-  bool ok = cu_module_load(set, 1, &m, &err) && cu_module_kernel(m, strdup(name), k, &err);
+  snprintf(name, 64, "%.*s", (int)len, file);
+  cu_module *m = NULL;
+  cu_error err;
+  bool ok = cu_module_load(set, 1, &m, &err);
   EXPECT(ok, "%s: %s", file, err.message);
+  return ok ? m : NULL;
+}
+
+static bool load_kernel(const char *dir, const char *file, int sm, cu_kernel *k) {
+  char name[64];
+  cu_module *m = load_module(dir, file, sm, name);
+  cu_error err;
+  bool ok = m && cu_module_kernel(m, strdup(name), k, &err);
+  EXPECT(!m || ok, "%s: %s", file, err.message);
   return ok;
 }
 
@@ -303,9 +316,9 @@ static int run_wgmma(const char *dir, bool bench_only) {
   }
   cu_kernel s8, u8, tf32, s8_90, tf32_90;
   int spec = 90 | CU_ARCH_SPECIFIC;
-  if (!load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8) || !load_kernel(dir, "mm_u8_90a.ptx", spec, 80, &u8) ||
-      !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32) || !load_kernel(dir, "mm_s8.ptx", 90, 78, &s8_90) ||
-      !load_kernel(dir, "mm_tf32.ptx", 90, 78, &tf32_90)) {
+  if (!load_kernel(dir, "mm_s8_90a.ptx", spec, &s8) || !load_kernel(dir, "mm_u8_90a.ptx", spec, &u8) ||
+      !load_kernel(dir, "mm_tf32_90a.ptx", spec, &tf32) || !load_kernel(dir, "mm_s8.ptx", 90, &s8_90) ||
+      !load_kernel(dir, "mm_tf32.ptx", 90, &tf32_90)) {
     printf("FAILED: kernels did not load\n");
     return 1;
   }
@@ -333,16 +346,12 @@ static int run_wgmma(const char *dir, bool bench_only) {
   return verdict();
 }
 
-static bool load_tc(const char *dir, const char *file, const char *name, rt_tc *tc) {
-  char *text = read_file(dir, file);
-  unsigned major = 8, minor = 0;
-  const char *v = text ? strstr(text, ".version ") : NULL;
-  if (v) sscanf(v, ".version %u.%u", &major, &minor);
-  cu_ptx set[] = {{90 | CU_ARCH_SPECIFIC, (int)(major * 10 + minor), text}};
-  cu_module *m = NULL;
+static bool load_tc(const char *dir, const char *file, rt_tc *tc) {
+  char name[64];
+  cu_module *m = load_module(dir, file, 90 | CU_ARCH_SPECIFIC, name);
   cu_error err;
-  bool ok = text && cu_module_load(set, 1, &m, &err) && rt_tc_load(m, name, tc, &err);
-  EXPECT(ok, "%s: %s", file, text ? err.message : "cannot read");
+  bool ok = m && rt_tc_load(m, name, tc, &err);
+  EXPECT(!m || ok, "%s: %s", file, err.message);
   return ok;
 }
 
@@ -386,12 +395,12 @@ static int run_tc(const char *dir, bool bench_only) {
   static rt_tc s8, u8, tf32, s8u8, bias, acc;
   cu_kernel s8_main, tf32_main;
   int spec = 90 | CU_ARCH_SPECIFIC;
-  if (!load_tc(dir, "mm_s8_90a.ptx", "mm_s8", &s8) || !load_tc(dir, "mm_u8_90a.ptx", "mm_u8", &u8) ||
-      !load_tc(dir, "mm_tf32_90a.ptx", "mm_tf32", &tf32) ||
-      !load_tc(dir, "mm_s8u8_90a.ptx", "mm_s8u8", &s8u8) || !load_tc(dir, "mm_s8_bias_90a.ptx", "mm_s8_bias", &bias) ||
-      !load_tc(dir, "mm_s8_acc_90a.ptx", "mm_s8_acc", &acc) ||
-      !load_kernel(dir, "mm_s8_90a.ptx", spec, 80, &s8_main) ||
-      !load_kernel(dir, "mm_tf32_90a.ptx", spec, 80, &tf32_main)) {
+  if (!load_tc(dir, "mm_s8_90a.ptx", &s8) || !load_tc(dir, "mm_u8_90a.ptx", &u8) ||
+      !load_tc(dir, "mm_tf32_90a.ptx", &tf32) ||
+      !load_tc(dir, "mm_s8u8_90a.ptx", &s8u8) || !load_tc(dir, "mm_s8_bias_90a.ptx", &bias) ||
+      !load_tc(dir, "mm_s8_acc_90a.ptx", &acc) ||
+      !load_kernel(dir, "mm_s8_90a.ptx", spec, &s8_main) ||
+      !load_kernel(dir, "mm_tf32_90a.ptx", spec, &tf32_main)) {
     printf("FAILED: kernels did not load\n");
     return 1;
   }
@@ -472,9 +481,9 @@ int main(int argc, char **argv) {
   if (argc > 2 && strncmp(argv[2], "tc", 2) == 0) return run_tc(dir, strcmp(argv[2], "tc-bench") == 0);
   if (argc > 2 && strncmp(argv[2], "wgmma", 5) == 0) return run_wgmma(dir, strcmp(argv[2], "wgmma-bench") == 0);
   cu_kernel s8, u8, tf32, exact;
-  if (!load_kernel(dir, "mm_s8.ptx", 90, 78, &s8) || !load_kernel(dir, "mm_u8.ptx", 90, 78, &u8) ||
-      !load_kernel(dir, "mm_tf32.ptx", 90, 78, &tf32) ||
-      !load_kernel(dir, "mm_s8_exact.ptx", 75, 63, &exact)) {
+  if (!load_kernel(dir, "mm_s8.ptx", 90, &s8) || !load_kernel(dir, "mm_u8.ptx", 90, &u8) ||
+      !load_kernel(dir, "mm_tf32.ptx", 90, &tf32) ||
+      !load_kernel(dir, "mm_s8_exact.ptx", 75, &exact)) {
     printf("FAILED: kernels did not load\n");
     return 1;
   }
