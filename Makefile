@@ -6,6 +6,8 @@ DESTDIR     ?=
 SPEC_DIR    ?= ../shared/wasm-spec
 SPEC_BOUNDS ?= guard
 SPEC_JOBS   ?= 2
+WASI_SUITE  ?= ../shared/wasi-testsuite
+WASI_FLAGS  ?= -O0
 
 B := build
 WARN    := -Wall -Wextra -Werror
@@ -32,7 +34,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: examples-check fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
+.PHONY: examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 $(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx
@@ -100,6 +102,18 @@ spec: $(SPECRUN)
 spec-both: $(SPECRUN)
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=guard
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=explicit
+
+# The WASI preview-1 suite (WebAssembly/wasi-testsuite): tests/wasi/run.sh
+# compiles each test module with twasmc and checks it as the suite's
+# doc/specification.md says.
+WASI_JSON := $(B)/tests/wasi/wasi_json
+$(WASI_JSON): tests/wasi/wasi_json.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -o $@ $<
+wasi-testsuite: $(TWASMC) $(LIBRT) $(WASI_JSON)
+	@if [ -d $(WASI_SUITE)/tests ]; then \
+	  TWASMC=$(TWASMC) WASI_JSON=$(WASI_JSON) WASI_FLAGS="$(WASI_FLAGS)" bash tests/wasi/run.sh $(WASI_SUITE); \
+	  else echo "wasi-testsuite: skipped: no $(WASI_SUITE) (WebAssembly/wasi-testsuite, see README)"; fi
 
 clean:
 	rm -rf $(B)
