@@ -166,7 +166,10 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
                       .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
                       .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
                       .emit_main = o->emit_main,
-                      .baked_dirs = o->baked_dirs};
+                      .baked_dirs = o->baked_dirs,
+                      .baked_env = o->baked_env,
+                      .baked_env_len = o->baked_env_len,
+                      .inherit_env = o->inherit_env};
     LLVMTargetMachineRef tm = host_machine(o->opt_level, d);
     LLVMModuleRef mod = NULL;
     if (!tm || !low_module(ctx, &m, &lo, &mod, d)) {

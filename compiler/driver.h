@@ -25,6 +25,10 @@ typedef struct {
   const char *module_name;  /* for messages, default: file stem */
   bool emit_main;           /* executables: main() calls twasm_main() */
   const char *baked_dirs;   /* executables: "HOST::GUEST\n..." preopens */
+  const char *baked_env;    /* executables: the guest's NAME[=VALUE] entries,
+                             * each NUL-ended, then an empty one; or NULL */
+  size_t baked_env_len;     /* bytes of baked_env, the final NUL included */
+  bool inherit_env;         /* executables: the guest sees the host's environment */
   off_options offload;      /* tensor loops -> embedded PTX (enabled by default) */
   char **offload_report;    /* when set: receives the report text (malloc'd) */
   bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload

@@ -13,6 +13,10 @@ typedef struct {
   const char *module_name; /* for messages: the file stem */
   bool emit_main;         /* also emit main() calling twasm_main(&desc, ...) */
   const char *baked_dirs; /* for main(): "HOST::GUEST\n..." preopens, or NULL */
+  const char *baked_env;  /* for main(): NUL-ended NAME[=VALUE] entries, then an
+                           * empty one (twasm_main), or NULL */
+  size_t baked_env_len;   /* bytes of baked_env, the final NUL included */
+  bool inherit_env;       /* for main(): the guest sees the host's environment */
 } low_options;
 
 /* Builds a new LLVM module in ctx holding every function of m, the

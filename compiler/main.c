@@ -43,6 +43,12 @@ static const char usage_text[] =
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
+    "  --env NAME[=VALUE]      give the program the variable NAME: VALUE, or\n"
+    "                          without one the host's NAME when it runs;\n"
+    "                          repeatable; no other host variable reaches it\n"
+    "  --inherit-env           give the program the whole host environment\n"
+    "                          (but TWASM_* variables); TWASM_INHERIT_ENV=1 or\n"
+    "                          0 at run time turns this on or off\n"
     "  --help                  show this help and exit\n"
     "  --version               show the version and exit\n"
     "\n"
@@ -55,6 +61,8 @@ typedef struct {
   const char *extract;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
+  char *env;  /* "NAME[=VALUE]\0...", then "\0" (twasm_main) */
+  size_t env_len;
   char prefix[128], desc_symbol[160];
 } cli;
 
@@ -71,6 +79,15 @@ static void add_dir(cli *c, const char *spec) {
   memcpy(c->dirs + old, spec, add);
   c->dirs[old + add] = '\n';
   c->dirs[old + add + 1] = 0;
+}
+
+/* One --env entry, NUL-ended, before the list's final empty entry. */
+static void add_env(cli *c, const char *spec) {
+  size_t add = strlen(spec) + 1;
+  c->env = realloc(c->env, c->env_len + add + 1);
+  memcpy(c->env + c->env_len, spec, add);
+  c->env_len += add;
+  c->env[c->env_len] = 0;
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -117,6 +134,12 @@ static int parse_args(cli *c, int argc, char **argv) {
       const char *spec = a[5] == '=' ? a + 6 : (++i < argc ? argv[i] : NULL);
       if (!spec || !*spec) return usage_error("%s needs HOST[::GUEST]", "--dir");
       add_dir(c, spec);
+    } else if (!strcmp(a, "--env") || !strncmp(a, "--env=", 6)) {
+      const char *spec = a[5] == '=' ? a + 6 : (++i < argc ? argv[i] : NULL);
+      if (!spec || !*spec || *spec == '=') return usage_error("%s needs NAME or NAME=VALUE", "--env");
+      add_env(c, spec);
+    } else if (!strcmp(a, "--inherit-env")) {
+      c->drv.inherit_env = true;
     } else if (a[0] == '-' && a[1]) {
       return usage_error("unknown option '%s'", a);
     } else if (c->input) {
@@ -130,6 +153,8 @@ static int parse_args(cli *c, int argc, char **argv) {
   if (!c->input) return usage_error("%s", "no input file");
   c->drv.emit_main = !c->object && !c->emit_llvm;
   c->drv.baked_dirs = c->dirs;
+  c->drv.baked_env = c->env;
+  c->drv.baked_env_len = c->env ? c->env_len + 1 : 0;
   return -1;
 }
 
@@ -298,5 +323,6 @@ int main(int argc, char **argv) {
   free(out);
   free(bytes);
   free(c.dirs);
+  free(c.env);
   return ok ? 0 : EXIT_BAD_INPUT;
 }

@@ -40,6 +40,10 @@ enum {
 /* Bounds-check modes the compiler can select (recorded in the module). */
 enum { TWASM_BOUNDS_GUARD = 0, TWASM_BOUNDS_EXPLICIT = 1 };
 
+/* Flags of twasm_main (twasm_wasi.h), the call an executable's main()
+ * makes: the guest inherits the host's environment (--inherit-env). */
+enum { TWASM_MAIN_INHERIT_ENV = 1 };
+
 /* A value slot as passed through the generic entry points: i32/i64 are
  * zero-extended to 64 bits, f32/f64 are their bit patterns (f32 in the low
  * 32 bits), references are pointers (funcref: twasm_func *; externref: the

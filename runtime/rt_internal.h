@@ -149,4 +149,13 @@ __attribute__((noreturn)) void rt_trap_raise(const twasm_trap *t);
 /* For failures that are not traps (linking): code 0 and a message. */
 void rt_error(twasm_trap *t, const char *message);
 
+/* ---- an executable's guest environment (rt_env.c) ------------------------ */
+
+/* The NULL-ended "NAME=VALUE" list twasm_main gives the guest: the
+ * host's variables but TWASM_* when inherit_env (or $TWASM_INHERIT_ENV,
+ * 1 or 0, which overrides it), then the baked entries (twasm_main).
+ * NULL when out of memory; rt_free_environ frees it. */
+char **rt_guest_environ(const char *baked, bool inherit_env);
+void rt_free_environ(char **env);
+
 #endif

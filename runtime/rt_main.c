@@ -5,12 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_internal.h"
 #include "twasm_wasi.h"
 
 #define STATUS_TRAP 134
 #define STATUS_NO_START 1
-
-extern char **environ;
 
 static const char *prog_name(int argc, char **argv) {
   if (argc < 1 || !argv[0]) return "twasm";
@@ -134,9 +133,12 @@ static int instantiate_and_run(twasm_wasi *w, const twasm_module *m, const char 
   return status;
 }
 
-int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs) {
+int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs,
+               const char *baked_env, unsigned flags) {
   const char *prog = prog_name(argc, argv);
-  twasm_wasi *w = twasm_wasi_new(argc, argv, environ);
+  char **env = rt_guest_environ(baked_env, flags & TWASM_MAIN_INHERIT_ENV);
+  twasm_wasi *w = env ? twasm_wasi_new(argc, argv, env) : NULL;
+  rt_free_environ(env);
   if (!w) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return STATUS_NO_START;
