@@ -499,6 +499,86 @@ START_TEST(imports_reject_unknown) {
 }
 END_TEST
 
+/* Symlinks opened without following, and loops, as the official suite's
+ * nofollow_errors, dangling_symlink and symlink_loop expect. */
+START_TEST(nofollow_errors) {
+  wasi_call c;
+  twasm_wasi *w = preopened(&c);
+  uint32_t fd;
+  /* "in" -> a file, "updir" -> "..", "loop" -> itself */
+  ck_assert_uint_eq(open_at(&c, 3, "in", 0, 0, 0, 0, &fd), WASI_ELOOP);
+  uint32_t err = open_at(&c, 3, "in", 0, WASI_OFLAG_DIRECTORY, 0, 0, &fd);
+  ck_assert_msg(err == WASI_ELOOP || err == WASI_ENOTDIR, "got %u", err);
+  ck_assert_uint_eq(open_at(&c, 3, "in", WASI_LOOKUP_SYMLINK_FOLLOW, WASI_OFLAG_DIRECTORY, 0, 0, &fd),
+                    WASI_ENOTDIR);
+  ck_assert_uint_eq(open_at(&c, 3, "loop", WASI_LOOKUP_SYMLINK_FOLLOW, 0, 0, 0, &fd), WASI_ELOOP);
+  ck_assert_uint_eq(open_at(&c, 3, "loop", 0, 0, 0, 0, &fd), WASI_ELOOP);
+  ck_assert_uint_eq(open_at(&c, 3, "sub/../../file.txt", 0, 0, 0, 0, &fd), WASI_ENOTCAPABLE);
+  ck_assert_uint_eq(open_at(&c, 3, "sub///", 0, 0, 0, 0, &fd), 0);
+  ck_assert_uint_eq(open_at(&c, 3, "file.txt///", 0, 0, 0, 0, &fd), WASI_ENOTDIR);
+  memcpy(mem + 64, "file.txt\0", 9);
+  ck_assert_uint_eq(wasi_path_open(&c, (twasm_val[]){i32(3), i32(0), i32(64), i32(9), i32(0), i64(0),
+                                                     i64(0), i32(0), i32(0)}),
+                    WASI_EILSEQ);
+  twasm_wasi_delete(w);
+}
+END_TEST
+
+/* path_rename(3, from, 3, to). */
+static uint32_t rename_in(wasi_call *c, const char *from, const char *to) {
+  size_t nf = strlen(from), nt = strlen(to);
+  memcpy(mem + 64, from, nf);
+  memcpy(mem + 128, to, nt);
+  return wasi_path_rename(c, (twasm_val[]){i32(3), i32(64), i32((uint32_t)nf), i32(3), i32(128),
+                                           i32((uint32_t)nt)});
+}
+
+START_TEST(rename_cases) {
+  wasi_call c;
+  twasm_wasi *w = preopened(&c);
+  ck_assert_uint_eq(path_call(&c, wasi_path_create_directory, 3, "d1"), 0);
+  ck_assert_uint_eq(rename_in(&c, "d1/", "d2/"), 0);
+  ck_assert_uint_eq(rename_in(&c, "file.txt", "d2"), WASI_EISDIR);
+  ck_assert_uint_eq(rename_in(&c, "file.txt", "f2/"), WASI_ENOTDIR);
+  ck_assert_uint_eq(rename_in(&c, "d2", "sub"), WASI_ENOTEMPTY);
+  ck_assert_uint_eq(path_call(&c, wasi_path_create_directory, 3, "empty"), 0);
+  ck_assert_uint_eq(rename_in(&c, "d2", "empty"), 0);
+  ck_assert_uint_eq(path_call(&c, wasi_path_create_directory, 3, "d3"), 0);
+  ck_assert_uint_eq(rename_in(&c, "d3", "file.txt"), WASI_ENOTDIR);
+  ck_assert_uint_eq(rename_in(&c, "d3", ".."), WASI_ENOTCAPABLE);
+  twasm_wasi_delete(w);
+}
+END_TEST
+
+/* "." is listed with the directory's own inode; a cookie taken before a
+ * file was added still resumes at the next entry. */
+START_TEST(readdir_dot_and_resume) {
+  wasi_call c;
+  twasm_wasi *w = preopened(&c);
+  struct stat st;
+  ck_assert_int_eq(stat(root_dir, &st), 0);
+  bool saw_dot = false;
+  uint64_t cookie = 0;
+  for (int round = 0; round < 64; round++) {
+    ck_assert_uint_eq(wasi_fd_readdir(&c, (twasm_val[]){i32(3), i32(512), i32(40), i64(cookie), i32(0)}), 0);
+    if (u32_at(0) < 24) break;
+    if (u32_at(512 + 16) == 1 && mem[512 + 24] == '.') {
+      saw_dot = true;
+      ck_assert_uint_eq(u64_at(512 + 8), st.st_ino);
+      ck_assert_uint_eq(mem[512 + 20], WASI_FILETYPE_DIRECTORY);
+    }
+    cookie = u64_at(512);
+  }
+  ck_assert(saw_dot);
+  /* A directory descriptor without the readdir right cannot list. */
+  uint32_t fd;
+  ck_assert_uint_eq(open_at(&c, 3, "sub", 0, WASI_OFLAG_DIRECTORY, RIGHT(PATH_OPEN), 0, &fd), 0);
+  ck_assert_uint_eq(wasi_fd_readdir(&c, (twasm_val[]){i32(fd), i32(512), i32(40), i64(0), i32(0)}),
+                    WASI_ENOTCAPABLE);
+  twasm_wasi_delete(w);
+}
+END_TEST
+
 /* ---- an executable's environment (rt_env.c) ------------------------------ */
 
 static bool has_entry(char **env, const char *entry) {
@@ -591,6 +671,9 @@ static Suite *wasi_suite(void) {
   tcase_add_test(paths, trailing_slashes);
   tcase_add_test(paths, readlink_trailing_slash_stays_inside);
   tcase_add_test(paths, created_modes_follow_umask);
+  tcase_add_test(paths, nofollow_errors);
+  tcase_add_test(paths, rename_cases);
+  tcase_add_test(paths, readdir_dot_and_resume);
   suite_add_tcase(s, paths);
   TCase *calls = tcase_create("calls");
   tcase_add_test(calls, errno_mapping);
