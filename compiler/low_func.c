@@ -34,7 +34,7 @@ static void emit_trap_call(low_fn *f, uint32_t trap_code, uint32_t offset) {
 }
 
 /* Traps almost never happen: weight the edge so they are laid out cold. */
-static void mark_unlikely(low_fn *f, LLVMValueRef condbr) {
+void low_mark_unlikely(low_fn *f, LLVMValueRef condbr) {
   LLVMContextRef c = f->mc->ctx;
   LLVMMetadataRef ops[] = {
       LLVMMDStringInContext2(c, "branch_weights", 14),
@@ -50,7 +50,7 @@ void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offs
   LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "trap");
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "cont");
   LLVMMoveBasicBlockAfter(cont, here);
-  mark_unlikely(f, LLVMBuildCondBr(f->b, cond, trap, cont));
+  low_mark_unlikely(f, LLVMBuildCondBr(f->b, cond, trap, cont));
   LLVMPositionBuilderAtEnd(f->b, trap);
   emit_trap_call(f, trap_code, offset);
   LLVMPositionBuilderAtEnd(f->b, cont);
@@ -93,6 +93,11 @@ LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, co
 LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
   LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
   return mark_invariant(f, low_load_at(f, f->mc->t_ptr, array, index * 8, name));
+}
+
+LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
+  LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
+  return mark_invariant(f, low_load_at(f, f->mc->t_i32, array, index * 4, name));
 }
 
 /* Parameters and locals live in allocas (mem2reg turns them into SSA). */

@@ -39,6 +39,7 @@ typedef struct low_module_ctx {
   /* TBAA access tags: linear memory and global cells never alias, so a
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
+  LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
@@ -88,6 +89,8 @@ LLVMValueRef low_pop(low_fn *f);
 /* Branches to a trap call (code, this instruction's offset) when cond is
  * true, and continues in a fresh block otherwise. */
 void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset);
+/* Weights condbr's true edge as almost never taken (traps, cold paths). */
+void low_mark_unlikely(low_fn *f, LLVMValueRef condbr);
 /* Unconditional trap (ends the current block with unreachable). */
 void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
 
@@ -102,12 +105,21 @@ LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t b
                          const char *name);
 /* Entry index of the pointer array at vmctx field_offset (globals, tables, funcs). */
 LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+/* The same for the u32 array at vmctx field_offset (sig_ids). */
+LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
 /* Sets up the function body's frame (low_control.c). */
 void low_control_begin(low_fn *f);
 /* call and call_indirect (low_call.c). */
 bool low_emit_call(low_fn *f, const wasm_insn *insn);
 /* The twasm_func * of function func_index (ref.func, low_call.c). */
 LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
+/* Finds the sealed tables and builds their constant images (after the
+ * functions are declared; low_sealed.c). */
+void low_sealed_init(low_module_ctx *mc);
+/* call_indirect's checks and code pointer through a sealed table (the
+ * callee's vmctx is the caller's), or NULL when the table is not sealed. */
+LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,
+                             uint32_t offset);
 /* Address of element index of table table_index, trapping with trap_code
  * when out of bounds (low_table.c). */
 LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,

@@ -3,8 +3,12 @@
  * nest's exit (a reduction's result taking the accumulator's place), else
  * the original loop runs unchanged:
  *
- *   preheader:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
- *               br done, exit, header
+ *   preheader:     br twasm_rt_offload_gate, offload.call, header
+ *   offload.call:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
+ *                  br done, exit, header
+ *
+ * The gate is closed without a GPU, so the CPU path then skips the params
+ * (trip counts are runtime calls with 128-bit arithmetic) and the call.
  */
 #include <string.h>
 
@@ -243,6 +247,30 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
   LLVMAddIncoming(merged, &result, &pre, 1);
 }
 
+/* Replaces pre's branch to header by `br gate, call, header` and returns
+ * the new block call, which also enters header (its phis learn it). */
+static LLVMBasicBlockRef gate_block(ov_ctx *c, LLVMBasicBlockRef pre, LLVMBasicBlockRef header) {
+  LLVMValueRef gate = LLVMGetNamedGlobal(c->mod, "twasm_rt_offload_gate");
+  if (!gate) gate = LLVMAddGlobal(c->mod, c->i32, "twasm_rt_offload_gate");
+  LLVMBasicBlockRef call_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.call");
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
+  LLVMPositionBuilderBefore(c->b, br);
+  LLVMValueRef open = LLVMBuildLoad2(c->b, c->i32, gate, "offload.gate");
+  LLVMValueRef cond = LLVMBuildICmp(c->b, LLVMIntNE, open, LLVMConstInt(c->i32, 0, false), "");
+  LLVMBuildCondBr(c->b, cond, call_bb, header);
+  LLVMInstructionEraseFromParent(br);
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    for (unsigned k = 0, nin = LLVMCountIncoming(phi); k < nin; k++)
+      if (LLVMGetIncomingBlock(phi, k) == pre) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        LLVMAddIncoming(phi, &v, &call_bb, 1);
+        break;
+      }
+  LLVMPositionBuilderAtEnd(c->b, call_bb);
+  return call_bb;
+}
+
 void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id) {
   ov_ctx c = {.mod = LLVMGetGlobalParent(fn)};
   c.ctx = LLVMGetModuleContext(c.mod);
@@ -255,9 +283,8 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   c.b = LLVMCreateBuilderInContext(c.ctx);
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
   LLVMBasicBlockRef pre = preheader_of(n, true);
-  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
-  LLVMBasicBlockRef header = LLVMGetSuccessor(br, 0), exit = exit_now(n);
-  LLVMPositionBuilderBefore(c.b, br);
+  LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
+  LLVMBasicBlockRef call_bb = gate_block(&c, pre, header);
   for (unsigned i = 0; i < n->desc.nparams; i++) {
     const kn_bind *b = &n->binds[i];
     LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
@@ -272,7 +299,6 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
   LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntNE, done, LLVMConstInt(c.i32, 0, false), "");
   LLVMBuildCondBr(c.b, cond, exit, header);
-  LLVMInstructionEraseFromParent(br);
   LLVMDisposeBuilder(c.b);
-  patch_exit(&c, n, pre, exit, result, merge);
+  patch_exit(&c, n, call_bb, exit, result, merge);
 }

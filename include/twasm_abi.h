@@ -371,6 +371,13 @@ void twasm_rt_elem_drop(void *vmctx, uint32_t elem_index);
  * compiled.  A reduction's result is stored in *result (its low bytes). */
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
 
+/* Nonzero while twasm_rt_offload may launch (or trace) anything.  The
+ * generated code reads it first and, when zero, runs the nest on the CPU
+ * without evaluating the params or calling: without a GPU the runtime
+ * closes it at the first call, so a versioned nest then costs a load and a
+ * branch.  It only ever goes from 1 to 0. */
+extern uint32_t twasm_rt_offload_gate;
+
 /* Trip counts of counted loops, for params bound to one: how many times a
  * loop header runs for an IV starting at start (x = start, or start + step
  * when TWASM_TRIP_NEXT is set), stepping by step, staying while

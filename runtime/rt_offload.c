@@ -33,6 +33,16 @@ static const char *kind_name(const twasm_kernel_abi *k) {
   return k->kind == TWASM_KERNEL_MAP ? "map" : k->kind == TWASM_KERNEL_REDUCE ? "reduce" : "matmul";
 }
 
+/* Closed for good once no launch can happen: the mode is cpu or no GPU
+ * came up (neither changes later: a GPU that failed stays off), and no
+ * trace wants the refusals. */
+uint32_t twasm_rt_offload_gate = 1;
+
+static uint32_t close_gate(void) {
+  __atomic_store_n(&twasm_rt_offload_gate, 0, __ATOMIC_RELAXED);
+  return 0;
+}
+
 static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
   cu_trace("offload %s (%s): cpu: %s", k->name, kind_name(k), why);
   return 0;
@@ -199,6 +209,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     cu_trace("offload %s params:%s", k->name, line);
   }
   cu_mode mode = cu_mode_get();
+  if (!cu_tracing() && (mode == CU_MODE_CPU || !cu_available())) return close_gate();
   if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
   const rt_memory *mem = (const rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");

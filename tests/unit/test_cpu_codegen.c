@@ -1,0 +1,247 @@
+/* test_cpu_codegen.c: Check suite "cpu_codegen": the shape of the host
+ * code for calls (sealed tables, stack checks) and for the offload gate,
+ * read from twasmc's optimised IR of small modules. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "driver.h"
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+} ir_module;
+
+static bool have_wat2wasm(void) { return system("wat2wasm --version >/dev/null 2>&1") == 0; }
+
+/* Compiles text (a .wat module, or C when is_c) to optimised host IR. */
+static ir_module ir_of_source(const char *text, bool is_c) {
+  char dir[] = "/tmp/cpu-codegen-XXXXXX", path[256], cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/m.%s", dir, is_c ? "c" : "wat");
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+  if (is_c) {
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry "
+             "-Wl,--export-all %s -o %s/m.wasm",
+             path, dir);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    snprintf(path, sizeof path, "%s/m.wasm", dir);
+  }
+  uint8_t *bytes;
+  size_t size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
+  drv_options o;
+  drv_options_default(&o);
+  char *ir = NULL;
+  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
+  free(bytes);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  ir_module m;
+  m.ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
+  free(ir);
+  char *msg = NULL;
+  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  return m;
+}
+
+static ir_module ir_of(const char *wat) { return ir_of_source(wat, false); }
+
+static void ir_free(ir_module *m) {
+  LLVMDisposeModule(m->mod);
+  LLVMContextDispose(m->ctx);
+}
+
+/* Defined function index (wasm_f<index>, maybe followed by _name). */
+static LLVMValueRef func(ir_module *m, unsigned index) {
+  char prefix[32];
+  int n = snprintf(prefix, sizeof prefix, "wasm_f%u", index);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (len >= (size_t)n && memcmp(name, prefix, (size_t)n) == 0 && (len == (size_t)n || name[n] == '_'))
+      return fn;
+  }
+  ck_abort_msg("no function %s", prefix);
+  return NULL;
+}
+
+static bool named(LLVMValueRef v, const char *name) {
+  size_t len;
+  const char *s = LLVMGetValueName2(v, &len);
+  return len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* Counts fn's instructions with the given opcode whose value is named
+ * name (any name when NULL). */
+static int count_insns(LLVMValueRef fn, LLVMOpcode op, const char *name) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == op && (!name || named(i, name))) n++;
+  return n;
+}
+
+/* Calls in fn whose callee is not a known function (indirect calls). */
+static int indirect_calls(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMCall && !LLVMIsAFunction(LLVMGetCalledValue(i))) n++;
+  return n;
+}
+
+/* ---- sealed tables ------------------------------------------------------ */
+
+static const char sealed_wat[] =
+    "(module\n"
+    "  (type $ii (func (param i32) (result i32)))\n"
+    "  (table 4 funcref)\n"
+    "  (elem (i32.const 0) $double $inc)\n"
+    "  (func $double (type $ii) (i32.mul (local.get 0) (i32.const 2)))\n"
+    "  (func $inc (type $ii) (i32.add (local.get 0) (i32.const 1)))\n"
+    "  (func (export \"call\") (param i32 i32) (result i32)\n"
+    "    (call_indirect (type $ii) (local.get 1) (local.get 0)))\n"
+    "  (func (export \"const\") (param i32) (result i32)\n"
+    "    (call_indirect (type $ii) (local.get 0) (i32.const 1))))\n";
+
+START_TEST(sealed_table_reads_constant_image) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_table_reads_constant_image: wat2wasm missing\n");
+    return;
+  }
+  ir_module m = ir_of(sealed_wat);
+  ck_assert_ptr_nonnull(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
+  LLVMValueRef call = func(&m, 2);
+  /* one key load from the image, no funcref record, no canonical ids */
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "type_key"), 1);
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "sig_id"), 0);
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "callee_vmctx"), 0);
+  ck_assert_int_eq(indirect_calls(call), 1);
+  /* a constant index: a direct call (here inlined away) */
+  ck_assert_int_eq(indirect_calls(func(&m, 3)), 0);
+  ck_assert_int_eq(count_insns(func(&m, 3), LLVMLoad, "type_key"), 0);
+  ir_free(&m);
+}
+END_TEST
+
+/* Tables the host or the module may change keep the generic path. */
+static void assert_not_sealed(const char *wat, unsigned caller) {
+  ir_module m = ir_of(wat);
+  ck_assert_ptr_null(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
+  ck_assert_int_eq(count_insns(func(&m, caller), LLVMLoad, "sig_id"), 1);
+  ir_free(&m);
+}
+
+START_TEST(open_tables_are_not_sealed) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped open_tables_are_not_sealed: wat2wasm missing\n");
+    return;
+  }
+  static const char head[] = "(module (type $ii (func (param i32) (result i32)))\n";
+  static const char body[] =
+      "  (func $f (type $ii) (local.get 0))\n"
+      "  (func (export \"call\") (param i32 i32) (result i32)\n"
+      "    (call_indirect (type $ii) (local.get 1) (local.get 0)))\n";
+  const char *variants[][2] = {
+      {"(table (export \"t\") 2 funcref) (elem (i32.const 0) $f)", ""},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"w\") (table.set 0 (i32.const 1) (table.get 0 (i32.const 0))))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"g\") (drop (table.grow 0 (ref.null func) (i32.const 1))))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"c\") (table.copy 0 0 (i32.const 1) (i32.const 0) (i32.const 1)))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f) (elem $p func $f)",
+       "(func (export \"i\") (table.init 0 $p (i32.const 1) (i32.const 0) (i32.const 1)))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"fl\") (table.fill 0 (i32.const 0) (ref.null func) (i32.const 1)))"},
+  };
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+    char wat[1024];
+    snprintf(wat, sizeof wat, "%s%s\n%s%s)\n", head, variants[v][0], body, variants[v][1]);
+    assert_not_sealed(wat, 1);
+  }
+  /* a segment naming an imported function */
+  assert_not_sealed("(module (type $ii (func (param i32) (result i32)))\n"
+                    "  (import \"m\" \"f\" (func $imp (type $ii)))\n"
+                    "  (table 2 funcref) (elem (i32.const 0) $imp)\n"
+                    "  (func (export \"call\") (param i32 i32) (result i32)\n"
+                    "    (call_indirect (type $ii) (local.get 1) (local.get 0))))\n",
+                    1);
+}
+END_TEST
+
+/* ---- offload gate ------------------------------------------------------- */
+
+static bool is_gate_load(LLVMValueRef v) {
+  if (!v || !LLVMIsALoadInst(v)) return false;
+  LLVMValueRef from = LLVMGetOperand(v, 0);
+  return LLVMIsAGlobalVariable(from) && named(from, "twasm_rt_offload_gate");
+}
+
+/* The block holding the twasm_rt_offload call is entered only when the
+ * gate is open: its one predecessor branches on the gate's load. */
+START_TEST(offload_call_sits_behind_gate) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0) {
+    printf("cpu_codegen: skipped offload_call_sits_behind_gate: clang-19 missing\n");
+    return;
+  }
+  ir_module m = ir_of_source("void scale(float *restrict a, const float *restrict b, int n) {\n"
+                             "  for (int i = 0; i < n; i++) a[i] = b[i] * 3.0f;\n"
+                             "}\n",
+                             true);
+  int calls = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m.mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (LLVMGetInstructionOpcode(i) != LLVMCall || !named(LLVMGetCalledValue(i), "twasm_rt_offload"))
+          continue;
+        calls++;
+        int preds = 0, gated = 0;
+        for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(fn); p; p = LLVMGetNextBasicBlock(p)) {
+          LLVMValueRef t = LLVMGetBasicBlockTerminator(p);
+          for (unsigned s = 0; t && s < LLVMGetNumSuccessors(t); s++) {
+            if (LLVMGetSuccessor(t, s) != bb) continue;
+            preds++;
+            LLVMValueRef cond = LLVMIsConditional(t) ? LLVMGetCondition(t) : NULL;
+            gated += cond && LLVMIsAICmpInst(cond) &&
+                     (is_gate_load(LLVMGetOperand(cond, 0)) || is_gate_load(LLVMGetOperand(cond, 1)));
+          }
+        }
+        ck_assert_int_eq(preds, 1);
+        ck_assert_int_eq(gated, 1);
+      }
+  ck_assert_int_ge(calls, 1);
+  ir_free(&m);
+}
+END_TEST
+
+static Suite *cpu_codegen_suite(void) {
+  Suite *s = suite_create("cpu_codegen");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, sealed_table_reads_constant_image);
+  tcase_add_test(tc, open_tables_are_not_sealed);
+  tcase_add_test(tc, offload_call_sits_behind_gate);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(cpu_codegen_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
