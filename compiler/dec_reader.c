@@ -91,11 +91,10 @@ bool dec_name(dec_reader *r, wasm_name *out) {
 }
 
 bool dec_is_valtype(uint8_t b) {
-  return b == VT_I32 || b == VT_I64 || b == VT_F32 || b == VT_F64 ||
+  return b == VT_I32 || b == VT_I64 || b == VT_F32 || b == VT_F64 || b == VT_V128 ||
          b == VT_FUNCREF || b == VT_EXTERNREF;
 }
 
-/* v128 is refused here: SIMD is outside what twasmc compiles. */
 bool dec_valtype(dec_reader *r, uint8_t *out) {
   size_t at = r->pos;
   if (!dec_byte(r, out)) return false;

@@ -120,7 +120,7 @@ drv_status drv_read_input(const char *path, uint8_t **bytes, size_t *size, tw_di
   }
   close(fd);
   char err[512];
-  char *argv[] = {"wat2wasm", "--enable-all", "--disable-simd", (char *)path, "-o", tmp, NULL};
+  char *argv[] = {"wat2wasm", "--enable-all", (char *)path, "-o", tmp, NULL};
   int rc = run_tool(argv, err, sizeof err);
   drv_status st2 = DRV_OK;
   if (rc != 0) {

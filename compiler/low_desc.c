@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "low_internal.h"
+#include "wasm_simd.h"
 
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
                     LLVMValueRef *trampolines, tw_diag *d);
@@ -41,9 +42,18 @@ static LLVMValueRef array_const(low_module_ctx *mc, LLVMValueRef *elems, uint32_
   return private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
 }
 
+/* TWASM_CE_V128: the address of the 16 bytes, as the value field. */
+static LLVMValueRef v128_constexpr(low_module_ctx *mc, const uint8_t *bytes) {
+  LLVMValueRef g = bytes_const(mc, bytes, 16, "twasm_v128_const");
+  LLVMValueRef fields[] = {u32(mc, TWASM_CE_V128), u32(mc, 0), LLVMConstPtrToInt(g, mc->t_i64)};
+  return cstruct(mc, fields, 3);
+}
+
 static LLVMValueRef constexpr_abi(low_module_ctx *mc, const wasm_constexpr *ce) {
   uint32_t op = TWASM_CE_I32;
   uint64_t value = 0;
+  if (ce->ncode > 0 && ce->code[0].op == OP_SIMD + SIMD_V128_CONST)
+    return v128_constexpr(mc, ce->code[0].u.bytes);
   if (ce->ncode > 0) {
     const wasm_insn *in = &ce->code[0];
     switch (in->op) {

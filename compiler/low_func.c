@@ -184,8 +184,13 @@ static bool emit_memory(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
   return low_emit_memory(f, insn);
 }
 
+static bool emit_simd(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_simd(f, insn);
+}
+
 static bool (*const emitters[])(low_fn *, const wasm_insn *, uint32_t *) = {
-    emit_control, emit_variable, emit_numeric, emit_memory, emit_table,
+    emit_control, emit_variable, emit_numeric, emit_memory, emit_table, emit_simd,
 };
 
 static bool is_block_start(uint16_t op) {

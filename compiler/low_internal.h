@@ -19,6 +19,7 @@ typedef struct low_module_ctx {
   tw_arena arena;
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+  LLVMTypeRef t_v128;      /* <2 x i64>: how v128 values travel (low_simd.h) */
   LLVMTypeRef *fn_types;   /* [m->ntypes] typed native signature, see twasm_abi.h */
   LLVMValueRef *funcs;     /* [m->nfuncs] LLVM function of each defined
                               function, NULL for imported ones */
@@ -128,6 +129,10 @@ LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef in
 /* Guard mode: a dropped memory load must still fault, so drop marks it
  * volatile (LLVM would delete it otherwise). */
 void low_memory_keep(low_fn *f, LLVMValueRef dropped);
+/* Pointer to the bytes bytes at address + insn's offset, trapping in
+ * explicit mode unless all of them lie in memory (low_memory.c). */
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes);
 
 /* Emitters by opcode family.  Each returns true when it handled insn (all
  * of them only see reachable code: low_func.c skips dead code). */
@@ -136,6 +141,7 @@ bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memo
 bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
+bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

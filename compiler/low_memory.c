@@ -47,8 +47,8 @@ static LLVMValueRef zext64(low_fn *f, LLVMValueRef v) {
 
 /* Address of an access: zext(address) + offset, below 2^33, which the
  * guard reservation (8 GiB + 64 KiB) covers. */
-static LLVMValueRef access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
-                               unsigned bytes) {
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes) {
   LLVMValueRef ea = zext64(f, address);
   if (insn->u.mem.offset)
     ea = LLVMBuildAdd(f->b, ea, LLVMConstInt(f->mc->t_i64, insn->u.mem.offset, false), "ea");
@@ -67,7 +67,7 @@ static LLVMTypeRef memory_type(low_fn *f, const mem_access *a, LLVMTypeRef value
 static void emit_load(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   LLVMValueRef v = LLVMBuildLoad2(f->b, mem_ty, ptr, "");
   LLVMSetAlignment(v, 1);
   low_tbaa(f->mc, v, f->mc->tbaa_memory);
@@ -80,7 +80,7 @@ static void emit_store(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
   LLVMValueRef v = low_pop(f);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   if (mem_ty != value_ty) v = LLVMBuildTrunc(f->b, v, mem_ty, "");
   LLVMValueRef st = LLVMBuildStore(f->b, v, ptr);
   LLVMSetAlignment(st, 1);
@@ -92,7 +92,10 @@ static void emit_store(low_fn *f, const wasm_insn *insn, const mem_access *a) {
  * `(drop (i32.load ...))` still traps.  drop calls this on the value. */
 void low_memory_keep(low_fn *f, LLVMValueRef dropped) {
   if (f->mc->opt->bounds_mode != TWASM_BOUNDS_GUARD || !LLVMIsAInstruction(dropped)) return;
-  if (LLVMIsACastInst(dropped)) dropped = LLVMGetOperand(dropped, 0); /* narrow loads */
+  /* narrow loads; SIMD loads that splat, extend or fill a lane */
+  while (LLVMIsACastInst(dropped) || LLVMIsAShuffleVectorInst(dropped) ||
+         LLVMIsAInsertElementInst(dropped))
+    dropped = LLVMGetOperand(dropped, LLVMIsAInsertElementInst(dropped) ? 1 : 0);
   if (!LLVMIsALoadInst(dropped)) return;
   LLVMValueRef ptr = LLVMGetOperand(dropped, 0);
   if (LLVMIsAGetElementPtrInst(ptr) && LLVMGetOperand(ptr, 0) == f->mem_base)

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 5u
+#define TWASM_ABI_VERSION 6u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -47,8 +47,27 @@ enum { TWASM_MAIN_INHERIT_ENV = 1 };
 /* A value slot as passed through the generic entry points: i32/i64 are
  * zero-extended to 64 bits, f32/f64 are their bit patterns (f32 in the low
  * 32 bits), references are pointers (funcref: twasm_func *; externref: the
- * host's pointer; NULL is ref.null). */
+ * host's pointer; NULL is ref.null).  A v128 (ABI 6) takes two consecutive
+ * slots, its bytes 0..7 first; so a value's slot index counts the v128
+ * values before it twice. */
 typedef uint64_t twasm_slot;
+
+/* A v128 value (ABI 6): 16 bytes in Wasm's order, lane i of an N-lane
+ * shape at bytes [16 / N * i, 16 / N * (i + 1)), little-endian.  On a
+ * little-endian host (x86-64) the arrays below read the lanes directly:
+ * i32[2] is lane 2 of an i32x4.  Aligned like uint64_t. */
+typedef union twasm_v128 {
+  uint8_t u8[16];
+  int8_t i8[16];
+  uint16_t u16[8];
+  int16_t i16[8];
+  uint32_t u32[4];
+  int32_t i32[4];
+  uint64_t u64[2];
+  int64_t i64[2];
+  float f32[4];
+  double f64[2];
+} twasm_v128;
 
 /* ---- run-time objects generated code reads directly ------------------- */
 
@@ -77,8 +96,9 @@ typedef struct twasm_func {
   uint32_t sig_id;        /* offset 16: process-wide canonical id of its type */
 } twasm_func_abi;
 
-/* A global's storage: 8 bytes, value as in twasm_slot (f32 in low bits,
- * stored as a float at offset 0; i32 stored as int32 at offset 0). */
+/* A global's storage: 16 bytes (ABI 6; 8 before), 8-aligned, value as in
+ * twasm_slot at offset 0 (f32 in low bits, stored as a float at offset 0;
+ * i32 stored as int32 at offset 0), a v128's 16 bytes in order. */
 typedef union twasm_global_cell {
   int32_t i32;
   int64_t i64;
@@ -86,6 +106,7 @@ typedef union twasm_global_cell {
   double f64;
   void *ref;
   uint64_t bits;
+  twasm_v128 v128;
 } twasm_global_cell;
 
 /* The instance context every generated function receives first.  The
@@ -111,11 +132,13 @@ typedef struct twasm_functype_abi {
 enum {
   TWASM_CE_I32 = 0, TWASM_CE_I64 = 1, TWASM_CE_F32 = 2, TWASM_CE_F64 = 3,
   TWASM_CE_GLOBAL_GET = 4, TWASM_CE_REF_NULL = 5, TWASM_CE_REF_FUNC = 6,
+  TWASM_CE_V128 = 7,      /* ABI 6 */
 };
 typedef struct twasm_constexpr_abi {
   uint32_t op;            /* TWASM_CE_* */
   uint32_t pad;
-  uint64_t value;         /* constant bits, global index or function index */
+  uint64_t value;         /* constant bits, global index or function index;
+                             TWASM_CE_V128: the address of its 16 bytes */
 } twasm_constexpr_abi;
 
 /* Import/export kinds: 0 func, 1 table, 2 memory, 3 global. */

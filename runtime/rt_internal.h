@@ -117,6 +117,8 @@ bool rt_table_keep(rt_table *t, rt_instance *inst);
 
 /* rt_func.c */
 rt_func *rt_func_bind_host(rt_instance *importer, rt_func *host, uint32_t type_index);
+/* Slots n values of these kinds take (a v128 takes two). */
+uint32_t rt_slot_count(const twasm_valkind *kinds, uint32_t n);
 void rt_slots_from_vals(const twasm_val *vals, uint32_t n, twasm_slot *out);
 void rt_vals_from_slots(const twasm_valkind *kinds, const twasm_slot *slots, uint32_t n, twasm_val *out);
 
