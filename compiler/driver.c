@@ -52,7 +52,7 @@ static void init_llvm(void) {
   LLVMInitializeX86AsmPrinter();
 }
 
-static LLVMTargetMachineRef host_machine(int opt_level, tw_diag *d) {
+static LLVMTargetMachineRef host_machine(int opt_level, const char *cpu, tw_diag *d) {
   init_llvm();
   char *triple = LLVMGetDefaultTargetTriple();
   LLVMTargetRef target;
@@ -65,9 +65,16 @@ static LLVMTargetMachineRef host_machine(int opt_level, tw_diag *d) {
                                 : opt_level == 1 ? LLVMCodeGenLevelLess
                                 : opt_level == 2 ? LLVMCodeGenLevelDefault
                                                  : LLVMCodeGenLevelAggressive;
-    /* Portable x86-64 by default: the output runs on any x86-64 machine. */
-    tm = LLVMCreateTargetMachine(target, triple, "x86-64", "", level, LLVMRelocPIC,
+    /* Portable x86-64 by default: the output runs on any x86-64 machine;
+     * --cpu picks a CPU (and with native its features) instead. */
+    bool native = cpu && !strcmp(cpu, "native");
+    char *host_cpu = native ? LLVMGetHostCPUName() : NULL;
+    char *features = native ? LLVMGetHostCPUFeatures() : NULL;
+    tm = LLVMCreateTargetMachine(target, triple, native ? host_cpu : cpu ? cpu : "x86-64",
+                                 features ? features : "", level, LLVMRelocPIC,
                                  LLVMCodeModelDefault);
+    LLVMDisposeMessage(host_cpu);
+    LLVMDisposeMessage(features);
     if (!tm) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create an LLVM target machine for %s", triple);
   }
   LLVMDisposeMessage(err);
@@ -170,7 +177,7 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
                       .baked_env = o->baked_env,
                       .baked_env_len = o->baked_env_len,
                       .inherit_env = o->inherit_env};
-    LLVMTargetMachineRef tm = host_machine(o->opt_level, d);
+    LLVMTargetMachineRef tm = host_machine(o->opt_level, o->cpu, d);
     LLVMModuleRef mod = NULL;
     if (!tm || !low_module(ctx, &m, &lo, &mod, d)) {
       st = DRV_INTERNAL;

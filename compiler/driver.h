@@ -35,9 +35,15 @@ typedef struct {
                              * stage would recognise in (not for codegen) */
   bool no_reroll;           /* tests: keep clang's loops unrolled by two as
                              * they are (low_reroll_loops off) */
+  const char *cpu;          /* target CPU: NULL for portable x86-64 (default),
+                             * "native" (this machine's CPU and features), or
+                             * an LLVM x86 CPU name (drv_cpu_known) */
 } drv_options;
 
 void drv_options_default(drv_options *o);
+
+/* True for "native" and the x86-64 CPU names LLVM knows (drv_cpu.c). */
+bool drv_cpu_known(const char *name);
 
 /* Reads a module from path: binary as is; .wat/.wast text through wabt's
  * wat2wasm (DRV_IO with a clear message if it is not installed, DRV_MALFORMED

@@ -25,11 +25,67 @@ static LLVMValueRef with_zero_high(low_fn *f, LLVMValueRef v) {
   return low_simd_concat(f, v, LLVMConstNull(LLVMTypeOf(v)));
 }
 
-/* NaN -> 0, out of range -> the nearest bound: exactly llvm.fpto*i.sat. */
+static LLVMValueRef splat_f(LLVMTypeRef ty, double v) {
+  LLVMValueRef lanes[4];
+  unsigned n = LLVMGetVectorSize(ty);
+  for (unsigned i = 0; i < n; i++) lanes[i] = LLVMConstReal(LLVMGetElementType(ty), v);
+  return LLVMConstVector(lanes, n);
+}
+
+/* x where pred(x, c) holds, else c: clamps (maxps/minps); a NaN x gives c. */
+static LLVMValueRef keep_if(low_fn *f, LLVMRealPredicate pred, LLVMValueRef x, double c) {
+  LLVMValueRef cv = splat_f(LLVMTypeOf(x), c);
+  return LLVMBuildSelect(f->b, LLVMBuildFCmp(f->b, pred, x, cv, ""), x, cv, "");
+}
+
+/* cvttps2dq: truncation, 0x80000000 for NaN and out-of-range lanes.
+ * (llvm.fptosi.sat has the right meaning but x86 scalarises it.) */
+static LLVMValueRef cvttps2dq(low_fn *f, LLVMValueRef x) {
+  return low_intrinsic(f, "llvm.x86.sse2.cvttps2dq", NULL, 0, &x, 1);
+}
+
+static LLVMValueRef mask_of(low_fn *f, LLVMRealPredicate pred, LLVMValueRef x, double c) {
+  return low_simd_mask(f, LLVMBuildFCmp(f->b, pred, x, splat_f(LLVMTypeOf(x), c), ""), 32);
+}
+
+/* f32x4 -> i32x4: past 2^31 cvttps2dq's 0x80000000 becomes 0x7fffffff
+ * (xor with the lane's mask), NaN lanes become 0. */
+static LLVMValueRef trunc_sat_f32_s(low_fn *f, LLVMValueRef x) {
+  LLVMValueRef r = LLVMBuildXor(f->b, cvttps2dq(f, x), mask_of(f, LLVMRealOGE, x, 2147483648.0), "");
+  return LLVMBuildAnd(f->b, r, low_simd_mask(f, LLVMBuildFCmp(f->b, LLVMRealORD, x, x, ""), 32), "");
+}
+
+/* f32x4 -> u32x4: x clamped below at 0 (NaN too), then the part below
+ * 2^31 and, from x - 2^31, the part above it, added; past 2^32 the second
+ * part is 0x7fffffff and the sum 0xffffffff. */
+static LLVMValueRef trunc_sat_f32_u(low_fn *f, LLVMValueRef x) {
+  LLVMValueRef x0 = keep_if(f, LLVMRealOGT, x, 0.0);
+  LLVMValueRef low = cvttps2dq(f, x0);
+  LLVMValueRef t = LLVMBuildFSub(f->b, x0, splat_f(LLVMTypeOf(x), 2147483648.0), "");
+  LLVMValueRef high = LLVMBuildXor(f->b, cvttps2dq(f, t), mask_of(f, LLVMRealOGE, t, 2147483648.0), "");
+  LLVMTypeRef ty = LLVMTypeOf(high);
+  LLVMValueRef args[] = {high, LLVMConstNull(ty)};
+  high = low_intrinsic(f, "llvm.smax", &ty, 1, args, 2);
+  return LLVMBuildAdd(f->b, low, high, "");
+}
+
+/* f64x2 -> two i32 lanes: clamped into range first (NaN to 0), where
+ * every f64 value is exact, so plain conversions do (cvttpd2dq). */
+static LLVMValueRef trunc_sat_f64(low_fn *f, LLVMValueRef x, bool is_signed) {
+  LLVMTypeRef to = LLVMVectorType(f->mc->t_i32, 2);
+  if (!is_signed) {
+    x = keep_if(f, LLVMRealOLT, keep_if(f, LLVMRealOGT, x, 0.0), 4294967295.0);
+    return LLVMBuildFPToUI(f->b, x, to, "");
+  }
+  x = LLVMBuildSelect(f->b, LLVMBuildFCmp(f->b, LLVMRealORD, x, x, ""), x, LLVMConstNull(LLVMTypeOf(x)), "");
+  x = keep_if(f, LLVMRealOLT, keep_if(f, LLVMRealOGT, x, -2147483648.0), 2147483647.0);
+  return LLVMBuildFPToSI(f->b, x, to, "");
+}
+
+/* NaN -> 0, out of range -> the nearest bound (llvm.fpto*i.sat's meaning). */
 LLVMValueRef low_simd_trunc_sat(low_fn *f, LLVMValueRef x, bool is_signed) {
-  unsigned n = LLVMGetVectorSize(LLVMTypeOf(x));
-  LLVMTypeRef over[] = {LLVMVectorType(f->mc->t_i32, n), LLVMTypeOf(x)};
-  return low_intrinsic(f, is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", over, 2, &x, 1);
+  if (LLVMGetVectorSize(LLVMTypeOf(x)) == 2) return trunc_sat_f64(f, x, is_signed);
+  return is_signed ? trunc_sat_f32_s(f, x) : trunc_sat_f32_u(f, x);
 }
 
 /* LLVM folds demote(promote(x)) back to x, letting a signalling NaN through;

@@ -73,21 +73,36 @@ static LLVMValueRef arith(low_fn *f, LLVMOpcode opcode, LLVMValueRef a, LLVMValu
   return nan_quieted(f, LLVMBuildFCmp(f->b, LLVMRealUNO, x, x, ""), x, r);
 }
 
-/* NaN if either lane is NaN, and -0 below +0: llvm.minimum/maximum, whose
- * x86 lowering hands a signalling NaN through unchanged; Wasm wants it
- * quiet, so NaN lanes give a + b. */
-LLVMValueRef low_simd_fminmax(low_fn *f, LLVMValueRef a, LLVMValueRef b, bool is_max) {
-  LLVMValueRef args[] = {a, b};
-  LLVMValueRef r = intrinsic(f, is_max ? "llvm.maximum" : "llvm.minimum", args, 2);
-  LLVMValueRef any_nan = LLVMBuildFCmp(f->b, LLVMRealUNO, a, b, "");
-  return LLVMBuildSelect(f->b, any_nan, LLVMBuildFAdd(f->b, a, b, ""), r, "");
+/* minps/maxps (minpd/maxpd): x < y ? x : y (x > y ? x : y), so y when
+ * either is NaN or both are zeros.  Called as x86 intrinsics: LLVM's
+ * selection does not find them in selects of f64 lanes. */
+static LLVMValueRef x86_minmax(low_fn *f, LLVMValueRef x, LLVMValueRef y, bool is_max) {
+  static const char *const names[2][2] = {{"llvm.x86.sse.min.ps", "llvm.x86.sse.max.ps"},
+                                          {"llvm.x86.sse2.min.pd", "llvm.x86.sse2.max.pd"}};
+  LLVMValueRef args[] = {x, y};
+  return low_intrinsic(f, names[LLVMGetVectorSize(LLVMTypeOf(x)) == 2][is_max], NULL, 0, args, 2);
 }
 
-/* The spec's pmin: b < a ? b : a; pmax: a < b ? b : a (minps/maxps). */
+/* Wasm's min/max: NaN if either lane is NaN, -0 below +0.  (llvm.minimum
+ * means that too, but its x86 lowering is long.)  minps both ways agrees
+ * but for zeros of opposite signs, where or-ing (min) or and-ing (max)
+ * the two gives -0 or +0; NaN lanes give a + b, which the hardware quiets. */
+LLVMValueRef low_simd_fminmax(low_fn *f, LLVMValueRef a, LLVMValueRef b, bool is_max) {
+  LLVMTypeRef ty = LLVMTypeOf(a);
+  unsigned lanes = LLVMGetVectorSize(ty);
+  LLVMTypeRef bits_ty = LLVMVectorType(LLVMIntTypeInContext(f->mc->ctx, 128 / lanes), lanes);
+  LLVMValueRef x = LLVMBuildBitCast(f->b, x86_minmax(f, a, b, is_max), bits_ty, "");
+  LLVMValueRef y = LLVMBuildBitCast(f->b, x86_minmax(f, b, a, is_max), bits_ty, "");
+  LLVMValueRef both = is_max ? LLVMBuildAnd(f->b, x, y, "") : LLVMBuildOr(f->b, x, y, "");
+  LLVMValueRef any_nan = LLVMBuildFCmp(f->b, LLVMRealUNO, a, b, "");
+  return LLVMBuildSelect(f->b, any_nan, LLVMBuildFAdd(f->b, a, b, ""),
+                         LLVMBuildBitCast(f->b, both, ty, ""), is_max ? "fmax" : "fmin");
+}
+
+/* The spec's pmin: b < a ? b : a, i.e. minps(b, a); pmax: a < b ? b : a,
+ * i.e. maxps(b, a). */
 static LLVMValueRef pminmax(low_fn *f, LLVMValueRef a, LLVMValueRef b, bool is_max) {
-  LLVMValueRef lt = is_max ? LLVMBuildFCmp(f->b, LLVMRealOLT, a, b, "")
-                           : LLVMBuildFCmp(f->b, LLVMRealOLT, b, a, "");
-  return LLVMBuildSelect(f->b, lt, b, a, "");
+  return x86_minmax(f, b, a, is_max);
 }
 
 static LLVMValueRef binary(low_fn *f, const float_op *op, LLVMValueRef a, LLVMValueRef b) {

@@ -24,6 +24,10 @@ static const char usage_text[] =
     "  -c                      write an object file and a C header (link with libtwasm-rt)\n"
     "  -O0, -O1, -O2, -O3      optimisation level (default -O2)\n"
     "  --emit-llvm             write the optimised LLVM IR as text instead\n"
+    "  --cpu=NAME              generate code for CPU NAME (an LLVM x86-64 name such\n"
+    "                          as x86-64-v3, skylake, znver4) or native (this\n"
+    "                          machine); the output may then not run on older\n"
+    "                          CPUs (default: x86-64, runs on any)\n"
     "  --bounds-checks=MODE    guard (default): guard pages catch out-of-bounds\n"
     "                          accesses; explicit: every access is compared\n"
     "                          against the memory size\n"
@@ -114,6 +118,9 @@ static int parse_args(cli *c, int argc, char **argv) {
       if (!strcmp(a + 16, "guard")) c->drv.bounds_mode = TWASM_BOUNDS_GUARD;
       else if (!strcmp(a + 16, "explicit")) c->drv.bounds_mode = TWASM_BOUNDS_EXPLICIT;
       else return usage_error("unknown bounds-check mode '%s' (guard or explicit)", a + 16);
+    } else if (!strncmp(a, "--cpu=", 6)) {
+      if (!drv_cpu_known(a + 6)) return usage_error("unknown CPU '%s' (see llc-19 -march=x86-64 -mcpu=help)", a + 6);
+      c->drv.cpu = a + 6;
     } else if (!strcmp(a, "--offload-report")) {
       c->offload_report = true;
     } else if (!strcmp(a, "--no-offload")) {

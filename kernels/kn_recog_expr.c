@@ -309,7 +309,7 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   kr_affine form;
   kn_type t;
   if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-    return kr_fail(c, "vectorised by LLVM (vector types)"), -1;
+    return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
   if (!kr_type_of(LLVMTypeOf(v), &t)) return kr_fail(c, "unsupported value type"), -1;
   for (int i = 0; i < c->nmemo; i++)
     if (c->memo_key[i] == v) return c->memo_val[i];

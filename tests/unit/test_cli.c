@@ -72,6 +72,7 @@ static const usage_case usage_cases[] = {
     {"--bounds-checks=maybe x.wasm", 2, "unknown bounds-check mode"},
     {"--gpu-arch=sm_x x.wasm", 2, "bad --gpu-arch list"},
     {"--tensor-cores=fp8 x.wasm", 2, "unknown tensor-core mode"},
+    {"--cpu=pentium9 x.wasm", 2, "unknown CPU 'pentium9'"},
     {"--extract-ptx", 2, "needs an executable"},
     {"a.wasm b.wasm", 2, "more than one input"},
     {"/nonexistent/x.wasm -o /tmp/never", 1, "cannot open"},
