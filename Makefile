@@ -202,6 +202,23 @@ $(GPU_TC_DIR)/wmma_mm: tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) runti
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) \
 	  runtime/rt_tc.c -ldl -lpthread -lm -o $@
 
+# The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
+GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
+$(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(CFLAGS) -Iinclude -Icompiler -Ikernels -Iptx $< $(LIBC) $(LLVM_LIBS) -o $@
+
+# Offload reports and PTX of every GPU corpus against a recorded baseline
+# (tests/gpu/ptx_same.sh): `make ptx-baseline` records, `make ptx-same`
+# compares, both in PTX_BASELINE.
+PTX_BASELINE ?= $(B)/ptx-baseline
+.PHONY: ptx-same-tools ptx-baseline ptx-same
+ptx-same-tools: $(TWASMC) $(GPU_TC_DIR)/wmma_gen $(GPU_MM_EXACT_GEN)
+ptx-baseline: ptx-same-tools
+	bash tests/gpu/ptx_same.sh record $(PTX_BASELINE)
+ptx-same: ptx-same-tools
+	bash tests/gpu/ptx_same.sh check $(PTX_BASELINE)
+
 $(B)/gpu/obj/e2e/%.o: tests/gpu/e2e/%.c
 	@mkdir -p $(dir $@)
 	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
