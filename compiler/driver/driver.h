@@ -30,7 +30,7 @@ typedef struct {
   bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload
                              * stage would recognise in (not for codegen) */
   bool no_reroll;           /* tests: keep clang's loops unrolled by two as
-                             * they are (low_reroll_loops off) */
+                             * they are (ir_reroll_loops off) */
 } drv_options;
 
 void drv_options_default(drv_options *o);
