@@ -18,7 +18,7 @@ LLVM_LIBS := -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-19 -Wl,-rpath,$(shell $(L
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 # ---- sources ------------------------------------------------------------
-COMPILER_SRC := $(filter-out compiler/main.c,$(wildcard compiler/*.c)) $(wildcard kernels/*.c) $(wildcard ptx/*.c)
+COMPILER_SRC := $(filter-out compiler/driver/main.c,$(wildcard compiler/*.c compiler/*/*.c kernels/*.c ptx/*.c))
 RUNTIME_SRC  := $(wildcard runtime/*.c)
 SPEC_SRC     := $(wildcard tests/spec/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
@@ -34,11 +34,35 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite examples run-example bench install uninstall clean
+.PHONY: layering examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
-$(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx
-$(B)/obj/tests/spec/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler
+# ---- layering -------------------------------------------------------------
+# The compiler's folders, lowest first (docs/ARCHITECTURE.md).  Each sees its
+# own headers and those of the folders below it that it uses, never one
+# above, so a back-edge does not compile (`make layering` checks that).
+# include/ (the ABI and the public API) is below them all; runtime/ sees
+# include/ alone.
+INC_base    := -Icompiler/base
+INC_ir      := -Icompiler/ir $(INC_base)
+INC_front   := -Icompiler $(INC_ir)
+INC_kernels := -Ikernels $(INC_ir)
+INC_ptx     := -Iptx -Ikernels $(INC_base)
+INC_off     := -Icompiler/off -Iptx -Ikernels -Icompiler $(INC_ir)
+INC_driver  := -Icompiler/driver $(INC_off)
+LAYERS      := base=compiler/base ir=compiler/ir front=compiler kernels=kernels ptx=ptx \
+               off=compiler/off driver=compiler/driver
+layer_args = 'runtime|runtime|' $(foreach l,$(LAYERS),'$(word 1,$(subst =, ,$(l)))|$(word 2,$(subst =, ,$(l)))|$(INC_$(word 1,$(subst =, ,$(l))))')
+layering:
+	@CC='$(CC)' LLVM_INC='$(LLVM_INC)' bash tests/layering/run.sh $(layer_args)
+$(B)/obj/compiler/base/%.o:   CFLAGS_EXTRA = $(INC_base)
+$(B)/obj/compiler/ir/%.o:     CFLAGS_EXTRA = $(LLVM_INC) $(INC_ir)
+$(B)/obj/compiler/%.o:        CFLAGS_EXTRA = $(LLVM_INC) $(INC_front)
+$(B)/obj/kernels/%.o:         CFLAGS_EXTRA = $(LLVM_INC) $(INC_kernels)
+$(B)/obj/ptx/%.o:             CFLAGS_EXTRA = $(LLVM_INC) $(INC_ptx)
+$(B)/obj/compiler/off/%.o:    CFLAGS_EXTRA = $(LLVM_INC) $(INC_off)
+$(B)/obj/compiler/driver/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
+$(B)/obj/tests/spec/%.o:      CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
@@ -55,9 +79,9 @@ $(LIBRT_SO): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ -ldl -lm -lpthread
 
-$(TWASMC): $(B)/obj/compiler/main.o $(LIBC) $(LIBRT)
+$(TWASMC): $(B)/obj/compiler/driver/main.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(B)/obj/compiler/main.o $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
+	$(CC) -o $@ $(B)/obj/compiler/driver/main.o $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
 
 # The spec runner loads compiled modules with dlopen: it exports the
 # runtime's symbols to them (-rdynamic, whole archive).
@@ -68,11 +92,12 @@ $(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) -ldl -lm -lpthread
-$(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx -Iruntime
+$(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver) -Iruntime
 
 # ---- tests --------------------------------------------------------------
 # The test groups run one after another (install-test runs make itself).
 check: all
+	$(MAKE) --no-print-directory layering
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory programs
 	$(MAKE) --no-print-directory examples-check
@@ -184,11 +209,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(wildcard include/twasm*.h)))
 
 # ---- fuzzing (clang-19 libFuzzer over decode + validate) ------------------
-FUZZ_SRC := $(wildcard compiler/dec_*.c compiler/val_*.c) compiler/wasm_simd.c compiler/arena.c compiler/diag.c
+FUZZ_SRC := $(wildcard compiler/dec_*.c compiler/val_*.c) compiler/wasm_simd.c compiler/base/arena.c compiler/base/diag.c
 FUZZ_SECONDS ?= 600
 $(B)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
-	clang-19 -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Icompiler $^ -o $@
+	clang-19 -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude $(INC_front) $^ -o $@
 fuzz: $(B)/bin/fuzz_decode
 	@mkdir -p $(B)/fuzz-corpus
 	$(B)/bin/fuzz_decode -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz-corpus tests/fuzz/corpus
@@ -218,7 +243,7 @@ gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN)
 
 $(GPU_TC_DIR)/wmma_gen: tests/gpu/wmma/wmma_gen.c $(LIBC)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Icompiler -Ikernels -Iptx $< $(LIBC) $(LLVM_LIBS) -o $@
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $< $(LIBC) $(LLVM_LIBS) -o $@
 $(GPU_TC_DIR)/ptx/.stamp: $(GPU_TC_DIR)/wmma_gen
 	@mkdir -p $(dir $@)
 	$< $(dir $@) >/dev/null && touch $@
@@ -226,6 +251,23 @@ $(GPU_TC_DIR)/wmma_mm: tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) runti
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) \
 	  runtime/rt_tc.c -ldl -lpthread -lm -o $@
+
+# The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
+GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
+$(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(CFLAGS) -Iinclude $(INC_ptx) $< $(LIBC) $(LLVM_LIBS) -o $@
+
+# Offload reports and PTX of every GPU corpus against a recorded baseline
+# (tests/gpu/ptx_same.sh): `make ptx-baseline` records, `make ptx-same`
+# compares, both in PTX_BASELINE.
+PTX_BASELINE ?= $(B)/ptx-baseline
+.PHONY: ptx-same-tools ptx-baseline ptx-same
+ptx-same-tools: $(TWASMC) $(GPU_TC_DIR)/wmma_gen $(GPU_MM_EXACT_GEN)
+ptx-baseline: ptx-same-tools
+	bash tests/gpu/ptx_same.sh record $(PTX_BASELINE)
+ptx-same: ptx-same-tools
+	bash tests/gpu/ptx_same.sh check $(PTX_BASELINE)
 
 $(B)/gpu/obj/e2e/%.o: tests/gpu/e2e/%.c
 	@mkdir -p $(dir $@)

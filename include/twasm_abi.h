@@ -3,7 +3,7 @@
  * here is laid out for 64-bit targets; the compiler emits LLVM constants
  * and loads that match these structs field by field, so any change here
  * must bump TWASM_ABI_VERSION and be mirrored in compiler/low_desc.c (and
- * compiler/off_table.c for the kernel table). */
+ * compiler/off/off_table.c for the kernel table). */
 #ifndef TWASM_ABI_H
 #define TWASM_ABI_H
 
@@ -15,7 +15,7 @@
  * (the spec lets memory.grow fail at an implementation limit).  Memory
  * then never ends at 2^32, so an access that succeeded at address x proves
  * that x plus its width does not wrap, which the compiler's address
- * folding relies on (compiler/low_address.c). */
+ * folding relies on (compiler/ir/ir_address.c). */
 #define TWASM_MAX_PAGES 65535u
 
 /* Trap codes passed to twasm_rt_trap and returned by twasm_rt_* helpers

@@ -1,9 +1,9 @@
-/* kn_trip.c: trip count of a counted loop from start, bound, step and test,
+/* ir_trip.c: trip count of a counted loop from start, bound, step and test,
  * through the runtime's definition (generated code calls the same one). */
-#include "kn.h"
+#include "ir.h"
 #include "twasm_abi.h"
 
-uint32_t kn_trip_how(const kn_trip *t) {
+uint32_t ir_trip_how(const ir_trip *t) {
   uint32_t pred;
   switch (t->pred) {
   case LLVMIntNE: pred = TWASM_TRIP_NE; break;
@@ -21,9 +21,9 @@ uint32_t kn_trip_how(const kn_trip *t) {
   return pred | (t->cmp_next ? TWASM_TRIP_NEXT : 0) | (uint32_t)t->bits << 16;
 }
 
-bool kn_trip_eval(const kn_trip *t, int64_t start, int64_t bound, uint64_t *count) {
+bool ir_trip_eval(const ir_trip *t, int64_t start, int64_t bound, uint64_t *count) {
   int64_t n = twasm_rt_trip_count((int64_t)((uint64_t)start + (uint64_t)t->start_add), bound,
-                                  t->step, kn_trip_how(t), 1);
+                                  t->step, ir_trip_how(t), 1);
   if (n < 0) return false;
   *count = (uint64_t)n;
   return true;

@@ -34,7 +34,7 @@ typedef struct {
   bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload
                              * stage would recognise in (not for codegen) */
   bool no_reroll;           /* tests: keep clang's loops unrolled by two as
-                             * they are (low_reroll_loops off) */
+                             * they are (ir_reroll_loops off) */
   const char *cpu;          /* target CPU: NULL for portable x86-64 (default),
                              * "native" (this machine's CPU and features), or
                              * an LLVM x86 CPU name (drv_cpu_known) */

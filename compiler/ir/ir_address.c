@@ -1,4 +1,4 @@
-/* low_address.c: after mem2reg, rewrites linear-memory addresses zext(x + c)
+/* ir_address.c: after mem2reg, rewrites linear-memory addresses zext(x + c)
  * into zext(x) + c where an earlier access of the same block proves that
  * x + c does not wrap, so that LLVM sees neighbouring accesses as such.
  *
@@ -14,8 +14,7 @@
  * Then for k < reach + (2^32 - max_bytes), r + k < 2^32: the i32 sum
  * r + k does not wrap and zext(r + k) == zext(r) + k.  A faulting earlier
  * access traps before the rewritten one runs, in both bounds modes. */
-#include "lower.h"
-#include "twasm_abi.h"
+#include "ir_pass.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,16 +181,7 @@ static void fold_block(addr_pass *p, LLVMValueRef fn, LLVMBasicBlockRef bb) {
   }
 }
 
-/* Memory 0's declared maximum (an imported memory's actual maximum is
- * within its import's), else the runtime's limit. */
-static uint64_t max_memory_bytes(const wasm_module *m) {
-  const wasm_limits *l = &m->mems[0].limits;
-  uint64_t pages = l->has_max && l->max < TWASM_MAX_PAGES ? l->max : TWASM_MAX_PAGES;
-  return pages * 65536;
-}
-
-unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m) {
-  if (m->nmems == 0) return 0;
+unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes) {
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   addr_pass *p = calloc(1, sizeof *p);
   if (!p) return 0;
@@ -199,7 +189,7 @@ unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m) {
   p->i8 = LLVMInt8TypeInContext(ctx);
   p->i64 = LLVMInt64TypeInContext(ctx);
   p->invariant_kind = LLVMGetMDKindIDInContext(ctx, "invariant.load", 14);
-  p->slack = (1ull << 32) - max_memory_bytes(m);
+  p->slack = (1ull << 32) - max_memory_bytes;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMCountParams(fn) == 0) continue;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))

@@ -1,5 +1,5 @@
-/* kn_indvar.c: canonical induction variables and exit tests of each loop. */
-#include "kn.h"
+/* ir_indvar.c: canonical induction variables and exit tests of each loop. */
+#include "ir.h"
 
 static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
   static const LLVMIntPredicate inv[] = {
@@ -11,7 +11,7 @@ static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
 }
 
 /* The predicate that holds for (b, a) when p holds for (a, b). */
-LLVMIntPredicate kn_swapped_pred(LLVMIntPredicate p) {
+LLVMIntPredicate ir_swapped_pred(LLVMIntPredicate p) {
   static const LLVMIntPredicate sw[] = {
       [LLVMIntEQ] = LLVMIntEQ,   [LLVMIntNE] = LLVMIntNE,   [LLVMIntUGT] = LLVMIntULT,
       [LLVMIntUGE] = LLVMIntULE, [LLVMIntULT] = LLVMIntUGT, [LLVMIntULE] = LLVMIntUGE,
@@ -53,12 +53,12 @@ static bool constant_step(LLVMValueRef phi, LLVMValueRef next, int64_t *step) {
 }
 
 /* The step when next is phi + X or X + phi with X defined outside l. */
-static LLVMValueRef invariant_step(LLVMValueRef phi, LLVMValueRef next, const kn_loop *l,
-                                   const kn_cfg *cfg) {
+static LLVMValueRef invariant_step(LLVMValueRef phi, LLVMValueRef next, const ir_loop *l,
+                                   const ir_cfg *cfg) {
   if (!LLVMIsABinaryOperator(next) || LLVMGetInstructionOpcode(next) != LLVMAdd) return NULL;
   LLVMValueRef a = LLVMGetOperand(next, 0), b = LLVMGetOperand(next, 1);
   LLVMValueRef x = a == phi ? b : b == phi ? a : NULL;
-  return x && !kn_loop_defines(l, x, cfg) ? x : NULL;
+  return x && !ir_loop_defines(l, x, cfg) ? x : NULL;
 }
 
 /* next as a phi joining paths that each add the same constant step to
@@ -79,10 +79,10 @@ static bool merged_step(LLVMValueRef phi, LLVMValueRef next, int64_t *step, bool
 }
 
 /* The one value a phi takes from outside the loop, or NULL. */
-static LLVMValueRef outside_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
+static LLVMValueRef outside_value(LLVMValueRef phi, const ir_loop *l, const ir_cfg *cfg) {
   LLVMValueRef start = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++) {
-    int b = kn_cfg_index(cfg, LLVMGetIncomingBlock(phi, i));
+    int b = ir_cfg_index(cfg, LLVMGetIncomingBlock(phi, i));
     if (b < 0 || l->in_body[b]) continue;
     LLVMValueRef v = LLVMGetIncomingValue(phi, i);
     if (start && start != v) return NULL;
@@ -91,14 +91,14 @@ static LLVMValueRef outside_value(LLVMValueRef phi, const kn_loop *l, const kn_c
   return start;
 }
 
-static LLVMValueRef latch_value(LLVMValueRef phi, const kn_loop *l, const kn_cfg *cfg) {
+static LLVMValueRef latch_value(LLVMValueRef phi, const ir_loop *l, const ir_cfg *cfg) {
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
-    if (kn_cfg_index(cfg, LLVMGetIncomingBlock(phi, i)) == l->latches[0])
+    if (ir_cfg_index(cfg, LLVMGetIncomingBlock(phi, i)) == l->latches[0])
       return LLVMGetIncomingValue(phi, i);
   return NULL;
 }
 
-static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
+static void find_ivs(ir_loop *l, const ir_cfg *cfg) {
   if (l->nlatches != 1) return; /* not in LLVM's simplified form */
   LLVMBasicBlockRef h = cfg->blocks[l->header].bb;
   int nphis = 0;
@@ -107,7 +107,7 @@ static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
   l->ivs = tw_arena_alloc(cfg->arena, (size_t)(nphis + 1) * sizeof *l->ivs);
   for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi)) {
-    kn_iv iv = {.loop = l, .phi = phi, .bits = int_bits(phi)};
+    ir_iv iv = {.loop = l, .phi = phi, .bits = int_bits(phi)};
     if (iv.bits == 0 || iv.bits > 64) continue;
     iv.start = outside_value(phi, l, cfg);
     iv.next = latch_value(phi, l, cfg);
@@ -122,15 +122,15 @@ static void find_ivs(kn_loop *l, const kn_cfg *cfg) {
   }
 }
 
-const kn_iv *kn_iv_of(const kn_loop *l, LLVMValueRef v) {
+const ir_iv *ir_iv_of(const ir_loop *l, LLVMValueRef v) {
   for (; l; l = l->parent)
     for (int i = 0; i < l->nivs; i++)
       if (l->ivs[i].phi == v) return &l->ivs[i];
   return NULL;
 }
 
-static bool invariant(const kn_loop *l, LLVMValueRef v, const kn_cfg *cfg) {
-  return !kn_loop_defines(l, v, cfg);
+static bool invariant(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg) {
+  return !ir_loop_defines(l, v, cfg);
 }
 
 /* Peels one zext, sext or trunc; returns its opcode or 0. */
@@ -143,7 +143,7 @@ static LLVMOpcode peel_cast(LLVMValueRef *v) {
 }
 
 /* The IV of l that side is (or whose next value it is). */
-static const kn_iv *iv_or_next(const kn_loop *l, LLVMValueRef side, bool *is_next) {
+static const ir_iv *iv_or_next(const ir_loop *l, LLVMValueRef side, bool *is_next) {
   for (int i = 0; i < l->nivs; i++) {
     if (l->ivs[i].step_inv) continue; /* counts nothing we can evaluate */
     *is_next = side == l->ivs[i].next;
@@ -154,11 +154,11 @@ static const kn_iv *iv_or_next(const kn_loop *l, LLVMValueRef side, bool *is_nex
 
 /* Matches one side of an exit compare against an IV of l (or its next
  * value), possibly seen through one cast. */
-static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast,
+static const ir_iv *match_iv(const ir_loop *l, LLVMValueRef side, bool *is_next, LLVMOpcode *cast,
                              int64_t *add) {
   *cast = peel_cast(&side);
   *add = 0;
-  const kn_iv *iv = iv_or_next(l, side, is_next);
+  const ir_iv *iv = iv_or_next(l, side, is_next);
   /* iv + C (LLVM tests `iv + 3 == w` for x < w - 2): the compared values
    * are themselves an IV starting C further on, which is all the count
    * needs (the runtime's evaluation refuses wrapping as for any IV) */
@@ -172,7 +172,7 @@ static const kn_iv *match_iv(const kn_loop *l, LLVMValueRef side, bool *is_next,
 
 /* Moves the compare into the IV's own width: a cast on the IV side needs
  * the same cast on the bound, or a constant that survives the round trip. */
-static bool narrow_compare(kn_trip *t, LLVMOpcode cast, LLVMValueRef bound, unsigned cmp_bits) {
+static bool narrow_compare(ir_trip *t, LLVMOpcode cast, LLVMValueRef bound, unsigned cmp_bits) {
   t->bound = bound;
   t->bits = cast == LLVMTrunc ? cmp_bits : t->iv->bits;
   if (cast != LLVMZExt && cast != LLVMSExt) return true;
@@ -190,10 +190,10 @@ static bool narrow_compare(kn_trip *t, LLVMOpcode cast, LLVMValueRef bound, unsi
   return true;
 }
 
-static LLVMValueRef exit_compare(const kn_loop *l, kn_edge e, const kn_cfg *cfg, bool *leaves_on_true) {
+static LLVMValueRef exit_compare(const ir_loop *l, ir_edge e, const ir_cfg *cfg, bool *leaves_on_true) {
   LLVMValueRef br = LLVMGetBasicBlockTerminator(cfg->blocks[e.from].bb);
   if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
-  int t = kn_cfg_index(cfg, LLVMGetSuccessor(br, 0)), f = kn_cfg_index(cfg, LLVMGetSuccessor(br, 1));
+  int t = ir_cfg_index(cfg, LLVMGetSuccessor(br, 0)), f = ir_cfg_index(cfg, LLVMGetSuccessor(br, 1));
   *leaves_on_true = t == e.to;
   int stay = *leaves_on_true ? f : t;
   if (stay < 0 || !l->in_body[stay]) return NULL;
@@ -202,7 +202,7 @@ static LLVMValueRef exit_compare(const kn_loop *l, kn_edge e, const kn_cfg *cfg,
 }
 
 /* Reads `x pred bound` off the conditional branch of the exiting edge. */
-static bool match_exit(const kn_loop *l, kn_edge e, const kn_cfg *cfg, kn_trip *t) {
+static bool match_exit(const ir_loop *l, ir_edge e, const ir_cfg *cfg, ir_trip *t) {
   bool leaves_on_true;
   LLVMValueRef cmp = exit_compare(l, e, cfg, &leaves_on_true);
   if (!cmp) return false;
@@ -212,38 +212,38 @@ static bool match_exit(const kn_loop *l, kn_edge e, const kn_cfg *cfg, kn_trip *
   bool is_next;
   LLVMOpcode cast;
   int64_t add;
-  const kn_iv *iv = match_iv(l, lhs, &is_next, &cast, &add);
+  const ir_iv *iv = match_iv(l, lhs, &is_next, &cast, &add);
   if (!iv) {
     iv = match_iv(l, rhs, &is_next, &cast, &add);
     rhs = lhs;
-    p = kn_swapped_pred(p);
+    p = ir_swapped_pred(p);
   }
   if (!iv || !invariant(l, rhs, cfg)) return false;
   /* through a cast, the offset would have to be applied in the other width */
   if (add && cast) return false;
-  *t = (kn_trip){.kind = KN_TRIP_SYMBOLIC, .iv = iv, .start = iv->start, .step = iv->step,
+  *t = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .iv = iv, .start = iv->start, .step = iv->step,
                  .pred = p, .cmp_next = is_next, .start_add = add, .exit = e,
                  .other_exits = l->nexits > 1};
   return narrow_compare(t, cast, rhs, int_bits(lhs));
 }
 
-static void find_trip(kn_loop *l, const kn_cfg *cfg, const kn_dom *dom) {
+static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom) {
   for (int i = 0; i < l->nexits; i++) {
-    kn_trip t;
+    ir_trip t;
     /* A test that some iteration skips bounds nothing. */
-    if (!kn_dominates(dom, l->exits[i].from, l->latches[0])) continue;
+    if (!ir_dominates(dom, l->exits[i].from, l->latches[0])) continue;
     if (!match_exit(l, l->exits[i], cfg, &t)) continue;
     if (LLVMIsAConstantInt(t.start) && LLVMIsAConstantInt(t.bound)) {
-      bool ok = kn_trip_eval(&t, LLVMConstIntGetSExtValue(t.start),
+      bool ok = ir_trip_eval(&t, LLVMConstIntGetSExtValue(t.start),
                              LLVMConstIntGetSExtValue(t.bound), &t.count);
-      t.kind = ok ? KN_TRIP_CONST : KN_TRIP_NONE;
+      t.kind = ok ? IR_TRIP_CONST : IR_TRIP_NONE;
     }
     l->trip = t;
-    if (t.kind != KN_TRIP_NONE) return;
+    if (t.kind != IR_TRIP_NONE) return;
   }
 }
 
-void kn_indvar_build(kn_loops *lp, const kn_dom *dom) {
+void ir_indvar_build(ir_loops *lp, const ir_dom *dom) {
   for (int i = 0; i < lp->nloops; i++) {
     find_ivs(lp->loops[i], lp->cfg);
     if (lp->loops[i]->nivs > 0) find_trip(lp->loops[i], lp->cfg, dom);

@@ -1,4 +1,4 @@
-/* low_reroll.c: after mem2reg, re-rolls loops that clang unrolled by two
+/* ir_reroll.c: after mem2reg, re-rolls loops that clang unrolled by two
  * (two copies of one iteration per trip) into one loop doing one iteration
  * per trip, where it proves the result exact.
  *
@@ -61,7 +61,7 @@
  * Any other shape, a call other than a pure intrinsic, a volatile or
  * atomic access, a value of L or Q used elsewhere, more than one block,
  * exit or step: the loop stays. */
-#include "lower.h"
+#include "ir_pass.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -69,7 +69,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "kn.h"
+#include "ir.h"
 
 #define RR_MAX_TERMS 8
 #define RR_MAX_FACTORS 3
@@ -137,10 +137,10 @@ typedef struct {
   LLVMContextRef ctx;
   LLVMBuilderRef b;
   tw_arena arena;
-  kn_cfg cfg;
-  kn_dom dom;
-  kn_loops lp;
-  const kn_loop *loop; /* L */
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops lp;
+  const ir_loop *loop; /* L */
   rr_node *nodes;
   int nnodes, cap;
   int node_hash[RR_HASH];
@@ -291,7 +291,7 @@ static int op_node(rr_pass *p, LLVMValueRef inst, const int *kids, int nk, uint6
 /* ---- Evaluation ------------------------------------------------------------ */
 
 static bool in_loop(const rr_pass *p, LLVMValueRef v) {
-  return LLVMIsAInstruction(v) && kn_loop_defines(p->loop, v, &p->cfg);
+  return LLVMIsAInstruction(v) && ir_loop_defines(p->loop, v, &p->cfg);
 }
 
 /* Intrinsics without side effects that twasmc's lowering emits. */
@@ -337,16 +337,16 @@ static int eval(rr_pass *p, LLVMValueRef v, int depth);
  * s + c * t.  -1 when it is not one. */
 static int outer_iv(rr_pass *p, LLVMValueRef phi, int depth) {
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(phi);
-  int b = kn_cfg_index(&p->cfg, bb);
+  int b = ir_cfg_index(&p->cfg, bb);
   if (b < 0 || !p->lp.innermost[b]) return -1;
-  const kn_loop *outer = p->lp.innermost[b];
+  const ir_loop *outer = p->lp.innermost[b];
   if (outer->header != b || outer == p->loop ||
       !outer->in_body[p->loop->header])
     return -1;
   LLVMValueRef start = NULL, next = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++) {
     LLVMValueRef in = LLVMGetIncomingValue(phi, i);
-    int from = kn_cfg_index(&p->cfg, LLVMGetIncomingBlock(phi, i));
+    int from = ir_cfg_index(&p->cfg, LLVMGetIncomingBlock(phi, i));
     if (from < 0) return -1;
     LLVMValueRef *slot = outer->in_body[from] ? &next : &start;
     if (*slot && *slot != in) return -1;
@@ -358,8 +358,8 @@ static int outer_iv(rr_pass *p, LLVMValueRef phi, int depth) {
   LLVMValueRef step = LLVMGetOperand(next, 0) == phi ? LLVMGetOperand(next, 1)
                       : LLVMGetOperand(next, 1) == phi ? LLVMGetOperand(next, 0)
                                                        : NULL;
-  if (!step || (LLVMIsAInstruction(step) && kn_loop_defines(outer, step, &p->cfg)) ||
-      (LLVMIsAInstruction(start) && kn_loop_defines(outer, start, &p->cfg)))
+  if (!step || (LLVMIsAInstruction(step) && ir_loop_defines(outer, step, &p->cfg)) ||
+      (LLVMIsAInstruction(start) && ir_loop_defines(outer, start, &p->cfg)))
     return -1;
   rr_node it;
   memset(&it, 0, sizeof it);
@@ -621,7 +621,7 @@ typedef struct {
   int nhoist;
 } rr_shape;
 
-static int bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return kn_cfg_index(&p->cfg, bb); }
+static int bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return ir_cfg_index(&p->cfg, bb); }
 
 static int npreds(const rr_pass *p, LLVMBasicBlockRef bb) {
   return p->cfg.blocks[bb_index(p, bb)].npreds;
@@ -657,12 +657,12 @@ static LLVMBasicBlockRef through(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBas
 
 /* L: one block, one exit, entered from one block (s->pre). */
 static bool match_loop(rr_pass *p, rr_shape *s) {
-  const kn_loop *l = p->loop;
+  const ir_loop *l = p->loop;
   if (l->nbody != 1 || l->nexits != 1 || l->nchildren) return false;
   s->L = p->cfg.blocks[l->header].bb;
   s->out = p->cfg.blocks[l->exits[0].to].bb;
   if (npreds(p, s->L) != 2) return false;
-  const kn_block *lb = &p->cfg.blocks[l->header];
+  const ir_block *lb = &p->cfg.blocks[l->header];
   s->pre = p->cfg.blocks[lb->preds[0] == l->header ? lb->preds[1] : lb->preds[0]].bb;
   return true;
 }
@@ -679,7 +679,7 @@ static bool pure_block(rr_pass *p, LLVMBasicBlockRef bb) {
 
 /* H, E, Q, J around L (the picture at the top of the file). */
 static bool match_blocks(rr_pass *p, rr_shape *s) {
-  const kn_loop *l = p->loop;
+  const ir_loop *l = p->loop;
   LLVMBasicBlockRef out = s->out, entry = s->pre;
   s->X = npreds(p, out) == 1 ? out : NULL;
   s->E = s->X ? trivial_target(s->X) : out;
@@ -1208,7 +1208,7 @@ static void erase_unkept(const rr_shape *s, const rr_set *kept) {
 }
 
 /* H takes the bypass only for an even x; E goes straight to J; Q goes. */
-void low_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
   LLVMValueRef next;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi); phi = next) {
@@ -1247,7 +1247,7 @@ static void merge_bypass(rr_pass *p, rr_shape *s) {
   LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(s->E));
   LLVMPositionBuilderAtEnd(b, s->E);
   LLVMBuildBr(b, s->EJ == s->E ? s->J : s->EJ);
-  low_retarget_phis(s->J, s->Q, NULL);
+  ir_retarget_phis(s->J, s->Q, NULL);
   LLVMDeleteBasicBlock(s->Q);
 }
 
@@ -1335,7 +1335,7 @@ static void rewrite_const(rr_pass *p, rr_shape *s, rr_set *kept) {
   erase_unkept(s, kept);
 }
 
-static bool try_loop(rr_pass *p, const kn_loop *l) {
+static bool try_loop(rr_pass *p, const ir_loop *l) {
   rr_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
   LLVMValueRef jphi_of[RR_MAX_PHIS];
   p->loop = l;
@@ -1366,16 +1366,16 @@ static bool try_loop(rr_pass *p, const kn_loop *l) {
 /* One loop at a time: a rewrite changes the CFG the analyses describe. */
 static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
   bool done = false;
-  if (kn_cfg_build(&p->cfg, &p->arena, fn)) {
-    kn_dom_build(&p->dom, &p->cfg);
-    kn_loops_build(&p->lp, &p->cfg, &p->dom);
+  if (ir_cfg_build(&p->cfg, &p->arena, fn)) {
+    ir_dom_build(&p->dom, &p->cfg);
+    ir_loops_build(&p->lp, &p->cfg, &p->dom);
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
   }
   tw_arena_free(&p->arena);
   return done;
 }
 
-unsigned low_reroll_loops(LLVMModuleRef mod) {
+unsigned ir_reroll_loops(LLVMModuleRef mod) {
   rr_pass *p = calloc(1, sizeof *p);
   if (!p) return 0;
   p->ctx = LLVMGetModuleContext(mod);

@@ -1,19 +1,19 @@
-/* kn_cfg.c: a function's reachable blocks in reverse post-order, with edges. */
-#include "kn.h"
+/* ir_cfg.c: a function's reachable blocks in reverse post-order, with edges. */
+#include "ir.h"
 
 static unsigned map_slot(LLVMBasicBlockRef bb, unsigned cap) {
   uintptr_t h = (uintptr_t)bb >> 4;
   return (unsigned)((h * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-static void map_put(kn_cfg *cfg, LLVMBasicBlockRef bb, int val) {
+static void map_put(ir_cfg *cfg, LLVMBasicBlockRef bb, int val) {
   unsigned i = map_slot(bb, cfg->map_cap);
   while (cfg->map_keys[i] && cfg->map_keys[i] != bb) i = (i + 1) & (cfg->map_cap - 1);
   cfg->map_keys[i] = bb;
   cfg->map_vals[i] = val;
 }
 
-int kn_cfg_index(const kn_cfg *cfg, LLVMBasicBlockRef bb) {
+int ir_cfg_index(const ir_cfg *cfg, LLVMBasicBlockRef bb) {
   unsigned i = map_slot(bb, cfg->map_cap);
   while (cfg->map_keys[i]) {
     if (cfg->map_keys[i] == bb) return cfg->map_vals[i];
@@ -33,7 +33,7 @@ static LLVMBasicBlockRef succ_at(LLVMBasicBlockRef bb, unsigned i) {
 
 /* Iterative DFS from the entry; fills order[] with blocks in post-order and
  * returns how many were reached.  The map temporarily marks visited blocks. */
-static int post_order(kn_cfg *cfg, LLVMBasicBlockRef entry, unsigned total,
+static int post_order(ir_cfg *cfg, LLVMBasicBlockRef entry, unsigned total,
                       LLVMBasicBlockRef *order) {
   LLVMBasicBlockRef *stack = tw_arena_alloc(cfg->arena, total * sizeof *stack);
   unsigned *next = tw_arena_alloc(cfg->arena, total * sizeof *next);
@@ -45,7 +45,7 @@ static int post_order(kn_cfg *cfg, LLVMBasicBlockRef entry, unsigned total,
     unsigned *i = &next[depth - 1];
     if (*i < succ_count(bb)) {
       LLVMBasicBlockRef s = succ_at(bb, (*i)++);
-      if (kn_cfg_index(cfg, s) < 0) {
+      if (ir_cfg_index(cfg, s) < 0) {
         map_put(cfg, s, 0);
         next[depth] = 0;
         stack[depth++] = s;
@@ -58,15 +58,15 @@ static int post_order(kn_cfg *cfg, LLVMBasicBlockRef entry, unsigned total,
   return n;
 }
 
-static void add_edges(kn_cfg *cfg) {
+static void add_edges(ir_cfg *cfg) {
   int n = cfg->nblocks;
   int *npreds = tw_arena_alloc(cfg->arena, (size_t)n * sizeof *npreds);
   for (int b = 0; b < n; b++) {
-    kn_block *blk = &cfg->blocks[b];
+    ir_block *blk = &cfg->blocks[b];
     unsigned ns = succ_count(blk->bb);
     blk->succs = tw_arena_alloc(cfg->arena, (ns + 1) * sizeof *blk->succs);
     for (unsigned i = 0; i < ns; i++) {
-      int s = kn_cfg_index(cfg, succ_at(blk->bb, i));
+      int s = ir_cfg_index(cfg, succ_at(blk->bb, i));
       bool seen = false; /* a switch may name one target twice */
       for (int j = 0; j < blk->nsuccs; j++) seen |= blk->succs[j] == s;
       if (!seen) {
@@ -79,13 +79,13 @@ static void add_edges(kn_cfg *cfg) {
     cfg->blocks[b].preds = tw_arena_alloc(cfg->arena, (size_t)(npreds[b] + 1) * sizeof(int));
   for (int b = 0; b < n; b++)
     for (int j = 0; j < cfg->blocks[b].nsuccs; j++) {
-      kn_block *s = &cfg->blocks[cfg->blocks[b].succs[j]];
+      ir_block *s = &cfg->blocks[cfg->blocks[b].succs[j]];
       s->preds[s->npreds++] = b;
     }
 }
 
-bool kn_cfg_build(kn_cfg *cfg, tw_arena *a, LLVMValueRef fn) {
-  *cfg = (kn_cfg){.arena = a, .fn = fn};
+bool ir_cfg_build(ir_cfg *cfg, tw_arena *a, LLVMValueRef fn) {
+  *cfg = (ir_cfg){.arena = a, .fn = fn};
   unsigned total = LLVMCountBasicBlocks(fn);
   if (total == 0) return false;
   cfg->map_cap = 16;

@@ -1,8 +1,8 @@
-/* kn_dump.c: text dumps of loops and affine forms, for tests and debugging. */
+/* ir_dump.c: text dumps of loops and affine forms, for tests and debugging. */
 #include <inttypes.h>
 #include <string.h>
 
-#include "kn.h"
+#include "ir.h"
 
 /* Unnamed values have only the slot number the printer gives them: the
  * text before " = " for an instruction, the last word for an argument. */
@@ -25,23 +25,23 @@ static void put_value(FILE *out, LLVMValueRef v) {
 }
 
 /* Unnamed blocks go by their reverse post-order number. */
-static void put_block(FILE *out, const char *before, const kn_cfg *cfg, int b) {
+static void put_block(FILE *out, const char *before, const ir_cfg *cfg, int b) {
   const char *name = LLVMGetBasicBlockName(cfg->blocks[b].bb);
   if (*name) fprintf(out, "%s%s", before, name);
   else fprintf(out, "%s#%d", before, b);
 }
 
-static void dump_trip(FILE *out, const kn_trip *t, const kn_cfg *cfg, int indent) {
+static void dump_trip(FILE *out, const ir_trip *t, const ir_cfg *cfg, int indent) {
   static const char *preds[] = {
       [LLVMIntEQ] = "eq",   [LLVMIntNE] = "ne",   [LLVMIntUGT] = "ugt", [LLVMIntUGE] = "uge",
       [LLVMIntULT] = "ult", [LLVMIntULE] = "ule", [LLVMIntSGT] = "sgt", [LLVMIntSGE] = "sge",
       [LLVMIntSLT] = "slt", [LLVMIntSLE] = "sle"};
-  if (t->kind == KN_TRIP_NONE) {
+  if (t->kind == IR_TRIP_NONE) {
     fprintf(out, "%*strip: unknown\n", indent, "");
     return;
   }
   fprintf(out, "%*strip: ", indent, "");
-  if (t->kind == KN_TRIP_CONST) fprintf(out, "%" PRIu64 " ", t->count);
+  if (t->kind == IR_TRIP_CONST) fprintf(out, "%" PRIu64 " ", t->count);
   fputs("while ", out);
   put_value(out, t->iv->phi);
   fprintf(out, "%s %s ", t->cmp_next ? "+step" : "", preds[t->pred]);
@@ -54,7 +54,7 @@ static void dump_trip(FILE *out, const kn_trip *t, const kn_cfg *cfg, int indent
   fprintf(out, "%s)\n", t->other_exits ? ", other exits" : "");
 }
 
-static void dump_loop(FILE *out, const kn_loop *l, const kn_cfg *cfg) {
+static void dump_loop(FILE *out, const ir_loop *l, const ir_cfg *cfg) {
   int indent = 2 * (l->depth - 1);
   fprintf(out, "%*s", indent, "");
   put_block(out, "loop ", cfg, l->header);
@@ -82,11 +82,11 @@ static void dump_loop(FILE *out, const kn_loop *l, const kn_cfg *cfg) {
   for (int i = 0; i < l->nchildren; i++) dump_loop(out, l->children[i], cfg);
 }
 
-void kn_dump_loops(FILE *out, const kn_loops *lp) {
+void ir_dump_loops(FILE *out, const ir_loops *lp) {
   for (int i = 0; i < lp->nroots; i++) dump_loop(out, lp->roots[i], lp->cfg);
 }
 
-void kn_dump_affine(FILE *out, const kn_affine *a) {
+void ir_dump_affine(FILE *out, const ir_affine *a) {
   if (!a->ok) {
     fputs("not affine\n", out);
     return;

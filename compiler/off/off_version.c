@@ -12,12 +12,12 @@
  */
 #include <string.h>
 
-#include "lower.h"
+#include "ir_pass.h"
 #include "off_internal.h"
 #include "twasm_abi.h"
 
 static bool in_nest(const kn_recog_nest *n, LLVMBasicBlockRef bb) {
-  return kn_loop_contains_block(n->nest, bb, n->cfg);
+  return ir_loop_contains_block(n->nest, bb, n->cfg);
 }
 
 static bool defined_in_nest(const kn_recog_nest *n, LLVMValueRef v) {
@@ -51,7 +51,7 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
 
 /* The one block outside the nest that enters its header, or NULL. */
 static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
-  const kn_block *h = &n->cfg->blocks[n->nest->header];
+  const ir_block *h = &n->cfg->blocks[n->nest->header];
   LLVMBasicBlockRef from = NULL;
   for (int i = 0; i < h->npreds; i++) {
     LLVMBasicBlockRef p = n->cfg->blocks[h->preds[i]].bb;
@@ -82,7 +82,7 @@ static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
   LLVMDisposeBuilder(b);
   for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
     if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
-  low_retarget_phis(header, from, pre);
+  ir_retarget_phis(header, from, pre);
   return pre;
 }
 
@@ -147,7 +147,7 @@ static LLVMValueRef as_i64(ov_ctx *c, LLVMValueRef v, bool sign) {
 }
 
 static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
-  const kn_trip *t = b->trip;
+  const ir_trip *t = b->trip;
   LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
   LLVMValueRef start = t->start ? as_i64(c, t->start, true) : zero;
   if (t->start_add)
@@ -155,7 +155,7 @@ static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
   LLVMValueRef args[] = {start,
                          t->bound ? as_i64(c, t->bound, true) : zero,
                          LLVMConstInt(c->i64, (uint64_t)t->step, true),
-                         LLVMConstInt(c->i32, kn_trip_how(t), false),
+                         LLVMConstInt(c->i32, ir_trip_how(t), false),
                          LLVMConstInt(c->i32, b->scale, false)};
   LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
   if (b->guard) {
@@ -167,7 +167,7 @@ static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
   if (!b->top_tested) return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
   /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
    * header runs of that loop less one (and -1, unknown, stays negative) */
-  args[3] = LLVMConstInt(c->i32, kn_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
+  args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
   LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
   return LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
 }

@@ -1,4 +1,4 @@
-/* off_hold.c: keeps LLVM from vectorising and unrolling loops until the
+/* ir_hold.c: keeps LLVM from vectorising and unrolling loops until the
  * offload stage has seen them.  Before the standard pipeline every natural
  * loop's latch gets loop metadata asking for neither; after recognition
  * and versioning the metadata goes and the vectoriser and unroller run
@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kn.h"
-#include "lower.h"
-#include "off.h"
+#include "ir.h"
+#include "ir_pass.h"
 
 #define OFFSET_HINT "twasm.loop.offset"
 
@@ -49,7 +48,7 @@ static LLVMValueRef loop_id(LLVMContextRef ctx, LLVMValueRef latch) {
                             hint(ctx, "llvm.loop.unroll.disable", NULL)};
   uint32_t offset;
   unsigned nops = 3;
-  if (md_u32(LLVMGetMetadata(latch, LLVMGetMDKindIDInContext(ctx, LOW_MD_LOOP, strlen(LOW_MD_LOOP))),
+  if (md_u32(LLVMGetMetadata(latch, LLVMGetMDKindIDInContext(ctx, IR_MD_LOOP, strlen(IR_MD_LOOP))),
              NULL, &offset))
     ops[nops++] = hint(ctx, OFFSET_HINT, LLVMConstInt(i32, offset, false));
   LLVMMetadataRef id = LLVMMDNodeInContext2(ctx, ops, nops);
@@ -62,21 +61,21 @@ static unsigned loop_kind(LLVMContextRef ctx) {
 }
 
 /* The SLP vectoriser has no per-loop switch; it leaves functions marked
- * noimplicitfloat alone, so they carry that until off_release_loops. */
+ * noimplicitfloat alone, so they carry that until ir_release_loops. */
 static unsigned nif_kind(void) { return LLVMGetEnumAttributeKindForName("noimplicitfloat", 15); }
 
-void off_hold_loops(LLVMModuleRef mod) {
+void ir_hold_loops(LLVMModuleRef mod) {
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   unsigned kind = loop_kind(ctx);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     tw_arena arena = {0};
-    kn_cfg cfg;
-    if (kn_cfg_build(&cfg, &arena, fn)) {
+    ir_cfg cfg;
+    if (ir_cfg_build(&cfg, &arena, fn)) {
       LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, nif_kind(), 0));
-      kn_dom dom;
-      kn_loops lp;
-      kn_dom_build(&dom, &cfg);
-      kn_loops_build(&lp, &cfg, &dom);
+      ir_dom dom;
+      ir_loops lp;
+      ir_dom_build(&dom, &cfg);
+      ir_loops_build(&lp, &cfg, &dom);
       for (int l = 0; l < lp.nloops; l++)
         for (int k = 0; k < lp.loops[l]->nlatches; k++) {
           LLVMValueRef br = LLVMGetBasicBlockTerminator(cfg.blocks[lp.loops[l]->latches[k]].bb);
@@ -87,7 +86,7 @@ void off_hold_loops(LLVMModuleRef mod) {
   }
 }
 
-bool off_loop_offset(LLVMValueRef latch, uint32_t *offset) {
+bool ir_loop_offset(LLVMValueRef latch, uint32_t *offset) {
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(latch));
   LLVMValueRef id = LLVMGetMetadata(latch, loop_kind(ctx));
   unsigned n = id && LLVMIsAMDNode(id) ? LLVMGetMDNodeNumOperands(id) : 0;
@@ -101,7 +100,7 @@ bool off_loop_offset(LLVMValueRef latch, uint32_t *offset) {
   return found;
 }
 
-void off_release_loops(LLVMModuleRef mod) {
+void ir_release_loops(LLVMModuleRef mod) {
   unsigned kind = loop_kind(LLVMGetModuleContext(mod));
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, nif_kind());

@@ -29,16 +29,6 @@ bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d);
 
-/* Before the standard pipeline: loop metadata on every loop asking LLVM
- * not to vectorise or unroll it; after off_module, off_release_loops
- * removes it again (off_hold.c). */
-void off_hold_loops(LLVMModuleRef mod);
-void off_release_loops(LLVMModuleRef mod);
-/* The file offset of the Wasm loop whose latch branch this is, from the
- * metadata off_hold_loops left on it (false when LLVM dropped it or the
- * branch closes no Wasm loop). */
-bool off_loop_offset(LLVMValueRef latch, uint32_t *offset);
-
 /* Writes the PTX embedded in a compiled object or executable to
  * DIR/KERNEL.sm_XX.ptx; *count: files written. */
 bool off_extract(const char *app, const char *dir, unsigned *count, tw_diag *d);

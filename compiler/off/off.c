@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ir_pass.h"
 #include "kn_recog.h"
 #include "off_internal.h"
 #include "ptx.h"
@@ -247,7 +248,7 @@ static uint32_t nest_offset(const kn_recog_nest *n, const wasm_func *wf) {
   for (int i = 0; i < n->nest->nlatches; i++) {
     LLVMValueRef t = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->latches[i]].bb);
     uint32_t offset;
-    if (t && off_loop_offset(t, &offset)) return offset;
+    if (t && ir_loop_offset(t, &offset)) return offset;
   }
   return wf->body_offset;
 }

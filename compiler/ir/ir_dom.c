@@ -1,5 +1,5 @@
-/* kn_dom.c: dominator tree by the Cooper-Harvey-Kennedy iterative algorithm. */
-#include "kn.h"
+/* ir_dom.c: dominator tree by the Cooper-Harvey-Kennedy iterative algorithm. */
+#include "ir.h"
 
 /* Walks both fingers up the tree being built; with RPO numbers a dominator
  * always has the smaller number. */
@@ -11,13 +11,13 @@ static int intersect(const int *idom, int a, int b) {
   return a;
 }
 
-static void solve(const kn_cfg *cfg, int *idom) {
+static void solve(const ir_cfg *cfg, int *idom) {
   for (int b = 1; b < cfg->nblocks; b++) idom[b] = -1;
   idom[0] = 0;
   for (bool changed = true; changed;) {
     changed = false;
     for (int b = 1; b < cfg->nblocks; b++) {
-      const kn_block *blk = &cfg->blocks[b];
+      const ir_block *blk = &cfg->blocks[b];
       int new_idom = -1;
       for (int i = 0; i < blk->npreds; i++) {
         int p = blk->preds[i];
@@ -34,7 +34,7 @@ static void solve(const kn_cfg *cfg, int *idom) {
 
 /* Numbers the tree in DFS pre- and post-order so that dominance is interval
  * containment. */
-static void number_tree(kn_dom *dom, tw_arena *a) {
+static void number_tree(ir_dom *dom, tw_arena *a) {
   int n = dom->cfg->nblocks;
   int *first = tw_arena_alloc(a, (size_t)n * sizeof *first);
   int *sibling = tw_arena_alloc(a, (size_t)n * sizeof *sibling);
@@ -61,7 +61,7 @@ static void number_tree(kn_dom *dom, tw_arena *a) {
   }
 }
 
-void kn_dom_build(kn_dom *dom, const kn_cfg *cfg) {
+void ir_dom_build(ir_dom *dom, const ir_cfg *cfg) {
   int n = cfg->nblocks;
   dom->cfg = cfg;
   dom->idom = tw_arena_alloc(cfg->arena, (size_t)n * sizeof *dom->idom);
@@ -71,6 +71,6 @@ void kn_dom_build(kn_dom *dom, const kn_cfg *cfg) {
   number_tree(dom, cfg->arena);
 }
 
-bool kn_dominates(const kn_dom *dom, int a, int b) {
+bool ir_dominates(const ir_dom *dom, int a, int b) {
   return dom->pre[a] <= dom->pre[b] && dom->post[b] <= dom->post[a];
 }

@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "decode.h"
 #include "header.h"
+#include "ir_pass.h"
 #include "lower.h"
 #include "twasm_abi.h"
 #include "validate.h"
@@ -99,7 +100,7 @@ static bool run_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *p
 static int clamp_level(int opt_level) { return opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level; }
 
 /* The standard pipeline; with `staged`, every loop carries metadata that
- * forbids vectorising and unrolling it (off_hold_loops), and late_passes
+ * forbids vectorising and unrolling it (ir_hold_loops), and late_passes
  * run those after the offload stage: it recognises tensor loops in their
  * plain scalar form, and the CPU versions it keeps are still vectorised
  * and unrolled.  (PipelineTuningOptions do not reach default<O2> through
@@ -108,7 +109,7 @@ static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, 
                      tw_diag *d) {
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%d>", clamp_level(opt_level));
-  if (staged) off_hold_loops(mod);
+  if (staged) ir_hold_loops(mod);
   return run_passes(mod, tm, passes, d);
 }
 
@@ -125,8 +126,16 @@ static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_leve
            "loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
            "simplifycfg)",
            clamp_level(opt_level));
-  off_release_loops(mod);
+  ir_release_loops(mod);
   return run_passes(mod, tm, passes, d);
+}
+
+/* Memory 0's declared maximum (an imported memory's actual maximum is
+ * within its import's), else the runtime's limit. */
+static uint64_t max_memory_bytes(const wasm_module *m) {
+  const wasm_limits *l = &m->mems[0].limits;
+  uint64_t pages = l->has_max && l->max < TWASM_MAX_PAGES ? l->max : TWASM_MAX_PAGES;
+  return pages * TWASM_PAGE_SIZE;
 }
 
 /* Before the pipeline, at -O2 and above: mem2reg, re-rolling of clang's
@@ -136,8 +145,8 @@ static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_leve
 static bool fold_addresses(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m,
                            bool reroll, tw_diag *d) {
   if (!run_passes(mod, tm, "function(mem2reg)", d)) return false;
-  if (reroll) low_reroll_loops(mod);
-  low_fold_address_adds(mod, m);
+  if (reroll) ir_reroll_loops(mod);
+  if (m->nmems) ir_fold_address_adds(mod, max_memory_bytes(m));
   return true;
 }
 
