@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CPU benchmark: each program built natively, by twasmc, by wasm2c + clang and
-# run by node, timed interleaved; prints markdown tables of figures only.
+# CPU benchmark: each program built natively, by twasmc (from a plain and
+# from a -msimd128 wasm build), by wasm2c + clang and run by node, timed
+# interleaved; prints markdown tables of figures only.
 #
 # usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [PROGRAM...]
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), NODE (node),
@@ -29,8 +30,8 @@ NODE=${NODE:-node}
 WASM2C=${WASM2C:-wasm2c}
 WASM2C_RT=${WASM2C_RT:-/usr/share/wabt/wasm2c}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
-ways=(native twasmc wasm2c node)
-ratio_ways=(twasmc wasm2c node)
+ways=(native twasmc simd wasm2c node)
+ratio_ways=(twasmc simd wasm2c node)
 if [ -n "${TWASMC_BEFORE:-}" ]; then
 	ways+=(before)
 	ratio_ways=(before "${ratio_ways[@]}")
@@ -54,6 +55,7 @@ run_way() {
 	case $2 in
 	native) "$dir/native" ;;
 	twasmc) "$dir/twasmc" ;;
+	simd) "$dir/simd" ;;
 	before) "$dir/before" ;;
 	wasm2c) "$dir/wasm2c" ;;
 	node) "$NODE" --no-warnings "$bench_dir/bench_node.mjs" "$dir/prog.wasm" ;;
@@ -77,6 +79,11 @@ build() {
 	built[$p]=native
 	if seconds "$TWASMC" -O2 "$dir/prog.wasm" -o "$dir/twasmc" >"$dir/compile.twasmc"; then
 		built[$p]+=" twasmc"
+	fi
+	# the same source as SIMD Wasm: clang vectorises for wasm's 128-bit SIMD
+	if "$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 -msimd128 "$src" -o "$dir/prog-simd.wasm" -lm &&
+		"$TWASMC" -O2 "$dir/prog-simd.wasm" -o "$dir/simd"; then
+		built[$p]+=" simd"
 	fi
 	if seconds build_wasm2c "$dir/prog.wasm" "$dir/w2c" "$dir/wasm2c" >"$dir/compile.wasm2c"; then
 		built[$p]+=" wasm2c"
@@ -137,7 +144,12 @@ echo "## Run time (median of $reps, seconds native; others as ratio to native)"
 echo
 header="| program | native s" rule="|---|---:"
 for way in "${ratio_ways[@]}"; do
-	header+=" | ${way/before/twasmc before}" rule+="|---:"
+	case $way in
+	before) header+=" | twasmc before" ;;
+	simd) header+=" | twasmc -msimd128" ;;
+	*) header+=" | $way" ;;
+	esac
+	rule+="|---:"
 done
 echo "$header |"
 echo "$rule|"
@@ -162,6 +174,20 @@ for way in "${ratio_ways[@]}"; do
 	row+=" | $(awk -v s="${log_sum[$way]:-0}" -v c="${count[$way]:-0}" 'BEGIN { if (c) printf "%.2f", exp(s / c); else print "n/a" }')"
 done
 echo "$row |"
+
+echo
+echo "## SIMD: twasmc of the -msimd128 build against the plain build (median of $reps; below 1: SIMD faster)"
+echo
+echo "| program | twasmc s | twasmc -msimd128 s | SIMD / plain |"
+echo "|---|---:|---:|---:|"
+for p in "${programs[@]}"; do
+	if has_way "$p" twasmc && has_way "$p" simd; then
+		plain=$(median "$work/$p/time.twasmc") vec=$(median "$work/$p/time.simd")
+		echo "| $p | $(printf '%.3f' "$plain") | $(printf '%.3f' "$vec") | $(awk -v a="$vec" -v b="$plain" 'BEGIN { printf "%.2f", a / b }') |"
+	else
+		echo "| $p | n/a | n/a | n/a |"
+	fi
+done
 
 echo
 echo "## Compile time (s, wasm -> executable, one run) and output size (bytes; executables: text)"
