@@ -85,6 +85,9 @@ static bool block_type(dec_reader *r, wasm_insn *in) {
       return true;
     }
   }
+  /* a one-byte negative s33 is a value type, never a type index */
+  if (r->pos < r->end && dec_type_feature(r->bytes[r->pos]))
+    return dec_unsupported(r, at, dec_type_feature(r->bytes[r->pos]));
   uint64_t v;
   if (!sleb(r, 33, &v)) return false;
   if ((int64_t)v < 0) return tw_fail(r->d, (uint32_t)at, "malformed value type");
@@ -185,7 +188,11 @@ static bool immediates(dec_reader *r, wasm_insn *in, int imm) {
   case IM_I64: if (!sleb(r, 64, &v)) return false; in->u.i64 = (int64_t)v; return true;
   case IM_F32: if (!fixed_bytes(r, 4, &v)) return false; in->u.f32 = (uint32_t)v; return true;
   case IM_F64: return fixed_bytes(r, 8, &in->u.f64);
-  default: return tw_fail(r->d, in->offset, "illegal opcode");
+  default: {
+    const char *feature = dec_opcode_feature((uint8_t)in->op);
+    if (feature) return dec_unsupported(r, in->offset, feature);
+    return tw_fail(r->d, in->offset, "illegal opcode");
+  }
   }
 }
 

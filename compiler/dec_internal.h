@@ -62,6 +62,18 @@ bool dec_datacount_section(dec_reader *r);
 bool dec_code_section(dec_reader *r);
 bool dec_data_section(dec_reader *r);
 
+/* dec_feature.c: proposals twasmc does not implement, named where their
+ * encodings show.  Each *_feature returns "<feature> (<proposal>)" or NULL;
+ * dec_unsupported fails with "<that> is not supported" at at. */
+bool dec_unsupported(dec_reader *r, size_t at, const char *feature);
+const char *dec_opcode_feature(uint8_t op);
+const char *dec_type_feature(uint8_t b);
+const char *dec_form_feature(int64_t form);
+const char *dec_limits_feature(dec_reader *r);
+const char *dec_table_feature(dec_reader *r);
+const char *dec_tag_feature(void);
+const char *dec_multi_memory_feature(void);
+
 /* The "name" custom section: fills names, never fails the module. */
 void dec_name_section(dec_reader *r, size_t start, size_t end);
 

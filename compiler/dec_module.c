@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEC_CUSTOM = 0, SEC_DATACOUNT = 12, SEC_LAST = 12 };
+enum { SEC_CUSTOM = 0, SEC_DATACOUNT = 12, SEC_LAST = 12, SEC_TAG = 13 };
 
 typedef bool (*section_fn)(dec_reader *r);
 
@@ -52,6 +52,7 @@ static bool section_sequence(dec_reader *r, size_t *name_start, size_t *name_end
     size_t id_at = r->pos;
     uint8_t id = r->bytes[r->pos++];
     uint32_t size;
+    if (id == SEC_TAG) return dec_unsupported(r, id_at, dec_tag_feature());
     if (id > SEC_LAST) return tw_fail(r->d, (uint32_t)id_at, "malformed section id");
     r->end = r->size;
     r->in_section = false;

@@ -30,7 +30,7 @@ static bool sr_wast2json(const char *wast, const char *dir, char *json, size_t j
     posix_spawn_file_actions_adddup2(&fa, errfd, 1);
     posix_spawn_file_actions_adddup2(&fa, errfd, 2);
   }
-  char *argv[] = {"wast2json", "--no-check", (char *)wast, "-o", json, NULL};
+  char *argv[] = {"wast2json", "--no-check", "--enable-relaxed-simd", (char *)wast, "-o", json, NULL};
   pid_t pid;
   int status = -1;
   bool spawned = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) == 0;
