@@ -187,27 +187,44 @@ bench: $(TWASMC) $(LIBRT) gpu-bench-apps
 	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench on a GPU machine)"; fi
 
 # ---- install ----------------------------------------------------------------
-LIBDIR := $(PREFIX)/lib
+# LIBDIR may lie anywhere (lib64, lib/x86_64-linux-gnu): the installed
+# twasmc finds the runtime through share/twasm/libdir (its path relative
+# to bin/), and the .pc file names it.  Install records the folders it
+# creates in share/twasm/installed-dirs; uninstall removes those that are
+# empty then, and nothing else.
+LIBDIR ?= $(PREFIX)/lib
+BINDIR := $(PREFIX)/bin
+PC_LIBDIR = $(if $(filter $(PREFIX)/%,$(LIBDIR)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(LIBDIR)),$(LIBDIR))
+INSTALL_DIRS = $(BINDIR) $(LIBDIR)/pkgconfig $(PREFIX)/include $(PREFIX)/share/man/man1 \
+  $(PREFIX)/share/man/man3 $(PREFIX)/share/twasm
+INSTALLED_DIRS = $(PREFIX)/share/twasm/installed-dirs
 $(B)/twasm-rt.pc:
 	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: twasm-rt\nDescription: runtime for modules compiled by twasmc\nVersion: 0.1.0\nLibs: -L$${libdir} -l:libtwasm-rt.a -ldl -lm -lpthread\nCflags: -I$${includedir}\n' '$(PREFIX)' > $@
+	printf 'prefix=%s\nlibdir=%s\nincludedir=$${prefix}/include\n\nName: twasm-rt\nDescription: runtime for modules compiled by twasmc\nVersion: 0.1.0\nLibs: -L$${libdir} -l:libtwasm-rt.a -ldl -lm -lpthread\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(PC_LIBDIR)' > $@
 .PHONY: $(B)/twasm-rt.pc
 
 install: all $(B)/twasm-rt.pc
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 755 $(TWASMC) $(DESTDIR)$(PREFIX)/bin/twasmc
+	@set -e; $(if $(DESTDIR),mkdir -p "$(DESTDIR)";) for d in $(INSTALL_DIRS); do \
+	  new=; p=$$d; while [ "$$p" != / ] && [ ! -d "$(DESTDIR)$$p" ]; do new="$$p $$new"; p=$$(dirname "$$p"); done; \
+	  for n in $$new; do mkdir "$(DESTDIR)$$n"; made="$$made$$n\n"; done; done; \
+	  printf '%b' "$$made" >> $(DESTDIR)$(INSTALLED_DIRS)
+	install -m 755 $(TWASMC) $(DESTDIR)$(BINDIR)/twasmc
 	install -m 644 $(LIBRT) $(LIBRT_SO) $(DESTDIR)$(LIBDIR)/
 	install -m 644 include/twasm*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/twasm-rt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc
 	install -m 644 man/twasmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/twasm-rt.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	realpath -m --relative-to=$(BINDIR) $(LIBDIR) > $(DESTDIR)$(PREFIX)/share/twasm/libdir
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/twasmc $(DESTDIR)$(LIBDIR)/libtwasm-rt.a $(DESTDIR)$(LIBDIR)/libtwasm-rt.so \
+	rm -f $(DESTDIR)$(BINDIR)/twasmc $(DESTDIR)$(LIBDIR)/libtwasm-rt.a $(DESTDIR)$(LIBDIR)/libtwasm-rt.so \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc $(DESTDIR)$(PREFIX)/share/man/man1/twasmc.1 \
-	  $(DESTDIR)$(PREFIX)/share/man/man3/twasm-rt.3
+	  $(DESTDIR)$(PREFIX)/share/man/man3/twasm-rt.3 $(DESTDIR)$(PREFIX)/share/twasm/libdir
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(wildcard include/twasm*.h)))
+	@if [ -f $(DESTDIR)$(INSTALLED_DIRS) ]; then \
+	  dirs=$$(sort -u $(DESTDIR)$(INSTALLED_DIRS) | awk '{ print length, $$0 }' | sort -rn | cut -d' ' -f2-); \
+	  rm -f $(DESTDIR)$(INSTALLED_DIRS); \
+	  for d in $$dirs; do rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done; fi
 
 # ---- fuzzing (clang-19 libFuzzer over decode + validate) ------------------
 FUZZ_SRC := $(wildcard compiler/dec_*.c compiler/val_*.c) compiler/wasm_simd.c compiler/base/arena.c compiler/base/diag.c

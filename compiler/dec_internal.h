@@ -77,4 +77,17 @@ const char *dec_multi_memory_feature(void);
 /* The "name" custom section: fills names, never fails the module. */
 void dec_name_section(dec_reader *r, size_t start, size_t end);
 
+/* Where the DWARF custom sections are (file offsets; end 0: absent). */
+typedef struct {
+  size_t start, end;
+} dec_range;
+typedef struct {
+  dec_range info, abbrev, str, line_str, str_offsets, addr;
+  size_t code_start; /* file offset of the code section's contents, 0: none */
+} dec_dwarf;
+
+/* Names the functions still unnamed after the name section from DWARF's
+ * subprograms (dec_dwarf.c); never fails the module. */
+void dec_dwarf_names(dec_reader *r, const dec_dwarf *dw);
+
 #endif

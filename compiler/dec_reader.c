@@ -115,6 +115,7 @@ bool dec_reftype(dec_reader *r, uint8_t *out) {
 
 bool dec_limits(dec_reader *r, wasm_limits *out) {
   uint32_t flags, min, max = 0;
+  out->offset = (uint32_t)r->pos;
   const char *feature = dec_limits_feature(r);
   if (feature) return dec_unsupported(r, r->pos, feature);
   if (!dec_flag(r, &flags) || !dec_u32r(r, &min)) return false;

@@ -45,6 +45,8 @@ typedef struct low_module_ctx {
 
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
+/* A private constant holding len bytes and a NUL (low_desc.c). */
+LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name);
 
 /* LLVM type of a Wasm value type (refs are ptr). */
 LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype);

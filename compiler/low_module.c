@@ -192,17 +192,6 @@ static void build_entry_points(low_module_ctx *mc, LLVMValueRef *invokers, LLVMV
   LLVMDisposeBuilder(b);
 }
 
-/* A private constant holding bytes (NULs included). */
-static LLVMValueRef const_bytes(low_module_ctx *mc, const char *bytes, size_t n, const char *name) {
-  LLVMValueRef init = LLVMConstStringInContext(mc->ctx, bytes, (unsigned)n, true);
-  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, true);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  return g;
-}
-
 /* int main(int argc, char **argv) {
  *   return twasm_main(&desc, argc, argv, dirs, env, flags); } */
 static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
@@ -216,7 +205,7 @@ static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
   LLVMValueRef dirs = LLVMConstNull(p), env = LLVMConstNull(p);
   if (mc->opt->baked_dirs) dirs = LLVMBuildGlobalStringPtr(b, mc->opt->baked_dirs, "twasm_baked_dirs");
   if (mc->opt->baked_env)
-    env = const_bytes(mc, mc->opt->baked_env, mc->opt->baked_env_len, "twasm_baked_env");
+    env = low_bytes_const(mc, mc->opt->baked_env, mc->opt->baked_env_len, "twasm_baked_env");
   LLVMValueRef flags = LLVMConstInt(i32, mc->opt->inherit_env ? TWASM_MAIN_INHERIT_ENV : 0, false);
   LLVMValueRef args[] = {desc, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), dirs, env, flags};
   LLVMBuildRet(b, LLVMBuildCall2(b, tm_ty, twasm_main, args, 6, ""));

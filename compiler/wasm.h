@@ -36,6 +36,7 @@ typedef struct {
 typedef struct {
   uint64_t min, max; /* max valid only when has_max */
   bool has_max;
+  uint32_t offset;   /* file offset of the limits (their flags byte) */
 } wasm_limits;
 
 /* Block types: empty, one value type, or a type index (multi-value). */

@@ -77,6 +77,7 @@ typedef struct twasm_trap {
    * the Wasm frames, innermost (the trapping function) first. */
   uint32_t nframes;
   uint32_t frames[TWASM_TRAP_MAX_FRAMES];
+  bool frames_truncated;  /* more Wasm frames lay beyond the last one kept */
 } twasm_trap;
 
 /* Spec wording of a trap code ("integer divide by zero", ...). */

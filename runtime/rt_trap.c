@@ -64,6 +64,7 @@ void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
   t->offset = offset;
   t->exit_status = 0;
   t->nframes = 0;
+  t->frames_truncated = false;
   t->func_name = NULL;
   if (m && m->func_names && func_index < m->nfuncs_total) t->func_name = m->func_names[func_index];
 }
@@ -115,8 +116,13 @@ static uint32_t func_at(const rt_instance *inst, uintptr_t pc) {
  * thread's stack.  Async-signal-safe. */
 static void backtrace_from(twasm_trap *t, const rt_instance *inst, uintptr_t pc, uintptr_t fp) {
   t->nframes = 0;
+  t->frames_truncated = false;
   uint32_t idx = func_at(inst, pc);
-  while (idx != UINT32_MAX && t->nframes < TWASM_TRAP_MAX_FRAMES) {
+  while (idx != UINT32_MAX) {
+    if (t->nframes == TWASM_TRAP_MAX_FRAMES) {
+      t->frames_truncated = true;
+      break;
+    }
     t->frames[t->nframes++] = idx;
     if (!rt_stack_hi || fp < rt_stack_lo || fp + 16 > rt_stack_hi || (fp & 7)) break;
     uintptr_t next = ((const uintptr_t *)fp)[0];
@@ -139,7 +145,11 @@ void twasm_rt_trap(void *vmctx, uint32_t code, uint32_t func_index, uint32_t off
   const uintptr_t *fp = __builtin_frame_address(0);
   if (vmctx) backtrace_from(&t, rt_inst(vmctx), fp[1] - 1, fp[0]);
   /* Inlined into its caller, the trapping function has no frame of its own. */
-  if (t.nframes && t.frames[0] != func_index && t.nframes < TWASM_TRAP_MAX_FRAMES) {
+  if (t.nframes && t.frames[0] != func_index) {
+    if (t.nframes == TWASM_TRAP_MAX_FRAMES) {
+      t.nframes--;
+      t.frames_truncated = true;
+    }
     memmove(&t.frames[1], &t.frames[0], t.nframes * sizeof t.frames[0]);
     t.frames[0] = func_index;
     t.nframes++;

@@ -53,7 +53,9 @@ static bool add_stdio(twasm_wasi *w) {
     uint32_t n;
     /* A closed host stream stays a (failing) descriptor so that the guest's
      * numbering matches the host's. */
-    if (!wasi_fd_add(w, fd, type, wasi_rights_of_type(type), 0, &n)) return false;
+    /* What a stream can do; a listening socket passes it on to accepted ones. */
+    uint64_t rights = wasi_rights_of_type(type);
+    if (!wasi_fd_add(w, fd, type, rights, rights, &n)) return false;
     w->fds[n].owned = false;
   }
   return true;

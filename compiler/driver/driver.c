@@ -233,7 +233,8 @@ drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
   if (st == DRV_OK) {
     char *err = NULL;
     LLVMMemoryBufferRef buf;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err, &buf)) {
+    LLVMCodeGenFileType kind = o->emit_asm ? LLVMAssemblyFile : LLVMObjectFile;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, kind, &err, &buf)) {
       tw_fail(d, TW_DIAG_NO_OFFSET, "LLVM code generation failed: %s", err ? err : "");
       st = DRV_INTERNAL;
     } else {

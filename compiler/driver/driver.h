@@ -24,6 +24,7 @@ typedef struct {
   const char *desc_symbol;  /* descriptor symbol, default "twasm_module" */
   const char *module_name;  /* for messages, default: file stem */
   bool emit_main;           /* executables: main() calls twasm_main() */
+  bool emit_asm;            /* drv_compile: native assembly text, not an object */
   const char *baked_dirs;   /* executables: "HOST::GUEST\n..." preopens */
   const char *baked_env;    /* executables: the guest's NAME[=VALUE] entries,
                              * each NUL-ended, then an empty one; or NULL */
@@ -49,6 +50,13 @@ bool drv_cpu_known(const char *name);
  * wat2wasm (DRV_IO with a clear message if it is not installed, DRV_MALFORMED
  * if wat2wasm rejects it).  *bytes is malloc'd. */
 drv_status drv_read_input(const char *path, uint8_t **bytes, size_t *size, tw_diag *d);
+
+/* A module from standard input: binary as is, anything else as text
+ * through wat2wasm (*was_text says which). */
+drv_status drv_read_stdin(uint8_t **bytes, size_t *size, bool *was_text, tw_diag *d);
+
+/* Whether drv_read_input takes path for a text module (.wat, .wast). */
+bool drv_is_text_input(const char *path);
 
 /* Decode + validate only. */
 drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d);

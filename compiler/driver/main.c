@@ -7,17 +7,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <llvm-c/Core.h>
+
 #include "driver.h"
+#include "drv_output.h"
 #include "header.h"
 #include "twasm.h"
 
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] =
-    "usage: twasmc [options] INPUT.wasm|INPUT.wat [-o OUTPUT]\n"
+    "usage: twasmc [options] INPUT.wasm|INPUT.wat|- [-o OUTPUT|-]\n"
     "\n"
     "Compiles a WebAssembly module ahead of time, through LLVM, to a native\n"
-    "executable (default) or object file.\n"
+    "executable (default) or object file.  INPUT - reads the module (binary\n"
+    "or text) from standard input, and then needs -o.\n"
     "\n"
     "Supported: Wasm 2.0 (MVP, mutable globals, sign extension, saturating\n"
     "float-to-int, multi-value, bulk memory, reference types, fixed-width SIMD)\n"
@@ -26,9 +30,12 @@ static const char usage_text[] =
     "tail calls, memory64, multi-memory, GC, typed function references.\n"
     "\n"
     "options:\n"
-    "  -o FILE                 output file (default: INPUT without .wasm, or .o with -c)\n"
+    "  -o FILE                 output file (default: INPUT without .wasm, or .o with -c);\n"
+    "                          a regular file, never the input; - is standard output\n"
+    "                          (with -c, -S or --emit-llvm; -c then writes no header)\n"
     "  -c                      write an object file and a C header (link with libtwasm-rt)\n"
     "  -O0, -O1, -O2, -O3      optimisation level (default -O2)\n"
+    "  -S                      write native assembly text instead\n"
     "  --emit-llvm             write the optimised LLVM IR as text instead\n"
     "  --cpu=NAME              generate code for CPU NAME (an LLVM x86-64 name such\n"
     "                          as x86-64-v3, skylake, znver4) or native (this\n"
@@ -40,7 +47,8 @@ static const char usage_text[] =
     "  --offload-report        print, for every loop nest, whether it became a GPU\n"
     "                          kernel (and for which archs) or why not\n"
     "  --no-offload            do not look for tensor loops (no PTX embedded)\n"
-    "  --gpu-arch=LIST         archs to generate PTX for (default sm_75,sm_80,sm_90)\n"
+    "  --gpu-arch=LIST         archs to generate PTX for (default sm_75,sm_80,sm_90;\n"
+    "                          up to 7 of sm_50 ... sm_90, the archs of LLVM 19's NVPTX)\n"
     "  --fp-reassociate        allow float reductions on the GPU (changes results)\n"
     "  --tensor-cores=MODE     exact (default): int8 matmuls on tensor cores\n"
     "                          (wmma on sm_80+; wgmma on sm_90a, for products\n"
@@ -65,16 +73,32 @@ static const char usage_text[] =
     "exit status: 0 success, 1 bad input (malformed or invalid module, I/O),\n"
     "2 bad usage.\n";
 
+/* What --version lists: the WebAssembly features twasmc compiles. */
+static const char features_text[] =
+    "WebAssembly 2.0 without SIMD: multi-value, reference types, bulk memory,\n"
+    "sign extension, non-trapping float-to-int, mutable globals, multiple\n"
+    "tables; executables get WASI preview 1 (wasi_snapshot_preview1)\n"
+    "GPU offload: PTX for sm_50 to sm_90 (and sm_90a) through LLVM's NVPTX\n";
+
 typedef struct {
   const char *input, *output;
-  bool object, emit_llvm, offload_report;
+  bool object, emit_llvm, emit_asm, offload_report;
   const char *extract;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
   char *env;  /* "NAME[=VALUE]\0...", then "\0" (twasm_main) */
   size_t env_len;
+  bool text_input; /* the module was text, converted by wat2wasm */
   char prefix[128], desc_symbol[160];
 } cli;
+
+/* What this build is: the LLVM it was built with and the WebAssembly it
+ * compiles. */
+static void print_version(void) {
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  printf("twasmc %s (LLVM %u.%u.%u)\n%s", TWASM_VERSION, major, minor, patch, features_text);
+}
 
 static int usage_error(const char *fmt, const char *arg) {
   fputs("twasmc: error: ", stderr);
@@ -109,7 +133,7 @@ static int parse_args(cli *c, int argc, char **argv) {
       fputs(usage_text, stdout);
       return 0;
     } else if (!strcmp(a, "--version")) {
-      printf("twasmc %s (LLVM 19)\n", TWASM_VERSION);
+      print_version();
       return 0;
     } else if (!strcmp(a, "-o")) {
       if (++i == argc) return usage_error("%s needs a file name", a);
@@ -120,6 +144,8 @@ static int parse_args(cli *c, int argc, char **argv) {
       c->drv.opt_level = a[2] - '0';
     } else if (!strcmp(a, "--emit-llvm")) {
       c->emit_llvm = true;
+    } else if (!strcmp(a, "-S")) {
+      c->emit_asm = c->drv.emit_asm = true;
     } else if (!strncmp(a, "--bounds-checks=", 16)) {
       if (!strcmp(a + 16, "guard")) c->drv.bounds_mode = TWASM_BOUNDS_GUARD;
       else if (!strcmp(a + 16, "explicit")) c->drv.bounds_mode = TWASM_BOUNDS_EXPLICIT;
@@ -134,8 +160,12 @@ static int parse_args(cli *c, int argc, char **argv) {
     } else if (!strcmp(a, "--fp-reassociate")) {
       c->drv.offload.fp_reassociate = true;
     } else if (!strncmp(a, "--gpu-arch=", 11)) {
-      if (!off_parse_archs(&c->drv.offload, a + 11))
-        return usage_error("bad --gpu-arch list '%s' (e.g. sm_75,sm_80,sm_90)", a + 11);
+      if (!off_parse_archs(&c->drv.offload, a + 11)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "bad --gpu-arch list '%.200s': up to %d of %s", a + 11,
+                 OFF_MAX_ARCHS - 1, off_supported_archs());
+        return usage_error("%s", msg);
+      }
     } else if (!strncmp(a, "--tensor-cores=", 15)) {
       if (!strcmp(a + 15, "tf32")) c->drv.offload.tf32 = true;
       else if (!strcmp(a + 15, "exact")) c->drv.offload.tf32 = false;
@@ -164,18 +194,28 @@ static int parse_args(cli *c, int argc, char **argv) {
   if (c->extract && c->input) return usage_error("--extract-ptx takes no other input ('%s')", c->input);
   if (c->extract) return -1;
   if (!c->input) return usage_error("%s", "no input file");
-  c->drv.emit_main = !c->object && !c->emit_llvm;
+  if (!strcmp(c->input, "-") && !c->output)
+    return usage_error("%s", "reading the module from standard input (-) needs -o FILE (or -o -)");
+  c->drv.emit_main = !c->object && !c->emit_llvm && !c->emit_asm;
+  if (c->drv.emit_main && c->output && drv_is_stdout(c->output))
+    return usage_error("%s", "an executable cannot go to standard output (-o -): name a file, "
+                             "or use -c, -S or --emit-llvm");
   c->drv.baked_dirs = c->dirs;
   c->drv.baked_env = c->env;
   c->drv.baked_env_len = c->env ? c->env_len + 1 : 0;
   return -1;
 }
 
-static void report_error(const char *file, const tw_diag *d) {
-  if (d->offset != TW_DIAG_NO_OFFSET)
-    fprintf(stderr, "%s:0x%x: error: %s\n", file, d->offset, d->msg);
-  else
+/* Errors with an offset name the bytes it points into: for text input
+ * those are wat2wasm's binary, not the .wat file. */
+static void report_error(const cli *c, const tw_diag *d) {
+  const char *file = !strcmp(c->input, "-") ? "<stdin>" : c->input;
+  if (d->offset == TW_DIAG_NO_OFFSET)
     fprintf(stderr, "%s: error: %s\n", file, d->msg);
+  else if (c->text_input)
+    fprintf(stderr, "%s (converted by wat2wasm):0x%x: error: %s\n", file, d->offset, d->msg);
+  else
+    fprintf(stderr, "%s:0x%x: error: %s\n", file, d->offset, d->msg);
 }
 
 static char *default_output(const cli *c) {
@@ -184,88 +224,50 @@ static char *default_output(const cli *c) {
   size_t n = strlen(base);
   const char *dot = strrchr(base, '.');
   if (dot && dot != base) n = (size_t)(dot - base);
-  const char *ext = c->emit_llvm ? ".ll" : c->object ? ".o" : "";
+  const char *ext = c->emit_llvm ? ".ll" : c->emit_asm ? ".s" : c->object ? ".o" : "";
   char *out = malloc(n + 8);
   snprintf(out, n + 8, "%.*s%s", (int)n, base, ext);
   if (!strcmp(out, base)) strcat(out, ".out"); /* never overwrite the input */
   return out;
 }
 
-/* Writes data to a temporary next to path and renames it into place, so no
- * partial output is ever left behind. */
-static bool write_atomically(const char *path, const void *data, size_t size, tw_diag *d) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  bool ok = fd >= 0;
-  if (!ok) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", path, strerror(errno));
-  for (size_t done = 0; ok && done < size;) {
-    ssize_t w = write(fd, (const char *)data + done, size - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", path, strerror(errno));
-    else done += (size_t)w;
-  }
-  if (fd >= 0) {
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask); /* mkstemp made it private */
-  }
-  if (fd >= 0 && close(fd) != 0 && ok) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s", path);
-  if (ok && rename(tmp, path) != 0)
-    ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", path, strerror(errno));
-  if (!ok && fd >= 0) unlink(tmp);
-  free(tmp);
-  return ok;
-}
-
-/* The runtime library sits in ../lib relative to this binary, both in the
- * build tree and in an installed prefix; TWASM_RT_LIB_DIR overrides. */
+/* The folder of libtwasm-rt.a: $TWASM_RT_LIB_DIR; else, relative to this
+ * binary, where share/twasm/libdir says (an install with its own LIBDIR),
+ * then ../lib (the build tree, a plain install). */
 static void runtime_dir(char *buf, size_t cap) {
-  char exe[PATH_MAX];
   const char *env = getenv("TWASM_RT_LIB_DIR");
   if (env && *env) {
     snprintf(buf, cap, "%s", env);
     return;
   }
+  char exe[PATH_MAX], path[PATH_MAX + 64], rel[PATH_MAX] = "";
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = 0;
   char *slash = strrchr(exe, '/');
   if (slash) *slash = 0;
   if (n <= 0) strcpy(exe, ".");
-  snprintf(buf, cap, "%.*s/../lib", (int)(cap > 16 ? cap - 16 : 0), exe);
-}
-
-static bool link_executable(const void *obj, size_t size, const char *out, tw_diag *d) {
-  char objpath[] = "/tmp/twasmc-objXXXXXX.o";
-  int fd = mkstemps(objpath, 2);
-  if (fd < 0) return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create a temporary file: %s", strerror(errno));
-  bool ok = write(fd, obj, size) == (ssize_t)size;
-  close(fd);
-  if (!ok) {
-    unlink(objpath);
-    return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write a temporary file");
+  snprintf(path, sizeof path, "%s/../share/twasm/libdir", exe);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fgets(rel, sizeof rel, f)) rel[strcspn(rel, "\n")] = 0;
+    fclose(f);
   }
-  size_t n = strlen(out);
-  char *tmp = malloc(n + 16), rtdir[PATH_MAX + 16];
-  snprintf(tmp, n + 16, "%s.tmpXXXXXX", out);
-  int tfd = mkstemp(tmp);
-  if (tfd >= 0) close(tfd);
-  runtime_dir(rtdir, sizeof rtdir);
-  ok = tfd >= 0 && drv_link_executable(objpath, tmp, rtdir, d);
-  if (tfd < 0) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", out, strerror(errno));
-  if (ok && rename(tmp, out) != 0) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", out, strerror(errno));
-  if (!ok && tfd >= 0) unlink(tmp);
-  unlink(objpath);
-  free(tmp);
-  return ok;
+  if (rel[0] && rel[0] != '/') {
+    snprintf(path, sizeof path, "%s/%s/libtwasm-rt.a", exe, rel);
+    if (access(path, R_OK) == 0) {
+      snprintf(buf, cap, "%s/%s", exe, rel);
+      return;
+    }
+  }
+  snprintf(buf, cap, "%s/../lib", exe);
 }
 
 /* -c: the descriptor is twasm_module_<stem of the output>, so several
  * modules can be linked into one program. */
 static void name_object(cli *c, const char *out) {
-  const char *base = strrchr(out, '/');
-  base = base ? base + 1 : out;
+  const char *base = drv_is_stdout(out) ? (strcmp(c->input, "-") ? c->input : "stdin") : out;
+  const char *slash = strrchr(base, '/');
+  base = slash ? slash + 1 : base;
   size_t n = strlen(base);
   const char *dot = strrchr(base, '.');
   if (dot && dot != base) n = (size_t)(dot - base);
@@ -274,17 +276,49 @@ static void name_object(cli *c, const char *out) {
   c->drv.desc_symbol = c->desc_symbol;
 }
 
-/* mod.o -> mod.h beside it. */
-static bool write_header(const cli *c, const uint8_t *bytes, size_t size, const char *out, tw_diag *d) {
-  char *text = NULL;
-  if (drv_emit_header(bytes, size, c->input, c->prefix, c->desc_symbol, &text, d) != DRV_OK) return false;
+/* mod.o -> mod.h beside it (malloc'd). */
+static char *header_path(const char *out) {
   size_t n = strlen(out);
   char *path = malloc(n + 3);
   memcpy(path, out, n + 1);
   char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-  if (dot && (!slash || dot > slash)) strcpy(dot, ".h");
+  if (dot && dot > path && (!slash || dot > slash + 1)) strcpy(dot, ".h");
   else strcat(path, ".h");
-  bool ok = write_atomically(path, text, strlen(text), d);
+  return path;
+}
+
+/* Outputs that would destroy something are refused before any work:
+ * devices and other non-regular files, the input, a header over its own
+ * object.  Returns -1 to go on, else the exit status. */
+static int check_outputs(const cli *c, const char *out) {
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  const char *input = strcmp(c->input, "-") ? c->input : NULL;
+  bool ok = drv_output_allowed(out, input, &d);
+  if (ok && c->object && !c->emit_llvm && !c->emit_asm && !drv_is_stdout(out)) {
+    char *header = header_path(out);
+    if (!strcmp(header, out)) {
+      usage_error("-c writes the header %s beside the object: -o would make them one file "
+                  "(name the object FILE.o)", header);
+      free(header);
+      return EXIT_USAGE;
+    }
+    ok = drv_output_allowed(header, input, &d);
+    free(header);
+  }
+  if (ok) return -1;
+  fprintf(stderr, "twasmc: error: %s\n", d.msg);
+  return EXIT_USAGE;
+}
+
+/* The header is written after the object; with -o - it is not written
+ * (standard output holds the object alone). */
+static bool write_header(const cli *c, const uint8_t *bytes, size_t size, const char *out, tw_diag *d) {
+  if (drv_is_stdout(out)) return true;
+  char *text = NULL;
+  const char *name = strcmp(c->input, "-") ? c->input : "<stdin>";
+  if (drv_emit_header(bytes, size, name, c->prefix, c->desc_symbol, &text, d) != DRV_OK) return false;
+  char *path = header_path(out);
+  bool ok = drv_write_output(path, text, strlen(text), d);
   free(path);
   free(text);
   return ok;
@@ -293,46 +327,70 @@ static bool write_header(const cli *c, const uint8_t *bytes, size_t size, const 
 static int extract_ptx(const cli *c, tw_diag *d) {
   unsigned n = 0;
   if (!off_extract(c->extract, c->output ? c->output : ".", &n, d)) {
-    report_error(c->extract, d);
+    fprintf(stderr, "%s: error: %s\n", c->extract, d->msg);
     return EXIT_BAD_INPUT;
   }
   printf("%u PTX files written to %s\n", n, c->output ? c->output : ".");
   return 0;
 }
 
+static bool read_module(cli *c, uint8_t **bytes, size_t *size, tw_diag *d) {
+  if (strcmp(c->input, "-")) {
+    c->text_input = drv_is_text_input(c->input);
+    return drv_read_input(c->input, bytes, size, d) == DRV_OK;
+  }
+  c->drv.module_name = "stdin";
+  return drv_read_stdin(bytes, size, &c->text_input, d) == DRV_OK;
+}
+
+/* Compiles and writes what was asked for: IR, assembly, object + header,
+ * or an executable. */
+static bool compile(cli *c, const uint8_t *bytes, size_t size, const char *out, tw_diag *d) {
+  const char *name = strcmp(c->input, "-") ? c->input : "<stdin>";
+  if (c->emit_llvm) {
+    char *ir = NULL;
+    bool ok = drv_emit_llvm(bytes, size, name, &c->drv, &ir, d) == DRV_OK &&
+              drv_write_output(out, ir, strlen(ir), d);
+    free(ir);
+    return ok;
+  }
+  uint8_t *obj = NULL;
+  size_t obj_size = 0;
+  char rtdir[PATH_MAX + 16];
+  bool ok = drv_compile(bytes, size, name, &c->drv, &obj, &obj_size, d) == DRV_OK;
+  if (ok && c->drv.emit_main) {
+    runtime_dir(rtdir, sizeof rtdir);
+    ok = drv_write_executable(obj, obj_size, out, rtdir, d);
+  } else if (ok) {
+    ok = drv_write_output(out, obj, obj_size, d);
+    if (ok && c->object && !c->emit_asm) ok = write_header(c, bytes, size, out, d);
+  }
+  free(obj);
+  return ok;
+}
+
 int main(int argc, char **argv) {
   cli c = {0};
   int rc = parse_args(&c, argc, argv);
   if (rc >= 0) return rc;
+  drv_remove_temps_on_signals();
   tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
   if (c.extract) return extract_ptx(&c, &d);
+  char *out = c.output ? strdup(c.output) : default_output(&c);
+  if ((rc = check_outputs(&c, out)) >= 0) {
+    free(out);
+    return rc;
+  }
   char *report = NULL;
   if (c.offload_report) c.drv.offload_report = &report;
   uint8_t *bytes = NULL;
   size_t size = 0;
-  if (drv_read_input(c.input, &bytes, &size, &d) != DRV_OK) {
-    report_error(c.input, &d);
-    return EXIT_BAD_INPUT;
-  }
-  char *out = c.output ? strdup(c.output) : default_output(&c);
-  if (c.object) name_object(&c, out);
-  bool ok;
-  if (c.emit_llvm) {
-    char *ir = NULL;
-    ok = drv_emit_llvm(bytes, size, c.input, &c.drv, &ir, &d) == DRV_OK;
-    if (ok) ok = !strcmp(out, "-") ? fputs(ir, stdout) >= 0 : write_atomically(out, ir, strlen(ir), &d);
-    free(ir);
-  } else {
-    uint8_t *obj = NULL;
-    size_t obj_size = 0;
-    ok = drv_compile(bytes, size, c.input, &c.drv, &obj, &obj_size, &d) == DRV_OK;
-    if (ok) ok = c.object ? write_atomically(out, obj, obj_size, &d) : link_executable(obj, obj_size, out, &d);
-    if (ok && c.object) ok = write_header(&c, bytes, size, out, &d);
-    free(obj);
-  }
+  bool ok = read_module(&c, &bytes, &size, &d);
+  if (ok && c.object) name_object(&c, out);
+  if (ok) ok = compile(&c, bytes, size, out, &d);
   if (report) fputs(report, stderr);
   free(report);
-  if (!ok) report_error(c.input, &d);
+  if (!ok) report_error(&c, &d);
   free(out);
   free(bytes);
   free(c.dirs);

@@ -35,6 +35,26 @@ __attribute__((format(printf, 2, 3))) static void say(off_text *t, const char *f
   t->len += (size_t)n;
 }
 
+/* The archs LLVM 19's NVPTX backend can build a kernel for (llc-19
+ * -march=nvptx64 -mcpu=help), from sm_50 on; any other aborts inside
+ * LLVM, so they are refused before it runs. */
+static const unsigned supported_archs[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+#define NSUPPORTED (sizeof supported_archs / sizeof supported_archs[0])
+
+const char *off_supported_archs(void) {
+  static char list[NSUPPORTED * 8];
+  if (!list[0])
+    for (size_t i = 0, n = 0; i < NSUPPORTED; i++)
+      n += (size_t)snprintf(list + n, sizeof list - n, "%ssm_%u", i ? "," : "", supported_archs[i]);
+  return list;
+}
+
+static bool supported(unsigned long sm) {
+  for (size_t i = 0; i < NSUPPORTED; i++)
+    if (supported_archs[i] == sm) return true;
+  return false;
+}
+
 bool off_parse_archs(off_options *o, const char *list) {
   o->narchs = 0;
   for (const char *p = list; *p;) {
@@ -42,7 +62,7 @@ bool off_parse_archs(off_options *o, const char *list) {
     char *end;
     unsigned long sm = strtoul(p, &end, 10);
     /* one slot stays free for the sm_90a kernel ptx_generate_opts adds */
-    if (end == p || sm < 50 || sm > 200 || o->narchs == OFF_MAX_ARCHS - 1) return false;
+    if (end == p || !supported(sm) || o->narchs == OFF_MAX_ARCHS - 1) return false;
     o->archs[o->narchs++] = (unsigned)sm;
     if (*end == ',') end++;
     else if (*end) return false;

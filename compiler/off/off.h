@@ -33,7 +33,10 @@ bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
  * DIR/KERNEL.sm_XX.ptx; *count: files written. */
 bool off_extract(const char *app, const char *dir, unsigned *count, tw_diag *d);
 
-/* Parses "sm_75,sm_80" (or "75,80") into o->archs. */
+/* Parses "sm_75,sm_80" (or "75,80") into o->archs: false for a list
+ * that is malformed, too long, or names an arch off_supported_archs()
+ * ("sm_50,sm_52,...") does not hold. */
 bool off_parse_archs(off_options *o, const char *list);
+const char *off_supported_archs(void);
 
 #endif

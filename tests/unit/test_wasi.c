@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -579,6 +580,35 @@ START_TEST(readdir_dot_and_resume) {
 }
 END_TEST
 
+/* A socket's calls need its rights too: send the write right, shutdown
+ * its own. */
+START_TEST(socket_rights) {
+  int sv[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  twasm_wasi *w = twasm_wasi_new(0, NULL, NULL);
+  wasi_call c = call_on(w);
+  uint64_t rights = wasi_rights_of_type(WASI_FILETYPE_SOCKET_STREAM);
+  uint32_t fd;
+  ck_assert(wasi_fd_add(w, sv[0], WASI_FILETYPE_SOCKET_STREAM, rights, rights, &fd));
+  memcpy(mem + 128, "ping", 4);
+  wasi_put_u32(mem + 16, 128);
+  wasi_put_u32(mem + 20, 4);
+  twasm_val send[] = {i32(fd), i32(16), i32(1), i32(0), i32(24)};
+  ck_assert_uint_eq(wasi_sock_send(&c, send), 0);
+  ck_assert_uint_eq(u32_at(24), 4);
+  ck_assert_uint_eq(wasi_fd_fdstat_set_rights(&c, (twasm_val[]){i32(fd), i64(rights & ~RIGHT(FD_WRITE)), i64(0)}), 0);
+  ck_assert_uint_eq(wasi_sock_send(&c, send), WASI_ENOTCAPABLE);
+  ck_assert_uint_eq(wasi_sock_shutdown(&c, (twasm_val[]){i32(fd), i32(3)}), 0);
+  ck_assert_uint_eq(wasi_fd_fdstat_set_rights(&c, (twasm_val[]){i32(fd), i64(0), i64(0)}), 0);
+  ck_assert_uint_eq(wasi_sock_shutdown(&c, (twasm_val[]){i32(fd), i32(3)}), WASI_ENOTCAPABLE);
+  uint32_t dev;
+  ck_assert(wasi_fd_add(w, open("/dev/null", O_RDWR), WASI_FILETYPE_CHARACTER_DEVICE, rights, 0, &dev));
+  ck_assert_uint_eq(wasi_sock_shutdown(&c, (twasm_val[]){i32(dev), i32(3)}), WASI_ENOTSOCK);
+  twasm_wasi_delete(w);
+  close(sv[1]);
+}
+END_TEST
+
 /* ---- an executable's environment (rt_env.c) ------------------------------ */
 
 static bool has_entry(char **env, const char *entry) {
@@ -683,6 +713,7 @@ static Suite *wasi_suite(void) {
   tcase_add_test(calls, proc_exit_unwinds);
   tcase_add_test(calls, imports_reject_unknown);
   tcase_add_test(calls, stream_rights);
+  tcase_add_test(calls, socket_rights);
   suite_add_tcase(s, calls);
   TCase *env = tcase_create("environment");
   tcase_add_checked_fixture(env, env_setup, env_teardown);
