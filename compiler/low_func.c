@@ -120,19 +120,22 @@ static void build_locals(low_fn *f) {
   }
 }
 
-/* Traps before the native stack runs into the runtime's limit. */
+/* Traps before the native stack runs into the runtime's limit.  The stack
+ * pointer itself is read (generated code keeps no frame pointer, see
+ * low_module.c).  The limit is loaded at each check, not marked invariant:
+ * hoisted out of a loop it would hold a callee-saved register across the
+ * calls the checks guard, and a recursion pays that register's push and
+ * pop at every level (measured: more instructions than the reload). */
 void low_stack_check(low_fn *f) {
   low_module_ctx *mc = f->mc;
-  unsigned id = LLVMLookupIntrinsicID("llvm.frameaddress", 17);
-  LLVMTypeRef over[] = {mc->t_ptr};
+  unsigned id = LLVMLookupIntrinsicID("llvm.read_register", 18);
+  LLVMTypeRef over[] = {mc->t_i64};
   LLVMValueRef decl = LLVMGetIntrinsicDeclaration(mc->mod, id, over, 1);
   LLVMTypeRef decl_ty = LLVMIntrinsicGetType(mc->ctx, id, over, 1);
-  LLVMValueRef zero = LLVMConstInt(mc->t_i32, 0, false);
-  LLVMValueRef frame = LLVMBuildCall2(f->b, decl_ty, decl, &zero, 1, "frame");
-  LLVMValueRef sp = LLVMBuildPtrToInt(f->b, frame, mc->t_i64, "");
-  /* Constant while any Wasm frame is live (only the outermost twasm_call
-   * sets it), so checks of inlined callees can merge. */
-  LLVMValueRef limit = mark_invariant(f, LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit"));
+  LLVMMetadataRef reg = LLVMMDStringInContext2(mc->ctx, "rsp", 3); /* x86-64: the only target */
+  LLVMValueRef name = LLVMMetadataAsValue(mc->ctx, LLVMMDNodeInContext2(mc->ctx, &reg, 1));
+  LLVMValueRef sp = LLVMBuildCall2(f->b, decl_ty, decl, &name, 1, "sp");
+  LLVMValueRef limit = LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit");
   LLVMValueRef low = LLVMBuildICmp(f->b, LLVMIntULT, sp, limit, "");
   low_trap_if(f, low, TWASM_TRAP_STACK_EXHAUSTED, f->func->body_offset);
 }

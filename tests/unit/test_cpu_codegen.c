@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
@@ -227,6 +228,106 @@ START_TEST(offload_call_sits_behind_gate) {
 }
 END_TEST
 
+/* ---- backtraces without frame pointers ---------------------------------- */
+
+static const char *twasmc_path(void) {
+  const char *p = getenv("TWASMC");
+  return p ? p : "build/bin/twasmc";
+}
+
+/* Builds wat (with names) at -O2 into an executable, runs it and returns
+ * its exit status; its stderr goes to out. */
+static int run_wat(const char *wat, char *out, size_t cap) {
+  char dir[] = "/tmp/cpu-bt-XXXXXX", cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "%s/bt.wat", dir);
+  FILE *f = fopen(cmd, "w");
+  ck_assert(f != NULL);
+  fputs(wat, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "wat2wasm --debug-names %s/bt.wat -o %s/bt.wasm && %s -O2 %s/bt.wasm -o %s/bt",
+           dir, dir, twasmc_path(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(cmd, sizeof cmd, "%s/bt 2>&1", dir);
+  FILE *p = popen(cmd, "r");
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  return WEXITSTATUS(st);
+}
+
+/* inner and middle recurse, so that LLVM keeps their frames at -O2; the
+ * trap is raised by `trap` in inner (explicit or a guard-page fault). */
+static void check_backtrace(const char *trap, const char *message) {
+  char wat[2048], out[4096];
+  snprintf(wat, sizeof wat,
+           "(module (memory 1)\n"
+           "  (func $inner (param i32) (result i32)\n"
+           "    (if (result i32) (local.get 0)\n"
+           "      (then (i32.add (call $inner (i32.sub (local.get 0) (i32.const 1))) (i32.const 1)))\n"
+           "      (else %s)))\n"
+           "  (func $middle (param i32) (result i32)\n"
+           "    (if (result i32) (local.get 0)\n"
+           "      (then (i32.mul (call $middle (i32.sub (local.get 0) (i32.const 1))) (i32.const 3)))\n"
+           "      (else (call $inner (i32.const 2)))))\n"
+           "  (func $outer (export \"_start\") (drop (call $middle (i32.const 2)))))\n",
+           trap);
+  ck_assert_int_eq(run_wat(wat, out, sizeof out), 134);
+  ck_assert_msg(strstr(out, message), "got: %s", out);
+  const char *a = strstr(out, "at inner"), *b = strstr(out, "at middle"), *c = strstr(out, "at outer");
+  ck_assert_msg(a && b && c && a < b && b < c, "backtrace: %s", out);
+  /* every level of both recursions: inner 3 times, middle 3 times */
+  int inner = 0, middle = 0;
+  for (const char *s = out; (s = strstr(s, "at inner")); s++) inner++;
+  for (const char *s = out; (s = strstr(s, "at middle")); s++) middle++;
+  ck_assert_msg(inner == 3 && middle == 3, "backtrace: %s", out);
+}
+
+START_TEST(backtrace_of_explicit_trap) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped backtrace_of_explicit_trap: wat2wasm missing\n");
+    return;
+  }
+  check_backtrace("(i32.div_u (i32.const 1) (local.get 0))", "integer divide by zero in inner");
+}
+END_TEST
+
+START_TEST(backtrace_of_guard_fault) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped backtrace_of_guard_fault: wat2wasm missing\n");
+    return;
+  }
+  check_backtrace("(i32.load (i32.const 70000))", "out of bounds memory access");
+}
+END_TEST
+
+/* Unbounded recursion still ends in the stack-exhaustion trap, through
+ * both a direct and an indirect (sealed table) cycle. */
+START_TEST(recursion_exhausts_stack) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped recursion_exhausts_stack: wat2wasm missing\n");
+    return;
+  }
+  char out[4096];
+  ck_assert_int_eq(run_wat("(module (func $f (param i32) (result i32)\n"
+                           "  (i32.add (call $f (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+  ck_assert_int_eq(run_wat("(module (type $t (func (param i32) (result i32))) (table 1 funcref)\n"
+                           "  (elem (i32.const 0) $f)\n"
+                           "  (func $f (type $t) (i32.add (call_indirect (type $t)\n"
+                           "    (i32.add (local.get 0) (i32.const 1)) (i32.const 0)) (i32.const 1)))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -234,6 +335,9 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, open_tables_are_not_sealed);
   tcase_add_test(tc, offload_call_sits_behind_gate);
+  tcase_add_test(tc, backtrace_of_explicit_trap);
+  tcase_add_test(tc, backtrace_of_guard_fault);
+  tcase_add_test(tc, recursion_exhausts_stack);
   suite_add_tcase(s, tc);
   return s;
 }
