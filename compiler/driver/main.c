@@ -75,9 +75,11 @@ static const char usage_text[] =
 
 /* What --version lists: the WebAssembly features twasmc compiles. */
 static const char features_text[] =
-    "WebAssembly 2.0 without SIMD: multi-value, reference types, bulk memory,\n"
-    "sign extension, non-trapping float-to-int, mutable globals, multiple\n"
-    "tables; executables get WASI preview 1 (wasi_snapshot_preview1)\n"
+    "WebAssembly 2.0: multi-value, reference types, bulk memory, sign\n"
+    "extension, non-trapping float-to-int, mutable globals, multiple tables,\n"
+    "fixed-width SIMD (v128); relaxed SIMD (Wasm 3.0); not supported: threads,\n"
+    "exception handling, tail calls, memory64, multi-memory, GC, typed\n"
+    "function references; executables get WASI preview 1 (wasi_snapshot_preview1)\n"
     "GPU offload: PTX for sm_50 to sm_90 (and sm_90a) through LLVM's NVPTX\n";
 
 typedef struct {
