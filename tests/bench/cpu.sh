@@ -37,12 +37,14 @@ median/wall | median/cpu | min/wall | min/cpu) ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac
 programs=("$@")
-# The first eight are small kernels; the rest are larger programs of the
-# character of interpreters, databases and compressors.
+# The first eight are small kernels; then larger programs of the
+# character of interpreters, databases and compressors; then two whose
+# loops vectorise (bytes and floats), for the -msimd128 column.
 kernels=" nbody mandel spectral matrix hashtab strsort bintrees vm "
 larger=" interp kvstore dispatch recurse compress "
+vector=" imgproc dsp "
 # shellcheck disable=SC2206
-[ ${#programs[@]} -gt 0 ] || programs=($kernels $larger)
+[ ${#programs[@]} -gt 0 ] || programs=($kernels $larger $vector)
 
 TWASMC=${TWASMC:-build/bin/twasmc}
 CLANG=${CLANG:-clang-19}
@@ -230,7 +232,8 @@ echo "$header |"
 echo "$rule|"
 # group PROGRAM: which geomean row a program also counts in.
 group() {
-	if [[ $kernels == *" $1 "* ]]; then echo kernels; elif [[ $larger == *" $1 "* ]]; then echo larger; else echo other; fi
+	if [[ $kernels == *" $1 "* ]]; then echo kernels; elif [[ $larger == *" $1 "* ]]; then echo larger
+	elif [[ $vector == *" $1 "* ]]; then echo vector; else echo other; fi
 }
 declare -A log_sum count
 for p in "${programs[@]}"; do
@@ -256,8 +259,9 @@ for p in "${programs[@]}"; do
 	echo "$row |"
 done
 # geomean rows: one per group present (kernels: the first eight programs;
-# larger: the interpreter, store, compressor and the like), then all.
-for g in kernels larger other ""; do
+# larger: the interpreter, store, compressor and the like; vector: the
+# vectorisable imgproc and dsp), then all.
+for g in kernels larger vector other ""; do
 	[ -n "$g" ] && [ "${count[$g:${columns[0]}]:-0}" = 0 ] && continue
 	row="| geomean${g:+ ($g)} | "
 	for col in "${columns[@]}"; do
