@@ -58,6 +58,9 @@ static const char usage_text[] =
     "                          cores (changes results)\n"
     "  --extract-ptx APP       write the PTX embedded in APP to the folder given\n"
     "                          with -o (default .)\n"
+    "  --dump-after=PASS       write the LLVM IR after the pipeline's pass PASS\n"
+    "                          (or after each one: all) to standard error;\n"
+    "                          --dump-after=list lists the passes\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
@@ -126,6 +129,13 @@ static void add_env(cli *c, const char *spec) {
   c->env[c->env_len] = 0;
 }
 
+/* --dump-after=list: the pipeline, one pass a line. */
+static int list_passes(void) {
+  const char *what;
+  for (unsigned i = 0; drv_pass_name(i, &what); i++) printf("%-10s %s\n", drv_pass_name(i, NULL), what);
+  return 0;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(cli *c, int argc, char **argv) {
   drv_options_default(&c->drv);
@@ -172,6 +182,11 @@ static int parse_args(cli *c, int argc, char **argv) {
       if (!strcmp(a + 15, "tf32")) c->drv.offload.tf32 = true;
       else if (!strcmp(a + 15, "exact")) c->drv.offload.tf32 = false;
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
+    } else if (!strncmp(a, "--dump-after=", 13)) {
+      if (!strcmp(a + 13, "list")) return list_passes();
+      if (!drv_pass_known(a + 13))
+        return usage_error("unknown pass '%s' (--dump-after=list lists them)", a + 13);
+      c->drv.dump_after = a + 13;
     } else if (!strcmp(a, "--extract-ptx")) {
       if (++i == argc) return usage_error("%s needs an executable or object", a);
       c->extract = argv[i];
@@ -383,13 +398,16 @@ int main(int argc, char **argv) {
     free(out);
     return rc;
   }
-  char *report = NULL;
+  char *report = NULL, *dump = NULL;
   if (c.offload_report) c.drv.offload_report = &report;
+  if (c.drv.dump_after) c.drv.dump = &dump;
   uint8_t *bytes = NULL;
   size_t size = 0;
   bool ok = read_module(&c, &bytes, &size, &d);
   if (ok && c.object) name_object(&c, out);
   if (ok) ok = compile(&c, bytes, size, out, &d);
+  if (dump) fputs(dump, stderr);
+  free(dump);
   if (report) fputs(report, stderr);
   free(report);
   if (!ok) report_error(&c, &d);
