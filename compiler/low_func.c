@@ -34,12 +34,12 @@ static void emit_trap_call(low_fn *f, uint32_t trap_code, uint32_t offset) {
 }
 
 /* Traps almost never happen: weight the edge so they are laid out cold. */
-void low_mark_unlikely(low_fn *f, LLVMValueRef condbr) {
-  LLVMContextRef c = f->mc->ctx;
+void low_mark_unlikely(low_module_ctx *mc, LLVMValueRef condbr, bool true_edge) {
+  LLVMContextRef c = mc->ctx;
   LLVMMetadataRef ops[] = {
       LLVMMDStringInContext2(c, "branch_weights", 14),
-      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false)),
-      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1048575, false)),
+      LLVMValueAsMetadata(LLVMConstInt(mc->t_i32, true_edge ? 1 : 1048575, false)),
+      LLVMValueAsMetadata(LLVMConstInt(mc->t_i32, true_edge ? 1048575 : 1, false)),
   };
   unsigned kind = LLVMGetMDKindIDInContext(c, "prof", 4);
   LLVMSetMetadata(condbr, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, 3)));
@@ -50,7 +50,7 @@ void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offs
   LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "trap");
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "cont");
   LLVMMoveBasicBlockAfter(cont, here);
-  low_mark_unlikely(f, LLVMBuildCondBr(f->b, cond, trap, cont));
+  low_mark_unlikely(f->mc, LLVMBuildCondBr(f->b, cond, trap, cont), true);
   LLVMPositionBuilderAtEnd(f->b, trap);
   emit_trap_call(f, trap_code, offset);
   LLVMPositionBuilderAtEnd(f->b, cont);

@@ -262,6 +262,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
   mc.funcs = tw_arena_alloc(&mc.arena, (m->nfuncs + 1) * sizeof *mc.funcs);
   declare_runtime(&mc);
   declare_functions(&mc);
+  low_libc_init(&mc);
   low_sealed_init(&mc);
   bool ok = true;
   for (uint32_t i = 0; ok && i < m->nfuncs; i++)

@@ -459,6 +459,18 @@ enum {
 int64_t twasm_rt_trip_count(int64_t start, int64_t bound, int64_t step, uint32_t how,
                             uint32_t scale);
 
+/* ---- C library routines run natively (ABI 5, optional) ----------------
+ * Where twasmc recognises wasi-libc's memcmp, strcmp or strlen in a module,
+ * the function calls these first (base: memory 0's base, size: its size
+ * in bytes).  They return exactly what the Wasm code would; strcmp and
+ * strlen return TWASM_RT_LIBC_FALLBACK instead when it would read past the
+ * end of memory, and the Wasm code then runs (and traps).  memcmp is only
+ * called with both ranges inside memory. */
+#define TWASM_RT_LIBC_FALLBACK INT64_MIN
+int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n);
+int64_t twasm_rt_strcmp(const uint8_t *base, uint64_t size, uint32_t l, uint32_t r);
+int64_t twasm_rt_strlen(const uint8_t *base, uint64_t size, uint32_t s);
+
 /* Called by host trampolines with the vmctx they received: for an imported
  * host function that is a runtime-private record binding the host function
  * to the importing instance (the "caller" host functions see). */
