@@ -32,7 +32,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: examples-check fuzz all check unit programs install-test spec spec-both examples run-example bench install uninstall clean
+.PHONY: examples-check fuzz all check unit programs install-test spec spec-both spec-traps examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 $(B)/obj/compiler/%.o $(B)/obj/kernels/%.o $(B)/obj/ptx/%.o: CFLAGS_EXTRA = $(LLVM_INC) -Icompiler -Ikernels -Iptx
@@ -100,6 +100,15 @@ spec: $(SPECRUN)
 spec-both: $(SPECRUN)
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=guard
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=explicit
+	@$(MAKE) --no-print-directory spec-traps
+
+# Our own .wast files (tests/spec/traps: traps exact in every mode and at
+# every optimisation level), each bounds-check mode at -O0..-O3.
+TRAPS_FILES = $(wildcard tests/spec/traps/*.wast)
+spec-traps: $(SPECRUN)
+	@set -e; for m in guard explicit; do for o in 0 1 2 3; do \
+	  printf 'traps %s -O%s: ' $$m $$o; \
+	  $(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$$m -O $$o $(TRAPS_FILES); done; done
 
 clean:
 	rm -rf $(B)

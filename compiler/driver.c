@@ -12,6 +12,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "arena.h"
+#include "bnd.h"
 #include "decode.h"
 #include "header.h"
 #include "lower.h"
@@ -181,6 +182,7 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
       unsigned nkernels = 0;
       bool staged = o->offload.enabled && o->opt_level >= 2;
       if (o->opt_level >= 2 && !fold_addresses(mod, tm, &m, !o->no_reroll, d)) st = DRV_INTERNAL;
+      else if (o->bounds_mode == TWASM_BOUNDS_GUARD && !bnd_module(mod, tm, &m, o->opt_level, d)) st = DRV_INTERNAL;
       else if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
       else if (o->stop_before_offload) {
         /* the IR the offload stage recognises in, for tests */

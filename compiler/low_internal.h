@@ -39,6 +39,7 @@ typedef struct low_module_ctx {
   /* TBAA access tags: linear memory and global cells never alias, so a
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
+  LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
@@ -112,10 +113,6 @@ LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
  * when out of bounds (low_table.c). */
 LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
                                 uint32_t trap_code, uint32_t offset);
-
-/* Guard mode: a dropped memory load must still fault, so drop marks it
- * volatile (LLVM would delete it otherwise). */
-void low_memory_keep(low_fn *f, LLVMValueRef dropped);
 
 /* Emitters by opcode family.  Each returns true when it handled insn (all
  * of them only see reachable code: low_func.c skips dead code). */

@@ -25,6 +25,11 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m,
  * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
 unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
 
+/* The TBAA access tag of that name (linear memory, global cells, and the
+ * memory size that bounds checks load: LOW_TBAA_SIZE). */
+LLVMValueRef low_tbaa_tag(LLVMContextRef c, const char *name);
+#define LOW_TBAA_SIZE "wasm memory size"
+
 /* Metadata kind on every branch back to a Wasm loop's header: !{i32 file
  * offset of the loop instruction}.  off_hold.c carries it into the loop's
  * llvm.loop node, where it survives LLVM's loop passes. */
