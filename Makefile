@@ -34,7 +34,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: layering examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite examples run-example bench install uninstall clean
+.PHONY: layering examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite spec-traps examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 # ---- layering -------------------------------------------------------------
@@ -139,6 +139,15 @@ endif
 spec-both: $(SPECRUN)
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=guard
 	@$(MAKE) --no-print-directory spec SPEC_BOUNDS=explicit
+	@$(MAKE) --no-print-directory spec-traps
+
+# Our own .wast files (tests/spec/traps: traps exact in every mode and at
+# every optimisation level), each bounds-check mode at -O0..-O3.
+TRAPS_FILES = $(wildcard tests/spec/traps/*.wast)
+spec-traps: $(SPECRUN)
+	@set -e; for m in guard explicit; do for o in 0 1 2 3; do \
+	  printf 'traps %s -O%s: ' $$m $$o; \
+	  $(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$$m -O $$o $(TRAPS_FILES); done; done
 
 # The WASI preview-1 suite (WebAssembly/wasi-testsuite): tests/wasi/run.sh
 # compiles each test module with twasmc and checks it as the suite's

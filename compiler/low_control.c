@@ -276,7 +276,7 @@ bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
   case OP_BR_IF: emit_br_if(f, insn->u.index); return true;
   case OP_BR_TABLE: emit_br_table(f, insn); return true;
   case OP_RETURN: emit_br(f, f->nframes - 1); return true;
-  case OP_DROP: low_memory_keep(f, low_pop(f)); return true;
+  case OP_DROP: low_pop(f); return true;
   case OP_SELECT:
   case OP_SELECT_T: emit_select(f); return true;
   default: return low_emit_call(f, insn);

@@ -43,6 +43,7 @@ typedef struct low_module_ctx {
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
+  LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
@@ -130,11 +131,9 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
 LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
                                 uint32_t trap_code, uint32_t offset);
 
-/* Guard mode: a dropped memory load must still fault, so drop marks it
- * volatile (LLVM would delete it otherwise). */
-void low_memory_keep(low_fn *f, LLVMValueRef dropped);
-/* Pointer to the bytes bytes at address + insn's offset, trapping in
- * explicit mode unless all of them lie in memory (low_memory.c). */
+/* Pointer to the bytes bytes at address + insn's offset, trapping
+ * unless all of them lie in memory (explicit mode: here; guard mode:
+ * bnd_insert.c (low_memory.c). */
 LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
                             unsigned bytes);
 

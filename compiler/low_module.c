@@ -217,20 +217,22 @@ static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
   LLVMDisposeBuilder(b);
 }
 
-/* Scalar TBAA type nodes under one root, used as access tags. */
-static void init_tbaa(low_module_ctx *mc) {
-  LLVMContextRef c = mc->ctx;
+/* Scalar TBAA type nodes under one root, used as access tags (uniqued:
+ * building one again gives the same node). */
+LLVMValueRef low_tbaa_tag(LLVMContextRef c, const char *name) {
   LLVMMetadataRef root_name = LLVMMDStringInContext2(c, "twasm tbaa", 10);
   LLVMMetadataRef root = LLVMMDNodeInContext2(c, &root_name, 1);
-  LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(mc->t_i64, 0, false));
-  const char *names[2] = {"wasm linear memory", "wasm global cell"};
-  LLVMValueRef *tags[2] = {&mc->tbaa_memory, &mc->tbaa_global};
-  for (int i = 0; i < 2; i++) {
-    LLVMMetadataRef type_ops[] = {LLVMMDStringInContext2(c, names[i], strlen(names[i])), root, zero};
-    LLVMMetadataRef type = LLVMMDNodeInContext2(c, type_ops, 3);
-    LLVMMetadataRef tag_ops[] = {type, type, zero};
-    *tags[i] = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, tag_ops, 3));
-  }
+  LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(c), 0, false));
+  LLVMMetadataRef type_ops[] = {LLVMMDStringInContext2(c, name, strlen(name)), root, zero};
+  LLVMMetadataRef type = LLVMMDNodeInContext2(c, type_ops, 3);
+  LLVMMetadataRef tag_ops[] = {type, type, zero};
+  return LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, tag_ops, 3));
+}
+
+static void init_tbaa(low_module_ctx *mc) {
+  mc->tbaa_memory = low_tbaa_tag(mc->ctx, "wasm linear memory");
+  mc->tbaa_global = low_tbaa_tag(mc->ctx, "wasm global cell");
+  mc->tbaa_size = low_tbaa_tag(mc->ctx, LOW_TBAA_SIZE);
 }
 
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag) {

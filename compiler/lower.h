@@ -24,4 +24,9 @@ typedef struct {
 bool low_module(LLVMContextRef ctx, const wasm_module *m,
                 const low_options *opt, LLVMModuleRef *out, tw_diag *d);
 
+/* The TBAA access tag of that name (linear memory, global cells, and the
+ * memory size that bounds checks load: LOW_TBAA_SIZE). */
+LLVMValueRef low_tbaa_tag(LLVMContextRef c, const char *name);
+#define LOW_TBAA_SIZE "wasm memory size"
+
 #endif

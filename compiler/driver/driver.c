@@ -14,6 +14,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "arena.h"
+#include "bnd.h"
 #include "decode.h"
 #include "header.h"
 #include "ir_pass.h"
@@ -155,6 +156,12 @@ static bool fold_addresses(drv_run *r) {
   return true;
 }
 
+/* Guard mode: the bounds check of every access, and check-free copies of
+ * the loops one test can prove (compiler/bnd*.c). */
+static bool bounds(drv_run *r) {
+  return bnd_module(r->mod, r->tm, r->m, r->o->opt_level, r->d);
+}
+
 static bool hold(drv_run *r) {
   ir_hold_loops(r->mod);
   return true;
@@ -215,6 +222,7 @@ static bool with_memory(const drv_run *r) { return at_o2(r) && r->m->nmems > 0; 
 static bool staged(const drv_run *r) { return r->o->offload.enabled && at_o2(r); }
 static bool offloading(const drv_run *r) { return r->o->offload.enabled; }
 static bool has_kernels(const drv_run *r) { return r->nkernels > 0; }
+static bool guard_mode(const drv_run *r) { return r->o->bounds_mode == TWASM_BOUNDS_GUARD; }
 
 typedef struct {
   const char *name;                  /* for --dump-after */
@@ -229,6 +237,7 @@ static const drv_pass pipeline[] = {
   {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values"},
   {"reroll",    rerolling,   reroll,         "loops clang unrolled by two, re-rolled (ir_reroll.c)"},
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)"},
+  {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)"},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)"},
   {"optimise",  always,      optimise,       "LLVM's default<On>"},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)"},

@@ -227,11 +227,26 @@ static bool match_exit(const ir_loop *l, ir_edge e, const ir_cfg *cfg, ir_trip *
   return narrow_compare(t, cast, rhs, int_bits(lhs));
 }
 
+/* An exit into a block that ends the program (a trap: unreachable after
+ * the call) is a check, not the loop's end: counting the iterations until
+ * a bounds check fails would include the one that traps. */
+static bool exits_to_trap(const ir_cfg *cfg, ir_edge e) {
+  LLVMBasicBlockRef bb = cfg->blocks[e.to].bb;
+  for (int hops = 0; bb && hops < 4; hops++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (!term) return false;
+    if (LLVMIsAUnreachableInst(term)) return true;
+    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
+    bb = LLVMGetSuccessor(term, 0);
+  }
+  return false;
+}
+
 static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom) {
   for (int i = 0; i < l->nexits; i++) {
     ir_trip t;
     /* A test that some iteration skips bounds nothing. */
-    if (!ir_dominates(dom, l->exits[i].from, l->latches[0])) continue;
+    if (!ir_dominates(dom, l->exits[i].from, l->latches[0]) || exits_to_trap(cfg, l->exits[i])) continue;
     if (!match_exit(l, l->exits[i], cfg, &t)) continue;
     if (LLVMIsAConstantInt(t.start) && LLVMIsAConstantInt(t.bound)) {
       bool ok = ir_trip_eval(&t, LLVMConstIntGetSExtValue(t.start),

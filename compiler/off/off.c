@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "bnd.h"
 #include "ir_pass.h"
 #include "kn_recog.h"
 #include "off_internal.h"
@@ -267,6 +268,7 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
     for (int k = 0; k < res.nnests; k++) ids[k] = -1;
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
+      if (bnd_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue; /* its fast copy speaks */
       char where[512];
       snprintf(where, sizeof where, "%s:0x%x: %s", base, nest_offset(n, wf), shown);
       if (!n->ok) {

@@ -189,6 +189,69 @@ START_TEST(dump_after_pass) {
 }
 END_TEST
 
+/* Out-of-bounds accesses in executables: status 134 in every mode, and
+ * the message names the access that faults (issue 18: the value of an
+ * out-of-bounds load that nobody reads; a group of loads from one address
+ * whose check is one compare; a loop whose checks run before it). */
+static const struct {
+  const char *name, *body;
+  const unsigned char mark[6]; /* bytes just before the faulting opcode */
+  unsigned nmark;
+} oob_cases[] = {
+    {"unused", "(local.set 0 (i32.load (i32.const 65536)))", {0x41, 0x80, 0x80, 0x04}, 4},
+    /* p = size - 4: the load at p fits, the one at p + 8 does not */
+    {"group",
+     "(local.set 0 (i32.sub (i32.mul (memory.size) (i32.const 65536)) (i32.const 4)))\n"
+     "(drop (i32.add (i32.load (local.get 0)) (i32.load offset=8 (local.get 0))))",
+     {0x28, 0x02, 0x00, 0x20, 0x00}, 5},
+    {"loop",
+     "(loop $l (i32.store (i32.mul (local.get 0) (i32.const 4)) (local.get 0))\n"
+     "  (local.set 0 (i32.add (local.get 0) (i32.const 1)))\n"
+     "  (br_if $l (i32.lt_u (local.get 0) (i32.const 20000))))",
+     {0x41, 0x04, 0x6c, 0x20, 0x00}, 5},
+};
+
+static const char *const oob_modes[] = {"-O0", "-O2", "-O3", "-O2 --bounds-checks=explicit"};
+
+/* File offset of the opcode after `mark` (the faulting access), or 0. */
+static unsigned offset_after(const char *path, const unsigned char *mark, unsigned n) {
+  unsigned char buf[4096];
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  for (size_t i = 0; i + n < len; i++)
+    if (!memcmp(buf + i, mark, n)) return (unsigned)(i + n);
+  return 0;
+}
+
+START_TEST(oob_traps_at_the_access) {
+  int c = _i / 4;
+  const char *mode = oob_modes[_i % 4];
+  char wat[1024], cmd[1024], out[4096], want[128], wasm[256];
+  snprintf(wat, sizeof wat, "(module (memory 1)\n (func $start (export \"_start\") (local i32)\n %s))\n",
+           oob_cases[c].body);
+  make_tmpdir();
+  write_file("oob.wat", wat, strlen(wat));
+  snprintf(wasm, sizeof wasm, "%s/oob.wasm", tmpdir);
+  snprintf(cmd, sizeof cmd, "wat2wasm --debug-names %s/oob.wat -o %s", tmpdir, wasm);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s %s -o %s/oob", mode, wasm, tmpdir);
+  ck_assert_msg(run(cmd, out, sizeof out) == 0, "%s", out);
+  snprintf(cmd, sizeof cmd, "%s/oob 2>&1", tmpdir);
+  FILE *p = popen(cmd, "r");
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 134, "%s %s: status %d: %s", oob_cases[c].name, mode, st, out);
+  unsigned nmark = oob_cases[c].nmark;
+  unsigned at = offset_after(wasm, oob_cases[c].mark, nmark);
+  ck_assert(at != 0);
+  snprintf(want, sizeof want, "oob: trap: out of bounds memory access in start (oob.wasm:0x%x)", at);
+  ck_assert_msg(strstr(out, want), "%s %s: want '%s' in: %s", oob_cases[c].name, mode, want, out);
+}
+END_TEST
+
 START_TEST(version_prints) {
   char out[1024];
   ck_assert_int_eq(run("--version", out, sizeof out), 0);
@@ -251,6 +314,7 @@ static Suite *cli_suite(void) {
   tcase_add_loop_test(tc, memory_limits, 0, sizeof limit_cases / sizeof limit_cases[0]);
   tcase_add_test(tc, dump_after_pass);
   tcase_add_test(tc, trap_reports_backtrace);
+  tcase_add_loop_test(tc, oob_traps_at_the_access, 0, 4 * (int)(sizeof oob_cases / sizeof oob_cases[0]));
   suite_add_tcase(s, tc);
   return s;
 }
