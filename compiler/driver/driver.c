@@ -179,6 +179,7 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
   drv_status st = parse(&arena, bytes, size, filename, &m, d);
   if (st == DRV_OK) {
     low_options lo = {.bounds_mode = o->bounds_mode,
+                      .portable_cpu = !o->cpu,
                       .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
                       .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
                       .emit_main = o->emit_main,
