@@ -32,7 +32,7 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
 static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
-    call_typed(f, callee->type_index, f->mc->funcs[func_index], f->vmctx);
+    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx);
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);

@@ -23,6 +23,8 @@ typedef struct low_module_ctx {
   LLVMTypeRef *fn_types;   /* [m->ntypes] typed native signature, see twasm_abi.h */
   LLVMValueRef *funcs;     /* [m->nfuncs] LLVM function of each defined
                               function, NULL for imported ones */
+  LLVMValueRef *callees;   /* [m->nfuncs] what call and sealed tables call:
+                              funcs[i], or its native fast path (low_libc.c) */
 
   /* runtime entry points (declared once, see twasm_abi.h) */
   LLVMTypeRef trap_ty;       LLVMValueRef trap_fn;
@@ -92,8 +94,8 @@ LLVMValueRef low_pop(low_fn *f);
 /* Branches to a trap call (code, this instruction's offset) when cond is
  * true, and continues in a fresh block otherwise. */
 void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset);
-/* Weights condbr's true edge as almost never taken (traps, cold paths). */
-void low_mark_unlikely(low_fn *f, LLVMValueRef condbr);
+/* Weights condbr's true edge (or its false one) as almost never taken. */
+void low_mark_unlikely(low_module_ctx *mc, LLVMValueRef condbr, bool true_edge);
 /* Unconditional trap (ends the current block with unreachable). */
 void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
 
@@ -144,6 +146,21 @@ bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block.
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
 bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
+
+/* C library routines low_libc.c runs natively where that is exact. */
+typedef enum {
+  LOW_LIBC_NONE, LOW_LIBC_MEMCMP, LOW_LIBC_STRCMP, LOW_LIBC_STRLEN,
+  LOW_LIBC_MEMCPY, LOW_LIBC_MEMMOVE, LOW_LIBC_MEMSET,
+} low_libc_kind;
+/* The hash of a leaf function's code, or 0 when it is no candidate
+ * (low_libc_match.c). */
+uint64_t low_libc_fingerprint(const wasm_module *m, const wasm_func *fn);
+/* Which known build of a routine fn is, by its fingerprint. */
+low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn);
+
+/* Sets mc->callees, with wrappers for the routines it recognises (after
+ * the functions are declared, before the sealed tables; low_libc.c). */
+void low_libc_init(low_module_ctx *mc);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

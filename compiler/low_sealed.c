@@ -98,7 +98,7 @@ static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
   for (uint32_t i = 0; i < size; i++) {
     uint32_t f = image[i];
     LLVMValueRef fields[2] = {
-        f ? mc->funcs[f - 1] : LLVMConstNull(mc->t_ptr),
+        f ? mc->callees[f - 1] : LLVMConstNull(mc->t_ptr),
         LLVMConstInt(mc->t_i32, f ? type_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false)};
     entries[i] = LLVMConstStructInContext(mc->ctx, fields, 2, false);
   }
@@ -141,7 +141,7 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "sealed_bad");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "sealed_ok");
   LLVMMoveBasicBlockAfter(ok, here);
-  low_mark_unlikely(f, LLVMBuildCondBr(f->b, differs, bad, ok));
+  low_mark_unlikely(mc, LLVMBuildCondBr(f->b, differs, bad, ok), true);
   LLVMPositionBuilderAtEnd(f->b, bad);
   LLVMValueRef is_null = LLVMBuildICmp(f->b, LLVMIntEQ, key, LLVMConstInt(mc->t_i32, NULL_KEY, false), "");
   low_trap_if(f, is_null, TWASM_TRAP_UNINITIALIZED_ELEMENT, offset);

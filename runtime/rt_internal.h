@@ -147,6 +147,12 @@ void rt_frame_pop(rt_frame *f);
 
 void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
                   uint32_t func_index, uint32_t offset);
+/* The index of inst's defined function whose code holds pc, UINT32_MAX when
+ * pc is not in the module's code.  Async-signal-safe. */
+uint32_t rt_func_at(const rt_instance *inst, uintptr_t pc);
+/* Fills t's frames with the Wasm functions of inst on the calling thread's
+ * stack, innermost first (rt_backtrace.c).  From the fault handler too. */
+void rt_backtrace(twasm_trap *t, const rt_instance *inst);
 __attribute__((noreturn)) void rt_trap_raise(const twasm_trap *t);
 /* For failures that are not traps (linking): code 0 and a message. */
 void rt_error(twasm_trap *t, const char *message);

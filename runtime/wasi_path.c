@@ -165,8 +165,13 @@ static uint32_t open_beneath_walk(int dir_fd, const char *path, int flags, mode_
                                   bool follow, int *out) {
   int parent;
   char *leaf;
-  uint32_t err = walk_path(dir_fd, path, follow, &parent, &leaf);
+  /* "name/" is a directory, through a link if name is one (the walk
+   * follows it, beneath): as the kernel reads a trailing slash. */
+  size_t len = strlen(path);
+  bool dir_only = len && path[len - 1] == '/';
+  uint32_t err = walk_path(dir_fd, path, follow || dir_only, &parent, &leaf);
   if (err) return err;
+  if (dir_only) flags |= O_DIRECTORY;
   /* O_NOFOLLOW: the walk expanded the link it was asked to follow; one
    * that appears here since then is not followed out of the tree. */
   int fd = openat(parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);

@@ -1,4 +1,6 @@
-/* driver.c: decode -> validate -> lower -> optimise -> object, in one call. */
+/* driver.c: the whole compilation in one call: decode, validate, then the
+ * pass pipeline over the host module (one table, `pipeline` below), then
+ * the object. */
 #include "driver.h"
 
 #include <stdio.h>
@@ -99,35 +101,13 @@ static bool run_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *p
 
 static int clamp_level(int opt_level) { return opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level; }
 
-/* The standard pipeline; with `staged`, every loop carries metadata that
- * forbids vectorising and unrolling it (ir_hold_loops), and late_passes
- * run those after the offload stage: it recognises tensor loops in their
- * plain scalar form, and the CPU versions it keeps are still vectorised
- * and unrolled.  (PipelineTuningOptions do not reach default<O2> through
- * LLVM 19's LLVMRunPasses: the vectorisers ran regardless.) */
-static bool optimise(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool staged,
-                     tw_diag *d) {
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", clamp_level(opt_level));
-  if (staged) ir_hold_loops(mod);
-  return run_passes(mod, tm, passes, d);
-}
-
-/* The tail of LLVM's O2/O3 module optimisation pipeline, from the loop
- * vectoriser on (PassBuilder::buildModuleOptimizationPipeline).  A bare
- * "instcombine" in a pipeline text verifies that one iteration reached a
- * fixpoint and aborts the process otherwise; the standard pipeline does not. */
-static bool late_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, tw_diag *d) {
-  char passes[512];
-  snprintf(passes, sizeof passes,
-           "function(loop-vectorize,loop-load-elim,instcombine<no-verify-fixpoint>,simplifycfg,"
-           "slp-vectorizer,vector-combine,instcombine<no-verify-fixpoint>,loop-unroll<O%d>,sroa,"
-           "instcombine<no-verify-fixpoint>,"
-           "loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
-           "simplifycfg)",
-           clamp_level(opt_level));
-  ir_release_loops(mod);
-  return run_passes(mod, tm, passes, d);
+static const char *stem_of(const char *filename, char *buf, size_t cap) {
+  const char *base = strrchr(filename, '/');
+  base = base ? base + 1 : filename;
+  snprintf(buf, cap, "%s", base);
+  char *dot = strrchr(buf, '.');
+  if (dot && dot != buf) *dot = 0;
+  return buf;
 }
 
 /* Memory 0's declared maximum (an imported memory's actual maximum is
@@ -138,38 +118,170 @@ static uint64_t max_memory_bytes(const wasm_module *m) {
   return pages * TWASM_PAGE_SIZE;
 }
 
-/* Before the pipeline, at -O2 and above: mem2reg, re-rolling of clang's
- * loops unrolled by two (in the plain form the recogniser and the loop
- * vectoriser take), then the address rewrite that lets the loop vectoriser
- * see adjacent accesses. */
-static bool fold_addresses(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m,
-                           bool reroll, tw_diag *d) {
-  if (!run_passes(mod, tm, "function(mem2reg)", d)) return false;
-  if (reroll) ir_reroll_loops(mod);
-  if (m->nmems) ir_fold_address_adds(mod, max_memory_bytes(m));
+/* ---- the pipeline ----------------------------------------------------------
+ * One compilation as it goes through the passes below. */
+typedef struct {
+  const drv_options *o;
+  const wasm_module *m;
+  const char *filename;
+  LLVMContextRef ctx;
+  LLVMTargetMachineRef tm;
+  LLVMModuleRef mod;         /* made by the lower pass */
+  low_options lo;
+  unsigned nkernels;         /* embedded by the offload pass */
+  tw_diag *d;
+} drv_run;
+
+static bool lower(drv_run *r) {
+  if (!low_module(r->ctx, r->m, &r->lo, &r->mod, r->d)) return false;
+  char *triple = LLVMGetTargetMachineTriple(r->tm);
+  LLVMSetTarget(r->mod, triple);
+  LLVMDisposeMessage(triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(r->tm);
+  LLVMSetModuleDataLayout(r->mod, dl);
+  LLVMDisposeTargetData(dl);
   return true;
 }
 
-static const char *stem_of(const char *filename, char *buf, size_t cap) {
-  const char *base = strrchr(filename, '/');
-  base = base ? base + 1 : filename;
-  snprintf(buf, cap, "%s", base);
-  char *dot = strrchr(buf, '.');
-  if (dot && dot != buf) *dot = 0;
-  return buf;
+static bool mem2reg(drv_run *r) { return run_passes(r->mod, r->tm, "function(mem2reg)", r->d); }
+
+static bool reroll(drv_run *r) {
+  ir_reroll_loops(r->mod);
+  return true;
+}
+
+static bool fold_addresses(drv_run *r) {
+  ir_fold_address_adds(r->mod, max_memory_bytes(r->m));
+  return true;
+}
+
+static bool hold(drv_run *r) {
+  ir_hold_loops(r->mod);
+  return true;
+}
+
+/* (PipelineTuningOptions do not reach default<O2> through LLVM 19's
+ * LLVMRunPasses: the vectorisers ran regardless, hence the hold.) */
+static bool optimise(drv_run *r) {
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", clamp_level(r->o->opt_level));
+  return run_passes(r->mod, r->tm, passes, r->d);
+}
+
+static bool offload(drv_run *r) {
+  return off_module(r->mod, r->m, r->filename, r->lo.desc_symbol, &r->o->offload,
+                    r->o->offload_report, &r->nkernels, r->d);
 }
 
 /* Loop versioning edited optimised IR: a slip there must be an error, not
  * a miscompilation. */
-static bool verify_offloaded(LLVMModuleRef mod, tw_diag *d) {
+static bool verify(drv_run *r) {
   char *msg = NULL;
-  bool broken = LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg);
-  if (broken) tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: offloaded module is invalid: %.300s", msg ? msg : "");
+  bool broken = LLVMVerifyModule(r->mod, LLVMReturnStatusAction, &msg);
+  if (broken)
+    tw_fail(r->d, TW_DIAG_NO_OFFSET, "internal error: offloaded module is invalid: %.300s", msg ? msg : "");
   LLVMDisposeMessage(msg);
   return !broken;
 }
 
-/* Runs the pipeline up to an optimised LLVM module. */
+static bool release(drv_run *r) {
+  ir_release_loops(r->mod);
+  return true;
+}
+
+/* The tail of LLVM's O2/O3 module optimisation pipeline, from the loop
+ * vectoriser on (PassBuilder::buildModuleOptimizationPipeline).  A bare
+ * "instcombine" in a pipeline text verifies that one iteration reached a
+ * fixpoint and aborts the process otherwise; the standard pipeline does not. */
+static bool late(drv_run *r) {
+  char passes[512];
+  snprintf(passes, sizeof passes,
+           "function(loop-vectorize,loop-load-elim,instcombine<no-verify-fixpoint>,simplifycfg,"
+           "slp-vectorizer,vector-combine,instcombine<no-verify-fixpoint>,loop-unroll<O%d>,sroa,"
+           "instcombine<no-verify-fixpoint>,"
+           "loop-mssa(licm),alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
+           "simplifycfg)",
+           clamp_level(r->o->opt_level));
+  return run_passes(r->mod, r->tm, passes, r->d);
+}
+
+static bool always(const drv_run *r) { return r->o != NULL; }
+static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
+static bool rerolling(const drv_run *r) { return at_o2(r) && !r->o->no_reroll; }
+static bool with_memory(const drv_run *r) { return at_o2(r) && r->m->nmems > 0; }
+/* With offload at -O2 and above the pipeline is staged: recognition sees
+ * loops in their plain scalar form, and the CPU versions it keeps are
+ * still vectorised and unrolled afterwards. */
+static bool staged(const drv_run *r) { return r->o->offload.enabled && at_o2(r); }
+static bool offloading(const drv_run *r) { return r->o->offload.enabled; }
+static bool has_kernels(const drv_run *r) { return r->nkernels > 0; }
+
+typedef struct {
+  const char *name;                  /* for --dump-after */
+  bool (*when)(const drv_run *r);
+  bool (*run)(drv_run *r);
+  const char *what;
+} drv_pass;
+
+/* The passes over the host module, in order. */
+static const drv_pass pipeline[] = {
+  {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)"},
+  {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values"},
+  {"reroll",    rerolling,   reroll,         "loops clang unrolled by two, re-rolled (ir_reroll.c)"},
+  {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)"},
+  {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)"},
+  {"optimise",  always,      optimise,       "LLVM's default<On>"},
+  {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)"},
+  {"verify",    has_kernels, verify,         "the versioned module checked"},
+  {"release",   staged,      release,        "the hold lifted (ir_hold.c)"},
+  {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail"},
+};
+enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
+
+const char *drv_pass_name(unsigned i, const char **what) {
+  if (i >= NPASSES) return NULL;
+  if (what) *what = pipeline[i].what;
+  return pipeline[i].name;
+}
+
+bool drv_pass_known(const char *name) {
+  if (!strcmp(name, "all")) return true;
+  for (unsigned i = 0; i < NPASSES; i++)
+    if (!strcmp(name, pipeline[i].name)) return true;
+  return false;
+}
+
+/* --dump-after: the module's IR after pass p (or a line saying it did not
+ * run), appended to *o->dump. */
+static void dump_after(const drv_run *r, const drv_pass *p, bool ran) {
+  const char *want = r->o->dump_after;
+  if (!want || !r->o->dump || (strcmp(want, "all") && strcmp(want, p->name))) return;
+  if (!ran && !strcmp(want, "all")) return;
+  char *ir = ran ? LLVMPrintModuleToString(r->mod) : NULL;
+  const char *text = ir ? ir : "";
+  size_t old = *r->o->dump ? strlen(*r->o->dump) : 0, add = strlen(text) + strlen(p->name) + 64;
+  char *buf = realloc(*r->o->dump, old + add);
+  if (buf) {
+    snprintf(buf + old, add, "; twasmc: IR after %s%s\n%s", p->name, ran ? "" : ": not run", text);
+    *r->o->dump = buf;
+  }
+  LLVMDisposeMessage(ir);
+}
+
+/* Runs the pipeline's passes in order; stop_before_offload ends it before
+ * the offload pass. */
+static bool run_pipeline(drv_run *r) {
+  for (unsigned i = 0; i < NPASSES; i++) {
+    const drv_pass *p = &pipeline[i];
+    if (r->o->stop_before_offload && p->run == offload) break;
+    bool ran = p->when(r);
+    if (ran && !p->run(r)) return false;
+    dump_after(r, p, ran);
+  }
+  return true;
+}
+
+/* Parses and runs the pipeline up to an optimised LLVM module. */
 static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filename,
                            const drv_options *o, LLVMContextRef ctx, LLVMTargetMachineRef *tm_out,
                            LLVMModuleRef *mod_out, tw_diag *d) {
@@ -178,47 +290,24 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
   char stem[256];
   drv_status st = parse(&arena, bytes, size, filename, &m, d);
   if (st == DRV_OK) {
-    low_options lo = {.bounds_mode = o->bounds_mode,
-                      .portable_cpu = !o->cpu,
-                      .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
-                      .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
-                      .emit_main = o->emit_main,
-                      .baked_dirs = o->baked_dirs,
-                      .baked_env = o->baked_env,
-                      .baked_env_len = o->baked_env_len,
-                      .inherit_env = o->inherit_env};
-    LLVMTargetMachineRef tm = host_machine(o->opt_level, o->cpu, d);
-    LLVMModuleRef mod = NULL;
-    if (!tm || !low_module(ctx, &m, &lo, &mod, d)) {
+    drv_run r = {.o = o, .m = &m, .filename = filename, .ctx = ctx, .d = d};
+    r.lo = (low_options){.bounds_mode = o->bounds_mode,
+                         .portable_cpu = !o->cpu || !strcmp(o->cpu, "x86-64"),
+                         .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
+                         .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
+                         .emit_main = o->emit_main,
+                         .baked_dirs = o->baked_dirs,
+                         .baked_env = o->baked_env,
+                         .baked_env_len = o->baked_env_len,
+                         .inherit_env = o->inherit_env};
+    r.tm = host_machine(o->opt_level, o->cpu, d);
+    if (!r.tm || !run_pipeline(&r)) {
       st = DRV_INTERNAL;
+      if (r.mod) LLVMDisposeModule(r.mod);
+      if (r.tm) LLVMDisposeTargetMachine(r.tm);
     } else {
-      char *triple = LLVMGetTargetMachineTriple(tm);
-      LLVMSetTarget(mod, triple);
-      LLVMDisposeMessage(triple);
-      LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-      LLVMSetModuleDataLayout(mod, dl);
-      LLVMDisposeTargetData(dl);
-      unsigned nkernels = 0;
-      bool staged = o->offload.enabled && o->opt_level >= 2;
-      if (o->opt_level >= 2 && !fold_addresses(mod, tm, &m, !o->no_reroll, d)) st = DRV_INTERNAL;
-      else if (!optimise(mod, tm, o->opt_level, staged, d)) st = DRV_INTERNAL;
-      else if (o->stop_before_offload) {
-        /* the IR the offload stage recognises in, for tests */
-      } else if (o->offload.enabled &&
-               !off_module(mod, &m, filename, lo.desc_symbol, &o->offload, o->offload_report,
-                           &nkernels, d))
-        st = DRV_INTERNAL;
-      else if (nkernels && !verify_offloaded(mod, d))
-        st = DRV_INTERNAL;
-      else if (staged && !late_passes(mod, tm, o->opt_level, d))
-        st = DRV_INTERNAL;
-    }
-    if (st != DRV_OK) {
-      if (mod) LLVMDisposeModule(mod);
-      if (tm) LLVMDisposeTargetMachine(tm);
-    } else {
-      *tm_out = tm;
-      *mod_out = mod;
+      *tm_out = r.tm;
+      *mod_out = r.mod;
     }
   }
   tw_arena_free(&arena);

@@ -35,16 +35,23 @@ typedef struct {
   bool stop_before_offload; /* tests: drv_emit_llvm returns the IR the offload
                              * stage would recognise in (not for codegen) */
   bool no_reroll;           /* tests: keep clang's loops unrolled by two as
-                             * they are (ir_reroll_loops off) */
+                             * they are (the reroll pass off) */
   const char *cpu;          /* target CPU: NULL for portable x86-64 (default),
                              * "native" (this machine's CPU and features), or
                              * an LLVM x86 CPU name (drv_cpu_known) */
+  const char *dump_after;   /* a pass's name (drv_pass_name) or "all": the */
+  char **dump;              /* module's IR after it, appended here (malloc'd) */
 } drv_options;
 
 void drv_options_default(drv_options *o);
 
 /* True for "native" and the x86-64 CPU names LLVM knows (drv_cpu.c). */
 bool drv_cpu_known(const char *name);
+
+/* The pipeline's passes in order (driver.c): the name of pass i and what
+ * it does, NULL past the last; whether a name is a pass's or "all". */
+const char *drv_pass_name(unsigned i, const char **what);
+bool drv_pass_known(const char *name);
 
 /* Reads a module from path: binary as is; .wat/.wast text through wabt's
  * wat2wasm (DRV_IO with a clear message if it is not installed, DRV_MALFORMED

@@ -58,6 +58,9 @@ static const char usage_text[] =
     "                          cores (changes results)\n"
     "  --extract-ptx APP       write the PTX embedded in APP to the folder given\n"
     "                          with -o (default .)\n"
+    "  --dump-after=PASS       write the LLVM IR after the pipeline's pass PASS\n"
+    "                          (or after each one: all) to standard error;\n"
+    "                          --dump-after=list lists the passes\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
@@ -75,9 +78,11 @@ static const char usage_text[] =
 
 /* What --version lists: the WebAssembly features twasmc compiles. */
 static const char features_text[] =
-    "WebAssembly 2.0 without SIMD: multi-value, reference types, bulk memory,\n"
-    "sign extension, non-trapping float-to-int, mutable globals, multiple\n"
-    "tables; executables get WASI preview 1 (wasi_snapshot_preview1)\n"
+    "WebAssembly 2.0: multi-value, reference types, bulk memory, sign\n"
+    "extension, non-trapping float-to-int, mutable globals, multiple tables,\n"
+    "fixed-width SIMD (v128); relaxed SIMD (Wasm 3.0); not supported: threads,\n"
+    "exception handling, tail calls, memory64, multi-memory, GC, typed\n"
+    "function references; executables get WASI preview 1 (wasi_snapshot_preview1)\n"
     "GPU offload: PTX for sm_50 to sm_90 (and sm_90a) through LLVM's NVPTX\n";
 
 typedef struct {
@@ -122,6 +127,13 @@ static void add_env(cli *c, const char *spec) {
   memcpy(c->env + c->env_len, spec, add);
   c->env_len += add;
   c->env[c->env_len] = 0;
+}
+
+/* --dump-after=list: the pipeline, one pass a line. */
+static int list_passes(void) {
+  const char *what;
+  for (unsigned i = 0; drv_pass_name(i, &what); i++) printf("%-10s %s\n", drv_pass_name(i, NULL), what);
+  return 0;
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -170,6 +182,11 @@ static int parse_args(cli *c, int argc, char **argv) {
       if (!strcmp(a + 15, "tf32")) c->drv.offload.tf32 = true;
       else if (!strcmp(a + 15, "exact")) c->drv.offload.tf32 = false;
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
+    } else if (!strncmp(a, "--dump-after=", 13)) {
+      if (!strcmp(a + 13, "list")) return list_passes();
+      if (!drv_pass_known(a + 13))
+        return usage_error("unknown pass '%s' (--dump-after=list lists them)", a + 13);
+      c->drv.dump_after = a + 13;
     } else if (!strcmp(a, "--extract-ptx")) {
       if (++i == argc) return usage_error("%s needs an executable or object", a);
       c->extract = argv[i];
@@ -381,13 +398,16 @@ int main(int argc, char **argv) {
     free(out);
     return rc;
   }
-  char *report = NULL;
+  char *report = NULL, *dump = NULL;
   if (c.offload_report) c.drv.offload_report = &report;
+  if (c.drv.dump_after) c.drv.dump = &dump;
   uint8_t *bytes = NULL;
   size_t size = 0;
   bool ok = read_module(&c, &bytes, &size, &d);
   if (ok && c.object) name_object(&c, out);
   if (ok) ok = compile(&c, bytes, size, out, &d);
+  if (dump) fputs(dump, stderr);
+  free(dump);
   if (report) fputs(report, stderr);
   free(report);
   if (!ok) report_error(&c, &d);

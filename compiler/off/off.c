@@ -14,6 +14,8 @@
 #include "off_internal.h"
 #include "ptx.h"
 
+_Static_assert(OFF_MAX_ARCHS == PTX_MAX_CODES, "one kernel-table slot per code of the plan");
+
 typedef struct {
   char *buf;
   size_t len, cap;
@@ -80,11 +82,10 @@ static const char *kind_name(const kn_desc *d) {
 }
 
 /* Choices that change results, said in the report. */
-static const char *inexact_note(const kn_desc *d, const off_options *o) {
+static const char *inexact_note(const kn_desc *d, const ptx_plan *p) {
   if (d->kind == KN_REDUCE && d->reduce.reassociate)
     return "; float reduction made eligible by --fp-reassociate (results may differ from the CPU)";
-  ptx_options po = {.tf32 = o->tf32};
-  if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && o->tf32 && ptx_tensor_cores(d, 90, &po))
+  if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && p->tensor_family)
     return "; tf32 tensor cores on sm_80+ (--tensor-cores=tf32: inputs rounded to tf32)";
   return "";
 }
@@ -168,7 +169,7 @@ static void say_size(off_text *t, kn_size s) {
 }
 
 /* A batch: how many products of which shape, in one launch. */
-static void batch_shape(off_ctx *c, const kn_matmul *m) {
+static void batch_shape(off_ctx *c, const kn_matmul *m, const ptx_plan *p) {
   if (m->batch.is_param) say(&c->report, "; a batch (live count) of ");
   else say(&c->report, "; a batch of %lld ", (long long)m->batch.value);
   say_size(&c->report, m->m);
@@ -176,30 +177,29 @@ static void batch_shape(off_ctx *c, const kn_matmul *m) {
   say_size(&c->report, m->n);
   say(&c->report, "x");
   say_size(&c->report, m->k);
-  say(&c->report, " products in one launch%s", ptx_batch_applies(m) ? " (8 products per block)" : " (grid z)");
+  say(&c->report, " products in one launch%s",
+      p->family == TWASM_PATH_BATCH ? " (8 products per block)" : " (grid z)");
 }
 
-/* Which kernel a matmul takes on which archs, and why. */
-static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
-  bool tc = false, exact = false;
-  ptx_options po = {.tf32 = c->o->tf32};
-  if (d->matmul.batched) batch_shape(c, &d->matmul);
+/* Which kernel a matmul takes on which archs, and why: the plan. */
+static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_plan *p) {
+  if (d->matmul.batched) batch_shape(c, &d->matmul, p);
   const char *how = d->matmul.batched ? "; tensor cores (mma.sync, a warp per product) on "
                                       : "; tensor cores (wmma) on ";
-  bool wgmma = false;
-  for (unsigned i = 0; i < px->ncodes; i++) {
-    if (px->codes[i].specific) {
+  bool tc = false, exact = false, wgmma = false, packed = false;
+  for (unsigned i = 0; i < p->ncodes; i++) {
+    const ptx_plan_code *pc = &p->codes[i];
+    if (pc->arch.specific) {
       wgmma = true;
-      continue;
-    }
-    if (!ptx_tensor_cores(d, px->codes[i].sm, &po)) {
+      packed |= (pc->entries & TWASM_ENTRY_PACKED) != 0;
+    } else if (!ptx_path_tensor_cores(pc->path)) {
       exact = true;
-      continue;
+    } else {
+      say(&c->report, "%ssm_%u", tc ? "," : how, pc->arch.sm);
+      tc = true;
     }
-    say(&c->report, "%ssm_%u", tc ? "," : how, px->codes[i].sm);
-    tc = true;
   }
-  if (wgmma && px->tc_elem_bytes)
+  if (wgmma && packed)
     say(&c->report, ", wgmma on sm_90a (compute capability 9.0: A and B packed into device scratch, "
                     "then multiplied in 128x256 tiles fed by bulk copies, for products that fill "
                     "those tiles; smaller ones run the wmma body)");
@@ -207,26 +207,7 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_out *px) {
     say(&c->report, ", wgmma on sm_90a (compute capability 9.0; shapes it does not take run the "
                     "wmma body)");
   if (tc && exact) say(&c->report, ", exact kernel on the others");
-  bool wide_batch = d->matmul.batched && !ptx_batch_applies(&d->matmul);
-  if (wide_batch && (d->matmul.type == KN_MM_I8_I32 || (d->matmul.type == KN_MM_F32 && c->o->tf32))) {
-    say(&c->report, "; exact kernel (batches of products larger than 32 take no tensor cores)");
-    return;
-  }
-  switch (d->matmul.type) {
-  case KN_MM_I8_I32:
-    say(&c->report, tc ? " (int8 with s32 sums that wrap like Wasm i32: exact)"
-                       : "; exact kernel (too small for tensor cores, or no sm_80+ arch)");
-    break;
-  case KN_MM_F32:
-    if (!tc && c->o->tf32) say(&c->report, "; exact kernel (too small for tensor cores, or no sm_80+ arch)");
-    else if (!tc) say(&c->report, "; exact kernel (f32 takes tensor cores only with --tensor-cores=tf32)");
-    break;
-  case KN_MM_F64:
-    say(&c->report, "; exact kernel (f64 mma adds four products at once: not source order)");
-    break;
-  default:
-    say(&c->report, "; exact kernel (no i32 tensor cores)");
-  }
+  if (p->reason) say(&c->report, tc ? " (%s)" : "; exact kernel (%s)", p->reason);
 }
 
 /* One recognised nest: PTX per arch, embedded, and a kernel table entry;
@@ -256,9 +237,9 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   for (unsigned i = 0; i < px.ncodes; i++)
     say(&c->report, "%ssm_%u%s", i ? "," : "", px.codes[i].sm, px.codes[i].specific ? "a" : "");
   say(&c->report, ")");
-  if (n->desc.kind == KN_MATMUL) matmul_path(c, &n->desc, &px);
+  if (n->desc.kind == KN_MATMUL) matmul_path(c, &n->desc, &px.plan);
   say(&c->report, "%s; runs on the GPU when one is usable and the run-time checks pass\n",
-      inexact_note(&n->desc, c->o));
+      inexact_note(&n->desc, &px.plan));
   return true;
 }
 

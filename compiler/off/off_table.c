@@ -99,29 +99,16 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
   for (int i = 0; i < n->nranges; i++) ranges[i] = range_abi(&c, &n->ranges[i]);
   LLVMValueRef ptx[OFF_MAX_ARCHS];
   unsigned nptx = px->ncodes < OFF_MAX_ARCHS ? px->ncodes : OFF_MAX_ARCHS;
+  const ptx_plan *plan = &px->plan;
   for (unsigned i = 0; i < nptx; i++)
     ptx[i] = cstruct(&c, (LLVMValueRef[]){u32(&c, px->codes[i].sm | (px->codes[i].specific ? TWASM_PTX_SM_SPECIFIC : 0)),
                                           u32(&c, px->codes[i].ptx_isa),
-                                          text_at[i]}, 3);
+                                          text_at[i], u32(&c, plan->codes[i].path),
+                                          u32(&c, plan->codes[i].entries)}, 5);
   uint32_t kind = d->kind == KN_MAP ? TWASM_KERNEL_MAP
                   : d->kind == KN_REDUCE ? TWASM_KERNEL_REDUCE : TWASM_KERNEL_MATMUL;
-  kn_size work[TWASM_KERNEL_WORK_DIMS], batch = {false, 1};
-  for (unsigned i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) work[i] = (kn_size){false, 1};
-  unsigned nwork = 1, ops = 2;
-  if (d->kind == KN_MAP) {
-    nwork = d->map.ndims;
-    for (unsigned i = 0; i < nwork; i++) work[i] = d->map.trip[i];
-    ops = d->nnodes;
-  } else if (d->kind == KN_REDUCE) {
-    work[0] = d->reduce.trip;
-    ops = d->nnodes + 1;
-  } else {
-    batch = kn_mm_batch(&d->matmul);
-    nwork = 4;
-    work[0] = batch, work[1] = d->matmul.m, work[2] = d->matmul.n, work[3] = d->matmul.k;
-  }
   LLVMValueRef work_abi[TWASM_KERNEL_WORK_DIMS];
-  for (int i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) work_abi[i] = size_abi(&c, work[i]);
+  for (int i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) work_abi[i] = size_abi(&c, plan->work[i]);
   LLVMValueRef name = LLVMConstStringInContext2(c.ctx, px->name, strlen(px->name), false);
   LLVMValueRef f[] = {private_const(&c, name, "twasm_kernel_name"),
                       u32(&c, kind), u32(&c, d->nparams),
@@ -130,10 +117,10 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
                       u32(&c, n->check_overlap), u32(&c, (uint32_t)n->nranges), u32(&c, nptx),
                       array_global(&c, ranges, (unsigned)n->nranges, "twasm_kernel_ranges"),
                       array_global(&c, ptx, nptx, "twasm_kernel_ptx"),
-                      launch_abi(&c, &px->launch),
+                      launch_abi(&c, &plan->launch),
                       LLVMConstArray2(LLVMTypeOf(work_abi[0]), work_abi, TWASM_KERNEL_WORK_DIMS),
-                      u32(&c, nwork), u32(&c, ops), size_abi(&c, batch),
-                      u32(&c, px->tc_elem_bytes), u32(&c, 0)};
+                      u32(&c, plan->nwork), u32(&c, plan->ops_per_iter), size_abi(&c, plan->batch),
+                      u32(&c, plan->tc_elem_bytes), u32(&c, 0)};
   free(ranges);
   return cstruct(&c, f, sizeof f / sizeof f[0]);
 }

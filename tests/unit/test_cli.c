@@ -23,6 +23,7 @@ static const usage_case usage_cases[] = {
     {"--tensor-cores=fp8 x.wasm", 2, "unknown tensor-core mode"},
     {"--cpu=pentium9 x.wasm", 2, "unknown CPU 'pentium9'"},
     {"--extract-ptx", 2, "needs an executable"},
+    {"--dump-after=nothing x.wasm", 2, "unknown pass 'nothing'"},
     {"a.wasm b.wasm", 2, "more than one input"},
     {"/nonexistent/x.wasm -o /tmp/never", 1, "cannot open"},
     {"/tmp -o /tmp/never", 1, "is a directory"},
@@ -154,6 +155,40 @@ START_TEST(trap_reports_backtrace) {
 }
 END_TEST
 
+/* --dump-after=PASS: the IR after that pass of the pipeline, on stderr;
+ * versioning's offload call appears after the offload pass, not before. */
+START_TEST(dump_after_pass) {
+  static const char wat[] =
+      "(module (memory 1) (func (export \"f\") (param i32) (local i32)\n"
+      "  (loop (i32.store (local.get 1) (local.get 0))\n"
+      "    (local.set 1 (i32.add (local.get 1) (i32.const 4)))\n"
+      "    (br_if 0 (i32.lt_u (local.get 1) (i32.const 4000))))))\n";
+  make_tmpdir();
+  write_file("loop.wat", wat, sizeof wat - 1);
+  static char out[1 << 16];
+  char args[512];
+  ck_assert_int_eq(run("--dump-after=list", out, sizeof out), 0);
+  ck_assert(strstr(out, "reroll") && strstr(out, "offload") && strstr(out, "late"));
+  static const struct {
+    const char *pass, *level, *needle;
+    bool offload_call;
+  } cases[] = {
+      {"lower", "", "; twasmc: IR after lower\n", false},
+      {"optimise", "", "; twasmc: IR after optimise\n", false},
+      {"offload", "", "; twasmc: IR after offload\n", true},
+      {"reroll", "-O0", "; twasmc: IR after reroll: not run\n", false},
+  };
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(args, sizeof args, "-c %s --dump-after=%s %s/loop.wat -o %s/loop.o", cases[i].level,
+             cases[i].pass, tmpdir, tmpdir);
+    ck_assert_int_eq(run(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, cases[i].needle), "%s: %.200s", cases[i].pass, out);
+    ck_assert_int_eq(strstr(out, "define") != NULL, strcmp(cases[i].level, "-O0") != 0);
+    ck_assert_int_eq(strstr(out, "@twasm_rt_offload(") != NULL, cases[i].offload_call);
+  }
+}
+END_TEST
+
 START_TEST(version_prints) {
   char out[1024];
   ck_assert_int_eq(run("--version", out, sizeof out), 0);
@@ -214,6 +249,7 @@ static Suite *cli_suite(void) {
   tcase_add_test(tc, help_matches_man_page);
   tcase_add_test(tc, version_prints);
   tcase_add_loop_test(tc, memory_limits, 0, sizeof limit_cases / sizeof limit_cases[0]);
+  tcase_add_test(tc, dump_after_pass);
   tcase_add_test(tc, trap_reports_backtrace);
   suite_add_tcase(s, tc);
   return s;

@@ -69,6 +69,11 @@ static const struct open_case {
     {"loop", true, WASI_ELOOP},
     {"missing", true, WASI_ENOENT},
     {"file.txt/x", true, WASI_ENOTDIR},
+    {"file.txt/", true, WASI_ENOTDIR},
+    {"file.txt/", false, WASI_ENOTDIR},
+    {"sub/", false, WASI_ESUCCESS},
+    {"updir/", false, WASI_ENOTCAPABLE},
+    {"out/", false, WASI_ENOTCAPABLE},
 };
 #define NOPEN_CASES (int)(sizeof open_cases / sizeof open_cases[0])
 
