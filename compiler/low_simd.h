@@ -56,6 +56,8 @@ LLVMValueRef low_simd_q15mulr(low_fn *f, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef low_simd_swizzle(low_fn *f, LLVMValueRef a, LLVMValueRef s);
 /* Shared by low_simd_float.c and low_simd_relaxed.c: Wasm's min/max. */
 LLVMValueRef low_simd_fminmax(low_fn *f, LLVMValueRef a, LLVMValueRef b, bool is_max);
+/* low_simd_round.c: ceil (kind 0), floor, trunc, nearest (3) in SSE2. */
+LLVMValueRef low_simd_round_sse2(low_fn *f, LLVMValueRef x, unsigned kind);
 /* Shared by low_simd_convert.c and low_simd_relaxed.c: trunc_sat. */
 LLVMValueRef low_simd_trunc_sat(low_fn *f, LLVMValueRef x, bool is_signed);
 

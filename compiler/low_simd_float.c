@@ -14,6 +14,7 @@ typedef struct {
   uint8_t arg;   /* FL_BINARY: LLVMOpcode; FL_UNARY: unary_intrinsics[]; FL_CMP: LLVMRealPredicate */
 } float_op;
 
+/* The first four in low_simd_round_sse2's order. */
 enum { U_CEIL, U_FLOOR, U_TRUNC, U_NEAREST, U_ABS, U_SQRT };
 static const char *const unary_intrinsics[] = {
     [U_CEIL] = "llvm.ceil", [U_FLOOR] = "llvm.floor", [U_TRUNC] = "llvm.trunc",
@@ -124,6 +125,8 @@ bool low_simd_float(low_fn *f, const wasm_insn *insn, uint32_t sub) {
   low_shape s = (low_shape)op->shape;
   if (op->kind == FL_NEG) {
     low_simd_push(f, LLVMBuildFNeg(f->b, low_simd_pop(f, s), ""));
+  } else if (op->kind == FL_UNARY && op->arg <= U_NEAREST && f->mc->opt->portable_cpu) {
+    low_simd_push(f, low_simd_round_sse2(f, low_simd_pop(f, s), op->arg));
   } else if (op->kind == FL_UNARY) {
     LLVMValueRef x = low_simd_pop(f, s);
     low_simd_push(f, intrinsic(f, unary_intrinsics[op->arg], &x, 1));

@@ -17,6 +17,8 @@ typedef struct {
                            * empty one (twasm_main), or NULL */
   size_t baked_env_len;   /* bytes of baked_env, the final NUL included */
   bool inherit_env;       /* for main(): the guest sees the host's environment */
+  bool portable_cpu;      /* the default x86-64 target (SSE2 only): SIMD rounding
+                           * is computed with adds, not libm calls per lane */
 } low_options;
 
 /* Builds a new LLVM module in ctx holding every function of m, the

@@ -301,6 +301,7 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
   if (st == DRV_OK) {
     drv_run r = {.o = o, .m = &m, .filename = filename, .ctx = ctx, .d = d};
     r.lo = (low_options){.bounds_mode = o->bounds_mode,
+                         .portable_cpu = !o->cpu || !strcmp(o->cpu, "x86-64"),
                          .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
                          .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
                          .emit_main = o->emit_main,
