@@ -39,6 +39,7 @@ typedef struct low_module_ctx {
   /* TBAA access tags: linear memory and global cells never alias, so a
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
+  bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */

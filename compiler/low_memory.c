@@ -24,7 +24,7 @@ _Static_assert(sizeof accesses / sizeof accesses[0] == OP_I64_STORE32 - OP_I32_L
 
 /* memory.grow changes it, so it is loaded at every use. */
 static LLVMValueRef mem_size_bytes(low_fn *f) {
-  return low_load_at(f, f->mc->t_i64, f->mem_obj, 8, "size_bytes");
+  return low_load_at(f, f->mc->t_i64, f->mem_obj, offsetof(twasm_memory_abi, size_bytes), "size_bytes");
 }
 
 /* Traps at offset unless [start, start + len) lies in memory (all i64, so

@@ -13,6 +13,8 @@ typedef struct {
   const char *module_name; /* for messages: the file stem */
   bool emit_main;         /* also emit main() calling twasm_main(&desc, ...) */
   const char *baked_dirs; /* for main(): "HOST::GUEST\n..." preopens, or NULL */
+  LLVMValueRef *funcs_out; /* when set: [m->nfuncs] receives the LLVM function
+                            * of each defined function, NULL for imports */
 } low_options;
 
 /* Builds a new LLVM module in ctx holding every function of m, the
