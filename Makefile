@@ -48,8 +48,8 @@ INC_ir      := -Icompiler/ir $(INC_base)
 INC_front   := -Icompiler $(INC_ir)
 INC_kernels := -Ikernels $(INC_ir)
 INC_ptx     := -Iptx -Ikernels $(INC_base)
-INC_off     := -Icompiler/off -Iptx -Ikernels -Icompiler $(INC_ir)
-INC_driver  := -Icompiler/driver $(INC_off)
+INC_off     := -Icompiler/off -Iptx -Ikernels $(INC_ir)
+INC_driver  := -Icompiler/driver $(INC_off) -Icompiler
 LAYERS      := base=compiler/base ir=compiler/ir front=compiler kernels=kernels ptx=ptx \
                off=compiler/off driver=compiler/driver
 layer_args = 'runtime|runtime|' $(foreach l,$(LAYERS),'$(word 1,$(subst =, ,$(l)))|$(word 2,$(subst =, ,$(l)))|$(INC_$(word 1,$(subst =, ,$(l))))')

@@ -32,10 +32,7 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
 
 /* Metadata kind on the terminators of a versioned nest's checked copy: the
  * offload stage looks at the unchecked copy only (off.c). */
-#define BND_MD_CHECKED "twasm.bounds.checked"
-
-/* The block belongs to the checked copy of a versioned nest. */
-bool bnd_checked_copy(LLVMBasicBlockRef bb);
+#define BND_MD_CHECKED IR_MD_CHECKED /* ir_checked_copy reads it */
 
 /* The deepest nest whose checks are proved as one (deeper nests are
  * versioned from an inner loop down). */

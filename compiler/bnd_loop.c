@@ -267,13 +267,6 @@ static bool analyse(bnd_fn *f) {
   return true;
 }
 
-bool bnd_checked_copy(LLVMBasicBlockRef bb) {
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-  if (!term) return false;
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
-  return LLVMGetMetadata(term, LLVMGetMDKindIDInContext(ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED))) != NULL;
-}
-
 unsigned bnd_version_loops(LLVMModuleRef mod) {
   unsigned versioned = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {

@@ -161,8 +161,8 @@ static void build_entry(low_fn *f) {
   if (has_large_frame(f->func)) low_stack_check(f);
   else f->stack_check_at_calls = has_calls(f->func);
   if (f->mc->m->nmems > 0) {
-    f->mem_base = low_vmctx_load(f, 0, f->mc->t_ptr, "mem_base");
-    f->mem_obj = low_vmctx_load(f, 8, f->mc->t_ptr, "mem");
+    f->mem_base = low_vmctx_load(f, offsetof(twasm_vmctx, mem_base), f->mc->t_ptr, "mem_base");
+    f->mem_obj = low_vmctx_load(f, offsetof(twasm_vmctx, mem), f->mc->t_ptr, "mem");
   }
 }
 

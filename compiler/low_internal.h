@@ -44,6 +44,7 @@ typedef struct low_module_ctx {
   LLVMValueRef tbaa_memory, tbaa_global;
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
+  bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */

@@ -46,7 +46,7 @@ static void size_range(low_fn *f, LLVMValueRef size) {
  * tells LLVM that stores to linear memory or globals leave it alone (only
  * calls may grow memory), so one load serves many checks. */
 static LLVMValueRef mem_size_bytes(low_fn *f) {
-  LLVMValueRef size = low_load_at(f, f->mc->t_i64, f->mem_obj, 8, "size_bytes");
+  LLVMValueRef size = low_load_at(f, f->mc->t_i64, f->mem_obj, offsetof(twasm_memory_abi, size_bytes), "size_bytes");
   low_tbaa(f->mc, size, f->mc->tbaa_size);
   size_range(f, size);
   return size;

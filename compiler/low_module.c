@@ -279,6 +279,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
     ok = tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: invalid LLVM IR: %.400s", msg ? msg : "");
   }
   LLVMDisposeMessage(msg);
+  if (ok && opt->funcs_out) memcpy(opt->funcs_out, mc.funcs, m->nfuncs * sizeof *mc.funcs);
   tw_arena_free(&mc.arena);
   if (!ok) {
     LLVMDisposeModule(mc.mod);

@@ -6,7 +6,7 @@
  * vmctx->globals[i], which never changes once the instance exists (the
  * value inside it may). */
 static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
-  return low_vmctx_entry(f, 16, global_index, "global_cell");
+  return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
 }
 
 static void emit_global_get(low_fn *f, uint32_t global_index) {

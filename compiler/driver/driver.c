@@ -128,6 +128,7 @@ typedef struct {
   LLVMContextRef ctx;
   LLVMTargetMachineRef tm;
   LLVMModuleRef mod;         /* made by the lower pass */
+  LLVMValueRef *funcs;       /* [m->nfuncs] lowering's function of each (NULL: import) */
   low_options lo;
   unsigned nkernels;         /* embedded by the offload pass */
   tw_diag *d;
@@ -175,9 +176,17 @@ static bool optimise(drv_run *r) {
   return run_passes(r->mod, r->tm, passes, r->d);
 }
 
+/* Lowering hands each Wasm function's LLVM function over (funcs_out). */
 static bool offload(drv_run *r) {
-  return off_module(r->mod, r->m, r->filename, r->lo.desc_symbol, &r->o->offload,
-                    r->o->offload_report, &r->nkernels, r->d);
+  const wasm_module *m = r->m;
+  off_func *funcs = calloc(m->nfuncs + 1, sizeof *funcs);
+  if (!funcs) return tw_fail(r->d, TW_DIAG_NO_OFFSET, "out of memory");
+  for (uint32_t i = 0; i < m->nfuncs; i++)
+    funcs[i] = (off_func){r->funcs[i], m->funcs[i].name, m->funcs[i].body_offset};
+  bool ok = off_module(r->mod, funcs, m->nfuncs, r->filename, r->lo.desc_symbol, &r->o->offload,
+                       r->o->offload_report, &r->nkernels, r->d);
+  free(funcs);
+  return ok;
 }
 
 /* Loop versioning edited optimised IR: a slip there must be an error, not
@@ -309,6 +318,8 @@ static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filena
                          .baked_env = o->baked_env,
                          .baked_env_len = o->baked_env_len,
                          .inherit_env = o->inherit_env};
+    r.funcs = tw_arena_alloc(&arena, (m.nfuncs + 1) * sizeof *r.funcs);
+    r.lo.funcs_out = r.funcs;
     r.tm = host_machine(o->opt_level, o->cpu, d);
     if (!r.tm || !run_pipeline(&r)) {
       st = DRV_INTERNAL;

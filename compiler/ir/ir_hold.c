@@ -110,3 +110,10 @@ void ir_release_loops(LLVMModuleRef mod) {
     }
   }
 }
+
+bool ir_checked_copy(LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term) return false;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
+  return LLVMGetMetadata(term, LLVMGetMDKindIDInContext(ctx, IR_MD_CHECKED, strlen(IR_MD_CHECKED))) != NULL;
+}

@@ -43,4 +43,12 @@ void ir_release_loops(LLVMModuleRef mod);
  * branch closes no Wasm loop). */
 bool ir_loop_offset(LLVMValueRef latch, uint32_t *offset);
 
+/* Metadata on the branch that enters the checked copy of a loop nest the
+ * bounds pass versioned (compiler/bnd_loop.c): the copy that runs only
+ * when the one test before the nest fails, and traps at the exact access.
+ * ir_checked_copy says whether bb's terminator carries it; the offload
+ * stage leaves those copies alone (the fast copy speaks for the nest). */
+#define IR_MD_CHECKED "twasm.bounds.checked"
+bool ir_checked_copy(LLVMBasicBlockRef bb);
+
 #endif

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "arena.h"
-#include "bnd.h"
 #include "ir_pass.h"
 #include "kn_recog.h"
 #include "off_internal.h"
@@ -136,17 +135,16 @@ static void mark_used(LLVMModuleRef mod, LLVMValueRef *globals, unsigned n) {
   LLVMSetSection(used, "llvm.metadata");
 }
 
-static const wasm_func *wasm_func_of(LLVMValueRef fn, const wasm_module *m, uint32_t *index) {
-  size_t len;
-  const char *name = LLVMGetValueName2(fn, &len);
-  unsigned idx;
-  int used = 0;
-  /* low_module.c names them wasm_fINDEX or wasm_fINDEX_NAME */
-  if (sscanf(name, "wasm_f%u%n", &idx, &used) != 1 || (name[used] && name[used] != '_') ||
-      idx >= m->nfuncs)
-    return NULL;
-  *index = idx;
-  return &m->funcs[idx];
+/* Lowering's functions by address, to find the Wasm index of each
+ * function still in the module (LLVM may have dropped or added some). */
+typedef struct {
+  LLVMValueRef fn;
+  uint32_t index;
+} off_index;
+
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const off_index *)a)->fn, y = (uintptr_t)((const off_index *)b)->fn;
+  return x < y ? -1 : x > y;
 }
 
 typedef struct off_ctx {
@@ -246,7 +244,7 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
 
 /* Where the report places a nest: its outermost Wasm loop instruction,
  * else (LLVM dropped the loop's metadata) the function's body. */
-static uint32_t nest_offset(const kn_recog_nest *n, const wasm_func *wf) {
+static uint32_t nest_offset(const kn_recog_nest *n, const off_func *wf) {
   for (int i = 0; i < n->nest->nlatches; i++) {
     LLVMValueRef t = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->latches[i]].bb);
     uint32_t offset;
@@ -255,7 +253,7 @@ static uint32_t nest_offset(const kn_recog_nest *n, const wasm_func *wf) {
   return wf->body_offset;
 }
 
-static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint32_t index,
+static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32_t index,
                          const char *base) {
   tw_arena arena = {0};
   kn_recog_result res;
@@ -268,7 +266,7 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
     for (int k = 0; k < res.nnests; k++) ids[k] = -1;
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
-      if (bnd_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue; /* its fast copy speaks */
+      if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue; /* its fast copy speaks */
       char where[512];
       snprintf(where, sizeof where, "%s:0x%x: %s", base, nest_offset(n, wf), shown);
       if (!n->ok) {
@@ -289,22 +287,28 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const wasm_func *wf, uint3
   tw_arena_free(&arena);
 }
 
-bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
+bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d) {
   off_ctx c = {.mod = mod, .o = o};
   for (unsigned i = 0; i < o->narchs; i++) c.archs[i].sm = o->archs[i];
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
-    uint32_t index;
-    const wasm_func *wf = wasm_func_of(fn, m, &index);
-    if (wf && LLVMCountBasicBlocks(fn) > 0) offload_func(&c, fn, wf, index, base);
+  off_index *sorted = malloc(((size_t)nfuncs + 1) * sizeof *sorted);
+  uint32_t n = 0;
+  for (uint32_t i = 0; sorted && i < nfuncs; i++)
+    if (funcs[i].fn) sorted[n++] = (off_index){funcs[i].fn, i};
+  if (n) qsort(sorted, n, sizeof *sorted, by_address);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); n && fn; fn = LLVMGetNextFunction(fn)) {
+    off_index key = {fn, 0}, *at = bsearch(&key, sorted, n, sizeof *sorted, by_address);
+    if (at && LLVMCountBasicBlocks(fn) > 0) offload_func(&c, fn, &funcs[at->index], at->index, base);
   }
+  free(sorted);
   bool ok = true;
   if (c.nkernels) {
     mark_used(mod, c.sections, c.nkernels);
     ok = off_attach_table(mod, desc_symbol, c.kernels, c.nkernels) ||
-         tw_fail(d, TW_DIAG_NO_OFFSET, "offload: module descriptor %s not found", desc_symbol);
+         tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: offload: no kernel table of module descriptor %s to fill, "
+                 "or an entry disagreeing with twasm_abi.h", desc_symbol);
   }
   free(c.sections);
   free(c.kernels);

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 
 #include "diag.h"
-#include "wasm.h"
 
 #define OFF_MAX_ARCHS 8
 
@@ -20,12 +19,19 @@ typedef struct {
   unsigned narchs;
 } off_options;
 
-/* Recognises the loop nests of every defined function of mod (lowered from
- * m, optimised), generates PTX for each recognised one, embeds it in the
- * section .twasm_ptx and lists it in the kernel table of the descriptor
- * desc_symbol.  *report (malloc'd; report may be NULL) receives one line
- * per nest.  *nkernels: kernels embedded. */
-bool off_module(LLVMModuleRef mod, const wasm_module *m, const char *file,
+/* One Wasm function as lowering handed it over. */
+typedef struct {
+  LLVMValueRef fn;          /* its LLVM function; NULL for an import */
+  const char *name;         /* from the name section, or NULL */
+  uint32_t body_offset;     /* file offset of its body */
+} off_func;
+
+/* Recognises the loop nests of every defined function of mod (lowered,
+ * funcs[i] being Wasm function i, then optimised), generates PTX for each
+ * recognised one, embeds it in the section .twasm_ptx and lists it in the
+ * kernel table of the descriptor desc_symbol.  *report (malloc'd; report
+ * may be NULL) receives one line per nest.  *nkernels: kernels embedded. */
+bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d);
 
