@@ -97,11 +97,62 @@ static void wrap_memcmp(wrap_ctx *w) {
   LLVMBuildRet(w->b, LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 4, "cmp"));
 }
 
+static LLVMValueRef byte_at(wrap_ctx *w, LLVMValueRef at, LLVMValueRef k) {
+  LLVMValueRef off = LLVMBuildAdd(w->b, zext64(w, at), k, "");
+  LLVMValueRef p = LLVMBuildGEP2(w->b, w->mc->t_i8, w->base, &off, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(w->b, w->mc->t_i8, p, "");
+  low_tbaa(w->mc, v, w->mc->tbaa_memory);
+  return LLVMBuildZExt(w->b, v, w->mc->t_i32, "");
+}
+
+static LLVMValueRef chunk_at(wrap_ctx *w, LLVMTypeRef v16, LLVMValueRef at) {
+  LLVMValueRef p = LLVMBuildGEP2(w->b, w->mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, at)}, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(w->b, v16, p, "");
+  LLVMSetAlignment(v, 1);
+  low_tbaa(w->mc, v, w->mc->tbaa_memory);
+  return v;
+}
+
+/* strcmp's first 16 bytes, inline (after LLVM inlines the wrapper, at
+ * the caller): most strings compared end or differ there, and a call
+ * costs as much as the comparison.  Both chunks must lie in memory;
+ * otherwise, or when the chunks are equal and without NUL, the builder is
+ * left in a block for the general path. */
+static void strcmp_first_chunk(wrap_ctx *w) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef l = param(w, 1), r = param(w, 2);
+  LLVMValueRef far = LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, LLVMIntUGT, l, r, ""), l, r, "");
+  LLVMValueRef fits = LLVMBuildICmp(w->b, LLVMIntULE,
+                                    LLVMBuildAdd(w->b, zext64(w, far), LLVMConstInt(mc->t_i64, 16, false), ""),
+                                    w->size, "");
+  LLVMBasicBlockRef chunk = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "chunk");
+  LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "found");
+  LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "rest");
+  LLVMBuildCondBr(w->b, fits, chunk, rest);
+  LLVMPositionBuilderAtEnd(w->b, chunk);
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
+  LLVMValueRef a = chunk_at(w, v16, l), b = chunk_at(w, v16, r);
+  LLVMValueRef stop = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, a, b, ""),
+                                  LLVMBuildICmp(w->b, LLVMIntEQ, a, LLVMConstNull(v16), ""), "");
+  LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMValueRef mask = LLVMBuildBitCast(w->b, stop, i16, "stop_mask");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
+  LLVMPositionBuilderAtEnd(w->b, found);
+  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
+  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
+  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
+  k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
+  LLVMBuildRet(w->b, LLVMBuildSub(w->b, byte_at(w, l, k), byte_at(w, r, k), ""));
+  LLVMPositionBuilderAtEnd(w->b, rest);
+}
+
 /* strcmp(l, r) and strlen(s): the helper says when it reached the end of
  * memory, where the Wasm code is to run. */
 static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   low_module_ctx *mc = w->mc;
   bool is_cmp = kind == LOW_LIBC_STRCMP;
+  if (is_cmp) strcmp_first_chunk(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32, mc->t_i32};
   LLVMValueRef fn = is_cmp ? helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4)
                            : helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);

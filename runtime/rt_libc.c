@@ -83,10 +83,6 @@ int64_t twasm_rt_strcmp(const uint8_t *base, uint64_t size, uint32_t l, uint32_t
   /* Bytes readable at both: the Wasm code would trap at index lim. */
   uint32_t far = l > r ? l : r;
   uint64_t lim = far < size ? size - far : 0, i = 0;
-  /* Most strings compared (sort keys, names) differ within a few bytes:
-   * those first, one at a time, before the 16-byte chunks. */
-  for (uint64_t head = lim < 8 ? lim : 8; i < head; i++)
-    if (a[i] != b[i] || a[i] == 0) return byte_diff(a, b, i);
   for (; i + 16 <= lim; i += 16) {
     uint32_t m = stop_mask16(a + i, b + i, 1);
     if (m) return byte_diff(a, b, i + (uint64_t)__builtin_ctz(m));
