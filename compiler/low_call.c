@@ -8,8 +8,10 @@ LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index) {
   return low_vmctx_entry(f, offsetof(twasm_vmctx, funcs), func_index, "funcref");
 }
 
-/* Pops the arguments of type_index, calls, and pushes the results. */
-static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx) {
+/* Pops the arguments of type_index, calls, and pushes the results;
+ * checks the stack first unless the callee's stack use is bounded. */
+static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx,
+                       bool bounded) {
   low_module_ctx *mc = f->mc;
   const wasm_functype *ft = &mc->m->types[type_index];
   uint32_t n = ft->nparams;
@@ -17,7 +19,7 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
   args[0] = callee_vmctx;
   for (uint32_t i = 0; i < n; i++) args[i + 1] = f->stack[f->sp - n + i];
   f->sp -= n;
-  if (f->stack_check_at_calls) low_stack_check(f);
+  if (f->stack_check_at_calls && !bounded) low_stack_check(f);
   LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n + 1, "");
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */
@@ -32,13 +34,13 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
 static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
-    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx);
+    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx, f->mc->stack_bounded[func_index]);
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);
   LLVMValueRef code = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
   LLVMValueRef vmctx = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
-  call_typed(f, callee->type_index, code, vmctx);
+  call_typed(f, callee->type_index, code, vmctx, false);
 }
 
 /* Checks in the spec's order: bounds, null, then the signature, which is
@@ -49,7 +51,7 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   LLVMValueRef index = low_pop(f);
   LLVMValueRef sealed = low_sealed_code(f, type_index, table_index, index, insn->offset);
   if (sealed) {
-    call_typed(f, type_index, sealed, f->vmctx);
+    call_typed(f, type_index, sealed, f->vmctx, false);
     return;
   }
   LLVMValueRef slot = low_table_elem_ptr(f, table_index, index, TWASM_TRAP_UNDEFINED_ELEMENT, insn->offset);
@@ -63,7 +65,7 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   low_trap_if(f, differs, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, insn->offset);
   LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
   LLVMValueRef vmctx = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
-  call_typed(f, type_index, code, vmctx);
+  call_typed(f, type_index, code, vmctx, false);
 }
 
 bool low_emit_call(low_fn *f, const wasm_insn *insn) {

@@ -45,6 +45,7 @@ typedef struct low_module_ctx {
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
+  bool *stack_bounded;       /* [m->nfuncs] its calls use bounded stack: no check before a call to it (low_stack.c) */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
@@ -161,6 +162,9 @@ low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn);
 /* Sets mc->callees, with wrappers for the routines it recognises (after
  * the functions are declared, before the sealed tables; low_libc.c). */
 void low_libc_init(low_module_ctx *mc);
+
+/* Sets mc->stack_bounded from the call graph (low_stack.c). */
+void low_stack_init(low_module_ctx *mc);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

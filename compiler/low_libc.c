@@ -46,52 +46,105 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMValueRef wrap, wasm;       /* the wrapper and the Wasm code */
   LLVMValueRef base, size;       /* memory 0: base pointer, size in bytes (i64) */
+  low_libc_kind kind;
 } wrap_ctx;
 
 static LLVMValueRef param(wrap_ctx *w, unsigned i) { return LLVMGetParam(w->wrap, i); }
 static LLVMValueRef zext64(wrap_ctx *w, LLVMValueRef v) { return LLVMBuildZExt(w->b, v, w->mc->t_i64, ""); }
 
-/* Ends the current block with `ret result` when fast, else with a tail
- * call of the Wasm code on the wrapper's own arguments. */
-static void finish(wrap_ctx *w, LLVMValueRef fast, LLVMValueRef result) {
+static const char *const kind_names[] = {
+    [LOW_LIBC_MEMCMP] = "memcmp", [LOW_LIBC_STRCMP] = "strcmp", [LOW_LIBC_STRLEN] = "strlen",
+    [LOW_LIBC_MEMCPY] = "memcpy", [LOW_LIBC_MEMMOVE] = "memmove", [LOW_LIBC_MEMSET] = "memset",
+};
+
+/* Ends the current block with a branch on fast: the builder is left in
+ * the native block (for the caller to finish), the other block tail-calls
+ * the Wasm code on the wrapper's own arguments.  The condition is named
+ * "native.<routine>", which the optimised IR keeps (tests look for it). */
+static void branch_native(wrap_ctx *w, LLVMValueRef fast) {
   low_module_ctx *mc = w->mc;
+  char name[32];
+  snprintf(name, sizeof name, "native.%s", kind_names[w->kind]);
+  LLVMSetValueName2(fast, name, strlen(name));
   LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "native");
   LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "wasm");
-  LLVMValueRef br = LLVMBuildCondBr(w->b, fast, yes, no);
-  low_mark_unlikely(mc, br, false);
-  LLVMPositionBuilderAtEnd(w->b, yes);
-  LLVMBuildRet(w->b, result);
+  low_mark_unlikely(mc, LLVMBuildCondBr(w->b, fast, yes, no), false);
   LLVMPositionBuilderAtEnd(w->b, no);
   unsigned n = LLVMCountParams(w->wrap);
-  LLVMValueRef args[8];
-  for (unsigned i = 0; i < n && i < 8; i++) args[i] = param(w, i);
+  LLVMValueRef args[4];
+  for (unsigned i = 0; i < n && i < 4; i++) args[i] = param(w, i);
   LLVMValueRef call = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->wasm), w->wasm, args, n, "");
   LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
-  LLVMBuildRet(w->b, call);
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wasm)) == mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, call);
+  LLVMPositionBuilderAtEnd(w->b, yes);
+}
+
+/* zext(at) + zext(n) <= memory size: no byte of [at, at + n) traps. */
+static LLVMValueRef in_memory(wrap_ctx *w, LLVMValueRef at, LLVMValueRef n) {
+  LLVMValueRef end = LLVMBuildAdd(w->b, zext64(w, at), zext64(w, n), "");
+  return LLVMBuildICmp(w->b, LLVMIntULE, end, w->size, "");
 }
 
 /* memcmp(l, r, n): native when both ranges lie in memory (no read traps). */
 static void wrap_memcmp(wrap_ctx *w) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef l = param(w, 1), r = param(w, 2), n = param(w, 3);
-  LLVMValueRef len = zext64(w, n);
-  LLVMValueRef l_ok = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, zext64(w, l), len, ""), w->size, "");
-  LLVMValueRef r_ok = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, zext64(w, r), len, ""), w->size, "");
-  LLVMValueRef ok = LLVMBuildAnd(w->b, l_ok, r_ok, "in_bounds");
+  branch_native(w, LLVMBuildAnd(w->b, in_memory(w, l, n), in_memory(w, r, n), ""));
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i32, mc->t_i32, mc->t_i32};
   LLVMValueRef fn = helper(mc, "twasm_rt_memcmp", mc->t_i32, ps, 4);
-  /* The call sits in the native block: it may only run in bounds. */
-  LLVMBasicBlockRef call_bb = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "call");
-  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "wasm");
-  low_mark_unlikely(mc, LLVMBuildCondBr(w->b, ok, call_bb, no), false);
-  LLVMPositionBuilderAtEnd(w->b, call_bb);
   LLVMValueRef args[] = {w->base, l, r, n};
   LLVMBuildRet(w->b, LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 4, "cmp"));
-  LLVMPositionBuilderAtEnd(w->b, no);
-  LLVMValueRef all[] = {param(w, 0), l, r, n};
-  LLVMValueRef call = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->wasm), w->wasm, all, 4, "");
-  LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
-  LLVMBuildRet(w->b, call);
+}
+
+static LLVMValueRef byte_at(wrap_ctx *w, LLVMValueRef at, LLVMValueRef k) {
+  LLVMValueRef off = LLVMBuildAdd(w->b, zext64(w, at), k, "");
+  LLVMValueRef p = LLVMBuildGEP2(w->b, w->mc->t_i8, w->base, &off, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(w->b, w->mc->t_i8, p, "");
+  low_tbaa(w->mc, v, w->mc->tbaa_memory);
+  return LLVMBuildZExt(w->b, v, w->mc->t_i32, "");
+}
+
+static LLVMValueRef chunk_at(wrap_ctx *w, LLVMTypeRef v16, LLVMValueRef at) {
+  LLVMValueRef p = LLVMBuildGEP2(w->b, w->mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, at)}, 1, "");
+  LLVMValueRef v = LLVMBuildLoad2(w->b, v16, p, "");
+  LLVMSetAlignment(v, 1);
+  low_tbaa(w->mc, v, w->mc->tbaa_memory);
+  return v;
+}
+
+/* strcmp's first 16 bytes, inline (after LLVM inlines the wrapper, at
+ * the caller): most strings compared end or differ there, and a call
+ * costs as much as the comparison.  Both chunks must lie in memory;
+ * otherwise, or when the chunks are equal and without NUL, the builder is
+ * left in a block for the general path. */
+static void strcmp_first_chunk(wrap_ctx *w) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef l = param(w, 1), r = param(w, 2);
+  LLVMValueRef far = LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, LLVMIntUGT, l, r, ""), l, r, "");
+  LLVMValueRef fits = LLVMBuildICmp(w->b, LLVMIntULE,
+                                    LLVMBuildAdd(w->b, zext64(w, far), LLVMConstInt(mc->t_i64, 16, false), ""),
+                                    w->size, "");
+  LLVMBasicBlockRef chunk = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "chunk");
+  LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "found");
+  LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "rest");
+  LLVMBuildCondBr(w->b, fits, chunk, rest);
+  LLVMPositionBuilderAtEnd(w->b, chunk);
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
+  LLVMValueRef a = chunk_at(w, v16, l), b = chunk_at(w, v16, r);
+  LLVMValueRef stop = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, a, b, ""),
+                                  LLVMBuildICmp(w->b, LLVMIntEQ, a, LLVMConstNull(v16), ""), "");
+  LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMValueRef mask = LLVMBuildBitCast(w->b, stop, i16, "stop_mask");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
+  LLVMPositionBuilderAtEnd(w->b, found);
+  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
+  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
+  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
+  k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
+  LLVMBuildRet(w->b, LLVMBuildSub(w->b, byte_at(w, l, k), byte_at(w, r, k), ""));
+  LLVMPositionBuilderAtEnd(w->b, rest);
 }
 
 /* strcmp(l, r) and strlen(s): the helper says when it reached the end of
@@ -99,14 +152,46 @@ static void wrap_memcmp(wrap_ctx *w) {
 static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   low_module_ctx *mc = w->mc;
   bool is_cmp = kind == LOW_LIBC_STRCMP;
+  if (is_cmp) strcmp_first_chunk(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32, mc->t_i32};
   LLVMValueRef fn = is_cmp ? helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4)
                            : helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
   LLVMValueRef args[] = {w->base, w->size, param(w, 1), is_cmp ? param(w, 2) : NULL};
   LLVMValueRef v = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, is_cmp ? 4 : 3, "scan");
   LLVMValueRef fallback = LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false);
-  LLVMValueRef done = LLVMBuildICmp(w->b, LLVMIntNE, v, fallback, "");
-  finish(w, done, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
+  branch_native(w, LLVMBuildICmp(w->b, LLVMIntNE, v, fallback, ""));
+  LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
+}
+
+/* memcpy/memmove(d, s, n) and memset(d, c, n) return d.  Native when every
+ * byte lies in memory (the Wasm code would trap half-way, after some
+ * writes); memcpy also needs the ranges apart, as its Wasm code is one
+ * particular order of copies that only disjoint ranges make order-free.
+ * The LLVM intrinsics then expand small constant sizes inline. */
+static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef d = param(w, 1), x = param(w, 2), n = param(w, 3);
+  LLVMValueRef ok = in_memory(w, d, n);
+  if (kind != LOW_LIBC_MEMSET) ok = LLVMBuildAnd(w->b, ok, in_memory(w, x, n), "");
+  if (kind == LOW_LIBC_MEMCPY) {
+    LLVMValueRef len = zext64(w, n), d64 = zext64(w, d), s64 = zext64(w, x);
+    LLVMValueRef before = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, d64, len, ""), s64, "");
+    LLVMValueRef after = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, s64, len, ""), d64, "");
+    ok = LLVMBuildAnd(w->b, ok, LLVMBuildOr(w->b, before, after, "apart"), "");
+  }
+  branch_native(w, ok);
+  LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, d)}, 1, "dst");
+  LLVMValueRef len = zext64(w, n), op;
+  if (kind == LOW_LIBC_MEMSET) {
+    op = LLVMBuildMemSet(w->b, dst, LLVMBuildTrunc(w->b, x, mc->t_i8, ""), len, 1);
+  } else {
+    LLVMValueRef src = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, x)}, 1, "src");
+    op = kind == LOW_LIBC_MEMCPY ? LLVMBuildMemCpy(w->b, dst, 1, src, 1, len)
+                                 : LLVMBuildMemMove(w->b, dst, 1, src, 1, len);
+  }
+  low_tbaa(mc, op, mc->tbaa_memory);
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, d);
 }
 
 /* The wrapper of defined function i (of a recognised kind). */
@@ -118,7 +203,7 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   snprintf(wname, sizeof wname, "%.*s.native", (int)(len > 140 ? 140 : len), name);
   LLVMValueRef wrap = LLVMAddFunction(mc->mod, wname, mc->fn_types[mc->m->funcs[i].type_index]);
   LLVMSetLinkage(wrap, LLVMInternalLinkage);
-  wrap_ctx w = {.mc = mc, .b = LLVMCreateBuilderInContext(mc->ctx), .wrap = wrap, .wasm = wasm};
+  wrap_ctx w = {.mc = mc, .b = LLVMCreateBuilderInContext(mc->ctx), .wrap = wrap, .wasm = wasm, .kind = kind};
   LLVMPositionBuilderAtEnd(w.b, LLVMAppendBasicBlockInContext(mc->ctx, wrap, "entry"));
   w.base = invariant_load(mc, w.b, mc->t_ptr, param(&w, 0), 0, "mem_base");
   LLVMValueRef mem = invariant_load(mc, w.b, mc->t_ptr, param(&w, 0), 8, "mem");
@@ -126,16 +211,20 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   LLVMValueRef size_at = LLVMBuildInBoundsGEP2(w.b, mc->t_i8, mem, (LLVMValueRef[]){LLVMConstInt(mc->t_i64, 8, false)}, 1, "");
   w.size = LLVMBuildLoad2(w.b, mc->t_i64, size_at, "size_bytes");
   if (kind == LOW_LIBC_MEMCMP) wrap_memcmp(&w);
-  else wrap_scan(&w, kind);
+  else if (kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STRLEN) wrap_scan(&w, kind);
+  else wrap_bulk(&w, kind);
   LLVMDisposeBuilder(w.b);
   return wrap;
 }
 
 /* Signature each kind must have: its params after vmctx, all i32, and an
- * i32 result (a fingerprint already pins it; checked again for safety). */
+ * i32 result, which wasm-opt drops from memcpy, memmove and memset when no
+ * caller uses it (a fingerprint already pins the type; checked again). */
 static bool signature_ok(const wasm_functype *ft, low_libc_kind kind) {
-  uint32_t want = kind == LOW_LIBC_MEMCMP ? 3 : kind == LOW_LIBC_STRCMP ? 2 : 1;
-  if (ft->nparams != want || ft->nresults != 1 || ft->results[0] != VT_I32) return false;
+  uint32_t want = kind == LOW_LIBC_STRCMP ? 2 : kind == LOW_LIBC_STRLEN ? 1 : 3;
+  bool bulk = kind == LOW_LIBC_MEMCPY || kind == LOW_LIBC_MEMMOVE || kind == LOW_LIBC_MEMSET;
+  bool result_ok = (ft->nresults == 1 && ft->results[0] == VT_I32) || (bulk && ft->nresults == 0);
+  if (ft->nparams != want || !result_ok) return false;
   for (uint32_t i = 0; i < want; i++)
     if (ft->params[i] != VT_I32) return false;
   return true;
@@ -148,7 +237,7 @@ void low_libc_init(low_module_ctx *mc) {
     mc->callees[i] = mc->funcs[i];
     if (m->funcs[i].imported || m->nmems == 0) continue;
     low_libc_kind kind = low_libc_match(m, &m->funcs[i]);
-    if (kind == LOW_LIBC_MEMCMP || kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STRLEN)
-      if (signature_ok(&m->types[m->funcs[i].type_index], kind)) mc->callees[i] = build_wrapper(mc, i, kind);
+    if (kind != LOW_LIBC_NONE && signature_ok(&m->types[m->funcs[i].type_index], kind))
+      mc->callees[i] = build_wrapper(mc, i, kind);
   }
 }

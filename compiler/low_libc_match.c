@@ -38,18 +38,18 @@ static bool is_plain(uint16_t op) {
          op == OP_MEMORY_COPY || op == OP_MEMORY_FILL;
 }
 
-static uint64_t fingerprint(const wasm_module *m, const wasm_func *fn, int depth);
+static low_libc_kind match(const wasm_module *m, const wasm_func *fn, int depth);
 
 /* One instruction into the hash; false when it makes the function no
- * candidate.  A call takes part by its callee's own fingerprint (memmove
- * calls memcpy), one level deep. */
+ * candidate.  A call takes part by what its callee is (memmove calls
+ * memcpy): a recognised routine, one level deep, whichever of its builds. */
 static bool mix_insn(fp_hash *s, const wasm_module *m, const wasm_insn *in, int depth) {
   mix(s, in->op);
   switch (in->op) {
   case OP_CALL: {
-    uint64_t callee = depth ? 0 : fingerprint(m, &m->funcs[in->u.index], depth + 1);
+    low_libc_kind callee = depth ? LOW_LIBC_NONE : match(m, &m->funcs[in->u.index], depth + 1);
     mix(s, callee);
-    return callee != 0;
+    return callee != LOW_LIBC_NONE;
   }
   case OP_BLOCK: case OP_LOOP: case OP_IF:
     mix(s, in->u.block.kind);
@@ -91,7 +91,7 @@ static uint64_t fingerprint(const wasm_module *m, const wasm_func *fn, int depth
   return s.h ? s.h : 1;
 }
 
-uint64_t low_libc_fingerprint(const wasm_module *m, const wasm_func *fn) { return fingerprint(m, fn, 0); }
+
 
 /* Known builds: wasi-libc (Debian 0.0~git20220510) linked by clang 19,
  * as is and after wasm-opt 108 at each level clang passes it (-O1..-Oz). */
@@ -108,11 +108,34 @@ static const struct {
     {0xa26bc8a5b7509049ull, LOW_LIBC_STRLEN}, /* -O2, -O3, -Os, -Oz */
     {0x149e203f46f41c0dull, LOW_LIBC_STRLEN}, /* -O1 */
     {0x46ee94390329fc9bull, LOW_LIBC_STRLEN}, /* no wasm-opt */
+    /* memcpy: two builds per level, told apart by what else the module
+     * holds (wasm-opt's choices differ) */
+    {0xfa170c85404747d5ull, LOW_LIBC_MEMCPY}, /* -O1, -O2 */
+    {0x42587f4f31cc6182ull, LOW_LIBC_MEMCPY}, /* -O2 */
+    {0xc617ecc88a712f6cull, LOW_LIBC_MEMCPY}, /* -O3 */
+    {0xed51ace4ac775ea9ull, LOW_LIBC_MEMCPY}, /* -O3 */
+    {0xddd32bb106f4d2bfull, LOW_LIBC_MEMCPY}, /* -Os, -Oz */
+    {0x4f826c1facc08444ull, LOW_LIBC_MEMCPY}, /* -Os, -Oz */
+    {0x3f723f57ae360be3ull, LOW_LIBC_MEMCPY}, /* no wasm-opt */
+    /* memmove calls memcpy: the hash holds "a call to memcpy", whichever
+     * build; its own two builds per level follow memcpy's */
+    {0xf21901578f301818ull, LOW_LIBC_MEMMOVE}, /* -O1 */
+    {0xa33c52be53dd582dull, LOW_LIBC_MEMMOVE}, /* -O2 */
+    {0xfcaecdfc098e3256ull, LOW_LIBC_MEMMOVE}, /* -O2 */
+    {0xe2651e12bb3be8deull, LOW_LIBC_MEMMOVE}, /* -O3, -Os, -Oz */
+    {0xa24de5b48f93f5b5ull, LOW_LIBC_MEMMOVE}, /* -O3, -Os, -Oz */
+    {0x4e25137d28be441dull, LOW_LIBC_MEMMOVE}, /* no wasm-opt */
+    {0xcfca2bb35e7acfabull, LOW_LIBC_MEMSET}, /* -O1 .. -Oz */
+    {0x002ee1b5f5c95124ull, LOW_LIBC_MEMSET}, /* no wasm-opt */
 };
 
-low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn) {
-  uint64_t h = low_libc_fingerprint(m, fn);
+static low_libc_kind match(const wasm_module *m, const wasm_func *fn, int depth) {
+  uint64_t h = fingerprint(m, fn, depth);
   for (size_t i = 0; h && i < sizeof known / sizeof known[0]; i++)
     if (known[i].hash == h) return known[i].kind;
   return LOW_LIBC_NONE;
 }
+
+uint64_t low_libc_fingerprint(const wasm_module *m, const wasm_func *fn) { return fingerprint(m, fn, 0); }
+
+low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn) { return match(m, fn, 0); }

@@ -80,20 +80,16 @@ int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n)
 
 int64_t twasm_rt_strcmp(const uint8_t *base, uint64_t size, uint32_t l, uint32_t r) {
   const uint8_t *a = base + l, *b = base + r;
-  uint64_t i = 0;
-  /* Whole chunks while both lie inside memory. */
-  while ((uint64_t)l + i + 16 <= size && (uint64_t)r + i + 16 <= size) {
+  /* Bytes readable at both: the Wasm code would trap at index lim. */
+  uint32_t far = l > r ? l : r;
+  uint64_t lim = far < size ? size - far : 0, i = 0;
+  for (; i + 16 <= lim; i += 16) {
     uint32_t m = stop_mask16(a + i, b + i, 1);
-    if (m) {
-      uint64_t k = i + (uint64_t)__builtin_ctz(m);
-      return (int32_t)a[k] - (int32_t)b[k];
-    }
-    i += 16;
+    if (m) return byte_diff(a, b, i + (uint64_t)__builtin_ctz(m));
   }
-  for (;; i++) {
-    if ((uint64_t)l + i >= size || (uint64_t)r + i >= size) return TWASM_RT_LIBC_FALLBACK;
-    if (a[i] != b[i] || a[i] == 0) return (int32_t)a[i] - (int32_t)b[i];
-  }
+  for (; i < lim; i++)
+    if (a[i] != b[i] || a[i] == 0) return byte_diff(a, b, i);
+  return TWASM_RT_LIBC_FALLBACK;
 }
 
 int64_t twasm_rt_strlen(const uint8_t *base, uint64_t size, uint32_t s) {

@@ -1,6 +1,9 @@
-/* libc_edges.c: memcmp, strcmp and strlen against byte-wise reference
- * versions on many lengths, alignments and byte values; with an argument,
- * a call that runs into the end of linear memory (test_cpu_codegen.c). */
+/* libc_edges.c: memcmp, strcmp, strlen, memcpy, memmove and memset
+ * against byte-wise reference versions on many lengths, alignments and
+ * byte values, plus a hash of memcpy on overlapping ranges (whatever the
+ * library's order of copies gives: compared with another engine); with an
+ * argument, a call that runs into the end of linear memory
+ * (test_cpu_codegen.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,9 +53,66 @@ static void fill(unsigned char *p, size_t n, int nul)
 	}
 }
 
-/* Each routine is called from two places, as in real programs, so that
- * wasm-opt keeps it a function. */
+/* Each routine is called from several places, as in real programs, so
+ * that wasm-opt keeps it a function (at -O3 it inlines one called once). */
 static int cmp_mem(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
+static void *copy_mem(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
+static void *move_mem(void *d, const void *s, size_t n) { return memmove(d, s, n); }
+static void *set_mem(void *d, int c, size_t n) { return memset(d, c, n); }
+
+static unsigned char big[2048], ref[2048];
+
+/* memmove and memset against byte loops; memcpy on disjoint ranges too. */
+static unsigned long check_bulk(void)
+{
+	unsigned long bad = 0;
+	for (int round = 0; round < 4000; round++) {
+		size_t n = next() % 300, d = next() % 700, s = next() % 700;
+		fill(big, sizeof big, 0);
+		memcpy(ref, big, sizeof big);
+		int kind = round % 3;
+		void *got;
+		if (kind == 0) {
+			got = round & 4 ? move_mem(big + d, big + s, n) : memmove(big + d, big + s, n);
+			if (round % 7 == 0)
+				got = memmove(big + d, big + d, n); /* no change */
+			unsigned char tmp[300];
+			for (size_t i = 0; i < n; i++)
+				tmp[i] = ((volatile unsigned char *)ref)[s + i];
+			for (size_t i = 0; i < n; i++)
+				((volatile unsigned char *)ref)[d + i] = tmp[i];
+		} else if (kind == 1) {
+			int c = (int)next();
+			got = round & 4 ? set_mem(big + d, c, n) : memset(big + d, c, n);
+			for (size_t i = 0; i < n; i++)
+				((volatile unsigned char *)ref)[d + i] = (unsigned char)c;
+		} else {
+			s = 1000 + s; /* apart from [d, d + n) */
+			got = round & 4 ? copy_mem(big + d, big + s, n) : memcpy(big + d, big + s, n);
+			for (size_t i = 0; i < n; i++)
+				((volatile unsigned char *)ref)[d + i] = ((volatile unsigned char *)ref)[s + i];
+		}
+		bad += got != big + d;
+		bad += ref_memcmp(big, ref, sizeof big) != 0;
+	}
+	return bad;
+}
+
+/* memcpy on overlapping ranges: the library's own order of copies. */
+static uint32_t overlap_hash(void)
+{
+	uint32_t h = 2166136261u;
+	for (int round = 0; round < 500; round++) {
+		size_t n = next() % 200, d = 100 + next() % 100, s = d + next() % 64 - 32;
+		for (size_t i = 0; i < sizeof big; i++)
+			big[i] = (unsigned char)(i * 7 + round);
+		copy_mem(big + d, big + s, n);
+		memmove(big + 500, big + 400 + round % 64, 64);
+		for (size_t i = 0; i < 400; i++)
+			h = (h ^ big[i]) * 16777619u;
+	}
+	return h;
+}
 static int cmp_str(const char *a, const char *b) { return strcmp(a, b); }
 static size_t len_str(const char *s) { return strlen(s); }
 
@@ -76,7 +136,12 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[1], "strcmp-differs")) {
 			buf_a[5] = 'a';
 			printf("%d\n", strcmp((char *)end - 20, (char *)buf_a));
-		}
+		} else if (!strcmp(argv[1], "memset"))
+			set_mem(end - 20, 0, 40);
+		else if (!strcmp(argv[1], "memcpy"))
+			copy_mem(buf_a, end - 20, 40);
+		else if (!strcmp(argv[1], "memmove"))
+			move_mem(end - 30, end - 20, 40);
 		return 0;
 	}
 	unsigned long bad = 0, checks = 0;
@@ -99,6 +164,9 @@ int main(int argc, char **argv)
 		bad += (round & 2 ? len_str((char *)a) : strlen((char *)a)) != ref_strlen(a);
 		checks += 3;
 	}
+	bad += check_bulk();
+	checks += 8000;
 	printf("checks %lu mismatches %lu\n", checks, bad);
+	printf("overlapping memcpy %08x\n", overlap_hash());
 	return bad != 0;
 }
