@@ -61,6 +61,10 @@ $(B)/obj/ptx/%.o:             CFLAGS_EXTRA = $(LLVM_INC) $(INC_ptx)
 $(B)/obj/compiler/off/%.o:    CFLAGS_EXTRA = $(LLVM_INC) $(INC_off)
 $(B)/obj/compiler/driver/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
 $(B)/obj/tests/spec/%.o:      CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
+# libtwasm-rt exports only what include/ declares (twasm_*): the rest is
+# hidden (rebuilt when these flags change).
+$(B)/obj/runtime/%.o:         CFLAGS_EXTRA = -fvisibility=hidden
+$(RUNTIME_OBJ): Makefile
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
@@ -172,7 +176,7 @@ install: all $(B)/twasm-rt.pc
 	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 755 $(TWASMC) $(DESTDIR)$(PREFIX)/bin/twasmc
 	install -m 644 $(LIBRT) $(LIBRT_SO) $(DESTDIR)$(LIBDIR)/
-	install -m 644 include/twasm*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/twasm.h include/twasm_wasi.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/twasm-rt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc
 	install -m 644 man/twasmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/twasm-rt.3 $(DESTDIR)$(PREFIX)/share/man/man3/

@@ -8,13 +8,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "twasm_abi.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* libtwasm-rt exports what its public headers declare and nothing else
+ * (it is built with hidden visibility). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define TWASM_VERSION "0.1.0"
+
+/* Trap codes (twasm_trap.code; 0 = no trap). */
+enum {
+  TWASM_TRAP_NONE = 0,
+  TWASM_TRAP_UNREACHABLE = 1,
+  TWASM_TRAP_INT_DIV_ZERO = 2,
+  TWASM_TRAP_INT_OVERFLOW = 3,
+  TWASM_TRAP_INVALID_CONVERSION = 4,
+  TWASM_TRAP_MEMORY_OOB = 5,
+  TWASM_TRAP_TABLE_OOB = 6,           /* table.get/set/fill/copy/init out of bounds */
+  TWASM_TRAP_UNDEFINED_ELEMENT = 7,   /* call_indirect index >= table size */
+  TWASM_TRAP_UNINITIALIZED_ELEMENT = 8, /* call_indirect on a null entry */
+  TWASM_TRAP_INDIRECT_TYPE_MISMATCH = 9,
+  TWASM_TRAP_STACK_EXHAUSTED = 10,
+  TWASM_TRAP_HOST = 11,               /* raised by a host function */
+  TWASM_TRAP_EXIT = 12,               /* WASI proc_exit unwinding (not an error) */
+  TWASM_TRAP_COUNT
+};
 
 /* Value kinds, numerically the Wasm binary encodings. */
 typedef enum {
@@ -163,6 +185,10 @@ uint32_t twasm_call(twasm_func *f, const twasm_val *args, uint32_t nargs,
 /* Native stack budget for Wasm code, in bytes (default 4 MiB, bounded by
  * the thread's actual stack); deeper recursion traps "call stack exhausted". */
 void twasm_set_stack_budget(size_t bytes);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

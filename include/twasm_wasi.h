@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* A WASI context: arguments, environment, and the guest's file
  * descriptors (0-2: the host's standard streams, 3..: the preopened
  * directories in the order they were added, then whatever the guest opens).
@@ -47,6 +51,10 @@ bool twasm_wasi_imports(twasm_wasi *w, const twasm_module *m,
  * baked_dirs: NULL or "HOST::GUEST\n..." entries (GUEST defaults to
  * HOST); TWASM_DIRS separates its entries with ';'. */
 int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "twasm_abi.h"
 #include "twasm_wasi.h"
 
 #define STATUS_TRAP 134

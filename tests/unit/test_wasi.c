@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "twasm_abi.h"
 #include "wasi_internal.h"
 
 #define MEM_SIZE 4096u
