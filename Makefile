@@ -63,6 +63,10 @@ $(B)/obj/ptx/%.o:             CFLAGS_EXTRA = $(LLVM_INC) $(INC_ptx)
 $(B)/obj/compiler/off/%.o:    CFLAGS_EXTRA = $(LLVM_INC) $(INC_off)
 $(B)/obj/compiler/driver/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
 $(B)/obj/tests/spec/%.o:      CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
+# libtwasm-rt exports only what include/ declares (twasm_*): the rest is
+# hidden (rebuilt when these flags change).
+$(B)/obj/runtime/%.o:         CFLAGS_EXTRA = -fvisibility=hidden
+$(RUNTIME_OBJ): Makefile
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(CFLAGS_EXTRA) -c $< -o $@
@@ -219,7 +223,7 @@ install: all $(B)/twasm-rt.pc
 	  printf '%b' "$$made" >> $(DESTDIR)$(INSTALLED_DIRS)
 	install -m 755 $(TWASMC) $(DESTDIR)$(BINDIR)/twasmc
 	install -m 644 $(LIBRT) $(LIBRT_SO) $(DESTDIR)$(LIBDIR)/
-	install -m 644 include/twasm*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/twasm.h include/twasm_wasi.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(B)/twasm-rt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/twasm-rt.pc
 	install -m 644 man/twasmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/twasm-rt.3 $(DESTDIR)$(PREFIX)/share/man/man3/

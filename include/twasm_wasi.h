@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* A WASI context: arguments, environment, and the guest's file
  * descriptors (0-2: the host's standard streams, 3..: the preopened
  * directories in the order they were added, then whatever the guest opens).
@@ -55,6 +59,10 @@ bool twasm_wasi_imports(twasm_wasi *w, const twasm_module *m,
  * variables, and the baked entries override it. */
 int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs,
                const char *baked_env, unsigned flags);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

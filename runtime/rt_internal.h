@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "twasm.h"
+#include "twasm_abi.h"
 
 /* Address space reserved per linear memory: 4 GiB of i32 addresses plus a
  * 4 GiB static offset plus room for the widest access, so guard-mode code

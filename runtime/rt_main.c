@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "twasm_abi.h"
 #include "twasm_wasi.h"
 
 #define STATUS_TRAP 134

@@ -12,7 +12,7 @@
 #include "driver.h"
 #include "drv_output.h"
 #include "header.h"
-#include "twasm.h"
+#include "twasm_abi.h"
 
 enum { EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rt_internal.h"
+#include "twasm_abi.h"
 #include "wasi_internal.h"
 
 #define MEM_SIZE 4096u
