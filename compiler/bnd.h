@@ -11,7 +11,8 @@
 
 #include "arena.h"
 #include "diag.h"
-#include "kn.h"
+#include "ir.h"
+#include "ir_pass.h"
 #include "wasm.h"
 
 /* The stage (bnd.c): checks added, then (opt_level >= 2) loops versioned. */
@@ -66,9 +67,9 @@ typedef struct {
 typedef struct {
   LLVMBuilderRef b;          /* positioned in the block before the nest */
   LLVMTypeRef i128;
-  const kn_cfg *cfg;
-  const kn_loop *root;
-  const kn_loop *loops[BND_MAX_LOOPS];
+  const ir_cfg *cfg;
+  const ir_loop *root;
+  const ir_loop *loops[BND_MAX_LOOPS];
   LLVMValueRef last[BND_MAX_LOOPS]; /* i128 trip count - 1 of each loop */
   int nloops;
   bnd_map memo;              /* value -> bnd_lin * already built */
@@ -86,7 +87,7 @@ void bnd_lin_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef
  * any entry of l) into *last, valid when *cond (NULL: always) holds at
  * run time; false when the exit test gives none (bnd_trip.c).  Needs the
  * bounds of the loops enclosing l in n->last. */
-bool bnd_trip_last(bnd_nest *n, const kn_loop *l, LLVMValueRef *last, LLVMValueRef *cond);
+bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond);
 
 /* A conditional branch to an out-of-bounds trap: trap iff
  * `end + plus > size`, with size a load of the memory's size (compared in

@@ -271,7 +271,7 @@ static void moved_terminator(LLVMBasicBlockRef bb, LLVMBasicBlockRef last) {
     LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
     bool seen = false;
     for (unsigned k = 0; k < s; k++) seen |= LLVMGetSuccessor(term, k) == to;
-    if (!seen) low_retarget_phis(to, bb, last);
+    if (!seen) ir_retarget_phis(to, bb, last);
   }
 }
 
@@ -338,16 +338,16 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     }
     LLVMGetBasicBlocks(fn, blocks);
     tw_arena arena = {0};
-    kn_cfg cfg;
-    kn_dom dom;
-    kn_loops lp;
-    bool loops = kn_cfg_build(&cfg, &arena, fn);
+    ir_cfg cfg;
+    ir_dom dom;
+    ir_loops lp;
+    bool loops = ir_cfg_build(&cfg, &arena, fn);
     if (loops) {
-      kn_dom_build(&dom, &cfg);
-      kn_loops_build(&lp, &cfg, &dom);
+      ir_dom_build(&dom, &cfg);
+      ir_loops_build(&lp, &cfg, &dom);
     }
     for (unsigned i = 0; ok && i < nblocks; i++) {
-      int b = loops ? kn_cfg_index(&cfg, blocks[i]) : -1;
+      int b = loops ? ir_cfg_index(&cfg, blocks[i]) : -1;
       c.in_loop = b >= 0 && lp.innermost[b] != NULL;
       ok = check_block(&c, blocks[i], td);
     }

@@ -82,16 +82,16 @@ static bool lin_rec(bnd_nest *n, LLVMValueRef v, bnd_lin *out, int depth);
 static bool iv_form(bnd_nest *n, LLVMValueRef v, bnd_lin *out, int depth, bool *is_iv) {
   *is_iv = false;
   for (int k = 0; k < n->nloops; k++) {
-    const kn_loop *l = n->loops[k];
+    const ir_loop *l = n->loops[k];
     for (int i = 0; i < l->nivs; i++) {
-      const kn_iv *iv = &l->ivs[i];
+      const ir_iv *iv = &l->ivs[i];
       if (iv->phi != v) continue;
       *is_iv = true;
       if (!lin_rec(n, iv->start, out, depth + 1)) return false;
       LLVMValueRef step = i128_const(n, iv->step);
       if (iv->step_inv) {
         /* an invariant step must not change inside the nest */
-        if (kn_loop_defines(n->root, iv->step_inv, n->cfg)) return false;
+        if (ir_loop_defines(n->root, iv->step_inv, n->cfg)) return false;
         step = invariant(n, iv->step_inv).alpha;
       }
       out->beta[k] = add(n, out->beta[k], step);
@@ -193,7 +193,7 @@ static bool lin_rec(bnd_nest *n, LLVMValueRef v, bnd_lin *out, int depth) {
     out->alpha = i128_const(n, LLVMConstIntGetSExtValue(v));
     return true;
   }
-  if (!kn_loop_defines(n->root, v, n->cfg)) {
+  if (!ir_loop_defines(n->root, v, n->cfg)) {
     if (LLVMIsAInstruction(v) || LLVMIsAArgument(v)) {
       *out = invariant(n, v);
       return true;

@@ -30,9 +30,9 @@ typedef struct {
   LLVMModuleRef mod;
   LLVMContextRef ctx;
   LLVMValueRef fn;
-  kn_cfg cfg;
-  kn_dom dom;
-  kn_loops lp;
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops lp;
   bnd_map *done;               /* blocks of versioned nests (both copies) */
   bnd_map *failed;             /* headers of loops that could not be versioned */
 } bnd_fn;
@@ -47,13 +47,13 @@ typedef struct {
 
 static LLVMBasicBlockRef block_of(const bnd_fn *f, int b) { return f->cfg.blocks[b].bb; }
 
-static bool touches_done(const bnd_fn *f, const kn_loop *l) {
+static bool touches_done(const bnd_fn *f, const ir_loop *l) {
   for (int i = 0; i < l->nbody; i++)
     if (bnd_map_get(f->done, block_of(f, l->body[i]))) return true;
   return false;
 }
 
-static void collect_checks(bnd_fn *f, const kn_loop *l, bnd_plan *p) {
+static void collect_checks(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   p->checks = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->checks);
   p->proved = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->proved);
   for (int i = 0; i < l->nbody; i++)
@@ -62,7 +62,7 @@ static void collect_checks(bnd_fn *f, const kn_loop *l, bnd_plan *p) {
 }
 
 /* The nest's loops, outer first; false when there are too many. */
-static bool gather_loops(bnd_nest *n, const kn_loop *l) {
+static bool gather_loops(bnd_nest *n, const ir_loop *l) {
   if (n->nloops == BND_MAX_LOOPS) return false;
   n->loops[n->nloops++] = l;
   for (int i = 0; i < l->nchildren; i++)
@@ -119,7 +119,7 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_check *c, LLVMValueRef size) {
 
 /* Builds the check block for nest l; false when nothing can be proved at
  * this depth (the block is then gone again). */
-static bool plan_nest(bnd_fn *f, const kn_loop *l, bnd_plan *p) {
+static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   bnd_nest n = {.i128 = LLVMIntTypeInContext(f->ctx, 128), .cfg = &f->cfg, .root = l,
                 .memo = {.arena = &f->arena}};
   if (!gather_loops(&n, l)) return false;
@@ -145,8 +145,8 @@ static bool plan_nest(bnd_fn *f, const kn_loop *l, bnd_plan *p) {
 }
 
 /* The one block outside l that branches to its header, by one edge. */
-static LLVMBasicBlockRef entering(const bnd_fn *f, const kn_loop *l) {
-  const kn_block *h = &f->cfg.blocks[l->header];
+static LLVMBasicBlockRef entering(const bnd_fn *f, const ir_loop *l) {
+  const ir_block *h = &f->cfg.blocks[l->header];
   LLVMBasicBlockRef from = NULL;
   for (int i = 0; i < h->npreds; i++) {
     if (l->in_body[h->preds[i]]) continue;
@@ -163,17 +163,17 @@ static LLVMBasicBlockRef entering(const bnd_fn *f, const kn_loop *l) {
 /* Every value of the nest used after it goes through a phi of an exit
  * block (LCSSA, which the driver establishes), so a copy of the nest
  * only adds incoming edges to those phis. */
-static bool closed(const bnd_fn *f, const kn_loop *l) {
+static bool closed(const bnd_fn *f, const ir_loop *l) {
   for (int i = 0; i < l->nbody; i++)
     for (LLVMValueRef in = LLVMGetFirstInstruction(block_of(f, l->body[i])); in; in = LLVMGetNextInstruction(in))
       for (LLVMUseRef u = LLVMGetFirstUse(in); u; u = LLVMGetNextUse(u)) {
         LLVMValueRef user = LLVMGetUser(u);
         if (!LLVMIsAInstruction(user)) return false;
-        if (kn_loop_contains_block(l, LLVMGetInstructionParent(user), &f->cfg)) continue;
+        if (ir_loop_contains_block(l, LLVMGetInstructionParent(user), &f->cfg)) continue;
         if (!LLVMIsAPHINode(user)) return false;
         for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
           if (LLVMGetIncomingValue(user, k) == in &&
-              !kn_loop_contains_block(l, LLVMGetIncomingBlock(user, k), &f->cfg))
+              !ir_loop_contains_block(l, LLVMGetIncomingBlock(user, k), &f->cfg))
             return false;
       }
   return true;
@@ -212,12 +212,12 @@ static void mark_likely(bnd_fn *f, LLVMValueRef condbr) {
                   LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, ops, 3)));
 }
 
-static void version(bnd_fn *f, const kn_loop *l, LLVMBasicBlockRef from, bnd_plan *p) {
+static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_plan *p) {
   LLVMBasicBlockRef header = block_of(f, l->header);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
     if (LLVMGetSuccessor(term, s) == header) LLVMSetSuccessor(term, s, p->block);
-  low_retarget_phis(header, from, p->block);
+  ir_retarget_phis(header, from, p->block);
   LLVMBasicBlockRef *blocks = tw_arena_alloc(&f->arena, (size_t)l->nbody * sizeof *blocks);
   for (int i = 0; i < l->nbody; i++) blocks[i] = block_of(f, l->body[i]);
   bnd_clone c;
@@ -241,7 +241,7 @@ static void version(bnd_fn *f, const kn_loop *l, LLVMBasicBlockRef from, bnd_pla
 
 /* Versions l or, failing that, a nest inside it; true when it changed the
  * function (whose analyses are then stale). */
-static bool try_nest(bnd_fn *f, const kn_loop *l) {
+static bool try_nest(bnd_fn *f, const ir_loop *l) {
   /* a nest holding a versioned one is not copied again (four copies);
    * one that failed fails again (the function is analysed anew after each
    * change) */
@@ -265,10 +265,10 @@ static bool try_nest(bnd_fn *f, const kn_loop *l) {
 static bool analyse(bnd_fn *f) {
   tw_arena_free(&f->arena);
   f->arena = (tw_arena){0};
-  if (!kn_cfg_build(&f->cfg, &f->arena, f->fn)) return false;
-  kn_dom_build(&f->dom, &f->cfg);
-  kn_loops_build(&f->lp, &f->cfg, &f->dom);
-  kn_indvar_build(&f->lp, &f->dom);
+  if (!ir_cfg_build(&f->cfg, &f->arena, f->fn)) return false;
+  ir_dom_build(&f->dom, &f->cfg);
+  ir_loops_build(&f->lp, &f->cfg, &f->dom);
+  ir_indvar_build(&f->lp, &f->dom);
   return true;
 }
 

@@ -96,14 +96,14 @@ static LLVMValueRef within(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, const 
 
 static unsigned width(LLVMValueRef v) { return LLVMGetIntTypeWidth(LLVMTypeOf(v)); }
 
-bool bnd_trip_last(bnd_nest *n, const kn_loop *l, LLVMValueRef *last, LLVMValueRef *cond) {
-  const kn_trip *t = &l->trip;
+bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond) {
+  const ir_trip *t = &l->trip;
   *cond = NULL;
-  if (t->kind == KN_TRIP_CONST) {
+  if (t->kind == IR_TRIP_CONST) {
     *last = c128(n, (__int128)t->count - 1);
     return t->count > 0;
   }
-  if (t->kind != KN_TRIP_SYMBOLIC || !t->start || !t->bound || t->step == 0 || t->bits > 64 ||
+  if (t->kind != IR_TRIP_SYMBOLIC || !t->start || !t->bound || t->step == 0 || t->bits > 64 ||
       width(t->start) != t->bits || width(t->bound) != t->bits)
     return false;
   bnd_lin start, bound;

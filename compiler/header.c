@@ -43,6 +43,7 @@ static const char *ctype(uint8_t vt) {
   case VT_I64: return "int64_t ";
   case VT_F32: return "float ";
   case VT_F64: return "double ";
+  case VT_V128: return "twasm_v128 ";
   default: return "void *";
   }
 }
@@ -53,6 +54,7 @@ static const char *kind_name(uint8_t vt) {
   case VT_I64: return "TWASM_I64";
   case VT_F32: return "TWASM_F32";
   case VT_F64: return "TWASM_F64";
+  case VT_V128: return "TWASM_V128";
   case VT_FUNCREF: return "TWASM_FUNCREF";
   default: return "TWASM_EXTERNREF";
   }
@@ -64,6 +66,7 @@ static const char *field(uint8_t vt) {
   case VT_I64: return "i64";
   case VT_F32: return "f32";
   case VT_F64: return "f64";
+  case VT_V128: return "v128";
   default: return "ref";
   }
 }

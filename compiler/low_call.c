@@ -32,7 +32,7 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
 static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
-    call_typed(f, callee->type_index, f->mc->funcs[func_index], f->vmctx);
+    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx);
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);
@@ -47,13 +47,18 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   low_module_ctx *mc = f->mc;
   uint32_t type_index = insn->u.pair.a, table_index = insn->u.pair.b;
   LLVMValueRef index = low_pop(f);
+  LLVMValueRef sealed = low_sealed_code(f, type_index, table_index, index, insn->offset);
+  if (sealed) {
+    call_typed(f, type_index, sealed, f->vmctx);
+    return;
+  }
   LLVMValueRef slot = low_table_elem_ptr(f, table_index, index, TWASM_TRAP_UNDEFINED_ELEMENT, insn->offset);
   LLVMValueRef ref = LLVMBuildLoad2(f->b, mc->t_ptr, slot, "callee");
   LLVMValueRef is_null = LLVMBuildIsNull(f->b, ref, "");
   low_trap_if(f, is_null, TWASM_TRAP_UNINITIALIZED_ELEMENT, insn->offset);
   LLVMValueRef sig = low_load_at(f, mc->t_i32, ref, 16, "sig_id");
-  LLVMValueRef sig_ids = low_vmctx_load(f, 40, mc->t_ptr, "sig_ids");
-  LLVMValueRef expected = low_load_at(f, mc->t_i32, sig_ids, type_index * 4, "expected_sig");
+  /* The canonical ids are fixed at instantiation (invariant: hoistable). */
+  LLVMValueRef expected = low_vmctx_entry_u32(f, 40, type_index, "expected_sig");
   LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, sig, expected, "");
   low_trap_if(f, differs, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, insn->offset);
   LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, 0, "code");

@@ -2,6 +2,7 @@
  * as LLVM blocks, with phis carrying block parameters and results. */
 #include <string.h>
 
+#include "ir_pass.h"
 #include "low_internal.h"
 
 /* Defined in low_call.c; belongs in low_internal.h next to the emitters. */
@@ -202,13 +203,13 @@ static low_frame *label_frame(low_fn *f, uint32_t depth) {
 }
 
 /* A branch back to a loop's header carries the loop's file offset
- * (LOW_MD_LOOP), which the offload stage keeps in the loop's metadata
+ * (IR_MD_LOOP), which the offload stage keeps in the loop's metadata
  * and names in --offload-report. */
 static void mark_back_edge(low_fn *f, LLVMValueRef branch, const low_frame *fr) {
   if (fr->op != OP_LOOP) return;
   LLVMContextRef c = f->mc->ctx;
   LLVMMetadataRef off = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, fr->offset, false));
-  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, LOW_MD_LOOP, strlen(LOW_MD_LOOP)),
+  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, IR_MD_LOOP, strlen(IR_MD_LOOP)),
                   LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &off, 1)));
 }
 

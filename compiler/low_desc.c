@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "low_internal.h"
+#include "wasm_simd.h"
 
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
                     LLVMValueRef *trampolines, tw_diag *d);
@@ -30,7 +31,7 @@ static LLVMValueRef private_const(low_module_ctx *mc, LLVMValueRef init, const c
   return g;
 }
 
-static LLVMValueRef bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
+LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
   LLVMValueRef s = LLVMConstStringInContext2(mc->ctx, bytes, len, false); /* NUL-terminated */
   return private_const(mc, s, name);
 }
@@ -41,9 +42,18 @@ static LLVMValueRef array_const(low_module_ctx *mc, LLVMValueRef *elems, uint32_
   return private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
 }
 
+/* TWASM_CE_V128: the address of the 16 bytes, as the value field. */
+static LLVMValueRef v128_constexpr(low_module_ctx *mc, const uint8_t *bytes) {
+  LLVMValueRef g = low_bytes_const(mc, bytes, 16, "twasm_v128_const");
+  LLVMValueRef fields[] = {u32(mc, TWASM_CE_V128), u32(mc, 0), LLVMConstPtrToInt(g, mc->t_i64)};
+  return cstruct(mc, fields, 3);
+}
+
 static LLVMValueRef constexpr_abi(low_module_ctx *mc, const wasm_constexpr *ce) {
   uint32_t op = TWASM_CE_I32;
   uint64_t value = 0;
+  if (ce->ncode > 0 && ce->code[0].op == OP_SIMD + SIMD_V128_CONST)
+    return v128_constexpr(mc, ce->code[0].u.bytes);
   if (ce->ncode > 0) {
     const wasm_insn *in = &ce->code[0];
     switch (in->op) {
@@ -70,13 +80,13 @@ static LLVMValueRef types_abi(low_module_ctx *mc) {
     memcpy(all, ft->params, ft->nparams);
     memcpy(all + ft->nparams, ft->results, ft->nresults);
     v[t] = cstruct(mc, (LLVMValueRef[]){u32(mc, ft->nparams), u32(mc, ft->nresults),
-                                         bytes_const(mc, all, n, "twasm_type")}, 3);
+                                         low_bytes_const(mc, all, n, "twasm_type")}, 3);
   }
   return array_const(mc, v, m->ntypes, "twasm_types");
 }
 
 static LLVMValueRef name_const(low_module_ctx *mc, wasm_name n) {
-  return bytes_const(mc, n.bytes ? n.bytes : "", n.len, "twasm_name");
+  return low_bytes_const(mc, n.bytes ? n.bytes : "", n.len, "twasm_name");
 }
 
 static LLVMValueRef imports_abi(low_module_ctx *mc) {
@@ -192,7 +202,7 @@ static LLVMValueRef datas_abi(low_module_ctx *mc) {
   for (uint32_t i = 0; i < m->ndatas; i++) {
     const wasm_data *s = &m->datas[i];
     LLVMValueRef f[] = {u32(mc, s->mode), u32(mc, s->mem_index), constexpr_abi(mc, &s->offset_expr),
-                        bytes_const(mc, s->bytes, s->size, "twasm_data_bytes"), u64(mc, s->size)};
+                        low_bytes_const(mc, s->bytes, s->size, "twasm_data_bytes"), u64(mc, s->size)};
     v[i] = cstruct(mc, f, 5);
   }
   return array_const(mc, v, m->ndatas, "twasm_datas");
@@ -203,7 +213,7 @@ static LLVMValueRef func_names_abi(low_module_ctx *mc) {
   LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *v);
   for (uint32_t i = 0; i < m->nfuncs; i++) {
     const char *n = m->funcs[i].name;
-    v[i] = n ? bytes_const(mc, n, strlen(n), "twasm_func_name") : null_ptr(mc);
+    v[i] = n ? low_bytes_const(mc, n, strlen(n), "twasm_func_name") : null_ptr(mc);
   }
   return array_const(mc, v, m->nfuncs, "twasm_func_names");
 }
@@ -223,7 +233,7 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
   LLVMValueRef globals = globals_abi(mc, &nglobals);
   LLVMValueRef f[] = {
       u32(mc, TWASM_ABI_VERSION), u32(mc, (uint32_t)o->bounds_mode),
-      bytes_const(mc, stem, strlen(stem), "twasm_module_name"),
+      low_bytes_const(mc, stem, strlen(stem), "twasm_module_name"),
       u32(mc, m->ntypes), u32(mc, m->nimports), types_abi(mc), imports_abi(mc),
       u32(mc, nfuncs), u32(mc, ntables), funcs, tables,
       u32(mc, nmems), u32(mc, nglobals), mems, globals,
@@ -232,7 +242,7 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
       array_const(mc, invokers, m->ntypes, "twasm_invokers"),
       array_const(mc, trampolines, m->ntypes, "twasm_trampolines"),
       func_names_abi(mc), u32(mc, m->nfuncs), u32(mc, 0),
-      bytes_const(mc, file, strlen(file), "twasm_filename"), offsets,
+      low_bytes_const(mc, file, strlen(file), "twasm_filename"), offsets,
       /* nkernels, pad2, kernels: filled in by the offload stage (off_table.c) */
       u32(mc, 0), u32(mc, 0), null_ptr(mc)};
   LLVMValueRef desc = cstruct(mc, f, sizeof f / sizeof f[0]);

@@ -34,12 +34,12 @@ static void emit_trap_call(low_fn *f, uint32_t trap_code, uint32_t offset) {
 }
 
 /* Traps almost never happen: weight the edge so they are laid out cold. */
-static void mark_unlikely(low_fn *f, LLVMValueRef condbr) {
-  LLVMContextRef c = f->mc->ctx;
+void low_mark_unlikely(low_module_ctx *mc, LLVMValueRef condbr, bool true_edge) {
+  LLVMContextRef c = mc->ctx;
   LLVMMetadataRef ops[] = {
       LLVMMDStringInContext2(c, "branch_weights", 14),
-      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false)),
-      LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1048575, false)),
+      LLVMValueAsMetadata(LLVMConstInt(mc->t_i32, true_edge ? 1 : 1048575, false)),
+      LLVMValueAsMetadata(LLVMConstInt(mc->t_i32, true_edge ? 1048575 : 1, false)),
   };
   unsigned kind = LLVMGetMDKindIDInContext(c, "prof", 4);
   LLVMSetMetadata(condbr, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, 3)));
@@ -50,7 +50,7 @@ void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offs
   LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "trap");
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "cont");
   LLVMMoveBasicBlockAfter(cont, here);
-  mark_unlikely(f, LLVMBuildCondBr(f->b, cond, trap, cont));
+  low_mark_unlikely(f->mc, LLVMBuildCondBr(f->b, cond, trap, cont), true);
   LLVMPositionBuilderAtEnd(f->b, trap);
   emit_trap_call(f, trap_code, offset);
   LLVMPositionBuilderAtEnd(f->b, cont);
@@ -95,6 +95,11 @@ LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, c
   return mark_invariant(f, low_load_at(f, f->mc->t_ptr, array, index * 8, name));
 }
 
+LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
+  LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
+  return mark_invariant(f, low_load_at(f, f->mc->t_i32, array, index * 4, name));
+}
+
 /* Parameters and locals live in allocas (mem2reg turns them into SSA). */
 static void build_locals(low_fn *f) {
   low_module_ctx *mc = f->mc;
@@ -115,19 +120,22 @@ static void build_locals(low_fn *f) {
   }
 }
 
-/* Traps before the native stack runs into the runtime's limit. */
+/* Traps before the native stack runs into the runtime's limit.  The stack
+ * pointer itself is read (generated code keeps no frame pointer, see
+ * low_module.c).  The limit is loaded at each check, not marked invariant:
+ * hoisted out of a loop it would hold a callee-saved register across the
+ * calls the checks guard, and a recursion pays that register's push and
+ * pop at every level (measured: more instructions than the reload). */
 void low_stack_check(low_fn *f) {
   low_module_ctx *mc = f->mc;
-  unsigned id = LLVMLookupIntrinsicID("llvm.frameaddress", 17);
-  LLVMTypeRef over[] = {mc->t_ptr};
+  unsigned id = LLVMLookupIntrinsicID("llvm.read_register", 18);
+  LLVMTypeRef over[] = {mc->t_i64};
   LLVMValueRef decl = LLVMGetIntrinsicDeclaration(mc->mod, id, over, 1);
   LLVMTypeRef decl_ty = LLVMIntrinsicGetType(mc->ctx, id, over, 1);
-  LLVMValueRef zero = LLVMConstInt(mc->t_i32, 0, false);
-  LLVMValueRef frame = LLVMBuildCall2(f->b, decl_ty, decl, &zero, 1, "frame");
-  LLVMValueRef sp = LLVMBuildPtrToInt(f->b, frame, mc->t_i64, "");
-  /* Constant while any Wasm frame is live (only the outermost twasm_call
-   * sets it), so checks of inlined callees can merge. */
-  LLVMValueRef limit = mark_invariant(f, LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit"));
+  LLVMMetadataRef reg = LLVMMDStringInContext2(mc->ctx, "rsp", 3); /* x86-64: the only target */
+  LLVMValueRef name = LLVMMetadataAsValue(mc->ctx, LLVMMDNodeInContext2(mc->ctx, &reg, 1));
+  LLVMValueRef sp = LLVMBuildCall2(f->b, decl_ty, decl, &name, 1, "sp");
+  LLVMValueRef limit = LLVMBuildLoad2(f->b, mc->t_i64, mc->stack_limit, "stack_limit");
   LLVMValueRef low = LLVMBuildICmp(f->b, LLVMIntULT, sp, limit, "");
   low_trap_if(f, low, TWASM_TRAP_STACK_EXHAUSTED, f->func->body_offset);
 }
@@ -179,8 +187,13 @@ static bool emit_memory(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
   return low_emit_memory(f, insn);
 }
 
+static bool emit_simd(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_simd(f, insn);
+}
+
 static bool (*const emitters[])(low_fn *, const wasm_insn *, uint32_t *) = {
-    emit_control, emit_variable, emit_numeric, emit_memory, emit_table,
+    emit_control, emit_variable, emit_numeric, emit_memory, emit_table, emit_simd,
 };
 
 static bool is_block_start(uint16_t op) {

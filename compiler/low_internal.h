@@ -19,9 +19,12 @@ typedef struct low_module_ctx {
   tw_arena arena;
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+  LLVMTypeRef t_v128;      /* <2 x i64>: how v128 values travel (low_simd.h) */
   LLVMTypeRef *fn_types;   /* [m->ntypes] typed native signature, see twasm_abi.h */
   LLVMValueRef *funcs;     /* [m->nfuncs] LLVM function of each defined
                               function, NULL for imported ones */
+  LLVMValueRef *callees;   /* [m->nfuncs] what call and sealed tables call:
+                              funcs[i], or its native fast path (low_libc.c) */
 
   /* runtime entry points (declared once, see twasm_abi.h) */
   LLVMTypeRef trap_ty;       LLVMValueRef trap_fn;
@@ -39,11 +42,14 @@ typedef struct low_module_ctx {
   /* TBAA access tags: linear memory and global cells never alias, so a
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
+  LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
+/* A private constant holding len bytes and a NUL (low_desc.c). */
+LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name);
 
 /* LLVM type of a Wasm value type (refs are ptr). */
 LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype);
@@ -89,6 +95,8 @@ LLVMValueRef low_pop(low_fn *f);
 /* Branches to a trap call (code, this instruction's offset) when cond is
  * true, and continues in a fresh block otherwise. */
 void low_trap_if(low_fn *f, LLVMValueRef cond, uint32_t trap_code, uint32_t offset);
+/* Weights condbr's true edge (or its false one) as almost never taken. */
+void low_mark_unlikely(low_module_ctx *mc, LLVMValueRef condbr, bool true_edge);
 /* Unconditional trap (ends the current block with unreachable). */
 void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
 
@@ -103,16 +111,31 @@ LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t b
                          const char *name);
 /* Entry index of the pointer array at vmctx field_offset (globals, tables, funcs). */
 LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
+/* The same for the u32 array at vmctx field_offset (sig_ids). */
+LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t index, const char *name);
 /* Sets up the function body's frame (low_control.c). */
 void low_control_begin(low_fn *f);
 /* call and call_indirect (low_call.c). */
 bool low_emit_call(low_fn *f, const wasm_insn *insn);
 /* The twasm_func * of function func_index (ref.func, low_call.c). */
 LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
+/* Finds the sealed tables and builds their constant images (after the
+ * functions are declared; low_sealed.c). */
+void low_sealed_init(low_module_ctx *mc);
+/* call_indirect's checks and code pointer through a sealed table (the
+ * callee's vmctx is the caller's), or NULL when the table is not sealed. */
+LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,
+                             uint32_t offset);
 /* Address of element index of table table_index, trapping with trap_code
  * when out of bounds (low_table.c). */
 LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
                                 uint32_t trap_code, uint32_t offset);
+
+/* Pointer to the bytes bytes at address + insn's offset, trapping
+ * unless all of them lie in memory (explicit mode: here; guard mode:
+ * bnd_insert.c (low_memory.c). */
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes);
 
 /* Emitters by opcode family.  Each returns true when it handled insn (all
  * of them only see reachable code: low_func.c skips dead code). */
@@ -121,6 +144,22 @@ bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memo
 bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
+bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
+
+/* C library routines low_libc.c runs natively where that is exact. */
+typedef enum {
+  LOW_LIBC_NONE, LOW_LIBC_MEMCMP, LOW_LIBC_STRCMP, LOW_LIBC_STRLEN,
+  LOW_LIBC_MEMCPY, LOW_LIBC_MEMMOVE, LOW_LIBC_MEMSET,
+} low_libc_kind;
+/* The hash of a leaf function's code, or 0 when it is no candidate
+ * (low_libc_match.c). */
+uint64_t low_libc_fingerprint(const wasm_module *m, const wasm_func *fn);
+/* Which known build of a routine fn is, by its fingerprint. */
+low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn);
+
+/* Sets mc->callees, with wrappers for the routines it recognises (after
+ * the functions are declared, before the sealed tables; low_libc.c). */
+void low_libc_init(low_module_ctx *mc);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

@@ -78,8 +78,8 @@ static LLVMValueRef zext64(low_fn *f, LLVMValueRef v) {
  * (low_reroll.c, low_address.c) have run: LLVM assumes that loads and
  * stores cannot trap, so the guard pages alone are not exact.  SIMD
  * accesses come here too, with their width. */
-static LLVMValueRef access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
-                               unsigned bytes) {
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes) {
   LLVMValueRef ea = zext64(f, address);
   if (insn->u.mem.offset)
     ea = LLVMBuildAdd(f->b, ea, LLVMConstInt(f->mc->t_i64, insn->u.mem.offset, false), "ea");
@@ -106,7 +106,7 @@ static LLVMTypeRef memory_type(low_fn *f, const mem_access *a, LLVMTypeRef value
 static void emit_load(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   LLVMValueRef v = LLVMBuildLoad2(f->b, mem_ty, ptr, "");
   LLVMSetAlignment(v, 1);
   low_tbaa(f->mc, v, f->mc->tbaa_memory);
@@ -119,7 +119,7 @@ static void emit_store(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
   LLVMValueRef v = low_pop(f);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   if (mem_ty != value_ty) v = LLVMBuildTrunc(f->b, v, mem_ty, "");
   LLVMValueRef st = LLVMBuildStore(f->b, v, ptr);
   LLVMSetAlignment(st, 1);

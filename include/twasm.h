@@ -22,6 +22,7 @@ typedef enum {
   TWASM_I64 = 0x7e,
   TWASM_F32 = 0x7d,
   TWASM_F64 = 0x7c,
+  TWASM_V128 = 0x7b,
   TWASM_FUNCREF = 0x70,
   TWASM_EXTERNREF = 0x6f,
 } twasm_valkind;
@@ -33,6 +34,7 @@ typedef struct twasm_val {
     int64_t i64;
     float f32;
     double f64;
+    twasm_v128 v128; /* lanes as twasm_abi.h describes */
     void *ref; /* funcref: twasm_func *; externref: host pointer; NULL = null */
   } of;
 } twasm_val;
@@ -75,6 +77,7 @@ typedef struct twasm_trap {
    * the Wasm frames, innermost (the trapping function) first. */
   uint32_t nframes;
   uint32_t frames[TWASM_TRAP_MAX_FRAMES];
+  bool frames_truncated;  /* more Wasm frames lay beyond the last one kept */
 } twasm_trap;
 
 /* Spec wording of a trap code ("integer divide by zero", ...). */

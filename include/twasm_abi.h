@@ -3,19 +3,19 @@
  * here is laid out for 64-bit targets; the compiler emits LLVM constants
  * and loads that match these structs field by field, so any change here
  * must bump TWASM_ABI_VERSION and be mirrored in compiler/low_desc.c (and
- * compiler/off_table.c for the kernel table). */
+ * compiler/off/off_table.c for the kernel table). */
 #ifndef TWASM_ABI_H
 #define TWASM_ABI_H
 
 #include <stdint.h>
 
-#define TWASM_ABI_VERSION 5u
+#define TWASM_ABI_VERSION 7u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
  * then never ends at 2^32, so an access that succeeded at address x proves
  * that x plus its width does not wrap, which the compiler's address
- * folding relies on (compiler/low_address.c). */
+ * folding relies on (compiler/ir/ir_address.c). */
 #define TWASM_MAX_PAGES 65535u
 
 /* Trap codes passed to twasm_rt_trap and returned by twasm_rt_* helpers
@@ -40,11 +40,34 @@ enum {
 /* Bounds-check modes the compiler can select (recorded in the module). */
 enum { TWASM_BOUNDS_GUARD = 0, TWASM_BOUNDS_EXPLICIT = 1 };
 
+/* Flags of twasm_main (twasm_wasi.h), the call an executable's main()
+ * makes: the guest inherits the host's environment (--inherit-env). */
+enum { TWASM_MAIN_INHERIT_ENV = 1 };
+
 /* A value slot as passed through the generic entry points: i32/i64 are
  * zero-extended to 64 bits, f32/f64 are their bit patterns (f32 in the low
  * 32 bits), references are pointers (funcref: twasm_func *; externref: the
- * host's pointer; NULL is ref.null). */
+ * host's pointer; NULL is ref.null).  A v128 (ABI 6) takes two consecutive
+ * slots, its bytes 0..7 first; so a value's slot index counts the v128
+ * values before it twice. */
 typedef uint64_t twasm_slot;
+
+/* A v128 value (ABI 6): 16 bytes in Wasm's order, lane i of an N-lane
+ * shape at bytes [16 / N * i, 16 / N * (i + 1)), little-endian.  On a
+ * little-endian host (x86-64) the arrays below read the lanes directly:
+ * i32[2] is lane 2 of an i32x4.  Aligned like uint64_t. */
+typedef union twasm_v128 {
+  uint8_t u8[16];
+  int8_t i8[16];
+  uint16_t u16[8];
+  int16_t i16[8];
+  uint32_t u32[4];
+  int32_t i32[4];
+  uint64_t u64[2];
+  int64_t i64[2];
+  float f32[4];
+  double f64[2];
+} twasm_v128;
 
 /* ---- run-time objects generated code reads directly ------------------- */
 
@@ -73,8 +96,9 @@ typedef struct twasm_func {
   uint32_t sig_id;        /* offset 16: process-wide canonical id of its type */
 } twasm_func_abi;
 
-/* A global's storage: 8 bytes, value as in twasm_slot (f32 in low bits,
- * stored as a float at offset 0; i32 stored as int32 at offset 0). */
+/* A global's storage: 16 bytes (ABI 6; 8 before), 8-aligned, value as in
+ * twasm_slot at offset 0 (f32 in low bits, stored as a float at offset 0;
+ * i32 stored as int32 at offset 0), a v128's 16 bytes in order. */
 typedef union twasm_global_cell {
   int32_t i32;
   int64_t i64;
@@ -82,6 +106,7 @@ typedef union twasm_global_cell {
   double f64;
   void *ref;
   uint64_t bits;
+  twasm_v128 v128;
 } twasm_global_cell;
 
 /* The instance context every generated function receives first.  The
@@ -107,11 +132,13 @@ typedef struct twasm_functype_abi {
 enum {
   TWASM_CE_I32 = 0, TWASM_CE_I64 = 1, TWASM_CE_F32 = 2, TWASM_CE_F64 = 3,
   TWASM_CE_GLOBAL_GET = 4, TWASM_CE_REF_NULL = 5, TWASM_CE_REF_FUNC = 6,
+  TWASM_CE_V128 = 7,      /* ABI 6 */
 };
 typedef struct twasm_constexpr_abi {
   uint32_t op;            /* TWASM_CE_* */
   uint32_t pad;
-  uint64_t value;         /* constant bits, global index or function index */
+  uint64_t value;         /* constant bits, global index or function index;
+                             TWASM_CE_V128: the address of its 16 bytes */
 } twasm_constexpr_abi;
 
 /* Import/export kinds: 0 func, 1 table, 2 memory, 3 global. */
@@ -220,7 +247,8 @@ typedef struct twasm_kernel_range_abi {
   uint32_t pad;
 } twasm_kernel_range_abi;
 
-/* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1. */
+/* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1
+ * (twasm_grid_axis: the one rule both sides use). */
 typedef struct twasm_kernel_launch_abi {
   uint32_t block[3];
   uint32_t per_block[3];
@@ -228,6 +256,30 @@ typedef struct twasm_kernel_launch_abi {
   uint32_t result_bytes;          /* reduce: result cell size, else 0 */
   twasm_kernel_size_abi count[3];
 } twasm_kernel_launch_abi;
+
+static inline uint32_t twasm_grid_axis(int64_t count, uint32_t per_block, uint32_t max_grid) {
+  uint64_t n = count > 0 ? (uint64_t)count : 0, per = per_block ? per_block : 1;
+  uint64_t blocks = n / per + (n % per != 0);
+  if (blocks > max_grid) blocks = max_grid;
+  return blocks ? (uint32_t)blocks : 1;
+}
+
+/* The offload plan of one PTX module (ABI 7): the path the compiler chose
+ * for that arch (ptx/ptx_plan.c) and the entries its module holds.  The
+ * runtime reads them instead of deciding again. */
+enum {
+  TWASM_PATH_MAP = 0,        /* elementwise map */
+  TWASM_PATH_REDUCE = 1,     /* reduction tree */
+  TWASM_PATH_EXACT = 2,      /* exact matmul kernel: separate mul/add in k order */
+  TWASM_PATH_BATCH = 3,      /* batch of small products, 8 per block, exact */
+  TWASM_PATH_BATCH_MMA = 4,  /* batch of small products, a warp each on mma.sync */
+  TWASM_PATH_WMMA = 5,       /* 128x128 tiles on wmma / mma.sync (sm_80+) */
+  TWASM_PATH_WGMMA = 6,      /* sm_90a: wgmma for the shapes it takes, the wmma body for the rest */
+};
+enum {
+  TWASM_ENTRY_MAIN = 1,      /* the entry named after the kernel */
+  TWASM_ENTRY_PACKED = 2,    /* NAME_pack and NAME_tc: the packed product (below) */
+};
 
 /* One PTX module of a kernel: NUL-terminated ASCII text.  sm with
  * TWASM_PTX_SM_SPECIFIC: the arch-specific target sm_XXa (sm_90a: wgmma),
@@ -237,6 +289,8 @@ typedef struct twasm_kernel_ptx_abi {
   uint32_t sm;                    /* 75 = sm_75; 90 | TWASM_PTX_SM_SPECIFIC = sm_90a */
   uint32_t ptx_isa;               /* .version: 63 = 6.3 */
   const char *text;
+  uint32_t path;                  /* TWASM_PATH_* (ABI 7) */
+  uint32_t entries;               /* TWASM_ENTRY_* (ABI 7) */
 } twasm_kernel_ptx_abi;
 
 #define TWASM_KERNEL_WORK_DIMS 4
@@ -265,14 +319,15 @@ typedef struct twasm_kernel_abi {
   /* ABI 4: independent products of a batched matmul (a loop around the
    * product, launched as one kernel); constant 1 for everything else. */
   twasm_kernel_size_abi batch;
-  /* ABI 5: bytes per A and B element (1: int8, 4: tf32) when the sm_90a
-   * module also holds the packed tensor-core product (below); 0: not. */
+  /* ABI 5: bytes per A and B element (1: int8, 4: tf32) of the packed
+   * tensor-core product (below), which the modules whose entries have
+   * TWASM_ENTRY_PACKED hold; 0: none does. */
   uint32_t tc_elem_bytes;
   uint32_t pad;
 } twasm_kernel_abi;
 
 /* The packed tensor-core product (ABI 5), for M x N x K products whose
- * kernel has tc_elem_bytes set, loaded from its sm_90a module.  Two more
+ * loaded module has TWASM_ENTRY_PACKED.  Two more
  * entries there, both taking (mem, params..., scratch), scratch being
  * device memory of
  *   (MT * TWASM_TC_TILE_M + NT * TWASM_TC_TILE_N) * KT * TWASM_TC_K_BYTES
@@ -292,6 +347,21 @@ typedef struct twasm_kernel_abi {
 #define TWASM_TC_THREADS 384u
 #define TWASM_TC_PACK_THREADS 256u
 #define TWASM_TC_SHARED_BYTES (TWASM_TC_STAGES * (TWASM_TC_TILE_M + TWASM_TC_TILE_N) * TWASM_TC_K_BYTES)
+
+/* ---- the cost model (both sides) ------------------------------------------
+ * The compiler counts a nest's work (twasm_kernel_abi.work, ops_per_iter):
+ * one operation per node of a map's expression, one more per iteration of
+ * a reduction (the combine), TWASM_COST_MATMUL_OPS per (b, i, j, k) of a
+ * matmul (a multiply and an add).  The runtime launches when that many
+ * operations at TWASM_COST_CPU_NS_PER_OP on the CPU take longer than
+ * TWASM_COST_LAUNCH_MARGIN launches of the device (measured, launch_us). */
+#define TWASM_COST_MATMUL_OPS 2u
+#define TWASM_COST_COMBINE_OPS 1u
+#define TWASM_COST_CPU_NS_PER_OP 0.5
+#define TWASM_COST_LAUNCH_MARGIN 4.0
+static inline int twasm_cost_worth_it(double ops, double launch_us) {
+  return ops * TWASM_COST_CPU_NS_PER_OP / 1000 > TWASM_COST_LAUNCH_MARGIN * launch_us;
+}
 
 typedef struct twasm_module_abi {
   uint32_t abi_version;           /* TWASM_ABI_VERSION */
@@ -367,6 +437,13 @@ void twasm_rt_elem_drop(void *vmctx, uint32_t elem_index);
  * compiled.  A reduction's result is stored in *result (its low bytes). */
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
 
+/* Nonzero while twasm_rt_offload may launch (or trace) anything.  The
+ * generated code reads it first and, when zero, runs the nest on the CPU
+ * without evaluating the params or calling: without a GPU the runtime
+ * closes it at the first call, so a versioned nest then costs a load and a
+ * branch.  It only ever goes from 1 to 0. */
+extern uint32_t twasm_rt_offload_gate;
+
 /* Trip counts of counted loops, for params bound to one: how many times a
  * loop header runs for an IV starting at start (x = start, or start + step
  * when TWASM_TRIP_NEXT is set), stepping by step, staying while
@@ -381,6 +458,18 @@ enum {
 };
 int64_t twasm_rt_trip_count(int64_t start, int64_t bound, int64_t step, uint32_t how,
                             uint32_t scale);
+
+/* ---- C library routines run natively (ABI 5, optional) ----------------
+ * Where twasmc recognises wasi-libc's memcmp, strcmp or strlen in a module,
+ * the function calls these first (base: memory 0's base, size: its size
+ * in bytes).  They return exactly what the Wasm code would; strcmp and
+ * strlen return TWASM_RT_LIBC_FALLBACK instead when it would read past the
+ * end of memory, and the Wasm code then runs (and traps).  memcmp is only
+ * called with both ranges inside memory. */
+#define TWASM_RT_LIBC_FALLBACK INT64_MIN
+int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n);
+int64_t twasm_rt_strcmp(const uint8_t *base, uint64_t size, uint32_t l, uint32_t r);
+int64_t twasm_rt_strlen(const uint8_t *base, uint64_t size, uint32_t s);
 
 /* Called by host trampolines with the vmctx they received: for an imported
  * host function that is a runtime-private record binding the host function

@@ -20,7 +20,7 @@ uintptr_t twasm_rt_stack_limit;
 
 static size_t rt_stack_budget = 4u << 20;
 static _Thread_local rt_frame *rt_frame_top;
-static _Thread_local uintptr_t rt_stack_lo, rt_stack_hi;
+static _Thread_local uintptr_t rt_stack_lo;
 static _Thread_local bool rt_thread_ready;
 
 static pthread_once_t rt_handler_once = PTHREAD_ONCE_INIT;
@@ -64,6 +64,7 @@ void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
   t->offset = offset;
   t->exit_status = 0;
   t->nframes = 0;
+  t->frames_truncated = false;
   t->func_name = NULL;
   if (m && m->func_names && func_index < m->nfuncs_total) t->func_name = m->func_names[func_index];
 }
@@ -88,7 +89,7 @@ static __attribute__((noreturn)) void trap_uncaught(const twasm_trap *t) {
  * starting nearest below it, where pc lies before the module's first
  * invoker or trampoline (emitted after the functions).  UINT32_MAX when
  * pc is not in the module's code. */
-static uint32_t func_at(const rt_instance *inst, uintptr_t pc) {
+uint32_t rt_func_at(const rt_instance *inst, uintptr_t pc) {
   if (!inst || !pc) return UINT32_MAX;
   const twasm_module_abi *m = inst->module;
   uintptr_t best = 0, end = UINTPTR_MAX;
@@ -109,23 +110,6 @@ static uint32_t func_at(const rt_instance *inst, uintptr_t pc) {
   return pc < end ? best_index : UINT32_MAX;
 }
 
-/* Walks the frame-pointer chain (generated code keeps frame pointers)
- * from the frame fp whose code is at pc, recording the Wasm functions of
- * inst's module; stops at the first frame that is not one, or leaves the
- * thread's stack.  Async-signal-safe. */
-static void backtrace_from(twasm_trap *t, const rt_instance *inst, uintptr_t pc, uintptr_t fp) {
-  t->nframes = 0;
-  uint32_t idx = func_at(inst, pc);
-  while (idx != UINT32_MAX && t->nframes < TWASM_TRAP_MAX_FRAMES) {
-    t->frames[t->nframes++] = idx;
-    if (!rt_stack_hi || fp < rt_stack_lo || fp + 16 > rt_stack_hi || (fp & 7)) break;
-    uintptr_t next = ((const uintptr_t *)fp)[0];
-    idx = func_at(inst, ((const uintptr_t *)fp)[1] - 1); /* inside the call */
-    if (next <= fp) break;
-    fp = next;
-  }
-}
-
 void rt_trap_raise(const twasm_trap *t) {
   rt_frame *f = rt_frame_top;
   if (!f) trap_uncaught(t);
@@ -136,10 +120,13 @@ void rt_trap_raise(const twasm_trap *t) {
 void twasm_rt_trap(void *vmctx, uint32_t code, uint32_t func_index, uint32_t offset) {
   twasm_trap t;
   rt_trap_fill(&t, code, vmctx ? rt_inst(vmctx)->module : NULL, func_index, offset);
-  const uintptr_t *fp = __builtin_frame_address(0);
-  if (vmctx) backtrace_from(&t, rt_inst(vmctx), fp[1] - 1, fp[0]);
+  if (vmctx) rt_backtrace(&t, rt_inst(vmctx));
   /* Inlined into its caller, the trapping function has no frame of its own. */
-  if (t.nframes && t.frames[0] != func_index && t.nframes < TWASM_TRAP_MAX_FRAMES) {
+  if (t.nframes && t.frames[0] != func_index) {
+    if (t.nframes == TWASM_TRAP_MAX_FRAMES) {
+      t.nframes--;
+      t.frames_truncated = true;
+    }
     memmove(&t.frames[1], &t.frames[0], t.nframes * sizeof t.frames[0]);
     t.frames[0] = func_index;
     t.nframes++;
@@ -155,18 +142,6 @@ static uintptr_t fault_pc(void *uctx) {
   return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 #elif defined(__aarch64__)
   return (uintptr_t)uc->uc_mcontext.pc;
-#else
-  (void)uc;
-  return 0;
-#endif
-}
-
-static uintptr_t fault_fp(void *uctx) {
-  const ucontext_t *uc = uctx;
-#if defined(__x86_64__)
-  return (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
-#elif defined(__aarch64__)
-  return (uintptr_t)uc->uc_mcontext.regs[29];
 #else
   (void)uc;
   return 0;
@@ -205,8 +180,8 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     return;
   }
   const twasm_module_abi *m = f->inst ? f->inst->module : NULL;
-  rt_trap_fill(&f->trap, code, m, func_at(f->inst, fault_pc(uctx)), 0);
-  backtrace_from(&f->trap, f->inst, fault_pc(uctx), fault_fp(uctx));
+  rt_trap_fill(&f->trap, code, m, rt_func_at(f->inst, fault_pc(uctx)), 0);
+  rt_backtrace(&f->trap, f->inst);
   siglongjmp(f->env, 1);
 }
 
@@ -250,7 +225,6 @@ static void thread_setup(void) {
     size_t size;
     if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
       rt_stack_lo = (uintptr_t)lo;
-      rt_stack_hi = (uintptr_t)lo + size;
     }
     pthread_attr_destroy(&attr);
   }

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# CPU benchmark: each program built natively, by twasmc, by wasm2c + clang and
-# run by node, timed interleaved; prints markdown tables of figures only.
+# CPU benchmark: each program built natively against glibc and against musl,
+# by twasmc (from a plain and from a -msimd128 wasm build), by wasm2c + clang
+# and run by node, timed interleaved; prints markdown tables of figures only.
 #
-# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [PROGRAM...]
+# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu] [PROGRAM...]
+#   -s: the statistic over the repetitions (default median); -t: wall-clock
+#   time (default) or CPU time (user + system of all threads, perf stat).
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), NODE (node),
-# WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr);
+# WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr),
+# MUSL_DIR (/usr/lib/x86_64-linux-musl), MUSL_INCLUDE
+# (/usr/include/x86_64-linux-musl), MUSL_CC (unset: clang-19 against musl;
+# e.g. musl-gcc to build the musl column with that instead);
+# LARGE=0: no compile-time row for the large generated module;
 # TWASMC_BEFORE: a second twasmc (with its own ../lib), timed in the same
 # run as an extra column "before", for before/after comparisons.
 set -euo pipefail
@@ -12,16 +19,32 @@ set -euo pipefail
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 reps=5
 work=build/bench
-while getopts 'n:w:' opt; do
+stat=median
+clock=wall
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu] [PROGRAM...]"
+while getopts 'n:w:s:t:' opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
 	w) work=$OPTARG ;;
-	*) echo "usage: $0 [-n REPS] [-w WORKDIR] [PROGRAM...]" >&2; exit 2 ;;
+	s) stat=$OPTARG ;;
+	t) clock=$OPTARG ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $stat/$clock in
+median/wall | median/cpu | min/wall | min/cpu) ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
 programs=("$@")
-[ ${#programs[@]} -gt 0 ] || programs=(nbody mandel spectral matrix hashtab strsort bintrees vm)
+# The first eight are small kernels; then larger programs of the
+# character of interpreters, databases and compressors; then two whose
+# loops vectorise (bytes and floats), for the -msimd128 column.
+kernels=" nbody mandel spectral matrix hashtab strsort bintrees vm "
+larger=" interp kvstore dispatch recurse compress "
+vector=" imgproc dsp "
+# shellcheck disable=SC2206
+[ ${#programs[@]} -gt 0 ] || programs=($kernels $larger $vector)
 
 TWASMC=${TWASMC:-build/bin/twasmc}
 CLANG=${CLANG:-clang-19}
@@ -29,8 +52,10 @@ NODE=${NODE:-node}
 WASM2C=${WASM2C:-wasm2c}
 WASM2C_RT=${WASM2C_RT:-/usr/share/wabt/wasm2c}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
-ways=(native twasmc wasm2c node)
-ratio_ways=(twasmc wasm2c node)
+MUSL_DIR=${MUSL_DIR:-/usr/lib/x86_64-linux-musl}
+MUSL_INCLUDE=${MUSL_INCLUDE:-/usr/include/x86_64-linux-musl}
+ways=(native musl twasmc simd wasm2c node)
+ratio_ways=(musl twasmc simd wasm2c node)
 if [ -n "${TWASMC_BEFORE:-}" ]; then
 	ways+=(before)
 	ratio_ways=(before "${ratio_ways[@]}")
@@ -48,16 +73,32 @@ seconds() {
 	awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'
 }
 
-# run_way PROGRAM WAY: runs one built form of PROGRAM (output to stdout).
-run_way() {
+# measure COMMAND...: seconds of COMMAND as chosen by -t (wall or CPU).
+measure() {
+	if [ "$clock" = wall ]; then
+		seconds "$@"
+		return
+	fi
+	local out=$work/perf-stat.txt
+	perf stat -x, -e task-clock -o "$out" -- "$@" >/dev/null 2>&1 || return 1
+	awk -F, '$3 == "task-clock" { printf "%.3f\n", $1 / 1000 }' "$out"
+}
+
+# way_cmd PROGRAM WAY: sets cmd to the command running one built form of
+# PROGRAM (a plain command, so that perf stat can run it too).
+way_cmd() {
 	local dir=$work/$1
 	case $2 in
-	native) "$dir/native" ;;
-	twasmc) "$dir/twasmc" ;;
-	before) "$dir/before" ;;
-	wasm2c) "$dir/wasm2c" ;;
-	node) "$NODE" --no-warnings "$bench_dir/bench_node.mjs" "$dir/prog.wasm" ;;
+	node) cmd=("$NODE" --no-warnings --stack-size=4000 "$bench_dir/bench_node.mjs" "$dir/prog.wasm") ;;
+	*) cmd=("$dir/$2") ;;
 	esac
+}
+
+# run_way PROGRAM WAY: runs one built form of PROGRAM (output to stdout).
+run_way() {
+	local cmd
+	way_cmd "$1" "$2"
+	"${cmd[@]}"
 }
 
 # build_wasm2c WASM DIR OUT: wasm2c translation plus one clang -O2 build.
@@ -67,7 +108,21 @@ build_wasm2c() {
 			"$WASM2C_RT/wasm-rt-impl.c" -o "$3" -lm
 }
 
-# build PROGRAM: all four forms; compile times into $dir/compile.<way>.
+# build_musl SRC OUT: a static native build against musl instead of glibc,
+# by the same clang as the glibc build (so only the C library differs),
+# or by $MUSL_CC when set.
+build_musl() {
+	if [ -n "${MUSL_CC:-}" ]; then
+		"$MUSL_CC" -O2 -static "$1" -o "$2" -lm
+		return
+	fi
+	[ -f "$MUSL_DIR/libc.a" ] || return 1
+	"$CLANG" -O2 -static -nostdinc -isystem "$MUSL_INCLUDE" -isystem "$("$CLANG" -print-resource-dir)/include" \
+		-nostdlib "$MUSL_DIR/crt1.o" "$MUSL_DIR/crti.o" "$1" -L"$MUSL_DIR" -lm -lc \
+		"$("$CLANG" -print-libgcc-file-name)" "$MUSL_DIR/crtn.o" -o "$2"
+}
+
+# build PROGRAM: all forms; compile times into $dir/compile.<way>.
 build() {
 	local p=$1 dir=$work/$1 src=$bench_dir/$1.c
 	mkdir -p "$dir/w2c"
@@ -75,8 +130,16 @@ build() {
 	"$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 "$src" -o "$dir/prog.wasm" -lm
 	run_way "$p" native >"$dir/expected.out"
 	built[$p]=native
+	if build_musl "$src" "$dir/musl" 2>/dev/null; then
+		built[$p]+=" musl"
+	fi
 	if seconds "$TWASMC" -O2 "$dir/prog.wasm" -o "$dir/twasmc" >"$dir/compile.twasmc"; then
 		built[$p]+=" twasmc"
+	fi
+	# the same source as SIMD Wasm: clang vectorises for wasm's 128-bit SIMD
+	if "$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 -msimd128 "$src" -o "$dir/prog-simd.wasm" -lm &&
+		"$TWASMC" -O2 "$dir/prog-simd.wasm" -o "$dir/simd"; then
+		built[$p]+=" simd"
 	fi
 	if seconds build_wasm2c "$dir/prog.wasm" "$dir/w2c" "$dir/wasm2c" >"$dir/compile.wasm2c"; then
 		built[$p]+=" wasm2c"
@@ -86,21 +149,28 @@ build() {
 	fi
 	built[$p]+=" node"
 	# A form whose output differs from native is reported n/a, not timed.
+	# Two tries: node crashes now and then (a segfault inside V8).
 	local way ok=native
 	for way in ${built[$p]}; do
 		[ "$way" = native ] && continue
-		if run_way "$p" "$way" 2>/dev/null | cmp -s - "$dir/expected.out"; then
+		if run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out" ||
+			run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out"; then
 			ok+=" $way"
 		else
-			echo "note: $p via $way: output differs from native" >&2
+			echo "note: $p via $way: output differs from native (stderr in $dir/$way.err)" >&2
 		fi
 	done
 	built[$p]=$ok
 	rm -f "$dir"/time.*
 }
 
-# median FILE: median of the numbers in FILE, one a line.
-median() {
+# summary FILE: median (or with -s min, the least) of the numbers in FILE,
+# one a line.
+summary() {
+	if [ "$stat" = min ]; then
+		sort -g "$1" | head -n 1
+		return
+	fi
 	sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
@@ -128,40 +198,95 @@ for ((r = 1; r <= reps; r++)); do
 	for p in "${programs[@]}"; do
 		for way in "${ways[@]}"; do
 			has_way "$p" "$way" || continue
-			seconds run_way "$p" "$way" >>"$work/$p/time.$way"
+			way_cmd "$p" "$way"
+			# A crashed run (node, see above) leaves no figure.
+			measure "${cmd[@]}" >>"$work/$p/time.$way" || true
 		done
 	done
 done
 
-echo "## Run time (median of $reps, seconds native; others as ratio to native)"
+# ratio A B: A / B to two places.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+}
+
+# The ratio columns are to native glibc; "twasmc/musl" divides by the musl
+# build instead, which leaves the C libraries' speed out of the comparison
+# (wasi-libc is musl's code).
+[ "$stat" = min ] && what="best" || what="median"
+echo "## Run time ($what of $reps, $clock clock; seconds native glibc, others as ratio to it)"
 echo
-header="| program | native s" rule="|---|---:"
+columns=()
 for way in "${ratio_ways[@]}"; do
-	header+=" | ${way/before/twasmc before}" rule+="|---:"
+	columns+=("$way")
+	[ "$way" = twasmc ] && columns+=(twasmc/musl)
+done
+header="| program | native s" rule="|---|---:"
+for col in "${columns[@]}"; do
+	case $col in
+	before) header+=" | twasmc before" ;;
+	musl) header+=" | native musl" ;;
+	simd) header+=" | twasmc -msimd128" ;;
+	*) header+=" | $col" ;;
+	esac
+	rule+="|---:"
 done
 echo "$header |"
 echo "$rule|"
+# group PROGRAM: which geomean row a program also counts in.
+group() {
+	if [[ $kernels == *" $1 "* ]]; then echo kernels; elif [[ $larger == *" $1 "* ]]; then echo larger
+	elif [[ $vector == *" $1 "* ]]; then echo vector; else echo other; fi
+}
 declare -A log_sum count
 for p in "${programs[@]}"; do
-	native=$(median "$work/$p/time.native")
+	g=$(group "$p")
+	native=$(summary "$work/$p/time.native")
 	row="| $p | $(printf '%.3f' "$native")"
-	for way in "${ratio_ways[@]}"; do
+	for col in "${columns[@]}"; do
+		way=${col%/musl} base=$native
+		if [ "$col" = twasmc/musl ]; then
+			has_way "$p" musl && base=$(summary "$work/$p/time.musl") || way=none
+		fi
 		if has_way "$p" "$way"; then
-			ratio=$(awk -v t="$(median "$work/$p/time.$way")" -v n="$native" 'BEGIN { printf "%.2f", t / n }')
-			row+=" | $ratio"
-			log_sum[$way]=$(awk -v s="${log_sum[$way]:-0}" -v x="$ratio" 'BEGIN { print s + log(x) }')
-			count[$way]=$((${count[$way]:-0} + 1))
+			r=$(ratio "$(summary "$work/$p/time.$way")" "$base")
+			row+=" | $r"
+			for key in "$col" "$g:$col"; do
+				log_sum[$key]=$(awk -v s="${log_sum[$key]:-0}" -v x="$r" 'BEGIN { print s + log(x) }')
+				count[$key]=$((${count[$key]:-0} + 1))
+			done
 		else
 			row+=" | n/a"
 		fi
 	done
 	echo "$row |"
 done
-row="| geomean | "
-for way in "${ratio_ways[@]}"; do
-	row+=" | $(awk -v s="${log_sum[$way]:-0}" -v c="${count[$way]:-0}" 'BEGIN { if (c) printf "%.2f", exp(s / c); else print "n/a" }')"
+# geomean rows: one per group present (kernels: the first eight programs;
+# larger: the interpreter, store, compressor and the like; vector: the
+# vectorisable imgproc and dsp), then all.
+for g in kernels larger vector other ""; do
+	[ -n "$g" ] && [ "${count[$g:${columns[0]}]:-0}" = 0 ] && continue
+	row="| geomean${g:+ ($g)} | "
+	for col in "${columns[@]}"; do
+		key=${g:+$g:}$col
+		row+=" | $(awk -v s="${log_sum[$key]:-0}" -v c="${count[$key]:-0}" 'BEGIN { if (c) printf "%.2f", exp(s / c); else print "n/a" }')"
+	done
+	echo "$row |"
 done
-echo "$row |"
+
+echo
+echo "## SIMD: twasmc of the -msimd128 build against the plain build ($what of $reps; below 1: SIMD faster)"
+echo
+echo "| program | twasmc s | twasmc -msimd128 s | SIMD / plain |"
+echo "|---|---:|---:|---:|"
+for p in "${programs[@]}"; do
+	if has_way "$p" twasmc && has_way "$p" simd; then
+		plain=$(summary "$work/$p/time.twasmc") vec=$(summary "$work/$p/time.simd")
+		echo "| $p | $(printf '%.3f' "$plain") | $(printf '%.3f' "$vec") | $(ratio "$vec" "$plain") |"
+	else
+		echo "| $p | n/a | n/a | n/a |"
+	fi
+done
 
 echo
 echo "## Compile time (s, wasm -> executable, one run) and output size (bytes; executables: text)"
@@ -176,7 +301,8 @@ for p in "${programs[@]}"; do
 	echo "| $p | $(bytes "$dir/prog.wasm") | $tw_s | $w2_s | $(text_bytes "$dir/native") | $tw_b | $w2_b |"
 done
 
-# A large module: generated handlers, compiled once each way.
+# A large module: generated handlers, compiled once each way (LARGE=0 skips it).
+[ "${LARGE:-1}" = 0 ] && exit 0
 echo
 echo "## Compile time of a large module (s)"
 echo

@@ -250,9 +250,9 @@ START_TEST(plan_batch_checks_inputs_and_bounds) {
 END_TEST
 
 START_TEST(cost_model) {
-  ck_assert(!rt_offload_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
-  ck_assert(rt_offload_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
-  ck_assert(!rt_offload_worth_it(1e12, INFINITY)); /* no GPU */
+  ck_assert(!twasm_cost_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
+  ck_assert(twasm_cost_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
+  ck_assert(!twasm_cost_worth_it(1e12, INFINITY)); /* no GPU */
 }
 END_TEST
 

@@ -1,5 +1,5 @@
 /* test_reroll.c: Check suite "reroll": C loops compiled with clang -O2
- * (unrolled by two), re-rolled by low_reroll_loops where it proves the
+ * (unrolled by two), re-rolled by ir_reroll_loops where it proves the
  * rewrite exact, left alone elsewhere; programs print the same with the
  * re-roll on and off. */
 #include <check.h>
@@ -15,6 +15,7 @@
 
 #include "decode.h"
 #include "driver.h"
+#include "ir_pass.h"
 #include "lower.h"
 #include "twasm_abi.h"
 #include "validate.h"
@@ -147,7 +148,7 @@ START_TEST(pass_rerolls_what_it_proves) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
   LLVMDisposePassBuilderOptions(po);
-  unsigned n = low_reroll_loops(mod);
+  unsigned n = ir_reroll_loops(mod);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
   bool done = has_rerolled_loop(function_named(mod, c->func));

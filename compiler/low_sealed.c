@@ -1,0 +1,154 @@
+/* low_sealed.c: call_indirect through sealed tables.  A table nobody can
+ * change after instantiation (defined here, neither imported nor exported,
+ * no table.set/grow/fill/copy/init writing it, every active segment at a
+ * constant offset naming functions of this module) has contents known at
+ * compile time.  Its call_indirect then reads a constant image of
+ * {code, type key} pairs: one bounds compare against a constant size, one
+ * compare of the entry's key with the expected one (null entries hold a
+ * key no type has, so the null check is folded into it), and a call with
+ * the caller's own vmctx, every entry being a function of this instance.
+ * LLVM sees the image's initialiser, so a constant index becomes a direct
+ * call it may inline.  C programs' function-pointer tables are all sealed. */
+#include <stdio.h>
+
+#include "low_internal.h"
+
+/* Images above this many entries are not worth their size in the object. */
+#define SEALED_MAX_ENTRIES 65536u
+/* The key of a null entry: no type index reaches it. */
+#define NULL_KEY UINT32_MAX
+
+/* Type t's key: the lowest index of a type with the same signature, so
+ * structurally equal types match, as the spec's type check demands. */
+static uint32_t type_key(const wasm_module *m, uint32_t t) {
+  const wasm_functype *a = &m->types[t];
+  for (uint32_t k = 0; k < t; k++) {
+    const wasm_functype *b = &m->types[k];
+    if (a->nparams != b->nparams || a->nresults != b->nresults) continue;
+    bool same = true;
+    for (uint32_t i = 0; same && i < a->nparams; i++) same = a->params[i] == b->params[i];
+    for (uint32_t i = 0; same && i < a->nresults; i++) same = a->results[i] == b->results[i];
+    if (same) return k;
+  }
+  return t;
+}
+
+/* Marks in open[] every table that an instruction of the module may write. */
+static void mark_written(const wasm_module *m, bool *open) {
+  for (uint32_t f = 0; f < m->nfuncs; f++) {
+    const wasm_func *fn = &m->funcs[f];
+    for (uint32_t i = 0; !fn->imported && i < fn->ncode; i++) {
+      const wasm_insn *in = &fn->code[i];
+      switch (in->op) {
+      case OP_TABLE_SET: case OP_TABLE_GROW: case OP_TABLE_FILL: open[in->u.index] = true; break;
+      case OP_TABLE_COPY: open[in->u.pair.a] = true; break;
+      case OP_TABLE_INIT: open[in->u.pair.b] = true; break;
+      default: break;
+      }
+    }
+  }
+}
+
+/* Whether table t can be sealed, as far as its own declaration and the
+ * exports say. */
+static bool closed_table(const wasm_module *m, uint32_t t) {
+  const wasm_table *tb = &m->tables[t];
+  if (tb->imported || tb->elem_type != VT_FUNCREF || tb->limits.min > SEALED_MAX_ENTRIES) return false;
+  for (uint32_t e = 0; e < m->nexports; e++)
+    if (m->exports[e].kind == EXT_TABLE && m->exports[e].index == t) return false;
+  return true;
+}
+
+/* Applies active segment seg to image (function index + 1 per entry, 0 for
+ * null), in order as instantiation does; false when its offset or an item
+ * is not a compile-time constant of this module, or it does not fit (then
+ * instantiation fails and no code runs, but the image stays simple). */
+static bool apply_segment(const wasm_module *m, const wasm_elem *seg, uint32_t size, uint32_t *image) {
+  if (seg->offset_expr.ncode != 1 || seg->offset_expr.code[0].op != OP_I32_CONST) return false;
+  uint64_t at = (uint32_t)seg->offset_expr.code[0].u.i32;
+  if (at + seg->nitems > size) return false;
+  for (uint32_t i = 0; i < seg->nitems; i++) {
+    const wasm_constexpr *item = &seg->items[i];
+    if (item->ncode != 1) return false;
+    const wasm_insn *in = &item->code[0];
+    if (in->op == OP_REF_NULL) {
+      image[at + i] = 0;
+    } else if (in->op == OP_REF_FUNC && in->u.index < m->nfuncs && !m->funcs[in->u.index].imported) {
+      image[at + i] = in->u.index + 1;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The constant image of table t, or NULL when t is not sealed. */
+static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
+  const wasm_module *m = mc->m;
+  uint32_t size = (uint32_t)m->tables[t].limits.min;
+  uint32_t *image = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *image);
+  for (uint32_t i = 0; i < size; i++) image[i] = 0;
+  for (uint32_t e = 0; e < m->nelems; e++) {
+    const wasm_elem *seg = &m->elems[e];
+    if (seg->mode == SEG_ACTIVE && seg->table_index == t && !apply_segment(m, seg, size, image))
+      return NULL;
+  }
+  LLVMTypeRef entry_ty = LLVMStructTypeInContext(mc->ctx, (LLVMTypeRef[]){mc->t_ptr, mc->t_i32}, 2, false);
+  LLVMValueRef *entries = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *entries);
+  for (uint32_t i = 0; i < size; i++) {
+    uint32_t f = image[i];
+    LLVMValueRef fields[2] = {
+        f ? mc->callees[f - 1] : LLVMConstNull(mc->t_ptr),
+        LLVMConstInt(mc->t_i32, f ? type_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false)};
+    entries[i] = LLVMConstStructInContext(mc->ctx, fields, 2, false);
+  }
+  LLVMValueRef init = LLVMConstArray2(entry_ty, entries, size);
+  char name[32];
+  snprintf(name, sizeof name, "twasm_sealed_table%u", t);
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, true);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
+void low_sealed_init(low_module_ctx *mc) {
+  const wasm_module *m = mc->m;
+  mc->sealed = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed);
+  bool *open = tw_arena_alloc(&mc->arena, m->ntables + 1);
+  for (uint32_t t = 0; t < m->ntables; t++) open[t] = !closed_table(m, t);
+  mark_written(m, open);
+  for (uint32_t t = 0; t < m->ntables; t++) mc->sealed[t] = open[t] ? NULL : build_image(mc, t);
+}
+
+LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,
+                             uint32_t offset) {
+  low_module_ctx *mc = f->mc;
+  LLVMValueRef image = mc->sealed[table_index];
+  if (!image) return NULL;
+  uint32_t size = (uint32_t)mc->m->tables[table_index].limits.min;
+  LLVMValueRef out = LLVMBuildICmp(f->b, LLVMIntUGE, index, LLVMConstInt(mc->t_i32, size, false), "");
+  low_trap_if(f, out, TWASM_TRAP_UNDEFINED_ELEMENT, offset);
+  LLVMValueRef idx[] = {LLVMConstInt(mc->t_i64, 0, false), LLVMBuildZExt(f->b, index, mc->t_i64, ""),
+                        LLVMConstInt(mc->t_i32, 1, false)};
+  LLVMValueRef key_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
+  LLVMValueRef key = LLVMBuildLoad2(f->b, mc->t_i32, key_at, "type_key");
+  LLVMValueRef want = LLVMConstInt(mc->t_i32, type_key(mc->m, type_index), false);
+  LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, key, want, "");
+  /* Cold path: which of the spec's two traps, null first. */
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);
+  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "sealed_bad");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "sealed_ok");
+  LLVMMoveBasicBlockAfter(ok, here);
+  low_mark_unlikely(mc, LLVMBuildCondBr(f->b, differs, bad, ok), true);
+  LLVMPositionBuilderAtEnd(f->b, bad);
+  LLVMValueRef is_null = LLVMBuildICmp(f->b, LLVMIntEQ, key, LLVMConstInt(mc->t_i32, NULL_KEY, false), "");
+  low_trap_if(f, is_null, TWASM_TRAP_UNINITIALIZED_ELEMENT, offset);
+  low_trap(f, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, offset);
+  LLVMBuildUnreachable(f->b);
+  LLVMPositionBuilderAtEnd(f->b, ok);
+  idx[2] = LLVMConstInt(mc->t_i32, 0, false);
+  LLVMValueRef code_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
+  return LLVMBuildLoad2(f->b, mc->t_ptr, code_at, "code");
+}

@@ -1,0 +1,473 @@
+/* test_cpu_codegen.c: Check suite "cpu_codegen": the shape of the host
+ * code for calls (sealed tables, stack checks) and for the offload gate,
+ * read from twasmc's optimised IR of small modules. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "driver.h"
+#include "twasm_abi.h"
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+} ir_module;
+
+static bool have_wat2wasm(void) { return system("wat2wasm --version >/dev/null 2>&1") == 0; }
+
+/* Compiles text (a .wat module, or C when is_c) to optimised host IR. */
+static ir_module ir_of_source(const char *text, bool is_c) {
+  char dir[] = "/tmp/cpu-codegen-XXXXXX", path[256], cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/m.%s", dir, is_c ? "c" : "wat");
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+  if (is_c) {
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry "
+             "-Wl,--export-all %s -o %s/m.wasm",
+             path, dir);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    snprintf(path, sizeof path, "%s/m.wasm", dir);
+  }
+  uint8_t *bytes;
+  size_t size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
+  drv_options o;
+  drv_options_default(&o);
+  char *ir = NULL;
+  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
+  free(bytes);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  ir_module m;
+  m.ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
+  free(ir);
+  char *msg = NULL;
+  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  return m;
+}
+
+static ir_module ir_of(const char *wat) { return ir_of_source(wat, false); }
+
+static void ir_free(ir_module *m) {
+  LLVMDisposeModule(m->mod);
+  LLVMContextDispose(m->ctx);
+}
+
+/* Defined function index (wasm_f<index>, maybe followed by _name). */
+static LLVMValueRef func(ir_module *m, unsigned index) {
+  char prefix[32];
+  int n = snprintf(prefix, sizeof prefix, "wasm_f%u", index);
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m->mod); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    if (len >= (size_t)n && memcmp(name, prefix, (size_t)n) == 0 && (len == (size_t)n || name[n] == '_'))
+      return fn;
+  }
+  ck_abort_msg("no function %s", prefix);
+  return NULL;
+}
+
+static bool named(LLVMValueRef v, const char *name) {
+  size_t len;
+  const char *s = LLVMGetValueName2(v, &len);
+  return len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* Counts fn's instructions with the given opcode whose value is named
+ * name (any name when NULL). */
+static int count_insns(LLVMValueRef fn, LLVMOpcode op, const char *name) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == op && (!name || named(i, name))) n++;
+  return n;
+}
+
+/* Calls in fn whose callee is not a known function (indirect calls). */
+static int indirect_calls(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMCall && !LLVMIsAFunction(LLVMGetCalledValue(i))) n++;
+  return n;
+}
+
+/* ---- sealed tables ------------------------------------------------------ */
+
+static const char sealed_wat[] =
+    "(module\n"
+    "  (type $ii (func (param i32) (result i32)))\n"
+    "  (table 4 funcref)\n"
+    "  (elem (i32.const 0) $double $inc)\n"
+    "  (func $double (type $ii) (i32.mul (local.get 0) (i32.const 2)))\n"
+    "  (func $inc (type $ii) (i32.add (local.get 0) (i32.const 1)))\n"
+    "  (func (export \"call\") (param i32 i32) (result i32)\n"
+    "    (call_indirect (type $ii) (local.get 1) (local.get 0)))\n"
+    "  (func (export \"const\") (param i32) (result i32)\n"
+    "    (call_indirect (type $ii) (local.get 0) (i32.const 1))))\n";
+
+START_TEST(sealed_table_reads_constant_image) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_table_reads_constant_image: wat2wasm missing\n");
+    return;
+  }
+  ir_module m = ir_of(sealed_wat);
+  ck_assert_ptr_nonnull(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
+  LLVMValueRef call = func(&m, 2);
+  /* one key load from the image, no funcref record, no canonical ids */
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "type_key"), 1);
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "sig_id"), 0);
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "callee_vmctx"), 0);
+  ck_assert_int_eq(indirect_calls(call), 1);
+  /* a constant index: a direct call (here inlined away) */
+  ck_assert_int_eq(indirect_calls(func(&m, 3)), 0);
+  ck_assert_int_eq(count_insns(func(&m, 3), LLVMLoad, "type_key"), 0);
+  ir_free(&m);
+}
+END_TEST
+
+/* Tables the host or the module may change keep the generic path. */
+static void assert_not_sealed(const char *wat, unsigned caller) {
+  ir_module m = ir_of(wat);
+  ck_assert_ptr_null(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
+  ck_assert_int_eq(count_insns(func(&m, caller), LLVMLoad, "sig_id"), 1);
+  ir_free(&m);
+}
+
+START_TEST(open_tables_are_not_sealed) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped open_tables_are_not_sealed: wat2wasm missing\n");
+    return;
+  }
+  static const char head[] = "(module (type $ii (func (param i32) (result i32)))\n";
+  static const char body[] =
+      "  (func $f (type $ii) (local.get 0))\n"
+      "  (func (export \"call\") (param i32 i32) (result i32)\n"
+      "    (call_indirect (type $ii) (local.get 1) (local.get 0)))\n";
+  const char *variants[][2] = {
+      {"(table (export \"t\") 2 funcref) (elem (i32.const 0) $f)", ""},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"w\") (table.set 0 (i32.const 1) (table.get 0 (i32.const 0))))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"g\") (drop (table.grow 0 (ref.null func) (i32.const 1))))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"c\") (table.copy 0 0 (i32.const 1) (i32.const 0) (i32.const 1)))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f) (elem $p func $f)",
+       "(func (export \"i\") (table.init 0 $p (i32.const 1) (i32.const 0) (i32.const 1)))"},
+      {"(table 2 funcref) (elem (i32.const 0) $f)",
+       "(func (export \"fl\") (table.fill 0 (i32.const 0) (ref.null func) (i32.const 1)))"},
+  };
+  for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+    char wat[1024];
+    snprintf(wat, sizeof wat, "%s%s\n%s%s)\n", head, variants[v][0], body, variants[v][1]);
+    assert_not_sealed(wat, 1);
+  }
+  /* a segment naming an imported function */
+  assert_not_sealed("(module (type $ii (func (param i32) (result i32)))\n"
+                    "  (import \"m\" \"f\" (func $imp (type $ii)))\n"
+                    "  (table 2 funcref) (elem (i32.const 0) $imp)\n"
+                    "  (func (export \"call\") (param i32 i32) (result i32)\n"
+                    "    (call_indirect (type $ii) (local.get 1) (local.get 0))))\n",
+                    1);
+}
+END_TEST
+
+/* ---- offload gate ------------------------------------------------------- */
+
+static bool is_gate_load(LLVMValueRef v) {
+  if (!v || !LLVMIsALoadInst(v)) return false;
+  LLVMValueRef from = LLVMGetOperand(v, 0);
+  return LLVMIsAGlobalVariable(from) && named(from, "twasm_rt_offload_gate");
+}
+
+/* The block holding the twasm_rt_offload call is entered only when the
+ * gate is open: its one predecessor branches on the gate's load. */
+START_TEST(offload_call_sits_behind_gate) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0) {
+    printf("cpu_codegen: skipped offload_call_sits_behind_gate: clang-19 missing\n");
+    return;
+  }
+  ir_module m = ir_of_source("void scale(float *restrict a, const float *restrict b, int n) {\n"
+                             "  for (int i = 0; i < n; i++) a[i] = b[i] * 3.0f;\n"
+                             "}\n",
+                             true);
+  int calls = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(m.mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (LLVMGetInstructionOpcode(i) != LLVMCall || !named(LLVMGetCalledValue(i), "twasm_rt_offload"))
+          continue;
+        calls++;
+        int preds = 0, gated = 0;
+        for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(fn); p; p = LLVMGetNextBasicBlock(p)) {
+          LLVMValueRef t = LLVMGetBasicBlockTerminator(p);
+          for (unsigned s = 0; t && s < LLVMGetNumSuccessors(t); s++) {
+            if (LLVMGetSuccessor(t, s) != bb) continue;
+            preds++;
+            LLVMValueRef cond = LLVMIsConditional(t) ? LLVMGetCondition(t) : NULL;
+            gated += cond && LLVMIsAICmpInst(cond) &&
+                     (is_gate_load(LLVMGetOperand(cond, 0)) || is_gate_load(LLVMGetOperand(cond, 1)));
+          }
+        }
+        ck_assert_int_eq(preds, 1);
+        ck_assert_int_eq(gated, 1);
+      }
+  ck_assert_int_ge(calls, 1);
+  ir_free(&m);
+}
+END_TEST
+
+/* ---- backtraces without frame pointers ---------------------------------- */
+
+static const char *twasmc_path(void) {
+  const char *p = getenv("TWASMC");
+  return p ? p : "build/bin/twasmc";
+}
+
+/* Builds wat (with names) at -O2 into an executable, runs it and returns
+ * its exit status; its stderr goes to out. */
+static int run_wat(const char *wat, char *out, size_t cap) {
+  char dir[] = "/tmp/cpu-bt-XXXXXX", cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd, "%s/bt.wat", dir);
+  FILE *f = fopen(cmd, "w");
+  ck_assert(f != NULL);
+  fputs(wat, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "wat2wasm --debug-names %s/bt.wat -o %s/bt.wasm && %s -O2 %s/bt.wasm -o %s/bt",
+           dir, dir, twasmc_path(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(cmd, sizeof cmd, "%s/bt 2>&1", dir);
+  FILE *p = popen(cmd, "r");
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  return WEXITSTATUS(st);
+}
+
+/* inner and middle recurse, so that LLVM keeps their frames at -O2; the
+ * trap is raised by `trap` in inner (explicit or a guard-page fault). */
+static void check_backtrace(const char *trap, const char *message) {
+  char wat[2048], out[4096];
+  snprintf(wat, sizeof wat,
+           "(module (memory 1)\n"
+           "  (func $inner (param i32) (result i32)\n"
+           "    (if (result i32) (local.get 0)\n"
+           "      (then (i32.add (call $inner (i32.sub (local.get 0) (i32.const 1))) (i32.const 1)))\n"
+           "      (else %s)))\n"
+           "  (func $middle (param i32) (result i32)\n"
+           "    (if (result i32) (local.get 0)\n"
+           "      (then (i32.mul (call $middle (i32.sub (local.get 0) (i32.const 1))) (i32.const 3)))\n"
+           "      (else (call $inner (i32.const 2)))))\n"
+           "  (func $outer (export \"_start\") (drop (call $middle (i32.const 2)))))\n",
+           trap);
+  ck_assert_int_eq(run_wat(wat, out, sizeof out), 134);
+  ck_assert_msg(strstr(out, message), "got: %s", out);
+  const char *a = strstr(out, "at inner"), *b = strstr(out, "at middle"), *c = strstr(out, "at outer");
+  ck_assert_msg(a && b && c && a < b && b < c, "backtrace: %s", out);
+  /* every level of both recursions: inner 3 times, middle 3 times, each
+   * printed as one frame and the two repeats collapsed */
+  ck_assert_msg(strstr(out, "at inner\n    ... 2 more frames of inner\n    at middle\n"
+                            "    ... 2 more frames of middle\n    at outer"),
+                "backtrace: %s", out);
+}
+
+START_TEST(backtrace_of_explicit_trap) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped backtrace_of_explicit_trap: wat2wasm missing\n");
+    return;
+  }
+  check_backtrace("(i32.div_u (i32.const 1) (local.get 0))", "integer divide by zero in inner");
+}
+END_TEST
+
+START_TEST(backtrace_of_guard_fault) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped backtrace_of_guard_fault: wat2wasm missing\n");
+    return;
+  }
+  check_backtrace("(i32.load (i32.const 70000))", "out of bounds memory access");
+}
+END_TEST
+
+/* Unbounded recursion still ends in the stack-exhaustion trap, through
+ * both a direct and an indirect (sealed table) cycle. */
+START_TEST(recursion_exhausts_stack) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped recursion_exhausts_stack: wat2wasm missing\n");
+    return;
+  }
+  char out[4096];
+  ck_assert_int_eq(run_wat("(module (func $f (param i32) (result i32)\n"
+                           "  (i32.add (call $f (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+  ck_assert_int_eq(run_wat("(module (type $t (func (param i32) (result i32))) (table 1 funcref)\n"
+                           "  (elem (i32.const 0) $f)\n"
+                           "  (func $f (type $t) (i32.add (call_indirect (type $t)\n"
+                           "    (i32.add (local.get 0) (i32.const 1)) (i32.const 0)) (i32.const 1)))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+}
+END_TEST
+
+/* ---- C library routines run natively ------------------------------------ */
+
+static int ref_memcmp(const uint8_t *a, const uint8_t *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return a[i] - b[i];
+  return 0;
+}
+
+/* The helpers against musl's byte-wise definitions, in a 4 KiB "memory":
+ * every length and difference position up to 70, every alignment, and
+ * strings that run into the end of memory (the Wasm code must run). */
+START_TEST(native_helpers_match_bytewise) {
+  enum { SIZE = 4096 };
+  static uint8_t mem[SIZE];
+  uint32_t x = 1;
+  for (int i = 0; i < SIZE; i++) {
+    x = x * 1103515245u + 12345u;
+    mem[i] = (uint8_t)(x >> 16 & 3) ? (uint8_t)('a' + (x >> 20) % 3) : (uint8_t)(x >> 8);
+  }
+  for (uint32_t n = 0; n <= 70; n++)
+    for (uint32_t al = 0; al < 16; al++)
+      for (uint32_t k = 0; k <= n; k++) {
+        uint32_t l = 100 + al, r = 1000 + (al * 7) % 16;
+        memcpy(mem + r, mem + l, n);
+        if (k < n) mem[r + k] ^= (uint8_t)(1 + (k * 37) % 255);
+        ck_assert_int_eq(twasm_rt_memcmp(mem, l, r, n), ref_memcmp(mem + l, mem + r, n));
+      }
+  for (uint32_t len = 0; len < 70; len++)
+    for (uint32_t al = 0; al < 16; al++) {
+      uint32_t s = 200 + al;
+      memset(mem + s, 'q', len);
+      mem[s + len] = 0;
+      ck_assert_int_eq(twasm_rt_strlen(mem, SIZE, s), len);
+      memcpy(mem + 2000 + al * 3, mem + s, len + 1);
+      ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, s, 2000 + al * 3), 0);
+      if (len) {
+        mem[2000 + al * 3 + len / 2] = 'r';
+        ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, s, 2000 + al * 3), 'q' - 'r');
+        ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, 2000 + al * 3, s), 'r' - 'q');
+      }
+    }
+  /* no NUL before the end: the Wasm code must decide (it traps) */
+  memset(mem + SIZE - 40, 'z', 40);
+  for (uint32_t s = SIZE - 40; s <= SIZE; s++) {
+    ck_assert(twasm_rt_strlen(mem, SIZE, s) == TWASM_RT_LIBC_FALLBACK);
+    ck_assert(twasm_rt_strcmp(mem, SIZE, s, s) == TWASM_RT_LIBC_FALLBACK);
+  }
+  /* a difference or a NUL before the end is found without running into it */
+  mem[SIZE - 3] = 'y';
+  ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, SIZE - 30, SIZE - 31), 'y' - 'z');
+  ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, SIZE - 21, SIZE - 20), 'z' - 'y');
+  mem[SIZE - 2] = 0;
+  ck_assert_int_eq(twasm_rt_strlen(mem, SIZE, SIZE - 33), 31);
+  /* start past the end */
+  ck_assert(twasm_rt_strlen(mem, SIZE, SIZE + 5) == TWASM_RT_LIBC_FALLBACK);
+}
+END_TEST
+
+#ifndef TEST_DATA_DIR
+#define TEST_DATA_DIR "tests/unit/data"
+#endif
+
+/* clang's optimisation levels (each runs wasm-opt at its own level) and a
+ * build without wasm-opt: the routines are found in each, the results
+ * agree with byte-wise references, and the end of memory traps or not
+ * exactly as the Wasm code does. */
+START_TEST(libc_routines_found_and_exact) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
+    printf("cpu_codegen: skipped libc_routines_found_and_exact: clang-19 or twasmc missing\n");
+    return;
+  }
+  static const char *const levels[] = {"-O1", "-O2", "-O3", "-Os", "-Oz", "raw"};
+  static const struct {
+    const char *arg;
+    int status;
+    const char *out;
+  } edges[] = {{"strlen", 134, "out of bounds memory access"}, {"strcmp", 134, "out of bounds memory access"},
+               {"memcmp-equal", 134, "out of bounds memory access"}, {"memcmp-differs", 0, "-1"},
+               {"strcmp-differs", 0, "23"}};
+  char dir[] = "/tmp/cpu-libc-XXXXXX", cmd[2048], out[4096];
+  ck_assert(mkdtemp(dir) != NULL);
+  /* the raw build: a PATH where clang finds its linker but no wasm-opt */
+  snprintf(cmd, sizeof cmd, "mkdir %s/bin && ln -s \"$(command -v clang-19)\" %s/bin/ && ln -s \"$(command -v wasm-ld-19)\" %s/bin/",
+           dir, dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+    bool raw = !strcmp(levels[i], "raw");
+    char path[64] = "";
+    if (raw) snprintf(path, sizeof path, "PATH=%s/bin ", dir);
+    snprintf(cmd, sizeof cmd,
+             "%sclang-19 --target=wasm32-wasi --sysroot=/usr %s %s/libc_edges.c -o %s/e.wasm && "
+             "%s --emit-llvm %s/e.wasm -o %s/e.ll && %s %s/e.wasm -o %s/e",
+             path, raw ? "-O2" : levels[i], TEST_DATA_DIR, dir, twasmc_path(), dir, dir, twasmc_path(), dir, dir);
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    static const char *const helpers[] = {"twasm_rt_memcmp", "twasm_rt_strcmp", "twasm_rt_strlen"};
+    for (size_t h = 0; h < 3; h++) {
+      snprintf(cmd, sizeof cmd, "grep -q 'call.*@%s(' %s/e.ll", helpers[h], dir);
+      ck_assert_msg(system(cmd) == 0, "%s: %s not used", levels[i], helpers[h]);
+    }
+    snprintf(cmd, sizeof cmd, "%s/e 2>&1", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    ck_assert_int_eq(WEXITSTATUS(pclose(p)), 0);
+    ck_assert_msg(strstr(out, "checks 60000 mismatches 0"), "%s: %s", levels[i], out);
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+      snprintf(cmd, sizeof cmd, "%s/e %s 2>&1", dir, edges[e].arg);
+      p = popen(cmd, "r");
+      n = fread(out, 1, sizeof out - 1, p);
+      out[n] = 0;
+      ck_assert_msg(WEXITSTATUS(pclose(p)) == edges[e].status && strstr(out, edges[e].out), "%s %s: %s",
+                    levels[i], edges[e].arg, out);
+    }
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
+static Suite *cpu_codegen_suite(void) {
+  Suite *s = suite_create("cpu_codegen");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, sealed_table_reads_constant_image);
+  tcase_add_test(tc, open_tables_are_not_sealed);
+  tcase_add_test(tc, offload_call_sits_behind_gate);
+  tcase_add_test(tc, backtrace_of_explicit_trap);
+  tcase_add_test(tc, backtrace_of_guard_fault);
+  tcase_add_test(tc, recursion_exhausts_stack);
+  tcase_add_test(tc, native_helpers_match_bytewise);
+  tcase_add_test(tc, libc_routines_found_and_exact);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(cpu_codegen_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
