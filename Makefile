@@ -34,7 +34,7 @@ LIBRT    := $(B)/lib/libtwasm-rt.a
 LIBRT_SO := $(B)/lib/libtwasm-rt.so
 SPECRUN  := $(B)/bin/twasm-spec
 
-.PHONY: layering examples-check fuzz all check unit programs install-test spec spec-both wasi-testsuite spec-traps examples run-example bench install uninstall clean
+.PHONY: layering examples-check fuzz fuzz-diff all check unit programs install-test spec spec-both wasi-testsuite spec-traps examples run-example bench install uninstall clean
 all: $(TWASMC) $(LIBRT) $(LIBRT_SO) $(SPECRUN)
 
 # ---- layering -------------------------------------------------------------
@@ -248,6 +248,19 @@ $(B)/bin/fuzz_decode: tests/fuzz/fuzz_decode.c $(FUZZ_SRC)
 fuzz: $(B)/bin/fuzz_decode
 	@mkdir -p $(B)/fuzz-corpus
 	$(B)/bin/fuzz_decode -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(B)/fuzz-corpus tests/fuzz/corpus
+
+# ---- differential fuzzing against V8 (tests/fuzz/diff) -----------------------
+# binaryen -ttf modules run in node and through twasmc at -O0/-O2 in both
+# bounds-check modes; N modules, JOBS at a time, FUZZ_SIMD=1 for SIMD.
+N ?= 1000
+FUZZ_JOBS ?= 2
+FUZZ_DIFF := $(B)/bin/twasm-fuzz-diff
+$(FUZZ_DIFF): $(B)/obj/tests/fuzz/diff/fd_main.o $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) -ldl -lm -lpthread
+$(B)/obj/tests/fuzz/diff/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
+fuzz-diff: $(FUZZ_DIFF) $(LIBRT)
+	TWASM_FUZZ_DIFF=$(FUZZ_DIFF) bash tests/fuzz/diff/run.sh $(N) $(FUZZ_JOBS)
 
 # ---- GPU test apps (tests/gpu/e2e, tests/bench/gpu) ------------------------
 # C -> Wasm -> twasmc executables for the lent GPU machine; CUDA is not

@@ -11,9 +11,9 @@
  * br_if folded, loops with preheaders and dedicated exits, values used
  * after a loop through phis at its exits (LCSSA).  Safe to run once the
  * checks are in: they are control flow LLVM keeps. */
-static bool canonical_loops(LLVMModuleRef mod, LLVMTargetMachineRef tm, tw_diag *d) {
+static bool run(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *passes, tw_diag *d) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(mod, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa)", tm, po);
+  LLVMErrorRef err = LLVMRunPasses(mod, passes, tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (!err) return true;
   char *msg = LLVMGetErrorMessage(err);
@@ -24,10 +24,14 @@ static bool canonical_loops(LLVMModuleRef mod, LLVMTargetMachineRef tm, tw_diag 
 
 bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m, int opt_level,
                 tw_diag *d) {
+  /* LLVM's inliner decides on code size, which the checks would inflate
+   * (a compare and a branch each, cheap to run); it decides first, on the
+   * module as guard pages alone would leave it */
+  if (opt_level >= 2 && !run(mod, tm, "cgscc(inline)", d)) return false;
   if (!bnd_insert_checks(mod, m))
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: out of memory adding bounds checks");
   if (opt_level < 2 || m->nmems == 0) return true;
-  if (!canonical_loops(mod, tm, d)) return false;
+  if (!run(mod, tm, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa)", d)) return false;
   if (bnd_version_loops(mod) == 0) return true;
   /* versioning edits IR: a slip there must be an error, not a miscompilation */
   char *msg = NULL;

@@ -93,7 +93,8 @@ typedef struct {
   LLVMValueRef br;
   unsigned trap_succ;        /* successor index taken when it traps */
   LLVMValueRef end;
-  bool plus, narrow;
+  int64_t plus;
+  bool narrow;
   LLVMValueRef size_load;
 } bnd_check;
 

@@ -4,6 +4,7 @@
  * compare of an end address with a load of the memory's size. */
 #include "bnd.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "lower.h"
@@ -71,12 +72,21 @@ static LLVMIntPredicate inverse(LLVMIntPredicate p) {
   }
 }
 
-/* A size load, possibly truncated to i32 (exact: memory stays below
- * 2^32 bytes, so LLVM narrows compares of i32 addresses with it). */
-static bool is_size(LLVMValueRef v, bool *narrow) {
+/* A size load less a constant (`size - reach`, which bnd_insert.c only
+ * forms where it cannot wrap), possibly truncated to i32 (exact: memory
+ * stays below 2^32 bytes, so LLVM narrows compares of i32 addresses). */
+static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *less) {
   *narrow = LLVMIsATruncInst(v) != NULL;
   if (*narrow) v = LLVMGetOperand(v, 0);
-  return is_size_load(v);
+  *less = 0;
+  LLVMOpcode op = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
+  if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+    int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+    *less = op == LLVMSub ? k : -k;
+    v = LLVMGetOperand(v, 0);
+  }
+  *load = v;
+  return *less >= 0 && *less < (INT64_C(1) << 32) && is_size_load(v);
 }
 
 static unsigned width(LLVMValueRef v) {
@@ -95,18 +105,19 @@ bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
   /* the predicate under which it traps, the size on the right */
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
   if (trap_succ == 1) p = inverse(p);
-  LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+  LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1), load;
   bool narrow;
-  if (is_size(a, &narrow)) {
+  int64_t less;
+  if (is_size(a, &narrow, &load, &less)) {
     LLVMValueRef t = a;
     a = b, b = t;
     p = p == LLVMIntULT ? LLVMIntUGT : p == LLVMIntULE ? LLVMIntUGE : LLVMIntEQ;
-  } else if (!is_size(b, &narrow)) {
+  } else if (!is_size(b, &narrow, &load, &less)) {
     return false;
   }
-  /* trap iff end > size, or end >= size (end + 1 > size) */
+  /* trap iff end > size - less, or end >= size - less */
   if (p != LLVMIntUGT && p != LLVMIntUGE) return false;
-  *c = (bnd_check){.br = br, .trap_succ = trap_succ, .end = a, .plus = p == LLVMIntUGE,
-                   .narrow = narrow, .size_load = narrow ? LLVMGetOperand(b, 0) : b};
+  *c = (bnd_check){.br = br, .trap_succ = trap_succ, .end = a, .plus = less + (p == LLVMIntUGE),
+                   .narrow = narrow, .size_load = load};
   return width(a) == (narrow ? 32u : 64u);
 }

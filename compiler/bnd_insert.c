@@ -27,8 +27,9 @@ typedef struct {
   LLVMValueRef size_tag, size_range, unlikely, empty;
   uint64_t min_bytes;
   /* per function */
-  LLVMValueRef fn, mem_obj, trap_phi;
+  LLVMValueRef fn, mem_obj, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
+  bool in_loop;              /* the block being checked lies in a loop */
 } ins_ctx;
 
 static LLVMValueRef md_node(LLVMContextRef c, LLVMValueRef *vals, unsigned n) {
@@ -79,15 +80,18 @@ static LLVMValueRef access_ptr_of(const ins_ctx *c, LLVMValueRef inst, uint32_t 
   return ptr && marker(c, ptr, m) ? ptr : NULL;
 }
 
-/* The trap block, made on first use: trap(vmctx, OOB, function, phi). */
-static LLVMBasicBlockRef trap_block(ins_ctx *c, uint32_t func_index) {
+/* The trap block, made on first use: trap(vmctx, OOB, function, offset),
+ * the function and offset phis over the branches to it (the accesses of
+ * functions inlined before the checks name their own function). */
+static LLVMBasicBlockRef trap_block(ins_ctx *c) {
   if (c->trap) return c->trap;
   c->trap = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "bounds_trap");
   LLVMPositionBuilderAtEnd(c->b, c->trap);
+  c->func_phi = LLVMBuildPhi(c->b, c->i32, "trap_func");
   c->trap_phi = LLVMBuildPhi(c->b, c->i32, "trap_offset");
   LLVMValueRef fn = LLVMGetNamedFunction(c->mod, "twasm_rt_trap");
   LLVMValueRef args[] = {LLVMGetParam(c->fn, 0), LLVMConstInt(c->i32, TWASM_TRAP_MEMORY_OOB, false),
-                         LLVMConstInt(c->i32, func_index, false), c->trap_phi};
+                         c->func_phi, c->trap_phi};
   LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, 4, "");
   LLVMBuildUnreachable(c->b);
   return c->trap;
@@ -179,26 +183,47 @@ static ins_access *needing_checks(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDa
   return a;
 }
 
-/* zext(root) + end as i64, for a group. */
-static LLVMValueRef group_end(ins_ctx *c, const ins_access *a, uint64_t end) {
-  LLVMValueRef base = a->root == a->index ? a->index : LLVMBuildZExt(c->b, a->root, c->i64, "");
-  LLVMValueRef sum = LLVMBuildNUWAdd(c->b, base, LLVMConstInt(c->i64, end, false), "end");
-  if (LLVMIsAInstruction(sum)) LLVMSetNSW(sum, true);
-  return sum;
+/* base + reach > size; in loops as `base > size - reach` where the
+ * memory's declared minimum makes that subtraction safe: the limit is then
+ * computed once before the loop, and the check is one compare with the
+ * address the access uses anyway (outside loops, where calls make LLVM
+ * load the size again, the sum costs less).  base < 2^33 and reach small:
+ * the sum cannot wrap. */
+static LLVMValueRef out_of_bounds(ins_ctx *c, LLVMValueRef base, uint64_t reach, LLVMValueRef size) {
+  LLVMValueRef r = LLVMConstInt(c->i64, reach, false);
+  if (c->in_loop && reach <= c->min_bytes)
+    return LLVMBuildICmp(c->b, LLVMIntUGT, base, LLVMBuildNUWSub(c->b, size, r, "limit"), "");
+  LLVMValueRef end = LLVMBuildNUWAdd(c->b, base, r, "end");
+  if (LLVMIsAInstruction(end)) LLVMSetNSW(end, true);
+  return LLVMBuildICmp(c->b, LLVMIntUGT, end, size, "");
 }
 
-/* Which access of the group fails first (its offset), in a block of its
- * own on the way to the trap. */
+/* zext(root) as i64 (or the index itself when it is the root). */
+static LLVMValueRef group_base(ins_ctx *c, const ins_access *a) {
+  return a->root == a->index ? a->index : LLVMBuildZExt(c->b, a->root, c->i64, "");
+}
+
+/* The trap block's incoming edge from `from`: function and offset. */
+static void to_trap(ins_ctx *c, LLVMBasicBlockRef from, LLVMValueRef func, LLVMValueRef offset) {
+  LLVMAddIncoming(c->func_phi, &func, &from, 1);
+  LLVMAddIncoming(c->trap_phi, &offset, &from, 1);
+}
+
+static LLVMValueRef u32(ins_ctx *c, uint32_t v) { return LLVMConstInt(c->i32, v, false); }
+
+/* Which access of the group fails first (its function and offset), in a
+ * block of its own on the way to the trap. */
 static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, LLVMValueRef size) {
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "bounds_which");
   LLVMPositionBuilderAtEnd(c->b, bb);
-  LLVMValueRef off = LLVMConstInt(c->i32, g[count - 1].m[1], false);
+  LLVMValueRef func = u32(c, g[count - 1].m[0]), off = u32(c, g[count - 1].m[1]);
   for (unsigned j = count - 1; j-- > 0;) {
-    LLVMValueRef out = LLVMBuildICmp(c->b, LLVMIntUGT, group_end(c, &g[j], g[j].k + g[j].bytes), size, "");
-    off = LLVMBuildSelect(c->b, out, LLVMConstInt(c->i32, g[j].m[1], false), off, "");
+    LLVMValueRef out = out_of_bounds(c, group_base(c, &g[j]), g[j].k + g[j].bytes, size);
+    func = LLVMBuildSelect(c->b, out, u32(c, g[j].m[0]), func, "");
+    off = LLVMBuildSelect(c->b, out, u32(c, g[j].m[1]), off, "");
   }
   LLVMBuildBr(c->b, c->trap);
-  LLVMAddIncoming(c->trap_phi, &off, &bb, 1);
+  to_trap(c, bb, func, off);
   return bb;
 }
 
@@ -206,7 +231,7 @@ static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, 
  * (count of them) lies in memory; g[0] continues in `cont`. */
 static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont, const ins_access *g,
                        unsigned count) {
-  trap_block(c, g->m[0]);
+  trap_block(c);
   LLVMValueRef obj = mem_obj(c);
   LLVMPositionBuilderAtEnd(c->b, at);
   LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
@@ -217,24 +242,14 @@ static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont,
   uint64_t reach = g->k + g->bytes, first = reach;
   for (unsigned j = 1; j < count; j++)
     if (g[j].k + g[j].bytes > reach) reach = g[j].k + g[j].bytes;
-  /* index < 2^33 and the reach small: the i64 sum cannot wrap */
-  LLVMValueRef end;
-  if (count == 1) {
-    end = LLVMBuildNUWAdd(c->b, g->index, LLVMConstInt(c->i64, g->bytes, false), "end");
-    if (LLVMIsAInstruction(end)) LLVMSetNSW(end, true);
-  } else {
-    end = group_end(c, g, reach);
-  }
-  LLVMValueRef out = LLVMBuildICmp(c->b, LLVMIntUGT, end, size, "");
+  LLVMValueRef out = count == 1 ? out_of_bounds(c, g->index, g->bytes, size)
+                                 : out_of_bounds(c, group_base(c, g), reach, size);
   LLVMBasicBlockRef to = c->trap;
   if (reach > first) to = which(c, g, count, size);
   LLVMPositionBuilderAtEnd(c->b, at);
   LLVMValueRef br = LLVMBuildCondBr(c->b, out, to, cont);
   LLVMSetMetadata(br, c->md_prof, c->unlikely);
-  if (to == c->trap) {
-    LLVMValueRef off = LLVMConstInt(c->i32, g->m[1], false);
-    LLVMAddIncoming(c->trap_phi, &off, &at, 1);
-  }
+  if (to == c->trap) to_trap(c, at, u32(c, g->m[0]), u32(c, g->m[1]));
 }
 
 /* Moves inst to the end of bb, keeping its name. */
@@ -314,7 +329,7 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     unsigned nblocks = LLVMCountBasicBlocks(fn);
     if (LLVMCountParams(fn) == 0 || nblocks == 0) continue;
     c.fn = fn;
-    c.mem_obj = c.trap_phi = NULL;
+    c.mem_obj = c.trap_phi = c.func_phi = NULL;
     c.trap = NULL;
     LLVMBasicBlockRef *blocks = malloc(nblocks * sizeof *blocks);
     if (!blocks) {
@@ -322,7 +337,21 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
       break;
     }
     LLVMGetBasicBlocks(fn, blocks);
-    for (unsigned i = 0; ok && i < nblocks; i++) ok = check_block(&c, blocks[i], td);
+    tw_arena arena = {0};
+    ir_cfg cfg;
+    ir_dom dom;
+    ir_loops lp;
+    bool loops = ir_cfg_build(&cfg, &arena, fn);
+    if (loops) {
+      ir_dom_build(&dom, &cfg);
+      ir_loops_build(&lp, &cfg, &dom);
+    }
+    for (unsigned i = 0; ok && i < nblocks; i++) {
+      int b = loops ? ir_cfg_index(&cfg, blocks[i]) : -1;
+      c.in_loop = b >= 0 && lp.innermost[b] != NULL;
+      ok = check_block(&c, blocks[i], td);
+    }
+    tw_arena_free(&arena);
     free(blocks);
   }
   LLVMDisposeTargetData(td);

@@ -115,20 +115,29 @@ static bool extension(bnd_nest *n, LLVMValueRef x, bool is_signed, bnd_lin *out,
 }
 
 /* Low bits of v known to be zero (shifts and multiplications by
- * constants, constants). */
-static unsigned zero_low_bits(LLVMValueRef v) {
+ * constants, constants, sums of such). */
+static unsigned zero_low_bits(LLVMValueRef v, int depth) {
   if (LLVMIsAConstantInt(v)) {
     uint64_t c = LLVMConstIntGetZExtValue(v);
     return c ? (unsigned)__builtin_ctzll(c) : 64;
   }
-  if (!LLVMIsABinaryOperator(v)) return 0;
-  LLVMValueRef c = LLVMGetOperand(v, 1);
-  if (!LLVMIsAConstantInt(c)) return 0;
-  uint64_t k = LLVMConstIntGetZExtValue(c);
+  if (!LLVMIsABinaryOperator(v) || depth > 8) return 0;
+  LLVMValueRef x = LLVMGetOperand(v, 0), y = LLVMGetOperand(v, 1);
+  unsigned zx, zy;
   switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMShl: return k < 64 ? (unsigned)k + zero_low_bits(LLVMGetOperand(v, 0)) : 0;
-  case LLVMMul: return k ? (unsigned)__builtin_ctzll(k) + zero_low_bits(LLVMGetOperand(v, 0)) : 64;
-  case LLVMAnd: return k ? (unsigned)__builtin_ctzll(k) : 64;
+  case LLVMShl:
+    if (!LLVMIsAConstantInt(y) || LLVMConstIntGetZExtValue(y) > 63) return 0;
+    zx = zero_low_bits(x, depth + 1) + (unsigned)LLVMConstIntGetZExtValue(y);
+    return zx < 64 ? zx : 64;
+  case LLVMMul:
+    zx = zero_low_bits(x, depth + 1) + zero_low_bits(y, depth + 1);
+    return zx < 64 ? zx : 64;
+  case LLVMAnd:
+    zx = zero_low_bits(x, depth + 1), zy = zero_low_bits(y, depth + 1);
+    return zx > zy ? zx : zy;
+  case LLVMAdd: case LLVMSub: case LLVMOr: case LLVMXor:
+    zx = zero_low_bits(x, depth + 1), zy = zero_low_bits(y, depth + 1);
+    return zx < zy ? zx : zy;
   default: return 0;
   }
 }
@@ -140,7 +149,7 @@ static bool or_as_add(bnd_nest *n, LLVMValueRef v, const bnd_lin *a, const bnd_l
   *out = combine(n, a, b, false);
   if (LLVMGetIsDisjoint(v)) return true;
   /* the operand with more known zero bits at the bottom leaves room */
-  unsigned k0 = zero_low_bits(LLVMGetOperand(v, 0)), k1 = zero_low_bits(LLVMGetOperand(v, 1));
+  unsigned k0 = zero_low_bits(LLVMGetOperand(v, 0), 0), k1 = zero_low_bits(LLVMGetOperand(v, 1), 0);
   unsigned k = k0 > k1 ? k0 : k1;
   if (k == 0 || k > 62) return false;
   LLVMValueRef lo, hi;

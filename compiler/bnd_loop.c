@@ -34,6 +34,7 @@ typedef struct {
   ir_dom dom;
   ir_loops lp;
   bnd_map *done;               /* blocks of versioned nests (both copies) */
+  bnd_map *failed;             /* headers of loops that could not be versioned */
 } bnd_fn;
 
 typedef struct {
@@ -108,7 +109,7 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_check *c, LLVMValueRef size) {
   bnd_lin end;
   /* a narrow end reads unsigned: its form must stay within [0, 2^32) */
   if (!(c->narrow ? bnd_lin_zext(n, c->end, &end) : bnd_lin_of(n, c->end, &end))) return NULL;
-  if (c->plus) end.alpha = LLVMBuildAdd(n->b, end.alpha, LLVMConstInt(n->i128, 1, false), "");
+  if (c->plus) end.alpha = LLVMBuildAdd(n->b, end.alpha, LLVMConstInt(n->i128, (uint64_t)c->plus, false), "");
   LLVMValueRef lo, hi;
   bnd_lin_range(n, &end, &lo, &hi);
   LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, LLVMConstInt(n->i128, 0, false), ""),
@@ -241,8 +242,11 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
 /* Versions l or, failing that, a nest inside it; true when it changed the
  * function (whose analyses are then stale). */
 static bool try_nest(bnd_fn *f, const ir_loop *l) {
-  /* a nest holding a versioned one is not copied again (four copies) */
-  if (!touches_done(f, l)) {
+  /* a nest holding a versioned one is not copied again (four copies);
+   * one that failed fails again (the function is analysed anew after each
+   * change) */
+  LLVMBasicBlockRef header = block_of(f, l->header);
+  if (!touches_done(f, l) && !bnd_map_get(f->failed, header)) {
     bnd_plan p = {0};
     collect_checks(f, l, &p);
     if (p.nchecks == 0) return false;
@@ -251,6 +255,7 @@ static bool try_nest(bnd_fn *f, const ir_loop *l) {
       version(f, l, from, &p);
       return true;
     }
+    bnd_map_put(f->failed, header, header);
   }
   for (int i = 0; i < l->nchildren; i++)
     if (try_nest(f, l->children[i])) return true;
@@ -272,8 +277,8 @@ unsigned bnd_version_loops(LLVMModuleRef mod) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMCountParams(fn) == 0 || !LLVMGetFirstBasicBlock(fn)) continue;
     tw_arena keep = {0};
-    bnd_map done = {.arena = &keep};
-    bnd_fn f = {.mod = mod, .ctx = LLVMGetModuleContext(mod), .fn = fn, .done = &done};
+    bnd_map done = {.arena = &keep}, failed = {.arena = &keep};
+    bnd_fn f = {.mod = mod, .ctx = LLVMGetModuleContext(mod), .fn = fn, .done = &done, .failed = &failed};
     /* each change invalidates the analyses: start over until none is left */
     for (bool changed = true; changed && analyse(&f);) {
       changed = false;
