@@ -19,7 +19,12 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
   args[0] = callee_vmctx;
   for (uint32_t i = 0; i < n; i++) args[i + 1] = f->stack[f->sp - n + i];
   f->sp -= n;
-  if (f->stack_check_at_calls && !bounded) low_stack_check(f);
+  /* One check covers every later call it dominates: the stack pointer
+   * does not move within a function (low_control.c keeps the flag). */
+  if (f->stack_check_at_calls && !bounded && !f->stack_checked) {
+    low_stack_check(f);
+    f->stack_checked = true;
+  }
   LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n + 1, "");
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */

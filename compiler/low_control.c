@@ -60,7 +60,8 @@ static low_frame *push_frame(low_fn *f, uint16_t op, const wasm_functype *type) 
     f->frames_cap = cap;
   }
   low_frame *fr = &f->frames[f->nframes++];
-  *fr = (low_frame){.op = op, .type = type, .height = f->sp - type->nparams};
+  *fr = (low_frame){.op = op, .type = type, .height = f->sp - type->nparams,
+                    .stack_checked = f->stack_checked};
   return fr;
 }
 
@@ -106,7 +107,19 @@ static void emit_block(low_fn *f, const wasm_insn *insn) {
   make_join(f, fr);
 }
 
+/* A loop that makes checked calls is checked once before it, not at
+ * each iteration (the stack pointer is the same in all of them). */
+static void check_before_loop(low_fn *f, const wasm_insn *insn) {
+  uint32_t at = (uint32_t)(insn - f->func->code);
+  if (!f->stack_check_at_calls || f->stack_checked ||
+      !low_stack_checked_calls(f->mc, f->func, at + 1, insn->u.block.end_at))
+    return;
+  low_stack_check(f);
+  f->stack_checked = true;
+}
+
 static void emit_loop(low_fn *f, const wasm_insn *insn) {
+  check_before_loop(f, insn);
   const wasm_functype *ft = block_type(f, insn);
   LLVMBasicBlockRef header = new_block(f, "loop");
   LLVMValueRef *phis = make_phis(f, header, ft->nparams, ft->params);
@@ -140,6 +153,7 @@ static void emit_if(low_fn *f, const wasm_insn *insn) {
 /* Switches to the else arm; else_bb becomes NULL once it is taken. */
 static void start_else(low_fn *f, low_frame *fr) {
   f->sp = fr->height;
+  f->stack_checked = fr->stack_checked;
   enter_block(f, fr->else_bb);
   LLVMValueRef phi = LLVMGetFirstInstruction(fr->else_bb);
   for (uint32_t i = 0; i < fr->type->nparams; i++, phi = LLVMGetNextInstruction(phi))
@@ -158,6 +172,8 @@ static void emit_else(low_fn *f) {
  * frame dead when nothing reaches it. */
 static void close_frame(low_fn *f, low_frame *fr) {
   f->nframes--;
+  /* A check inside does not dominate the join (or the loop's exit). */
+  f->stack_checked = fr->stack_checked;
   if (fr->op == OP_LOOP) {
     if (fr->unreachable_rest && f->nframes > 0) mark_dead(f);
     return;

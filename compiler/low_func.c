@@ -148,22 +148,13 @@ void low_stack_check(low_fn *f) {
  * lets LLVM shrink-wrap the prologue.  Larger frames are checked at entry. */
 static bool has_large_frame(const wasm_func *fn) { return fn->nlocals > 512; }
 
-/* Calls that low_call.c checks: indirect ones, and direct ones to
- * functions whose stack use is not bounded (low_stack.c). */
-static bool has_checked_calls(const low_module_ctx *mc, const wasm_func *fn) {
-  for (uint32_t i = 0; i < fn->ncode; i++) {
-    const wasm_insn *in = &fn->code[i];
-    if (in->op == OP_CALL_INDIRECT || (in->op == OP_CALL && !mc->stack_bounded[in->u.index])) return true;
-  }
-  return false;
-}
 
 static void build_entry(low_fn *f) {
   LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
   f->vmctx = LLVMGetParam(f->fn, 0);
   build_locals(f);
   if (has_large_frame(f->func)) low_stack_check(f);
-  else f->stack_check_at_calls = has_checked_calls(f->mc, f->func);
+  else f->stack_check_at_calls = low_stack_checked_calls(f->mc, f->func, 0, f->func->ncode);
   if (f->mc->m->nmems > 0) {
     f->mem_base = low_vmctx_load(f, offsetof(twasm_vmctx, mem_base), f->mc->t_ptr, "mem_base");
     f->mem_obj = low_vmctx_load(f, offsetof(twasm_vmctx, mem), f->mc->t_ptr, "mem");

@@ -66,6 +66,7 @@ typedef struct low_frame {
   uint32_t height;             /* operand stack height at entry (params excluded) */
   uint32_t offset;             /* file offset of the block/loop/if instruction */
   bool unreachable_rest;       /* code after an unconditional branch */
+  bool stack_checked;          /* f->stack_checked at entry, restored at else and end */
   bool reachable_end;          /* some edge reaches the join */
 } low_frame;
 
@@ -88,6 +89,8 @@ typedef struct low_fn {
   low_frame *frames;
   uint32_t nframes, frames_cap;
   bool stack_check_at_calls;   /* small frame: check before each call, not at entry */
+  bool stack_checked;          /* a stack check dominates the current point: calls
+                                  need none (the stack pointer is the same) */
 } low_fn;
 
 /* Operand stack. */
@@ -165,6 +168,9 @@ void low_libc_init(low_module_ctx *mc);
 
 /* Sets mc->stack_bounded from the call graph (low_stack.c). */
 void low_stack_init(low_module_ctx *mc);
+/* Whether fn's instructions [from, to) make a call that is checked: an
+ * indirect one, or one to a function whose stack use is unbounded. */
+bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint32_t from, uint32_t to);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

@@ -64,3 +64,11 @@ void low_stack_init(low_module_ctx *mc) {
   for (uint32_t f = 0; f < m->nfuncs; f++) w.state[f] = UNSEEN;
   for (uint32_t f = 0; f < m->nfuncs; f++) mc->stack_bounded[f] = height_of(&w, f, 0) >= 0;
 }
+
+bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint32_t from, uint32_t to) {
+  for (uint32_t i = from; i < to && i < fn->ncode; i++) {
+    const wasm_insn *in = &fn->code[i];
+    if (in->op == OP_CALL_INDIRECT || (in->op == OP_CALL && !mc->stack_bounded[in->u.index])) return true;
+  }
+  return false;
+}

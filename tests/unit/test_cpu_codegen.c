@@ -489,6 +489,36 @@ static int stack_checks(LLVMValueRef fn) {
   return n;
 }
 
+/* Whether bb can reach itself again (it lies in a loop). */
+static bool in_cycle(LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef work[512];
+  LLVMBasicBlockRef seen[512];
+  int nwork = 0, nseen = 0;
+  work[nwork++] = bb;
+  while (nwork) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(work[--nwork]);
+    for (unsigned i = 0; t && i < LLVMGetNumSuccessors(t); i++) {
+      LLVMBasicBlockRef s = LLVMGetSuccessor(t, i);
+      if (s == bb) return true;
+      bool old = false;
+      for (int k = 0; k < nseen; k++) old |= seen[k] == s;
+      if (!old && nseen < 512 && nwork < 512) seen[nseen++] = s, work[nwork++] = s;
+    }
+  }
+  return false;
+}
+
+/* Checks of fn inside a loop. */
+static int stack_checks_in_loops(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsALoadInst(i) && LLVMIsAGlobalVariable(LLVMGetOperand(i, 0)) &&
+          named(LLVMGetOperand(i, 0), "twasm_rt_stack_limit"))
+        n += in_cycle(bb);
+  return n;
+}
+
 /* A call whose callee's stack use is bounded goes unchecked; calls that
  * may recurse (directly, mutually, through a table, into an import) and
  * deep call trees keep their checks.  -O1 keeps the functions apart. */
@@ -501,7 +531,7 @@ START_TEST(stack_checks_only_where_unbounded) {
   int at = snprintf(wat, sizeof wat,
                     "(module (type $t (func (param i32) (result i32)))\n"
                     "  (import \"m\" \"h\" (func $host (type $t)))\n"              /* 0 */
-                    "  (table 1 funcref) (elem (i32.const 0) $leaf)\n"
+                    "  (table 2 funcref) (elem (i32.const 0) $leaf $self)\n"
                     "  (func $leaf (type $t) (i32.mul (local.get 0) (local.get 0)))\n" /* 1 */
                     "  (func $wrap (type $t) (call $leaf (i32.add (local.get 0) (i32.const 1))))\n" /* 2 */
                     "  (func $self (type $t) (if (result i32) (local.get 0)\n"      /* 3 */
@@ -515,8 +545,16 @@ START_TEST(stack_checks_only_where_unbounded) {
     at += snprintf(wat + at, sizeof wat - (size_t)at,
                    "  (func (type $t) (i32.add (call %d (local.get 0)) (i32.const 1)))\n", i + 1);
   at += snprintf(wat + at, sizeof wat - (size_t)at, "  (func (type $t) (local.get 0))\n");
+  /* 20: indirect calls in a loop; 21: two in a row; one check each */
+  at += snprintf(wat + at, sizeof wat - (size_t)at,
+                 "  (func (type $t) (local i32) (loop $l\n"
+                 "    (local.set 1 (i32.add (local.get 1) (call_indirect (type $t) (local.get 0) (local.get 1))))\n"
+                 "    (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 1))\n"
+                 "  (func (type $t) (i32.add (call_indirect (type $t) (local.get 0) (local.get 0))\n"
+                 "    (call $self (local.get 0))))\n");
   snprintf(wat + at, sizeof wat - (size_t)at, "  (export \"all\" (func 2)) (export \"s\" (func 3)) (export \"p\" (func 4))\n"
-           "  (export \"i\" (func 6)) (export \"x\" (func 7)) (export \"c\" (func 8)) (export \"c17\" (func 17)))\n");
+           "  (export \"i\" (func 6)) (export \"x\" (func 7)) (export \"c\" (func 8)) (export \"c17\" (func 17))\n"
+           "  (export \"l\" (func 20)) (export \"t\" (func 21)))\n");
   ir_module m = ir_of_at(wat, 1);
   ck_assert_int_eq(stack_checks(func(&m, 2)), 0);  /* calls only a leaf */
   ck_assert_int_ge(stack_checks(func(&m, 3)), 1);  /* recursion */
@@ -526,6 +564,9 @@ START_TEST(stack_checks_only_where_unbounded) {
   ck_assert_int_ge(stack_checks(func(&m, 7)), 1);  /* into an import */
   ck_assert_int_ge(stack_checks(func(&m, 8)), 1);  /* a tree 12 high */
   ck_assert_int_eq(stack_checks(func(&m, 17)), 0); /* the last three are shallow */
+  ck_assert_int_eq(stack_checks(func(&m, 20)), 1); /* before the loop, not in it */
+  ck_assert_int_eq(stack_checks_in_loops(func(&m, 20)), 0);
+  ck_assert_int_eq(stack_checks(func(&m, 21)), 1); /* the first covers the second */
   ir_free(&m);
 }
 END_TEST
