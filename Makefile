@@ -18,7 +18,10 @@ LLVM_LIBS := -L$(shell $(LLVM_CONFIG) --libdir) -lLLVM-19 -Wl,-rpath,$(shell $(L
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 # ---- sources ------------------------------------------------------------
-COMPILER_SRC := $(filter-out compiler/driver/main.c,$(wildcard compiler/*.c compiler/*/*.c kernels/*.c ptx/*.c))
+# compiler/driver/main.c and cli_*.c make the command, the rest the library.
+CLI_SRC      := compiler/driver/main.c $(wildcard compiler/driver/cli_*.c)
+CLI_OBJ      := $(CLI_SRC:%.c=$(B)/obj/%.o)
+COMPILER_SRC := $(filter-out $(CLI_SRC),$(wildcard compiler/*.c compiler/*/*.c kernels/*.c ptx/*.c))
 RUNTIME_SRC  := $(wildcard runtime/*.c)
 SPEC_SRC     := $(wildcard tests/spec/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
@@ -83,9 +86,9 @@ $(LIBRT_SO): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ -ldl -lm -lpthread
 
-$(TWASMC): $(B)/obj/compiler/driver/main.o $(LIBC) $(LIBRT)
+$(TWASMC): $(CLI_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(B)/obj/compiler/driver/main.o $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
+	$(CC) -o $@ $(CLI_OBJ) $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
 
 # The spec runner loads compiled modules with dlopen: it exports the
 # runtime's symbols to them (-rdynamic, whole archive).

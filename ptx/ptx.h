@@ -25,6 +25,7 @@ typedef struct {
   bool specific;           /* sm_XXa (see ptx_generate_opts) */
   unsigned ptx_isa;        /* from the `.version` line: 63, 70, 78, ... */
   const char *text;        /* NUL-terminated ASCII PTX */
+  double seconds;          /* wall time of its generation (twasmc -v) */
 } ptx_code;
 
 /* How to launch: block = block[0..2] threads; along each axis a

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -110,6 +111,8 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
  * is fresh so nothing leaks between archs. */
 static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *name,
                          LLVMTargetRef target, tw_arena *arena, ptx_code *code, tw_diag *diag) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   unsigned sm = pc->arch.sm;
   const ptx_kind *kind = ptx_path_kind(pc->path);
   char cpu[16];
@@ -141,6 +144,8 @@ static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *
   ptx_gen_dispose(&g);
   LLVMContextDispose(ctx);
   LLVMDisposeTargetMachine(tm);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  code->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   return ok;
 }
 

@@ -1,6 +1,7 @@
 /* driver.c: the whole compilation in one call: decode, validate, then the
  * pass pipeline over the host module (one table, `pipeline` below), then
- * the object. */
+ * the object (drv_codegen.c: in parts on several threads for a large
+ * module).  Each phase and pass is reported through drv_options.progress. */
 #include "driver.h"
 
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "arena.h"
 #include "bnd.h"
 #include "decode.h"
+#include "drv_internal.h"
 #include "header.h"
 #include "ir_pass.h"
 #include "lower.h"
@@ -30,12 +32,26 @@ void drv_options_default(drv_options *o) {
   o->offload.enabled = true;
 }
 
-/* Decode then validate: the front half every entry point shares. */
+/* Decode then validate: the front half every entry point shares; each a
+ * phase reported with its time when o is given. */
+static drv_status parse_reported(tw_arena *arena, const uint8_t *bytes, size_t size,
+                                 const char *filename, wasm_module *m, const drv_options *o,
+                                 tw_diag *d) {
+  drv_report(o, (drv_event){.kind = DRV_EV_BEGIN, .name = "decode"});
+  double t0 = drv_now();
+  bool ok = dec_module(arena, bytes, size, filename, m, d);
+  double t1 = drv_now();
+  drv_report(o, (drv_event){.kind = DRV_EV_END, .name = "decode", .seconds = t1 - t0});
+  if (!ok) return DRV_MALFORMED;
+  drv_report(o, (drv_event){.kind = DRV_EV_BEGIN, .name = "validate"});
+  ok = val_module(m, d);
+  drv_report(o, (drv_event){.kind = DRV_EV_END, .name = "validate", .seconds = drv_now() - t1});
+  return ok ? DRV_OK : DRV_INVALID;
+}
+
 static drv_status parse(tw_arena *arena, const uint8_t *bytes, size_t size, const char *filename,
                         wasm_module *m, tw_diag *d) {
-  if (!dec_module(arena, bytes, size, filename, m, d)) return DRV_MALFORMED;
-  if (!val_module(m, d)) return DRV_INVALID;
-  return DRV_OK;
+  return parse_reported(arena, bytes, size, filename, m, NULL, d);
 }
 
 drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d) {
@@ -44,46 +60,6 @@ drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw
   drv_status st = parse(&arena, bytes, size, filename, &m, d);
   tw_arena_free(&arena);
   return st;
-}
-
-static void init_llvm(void) {
-  static int done;
-  if (done) return;
-  done = 1;
-  LLVMInitializeX86TargetInfo();
-  LLVMInitializeX86Target();
-  LLVMInitializeX86TargetMC();
-  LLVMInitializeX86AsmPrinter();
-}
-
-static LLVMTargetMachineRef host_machine(int opt_level, const char *cpu, tw_diag *d) {
-  init_llvm();
-  char *triple = LLVMGetDefaultTargetTriple();
-  LLVMTargetRef target;
-  char *err = NULL;
-  LLVMTargetMachineRef tm = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-    tw_fail(d, TW_DIAG_NO_OFFSET, "no LLVM target for %s: %s", triple, err ? err : "");
-  } else {
-    LLVMCodeGenOptLevel level = opt_level <= 0 ? LLVMCodeGenLevelNone
-                                : opt_level == 1 ? LLVMCodeGenLevelLess
-                                : opt_level == 2 ? LLVMCodeGenLevelDefault
-                                                 : LLVMCodeGenLevelAggressive;
-    /* Portable x86-64 by default: the output runs on any x86-64 machine;
-     * --cpu picks a CPU (and with native its features) instead. */
-    bool native = cpu && !strcmp(cpu, "native");
-    char *host_cpu = native ? LLVMGetHostCPUName() : NULL;
-    char *features = native ? LLVMGetHostCPUFeatures() : NULL;
-    tm = LLVMCreateTargetMachine(target, triple, native ? host_cpu : cpu ? cpu : "x86-64",
-                                 features ? features : "", level, LLVMRelocPIC,
-                                 LLVMCodeModelDefault);
-    LLVMDisposeMessage(host_cpu);
-    LLVMDisposeMessage(features);
-    if (!tm) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create an LLVM target machine for %s", triple);
-  }
-  LLVMDisposeMessage(err);
-  LLVMDisposeMessage(triple);
-  return tm;
 }
 
 static bool run_passes(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *passes,
@@ -131,6 +107,7 @@ typedef struct {
   LLVMValueRef *funcs;       /* [m->nfuncs] lowering's function of each (NULL: import) */
   low_options lo;
   unsigned nkernels;         /* embedded by the offload pass */
+  char detail[64];           /* what the pass did, for the report */
   tw_diag *d;
 } drv_run;
 
@@ -148,12 +125,14 @@ static bool lower(drv_run *r) {
 static bool mem2reg(drv_run *r) { return run_passes(r->mod, r->tm, "function(mem2reg)", r->d); }
 
 static bool reroll(drv_run *r) {
-  ir_reroll_loops(r->mod);
+  unsigned n = ir_reroll_loops(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u loop%s", n, n == 1 ? "" : "s");
   return true;
 }
 
 static bool fold_addresses(drv_run *r) {
-  ir_fold_address_adds(r->mod, max_memory_bytes(r->m));
+  unsigned n = ir_fold_address_adds(r->mod, max_memory_bytes(r->m));
+  snprintf(r->detail, sizeof r->detail, "%u address%s", n, n == 1 ? "" : "es");
   return true;
 }
 
@@ -173,19 +152,31 @@ static bool hold(drv_run *r) {
 static bool optimise(drv_run *r) {
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%d>", clamp_level(r->o->opt_level));
+  snprintf(r->detail, sizeof r->detail, "%s", passes);
   return run_passes(r->mod, r->tm, passes, r->d);
 }
 
-/* Lowering hands each Wasm function's LLVM function over (funcs_out). */
+/* Lowering hands each Wasm function's LLVM function over (funcs_out); the
+ * PTX time per arch is reported as parts of this pass. */
 static bool offload(drv_run *r) {
   const wasm_module *m = r->m;
   off_func *funcs = calloc(m->nfuncs + 1, sizeof *funcs);
   if (!funcs) return tw_fail(r->d, TW_DIAG_NO_OFFSET, "out of memory");
   for (uint32_t i = 0; i < m->nfuncs; i++)
     funcs[i] = (off_func){r->funcs[i], m->funcs[i].name, m->funcs[i].body_offset};
-  bool ok = off_module(r->mod, funcs, m->nfuncs, r->filename, r->lo.desc_symbol, &r->o->offload,
+  off_options oo = r->o->offload;
+  off_times times = {0};
+  oo.times = &times;
+  bool ok = off_module(r->mod, funcs, m->nfuncs, r->filename, r->lo.desc_symbol, &oo,
                        r->o->offload_report, &r->nkernels, r->d);
   free(funcs);
+  for (unsigned i = 0; i < times.narchs; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "ptx sm_%u%s", times.sm[i], times.specific[i] ? "a" : "");
+    drv_report(r->o, (drv_event){.kind = DRV_EV_END, .name = name, .depth = 1,
+                                 .seconds = times.seconds[i]});
+  }
+  snprintf(r->detail, sizeof r->detail, "%u kernel%s", r->nkernels, r->nkernels == 1 ? "" : "s");
   return ok;
 }
 
@@ -233,26 +224,30 @@ static bool offloading(const drv_run *r) { return r->o->offload.enabled; }
 static bool has_kernels(const drv_run *r) { return r->nkernels > 0; }
 static bool guard_mode(const drv_run *r) { return r->o->bounds_mode == TWASM_BOUNDS_GUARD; }
 
+/* per_part: function-local work only, so it may run on each part of a
+ * large module cut for code generation (drv_split.c), on the part's
+ * thread; every pass after one is per_part too. */
 typedef struct {
-  const char *name;                  /* for --dump-after */
+  const char *name;                  /* for --dump-after and -v */
   bool (*when)(const drv_run *r);
   bool (*run)(drv_run *r);
   const char *what;
+  bool per_part;
 } drv_pass;
 
 /* The passes over the host module, in order. */
 static const drv_pass pipeline[] = {
-  {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)"},
-  {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values"},
-  {"reroll",    rerolling,   reroll,         "loops clang unrolled by two, re-rolled (ir_reroll.c)"},
-  {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)"},
-  {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)"},
-  {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)"},
-  {"optimise",  always,      optimise,       "LLVM's default<On>"},
-  {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)"},
-  {"verify",    has_kernels, verify,         "the versioned module checked"},
-  {"release",   staged,      release,        "the hold lifted (ir_hold.c)"},
-  {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail"},
+  {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)", false},
+  {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values", false},
+  {"reroll",    rerolling,   reroll,         "loops clang unrolled by two, re-rolled (ir_reroll.c)", false},
+  {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
+  {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
+  {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
+  {"optimise",  always,      optimise,       "LLVM's default<On>", false},
+  {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
+  {"verify",    has_kernels, verify,         "the versioned module checked", false},
+  {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
+  {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 
@@ -286,95 +281,130 @@ static void dump_after(const drv_run *r, const drv_pass *p, bool ran) {
   LLVMDisposeMessage(ir);
 }
 
-/* Runs the pipeline's passes in order; stop_before_offload ends it before
- * the offload pass. */
-static bool run_pipeline(drv_run *r) {
-  for (unsigned i = 0; i < NPASSES; i++) {
+/* Runs the pipeline's passes from `from` on, each reported with its
+ * time; up to (not into) the first per_part pass when to_split;
+ * stop_before_offload ends it before the offload pass.  *at: the first
+ * pass not run. */
+static bool run_pipeline(drv_run *r, unsigned from, bool to_split, unsigned *at) {
+  unsigned i = from;
+  bool ok = true;
+  for (; ok && i < NPASSES; i++) {
     const drv_pass *p = &pipeline[i];
-    if (r->o->stop_before_offload && p->run == offload) break;
+    if ((r->o->stop_before_offload && p->run == offload) || (to_split && p->per_part)) break;
     bool ran = p->when(r);
-    if (ran && !p->run(r)) return false;
-    dump_after(r, p, ran);
+    if (ran) {
+      drv_report(r->o, (drv_event){.kind = DRV_EV_BEGIN, .name = p->name});
+      double t0 = drv_now();
+      r->detail[0] = 0;
+      ok = p->run(r);
+      drv_report(r->o, (drv_event){.kind = DRV_EV_END, .name = p->name, .seconds = drv_now() - t0,
+                                   .detail = r->detail[0] ? r->detail : NULL});
+    }
+    if (ok) dump_after(r, p, ran);
   }
+  *at = i;
+  return ok;
+}
+
+/* The per_part passes on one part of a cut module (a drv_part_passes, on
+ * the part's thread: nothing is reported or dumped from there). */
+static bool part_passes(void *arg, LLVMModuleRef mod, LLVMTargetMachineRef tm, tw_diag *d) {
+  drv_run r = *(const drv_run *)arg;
+  r.mod = mod, r.tm = tm, r.d = d;
+  for (unsigned i = 0; i < NPASSES; i++)
+    if (pipeline[i].per_part && pipeline[i].when(&r) && !pipeline[i].run(&r)) return false;
   return true;
 }
 
-/* Parses and runs the pipeline up to an optimised LLVM module. */
-static drv_status build_ir(const uint8_t *bytes, size_t size, const char *filename,
-                           const drv_options *o, LLVMContextRef ctx, LLVMTargetMachineRef *tm_out,
-                           LLVMModuleRef *mod_out, tw_diag *d) {
-  tw_arena arena = {0};
+/* A compilation under way: what it was lowered from, the module, and how
+ * far the pipeline has come. */
+typedef struct {
+  tw_arena arena;
   wasm_module m;
   char stem[256];
-  drv_status st = parse(&arena, bytes, size, filename, &m, d);
+  drv_run r;
+  unsigned next; /* the first pass of `pipeline` not run yet */
+} drv_build;
+
+/* Parses, then runs the pipeline up to the split point when to_split. */
+static drv_status build_begin(drv_build *b, const uint8_t *bytes, size_t size, const char *filename,
+                              const drv_options *o, bool to_split, tw_diag *d) {
+  memset(b, 0, sizeof *b);
+  b->r = (drv_run){.o = o, .m = &b->m, .filename = filename, .ctx = LLVMContextCreate(), .d = d};
+  drv_status st = parse_reported(&b->arena, bytes, size, filename, &b->m, o, d);
+  if (st != DRV_OK) return st;
+  b->r.lo = (low_options){.bounds_mode = o->bounds_mode,
+                          .portable_cpu = !o->cpu || !strcmp(o->cpu, "x86-64"),
+                          .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
+                          .module_name = o->module_name ? o->module_name
+                                                        : stem_of(filename, b->stem, sizeof b->stem),
+                          .emit_main = o->emit_main,
+                          .baked_dirs = o->baked_dirs,
+                          .baked_env = o->baked_env,
+                          .baked_env_len = o->baked_env_len,
+                          .inherit_env = o->inherit_env};
+  b->r.funcs = tw_arena_alloc(&b->arena, (b->m.nfuncs + 1) * sizeof *b->r.funcs);
+  b->r.lo.funcs_out = b->r.funcs;
+  b->r.tm = drv_host_machine(o->opt_level, o->cpu, d);
+  if (!b->r.tm || !run_pipeline(&b->r, 0, to_split, &b->next)) return DRV_INTERNAL;
+  return DRV_OK;
+}
+
+/* The rest of the pipeline, on the whole module. */
+static drv_status build_rest(drv_build *b) {
+  return run_pipeline(&b->r, b->next, false, &b->next) ? DRV_OK : DRV_INTERNAL;
+}
+
+static void build_end(drv_build *b) {
+  if (b->r.mod) LLVMDisposeModule(b->r.mod);
+  if (b->r.tm) LLVMDisposeTargetMachine(b->r.tm);
+  LLVMContextDispose(b->r.ctx);
+  tw_arena_free(&b->arena);
+}
+
+drv_status drv_compile_parts(const uint8_t *bytes, size_t size, const char *filename,
+                             const drv_options *o, drv_objects *objs, tw_diag *d) {
+  drv_build b;
+  memset(objs, 0, sizeof *objs);
+  drv_status st = build_begin(&b, bytes, size, filename, o, true, d);
+  drv_split_plan plan = {.nparts = 1};
+  /* Assembly text of parts would not concatenate (local labels repeat);
+   * --dump-after shows whole modules. */
+  if (st == DRV_OK && !o->emit_asm && !o->dump_after) drv_split_plan_for(b.r.mod, &plan);
+  if (st == DRV_OK && plan.nparts == 1) st = build_rest(&b);
   if (st == DRV_OK) {
-    drv_run r = {.o = o, .m = &m, .filename = filename, .ctx = ctx, .d = d};
-    r.lo = (low_options){.bounds_mode = o->bounds_mode,
-                         .portable_cpu = !o->cpu || !strcmp(o->cpu, "x86-64"),
-                         .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
-                         .module_name = o->module_name ? o->module_name : stem_of(filename, stem, sizeof stem),
-                         .emit_main = o->emit_main,
-                         .baked_dirs = o->baked_dirs,
-                         .baked_env = o->baked_env,
-                         .baked_env_len = o->baked_env_len,
-                         .inherit_env = o->inherit_env};
-    r.funcs = tw_arena_alloc(&arena, (m.nfuncs + 1) * sizeof *r.funcs);
-    r.lo.funcs_out = r.funcs;
-    r.tm = host_machine(o->opt_level, o->cpu, d);
-    if (!r.tm || !run_pipeline(&r)) {
-      st = DRV_INTERNAL;
-      if (r.mod) LLVMDisposeModule(r.mod);
-      if (r.tm) LLVMDisposeTargetMachine(r.tm);
-    } else {
-      *tm_out = r.tm;
-      *mod_out = r.mod;
-    }
+    drv_codegen_job job = {.o = o, .passes = plan.nparts > 1 ? part_passes : NULL, .passes_arg = &b.r};
+    st = drv_codegen(&b.r.mod, b.r.tm, &job, &plan, objs, d);
   }
-  tw_arena_free(&arena);
+  build_end(&b);
   return st;
 }
 
 drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
                        const drv_options *o, uint8_t **obj, size_t *obj_size, tw_diag *d) {
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMTargetMachineRef tm;
-  LLVMModuleRef mod;
-  drv_status st = build_ir(bytes, size, filename, o, ctx, &tm, &mod, d);
-  if (st == DRV_OK) {
-    char *err = NULL;
-    LLVMMemoryBufferRef buf;
-    LLVMCodeGenFileType kind = o->emit_asm ? LLVMAssemblyFile : LLVMObjectFile;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, kind, &err, &buf)) {
-      tw_fail(d, TW_DIAG_NO_OFFSET, "LLVM code generation failed: %s", err ? err : "");
-      st = DRV_INTERNAL;
-    } else {
-      *obj_size = LLVMGetBufferSize(buf);
-      *obj = malloc(*obj_size ? *obj_size : 1);
-      memcpy(*obj, LLVMGetBufferStart(buf), *obj_size);
-      LLVMDisposeMemoryBuffer(buf);
-    }
-    LLVMDisposeMessage(err);
-    LLVMDisposeModule(mod);
-    LLVMDisposeTargetMachine(tm);
+  drv_objects objs;
+  drv_status st = drv_compile_parts(bytes, size, filename, o, &objs, d);
+  if (st != DRV_OK) return st;
+  if (objs.n == 1) {
+    *obj = objs.parts[0].data, *obj_size = objs.parts[0].size;
+    objs.parts[0].data = NULL;
+  } else if (!drv_combine_objects(&objs, obj, obj_size, o, d)) {
+    st = DRV_INTERNAL;
   }
-  LLVMContextDispose(ctx);
+  drv_objects_free(&objs);
   return st;
 }
 
 drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename,
                          const drv_options *o, char **ir, tw_diag *d) {
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMTargetMachineRef tm;
-  LLVMModuleRef mod;
-  drv_status st = build_ir(bytes, size, filename, o, ctx, &tm, &mod, d);
+  drv_build b;
+  drv_status st = build_begin(&b, bytes, size, filename, o, false, d);
   if (st == DRV_OK) {
-    char *text = LLVMPrintModuleToString(mod);
+    char *text = LLVMPrintModuleToString(b.r.mod);
     *ir = strdup(text);
     LLVMDisposeMessage(text);
-    LLVMDisposeModule(mod);
-    LLVMDisposeTargetMachine(tm);
   }
-  LLVMContextDispose(ctx);
+  build_end(&b);
   return st;
 }
 

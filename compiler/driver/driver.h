@@ -18,6 +18,25 @@ typedef enum {
   DRV_INTERNAL,    /* LLVM or linker failure */
 } drv_status;
 
+/* What the pipeline says while it runs, through drv_options.progress
+ * (library code prints nothing: the command line decides what to show).
+ * A phase begins and ends (with its wall time); a long phase counts its
+ * work; an external tool's command line is shown before it runs. */
+typedef enum { DRV_EV_BEGIN, DRV_EV_END, DRV_EV_COUNT, DRV_EV_COMMAND } drv_event_kind;
+
+typedef struct {
+  drv_event_kind kind;
+  const char *name;         /* the phase ("decode", "optimise", "ptx sm_80"), or the command */
+  unsigned depth;           /* 0: a phase; 1: a part of the phase that ends next */
+  double seconds;           /* END: wall time of the phase */
+  const char *detail;       /* END: what it did ("2 kernels"), or NULL */
+  unsigned long done, total; /* COUNT: units of work done, of total */
+  const char *unit;         /* COUNT: what is counted ("functions") */
+} drv_event;
+
+/* Called on the thread that called the driver, in pipeline order. */
+typedef void (*drv_progress_fn)(void *arg, const drv_event *e);
+
 typedef struct {
   int opt_level;            /* 0..3, default 2 */
   int bounds_mode;          /* TWASM_BOUNDS_GUARD (default) or _EXPLICIT */
@@ -41,7 +60,25 @@ typedef struct {
                              * an LLVM x86 CPU name (drv_cpu_known) */
   const char *dump_after;   /* a pass's name (drv_pass_name) or "all": the */
   char **dump;              /* module's IR after it, appended here (malloc'd) */
+  drv_progress_fn progress; /* phases, times, counts, commands; or NULL */
+  void *progress_arg;
+  unsigned jobs;            /* threads for code generation (0, 1: this one alone);
+                             * the output does not depend on it */
 } drv_options;
+
+/* Object code: a large module is generated in parts (drv_compile_parts),
+ * each its own object, linked together. */
+typedef struct {
+  uint8_t *data;
+  size_t size;
+} drv_object;
+
+typedef struct {
+  drv_object *parts;
+  unsigned n;
+} drv_objects;
+
+void drv_objects_free(drv_objects *objs);
 
 void drv_options_default(drv_options *o);
 
@@ -69,10 +106,16 @@ bool drv_is_text_input(const char *path);
 drv_status drv_check(const uint8_t *bytes, size_t size, const char *filename, tw_diag *d);
 
 /* Decode, validate, lower, optimise and emit a host object file into a
- * malloc'd buffer. */
+ * malloc'd buffer (a large module's parts combined into one with cc -r). */
 drv_status drv_compile(const uint8_t *bytes, size_t size, const char *filename,
                        const drv_options *o, uint8_t **obj, size_t *obj_size,
                        tw_diag *d);
+
+/* Same, as the parts that code generation split the module into (one,
+ * unless the module is large); linked together by drv_link_objects.  A
+ * large module's parts are generated on o->jobs threads. */
+drv_status drv_compile_parts(const uint8_t *bytes, size_t size, const char *filename,
+                             const drv_options *o, drv_objects *objs, tw_diag *d);
 
 /* Same, but stops after optimisation and returns textual LLVM IR. */
 drv_status drv_emit_llvm(const uint8_t *bytes, size_t size, const char *filename,
@@ -88,5 +131,15 @@ drv_status drv_emit_header(const uint8_t *bytes, size_t size, const char *filena
 bool drv_link_shared(const char *obj_path, const char *so_path, tw_diag *d);
 bool drv_link_executable(const char *obj_path, const char *exe_path,
                          const char *rt_lib_dir, tw_diag *d);
+
+/* The same for objs[0..nobjs-1], with the command and the link's time
+ * reported through o->progress (o may be NULL). */
+bool drv_link_objects(const char *const *objs, unsigned nobjs, const char *exe_path,
+                      const char *rt_lib_dir, const drv_options *o, tw_diag *d);
+
+/* Reports one event through o->progress, when set (drv_report.c). */
+void drv_report(const drv_options *o, drv_event e);
+/* Monotonic seconds, for phase times. */
+double drv_now(void);
 
 #endif

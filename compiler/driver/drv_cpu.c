@@ -1,9 +1,13 @@
-/* drv_cpu.c: the x86-64 CPU names `--cpu` accepts (LLVM 19's, as
- * `llc -march=x86-64 -mcpu=help` lists them), so that a misspelt name is a
- * usage error rather than LLVM's warning and a silently generic build. */
+/* drv_cpu.c: the host target machine, and the x86-64 CPU names `--cpu`
+ * accepts (LLVM 19's, as `llc -march=x86-64 -mcpu=help` lists them), so
+ * that a misspelt name is a usage error rather than LLVM's warning and a
+ * silently generic build. */
+#include <pthread.h>
 #include <string.h>
 
-#include "driver.h"
+#include <llvm-c/Target.h>
+
+#include "drv_internal.h"
 
 static const char *const cpus[] = {
     "alderlake", "amdfam10", "arrowlake", "arrowlake-s", "arrowlake_s", "athlon", "athlon-4",
@@ -33,4 +37,42 @@ bool drv_cpu_known(const char *name) {
   for (size_t i = 0; i < sizeof cpus / sizeof cpus[0]; i++)
     if (!strcmp(name, cpus[i])) return true;
   return false;
+}
+
+static void init_x86(void) {
+  LLVMInitializeX86TargetInfo();
+  LLVMInitializeX86Target();
+  LLVMInitializeX86TargetMC();
+  LLVMInitializeX86AsmPrinter();
+}
+
+LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, tw_diag *d) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_x86);
+  char *triple = LLVMGetDefaultTargetTriple();
+  LLVMTargetRef target;
+  char *err = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    tw_fail(d, TW_DIAG_NO_OFFSET, "no LLVM target for %s: %s", triple, err ? err : "");
+  } else {
+    LLVMCodeGenOptLevel level = opt_level <= 0 ? LLVMCodeGenLevelNone
+                                : opt_level == 1 ? LLVMCodeGenLevelLess
+                                : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                 : LLVMCodeGenLevelAggressive;
+    /* Portable x86-64 by default: the output runs on any x86-64 machine;
+     * --cpu picks a CPU (and with native its features) instead. */
+    bool native = cpu && !strcmp(cpu, "native");
+    char *host_cpu = native ? LLVMGetHostCPUName() : NULL;
+    char *features = native ? LLVMGetHostCPUFeatures() : NULL;
+    tm = LLVMCreateTargetMachine(target, triple, native ? host_cpu : cpu ? cpu : "x86-64",
+                                 features ? features : "", level, LLVMRelocPIC,
+                                 LLVMCodeModelDefault);
+    LLVMDisposeMessage(host_cpu);
+    LLVMDisposeMessage(features);
+    if (!tm) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create an LLVM target machine for %s", triple);
+  }
+  LLVMDisposeMessage(err);
+  LLVMDisposeMessage(triple);
+  return tm;
 }

@@ -15,11 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "drv_internal.h"
 
 /* ---- temporaries and the signal handler ---------------------------------- */
 
-#define MAX_TEMPS 16
+/* A split module's parts (DRV_MAX_PARTS) and the few others. */
+#define MAX_TEMPS (DRV_MAX_PARTS + 16)
 static char temp_paths[MAX_TEMPS][PATH_MAX];
 static volatile sig_atomic_t temp_used[MAX_TEMPS];
 static volatile pid_t child_group;
@@ -200,26 +201,51 @@ bool drv_write_output(const char *path, const void *data, size_t size, tw_diag *
   return finish(tmp, path, ok, d);
 }
 
-bool drv_write_executable(const void *obj, size_t size, const char *out, const char *rt_lib_dir,
-                          tw_diag *d) {
-  char objpath[PATH_MAX];
-  int fd = drv_temp_in_tmpdir(objpath, sizeof objpath, "twasmc-objXXXXXX.o", 2);
-  if (fd < 0) return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create a temporary file: %s", strerror(errno));
-  bool ok = write_all(fd, obj, size);
-  if (close(fd) != 0 || !ok) {
-    drv_temp_release(objpath, true);
-    return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write the temporary file %s", objpath);
+bool drv_temps_write(const drv_objects *objs, char **paths, tw_diag *d) {
+  for (unsigned i = 0; i < objs->n; i++) paths[i] = NULL;
+  for (unsigned i = 0; i < objs->n; i++) {
+    paths[i] = malloc(PATH_MAX);
+    int fd = drv_temp_in_tmpdir(paths[i], PATH_MAX, "twasmc-objXXXXXX.o", 2);
+    if (fd < 0) {
+      free(paths[i]);
+      paths[i] = NULL;
+      drv_temps_remove(paths, i);
+      return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create a temporary file: %s", strerror(errno));
+    }
+    bool ok = write_all(fd, objs->parts[i].data, objs->parts[i].size);
+    if (close(fd) != 0 || !ok) {
+      tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write the temporary file %s", paths[i]);
+      drv_temps_remove(paths, i + 1);
+      return false;
+    }
   }
+  return true;
+}
+
+void drv_temps_remove(char **paths, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    if (paths[i]) drv_temp_release(paths[i], true);
+    free(paths[i]);
+    paths[i] = NULL;
+  }
+}
+
+bool drv_write_executable(const drv_objects *objs, const char *out, const char *rt_lib_dir,
+                          const drv_options *o, tw_diag *d) {
+  char *paths[DRV_MAX_PARTS];
+  if (objs->n > DRV_MAX_PARTS) return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: too many parts");
+  if (!drv_temps_write(objs, paths, d)) return false;
   int tfd;
+  bool ok = true;
   char *tmp = temp_beside(out, &tfd);
   if (!tmp) ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot write %s: %s", out, strerror(errno));
   else close(tfd);
-  ok = ok && drv_link_executable(objpath, tmp, rt_lib_dir, d);
+  ok = ok && drv_link_objects((const char *const *)paths, objs->n, tmp, rt_lib_dir, o, d);
   /* The linker kept mkstemp's 0600 and added execute bits (0711): give
    * the mode it gives a file it creates. */
   if (ok && chmod(tmp, 0777 & ~current_umask()) != 0)
     ok = tw_fail(d, TW_DIAG_NO_OFFSET, "cannot set the mode of %s: %s", out, strerror(errno));
   if (tmp) ok = finish(tmp, out, ok, d);
-  drv_temp_release(objpath, true);
+  drv_temps_remove(paths, objs->n);
   return ok;
 }

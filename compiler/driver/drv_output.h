@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "diag.h"
+#include "driver.h"
 
 /* "-" as an output name: standard output. */
 bool drv_is_stdout(const char *path);
@@ -21,11 +22,12 @@ bool drv_output_allowed(const char *path, const char *input, tw_diag *d);
  * (mode 0666 less the umask), or to standard output for "-". */
 bool drv_write_output(const char *path, const void *data, size_t size, tw_diag *d);
 
-/* Links an object (in memory) with the runtime in rt_lib_dir into the
- * executable out, through temporaries; mode 0777 less the umask, as a
- * linker gives. */
-bool drv_write_executable(const void *obj, size_t size, const char *out, const char *rt_lib_dir,
-                          tw_diag *d);
+/* Links objects (in memory: a module's parts) with the runtime in
+ * rt_lib_dir into the executable out, through temporaries; mode 0777 less
+ * the umask, as a linker gives.  o->progress (o may be NULL) hears the
+ * link command. */
+bool drv_write_executable(const drv_objects *objs, const char *out, const char *rt_lib_dir,
+                          const drv_options *o, tw_diag *d);
 
 /* mkstemps(templ, suffix_len) with the name recorded for removal by
  * drv_remove_temps_on_signals' handler; -1 with errno on failure. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "drv_internal.h"
 #include "drv_output.h"
 
 extern char **environ;
@@ -36,9 +37,7 @@ static bool spawn_tool(pid_t *pid, char *const argv[], posix_spawn_file_actions_
   return ok;
 }
 
-/* Runs argv, stderr captured into errbuf (first bytes); returns exit status,
- * 127 when the program cannot be started. */
-static int run_tool(char *const argv[], char *errbuf, size_t errcap) {
+int drv_run_tool(char *const argv[], char *errbuf, size_t errcap) {
   char errpath[PATH_MAX];
   int errfd = drv_temp_in_tmpdir(errpath, sizeof errpath, "twasmc-errXXXXXX", 0);
   posix_spawn_file_actions_t fa;
@@ -149,7 +148,7 @@ static drv_status convert_text(const char *path, uint8_t **bytes, size_t *size, 
   close(fd);
   char err[512];
   char *argv[] = {"wat2wasm", "--enable-all", (char *)path, "-o", tmp, NULL};
-  int rc = run_tool(argv, err, sizeof err);
+  int rc = drv_run_tool(argv, err, sizeof err);
   drv_status st = DRV_OK;
   if (rc != 0) {
     tw_fail(d, TW_DIAG_NO_OFFSET, "wat2wasm rejected the text module: %s", err);
@@ -193,19 +192,91 @@ drv_status drv_read_stdin(uint8_t **bytes, size_t *size, bool *was_text, tw_diag
 bool drv_link_shared(const char *obj_path, const char *so_path, tw_diag *d) {
   char err[512];
   char *argv[] = {"cc", "-shared", "-o", (char *)so_path, (char *)obj_path, NULL};
-  if (run_tool(argv, err, sizeof err) != 0)
+  if (drv_run_tool(argv, err, sizeof err) != 0)
     return tw_fail(d, TW_DIAG_NO_OFFSET, "linking a shared object failed: %s", err);
   return true;
 }
 
-bool drv_link_executable(const char *obj_path, const char *exe_path, const char *rt_lib_dir,
-                         tw_diag *d) {
+/* argv as one shell-quoted line, for twasmc -v (malloc'd). */
+static char *command_line(char *const argv[]) {
+  size_t cap = 1;
+  for (int i = 0; argv[i]; i++) cap += strlen(argv[i]) * 4 + 3;
+  char *line = malloc(cap), *at = line;
+  for (int i = 0; argv[i]; i++) {
+    const char *a = argv[i];
+    bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                 "-_./=+:,%@") == strlen(a);
+    if (i) *at++ = ' ';
+    if (plain) {
+      at = stpcpy(at, a);
+      continue;
+    }
+    *at++ = '\'';
+    for (; *a; a++) at = *a == '\'' ? stpcpy(at, "'\\''") : (*at++ = *a, at);
+    *at++ = '\'';
+  }
+  *at = 0;
+  return line;
+}
+
+bool drv_link_objects(const char *const *objs, unsigned nobjs, const char *exe_path,
+                      const char *rt_lib_dir, const drv_options *o, tw_diag *d) {
   char lib[4096], err[512];
   snprintf(lib, sizeof lib, "%s/libtwasm-rt.a", rt_lib_dir);
   if (access(lib, R_OK) != 0)
     return tw_fail(d, TW_DIAG_NO_OFFSET, "runtime library not found: %s", lib);
-  char *argv[] = {"cc", "-o", (char *)exe_path, (char *)obj_path, lib, "-ldl", "-lm", "-lpthread", NULL};
-  if (run_tool(argv, err, sizeof err) != 0)
-    return tw_fail(d, TW_DIAG_NO_OFFSET, "linking the executable failed: %s", err);
-  return true;
+  static char *const tail[] = {"-ldl", "-lm", "-lpthread"};
+  enum { NTAIL = sizeof tail / sizeof tail[0] };
+  char **argv = malloc((nobjs + NTAIL + 5) * sizeof *argv);
+  int n = 0;
+  argv[n++] = "cc", argv[n++] = "-o", argv[n++] = (char *)exe_path;
+  for (unsigned i = 0; i < nobjs; i++) argv[n++] = (char *)objs[i];
+  argv[n++] = lib;
+  for (int i = 0; i < NTAIL; i++) argv[n++] = tail[i];
+  argv[n] = NULL;
+  char *line = command_line(argv);
+  drv_report(o, (drv_event){.kind = DRV_EV_COMMAND, .name = line});
+  drv_report(o, (drv_event){.kind = DRV_EV_BEGIN, .name = "link"});
+  double t0 = drv_now();
+  bool ok = drv_run_tool(argv, err, sizeof err) == 0;
+  drv_report(o, (drv_event){.kind = DRV_EV_END, .name = "link", .seconds = drv_now() - t0});
+  free(line);
+  free(argv);
+  return ok || tw_fail(d, TW_DIAG_NO_OFFSET, "linking the executable failed: %s", err);
+}
+
+bool drv_link_executable(const char *obj_path, const char *exe_path, const char *rt_lib_dir,
+                         tw_diag *d) {
+  return drv_link_objects(&obj_path, 1, exe_path, rt_lib_dir, NULL, d);
+}
+
+bool drv_combine_objects(const drv_objects *objs, uint8_t **obj, size_t *size,
+                         const drv_options *o, tw_diag *d) {
+  char *paths[DRV_MAX_PARTS], out[PATH_MAX], err[512];
+  if (objs->n > DRV_MAX_PARTS) return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: too many parts");
+  int fd = drv_temp_in_tmpdir(out, sizeof out, "twasmc-allXXXXXX.o", 2);
+  if (fd < 0) return tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create a temporary file: %s", strerror(errno));
+  close(fd);
+  bool ok = drv_temps_write(objs, paths, d);
+  if (ok) {
+    char *argv[DRV_MAX_PARTS + 8];
+    int n = 0;
+    argv[n++] = "cc", argv[n++] = "-r", argv[n++] = "-nostdlib", argv[n++] = "-o", argv[n++] = out;
+    for (unsigned i = 0; i < objs->n; i++) argv[n++] = paths[i];
+    argv[n] = NULL;
+    char *line = command_line(argv);
+    drv_report(o, (drv_event){.kind = DRV_EV_COMMAND, .name = line});
+    free(line);
+    ok = drv_run_tool(argv, err, sizeof err) == 0 ||
+         tw_fail(d, TW_DIAG_NO_OFFSET, "combining the parts' objects failed: %s", err);
+    drv_temps_remove(paths, objs->n);
+  }
+  if (ok) {
+    FILE *f = fopen(out, "rb");
+    ok = f && read_stream(f, obj, size, d) == DRV_OK;
+    if (!f) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot read %s: %s", out, strerror(errno));
+    if (f) fclose(f);
+  }
+  drv_temp_release(out, true);
+  return ok;
 }

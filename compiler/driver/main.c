@@ -9,6 +9,7 @@
 
 #include <llvm-c/Core.h>
 
+#include "cli_progress.h"
 #include "driver.h"
 #include "drv_output.h"
 #include "header.h"
@@ -70,6 +71,12 @@ static const char usage_text[] =
     "  --inherit-env           give the program the whole host environment\n"
     "                          (but TWASM_* variables); TWASM_INHERIT_ENV=1 or\n"
     "                          0 at run time turns this on or off\n"
+    "  -j N, --jobs=N          generate the code of a large module on N threads\n"
+    "                          (default: the number of online CPUs); the output\n"
+    "                          is the same for every N\n"
+    "  -v, --verbose           print each phase of the compile (decode, validate,\n"
+    "                          lower, every pass, PTX per arch, codegen, link)\n"
+    "                          with its time, and the link command\n"
     "  --help                  show this help and exit\n"
     "  --version               show the version and exit\n"
     "\n"
@@ -87,7 +94,7 @@ static const char features_text[] =
 
 typedef struct {
   const char *input, *output;
-  bool object, emit_llvm, emit_asm, offload_report;
+  bool object, emit_llvm, emit_asm, offload_report, verbose;
   const char *extract;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
@@ -136,9 +143,20 @@ static int list_passes(void) {
   return 0;
 }
 
+static bool parse_jobs(const char *text, unsigned *jobs) {
+  char *end;
+  if (!text || *text < '0' || *text > '9') return false;
+  unsigned long n = strtoul(text, &end, 10);
+  if (*end || n < 1 || n > 1024) return false;
+  *jobs = (unsigned)n;
+  return true;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(cli *c, int argc, char **argv) {
   drv_options_default(&c->drv);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  c->drv.jobs = cpus > 0 ? (unsigned)cpus : 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -152,6 +170,11 @@ static int parse_args(cli *c, int argc, char **argv) {
       c->output = argv[i];
     } else if (!strcmp(a, "-c")) {
       c->object = true;
+    } else if (!strcmp(a, "-j") || !strncmp(a, "--jobs=", 7) || (a[1] == 'j' && a[0] == '-')) {
+      const char *n = !strcmp(a, "-j") ? (++i < argc ? argv[i] : NULL) : a[1] == 'j' ? a + 2 : a + 7;
+      if (!parse_jobs(n, &c->drv.jobs)) return usage_error("-j/--jobs needs a number of threads from 1 to 1024, not '%s'", n ? n : "");
+    } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+      c->verbose = true;
     } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
       c->drv.opt_level = a[2] - '0';
     } else if (!strcmp(a, "--emit-llvm")) {
@@ -371,17 +394,22 @@ static bool compile(cli *c, const uint8_t *bytes, size_t size, const char *out, 
     free(ir);
     return ok;
   }
+  char rtdir[PATH_MAX + 16];
+  if (c->drv.emit_main) {
+    drv_objects objs;
+    bool ok = drv_compile_parts(bytes, size, name, &c->drv, &objs, d) == DRV_OK;
+    if (ok) {
+      runtime_dir(rtdir, sizeof rtdir);
+      ok = drv_write_executable(&objs, out, rtdir, &c->drv, d);
+    }
+    drv_objects_free(&objs);
+    return ok;
+  }
   uint8_t *obj = NULL;
   size_t obj_size = 0;
-  char rtdir[PATH_MAX + 16];
-  bool ok = drv_compile(bytes, size, name, &c->drv, &obj, &obj_size, d) == DRV_OK;
-  if (ok && c->drv.emit_main) {
-    runtime_dir(rtdir, sizeof rtdir);
-    ok = drv_write_executable(obj, obj_size, out, rtdir, d);
-  } else if (ok) {
-    ok = drv_write_output(out, obj, obj_size, d);
-    if (ok && c->object && !c->emit_asm) ok = write_header(c, bytes, size, out, d);
-  }
+  bool ok = drv_compile(bytes, size, name, &c->drv, &obj, &obj_size, d) == DRV_OK &&
+            drv_write_output(out, obj, obj_size, d);
+  if (ok && c->object && !c->emit_asm) ok = write_header(c, bytes, size, out, d);
   free(obj);
   return ok;
 }
@@ -401,11 +429,16 @@ int main(int argc, char **argv) {
   char *report = NULL, *dump = NULL;
   if (c.offload_report) c.drv.offload_report = &report;
   if (c.drv.dump_after) c.drv.dump = &dump;
+  cli_progress progress;
+  cli_progress_init(&progress, c.verbose);
+  c.drv.progress = cli_progress_event;
+  c.drv.progress_arg = &progress;
   uint8_t *bytes = NULL;
   size_t size = 0;
   bool ok = read_module(&c, &bytes, &size, &d);
   if (ok && c.object) name_object(&c, out);
   if (ok) ok = compile(&c, bytes, size, out, &d);
+  cli_progress_total(&progress);
   if (dump) fputs(dump, stderr);
   free(dump);
   if (report) fputs(report, stderr);

@@ -209,6 +209,20 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_plan *p) {
   if (p->reason) say(&c->report, tc ? " (%s)" : "; exact kernel (%s)", p->reason);
 }
 
+static void add_times(off_times *t, const ptx_out *px) {
+  for (unsigned i = 0; t && i < px->ncodes; i++) {
+    const ptx_code *code = &px->codes[i];
+    unsigned k = 0;
+    while (k < t->narchs && (t->sm[k] != code->sm || t->specific[k] != code->specific)) k++;
+    if (k == t->narchs && k == OFF_MAX_ARCHS + 1) continue;
+    if (k == t->narchs) {
+      t->sm[k] = code->sm, t->specific[k] = code->specific, t->seconds[k] = 0;
+      t->narchs++;
+    }
+    t->seconds[k] += code->seconds;
+  }
+}
+
 /* One recognised nest: PTX per arch, embedded, and a kernel table entry;
  * false when it stays on the CPU (said in the report). */
 static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
@@ -227,6 +241,7 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
     say(&c->report, "%s: not offloaded: generated PTX is not ASCII\n", where);
     return false;
   }
+  add_times(c->o->times, &px);
   LLVMValueRef text_at[OFF_MAX_ARCHS];
   c->sections = realloc(c->sections, (c->nkernels + 1) * sizeof *c->sections);
   c->kernels = realloc(c->kernels, (c->nkernels + 1) * sizeof *c->kernels);

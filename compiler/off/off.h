@@ -11,12 +11,22 @@
 
 #define OFF_MAX_ARCHS 8
 
+/* Where off_module's time went (twasmc -v): PTX generation summed per
+ * arch, in the order the archs first appear (sm_90a after the others). */
+typedef struct {
+  unsigned narchs;
+  unsigned sm[OFF_MAX_ARCHS + 1];
+  bool specific[OFF_MAX_ARCHS + 1];
+  double seconds[OFF_MAX_ARCHS + 1];
+} off_times;
+
 typedef struct {
   bool enabled;
   bool fp_reassociate;      /* float add reductions (changes results) */
   bool tf32;                /* f32 matmuls on tf32 tensor cores (changes results) */
   unsigned archs[OFF_MAX_ARCHS]; /* sm numbers; 0 archs: sm_75, sm_80, sm_90 */
   unsigned narchs;
+  off_times *times;         /* when set: receives PTX time per arch */
 } off_options;
 
 /* One Wasm function as lowering handed it over. */
