@@ -9,8 +9,13 @@
 
 /* The form bnd_loop.c reads: Wasm's i1 -> i32 -> i1 round trips of
  * br_if folded, loops with preheaders and dedicated exits, values used
- * after a loop through phis at its exits (LCSSA).  Safe to run once the
- * checks are in: they are control flow LLVM keeps. */
+ * after a loop through phis at its exits (LCSSA), and invariant values
+ * hoisted out of loops (LICM): an outer loop whose bound is computed in
+ * its body (clang's `n - 1` of `i < n - 1`) has no trip count, so only
+ * its inner loop could be versioned, and the offload stage, which sees
+ * that outer loop holding two copies of the inner one, would not take the
+ * nest as one 2-D kernel.  Safe to run once the checks are in: they are
+ * control flow LLVM keeps. */
 static bool run(LLVMModuleRef mod, LLVMTargetMachineRef tm, const char *passes, tw_diag *d) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(mod, passes, tm, po);
@@ -31,7 +36,7 @@ bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m
   if (!bnd_insert_checks(mod, m))
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: out of memory adding bounds checks");
   if (opt_level < 2 || m->nmems == 0) return true;
-  if (!run(mod, tm, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa)", d)) return false;
+  if (!run(mod, tm, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa,loop-mssa(licm))", d)) return false;
   if (bnd_version_loops(mod) == 0) return true;
   /* versioning edits IR: a slip there must be an error, not a miscompilation */
   char *msg = NULL;

@@ -264,6 +264,17 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
+/* Without reroll or addresses code is slower; without bounds, guard
+ * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
+ * delete or move (what issue 18 fixed): kept to measure what it costs. */
+static const char *const skippable[] = {"reroll", "addresses", "bounds"};
+
+bool drv_pass_skippable(const char *name) {
+  for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)
+    if (!strcmp(name, skippable[i])) return true;
+  return false;
+}
+
 /* --dump-after: the module's IR after pass p (or a line saying it did not
  * run), appended to *o->dump. */
 static void dump_after(const drv_run *r, const drv_pass *p, bool ran) {
@@ -291,7 +302,7 @@ static bool run_pipeline(drv_run *r, unsigned from, bool to_split, unsigned *at)
   for (; ok && i < NPASSES; i++) {
     const drv_pass *p = &pipeline[i];
     if ((r->o->stop_before_offload && p->run == offload) || (to_split && p->per_part)) break;
-    bool ran = p->when(r);
+    bool ran = p->when(r) && !(r->o->skip_pass && !strcmp(r->o->skip_pass, p->name));
     if (ran) {
       drv_report(r->o, (drv_event){.kind = DRV_EV_BEGIN, .name = p->name});
       double t0 = drv_now();

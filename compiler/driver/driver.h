@@ -58,6 +58,9 @@ typedef struct {
   const char *cpu;          /* target CPU: NULL for portable x86-64 (default),
                              * "native" (this machine's CPU and features), or
                              * an LLVM x86 CPU name (drv_cpu_known) */
+  const char *skip_pass;    /* a pass drv_pass_skippable accepts, or NULL: the
+                             * pipeline without it, for comparisons ("bounds":
+                             * guard mode as it was before its exact checks) */
   const char *dump_after;   /* a pass's name (drv_pass_name) or "all": the */
   char **dump;              /* module's IR after it, appended here (malloc'd) */
   drv_progress_fn progress; /* phases, times, counts, commands; or NULL */
@@ -89,6 +92,9 @@ bool drv_cpu_known(const char *name);
  * it does, NULL past the last; whether a name is a pass's or "all". */
 const char *drv_pass_name(unsigned i, const char **what);
 bool drv_pass_known(const char *name);
+/* The passes --skip-pass may leave out (optimisations and the bounds
+ * pass; the pipeline still makes a working program without them). */
+bool drv_pass_skippable(const char *name);
 
 /* Reads a module from path: binary as is; .wat/.wast text through wabt's
  * wat2wasm (DRV_IO with a clear message if it is not installed, DRV_MALFORMED

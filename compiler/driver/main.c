@@ -42,9 +42,10 @@ static const char usage_text[] =
     "                          as x86-64-v3, skylake, znver4) or native (this\n"
     "                          machine); the output may then not run on older\n"
     "                          CPUs (default: x86-64, runs on any)\n"
-    "  --bounds-checks=MODE    guard (default): guard pages catch out-of-bounds\n"
-    "                          accesses; explicit: every access is compared\n"
-    "                          against the memory size\n"
+    "  --bounds-checks=MODE    guard (default): every access is checked, a loop\n"
+    "                          nest's checks once before it where they are\n"
+    "                          affine, guard pages behind; explicit: every\n"
+    "                          access is compared against the memory size\n"
     "  --offload-report        print, for every loop nest, whether it became a GPU\n"
     "                          kernel (and for which archs) or why not\n"
     "  --no-offload            do not look for tensor loops (no PTX embedded)\n"
@@ -62,6 +63,10 @@ static const char usage_text[] =
     "  --dump-after=PASS       write the LLVM IR after the pipeline's pass PASS\n"
     "                          (or after each one: all) to standard error;\n"
     "                          --dump-after=list lists the passes\n"
+    "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses\n"
+    "                          or bounds), to measure what it does; without\n"
+    "                          bounds, guard mode traps only where the guard\n"
+    "                          pages catch an access (not exact)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
@@ -205,6 +210,10 @@ static int parse_args(cli *c, int argc, char **argv) {
       if (!strcmp(a + 15, "tf32")) c->drv.offload.tf32 = true;
       else if (!strcmp(a + 15, "exact")) c->drv.offload.tf32 = false;
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
+    } else if (!strncmp(a, "--skip-pass=", 12)) {
+      if (!drv_pass_skippable(a + 12))
+        return usage_error("pass '%s' cannot be skipped (reroll, addresses or bounds)", a + 12);
+      c->drv.skip_pass = a + 12;
     } else if (!strncmp(a, "--dump-after=", 13)) {
       if (!strcmp(a + 13, "list")) return list_passes();
       if (!drv_pass_known(a + 13))

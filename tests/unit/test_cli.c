@@ -24,6 +24,7 @@ static const usage_case usage_cases[] = {
     {"--cpu=pentium9 x.wasm", 2, "unknown CPU 'pentium9'"},
     {"--extract-ptx", 2, "needs an executable"},
     {"--dump-after=nothing x.wasm", 2, "unknown pass 'nothing'"},
+    {"--skip-pass=lower x.wasm", 2, "pass 'lower' cannot be skipped"},
     {"a.wasm b.wasm", 2, "more than one input"},
     {"/nonexistent/x.wasm -o /tmp/never", 1, "cannot open"},
     {"/tmp -o /tmp/never", 1, "is a directory"},
@@ -186,6 +187,19 @@ START_TEST(dump_after_pass) {
     ck_assert_int_eq(strstr(out, "define") != NULL, strcmp(cases[i].level, "-O0") != 0);
     ck_assert_int_eq(strstr(out, "@twasm_rt_offload(") != NULL, cases[i].offload_call);
   }
+  /* --skip-pass: the pass does not run, and its checks are not there */
+  snprintf(args, sizeof args, "-c --skip-pass=bounds --dump-after=bounds %s/loop.wat -o %s/loop.o", tmpdir, tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "; twasmc: IR after bounds: not run\n"), "%.200s", out);
+  static const char load[] = "(module (memory 1) (func (export \"g\") (param i32) (result i32)\n"
+                             "  (i32.load (local.get 0))))\n";
+  write_file("load.wat", load, sizeof load - 1);
+  snprintf(args, sizeof args, "-c --skip-pass=bounds --emit-llvm %s/load.wat -o -", tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "define") && !strstr(out, "@twasm_rt_trap("), "%.300s", out);
+  snprintf(args, sizeof args, "-c --emit-llvm %s/load.wat -o -", tmpdir);
+  ck_assert_int_eq(run(args, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "@twasm_rt_trap("), "%.300s", out);
 }
 END_TEST
 

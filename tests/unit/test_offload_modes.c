@@ -1,0 +1,239 @@
+/* test_offload_modes.c: Check suite "offload_modes": the bounds pass
+ * (compiler/bnd*.c) must not change what the offload stage takes.  Every
+ * program of the GPU corpora (tests/gpu/e2e, tests/bench/gpu,
+ * tests/unit/reroll, tests/gpu/detect) is compiled to Wasm (clang-19, as
+ * the Makefile and ptx_same.sh build them), then to the IR the offload
+ * stage sees, in guard mode with and without the bounds pass
+ * (--skip-pass=bounds: the mode as it was before its exact checks).  Each
+ * offloadable nest is named by its Wasm loop offset and what it becomes
+ * (kind, dimensions, types); the checked copies of versioned nests are
+ * left out as the offload stage leaves them.  Both must offload exactly
+ * the same nests.  (Explicit mode is no reference here: its checks, made
+ * while lowering, change inlining and keep some 2-D maps and batched
+ * products from being recognised, as they did before the bounds pass.)
+ * Compile-only (no PTX is generated): runs without a GPU. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/IRReader.h>
+
+#include "driver.h"
+#include "ir_pass.h"
+#include "kn_recog.h"
+#include "off_internal.h"
+
+enum { MAX_PROGRAMS = 256, MAX_NESTS = 512 };
+
+/* How a corpus is built to Wasm (%1$s source, %2$s output). */
+typedef struct {
+  const char *dir;
+  const char *build;
+} corpus;
+
+#define WASI_CC "clang-19 --target=wasm32-wasi --sysroot=/usr"
+#define APP_BUILD                                                                             \
+  WASI_CC " -O2 -fno-unroll-loops -c %1$s -o %2$s.o && " WASI_CC " %2$s.o -o %2$s "           \
+          "-Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm"
+static const corpus corpora[] = {
+    {"tests/gpu/e2e", APP_BUILD},
+    {"tests/bench/gpu", APP_BUILD},
+    {"tests/unit/reroll", WASI_CC " -O2 %1$s -o %2$s"},
+    {"tests/gpu/detect", WASI_CC " -O2 -nostdlib -Wl,--no-entry -Wl,--export-all "
+                         "-Wl,--allow-undefined %1$s -o %2$s"},
+};
+
+typedef struct {
+  char path[256];
+  const corpus *from;
+} program;
+
+static program programs[MAX_PROGRAMS];
+static int nprograms;
+
+static int by_path(const void *a, const void *b) {
+  return strcmp(((const program *)a)->path, ((const program *)b)->path);
+}
+
+/* OFFLOAD_MODES_ONLY=TEXT: only the programs whose path holds TEXT. */
+static void find_programs(void) {
+  const char *only = getenv("OFFLOAD_MODES_ONLY");
+  for (size_t c = 0; c < sizeof corpora / sizeof *corpora; c++) {
+    DIR *dir = opendir(corpora[c].dir);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+      size_t len = strlen(e->d_name);
+      if (len < 3 || strcmp(e->d_name + len - 2, ".c") || nprograms == MAX_PROGRAMS) continue;
+      program *p = &programs[nprograms];
+      snprintf(p->path, sizeof p->path, "%s/%s", corpora[c].dir, e->d_name);
+      p->from = &corpora[c];
+      if (!only || strstr(p->path, only)) nprograms++;
+    }
+    if (dir) closedir(dir);
+  }
+  qsort(programs, (size_t)nprograms, sizeof *programs, by_path);
+}
+
+static bool have_clang(void) { return system("clang-19 --version >/dev/null 2>&1") == 0; }
+
+/* One offloadable nest: "OFFSET WHAT". */
+typedef struct {
+  uint32_t offset;           /* its outermost Wasm loop, 0: unknown */
+  char what[96];
+} nest_sig;
+
+typedef struct {
+  nest_sig nests[MAX_NESTS];
+  int n;
+} nest_set;
+
+static const char *type_name(kn_type t) {
+  static const char *const names[] = {"i1", "i8", "i16", "i32", "i64", "f32", "f64"};
+  return t <= KN_F64 ? names[t] : "?";
+}
+
+static void describe(const kn_desc *d, char *out, size_t cap) {
+  static const char *const mm_types[] = {"f32", "f64", "i32", "i8xi8->i32"};
+  switch (d->kind) {
+  case KN_MAP:
+    snprintf(out, cap, "map %u-D -> %s", d->map.ndims, type_name(d->map.out_type));
+    break;
+  case KN_REDUCE:
+    snprintf(out, cap, "reduce op %d %s%s", (int)d->reduce.op, type_name(d->reduce.type),
+             d->reduce.reassociate ? " reassociated" : "");
+    break;
+  default:
+    snprintf(out, cap, "matmul %s%s%s", mm_types[d->matmul.type], d->matmul.batched ? " batched" : "",
+             d->matmul.accumulate ? " accumulating" : "");
+  }
+}
+
+static void add(nest_set *s, uint32_t offset, const char *what) {
+  for (int i = 0; i < s->n; i++)
+    if (s->nests[i].offset == offset && !strcmp(s->nests[i].what, what)) return; /* an inlined copy */
+  ck_assert_int_lt(s->n, MAX_NESTS);
+  s->nests[s->n].offset = offset;
+  snprintf(s->nests[s->n].what, sizeof s->nests[s->n].what, "%s", what);
+  s->n++;
+}
+
+/* As the offload report places a nest: its Wasm loop's offset. */
+static uint32_t nest_offset(const kn_recog_nest *n) {
+  for (int i = 0; i < n->nest->nlatches; i++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->latches[i]].bb);
+    uint32_t offset;
+    if (t && ir_loop_offset(t, &offset)) return offset;
+  }
+  return 0;
+}
+
+/* What the offload stage would take from the IR of wasm compiled with o. */
+static void offloadable(const char *wasm, const drv_options *o, bool reassociate, nest_set *out) {
+  uint8_t *bytes;
+  size_t size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_int_eq(drv_read_input(wasm, &bytes, &size, &d), DRV_OK);
+  char *ir = NULL;
+  ck_assert_msg(drv_emit_llvm(bytes, size, wasm, o, &ir, &d) == DRV_OK, "%s: %s", wasm, d.msg);
+  free(bytes);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(ir, strlen(ir), wasm, false);
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("%s: bad IR: %s", wasm, msg);
+  free(ir);
+  kn_recog_opts ro = {.fp_reassociate = reassociate};
+  out->n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    if (LLVMCountBasicBlocks(fn) == 0 || strncmp(LLVMGetValueName2(fn, &len), "wasm_f", 6)) continue;
+    tw_arena arena = {0};
+    kn_recog_result res;
+    if (kn_recognise_opts(fn, &ro, &res, &arena))
+      for (int k = 0; k < res.nnests; k++) {
+        const kn_recog_nest *n = &res.nests[k];
+        const char *why;
+        if (!n->ok || ir_checked_copy(n->cfg->blocks[n->nest->header].bb) || !off_version_check(n, &why))
+          continue;
+        char what[96];
+        describe(&n->desc, what, sizeof what);
+        add(out, nest_offset(n), what);
+      }
+    tw_arena_free(&arena);
+  }
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+
+static bool has(const nest_set *s, const nest_sig *x) {
+  for (int i = 0; i < s->n; i++)
+    if (s->nests[i].offset == x->offset && !strcmp(s->nests[i].what, x->what)) return true;
+  return false;
+}
+
+static void print_set(const char *name, const nest_set *s) {
+  fprintf(stderr, "  %s:\n", name);
+  for (int i = 0; i < s->n; i++) fprintf(stderr, "    0x%x %s\n", s->nests[i].offset, s->nests[i].what);
+}
+
+START_TEST(bounds_pass_keeps_offload) {
+  const program *p = &programs[_i];
+  if (!have_clang()) {
+    printf("offload_modes: %s skipped: clang-19 missing\n", p->path);
+    return;
+  }
+  char dir[] = "/tmp/offload-modes-XXXXXX", wasm[512], cmd[2048];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(wasm, sizeof wasm, "%s/m.wasm", dir);
+  snprintf(cmd, sizeof cmd, p->from->build, p->path, wasm);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  /* the source's twasmc-flags line may ask for float reductions */
+  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
+  bool reassociate = system(cmd) == 0;
+
+  drv_options o;
+  drv_options_default(&o);
+  o.stop_before_offload = true;
+  o.offload.fp_reassociate = reassociate;
+  static nest_set guard, before;
+  offloadable(wasm, &o, reassociate, &guard);
+  o.skip_pass = "bounds";
+  offloadable(wasm, &o, reassociate, &before);
+  bool same = guard.n == before.n;
+  for (int i = 0; same && i < before.n; i++) same = has(&guard, &before.nests[i]);
+  if (!same) {
+    fprintf(stderr, "offload_modes: %s\n", p->path);
+    print_set("guard", &guard);
+    print_set("guard without the bounds pass", &before);
+  }
+  ck_assert_msg(same, "%s: guard mode offloads other nests than without the bounds pass", p->path);
+  printf("offload_modes: %s: %d nest%s, as without the bounds pass\n", p->path, guard.n,
+         guard.n == 1 ? "" : "s");
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+static Suite *offload_modes_suite(void) {
+  Suite *s = suite_create("offload_modes");
+  TCase *tc = tcase_create("corpora");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, bounds_pass_keeps_offload, 0, nprograms);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  find_programs();
+  if (nprograms == 0) {
+    printf("offload_modes: skipped: no corpus found (run from the repository root)\n");
+    return EXIT_SUCCESS;
+  }
+  SRunner *sr = srunner_create(offload_modes_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
