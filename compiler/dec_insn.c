@@ -1,5 +1,6 @@
 /* dec_insn.c: instruction sequences (bodies, constant expressions) -> wasm_insn. */
 #include "dec_internal.h"
+#include "wasm_simd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,8 @@
 enum {
   IM_ILLEGAL, IM_NONE, IM_BLOCK, IM_INDEX, IM_BR_TABLE, IM_PAIR, IM_SELECT_T,
   IM_MEM, IM_ZERO, IM_ZERO2, IM_I32, IM_I64, IM_F32, IM_F64, IM_REF_NULL,
-  IM_DATA_INDEX, IM_MEMORY_INIT, IM_PREFIX_FC,
+  IM_DATA_INDEX, IM_MEMORY_INIT, IM_PREFIX_FC, IM_PREFIX_FD, IM_MEM_LANE, IM_LANE,
+  IM_BYTES16,
 };
 
 static int imm_of_byte(uint8_t op) {
@@ -34,6 +36,7 @@ static int imm_of_byte(uint8_t op) {
   case OP_F64_CONST: return IM_F64;
   case OP_REF_NULL: return IM_REF_NULL;
   case OP_PREFIX_FC: return IM_PREFIX_FC;
+  case OP_PREFIX_FD: return IM_PREFIX_FD;
   default: return IM_ILLEGAL;
   }
 }
@@ -82,6 +85,9 @@ static bool block_type(dec_reader *r, wasm_insn *in) {
       return true;
     }
   }
+  /* a one-byte negative s33 is a value type, never a type index */
+  if (r->pos < r->end && dec_type_feature(r->bytes[r->pos]))
+    return dec_unsupported(r, at, dec_type_feature(r->bytes[r->pos]));
   uint64_t v;
   if (!sleb(r, 33, &v)) return false;
   if ((int64_t)v < 0) return tw_fail(r->d, (uint32_t)at, "malformed value type");
@@ -126,6 +132,41 @@ static bool fc_opcode(dec_reader *r, wasm_insn *in, int *imm) {
   return true;
 }
 
+/* wasm_simd_imm -> the decoder's immediate kinds. */
+static const uint8_t simd_imm[] = {
+  [SIMD_IM_NONE] = IM_NONE, [SIMD_IM_MEM] = IM_MEM, [SIMD_IM_MEM_LANE] = IM_MEM_LANE,
+  [SIMD_IM_LANE] = IM_LANE, [SIMD_IM_BYTES] = IM_BYTES16,
+};
+
+static bool fd_opcode(dec_reader *r, wasm_insn *in, int *imm) {
+  uint32_t sub;
+  size_t at = r->pos;
+  if (!dec_u32r(r, &sub)) return false;
+  const wasm_simd_op *info = wasm_simd_info(sub);
+  if (!info) return tw_fail(r->d, (uint32_t)at, "illegal opcode");
+  in->op = (uint16_t)(OP_SIMD + sub);
+  *imm = simd_imm[info->imm];
+  return true;
+}
+
+static bool memarg(dec_reader *r, wasm_insn *in) {
+  uint32_t offset;
+  if (!dec_u32r(r, &in->u.mem.align) || !dec_u32r(r, &offset)) return false;
+  in->u.mem.offset = offset;
+  return true;
+}
+
+/* v128.const and i8x16.shuffle: 16 raw bytes, kept where they are. */
+static bool bytes16(dec_reader *r, wasm_insn *in) {
+  if (r->end - r->pos < 16) {
+    r->pos = r->end;
+    return dec_fail_eof(r);
+  }
+  in->u.bytes = r->bytes + r->pos;
+  r->pos += 16;
+  return true;
+}
+
 static bool immediates(dec_reader *r, wasm_insn *in, int imm) {
   uint64_t v;
   switch (imm) {
@@ -139,17 +180,19 @@ static bool immediates(dec_reader *r, wasm_insn *in, int imm) {
   case IM_ZERO: return zero_byte(r);
   case IM_ZERO2: return zero_byte(r) && zero_byte(r);
   case IM_REF_NULL: return dec_reftype(r, &in->valtype);
-  case IM_MEM: {
-    uint32_t offset;
-    if (!dec_u32r(r, &in->u.mem.align) || !dec_u32r(r, &offset)) return false;
-    in->u.mem.offset = offset;
-    return true;
-  }
+  case IM_MEM: return memarg(r, in);
+  case IM_MEM_LANE: return memarg(r, in) && dec_byte(r, &in->u.mem.lane);
+  case IM_LANE: return dec_byte(r, &in->u.lane);
+  case IM_BYTES16: return bytes16(r, in);
   case IM_I32: if (!sleb(r, 32, &v)) return false; in->u.i32 = (int32_t)v; return true;
   case IM_I64: if (!sleb(r, 64, &v)) return false; in->u.i64 = (int64_t)v; return true;
   case IM_F32: if (!fixed_bytes(r, 4, &v)) return false; in->u.f32 = (uint32_t)v; return true;
   case IM_F64: return fixed_bytes(r, 8, &in->u.f64);
-  default: return tw_fail(r->d, in->offset, "illegal opcode");
+  default: {
+    const char *feature = dec_opcode_feature((uint8_t)in->op);
+    if (feature) return dec_unsupported(r, in->offset, feature);
+    return tw_fail(r->d, in->offset, "illegal opcode");
+  }
   }
 }
 
@@ -204,6 +247,7 @@ bool dec_insns(dec_reader *r, bool is_body, const wasm_insn **code, uint32_t *nc
     in->op = r->bytes[r->pos++];
     int imm = imm_of_byte((uint8_t)in->op);
     if (imm == IM_PREFIX_FC && !fc_opcode(r, in, &imm)) return false;
+    if (imm == IM_PREFIX_FD && !fd_opcode(r, in, &imm)) return false;
     if (!immediates(r, in, imm) || !nest(r, (uint32_t)n, &depth, &done)) return false;
     n++;
   }

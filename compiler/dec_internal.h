@@ -62,7 +62,32 @@ bool dec_datacount_section(dec_reader *r);
 bool dec_code_section(dec_reader *r);
 bool dec_data_section(dec_reader *r);
 
+/* dec_feature.c: proposals twasmc does not implement, named where their
+ * encodings show.  Each *_feature returns "<feature> (<proposal>)" or NULL;
+ * dec_unsupported fails with "<that> is not supported" at at. */
+bool dec_unsupported(dec_reader *r, size_t at, const char *feature);
+const char *dec_opcode_feature(uint8_t op);
+const char *dec_type_feature(uint8_t b);
+const char *dec_form_feature(int64_t form);
+const char *dec_limits_feature(dec_reader *r);
+const char *dec_table_feature(dec_reader *r);
+const char *dec_tag_feature(void);
+const char *dec_multi_memory_feature(void);
+
 /* The "name" custom section: fills names, never fails the module. */
 void dec_name_section(dec_reader *r, size_t start, size_t end);
+
+/* Where the DWARF custom sections are (file offsets; end 0: absent). */
+typedef struct {
+  size_t start, end;
+} dec_range;
+typedef struct {
+  dec_range info, abbrev, str, line_str, str_offsets, addr;
+  size_t code_start; /* file offset of the code section's contents, 0: none */
+} dec_dwarf;
+
+/* Names the functions still unnamed after the name section from DWARF's
+ * subprograms (dec_dwarf.c); never fails the module. */
+void dec_dwarf_names(dec_reader *r, const dec_dwarf *dw);
 
 #endif

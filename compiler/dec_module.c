@@ -2,10 +2,11 @@
  * span sections (stage 1 entry point). */
 #include "dec_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEC_CUSTOM = 0, SEC_DATACOUNT = 12, SEC_LAST = 12 };
+enum { SEC_CUSTOM = 0, SEC_CODE = 10, SEC_DATACOUNT = 12, SEC_LAST = 12, SEC_TAG = 13 };
 
 typedef bool (*section_fn)(dec_reader *r);
 
@@ -34,24 +35,43 @@ static bool header(dec_reader *r) {
   return true;
 }
 
-/* A custom section: its name must be UTF-8; only "name" is read. */
-static bool custom_section(dec_reader *r, size_t *name_start, size_t *name_end) {
+/* The custom sections read once the module is decoded: "name", and the
+ * DWARF ones that name functions it leaves unnamed. */
+typedef struct {
+  dec_range name;
+  dec_dwarf dwarf;
+} customs;
+
+/* A custom section: its name must be UTF-8; only those above are kept. */
+static bool custom_section(dec_reader *r, customs *cs) {
+  static const struct { const char *name; size_t field; } kept[] = {
+      {"name", offsetof(customs, name)},
+      {".debug_info", offsetof(customs, dwarf.info)},
+      {".debug_abbrev", offsetof(customs, dwarf.abbrev)},
+      {".debug_str", offsetof(customs, dwarf.str)},
+      {".debug_line_str", offsetof(customs, dwarf.line_str)},
+      {".debug_str_offsets", offsetof(customs, dwarf.str_offsets)},
+      {".debug_addr", offsetof(customs, dwarf.addr)},
+  };
   wasm_name name;
   if (!dec_name(r, &name)) return false;
-  if (name.len == 4 && memcmp(name.bytes, "name", 4) == 0) {
-    *name_start = r->pos;
-    *name_end = r->end;
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+    if (name.len == strlen(kept[i].name) && !memcmp(name.bytes, kept[i].name, name.len)) {
+      dec_range *range = (dec_range *)((char *)cs + kept[i].field);
+      *range = (dec_range){r->pos, r->end};
+    }
   }
   r->pos = r->end;
   return true;
 }
 
-static bool section_sequence(dec_reader *r, size_t *name_start, size_t *name_end) {
+static bool section_sequence(dec_reader *r, customs *cs) {
   unsigned last_rank = 0;
   while (r->pos < r->size) {
     size_t id_at = r->pos;
     uint8_t id = r->bytes[r->pos++];
     uint32_t size;
+    if (id == SEC_TAG) return dec_unsupported(r, id_at, dec_tag_feature());
     if (id > SEC_LAST) return tw_fail(r->d, (uint32_t)id_at, "malformed section id");
     r->end = r->size;
     r->in_section = false;
@@ -60,11 +80,12 @@ static bool section_sequence(dec_reader *r, size_t *name_start, size_t *name_end
     r->in_section = true;
     bool ok;
     if (id == SEC_CUSTOM) {
-      ok = custom_section(r, name_start, name_end);
+      ok = custom_section(r, cs);
     } else {
       if (sections[id].rank <= last_rank)
         return tw_fail(r->d, (uint32_t)id_at, "unexpected content after last section");
       last_rank = sections[id].rank;
+      if (id == SEC_CODE) cs->dwarf.code_start = r->pos;
       ok = sections[id].decode(r);
     }
     if (!ok) return false;
@@ -96,9 +117,10 @@ bool dec_module(tw_arena *arena, const uint8_t *bytes, size_t size,
   out->bytes = bytes;
   out->size = size;
   dec_reader r = {.bytes = bytes, .size = size, .end = size, .arena = arena, .d = d, .m = out};
-  size_t name_start = 0, name_end = 0;
-  bool ok = header(&r) && section_sequence(&r, &name_start, &name_end) && cross_checks(&r);
-  if (ok && name_end) dec_name_section(&r, name_start, name_end);
+  customs cs = {0};
+  bool ok = header(&r) && section_sequence(&r, &cs) && cross_checks(&r);
+  if (ok && cs.name.end) dec_name_section(&r, cs.name.start, cs.name.end);
+  if (ok && cs.dwarf.info.end) dec_dwarf_names(&r, &cs.dwarf);
   free(r.insns);
   free(r.blocks);
   return ok;

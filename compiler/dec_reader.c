@@ -91,28 +91,33 @@ bool dec_name(dec_reader *r, wasm_name *out) {
 }
 
 bool dec_is_valtype(uint8_t b) {
-  return b == VT_I32 || b == VT_I64 || b == VT_F32 || b == VT_F64 ||
+  return b == VT_I32 || b == VT_I64 || b == VT_F32 || b == VT_F64 || b == VT_V128 ||
          b == VT_FUNCREF || b == VT_EXTERNREF;
 }
 
-/* v128 is refused here: SIMD is outside what twasmc compiles. */
 bool dec_valtype(dec_reader *r, uint8_t *out) {
   size_t at = r->pos;
   if (!dec_byte(r, out)) return false;
-  if (!dec_is_valtype(*out)) return tw_fail(r->d, (uint32_t)at, "malformed value type");
-  return true;
+  if (dec_is_valtype(*out)) return true;
+  const char *feature = dec_type_feature(*out);
+  if (feature) return dec_unsupported(r, at, feature);
+  return tw_fail(r->d, (uint32_t)at, "malformed value type");
 }
 
 bool dec_reftype(dec_reader *r, uint8_t *out) {
   size_t at = r->pos;
   if (!dec_byte(r, out)) return false;
-  if (*out != VT_FUNCREF && *out != VT_EXTERNREF)
-    return tw_fail(r->d, (uint32_t)at, "malformed reference type");
-  return true;
+  if (*out == VT_FUNCREF || *out == VT_EXTERNREF) return true;
+  const char *feature = dec_type_feature(*out);
+  if (feature) return dec_unsupported(r, at, feature);
+  return tw_fail(r->d, (uint32_t)at, "malformed reference type");
 }
 
 bool dec_limits(dec_reader *r, wasm_limits *out) {
   uint32_t flags, min, max = 0;
+  out->offset = (uint32_t)r->pos;
+  const char *feature = dec_limits_feature(r);
+  if (feature) return dec_unsupported(r, r->pos, feature);
   if (!dec_flag(r, &flags) || !dec_u32r(r, &min)) return false;
   if (flags && !dec_u32r(r, &max)) return false;
   out->min = min;

@@ -11,6 +11,7 @@ static bool functype(dec_reader *r, wasm_functype *t) {
   if (!dec_leb(r->bytes, r->end, &r->pos, 7, true, &form,
                "unexpected end of section or function", r->d))
     return false;
+  if (dec_form_feature((int64_t)form)) return dec_unsupported(r, at, dec_form_feature((int64_t)form));
   if ((int64_t)form != -0x20) return tw_fail(r->d, (uint32_t)at, "malformed function type");
   uint8_t *params, *results;
   if (!dec_count(r, &t->nparams)) return false;
@@ -47,6 +48,7 @@ static bool globaltype(dec_reader *r, wasm_global *g) {
 }
 
 static bool tabletype(dec_reader *r, wasm_table *t) {
+  if (dec_table_feature(r)) return dec_unsupported(r, r->pos, dec_table_feature(r));
   return dec_reftype(r, &t->elem_type) && dec_limits(r, &t->limits);
 }
 
@@ -70,6 +72,7 @@ static bool import_desc(dec_reader *r, wasm_import *imp, uint32_t import_index) 
     return tabletype(r, t);
   }
   case EXT_MEMORY: {
+    if (m->nmem_imports) return dec_unsupported(r, at, dec_multi_memory_feature());
     wasm_memory *mem = &m->mems[imp->index = m->nmem_imports++];
     mem->imported = true;
     mem->import_index = import_index;
@@ -81,6 +84,7 @@ static bool import_desc(dec_reader *r, wasm_import *imp, uint32_t import_index) 
     g->import_index = import_index;
     return globaltype(r, g);
   }
+  case 4: return dec_unsupported(r, at, dec_tag_feature());
   default:
     return tw_fail(r->d, (uint32_t)at, "malformed import kind");
   }
@@ -144,8 +148,10 @@ bool dec_memory_section(dec_reader *r) {
   uint32_t n;
   if (!dec_count(r, &n)) return false;
   m->mems = extend(r, m->mems, m->nmems, n, sizeof *m->mems);
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < n; i++) {
+    if (m->nmems + i > 0) return dec_unsupported(r, r->pos, dec_multi_memory_feature());
     if (!dec_limits(r, &m->mems[m->nmems + i].limits)) return false;
+  }
   m->nmems += n;
   return true;
 }
@@ -173,6 +179,7 @@ bool dec_export_section(dec_reader *r) {
     if (!dec_name(r, &e->name)) return false;
     size_t at = r->pos;
     if (!dec_byte(r, &e->kind)) return false;
+    if (e->kind == 4) return dec_unsupported(r, at, dec_tag_feature());
     if (e->kind > EXT_GLOBAL) return tw_fail(r->d, (uint32_t)at, "malformed export kind");
     if (!dec_u32r(r, &e->index)) return false;
   }

@@ -5,7 +5,7 @@
 
 /* The struct twasm_func of any function: vmctx->funcs[i]. */
 LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index) {
-  return low_vmctx_entry(f, 32, func_index, "funcref");
+  return low_vmctx_entry(f, offsetof(twasm_vmctx, funcs), func_index, "funcref");
 }
 
 /* Pops the arguments of type_index, calls, and pushes the results;
@@ -43,8 +43,8 @@ static void emit_call(low_fn *f, uint32_t func_index) {
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);
-  LLVMValueRef code = low_load_at(f, f->mc->t_ptr, ref, 0, "code");
-  LLVMValueRef vmctx = low_load_at(f, f->mc->t_ptr, ref, 8, "callee_vmctx");
+  LLVMValueRef code = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
+  LLVMValueRef vmctx = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
   call_typed(f, callee->type_index, code, vmctx, false);
 }
 
@@ -63,13 +63,13 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   LLVMValueRef ref = LLVMBuildLoad2(f->b, mc->t_ptr, slot, "callee");
   LLVMValueRef is_null = LLVMBuildIsNull(f->b, ref, "");
   low_trap_if(f, is_null, TWASM_TRAP_UNINITIALIZED_ELEMENT, insn->offset);
-  LLVMValueRef sig = low_load_at(f, mc->t_i32, ref, 16, "sig_id");
+  LLVMValueRef sig = low_load_at(f, mc->t_i32, ref, offsetof(twasm_func_abi, sig_id), "sig_id");
   /* The canonical ids are fixed at instantiation (invariant: hoistable). */
-  LLVMValueRef expected = low_vmctx_entry_u32(f, 40, type_index, "expected_sig");
+  LLVMValueRef expected = low_vmctx_entry_u32(f, offsetof(twasm_vmctx, sig_ids), type_index, "expected_sig");
   LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, sig, expected, "");
   low_trap_if(f, differs, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, insn->offset);
-  LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, 0, "code");
-  LLVMValueRef vmctx = low_load_at(f, mc->t_ptr, ref, 8, "callee_vmctx");
+  LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
+  LLVMValueRef vmctx = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
   call_typed(f, type_index, code, vmctx, false);
 }
 

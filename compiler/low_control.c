@@ -2,6 +2,7 @@
  * as LLVM blocks, with phis carrying block parameters and results. */
 #include <string.h>
 
+#include "ir_pass.h"
 #include "low_internal.h"
 
 /* Defined in low_call.c; belongs in low_internal.h next to the emitters. */
@@ -218,13 +219,13 @@ static low_frame *label_frame(low_fn *f, uint32_t depth) {
 }
 
 /* A branch back to a loop's header carries the loop's file offset
- * (LOW_MD_LOOP), which the offload stage keeps in the loop's metadata
+ * (IR_MD_LOOP), which the offload stage keeps in the loop's metadata
  * and names in --offload-report. */
 static void mark_back_edge(low_fn *f, LLVMValueRef branch, const low_frame *fr) {
   if (fr->op != OP_LOOP) return;
   LLVMContextRef c = f->mc->ctx;
   LLVMMetadataRef off = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, fr->offset, false));
-  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, LOW_MD_LOOP, strlen(LOW_MD_LOOP)),
+  LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(c, IR_MD_LOOP, strlen(IR_MD_LOOP)),
                   LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &off, 1)));
 }
 
@@ -291,7 +292,7 @@ bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
   case OP_BR_IF: emit_br_if(f, insn->u.index); return true;
   case OP_BR_TABLE: emit_br_table(f, insn); return true;
   case OP_RETURN: emit_br(f, f->nframes - 1); return true;
-  case OP_DROP: low_memory_keep(f, low_pop(f)); return true;
+  case OP_DROP: low_pop(f); return true;
   case OP_SELECT:
   case OP_SELECT_T: emit_select(f); return true;
   default: return low_emit_call(f, insn);

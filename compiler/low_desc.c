@@ -1,8 +1,11 @@
 /* low_desc.c: emits the module descriptor (twasm_module_abi of
- * include/twasm_abi.h) as LLVM constants, field for field. */
+ * include/twasm_abi.h) as LLVM constants, each field placed at its C
+ * offset (ir_abi.h). */
 #include <string.h>
 
+#include "ir_abi.h"
 #include "low_internal.h"
+#include "wasm_simd.h"
 
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
                     LLVMValueRef *trampolines, tw_diag *d);
@@ -16,8 +19,15 @@ static LLVMValueRef pad(low_module_ctx *mc, unsigned n) {
   return LLVMConstNull(LLVMArrayType2(mc->t_i8, n));
 }
 
-static LLVMValueRef cstruct(low_module_ctx *mc, LLVMValueRef *fields, unsigned n) {
-  return LLVMConstStructInContext(mc->ctx, fields, n, false);
+/* A constant of ABI struct T from IR_ABI_FIELD(T, ...) initialisers. */
+#define ABI_STRUCT(mc, T, ...) \
+  abi_struct(mc, sizeof(T), (const ir_abi_field[]){__VA_ARGS__}, \
+             sizeof((const ir_abi_field[]){__VA_ARGS__}) / sizeof(ir_abi_field))
+
+static LLVMValueRef abi_struct(low_module_ctx *mc, size_t size, const ir_abi_field *f, unsigned n) {
+  LLVMValueRef s = ir_abi_struct(mc->ctx, size, f, n);
+  if (!s) mc->abi_broken = true;
+  return s ? s : LLVMConstNull(LLVMInt8TypeInContext(mc->ctx));
 }
 
 /* A private constant global holding init; returns its address. */
@@ -30,7 +40,7 @@ static LLVMValueRef private_const(low_module_ctx *mc, LLVMValueRef init, const c
   return g;
 }
 
-static LLVMValueRef bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
+LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
   LLVMValueRef s = LLVMConstStringInContext2(mc->ctx, bytes, len, false); /* NUL-terminated */
   return private_const(mc, s, name);
 }
@@ -41,9 +51,19 @@ static LLVMValueRef array_const(low_module_ctx *mc, LLVMValueRef *elems, uint32_
   return private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
 }
 
+/* TWASM_CE_V128: the address of the 16 bytes, as the value field. */
+static LLVMValueRef v128_constexpr(low_module_ctx *mc, const uint8_t *bytes) {
+  LLVMValueRef g = low_bytes_const(mc, bytes, 16, "twasm_v128_const");
+  return ABI_STRUCT(mc, twasm_constexpr_abi, IR_ABI_FIELD(twasm_constexpr_abi, op, u32(mc, TWASM_CE_V128)),
+                    IR_ABI_FIELD(twasm_constexpr_abi, pad, u32(mc, 0)),
+                    IR_ABI_FIELD(twasm_constexpr_abi, value, LLVMConstPtrToInt(g, mc->t_i64)));
+}
+
 static LLVMValueRef constexpr_abi(low_module_ctx *mc, const wasm_constexpr *ce) {
   uint32_t op = TWASM_CE_I32;
   uint64_t value = 0;
+  if (ce->ncode > 0 && ce->code[0].op == OP_SIMD + SIMD_V128_CONST)
+    return v128_constexpr(mc, ce->code[0].u.bytes);
   if (ce->ncode > 0) {
     const wasm_insn *in = &ce->code[0];
     switch (in->op) {
@@ -57,7 +77,9 @@ static LLVMValueRef constexpr_abi(low_module_ctx *mc, const wasm_constexpr *ce) 
     default: break; /* validation admits no other constant instruction */
     }
   }
-  return cstruct(mc, (LLVMValueRef[]){u32(mc, op), u32(mc, 0), u64(mc, value)}, 3);
+  return ABI_STRUCT(mc, twasm_constexpr_abi, IR_ABI_FIELD(twasm_constexpr_abi, op, u32(mc, op)),
+                    IR_ABI_FIELD(twasm_constexpr_abi, pad, u32(mc, 0)),
+                    IR_ABI_FIELD(twasm_constexpr_abi, value, u64(mc, value)));
 }
 
 static LLVMValueRef types_abi(low_module_ctx *mc) {
@@ -69,14 +91,15 @@ static LLVMValueRef types_abi(low_module_ctx *mc) {
     uint8_t *all = tw_arena_alloc(&mc->arena, n + 1);
     memcpy(all, ft->params, ft->nparams);
     memcpy(all + ft->nparams, ft->results, ft->nresults);
-    v[t] = cstruct(mc, (LLVMValueRef[]){u32(mc, ft->nparams), u32(mc, ft->nresults),
-                                         bytes_const(mc, all, n, "twasm_type")}, 3);
+    v[t] = ABI_STRUCT(mc, twasm_functype_abi, IR_ABI_FIELD(twasm_functype_abi, nparams, u32(mc, ft->nparams)),
+                      IR_ABI_FIELD(twasm_functype_abi, nresults, u32(mc, ft->nresults)),
+                      IR_ABI_FIELD(twasm_functype_abi, types, low_bytes_const(mc, all, n, "twasm_type")));
   }
   return array_const(mc, v, m->ntypes, "twasm_types");
 }
 
 static LLVMValueRef name_const(low_module_ctx *mc, wasm_name n) {
-  return bytes_const(mc, n.bytes ? n.bytes : "", n.len, "twasm_name");
+  return low_bytes_const(mc, n.bytes ? n.bytes : "", n.len, "twasm_name");
 }
 
 static LLVMValueRef imports_abi(low_module_ctx *mc) {
@@ -93,12 +116,13 @@ static LLVMValueRef imports_abi(low_module_ctx *mc) {
     case EXT_MEMORY: lim = &m->mems[im->index].limits; break;
     default: valtype = m->globals[im->index].valtype; mut = m->globals[im->index].mutable_; break;
     }
-    LLVMValueRef f[] = {name_const(mc, im->module), name_const(mc, im->name),
-                        u32(mc, im->module.len), u32(mc, im->name.len), u32(mc, im->kind),
-                        u32(mc, type_index), u8(mc, valtype), u8(mc, mut),
-                        u8(mc, lim && lim->has_max), u8(mc, 0), u32(mc, 0),
-                        u64(mc, lim ? lim->min : 0), u64(mc, lim ? lim->max : 0)};
-    v[i] = cstruct(mc, f, 13);
+#define F(field, v) IR_ABI_FIELD(twasm_import_abi, field, v)
+    v[i] = ABI_STRUCT(mc, twasm_import_abi, F(module, name_const(mc, im->module)), F(name, name_const(mc, im->name)),
+                      F(module_len, u32(mc, im->module.len)), F(name_len, u32(mc, im->name.len)),
+                      F(kind, u32(mc, im->kind)), F(type_index, u32(mc, type_index)), F(valtype, u8(mc, valtype)),
+                      F(mutable_, u8(mc, mut)), F(has_max, u8(mc, lim && lim->has_max)), F(pad, u8(mc, 0)),
+                      F(pad2, u32(mc, 0)), F(min, u64(mc, lim ? lim->min : 0)), F(max, u64(mc, lim ? lim->max : 0)));
+#undef F
   }
   return array_const(mc, v, m->nimports, "twasm_imports");
 }
@@ -110,7 +134,9 @@ static LLVMValueRef funcs_abi(low_module_ctx *mc, uint32_t *count, LLVMValueRef 
   uint32_t n = 0;
   for (uint32_t i = 0; i < m->nfuncs; i++) {
     if (m->funcs[i].imported) continue;
-    v[n] = cstruct(mc, (LLVMValueRef[]){mc->funcs[i], u32(mc, m->funcs[i].type_index), u32(mc, 0)}, 3);
+    v[n] = ABI_STRUCT(mc, twasm_func_def_abi, IR_ABI_FIELD(twasm_func_def_abi, code, mc->funcs[i]),
+                      IR_ABI_FIELD(twasm_func_def_abi, type_index, u32(mc, m->funcs[i].type_index)),
+                      IR_ABI_FIELD(twasm_func_def_abi, pad, u32(mc, 0)));
     offs[n++] = u32(mc, m->funcs[i].body_offset);
   }
   *count = n;
@@ -125,8 +151,11 @@ static LLVMValueRef tables_abi(low_module_ctx *mc, uint32_t *count) {
   for (uint32_t i = 0; i < m->ntables; i++) {
     const wasm_table *t = &m->tables[i];
     if (t->imported) continue;
-    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, t->elem_type), u8(mc, t->limits.has_max), pad(mc, 6),
-                                           u64(mc, t->limits.min), u64(mc, t->limits.max)}, 5);
+#define F(field, v) IR_ABI_FIELD(twasm_table_def_abi, field, v)
+    v[n++] = ABI_STRUCT(mc, twasm_table_def_abi, F(elem_type, u8(mc, t->elem_type)),
+                        F(has_max, u8(mc, t->limits.has_max)), F(pad, pad(mc, 6)),
+                        F(min, u64(mc, t->limits.min)), F(max, u64(mc, t->limits.max)));
+#undef F
   }
   *count = n;
   return array_const(mc, v, n, "twasm_tables");
@@ -139,8 +168,10 @@ static LLVMValueRef memories_abi(low_module_ctx *mc, uint32_t *count) {
   for (uint32_t i = 0; i < m->nmems; i++) {
     const wasm_memory *mem = &m->mems[i];
     if (mem->imported) continue;
-    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, mem->limits.has_max), pad(mc, 7),
-                                           u64(mc, mem->limits.min), u64(mc, mem->limits.max)}, 4);
+#define F(field, v) IR_ABI_FIELD(twasm_memory_def_abi, field, v)
+    v[n++] = ABI_STRUCT(mc, twasm_memory_def_abi, F(has_max, u8(mc, mem->limits.has_max)), F(pad, pad(mc, 7)),
+                        F(min, u64(mc, mem->limits.min)), F(max, u64(mc, mem->limits.max)));
+#undef F
   }
   *count = n;
   return array_const(mc, v, n, "twasm_memories");
@@ -153,8 +184,10 @@ static LLVMValueRef globals_abi(low_module_ctx *mc, uint32_t *count) {
   for (uint32_t i = 0; i < m->nglobals; i++) {
     const wasm_global *g = &m->globals[i];
     if (g->imported) continue;
-    v[n++] = cstruct(mc, (LLVMValueRef[]){u8(mc, g->valtype), u8(mc, g->mutable_), pad(mc, 6),
-                                           constexpr_abi(mc, &g->init)}, 4);
+#define F(field, v) IR_ABI_FIELD(twasm_global_def_abi, field, v)
+    v[n++] = ABI_STRUCT(mc, twasm_global_def_abi, F(valtype, u8(mc, g->valtype)), F(mutable_, u8(mc, g->mutable_)),
+                        F(pad, pad(mc, 6)), F(init, constexpr_abi(mc, &g->init)));
+#undef F
   }
   *count = n;
   return array_const(mc, v, n, "twasm_globals");
@@ -165,8 +198,10 @@ static LLVMValueRef exports_abi(low_module_ctx *mc) {
   LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nexports + 1) * sizeof *v);
   for (uint32_t i = 0; i < m->nexports; i++) {
     const wasm_export *e = &m->exports[i];
-    v[i] = cstruct(mc, (LLVMValueRef[]){name_const(mc, e->name), u32(mc, e->name.len),
-                                         u32(mc, e->kind), u32(mc, e->index), u32(mc, 0)}, 5);
+#define F(field, v) IR_ABI_FIELD(twasm_export_abi, field, v)
+    v[i] = ABI_STRUCT(mc, twasm_export_abi, F(name, name_const(mc, e->name)), F(name_len, u32(mc, e->name.len)),
+                      F(kind, u32(mc, e->kind)), F(index, u32(mc, e->index)), F(pad, u32(mc, 0)));
+#undef F
   }
   return array_const(mc, v, m->nexports, "twasm_exports");
 }
@@ -178,10 +213,11 @@ static LLVMValueRef elems_abi(low_module_ctx *mc) {
     const wasm_elem *e = &m->elems[i];
     LLVMValueRef *items = tw_arena_alloc(&mc->arena, (e->nitems + 1) * sizeof *items);
     for (uint32_t k = 0; k < e->nitems; k++) items[k] = constexpr_abi(mc, &e->items[k]);
-    LLVMValueRef f[] = {u32(mc, e->mode), u32(mc, e->table_index), constexpr_abi(mc, &e->offset_expr),
-                        u32(mc, e->elem_type), u32(mc, e->nitems),
-                        array_const(mc, items, e->nitems, "twasm_elem_items")};
-    v[i] = cstruct(mc, f, 6);
+#define F(field, v) IR_ABI_FIELD(twasm_elem_abi, field, v)
+    v[i] = ABI_STRUCT(mc, twasm_elem_abi, F(mode, u32(mc, e->mode)), F(table_index, u32(mc, e->table_index)),
+                      F(offset, constexpr_abi(mc, &e->offset_expr)), F(elem_type, u32(mc, e->elem_type)),
+                      F(count, u32(mc, e->nitems)), F(items, array_const(mc, items, e->nitems, "twasm_elem_items")));
+#undef F
   }
   return array_const(mc, v, m->nelems, "twasm_elems");
 }
@@ -191,9 +227,11 @@ static LLVMValueRef datas_abi(low_module_ctx *mc) {
   LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->ndatas + 1) * sizeof *v);
   for (uint32_t i = 0; i < m->ndatas; i++) {
     const wasm_data *s = &m->datas[i];
-    LLVMValueRef f[] = {u32(mc, s->mode), u32(mc, s->mem_index), constexpr_abi(mc, &s->offset_expr),
-                        bytes_const(mc, s->bytes, s->size, "twasm_data_bytes"), u64(mc, s->size)};
-    v[i] = cstruct(mc, f, 5);
+#define F(field, v) IR_ABI_FIELD(twasm_data_abi, field, v)
+    v[i] = ABI_STRUCT(mc, twasm_data_abi, F(mode, u32(mc, s->mode)), F(mem_index, u32(mc, s->mem_index)),
+                      F(offset, constexpr_abi(mc, &s->offset_expr)),
+                      F(bytes, low_bytes_const(mc, s->bytes, s->size, "twasm_data_bytes")), F(size, u64(mc, s->size)));
+#undef F
   }
   return array_const(mc, v, m->ndatas, "twasm_datas");
 }
@@ -203,9 +241,19 @@ static LLVMValueRef func_names_abi(low_module_ctx *mc) {
   LLVMValueRef *v = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *v);
   for (uint32_t i = 0; i < m->nfuncs; i++) {
     const char *n = m->funcs[i].name;
-    v[i] = n ? bytes_const(mc, n, strlen(n), "twasm_func_name") : null_ptr(mc);
+    v[i] = n ? low_bytes_const(mc, n, strlen(n), "twasm_func_name") : null_ptr(mc);
   }
   return array_const(mc, v, m->nfuncs, "twasm_func_names");
+}
+
+/* The kernel table the offload stage fills in (IR_KERNEL_TABLE): empty
+ * here, with nkernels 0. */
+static LLVMValueRef kernel_table(low_module_ctx *mc) {
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMArrayType2(mc->t_i8, 0), IR_KERNEL_TABLE);
+  LLVMSetInitializer(g, LLVMConstNull(LLVMArrayType2(mc->t_i8, 0)));
+  LLVMSetGlobalConstant(g, true);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  return g;
 }
 
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
@@ -221,24 +269,26 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
   LLVMValueRef tables = tables_abi(mc, &ntables);
   LLVMValueRef mems = memories_abi(mc, &nmems);
   LLVMValueRef globals = globals_abi(mc, &nglobals);
-  LLVMValueRef f[] = {
-      u32(mc, TWASM_ABI_VERSION), u32(mc, (uint32_t)o->bounds_mode),
-      bytes_const(mc, stem, strlen(stem), "twasm_module_name"),
-      u32(mc, m->ntypes), u32(mc, m->nimports), types_abi(mc), imports_abi(mc),
-      u32(mc, nfuncs), u32(mc, ntables), funcs, tables,
-      u32(mc, nmems), u32(mc, nglobals), mems, globals,
-      u32(mc, m->nexports), u32(mc, m->nelems), exports_abi(mc), elems_abi(mc),
-      u32(mc, m->ndatas), u32(mc, m->has_start ? m->start : (uint32_t)-1), datas_abi(mc),
-      array_const(mc, invokers, m->ntypes, "twasm_invokers"),
-      array_const(mc, trampolines, m->ntypes, "twasm_trampolines"),
-      func_names_abi(mc), u32(mc, m->nfuncs), u32(mc, 0),
-      bytes_const(mc, file, strlen(file), "twasm_filename"), offsets,
-      /* nkernels, pad2, kernels: filled in by the offload stage (off_table.c) */
-      u32(mc, 0), u32(mc, 0), null_ptr(mc)};
-  LLVMValueRef desc = cstruct(mc, f, sizeof f / sizeof f[0]);
+#define F(field, v) IR_ABI_FIELD(twasm_module_abi, field, v)
+  LLVMValueRef desc = ABI_STRUCT(mc, twasm_module_abi,
+      F(abi_version, u32(mc, TWASM_ABI_VERSION)), F(bounds_mode, u32(mc, (uint32_t)o->bounds_mode)),
+      F(name, low_bytes_const(mc, stem, strlen(stem), "twasm_module_name")),
+      F(ntypes, u32(mc, m->ntypes)), F(nimports, u32(mc, m->nimports)), F(types, types_abi(mc)),
+      F(imports, imports_abi(mc)), F(nfuncs, u32(mc, nfuncs)), F(ntables, u32(mc, ntables)),
+      F(funcs, funcs), F(tables, tables), F(nmemories, u32(mc, nmems)), F(nglobals, u32(mc, nglobals)),
+      F(memories, mems), F(globals, globals), F(nexports, u32(mc, m->nexports)),
+      F(nelems, u32(mc, m->nelems)), F(exports, exports_abi(mc)), F(elems, elems_abi(mc)),
+      F(ndatas, u32(mc, m->ndatas)), F(start_func, u32(mc, m->has_start ? m->start : (uint32_t)-1)),
+      F(datas, datas_abi(mc)), F(invokers, array_const(mc, invokers, m->ntypes, "twasm_invokers")),
+      F(host_trampolines, array_const(mc, trampolines, m->ntypes, "twasm_trampolines")),
+      F(func_names, func_names_abi(mc)), F(nfuncs_total, u32(mc, m->nfuncs)), F(pad, u32(mc, 0)),
+      F(filename, low_bytes_const(mc, file, strlen(file), "twasm_filename")), F(func_offsets, offsets),
+      F(nkernels, u32(mc, 0)), F(pad2, u32(mc, 0)), F(kernels, kernel_table(mc)));
+#undef F
+  if (mc->abi_broken)
+    return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: a module descriptor field disagrees with twasm_abi.h");
   LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(desc), o->desc_symbol ? o->desc_symbol : "twasm_module");
   LLVMSetInitializer(g, desc);
   LLVMSetGlobalConstant(g, true);
-  (void)d;
   return true;
 }

@@ -156,8 +156,8 @@ static void build_entry(low_fn *f) {
   if (has_large_frame(f->func)) low_stack_check(f);
   else f->stack_check_at_calls = low_stack_checked_calls(f->mc, f->func, 0, f->func->ncode);
   if (f->mc->m->nmems > 0) {
-    f->mem_base = low_vmctx_load(f, 0, f->mc->t_ptr, "mem_base");
-    f->mem_obj = low_vmctx_load(f, 8, f->mc->t_ptr, "mem");
+    f->mem_base = low_vmctx_load(f, offsetof(twasm_vmctx, mem_base), f->mc->t_ptr, "mem_base");
+    f->mem_obj = low_vmctx_load(f, offsetof(twasm_vmctx, mem), f->mc->t_ptr, "mem");
   }
 }
 
@@ -182,8 +182,13 @@ static bool emit_memory(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
   return low_emit_memory(f, insn);
 }
 
+static bool emit_simd(low_fn *f, const wasm_insn *insn, uint32_t *pc) {
+  (void)pc;
+  return low_emit_simd(f, insn);
+}
+
 static bool (*const emitters[])(low_fn *, const wasm_insn *, uint32_t *) = {
-    emit_control, emit_variable, emit_numeric, emit_memory, emit_table,
+    emit_control, emit_variable, emit_numeric, emit_memory, emit_table, emit_simd,
 };
 
 static bool is_block_start(uint16_t op) {

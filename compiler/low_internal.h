@@ -19,6 +19,7 @@ typedef struct low_module_ctx {
   tw_arena arena;
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f32, t_f64, t_ptr;
+  LLVMTypeRef t_v128;      /* <2 x i64>: how v128 values travel (low_simd.h) */
   LLVMTypeRef *fn_types;   /* [m->ntypes] typed native signature, see twasm_abi.h */
   LLVMValueRef *funcs;     /* [m->nfuncs] LLVM function of each defined
                               function, NULL for imported ones */
@@ -42,11 +43,15 @@ typedef struct low_module_ctx {
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
+  LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
+  bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   bool *stack_bounded;       /* [m->nfuncs] its calls use bounded stack: no check before a call to it (low_stack.c) */
 } low_module_ctx;
 
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
+/* A private constant holding len bytes and a NUL (low_desc.c). */
+LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name);
 
 /* LLVM type of a Wasm value type (refs are ptr). */
 LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype);
@@ -131,9 +136,11 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
 LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef index,
                                 uint32_t trap_code, uint32_t offset);
 
-/* Guard mode: a dropped memory load must still fault, so drop marks it
- * volatile (LLVM would delete it otherwise). */
-void low_memory_keep(low_fn *f, LLVMValueRef dropped);
+/* Pointer to the bytes bytes at address + insn's offset, trapping
+ * unless all of them lie in memory (explicit mode: here; guard mode:
+ * bnd_insert.c (low_memory.c). */
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes);
 
 /* Emitters by opcode family.  Each returns true when it handled insn (all
  * of them only see reachable code: low_func.c skips dead code). */
@@ -142,6 +149,7 @@ bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memo
 bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
+bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
 
 /* C library routines low_libc.c runs natively where that is exact. */
 typedef enum {

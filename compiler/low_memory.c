@@ -1,6 +1,10 @@
 /* low_memory.c: loads, stores, memory.size/grow and the bulk memory instructions. */
 #include "low_internal.h"
 
+#include <string.h>
+
+#include "bnd.h"
+
 /* One load or store: bytes accessed, the Wasm value type on the stack,
  * and for narrow loads whether they sign-extend. */
 typedef struct {
@@ -22,9 +26,30 @@ static const mem_access accesses[] = {
 _Static_assert(sizeof accesses / sizeof accesses[0] == OP_I64_STORE32 - OP_I32_LOAD + 1,
                "one access per load/store opcode");
 
-/* memory.grow changes it, so it is loaded at every use. */
+/* The size lies between the declared minimum (an imported memory is at
+ * least its import's minimum; memory never shrinks) and the maximum:
+ * `!range` lets LLVM fold checks of addresses below the minimum, also
+ * those that only become constant after inlining. */
+static void size_range(low_fn *f, LLVMValueRef size) {
+  const wasm_limits *l = &f->mc->m->mems[0].limits;
+  uint64_t max_pages = l->has_max && l->max < TWASM_MAX_PAGES ? l->max : TWASM_MAX_PAGES;
+  uint64_t lo = l->min * TWASM_PAGE_SIZE, hi = max_pages * TWASM_PAGE_SIZE + 1;
+  if (lo >= hi) return; /* an invalid import cannot instantiate anyway */
+  LLVMContextRef c = f->mc->ctx;
+  LLVMMetadataRef ops[] = {LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i64, lo, false)),
+                           LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i64, hi, false))};
+  LLVMSetMetadata(size, LLVMGetMDKindIDInContext(c, "range", 5),
+                  LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, 2)));
+}
+
+/* memory.grow changes it, so it is loaded at every use; its own TBAA tag
+ * tells LLVM that stores to linear memory or globals leave it alone (only
+ * calls may grow memory), so one load serves many checks. */
 static LLVMValueRef mem_size_bytes(low_fn *f) {
-  return low_load_at(f, f->mc->t_i64, f->mem_obj, 8, "size_bytes");
+  LLVMValueRef size = low_load_at(f, f->mc->t_i64, f->mem_obj, offsetof(twasm_memory_abi, size_bytes), "size_bytes");
+  low_tbaa(f->mc, size, f->mc->tbaa_size);
+  size_range(f, size);
+  return size;
 }
 
 /* Traps at offset unless [start, start + len) lies in memory (all i64, so
@@ -46,15 +71,29 @@ static LLVMValueRef zext64(low_fn *f, LLVMValueRef v) {
 }
 
 /* Address of an access: zext(address) + offset, below 2^33, which the
- * guard reservation (8 GiB + 64 KiB) covers. */
-static LLVMValueRef access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
-                               unsigned bytes) {
+ * guard reservation (8 GiB + 64 KiB) covers.  Explicit mode compares it
+ * with the memory size here.  Guard mode only marks the address
+ * (BND_MD_ACCESS: function, offset and width) and bnd_insert.c adds the
+ * same exact check later, once the IR rewrites that want plain accesses
+ * (low_reroll.c, low_address.c) have run: LLVM assumes that loads and
+ * stores cannot trap, so the guard pages alone are not exact.  SIMD
+ * accesses come here too, with their width. */
+LLVMValueRef low_access_ptr(low_fn *f, const wasm_insn *insn, LLVMValueRef address,
+                            unsigned bytes) {
   LLVMValueRef ea = zext64(f, address);
   if (insn->u.mem.offset)
     ea = LLVMBuildAdd(f->b, ea, LLVMConstInt(f->mc->t_i64, insn->u.mem.offset, false), "ea");
-  if (f->mc->opt->bounds_mode == TWASM_BOUNDS_EXPLICIT)
+  if (f->mc->opt->bounds_mode == TWASM_BOUNDS_EXPLICIT) {
     check_range(f, ea, LLVMConstInt(f->mc->t_i64, bytes, false), insn->offset);
-  return mem_ptr(f, ea);
+    return mem_ptr(f, ea);
+  }
+  LLVMValueRef ptr = mem_ptr(f, ea);
+  LLVMMetadataRef ops[3];
+  uint32_t vals[3] = {f->func_index, insn->offset, bytes};
+  for (int i = 0; i < 3; i++) ops[i] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, vals[i], false));
+  LLVMSetMetadata(ptr, LLVMGetMDKindIDInContext(f->mc->ctx, BND_MD_ACCESS, strlen(BND_MD_ACCESS)),
+                  LLVMMetadataAsValue(f->mc->ctx, LLVMMDNodeInContext2(f->mc->ctx, ops, 3)));
+  return ptr;
 }
 
 /* The type in memory: the value type itself, or a narrower integer. */
@@ -67,7 +106,7 @@ static LLVMTypeRef memory_type(low_fn *f, const mem_access *a, LLVMTypeRef value
 static void emit_load(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   LLVMValueRef v = LLVMBuildLoad2(f->b, mem_ty, ptr, "");
   LLVMSetAlignment(v, 1);
   low_tbaa(f->mc, v, f->mc->tbaa_memory);
@@ -80,23 +119,11 @@ static void emit_store(low_fn *f, const wasm_insn *insn, const mem_access *a) {
   LLVMTypeRef value_ty = low_valtype(f->mc, a->valtype);
   LLVMTypeRef mem_ty = memory_type(f, a, value_ty);
   LLVMValueRef v = low_pop(f);
-  LLVMValueRef ptr = access_ptr(f, insn, low_pop(f), a->bytes);
+  LLVMValueRef ptr = low_access_ptr(f, insn, low_pop(f), a->bytes);
   if (mem_ty != value_ty) v = LLVMBuildTrunc(f->b, v, mem_ty, "");
   LLVMValueRef st = LLVMBuildStore(f->b, v, ptr);
   LLVMSetAlignment(st, 1);
   low_tbaa(f->mc, st, f->mc->tbaa_memory);
-}
-
-/* In guard mode the fault of a load is its bounds check, and LLVM deletes
- * loads whose value nobody uses: a dropped load is made volatile so that
- * `(drop (i32.load ...))` still traps.  drop calls this on the value. */
-void low_memory_keep(low_fn *f, LLVMValueRef dropped) {
-  if (f->mc->opt->bounds_mode != TWASM_BOUNDS_GUARD || !LLVMIsAInstruction(dropped)) return;
-  if (LLVMIsACastInst(dropped)) dropped = LLVMGetOperand(dropped, 0); /* narrow loads */
-  if (!LLVMIsALoadInst(dropped)) return;
-  LLVMValueRef ptr = LLVMGetOperand(dropped, 0);
-  if (LLVMIsAGetElementPtrInst(ptr) && LLVMGetOperand(ptr, 0) == f->mem_base)
-    LLVMSetVolatile(dropped, true);
 }
 
 static LLVMValueRef const_u32(low_fn *f, uint32_t v) {

@@ -16,6 +16,7 @@ LLVMTypeRef low_valtype(low_module_ctx *mc, uint8_t valtype) {
   case VT_I64: return mc->t_i64;
   case VT_F32: return mc->t_f32;
   case VT_F64: return mc->t_f64;
+  case VT_V128: return mc->t_v128;
   default: return mc->t_ptr; /* funcref, externref */
   }
 }
@@ -95,23 +96,39 @@ static void declare_functions(low_module_ctx *mc) {
   }
 }
 
-/* Slot <-> value conversions for the generic entry points. */
+/* Slot <-> value conversions for the generic entry points: each value in
+ * its own 8-byte slot, a v128 in two (twasm_abi.h). */
 static LLVMValueRef from_slot(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef slot_ptr, uint8_t vt) {
-  return LLVMBuildLoad2(b, low_valtype(mc, vt), slot_ptr, "arg");
+  LLVMValueRef v = LLVMBuildLoad2(b, low_valtype(mc, vt), slot_ptr, "arg");
+  LLVMSetAlignment(v, 8);
+  return v;
 }
 
 static LLVMValueRef to_slot(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef v, uint8_t vt) {
   switch (vt) {
   case VT_I32: return LLVMBuildZExt(b, v, mc->t_i64, "");
-  case VT_I64: return v;
+  case VT_I64: case VT_V128: return v;
   case VT_F32: return LLVMBuildZExt(b, LLVMBuildBitCast(b, v, mc->t_i32, ""), mc->t_i64, "");
   case VT_F64: return LLVMBuildBitCast(b, v, mc->t_i64, "");
   default: return LLVMBuildPtrToInt(b, v, mc->t_i64, "");
   }
 }
 
-static LLVMValueRef slot_at(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef base, uint32_t i) {
-  LLVMValueRef idx = LLVMConstInt(mc->t_i64, i, false);
+static void store_slot(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef v, uint8_t vt,
+                       LLVMValueRef slot_ptr) {
+  LLVMSetAlignment(LLVMBuildStore(b, to_slot(b, mc, v, vt), slot_ptr), 8);
+}
+
+/* Slot index of value i of types: v128 values before it count twice. */
+static uint32_t slot_index(const uint8_t *types, uint32_t i) {
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < i; k++) at += types[k] == VT_V128 ? 2 : 1;
+  return at;
+}
+
+static LLVMValueRef slot_at(LLVMBuilderRef b, low_module_ctx *mc, LLVMValueRef base,
+                            const uint8_t *types, uint32_t i) {
+  LLVMValueRef idx = LLVMConstInt(mc->t_i64, slot_index(types, i), false);
   return LLVMBuildGEP2(b, mc->t_i64, base, &idx, 1, "slot");
 }
 
@@ -128,12 +145,12 @@ static LLVMValueRef build_invoker(low_module_ctx *mc, LLVMBuilderRef b, uint32_t
   LLVMValueRef *args = tw_arena_alloc(&mc->arena, (ft->nparams + 1) * sizeof *args);
   args[0] = LLVMGetParam(fn, 1);
   for (uint32_t i = 0; i < ft->nparams; i++)
-    args[i + 1] = from_slot(b, mc, slot_at(b, mc, LLVMGetParam(fn, 2), i), ft->params[i]);
+    args[i + 1] = from_slot(b, mc, slot_at(b, mc, LLVMGetParam(fn, 2), ft->params, i), ft->params[i]);
   LLVMValueRef r = LLVMBuildCall2(b, mc->fn_types[t], LLVMGetParam(fn, 0), args, ft->nparams + 1, "");
   LLVMValueRef results = LLVMGetParam(fn, 3);
   for (uint32_t i = 0; i < ft->nresults; i++) {
     LLVMValueRef v = ft->nresults == 1 ? r : LLVMBuildExtractValue(b, r, i, "");
-    LLVMBuildStore(b, to_slot(b, mc, v, ft->results[i]), slot_at(b, mc, results, i));
+    store_slot(b, mc, v, ft->results[i], slot_at(b, mc, results, ft->results, i));
   }
   LLVMBuildRetVoid(b);
   return fn;
@@ -148,20 +165,22 @@ static LLVMValueRef build_trampoline(low_module_ctx *mc, LLVMBuilderRef b, LLVMV
   LLVMValueRef fn = LLVMAddFunction(mc->mod, name, mc->fn_types[t]);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
-  uint32_t na = ft->nparams ? ft->nparams : 1, nr = ft->nresults ? ft->nresults : 1;
+  uint32_t na = slot_index(ft->params, ft->nparams), nr = slot_index(ft->results, ft->nresults);
+  na = na ? na : 1;
+  nr = nr ? nr : 1;
   LLVMValueRef args = LLVMBuildAlloca(b, LLVMArrayType2(mc->t_i64, na), "args");
   LLVMValueRef res = LLVMBuildAlloca(b, LLVMArrayType2(mc->t_i64, nr), "results");
   for (uint32_t i = 0; i < ft->nparams; i++)
-    LLVMBuildStore(b, to_slot(b, mc, LLVMGetParam(fn, i + 1), ft->params[i]), slot_at(b, mc, args, i));
+    store_slot(b, mc, LLVMGetParam(fn, i + 1), ft->params[i], slot_at(b, mc, args, ft->params, i));
   LLVMBuildCall2(b, call_host_ty, call_host, (LLVMValueRef[]){LLVMGetParam(fn, 0), args, res}, 3, "");
   if (ft->nresults == 0) {
     LLVMBuildRetVoid(b);
   } else if (ft->nresults == 1) {
-    LLVMBuildRet(b, from_slot(b, mc, slot_at(b, mc, res, 0), ft->results[0]));
+    LLVMBuildRet(b, from_slot(b, mc, slot_at(b, mc, res, ft->results, 0), ft->results[0]));
   } else {
     LLVMValueRef agg = LLVMGetUndef(LLVMGetReturnType(mc->fn_types[t]));
     for (uint32_t i = 0; i < ft->nresults; i++)
-      agg = LLVMBuildInsertValue(b, agg, from_slot(b, mc, slot_at(b, mc, res, i), ft->results[i]), i, "");
+      agg = LLVMBuildInsertValue(b, agg, from_slot(b, mc, slot_at(b, mc, res, ft->results, i), ft->results[i]), i, "");
     LLVMBuildRet(b, agg);
   }
   return fn;
@@ -178,35 +197,42 @@ static void build_entry_points(low_module_ctx *mc, LLVMValueRef *invokers, LLVMV
   LLVMDisposeBuilder(b);
 }
 
-/* int main(int argc, char **argv) { return twasm_main(&desc, argc, argv, dirs); } */
+/* int main(int argc, char **argv) {
+ *   return twasm_main(&desc, argc, argv, dirs, env, flags); } */
 static void build_main(low_module_ctx *mc, LLVMValueRef desc) {
   LLVMTypeRef p = mc->t_ptr, i32 = mc->t_i32, tm_ty;
-  LLVMValueRef twasm_main = declare(mc, "twasm_main", &tm_ty, i32, (LLVMTypeRef[]){p, i32, p, p}, 4);
+  LLVMValueRef twasm_main =
+      declare(mc, "twasm_main", &tm_ty, i32, (LLVMTypeRef[]){p, i32, p, p, p, i32}, 6);
   LLVMTypeRef main_ty = LLVMFunctionType(i32, (LLVMTypeRef[]){i32, p}, 2, false);
   LLVMValueRef fn = LLVMAddFunction(mc->mod, "main", main_ty);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(mc->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
-  LLVMValueRef dirs = LLVMConstNull(p);
+  LLVMValueRef dirs = LLVMConstNull(p), env = LLVMConstNull(p);
   if (mc->opt->baked_dirs) dirs = LLVMBuildGlobalStringPtr(b, mc->opt->baked_dirs, "twasm_baked_dirs");
-  LLVMValueRef args[] = {desc, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), dirs};
-  LLVMBuildRet(b, LLVMBuildCall2(b, tm_ty, twasm_main, args, 4, ""));
+  if (mc->opt->baked_env)
+    env = low_bytes_const(mc, mc->opt->baked_env, mc->opt->baked_env_len, "twasm_baked_env");
+  LLVMValueRef flags = LLVMConstInt(i32, mc->opt->inherit_env ? TWASM_MAIN_INHERIT_ENV : 0, false);
+  LLVMValueRef args[] = {desc, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), dirs, env, flags};
+  LLVMBuildRet(b, LLVMBuildCall2(b, tm_ty, twasm_main, args, 6, ""));
   LLVMDisposeBuilder(b);
 }
 
-/* Scalar TBAA type nodes under one root, used as access tags. */
-static void init_tbaa(low_module_ctx *mc) {
-  LLVMContextRef c = mc->ctx;
+/* Scalar TBAA type nodes under one root, used as access tags (uniqued:
+ * building one again gives the same node). */
+LLVMValueRef low_tbaa_tag(LLVMContextRef c, const char *name) {
   LLVMMetadataRef root_name = LLVMMDStringInContext2(c, "twasm tbaa", 10);
   LLVMMetadataRef root = LLVMMDNodeInContext2(c, &root_name, 1);
-  LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(mc->t_i64, 0, false));
-  const char *names[2] = {"wasm linear memory", "wasm global cell"};
-  LLVMValueRef *tags[2] = {&mc->tbaa_memory, &mc->tbaa_global};
-  for (int i = 0; i < 2; i++) {
-    LLVMMetadataRef type_ops[] = {LLVMMDStringInContext2(c, names[i], strlen(names[i])), root, zero};
-    LLVMMetadataRef type = LLVMMDNodeInContext2(c, type_ops, 3);
-    LLVMMetadataRef tag_ops[] = {type, type, zero};
-    *tags[i] = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, tag_ops, 3));
-  }
+  LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(LLVMInt64TypeInContext(c), 0, false));
+  LLVMMetadataRef type_ops[] = {LLVMMDStringInContext2(c, name, strlen(name)), root, zero};
+  LLVMMetadataRef type = LLVMMDNodeInContext2(c, type_ops, 3);
+  LLVMMetadataRef tag_ops[] = {type, type, zero};
+  return LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, tag_ops, 3));
+}
+
+static void init_tbaa(low_module_ctx *mc) {
+  mc->tbaa_memory = low_tbaa_tag(mc->ctx, "wasm linear memory");
+  mc->tbaa_global = low_tbaa_tag(mc->ctx, "wasm global cell");
+  mc->tbaa_size = low_tbaa_tag(mc->ctx, LOW_TBAA_SIZE);
 }
 
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag) {
@@ -224,6 +250,7 @@ static void init_types(low_module_ctx *mc) {
   mc->t_f32 = LLVMFloatTypeInContext(c);
   mc->t_f64 = LLVMDoubleTypeInContext(c);
   mc->t_ptr = LLVMPointerTypeInContext(c, 0);
+  mc->t_v128 = LLVMVectorType(mc->t_i64, 2);
 }
 
 bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt,
@@ -253,6 +280,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
     ok = tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: invalid LLVM IR: %.400s", msg ? msg : "");
   }
   LLVMDisposeMessage(msg);
+  if (ok && opt->funcs_out) memcpy(opt->funcs_out, mc.funcs, m->nfuncs * sizeof *mc.funcs);
   tw_arena_free(&mc.arena);
   if (!ok) {
     LLVMDisposeModule(mc.mod);

@@ -3,12 +3,12 @@
 
 
 static LLVMValueRef table_obj(low_fn *f, uint32_t table_index) {
-  return low_vmctx_entry(f, 24, table_index, "table");
+  return low_vmctx_entry(f, offsetof(twasm_vmctx, tables), table_index, "table");
 }
 
 /* Size and elems change on table.grow, so both are loaded at every use. */
 static LLVMValueRef table_size(low_fn *f, LLVMValueRef table) {
-  return low_load_at(f, f->mc->t_i32, table, 8, "table_size");
+  return low_load_at(f, f->mc->t_i32, table, offsetof(twasm_table_abi, size), "table_size");
 }
 
 /* &elems[index] after trapping with trap_code when index >= size. */
@@ -18,7 +18,7 @@ LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef in
   LLVMValueRef table = table_obj(f, table_index);
   LLVMValueRef out = LLVMBuildICmp(f->b, LLVMIntUGE, index, table_size(f, table), "");
   low_trap_if(f, out, trap_code, offset);
-  LLVMValueRef elems = low_load_at(f, mc->t_ptr, table, 0, "elems");
+  LLVMValueRef elems = low_load_at(f, mc->t_ptr, table, offsetof(twasm_table_abi, elems), "elems");
   LLVMValueRef idx = LLVMBuildZExt(f->b, index, mc->t_i64, "");
   return LLVMBuildInBoundsGEP2(f->b, mc->t_ptr, elems, &idx, 1, "elem");
 }

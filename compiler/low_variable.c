@@ -2,23 +2,27 @@
  * vmctx's global cells. */
 #include "low_internal.h"
 
-/* Pointer to the 8-byte cell of global i: vmctx->globals[i], which never
- * changes once the instance exists (the value inside it may). */
+/* Pointer to the cell of global i (twasm_global_cell, 8-aligned):
+ * vmctx->globals[i], which never changes once the instance exists (the
+ * value inside it may). */
 static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
-  return low_vmctx_entry(f, 16, global_index, "global_cell");
+  return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
 }
 
 static void emit_global_get(low_fn *f, uint32_t global_index) {
   const wasm_global *g = &f->mc->m->globals[global_index];
   LLVMValueRef cell = global_cell(f, global_index);
   LLVMValueRef v = LLVMBuildLoad2(f->b, low_valtype(f->mc, g->valtype), cell, "global");
+  LLVMSetAlignment(v, 8); /* a v128 would assume 16 */
   low_tbaa(f->mc, v, f->mc->tbaa_global);
   low_push(f, v);
 }
 
 static void emit_global_set(low_fn *f, uint32_t global_index) {
   LLVMValueRef v = low_pop(f);
-  low_tbaa(f->mc, LLVMBuildStore(f->b, v, global_cell(f, global_index)), f->mc->tbaa_global);
+  LLVMValueRef st = LLVMBuildStore(f->b, v, global_cell(f, global_index));
+  LLVMSetAlignment(st, 8);
+  low_tbaa(f->mc, st, f->mc->tbaa_global);
 }
 
 static LLVMValueRef local_get(low_fn *f, uint32_t i) {

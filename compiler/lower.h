@@ -13,6 +13,14 @@ typedef struct {
   const char *module_name; /* for messages: the file stem */
   bool emit_main;         /* also emit main() calling twasm_main(&desc, ...) */
   const char *baked_dirs; /* for main(): "HOST::GUEST\n..." preopens, or NULL */
+  const char *baked_env;  /* for main(): NUL-ended NAME[=VALUE] entries, then an
+                           * empty one (twasm_main), or NULL */
+  size_t baked_env_len;   /* bytes of baked_env, the final NUL included */
+  bool inherit_env;       /* for main(): the guest sees the host's environment */
+  bool portable_cpu;      /* the default x86-64 target (SSE2 only): SIMD rounding
+                           * is computed with adds, not libm calls per lane */
+  LLVMValueRef *funcs_out; /* when set: [m->nfuncs] receives the LLVM function
+                            * of each defined function, NULL for imports */
 } low_options;
 
 /* Builds a new LLVM module in ctx holding every function of m, the
@@ -20,26 +28,9 @@ typedef struct {
 bool low_module(LLVMContextRef ctx, const wasm_module *m,
                 const low_options *opt, LLVMModuleRef *out, tw_diag *d);
 
-/* After mem2reg, before the optimisation pipeline: rewrites memory
- * addresses zext(x + c) to zext(x) + c where an earlier access proves that
- * x + c does not wrap (low_address.c).  Returns how many it rewrote. */
-unsigned low_fold_address_adds(LLVMModuleRef mod, const wasm_module *m);
-
-/* Metadata kind on every branch back to a Wasm loop's header: !{i32 file
- * offset of the loop instruction}.  off_hold.c carries it into the loop's
- * llvm.loop node, where it survives LLVM's loop passes. */
-#define LOW_MD_LOOP "twasm.loop"
-
-/* The C API cannot change a phi's incoming block: each phi of bb is
- * rebuilt with incoming block `from` replaced by `to`, or dropped when to
- * is NULL (low_reroll.c; loop versioning uses it too). */
-void low_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
-
-/* After mem2reg, before low_fold_address_adds: rewrites loops that clang
- * unrolled by two (two copies of one iteration per trip, with a run-time
- * count and the odd iteration after the loop, or a constant count) into
- * one loop of single iterations, where it proves the result exact
- * (low_reroll.c).  Returns how many it rewrote. */
-unsigned low_reroll_loops(LLVMModuleRef mod);
+/* The TBAA access tag of that name (linear memory, global cells, and the
+ * memory size that bounds checks load: LOW_TBAA_SIZE). */
+LLVMValueRef low_tbaa_tag(LLVMContextRef c, const char *name);
+#define LOW_TBAA_SIZE "wasm memory size"
 
 #endif

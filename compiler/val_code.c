@@ -1,5 +1,6 @@
 /* val_code.c: one function body: locals, the instruction walk, and the parametric instructions. */
 #include "val_internal.h"
+#include "wasm_simd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static bool insn(val_ctx *c, const wasm_insn *in) {
   if (in_range(op, OP_LOCAL_GET, OP_GLOBAL_SET)) return val_variable(c, in);
   if (op == OP_CALL || op == OP_CALL_INDIRECT) return val_call(c, in);
   if (op == OP_DROP || op == OP_SELECT || op == OP_SELECT_T) return parametric(c, in);
+  if (wasm_is_simd(op)) return val_simd(c, in);
   return val_control(c, in);
 }
 

@@ -1,5 +1,6 @@
 /* val_const.c: constant expressions (global inits, segment offsets and items). */
 #include "val_internal.h"
+#include "wasm_simd.h"
 
 /* Every instruction must be constant before any typing, as in the
  * reference interpreter; a global read must name an imported immutable
@@ -7,7 +8,7 @@
 static bool constant(val_ctx *c, const wasm_insn *in) {
   switch (in->op) {
   case OP_I32_CONST: case OP_I64_CONST: case OP_F32_CONST: case OP_F64_CONST:
-  case OP_REF_NULL: case OP_REF_FUNC:
+  case OP_REF_NULL: case OP_REF_FUNC: case OP_SIMD + SIMD_V128_CONST:
     return true;
   case OP_GLOBAL_GET:
     if (in->u.index >= c->m->nglobal_imports) return val_unknown(c, "global", in->u.index);
@@ -24,6 +25,7 @@ static bool push_const(val_ctx *c, const wasm_insn *in) {
   case OP_I64_CONST: return val_push(c, VT_I64);
   case OP_F32_CONST: return val_push(c, VT_F32);
   case OP_F64_CONST: return val_push(c, VT_F64);
+  case OP_SIMD + SIMD_V128_CONST: return val_push(c, VT_V128);
   case OP_REF_NULL: return val_push(c, in->valtype);
   case OP_GLOBAL_GET: return val_push(c, c->m->globals[in->u.index].valtype);
   default: /* ref.func: outside bodies a reference declares itself */

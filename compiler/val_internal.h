@@ -66,6 +66,7 @@ bool val_memory(val_ctx *c, const wasm_insn *in);
 bool val_table(val_ctx *c, const wasm_insn *in);
 bool val_variable(val_ctx *c, const wasm_insn *in);
 bool val_call(val_ctx *c, const wasm_insn *in);
+bool val_simd(val_ctx *c, const wasm_insn *in);
 
 /* val_const.c: a constant expression producing one value of type t. */
 bool val_const_expr(val_ctx *c, const wasm_constexpr *e, uint8_t t);

@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "twasm_abi.h"
+
 #define MAX_MEMORY_PAGES 65536u
 #define MAX_TABLE_SIZE UINT32_MAX
 
-/* Imported entities are located by their import entry; defined tables
- * and memories carry no offset of their own. */
+/* Imported functions are located by their import entry. */
 static uint32_t import_offset(const wasm_module *m, bool imported, uint32_t import_index) {
   return imported && import_index < m->nimports ? m->imports[import_index].offset
                                                 : TW_DIAG_NO_OFFSET;
@@ -24,8 +25,10 @@ static bool func_types(val_ctx *c) {
   return true;
 }
 
-/* As the reference interpreter: the range first, then min <= max. */
+/* As the reference interpreter: the range first, then min <= max.  Errors
+ * point at the limits themselves. */
 static bool limits(val_ctx *c, const wasm_limits *l, uint64_t range, const char *range_msg) {
+  c->offset = l->offset;
   if (l->min > range || (l->has_max && l->max > range)) return val_fail(c, range_msg);
   if (l->has_max && l->min > l->max)
     return val_fail(c, "size minimum must not be greater than maximum");
@@ -34,17 +37,21 @@ static bool limits(val_ctx *c, const wasm_limits *l, uint64_t range, const char 
 
 static bool tables_memories(val_ctx *c) {
   const wasm_module *m = c->m;
-  for (uint32_t i = 0; i < m->ntables; i++) {
-    c->offset = import_offset(m, m->tables[i].imported, m->tables[i].import_index);
-    if (!limits(c, &m->tables[i].limits, MAX_TABLE_SIZE,
-                "table size must be at most 2^32-1"))
+  for (uint32_t i = 0; i < m->ntables; i++)
+    if (!limits(c, &m->tables[i].limits, MAX_TABLE_SIZE, "table size must be at most 2^32-1"))
       return false;
-  }
   for (uint32_t i = 0; i < m->nmems; i++) {
-    c->offset = import_offset(m, m->mems[i].imported, m->mems[i].import_index);
     if (!limits(c, &m->mems[i].limits, MAX_MEMORY_PAGES,
                 "memory size must be at most 65536 pages (4GiB)"))
       return false;
+    /* Valid Wasm, but more than twasmc's memories can hold: they stop one
+     * page short of 4 GiB, so that the end of memory stays below 2^32
+     * (docs/ARCHITECTURE.md, "Memory and bounds checks").  A larger
+     * maximum only caps memory.grow, which fails there as the spec
+     * allows. */
+    if (m->mems[i].limits.min > TWASM_MAX_PAGES)
+      return val_fail(c, "memory of 65536 pages (4 GiB) at start: twasmc supports at most 65535 "
+                         "pages, 4 GiB less one page (implementation limit)");
   }
   return true;
 }

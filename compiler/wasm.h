@@ -36,13 +36,17 @@ typedef struct {
 typedef struct {
   uint64_t min, max; /* max valid only when has_max */
   bool has_max;
+  uint32_t offset;   /* file offset of the limits (their flags byte) */
 } wasm_limits;
 
 /* Block types: empty, one value type, or a type index (multi-value). */
 enum { BT_EMPTY = 0, BT_VALTYPE = 1, BT_TYPEIDX = 2 };
 
 /* Opcodes: single-byte ones are their byte; the 0xFC-prefixed ones are
- * 0xFC00 | sub-opcode (e.g. memory.copy = 0xFC0A). */
+ * 0xFC00 | sub-opcode (e.g. memory.copy = 0xFC0A); the 0xFD-prefixed (SIMD)
+ * ones are OP_SIMD + sub-opcode (sub-opcodes run to 0x113, past a byte, so
+ * 0xFD00 + sub would reach into a later 0xFE prefix's numbers); their
+ * immediates and types are in wasm_simd.h. */
 enum {
   OP_UNREACHABLE = 0x00, OP_NOP = 0x01, OP_BLOCK = 0x02, OP_LOOP = 0x03,
   OP_IF = 0x04, OP_ELSE = 0x05, OP_END = 0x0B, OP_BR = 0x0C, OP_BR_IF = 0x0D,
@@ -74,6 +78,8 @@ enum {
   OP_MEMORY_FILL = 0xFC0B, OP_TABLE_INIT = 0xFC0C, OP_ELEM_DROP = 0xFC0D,
   OP_TABLE_COPY = 0xFC0E, OP_TABLE_GROW = 0xFC0F, OP_TABLE_SIZE = 0xFC10,
   OP_TABLE_FILL = 0xFC11,
+  OP_PREFIX_FD = 0xFD,
+  OP_SIMD = 0xD000, /* .. OP_SIMD + WASM_SIMD_LAST */
 };
 
 /* One decoded instruction.  Which immediate is valid depends on op:
@@ -88,6 +94,11 @@ enum {
  *   loads, stores:   mem (align is the log2 exponent as encoded)
  *   consts:          i32 / i64 / f32 bits / f64 bits
  *   select t, ref.null: valtype
+ *   SIMD (wasm_simd.h says which): mem; mem with mem.lane (lane loads and
+ *                    stores); lane (extract/replace_lane); bytes
+ *                    (v128.const: the 16 bytes of the value, little-endian;
+ *                    i8x16.shuffle: the 16 lane indices), pointing into the
+ *                    module's bytes, which outlive the decoded module
  */
 typedef struct wasm_insn {
   uint16_t op;
@@ -96,7 +107,9 @@ typedef struct wasm_insn {
   union {
     uint32_t index;
     struct { uint32_t a, b; } pair;
-    struct { uint32_t align; uint64_t offset; } mem;
+    struct { uint32_t align; uint8_t lane; uint64_t offset; } mem;
+    uint8_t lane;
+    const uint8_t *bytes;
     int32_t i32;
     int64_t i64;
     uint32_t f32;
@@ -105,6 +118,8 @@ typedef struct wasm_insn {
     struct { uint8_t kind; uint32_t type_index; uint32_t else_at, end_at; } block;
   } u;
 } wasm_insn;
+/* Every function body is an array of these: keep them small. */
+_Static_assert(sizeof(wasm_insn) <= 24, "wasm_insn must stay compact");
 
 /* A constant expression: its instructions without the final end. */
 typedef struct {

@@ -8,13 +8,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "twasm_abi.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* libtwasm-rt exports what its public headers declare and nothing else
+ * (it is built with hidden visibility). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define TWASM_VERSION "0.1.0"
+
+/* Trap codes (twasm_trap.code; 0 = no trap). */
+enum {
+  TWASM_TRAP_NONE = 0,
+  TWASM_TRAP_UNREACHABLE = 1,
+  TWASM_TRAP_INT_DIV_ZERO = 2,
+  TWASM_TRAP_INT_OVERFLOW = 3,
+  TWASM_TRAP_INVALID_CONVERSION = 4,
+  TWASM_TRAP_MEMORY_OOB = 5,
+  TWASM_TRAP_TABLE_OOB = 6,           /* table.get/set/fill/copy/init out of bounds */
+  TWASM_TRAP_UNDEFINED_ELEMENT = 7,   /* call_indirect index >= table size */
+  TWASM_TRAP_UNINITIALIZED_ELEMENT = 8, /* call_indirect on a null entry */
+  TWASM_TRAP_INDIRECT_TYPE_MISMATCH = 9,
+  TWASM_TRAP_STACK_EXHAUSTED = 10,
+  TWASM_TRAP_HOST = 11,               /* raised by a host function */
+  TWASM_TRAP_EXIT = 12,               /* WASI proc_exit unwinding (not an error) */
+  TWASM_TRAP_COUNT
+};
 
 /* Value kinds, numerically the Wasm binary encodings. */
 typedef enum {
@@ -22,9 +44,27 @@ typedef enum {
   TWASM_I64 = 0x7e,
   TWASM_F32 = 0x7d,
   TWASM_F64 = 0x7c,
+  TWASM_V128 = 0x7b,
   TWASM_FUNCREF = 0x70,
   TWASM_EXTERNREF = 0x6f,
 } twasm_valkind;
+
+/* A v128 value: 16 bytes in Wasm's order, lane i of an N-lane
+ * shape at bytes [16 / N * i, 16 / N * (i + 1)), little-endian.  On a
+ * little-endian host (x86-64) the arrays below read the lanes directly:
+ * i32[2] is lane 2 of an i32x4.  Aligned like uint64_t. */
+typedef union twasm_v128 {
+  uint8_t u8[16];
+  int8_t i8[16];
+  uint16_t u16[8];
+  int16_t i16[8];
+  uint32_t u32[4];
+  int32_t i32[4];
+  uint64_t u64[2];
+  int64_t i64[2];
+  float f32[4];
+  double f64[2];
+} twasm_v128;
 
 typedef struct twasm_val {
   twasm_valkind kind;
@@ -33,6 +73,7 @@ typedef struct twasm_val {
     int64_t i64;
     float f32;
     double f64;
+    twasm_v128 v128; /* lanes as twasm_v128 describes */
     void *ref; /* funcref: twasm_func *; externref: host pointer; NULL = null */
   } of;
 } twasm_val;
@@ -75,6 +116,7 @@ typedef struct twasm_trap {
    * the Wasm frames, innermost (the trapping function) first. */
   uint32_t nframes;
   uint32_t frames[TWASM_TRAP_MAX_FRAMES];
+  bool frames_truncated;  /* more Wasm frames lay beyond the last one kept */
 } twasm_trap;
 
 /* Spec wording of a trap code ("integer divide by zero", ...). */
@@ -163,6 +205,10 @@ uint32_t twasm_call(twasm_func *f, const twasm_val *args, uint32_t nargs,
 /* Native stack budget for Wasm code, in bytes (default 4 MiB, bounded by
  * the thread's actual stack); deeper recursion traps "call stack exhausted". */
 void twasm_set_stack_budget(size_t bytes);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

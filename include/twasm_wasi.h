@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* A WASI context: arguments, environment, and the guest's file
  * descriptors (0-2: the host's standard streams, 3..: the preopened
  * directories in the order they were added, then whatever the guest opens).
@@ -40,13 +44,25 @@ bool twasm_wasi_imports(twasm_wasi *w, const twasm_module *m,
                         twasm_extern *imports, twasm_trap *err);
 
 /* What a compiled executable's main() calls: instantiates m with WASI
- * (arguments, the whole environment, the preopens of baked_dirs or, when
- * set, of $TWASM_DIRS), runs `_start` (or a reactor's `_initialize`), and
- * returns the exit status: proc_exit's value, 0 after a normal return,
- * 134 after a trap (reported on stderr), 1 when the module cannot start.
+ * (arguments, environment and preopens as below), runs `_start` (or a
+ * reactor's `_initialize`), and returns the exit status: proc_exit's
+ * value, 0 after a normal return, 134 after a trap (reported on stderr),
+ * 1 when the module cannot start.
  * baked_dirs: NULL or "HOST::GUEST\n..." entries (GUEST defaults to
- * HOST); TWASM_DIRS separates its entries with ';'. */
-int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs);
+ * HOST); $TWASM_DIRS, when set, replaces them (entries separated by ';').
+ * The guest's environment holds no host variable unless asked for:
+ * baked_env is NULL or a list of entries, each ending in a NUL byte and
+ * the list in an empty entry: "NAME=VALUE" sets NAME, "NAME" passes the
+ * host's NAME when it is set.  With TWASM_MAIN_INHERIT_ENV (twasm_abi.h)
+ * in flags, or $TWASM_INHERIT_ENV=1 (=0 turns a baked inherit off), the
+ * host's whole environment comes first, less the runtime's own TWASM_*
+ * variables, and the baked entries override it. */
+int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs,
+               const char *baked_env, unsigned flags);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

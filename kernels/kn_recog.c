@@ -2,7 +2,7 @@
  * function: safety checks first, then map, reduction or matmul. */
 #include <string.h>
 
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 static const char *trap_reason(uint64_t code) {
   switch (code) {
@@ -32,7 +32,7 @@ static int64_t trap_code(LLVMBasicBlockRef bb) {
  * range check subsumes (when it passes, no access traps); any other trap
  * exit rejects the nest; the rest are the nest's exit blocks. */
 static bool scan_exits(kr_ctx *c) {
-  const kn_loop *l = c->chain[0];
+  const ir_loop *l = c->chain[0];
   kn_recog_nest *o = c->out;
   o->exits = tw_arena_alloc(c->arena, (size_t)(l->nexits + 1) * sizeof *o->exits);
   for (int i = 0; i < l->nexits; i++) {
@@ -70,7 +70,7 @@ bool kr_safe_divisor(LLVMValueRef div) {
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
   if (has_vector(i))
-    return kr_fail(c, "vectorised by LLVM (vector types); its scalar remainder loop is a nest of its own");
+    return kr_fail(c, "vector (SIMD) operations: not recognised yet (a scalar remainder loop is a nest of its own)");
   if ((op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) && !kr_safe_divisor(i))
     return kr_fail(c, "may trap: integer division");
   if (op == LLVMLoad || op == LLVMStore) {
@@ -97,7 +97,7 @@ static bool is_real_call(LLVMValueRef i) {
 /* Calls first: they are the most telling reason (the loads that fetch an
  * imported callee would otherwise be reported as "reads host state"). */
 static bool scan_nest(kr_ctx *c) {
-  const kn_loop *l = c->chain[0];
+  const ir_loop *l = c->chain[0];
   for (int pass = 0; pass < 2; pass++)
     for (int b = 0; b < l->nbody; b++)
       for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
@@ -109,7 +109,7 @@ static bool scan_nest(kr_ctx *c) {
 
 /* LLVM writes `trunc(iv.next) == 0` on a widened i64 IV as
  * `(iv.next & mask) == 0`, mask dropping the low bits the step keeps zero. */
-static const kn_trip *masked_trip(kr_ctx *c, const kn_loop *l) {
+static const ir_trip *masked_trip(kr_ctx *c, const ir_loop *l) {
   if (l->nivs == 0 || l->nexits != 1) return NULL;
   LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[l->exits[0].from].bb);
   if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
@@ -122,16 +122,16 @@ static const kn_trip *masked_trip(kr_ctx *c, const kn_loop *l) {
       LLVMGetInstructionOpcode(and) != LLVMAnd || !LLVMIsAConstantInt(LLVMGetOperand(and, 1)))
     return NULL;
   for (int k = 0; k < l->nivs; k++) {
-    const kn_iv *iv = &l->ivs[k];
+    const ir_iv *iv = &l->ivs[k];
     if (iv->next != LLVMGetOperand(and, 0) || !LLVMIsAConstantInt(iv->start) || iv->step == 0) continue;
     uint64_t mask = LLVMConstIntGetZExtValue(LLVMGetOperand(and, 1));
     uint64_t low = (uint64_t)(iv->step & -iv->step) - 1; /* bits the step never sets */
     uint64_t start = LLVMConstIntGetZExtValue(iv->start);
     if ((start & low) || (mask | low) != 0xffffffffu) continue;
-    kn_trip *t = tw_arena_alloc(c->arena, sizeof *t);
-    *t = (kn_trip){.kind = KN_TRIP_CONST, .iv = iv, .start = iv->start, .step = iv->step,
+    ir_trip *t = tw_arena_alloc(c->arena, sizeof *t);
+    *t = (ir_trip){.kind = IR_TRIP_CONST, .iv = iv, .start = iv->start, .step = iv->step,
                    .pred = LLVMIntNE, .cmp_next = true, .bits = 32, .exit = l->exits[0]};
-    if (kn_trip_eval(t, (int64_t)start, 0, &t->count)) return t;
+    if (ir_trip_eval(t, (int64_t)start, 0, &t->count)) return t;
   }
   return NULL;
 }
@@ -143,10 +143,10 @@ static const kn_trip *masked_trip(kr_ctx *c, const kn_loop *l) {
  * A loop under any other condition (flag[y]) is no part of a map or
  * product. */
 static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) {
-  const kn_loop *l = c->chain[d], *outer = c->chain[d - 1];
+  const ir_loop *l = c->chain[d], *outer = c->chain[d - 1];
   *guard = NULL;
-  if (kn_dominates(c->dom, l->header, outer->latches[0])) return true;
-  const kn_block *h = &c->cfg->blocks[l->header];
+  if (ir_dominates(c->dom, l->header, outer->latches[0])) return true;
+  const ir_block *h = &c->cfg->blocks[l->header];
   int entry = -1;
   for (int i = 0; i < h->npreds; i++) {
     if (l->in_body[h->preds[i]]) continue;
@@ -161,10 +161,10 @@ static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) 
     if (c->cfg->blocks[p].nsuccs != 1) {
       LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
       if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
-          !outer->in_body[p] || !kn_dominates(c->dom, p, outer->latches[0]))
+          !outer->in_body[p] || !ir_dominates(c->dom, p, outer->latches[0]))
         return false;
       LLVMValueRef cond = LLVMGetCondition(br);
-      if (kn_loop_defines(c->chain[0], cond, c->cfg)) return false;
+      if (ir_loop_defines(c->chain[0], cond, c->cfg)) return false;
       LLVMBasicBlockRef in = c->cfg->blocks[x].bb;
       if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
       *guard = cond;
@@ -178,23 +178,23 @@ static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) 
 }
 
 static bool set_trip(kr_ctx *c, int d, unsigned copies) {
-  const kn_loop *l = c->chain[d];
-  const kn_trip *t = &l->trip;
+  const ir_loop *l = c->chain[d];
+  const ir_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
   bool enters = false;
   if (d > 0 && !entered_always(c, d, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
-  if (t->kind == KN_TRIP_NONE) t = masked_trip(c, l);
-  if (!t || t->kind == KN_TRIP_NONE) return kr_fail(c, "trip count unknown");
-  if (t->kind == KN_TRIP_CONST && t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
+  if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
+  if (!t || t->kind == IR_TRIP_NONE) return kr_fail(c, "trip count unknown");
+  if (t->kind == IR_TRIP_CONST && t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
   /* a constant count stays one unless a guard may zero it: the host then
    * passes count = guard == enters ? count : 0 */
-  if (t->kind == KN_TRIP_CONST && !guard) {
+  if (t->kind == IR_TRIP_CONST && !guard) {
     c->trips[d] = (kn_size){false, (int64_t)(t->count * copies)};
     return true;
   }
-  if (t->kind == KN_TRIP_SYMBOLIC && (kn_loop_defines(c->chain[0], t->start, c->cfg) ||
-                                      kn_loop_defines(c->chain[0], t->bound, c->cfg)))
+  if (t->kind == IR_TRIP_SYMBOLIC && (ir_loop_defines(c->chain[0], t->start, c->cfg) ||
+                                      ir_loop_defines(c->chain[0], t->bound, c->cfg)))
     return kr_fail(c, "trip count depends on an outer loop");
   int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies, .guard = guard,
                                 .guard_enters = enters});
@@ -209,9 +209,9 @@ bool kr_set_trips(kr_ctx *c, unsigned copies) {
   return true;
 }
 
-static bool build_chain(kr_ctx *c, const kn_loop *root) {
+static bool build_chain(kr_ctx *c, const ir_loop *root) {
   c->depth = 0;
-  for (const kn_loop *l = root; l; l = l->nchildren ? l->children[0] : NULL) {
+  for (const ir_loop *l = root; l; l = l->nchildren ? l->children[0] : NULL) {
     if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
     if (l->nchildren > 1) return kr_fail(c, "loop nest is not a single chain of loops");
     if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
@@ -221,7 +221,7 @@ static bool build_chain(kr_ctx *c, const kn_loop *root) {
 }
 
 static bool has_store(const kr_ctx *c) {
-  const kn_loop *l = c->chain[0];
+  const ir_loop *l = c->chain[0];
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
          i = LLVMGetNextInstruction(i))
@@ -262,7 +262,7 @@ static bool too_little_work(const kn_desc *d) {
  * matrix-vector product (y[i] = sum over k), taken as a product with one
  * column; no map has one. */
 static bool stores_outside_inner(const kr_ctx *c) {
-  const kn_loop *l = c->chain[0], *inner = c->chain[1];
+  const ir_loop *l = c->chain[0], *inner = c->chain[1];
   for (int b = 0; b < l->nbody; b++) {
     if (inner->in_body[l->body[b]]) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
@@ -272,7 +272,7 @@ static bool stores_outside_inner(const kr_ctx *c) {
   return false;
 }
 
-static void recognise_nest(kr_ctx *c, const kn_loop *root) {
+static void recognise_nest(kr_ctx *c, const ir_loop *root) {
   kn_recog_nest *o = c->out;
   o->nest = root;
   o->cfg = c->cfg;
@@ -296,7 +296,7 @@ static void recognise_nest(kr_ctx *c, const kn_loop *root) {
 /* A nest, and when it is no kernel, each loop nest inside it: a time-step
  * or repetition loop around a map or a product leaves the inner nest to
  * be launched once per outer iteration. */
-static void recognise_tree(const kn_loop *l, const kr_ctx *proto, kn_recog_result *out) {
+static void recognise_tree(const ir_loop *l, const kr_ctx *proto, kn_recog_result *out) {
   kr_ctx c = *proto;
   c.out = &out->nests[out->nnests++];
   recognise_nest(&c, l);
@@ -305,7 +305,7 @@ static void recognise_tree(const kn_loop *l, const kr_ctx *proto, kn_recog_resul
 }
 
 /* %mem_base: the pointer loaded from offset 0 of vmctx (parameter 0). */
-static LLVMValueRef find_mem_base(const kn_cfg *cfg, LLVMValueRef fn) {
+static LLVMValueRef find_mem_base(const ir_cfg *cfg, LLVMValueRef fn) {
   if (LLVMCountParams(fn) == 0) return NULL;
   LLVMValueRef vmctx = LLVMGetParam(fn, 0);
   for (int b = 0; b < cfg->nblocks; b++)
@@ -318,14 +318,14 @@ static LLVMValueRef find_mem_base(const kn_cfg *cfg, LLVMValueRef fn) {
 
 bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_result *out,
                        tw_arena *arena) {
-  kn_cfg *cfg = tw_arena_alloc(arena, sizeof *cfg);
-  kn_dom *dom = tw_arena_alloc(arena, sizeof *dom);
-  kn_loops *lp = tw_arena_alloc(arena, sizeof *lp);
+  ir_cfg *cfg = tw_arena_alloc(arena, sizeof *cfg);
+  ir_dom *dom = tw_arena_alloc(arena, sizeof *dom);
+  ir_loops *lp = tw_arena_alloc(arena, sizeof *lp);
   *out = (kn_recog_result){0};
-  if (!kn_cfg_build(cfg, arena, fn)) return false;
-  kn_dom_build(dom, cfg);
-  kn_loops_build(lp, cfg, dom);
-  kn_indvar_build(lp, dom);
+  if (!ir_cfg_build(cfg, arena, fn)) return false;
+  ir_dom_build(dom, cfg);
+  ir_loops_build(lp, cfg, dom);
+  ir_indvar_build(lp, dom);
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
   LLVMValueRef mem_base = find_mem_base(cfg, fn);

@@ -1,6 +1,6 @@
 /* kn_recog_affine.c: addresses and integers of a nest as affine forms over
  * iteration counts t_d and live host values, for the recognisers. */
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 #define MAX_DEPTH 16
 
@@ -62,7 +62,7 @@ static void add_scaled(kr_affine *a, const kr_affine *b, int64_t k, LLVMValueRef
   }
 }
 
-static int dim_of(const kr_ctx *c, const kn_loop *l) {
+static int dim_of(const kr_ctx *c, const ir_loop *l) {
   for (int d = 0; d < c->depth; d++)
     if (c->chain[d] == l) return d;
   return -1;
@@ -71,19 +71,19 @@ static int dim_of(const kr_ctx *c, const kn_loop *l) {
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth);
 
-/* A loop-invariant atom of kn_affine: a live value, or an extension (inside
+/* A loop-invariant atom of ir_affine: a live value, or an extension (inside
  * the nest) of one, which the host passes as the value itself. */
 static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
-  if (!kn_loop_defines(c->chain[0], inv, c->cfg)) return inv;
+  if (!ir_loop_defines(c->chain[0], inv, c->cfg)) return inv;
   if (LLVMIsAZExtInst(inv) || LLVMIsASExtInst(inv)) {
     LLVMValueRef x = LLVMGetOperand(inv, 0);
-    if (!kn_loop_defines(c->chain[0], x, c->cfg)) return x;
+    if (!ir_loop_defines(c->chain[0], x, c->cfg)) return x;
   }
   return NULL;
 }
 
 /* iv = start + step * t_d, with the start expanded in the enclosing loops. */
-static kr_affine expand_iv(kr_ctx *c, const kn_iv *iv, int depth) {
+static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
   kr_affine a = int_rec(c, iv->start, depth + 1);
@@ -124,7 +124,7 @@ static LLVMValueRef split_scale(kr_ctx *c, LLVMValueRef p, int64_t *coeff) {
       k = t;
     }
     if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) ||
-        kn_loop_defines(c->chain[0], x, c->cfg))
+        ir_loop_defines(c->chain[0], x, c->cfg))
       break;
     int64_t kv = LLVMConstIntGetSExtValue(k);
     if (op == LLVMShl && (kv < 0 || kv > 30)) break;
@@ -136,12 +136,12 @@ static LLVMValueRef split_scale(kr_ctx *c, LLVMValueRef p, int64_t *coeff) {
   return p;
 }
 
-static kr_affine convert(kr_ctx *c, const kn_affine *k, int depth) {
+static kr_affine convert(kr_ctx *c, const ir_affine *k, int depth) {
   if (!k->ok) return not_affine;
   kr_affine a = {.ok = true, .c = k->constant};
   for (int i = 0; i < k->nterms && a.ok; i++) {
-    kn_term tt = k->terms[i];
-    const kn_term *t = &tt;
+    ir_term tt = k->terms[i];
+    const ir_term *t = &tt;
     LLVMValueRef p = t->inv ? live_atom(c, t->inv) : NULL;
     if (t->inv && !p) return not_affine;
     if (p) p = split_scale(c, p, &tt.coeff);
@@ -162,10 +162,10 @@ static int64_t upper_bound(const kr_ctx *c, const kr_affine *a) {
   if (max < 0) return -1;
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
-    const kn_trip *trip = t->dim >= 0 ? &c->chain[t->dim]->trip : NULL;
+    const ir_trip *trip = t->dim >= 0 ? &c->chain[t->dim]->trip : NULL;
     /* On the unrolled loop, t_d is the virtual counter over copies * count. */
     uint64_t copies = t->dim == c->depth - 1 ? (uint64_t)c->copies : 1;
-    if (t->param || !trip || trip->kind != KN_TRIP_CONST || t->coeff < 0 || trip->count > INT32_MAX ||
+    if (t->param || !trip || trip->kind != IR_TRIP_CONST || t->coeff < 0 || trip->count > INT32_MAX ||
         __builtin_add_overflow(max, t->coeff * (int64_t)(trip->count * copies - 1), &max))
       return -1;
   }
@@ -232,7 +232,7 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
-  if (LLVMIsABinaryOperator(v) && kn_loop_defines(c->chain[0], v, c->cfg)) {
+  if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
     if (op == LLVMAdd || op == LLVMSub) {
@@ -242,7 +242,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
       return x;
     }
     /* (x | y) << 3 (Wasm packing indices, then scaling to bytes): the or
-     * only comes apart here, before kn_affine_of sees the shift */
+     * only comes apart here, before ir_affine_of sees the shift */
     LLVMValueRef k = LLVMGetOperand(v, 1);
     if (op == LLVMShl && LLVMIsAConstantInt(k) && LLVMConstIntGetZExtValue(k) < 31) {
       kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1), out = {.ok = true};
@@ -251,13 +251,13 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
     }
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
-  if (!kn_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
-  /* Decompose in the innermost chain loop holding v, so kn_iv_of sees the
+  if (!ir_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
+  /* Decompose in the innermost chain loop holding v, so ir_iv_of sees the
    * IVs of that loop and of every loop around it. */
-  const kn_loop *at = c->chain[0];
+  const ir_loop *at = c->chain[0];
   for (int d = 1; d < c->depth; d++)
-    if (kn_loop_defines(c->chain[d], v, c->cfg)) at = c->chain[d];
-  kn_affine k = kn_affine_of(v, at, c->cfg, c->td);
+    if (ir_loop_defines(c->chain[d], v, c->cfg)) at = c->chain[d];
+  ir_affine k = ir_affine_of(v, at, c->cfg, c->td);
   return convert(c, &k, depth);
 }
 
@@ -378,5 +378,5 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
 }
 
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v) {
-  return LLVMIsALoadInst(v) && kn_loop_defines(c->chain[0], v, c->cfg);
+  return LLVMIsALoadInst(v) && ir_loop_defines(c->chain[0], v, c->cfg);
 }

@@ -2,7 +2,7 @@
  * descriptor expression nodes, loads becoming affine kn_addr reads. */
 #include <string.h>
 
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 bool kr_type_of(LLVMTypeRef t, kn_type *out) {
   switch (LLVMGetTypeKind(t)) {
@@ -292,7 +292,7 @@ static int32_t counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
  * affine form (so that the unrolled copies of `i + k` agree). */
 static bool counts(kr_ctx *c, LLVMValueRef v, kn_type t, kr_affine *form) {
   if (t != KN_I32) return false;
-  if (!kn_iv_of(c->chain[c->depth - 1], v)) {
+  if (!ir_iv_of(c->chain[c->depth - 1], v)) {
     if (!LLVMIsABinaryOperator(v)) return false;
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl && op != LLVMOr)
@@ -309,7 +309,7 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   kr_affine form;
   kn_type t;
   if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-    return kr_fail(c, "vectorised by LLVM (vector types)"), -1;
+    return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
   if (!kr_type_of(LLVMTypeOf(v), &t)) return kr_fail(c, "unsupported value type"), -1;
   for (int i = 0; i < c->nmemo; i++)
     if (c->memo_key[i] == v) return c->memo_val[i];
@@ -318,12 +318,12 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   kn_type nt = t == KN_I8 || t == KN_I16 ? KN_I32 : t;
   if (LLVMIsAConstant(v)) {
     r = constant(c, v, nt);
-  } else if (!kn_loop_defines(c->chain[0], v, c->cfg)) {
+  } else if (!ir_loop_defines(c->chain[0], v, c->cfg)) {
     r = live_param(c, v, nt);
     if (r < 0) return -1;
   } else if (counts(c, v, t, &form)) {
     r = counter_value(c, &form, t);
-  } else if (kn_iv_of(c->chain[c->depth - 1], v)) {
+  } else if (ir_iv_of(c->chain[c->depth - 1], v)) {
     return kr_fail(c, "uses a loop counter as a value"), -1;
   } else if (t == KN_I8 || t == KN_I16) {
     r = kr_narrow(c, v, t);

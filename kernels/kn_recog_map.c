@@ -6,12 +6,12 @@
  * virtual counter v = U * t + copy; when every copy gives the same
  * expression, the loop is the map over v.  Vectorised loops are rejected
  * (kn_recog.c), their scalar remainder loops are nests of their own. */
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 #define MAX_STORES 32
 
 static int collect_stores(kr_ctx *c, LLVMValueRef *stores) {
-  const kn_loop *l = c->chain[0], *inner = c->chain[c->depth - 1];
+  const ir_loop *l = c->chain[0], *inner = c->chain[c->depth - 1];
   int n = 0;
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;

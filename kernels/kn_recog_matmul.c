@@ -4,7 +4,7 @@
  * alone or inside a batch loop b whose matrices move with b. */
 #include <string.h>
 
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 #define MAX_COPIES 32
 
@@ -248,9 +248,9 @@ static LLVMValueRef uncast(LLVMValueRef v) {
  * empty exactly when the top-tested loop of the source runs 0 times.  The
  * k dim then counts that loop's iterations (a guarded trip param). */
 static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValueRef init) {
-  const kn_loop *kl = c->chain[c->depth - 1];
-  const kn_trip *t = &kl->trip;
-  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != KN_TRIP_SYMBOLIC || !t->cmp_next ||
+  const ir_loop *kl = c->chain[c->depth - 1];
+  const ir_trip *t = &kl->trip;
+  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != IR_TRIP_SYMBOLIC || !t->cmp_next ||
       t->start_add)
     return false;
   int s = LLVMGetIncomingValue(v, 0) == latch ? 0 : LLVMGetIncomingValue(v, 1) == latch ? 1 : -1;
@@ -262,7 +262,7 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, (unsigned)(1 - s));
   LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
   if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
-      kn_loop_contains_block(kl, g, c->cfg))
+      ir_loop_contains_block(kl, g, c->cfg))
     return false;
   LLVMValueRef cmp = LLVMGetCondition(br);
   LLVMBasicBlockRef after = LLVMGetInstructionParent(v);
@@ -270,7 +270,7 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   bool skip_on_false = LLVMGetSuccessor(br, 1) == after && LLVMGetSuccessor(br, 0) != after;
   bool skip_on_true = LLVMGetSuccessor(br, 0) == after && LLVMGetSuccessor(br, 1) != after;
   if (!skip_on_false && !skip_on_true) return false;
-  if (!kn_loop_defines(c->chain[0], cmp, c->cfg)) {
+  if (!ir_loop_defines(c->chain[0], cmp, c->cfg)) {
     /* a guard computed before the nest (LICM hoists `K > 0`): the host
      * passes count = guard == enters ? count : 0 */
     kn_bind b = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
@@ -284,10 +284,10 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   LLVMValueRef x = uncast(LLVMGetOperand(cmp, 0)), y = uncast(LLVMGetOperand(cmp, 1));
   LLVMValueRef start = uncast(t->start), bound = uncast(t->bound);
   bool same = (x == start && y == bound && p == t->pred) ||
-              (x == bound && y == start && kn_swapped_pred(p) == t->pred);
+              (x == bound && y == start && ir_swapped_pred(p) == t->pred);
   /* constants compare by value: `0 < K` arrives as `K > 0` */
   if (!same && LLVMIsAConstantInt(start)) {
-    if (LLVMIsAConstantInt(y) && x == bound && kn_swapped_pred(p) == t->pred)
+    if (LLVMIsAConstantInt(y) && x == bound && ir_swapped_pred(p) == t->pred)
       same = LLVMConstIntGetSExtValue(y) == LLVMConstIntGetSExtValue(start);
     if (LLVMIsAConstantInt(x) && y == bound && p == t->pred)
       same = LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(start);
@@ -318,7 +318,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
   }
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
-    if (!kn_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
+    if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
   if (v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
@@ -347,7 +347,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
 bool kr_matmul(kr_ctx *c) {
   LLVMValueRef stores[MAX_COPIES] = {0};
   int n = 0;
-  const kn_loop *root = c->chain[0];
+  const ir_loop *root = c->chain[0];
   for (int b = 0; b < root->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;
          i = LLVMGetNextInstruction(i)) {
@@ -357,7 +357,7 @@ bool kr_matmul(kr_ctx *c) {
     }
   if (n == 0) return kr_fail(c, "no store");
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
-  if (kn_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg)) {
+  if (ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg)) {
     int64_t keys[MAX_COPIES];
     int copy_of[MAX_COPIES];
     kr_affine first = {0};
@@ -372,6 +372,6 @@ bool kr_matmul(kr_ctx *c) {
     return kr_set_trips(c, (unsigned)n) && matmul_ikj(c, stores, n, copy_of);
   }
   if (n != 1) return kr_fail(c, "stores to more than one array");
-  if (!kn_loop_contains_block(c->chain[c->depth - 2], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
+  if (!ir_loop_contains_block(c->chain[c->depth - 2], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
   return matmul_ijk(c, stores[0]);
 }

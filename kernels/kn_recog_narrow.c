@@ -8,7 +8,7 @@
  * others are masked back to the width (skipped where `nuw` promises the
  * result fits), and signed readings sign-extend first.  Every i32 result
  * then equals the zero extension of LLVM's narrow result. */
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 bool kr_is_narrow(LLVMValueRef v) {
   LLVMTypeRef t = LLVMTypeOf(v);

@@ -3,7 +3,7 @@
  * accumulator analysis the ijk matmul shares. */
 #include <string.h>
 
-#include "kn_recog.h"
+#include "kn_internal.h"
 
 #define MAX_TERMS 32
 
@@ -42,14 +42,14 @@ static kn_red_op op_of(LLVMValueRef v, bool *is_float) {
   return KN_RED_COUNT;
 }
 
-static bool is_link(const kr_ctx *c, const accumulator *acc, LLVMValueRef v, const kn_loop *l) {
+static bool is_link(const kr_ctx *c, const accumulator *acc, LLVMValueRef v, const ir_loop *l) {
   bool f;
   return v != acc->phi && op_of(v, &f) == acc->op && f == acc->is_float &&
-         kn_loop_defines(l, v, c->cfg) && LLVMGetFirstUse(v) && !LLVMGetNextUse(LLVMGetFirstUse(v));
+         ir_loop_defines(l, v, c->cfg) && LLVMGetFirstUse(v) && !LLVMGetNextUse(LLVMGetFirstUse(v));
 }
 
 /* Leaves of the operator tree under v; exactly one of them is the phi. */
-static bool collect(kr_ctx *c, accumulator *acc, LLVMValueRef v, const kn_loop *l, int *phis) {
+static bool collect(kr_ctx *c, accumulator *acc, LLVMValueRef v, const ir_loop *l, int *phis) {
   for (int k = 0; k < 2; k++) {
     LLVMValueRef x = LLVMGetOperand(v, (unsigned)k);
     if (x == acc->phi) (*phis)++;
@@ -62,7 +62,7 @@ static bool collect(kr_ctx *c, accumulator *acc, LLVMValueRef v, const kn_loop *
 }
 
 /* A chain op(op(op(phi, t0), t1), t2): terms in program order. */
-static bool chain(const kr_ctx *c, accumulator *acc, const kn_loop *l) {
+static bool chain(const kr_ctx *c, accumulator *acc, const ir_loop *l) {
   LLVMValueRef v = acc->latch_value;
   int n = 0;
   while (v != acc->phi) {
@@ -82,12 +82,12 @@ static bool chain(const kr_ctx *c, accumulator *acc, const kn_loop *l) {
   return true;
 }
 
-static bool find_accumulator(kr_ctx *c, const kn_loop *l, accumulator *acc) {
+static bool find_accumulator(kr_ctx *c, const ir_loop *l, accumulator *acc) {
   LLVMBasicBlockRef h = c->cfg->blocks[l->header].bb;
   LLVMBasicBlockRef latch = c->cfg->blocks[l->latches[0]].bb;
   memset(acc, 0, sizeof *acc);
   for (LLVMValueRef p = LLVMGetFirstInstruction(h); p && LLVMIsAPHINode(p); p = LLVMGetNextInstruction(p)) {
-    if (kn_iv_of(l, p)) continue;
+    if (ir_iv_of(l, p)) continue;
     if (acc->phi) return kr_fail(c, "more than one value carried between iterations");
     acc->phi = p;
   }
@@ -95,7 +95,7 @@ static bool find_accumulator(kr_ctx *c, const kn_loop *l, accumulator *acc) {
   for (unsigned i = 0; i < LLVMCountIncoming(acc->phi); i++)
     if (LLVMGetIncomingBlock(acc->phi, i) == latch) acc->latch_value = LLVMGetIncomingValue(acc->phi, i);
   acc->op = op_of(acc->latch_value, &acc->is_float);
-  if (acc->op == KN_RED_COUNT || !kn_loop_defines(l, acc->latch_value, c->cfg))
+  if (acc->op == KN_RED_COUNT || !ir_loop_defines(l, acc->latch_value, c->cfg))
     return kr_fail(c, "loop-carried dependence");
   acc->ordered = chain(c, acc, l);
   if (acc->ordered) return true;
@@ -107,7 +107,7 @@ static bool find_accumulator(kr_ctx *c, const kn_loop *l, accumulator *acc) {
 
 /* The first load in v's operand tree, for numbering unrolled copies. */
 static LLVMValueRef first_load(const kr_ctx *c, LLVMValueRef v, int depth) {
-  if (depth > 16 || !LLVMIsAInstruction(v) || !kn_loop_defines(c->chain[0], v, c->cfg)) return NULL;
+  if (depth > 16 || !LLVMIsAInstruction(v) || !ir_loop_defines(c->chain[0], v, c->cfg)) return NULL;
   if (LLVMIsALoadInst(v)) return v;
   for (int k = 0; k < LLVMGetNumOperands(v); k++) {
     LLVMValueRef l = first_load(c, LLVMGetOperand(v, (unsigned)k), depth + 1);
@@ -174,7 +174,7 @@ bool kr_reduce(kr_ctx *c) {
   if (!build_terms(c, &acc, copy_of, &r->value)) return false;
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(acc.phi); i++)
-    if (!kn_loop_contains_block(c->chain[0], LLVMGetIncomingBlock(acc.phi, i), c->cfg))
+    if (!ir_loop_contains_block(c->chain[0], LLVMGetIncomingBlock(acc.phi, i), c->cfg))
       init = LLVMGetIncomingValue(acc.phi, i);
   int p = init ? kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = init}) : -1;
   if (p < 0) return kr_fail(c, "too many live values");

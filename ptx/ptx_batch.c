@@ -20,19 +20,9 @@ enum {
   WARPS = 8,
   THREADS = WARPS * 32,
   PER_BLOCK = WARPS,         /* products a block takes per step */
-  MAX_SIDE = 32,             /* m, n and k of a small product */
+  MAX_SIDE = PTX_BATCH_MAX_SIDE,
   MAX_GRID = 1 << 20,
 };
-
-static bool small(kn_size s) { return !s.is_param && s.value >= 1 && s.value <= MAX_SIDE; }
-
-bool ptx_batch_applies(const kn_matmul *m) {
-  return m->batched && small(m->m) && small(m->n) && small(m->k);
-}
-
-bool ptx_batch_tensor_cores(const kn_matmul *m, bool tf32) {
-  return ptx_batch_applies(m) && (m->type == KN_MM_I8_I32 || (m->type == KN_MM_F32 && tf32));
-}
 
 typedef struct {
   ptx_gen *g;
@@ -45,6 +35,12 @@ typedef struct {
   LLVMValueRef tid;
   LLVMValueRef sa, sb;         /* shared A and B tiles of the staged body, or NULL */
 } bt_gen;
+
+static bool small(kn_size s) { return !s.is_param && s.value >= 1 && s.value <= MAX_SIDE; }
+
+bool ptx_batch_small(const kn_matmul *m) {
+  return m->batched && small(m->m) && small(m->n) && small(m->k);
+}
 
 static LLVMValueRef i64c(bt_gen *w, int64_t v) { return ptx_i64(w->g, v); }
 
@@ -322,12 +318,13 @@ static void mma_group(bt_gen *w, const bt_shape *s, LLVMValueRef first) {
 
 /* ---- the kernel ---------------------------------------------------------- */
 
+/* The plan's BATCH_MMA path: int8, or f32 with tf32. */
 static const bt_shape *tensor_shape(const ptx_gen *g) {
   const kn_matmul *m = &g->d->matmul;
-  if (g->sm < 80) return NULL;
+  if (g->path != TWASM_PATH_BATCH_MMA) return NULL;
   if (m->type == KN_MM_I8_I32)
     return m->a_signed ? (m->b_signed ? &shape_s8 : &shape_s8u8) : (m->b_signed ? &shape_u8s8 : &shape_u8);
-  return g->tf32 && m->type == KN_MM_F32 ? &shape_tf32 : NULL;
+  return &shape_tf32;
 }
 
 /* Blocks stride over groups of PER_BLOCK products. */
@@ -387,7 +384,7 @@ static bool batch_build(ptx_gen *g) {
 }
 
 static bool batch_check(const kn_desc *d, tw_diag *diag) {
-  if (!ptx_batch_applies(&d->matmul))
+  if (!ptx_batch_small(&d->matmul))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "batched matmul kernel: not a batch of small products");
   return ptx_kind_matmul.check(d, diag);
 }

@@ -23,8 +23,7 @@ typedef struct {
   LLVMValueRef params[KN_MAX_PARAMS];  /* i64 */
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
-  unsigned sm;                   /* the arch being generated for */
-  bool tf32;                     /* --tensor-cores=tf32 (ptx_options) */
+  uint32_t path;                 /* the plan's TWASM_PATH_* for this module */
   LLVMValueRef shared_pool;      /* set: the wmma body takes its tiles from it */
   /* Set by ptx_map.c around one copy of a map's body: every access is
    * aligned to its element size (checked at run time), and preset[node],
@@ -53,8 +52,16 @@ extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_w
 /* ptx_wgmma.c: the sm_90a kernel of a tensor-core matmul (wgmma, with the
  * wmma body inside for the shapes it does not take); launched as wmma. */
 extern const ptx_kind ptx_kind_wgmma;
-/* ptx_wgmma.c, shared with ptx_tc.c: inline PTX (with side effects: kept
- * in order), an sm_90a matrix descriptor of a no-swizzle K-major tile at
+
+/* ptx_plan.c: the kind that builds a path (TWASM_PATH_*). */
+const ptx_kind *ptx_path_kind(uint32_t path);
+/* ptx_batch.c: what the batch kernel takes (the plan asks): a batched
+ * matmul whose m, n and k are constants of at most PTX_BATCH_MAX_SIDE. */
+#define PTX_BATCH_MAX_SIDE 32
+bool ptx_batch_small(const kn_matmul *m);
+
+/* ptx_hopper.c, for ptx_wgmma.c and ptx_tc.c: inline PTX (with side
+ * effects: kept in order), an sm_90a matrix descriptor of a no-swizzle K-major tile at
  * shared `base` + byte_off (core matrices `lead` bytes apart along k,
  * `stride` bytes apart along m/n), one wgmma.mma_async m64n128 of the
  * matmul's types adding into the PTX_WGMMA_REGS accumulators acc (a
@@ -74,18 +81,11 @@ LLVMValueRef ptx_prmt(ptx_gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef s
 LLVMValueRef ptx_round_tf32(ptx_gen *g, LLVMValueRef f);
 LLVMValueRef ptx_round_tf32x4(ptx_gen *g, LLVMValueRef v4f);
 LLVMValueRef ptx_wgmma_wait(ptx_gen *g, LLVMTypeRef acc_ty, LLVMValueRef acc, unsigned pending);
-/* ptx_tc.c: the packed tensor-core product (twasm_abi.h, ABI 5): whether
- * a matmul takes it, and its two entries NAME_pack and NAME_tc (NAME:
- * g->fn's) added to the sm_90a module being built. */
-bool ptx_tc_applies(const kn_matmul *m);
+/* ptx_tc.c: the packed tensor-core product (twasm_abi.h, ABI 5): its two
+ * entries NAME_pack and NAME_tc (NAME: g->fn's) added to the sm_90a
+ * module being built, where the plan's entries say TWASM_ENTRY_PACKED. */
 bool ptx_tc_build(ptx_gen *g);
 
-/* ptx_wmma.c: whether a matmul takes the tensor-core kind (which itself
- * falls back to the exact kernel on archs without the instructions). */
-bool ptx_wmma_applies(const kn_matmul *m, bool tf32);
-/* ptx_batch.c: whether a batch of small products runs on tensor cores on
- * sm_80+ (int8; f32 with tf32). */
-bool ptx_batch_tensor_cores(const kn_matmul *m, bool tf32);
 /* ptx_wmma.c, for ptx_wgmma.c: the wmma kernel's launch bounds, and its
  * body from the builder's position to the return. */
 void ptx_wmma_annotate(ptx_gen *g);

@@ -1,9 +1,10 @@
-/* ptx_target.c: drives kernel generation: one fresh LLVM context and
- * module per sm_XX, default<O2>, NVPTX assembly, ASCII and exactness
- * checks on the result. */
+/* ptx_target.c: drives kernel generation: the plan (ptx_plan.c), then
+ * per code one fresh LLVM context and module built by the path's kind,
+ * default<O2>, NVPTX assembly, ASCII and exactness checks on the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -16,10 +17,6 @@
 
 const ptx_arch ptx_default_archs[] = {{75, false}, {80, false}, {90, false}};
 const unsigned ptx_ndefault_archs = sizeof ptx_default_archs / sizeof ptx_default_archs[0];
-
-static const ptx_kind *const kinds[] = {
-  [KN_MAP] = &ptx_kind_map, [KN_REDUCE] = &ptx_kind_reduce, [KN_MATMUL] = &ptx_kind_matmul,
-};
 
 bool ptx_is_ascii(const char *text, size_t len) {
   for (size_t i = 0; i < len; i++)
@@ -110,27 +107,24 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
   return true;
 }
 
-/* Builds, checks, optimises and emits the kernel for one arch; the
- * context is fresh so nothing leaks between archs. */
-static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *name,
-                         LLVMTargetRef target, ptx_arch arch, bool tf32, tw_arena *arena,
-                         ptx_code *code, tw_diag *diag) {
-  unsigned sm = arch.sm;
+/* Builds, checks, optimises and emits one code of the plan; the context
+ * is fresh so nothing leaks between archs. */
+static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *name,
+                         LLVMTargetRef target, tw_arena *arena, ptx_code *code, tw_diag *diag) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  unsigned sm = pc->arch.sm;
+  const ptx_kind *kind = ptx_path_kind(pc->path);
   char cpu[16];
-  snprintf(cpu, sizeof cpu, "sm_%u%s", sm, arch.specific ? "a" : "");
-  /* wgmma with s8 x u8 operands needs PTX ISA 8.4 */
-  const kn_matmul *mm = &d->matmul;
-  bool mixed = d->kind == KN_MATMUL && mm->type == KN_MM_I8_I32 && mm->a_signed != mm->b_signed;
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu,
-                                                    arch.specific && mixed ? "+ptx84" : "",
+  snprintf(cpu, sizeof cpu, "sm_%u%s", sm, pc->arch.specific ? "a" : "");
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, cpu, pc->features,
                                                     LLVMCodeGenLevelDefault, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
   if (!tm) return tw_fail(diag, TW_DIAG_NO_OFFSET, "no NVPTX target machine for %s", cpu);
   LLVMContextRef ctx = LLVMContextCreate();
   ptx_gen g = {0};
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
-  g.sm = sm;
-  g.tf32 = tf32;
+  g.path = pc->path;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
@@ -139,27 +133,20 @@ static bool generate_one(const kn_desc *d, const ptx_kind *kind, const char *nam
   LLVMDisposeTargetData(td);
 
   char *msg = NULL;
-  bool ok = kind->build(&g);
+  bool ok = kind->build(&g) && (!(pc->entries & TWASM_ENTRY_PACKED) || ptx_tc_build(&g));
   if (ok && LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg))
     ok = fail_llvm(diag, "invalid kernel IR", sm, msg);
   else if (msg)
     LLVMDisposeMessage(msg);
   ok = ok && optimise(g.mod, tm, sm, diag) && emit(g.mod, tm, sm, arena, code, diag);
-  if (ok) code->specific = arch.specific;
+  if (ok) code->specific = pc->arch.specific;
   ok = ok && ((d->kind == KN_REDUCE && d->reduce.reassociate) || check_exact(code->text, sm, diag));
   ptx_gen_dispose(&g);
   LLVMContextDispose(ctx);
   LLVMDisposeTargetMachine(tm);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  code->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   return ok;
-}
-
-/* Batches of small products take the batch kind; other matmuls that may
- * run on tensor cores take the wmma kind. */
-static const ptx_kind *kind_of(const kn_desc *d, const ptx_options *opts) {
-  if (d->kind == KN_MATMUL && ptx_batch_applies(&d->matmul)) return &ptx_kind_batch;
-  if (d->kind == KN_MATMUL && ptx_wmma_applies(&d->matmul, opts && opts->tf32))
-    return &ptx_kind_wmma;
-  return kinds[d->kind];
 }
 
 bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs, unsigned narchs,
@@ -170,62 +157,24 @@ bool ptx_generate(const kn_desc *d, const char *name, const ptx_arch *archs, uns
 bool ptx_generate_opts(const kn_desc *d, const char *name, const ptx_arch *archs,
                        unsigned narchs, const ptx_options *opts, tw_arena *arena,
                        ptx_out *out, tw_diag *diag) {
-  if (!archs || !narchs) {
-    archs = ptx_default_archs;
-    narchs = ptx_ndefault_archs;
-  }
-  if ((unsigned)d->kind > KN_MATMUL || d->nparams > KN_MAX_PARAMS)
-    return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel descriptor: bad kind or too many params");
-  const ptx_kind *kind = kind_of(d, opts);
-  if (!kind->check(d, diag)) return false;
+  ptx_plan plan;
+  if (!ptx_plan_make(d, archs, narchs, opts, &plan, diag)) return false;
   LLVMTargetRef target;
   if (!init_nvptx(diag, &target)) return false;
   memset(out, 0, sizeof *out);
+  out->plan = plan;
   out->name = sanitise(arena, name && *name ? name : "kernel");
-  kind->launch(d, &out->launch);
-  out->codes = tw_arena_alloc(arena, (narchs + 1) * sizeof *out->codes);
-  bool sm90 = false;
-  for (unsigned i = 0; i < narchs; i++) {
-    if (!generate_one(d, kind, out->name, target, archs[i], opts && opts->tf32, arena,
-                      &out->codes[i], diag))
-      return false;
+  out->codes = tw_arena_alloc(arena, plan.ncodes * sizeof *out->codes);
+  for (unsigned i = 0; i < plan.ncodes; i++) {
+    if (!generate_one(d, &plan.codes[i], out->name, target, arena, &out->codes[i], diag)) return false;
     out->ncodes++;
-    sm90 |= archs[i].sm == 90 && !archs[i].specific;
-  }
-  /* the Hopper kernel: wgmma needs the arch-specific target; its main
-   * entry takes mixed signs and bias starts through the wmma body, the
-   * packed product takes them on wgmma (mixed s8/u8 with PTX ISA 8.4) */
-  const kn_matmul *mm = &d->matmul;
-  bool other_start = d->kind == KN_MATMUL && mm->accumulate && mm->has_start;
-  if (kind == &ptx_kind_wmma && sm90 && (!other_start || ptx_tc_applies(mm))) {
-    ptx_arch hopper = {90, true};
-    if (!generate_one(d, &ptx_kind_wgmma, out->name, target, hopper, opts && opts->tf32, arena,
-                      &out->codes[out->ncodes], diag))
-      return false;
-    out->ncodes++;
-    if (ptx_tc_applies(mm)) out->tc_elem_bytes = mm->type == KN_MM_F32 ? 4 : 1;
   }
   return true;
 }
 
-static uint64_t count_of(kn_size s, const int64_t *params) {
-  int64_t v = s.is_param ? params[s.value] : s.value;
-  return v > 0 ? (uint64_t)v : 0;
-}
-
 void ptx_launch_grid(const ptx_launch *l, const int64_t *params, uint32_t grid[3]) {
   for (unsigned a = 0; a < 3; a++) {
-    uint64_t per = l->per_block[a] ? l->per_block[a] : 1;
-    uint64_t blocks = count_of(l->count[a], params) / per;
-    blocks += count_of(l->count[a], params) % per != 0;
-    if (blocks > l->max_grid[a]) blocks = l->max_grid[a];
-    grid[a] = blocks ? (uint32_t)blocks : 1;
+    kn_size s = l->count[a];
+    grid[a] = twasm_grid_axis(s.is_param ? params[s.value] : s.value, l->per_block[a], l->max_grid[a]);
   }
-}
-
-bool ptx_tensor_cores(const kn_desc *d, unsigned sm, const ptx_options *opts) {
-  bool tf32 = opts && opts->tf32;
-  if (d->kind != KN_MATMUL || sm < 80) return false;
-  if (ptx_batch_applies(&d->matmul)) return ptx_batch_tensor_cores(&d->matmul, tf32);
-  return ptx_wmma_applies(&d->matmul, tf32);
 }

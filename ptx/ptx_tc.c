@@ -47,14 +47,6 @@ _Static_assert(TWASM_TC_SHARED_BYTES == STAGES * STAGE_BYTES, "stage sizes agree
 _Static_assert(TWASM_TC_THREADS == 3 * 128, "one producer and two consumer warpgroups");
 _Static_assert(TM == 2 * 64 && TN == 2 * 128, "two m64 consumers of two n128 sets");
 
-/* f32 comes here only with --tensor-cores=tf32; sums from a bias start
- * only for int8, where adding the start last is exact. */
-bool ptx_tc_applies(const kn_matmul *m) {
-  if (m->batched) return false;
-  if (m->type == KN_MM_F32) return !(m->accumulate && m->has_start);
-  return m->type == KN_MM_I8_I32;
-}
-
 typedef struct {
   ptx_gen *g;
   bool tf32;

@@ -17,7 +17,8 @@
  * is read), exact for integer sums.  tf32 inputs are rounded (cvt.rna) as
  * fragments leave shared memory.  Launch bounds hold the registers to 128
  * (2 blocks per SM).  The block shape is the exact kernel's, so archs
- * without tensor cores get that kernel under the same launch. */
+ * without tensor cores get that kernel under the same launch (the plan,
+ * ptx_plan.c). */
 #include <string.h>
 
 #include "ptx_internal.h"
@@ -97,24 +98,6 @@ _Static_assert(BLOCK_TILE * WM_I8_BK / CHUNK / THREADS >= 1 &&
 _Static_assert(BLOCK_TILE * WM_TF32_BK * 4 / CHUNK / THREADS >= 1 &&
                BLOCK_TILE * WM_TF32_BK * 4 / CHUNK / THREADS <= MAX_CHUNKS, "tf32 copies");
 _Static_assert(WM_I8_BK == 64 && WM_TF32_BK % 8 == 0, "whole fragments along k; int8 swizzles 4 chunks of a row");
-
-/* Matmuls whose sizes are constants this small fit in a fraction of one
- * block tile: the exact kernel spreads them over more blocks. */
-static bool tiny(const kn_matmul *m) {
-  return !m->m.is_param && !m->n.is_param && !m->k.is_param &&
-         m->m.value * m->n.value * m->k.value <= 64 * 64 * 64;
-}
-
-/* Batched products keep the exact kernel (whose grid z strides over the
- * batch) unless they are small enough for ptx_batch.c. */
-bool ptx_wmma_applies(const kn_matmul *m, bool tf32) {
-  return (m->type == KN_MM_I8_I32 || (m->type == KN_MM_F32 && tf32)) && !tiny(m) && !m->batched;
-}
-
-/* int8 wmma exists from sm_72 and tf32 from sm_80, but the wrapping of the
- * s32 accumulator was measured on sm_90 and its sm_80 ISA (and cp.async
- * needs sm_80): sm_75 keeps the exact kernel. */
-static bool arch_has_wmma(unsigned sm) { return sm >= 80; }
 
 typedef struct {
   ptx_gen *g;
@@ -555,7 +538,6 @@ static void all_tiles(wm_gen *w) {
  * 16-byte copies at run time (the same for every thread), and with element
  * loads otherwise. */
 static bool wmma_build(ptx_gen *g) {
-  if (!arch_has_wmma(g->sm)) return ptx_kind_matmul.build(g);
   ptx_wmma_annotate(g);
   return ptx_wmma_body(g);
 }

@@ -27,12 +27,17 @@ static _Unwind_Reason_Code bt_step(struct _Unwind_Context *ctx, void *arg) {
   uint32_t idx = rt_func_at(w->inst, ip);
   if (idx == UINT32_MAX) return w->in_module ? _URC_END_OF_STACK : _URC_NO_REASON;
   w->in_module = true;
+  if (w->t->nframes == TWASM_TRAP_MAX_FRAMES) { /* one more than fits */
+    w->t->frames_truncated = true;
+    return _URC_END_OF_STACK;
+  }
   w->t->frames[w->t->nframes++] = idx;
-  return w->t->nframes < TWASM_TRAP_MAX_FRAMES ? _URC_NO_REASON : _URC_END_OF_STACK;
+  return _URC_NO_REASON;
 }
 
 void rt_backtrace(twasm_trap *t, const rt_instance *inst) {
   t->nframes = 0;
+  t->frames_truncated = false;
   if (!inst) return;
   bt_walk w = {t, inst, false};
   _Unwind_Backtrace(bt_step, &w);

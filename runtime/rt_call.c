@@ -36,7 +36,8 @@ uint32_t twasm_call(twasm_func *func, const twasm_val *args, uint32_t nargs,
   if (!f || !args_match(f->sig, args, nargs, nresults))
     return call_failed(trap, TWASM_TRAP_HOST, "argument type mismatch");
   twasm_slot inline_slots[RT_INLINE_SLOTS];
-  uint32_t n = nargs + nresults;
+  uint32_t narg_slots = rt_slot_count(f->sig->kinds, nargs);
+  uint32_t n = narg_slots + rt_slot_count(f->sig->kinds + nargs, nresults);
   twasm_slot *slots = n <= RT_INLINE_SLOTS ? inline_slots : calloc(n, sizeof *slots);
   if (!slots) return call_failed(trap, TWASM_TRAP_HOST, "out of memory");
   rt_slots_from_vals(args, nargs, slots);
@@ -44,8 +45,8 @@ uint32_t twasm_call(twasm_func *func, const twasm_val *args, uint32_t nargs,
   rt_frame_push(&frame, f->kind == RT_FUNC_WASM ? f->owner : NULL);
   uint32_t code = TWASM_TRAP_NONE;
   if (sigsetjmp(frame.env, 1) == 0) {
-    call_slots(f, slots, slots + nargs);
-    rt_vals_from_slots(f->sig->kinds + nargs, slots + nargs, nresults, results);
+    call_slots(f, slots, slots + narg_slots);
+    rt_vals_from_slots(f->sig->kinds + nargs, slots + narg_slots, nresults, results);
   } else {
     code = frame.trap.code;
     if (trap) *trap = frame.trap;

@@ -59,38 +59,47 @@ rt_func *rt_func_bind_host(rt_instance *importer, rt_func *host, uint32_t type_i
   return b;
 }
 
+uint32_t rt_slot_count(const twasm_valkind *kinds, uint32_t n) {
+  uint32_t slots = 0;
+  for (uint32_t i = 0; i < n; i++) slots += kinds[i] == TWASM_V128 ? 2 : 1;
+  return slots;
+}
+
+/* Each value in its slot, a v128 in two (twasm_abi.h). */
 void rt_slots_from_vals(const twasm_val *vals, uint32_t n, twasm_slot *out) {
-  for (uint32_t i = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n; i++, out++) {
     const twasm_val *v = &vals[i];
     switch (v->kind) {
-    case TWASM_I32: out[i] = (uint32_t)v->of.i32; break;
-    case TWASM_I64: out[i] = (uint64_t)v->of.i64; break;
+    case TWASM_I32: *out = (uint32_t)v->of.i32; break;
+    case TWASM_I64: *out = (uint64_t)v->of.i64; break;
     case TWASM_F32: {
       uint32_t bits;
       memcpy(&bits, &v->of.f32, sizeof bits);
-      out[i] = bits;
+      *out = bits;
       break;
     }
-    case TWASM_F64: memcpy(&out[i], &v->of.f64, sizeof out[i]); break;
-    default: out[i] = (uintptr_t)v->of.ref; break;
+    case TWASM_F64: memcpy(out, &v->of.f64, sizeof *out); break;
+    case TWASM_V128: memcpy(out++, &v->of.v128, sizeof v->of.v128); break;
+    default: *out = (uintptr_t)v->of.ref; break;
     }
   }
 }
 
 void rt_vals_from_slots(const twasm_valkind *kinds, const twasm_slot *slots, uint32_t n, twasm_val *out) {
-  for (uint32_t i = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n; i++, slots++) {
     twasm_val *v = &out[i];
     v->kind = kinds[i];
     switch (kinds[i]) {
-    case TWASM_I32: v->of.i32 = (int32_t)(uint32_t)slots[i]; break;
-    case TWASM_I64: v->of.i64 = (int64_t)slots[i]; break;
+    case TWASM_I32: v->of.i32 = (int32_t)(uint32_t)*slots; break;
+    case TWASM_I64: v->of.i64 = (int64_t)*slots; break;
     case TWASM_F32: {
-      uint32_t bits = (uint32_t)slots[i];
+      uint32_t bits = (uint32_t)*slots;
       memcpy(&v->of.f32, &bits, sizeof bits);
       break;
     }
-    case TWASM_F64: memcpy(&v->of.f64, &slots[i], sizeof slots[i]); break;
-    default: v->of.ref = (void *)(uintptr_t)slots[i]; break;
+    case TWASM_F64: memcpy(&v->of.f64, slots, sizeof *slots); break;
+    case TWASM_V128: memcpy(&v->of.v128, slots++, sizeof v->of.v128); break;
+    default: v->of.ref = (void *)(uintptr_t)*slots; break;
     }
   }
 }

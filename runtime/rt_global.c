@@ -1,5 +1,6 @@
 /* rt_global.c: globals created by the host. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt_internal.h"
 
@@ -24,6 +25,7 @@ twasm_val twasm_global_get(const twasm_global *g) {
   case TWASM_I64: v.of.i64 = g->cell.i64; break;
   case TWASM_F32: v.of.f32 = g->cell.f32; break;
   case TWASM_F64: v.of.f64 = g->cell.f64; break;
+  case TWASM_V128: v.of.v128 = g->cell.v128; break;
   default: v.of.ref = g->cell.ref; break;
   }
   return v;
@@ -31,12 +33,13 @@ twasm_val twasm_global_get(const twasm_global *g) {
 
 /* Ignores the mutability flag: the host may initialise what it created. */
 void twasm_global_set(twasm_global *g, twasm_val v) {
-  g->cell.bits = 0;
+  memset(&g->cell, 0, sizeof g->cell);
   switch (g->kind) {
   case TWASM_I32: g->cell.i32 = v.of.i32; break;
   case TWASM_I64: g->cell.i64 = v.of.i64; break;
   case TWASM_F32: g->cell.f32 = v.of.f32; break;
   case TWASM_F64: g->cell.f64 = v.of.f64; break;
+  case TWASM_V128: g->cell.v128 = v.of.v128; break;
   default: g->cell.ref = v.of.ref; break;
   }
 }

@@ -50,9 +50,10 @@ static rt_instance *instance_alloc(const twasm_module_abi *m) {
 /* Wasm 2.0 constant expressions: one instruction; global.get may only name
  * globals already initialised (validation guarantees it). */
 static void eval_const(const rt_instance *inst, const twasm_constexpr_abi *ce, twasm_global_cell *out) {
-  out->bits = 0;
+  memset(out, 0, sizeof *out);
   switch (ce->op) {
   case TWASM_CE_GLOBAL_GET: *out = *inst->vm.globals[ce->value]; break;
+  case TWASM_CE_V128: memcpy(&out->v128, (const void *)(uintptr_t)ce->value, sizeof out->v128); break;
   case TWASM_CE_REF_NULL: break;
   case TWASM_CE_REF_FUNC: out->ref = inst->vm.funcs[ce->value]; break;
   default: out->bits = ce->value; break; /* i32 zero-extended, f32 in the low bits */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "twasm.h"
+#include "twasm_abi.h"
 
 /* Address space reserved per linear memory: 4 GiB of i32 addresses plus a
  * 4 GiB static offset plus room for the widest access, so guard-mode code
@@ -117,6 +118,8 @@ bool rt_table_keep(rt_table *t, rt_instance *inst);
 
 /* rt_func.c */
 rt_func *rt_func_bind_host(rt_instance *importer, rt_func *host, uint32_t type_index);
+/* Slots n values of these kinds take (a v128 takes two). */
+uint32_t rt_slot_count(const twasm_valkind *kinds, uint32_t n);
 void rt_slots_from_vals(const twasm_val *vals, uint32_t n, twasm_slot *out);
 void rt_vals_from_slots(const twasm_valkind *kinds, const twasm_slot *slots, uint32_t n, twasm_val *out);
 
@@ -154,5 +157,14 @@ void rt_backtrace(twasm_trap *t, const rt_instance *inst);
 __attribute__((noreturn)) void rt_trap_raise(const twasm_trap *t);
 /* For failures that are not traps (linking): code 0 and a message. */
 void rt_error(twasm_trap *t, const char *message);
+
+/* ---- an executable's guest environment (rt_env.c) ------------------------ */
+
+/* The NULL-ended "NAME=VALUE" list twasm_main gives the guest: the
+ * host's variables but TWASM_* when inherit_env (or $TWASM_INHERIT_ENV,
+ * 1 or 0, which overrides it), then the baked entries (twasm_main).
+ * NULL when out of memory; rt_free_environ frees it. */
+char **rt_guest_environ(const char *baked, bool inherit_env);
+void rt_free_environ(char **env);
 
 #endif

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_internal.h"
+#include "twasm_abi.h"
 #include "twasm_wasi.h"
 
 #define STATUS_TRAP 134
 #define STATUS_NO_START 1
-
-extern char **environ;
 
 static const char *prog_name(int argc, char **argv) {
   if (argc < 1 || !argv[0]) return "twasm";
@@ -58,6 +58,30 @@ static uint32_t trap_offset(const twasm_module *m, const twasm_trap *t) {
   return m->func_offsets[t->func_index - nimported];
 }
 
+static void frame_name(const twasm_module *m, uint32_t idx, char *buf, size_t cap) {
+  const char *name = m->func_names && idx < m->nfuncs_total ? m->func_names[idx] : NULL;
+  if (name) snprintf(buf, cap, "%s", name);
+  else snprintf(buf, cap, "func[%u]", idx);
+}
+
+/* The backtrace, a run of three or more frames of one function (deep
+ * recursion) told as one line. */
+static void print_frames(const twasm_module *m, const twasm_trap *t) {
+  char name[256];
+  for (uint32_t i = 0; i < t->nframes;) {
+    uint32_t run = 1;
+    while (i + run < t->nframes && t->frames[i + run] == t->frames[i]) run++;
+    frame_name(m, t->frames[i], name, sizeof name);
+    fprintf(stderr, "    at %s\n", name);
+    if (run >= 3) fprintf(stderr, "    ... %u more frames of %s\n", run - 1, name);
+    else if (run == 2) fprintf(stderr, "    at %s\n", name);
+    i += run;
+  }
+  if (t->frames_truncated)
+    fprintf(stderr, "    ... more frames not shown (the backtrace keeps the innermost %d)\n",
+            TWASM_TRAP_MAX_FRAMES);
+}
+
 static int report_trap(const twasm_module *m, const char *prog, const twasm_trap *t) {
   char func[32];
   const char *name = t->func_name;
@@ -68,12 +92,7 @@ static int report_trap(const twasm_module *m, const char *prog, const twasm_trap
   const char *file = m->filename ? m->filename : m->name ? m->name : "module";
   fprintf(stderr, "%s: trap: %s in %s (%s:0x%x)\n", prog, t->message, name, file,
           trap_offset(m, t));
-  for (uint32_t i = 0; i < t->nframes; i++) {
-    uint32_t idx = t->frames[i];
-    const char *fname = m->func_names && idx < m->nfuncs_total ? m->func_names[idx] : NULL;
-    if (fname) fprintf(stderr, "    at %s\n", fname);
-    else fprintf(stderr, "    at func[%u]\n", idx);
-  }
+  print_frames(m, t);
   return STATUS_TRAP;
 }
 
@@ -134,9 +153,12 @@ static int instantiate_and_run(twasm_wasi *w, const twasm_module *m, const char 
   return status;
 }
 
-int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs) {
+int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs,
+               const char *baked_env, unsigned flags) {
   const char *prog = prog_name(argc, argv);
-  twasm_wasi *w = twasm_wasi_new(argc, argv, environ);
+  char **env = rt_guest_environ(baked_env, flags & TWASM_MAIN_INHERIT_ENV);
+  twasm_wasi *w = env ? twasm_wasi_new(argc, argv, env) : NULL;
+  rt_free_environ(env);
   if (!w) {
     fprintf(stderr, "%s: out of memory\n", prog);
     return STATUS_NO_START;

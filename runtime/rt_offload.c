@@ -16,6 +16,7 @@
 
 typedef struct rt_loaded {
   const twasm_kernel_abi *k;
+  const twasm_kernel_ptx_abi *code; /* the PTX module loaded: its plan */
   cu_module *module;
   cu_kernel fn;
   bool failed;
@@ -43,6 +44,17 @@ static uint32_t close_gate(void) {
   return 0;
 }
 
+/* The compiler's plan for a PTX module (TWASM_PATH_*), for the trace. */
+static const char *path_name(uint32_t path) {
+  static const char *const names[] = {
+    [TWASM_PATH_MAP] = "map",           [TWASM_PATH_REDUCE] = "reduction",
+    [TWASM_PATH_EXACT] = "exact matmul", [TWASM_PATH_BATCH] = "batch, exact",
+    [TWASM_PATH_BATCH_MMA] = "batch, mma.sync", [TWASM_PATH_WMMA] = "wmma",
+    [TWASM_PATH_WGMMA] = "wgmma",
+  };
+  return path < sizeof names / sizeof names[0] ? names[path] : "unknown path";
+}
+
 static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
   cu_trace("offload %s (%s): cpu: %s", k->name, kind_name(k), why);
   return 0;
@@ -67,9 +79,12 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
     cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
     l->failed = true;
   } else {
+    for (size_t i = 0; i < n; i++)
+      if (set[i].arch == cu_module_arch(l->module)) l->code = &k->ptx[i];
     char arch[16];
-    cu_trace("offload %s (%s): loaded for %s", k->name, kind_name(k),
-             cu_arch_name(cu_module_arch(l->module), arch));
+    cu_trace("offload %s (%s): loaded for %s (%s%s)", k->name, kind_name(k),
+             cu_arch_name(cu_module_arch(l->module), arch), path_name(l->code->path),
+             l->code->entries & TWASM_ENTRY_PACKED ? ", packed product" : "");
   }
   l->next = rt_loaded_list;
   rt_loaded_list = l;
@@ -117,14 +132,13 @@ static bool inject_fault(cu_error *err) {
   return !cu_test_fault(err);
 }
 
-/* The packed tensor-core product (rt_tc.h) where the kernel has one, its
- * sm_90a module was loaded and the shape fits: 1 when it ran, 0 when the
- * main entry should run instead (said in the trace), -1 after a sticky
- * error. */
+/* The packed tensor-core product (rt_tc.h) where the loaded module holds
+ * it (the plan's TWASM_ENTRY_PACKED) and the shape fits: 1 when it ran, 0
+ * when the main entry should run instead (said in the trace), -1 after a
+ * sticky error. */
 static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan *p, void **args,
                   const cu_args *a) {
-  if (!k->tc_elem_bytes || k->kind != TWASM_KERNEL_MATMUL || p->batch != 1 ||
-      cu_module_arch(l->module) != (90 | CU_ARCH_SPECIFIC) || l->tc_state < 0 ||
+  if (!(l->code->entries & TWASM_ENTRY_PACKED) || !k->tc_elem_bytes || l->tc_state < 0 ||
       !rt_tc_fits(p->work[1], p->work[2], p->work[3]))
     return 0;
   cu_error err;
@@ -224,7 +238,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (mode == CU_MODE_AUTO) {
     double launch_us = cu_launch_cost_us();
     if (isinf(launch_us)) return on_cpu(k, "cost model: no launch could be timed on this GPU");
-    if (!rt_offload_worth_it(plan.ops, launch_us))
+    if (!twasm_cost_worth_it(plan.ops, launch_us))
       return on_cpu(k, "cost model: too little work for a launch");
   }
   pthread_mutex_lock(&rt_offload_lock);

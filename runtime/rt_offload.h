@@ -31,14 +31,10 @@ typedef struct {
 /* Checks a launch of k with the live params against a memory of mem_size
  * bytes: every accessed range inside it (which also proves no address
  * wrapped), no written range overlapping a read one where k asks for the
- * check, trip counts known; fills the grid and the cost figures.  Returns
+ * check, trip counts known; fills the grid (twasm_grid_axis) and the cost
+ * figures (twasm_cost_worth_it weighs them).  Returns
  * NULL when the kernel may run, else why it may not. */
 const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
                                  uint64_t mem_size, rt_offload_plan *p);
-
-/* The cost model: whether a nest of `ops` operations is worth a launch
- * costing launch_us (about 0.5 ns per scalar operation on the CPU, and a
- * launch must win by a margin of 4). */
-bool rt_offload_worth_it(double ops, double launch_us);
 
 #endif

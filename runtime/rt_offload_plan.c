@@ -130,11 +130,8 @@ static void grid_of(const twasm_kernel_abi *k, const int64_t *params, rt_offload
   const twasm_kernel_launch_abi *l = &k->launch;
   for (int a = 0; a < 3; a++) {
     int64_t count = 0;
-    if (!size_of(&l->count[a], k, params, &count) || count < 0) count = 0;
-    uint64_t per = l->per_block[a] ? l->per_block[a] : 1;
-    uint64_t blocks = (uint64_t)count / per + ((uint64_t)count % per != 0);
-    if (l->max_grid[a] && blocks > l->max_grid[a]) blocks = l->max_grid[a];
-    p->grid[a] = blocks ? (uint32_t)blocks : 1;
+    if (!size_of(&l->count[a], k, params, &count)) count = 0;
+    p->grid[a] = twasm_grid_axis(count, l->per_block[a], l->max_grid[a]);
   }
 }
 
@@ -159,9 +156,4 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
   if (!size_of(&k->batch, k, params, &p->batch)) return "malformed kernel table";
   grid_of(k, params, p);
   return NULL;
-}
-
-bool rt_offload_worth_it(double ops, double launch_us) {
-  const double cpu_ns_per_op = 0.5, margin = 4;
-  return ops * cpu_ns_per_op / 1000 > margin * launch_us;
 }

@@ -64,6 +64,7 @@ void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
   t->offset = offset;
   t->exit_status = 0;
   t->nframes = 0;
+  t->frames_truncated = false;
   t->func_name = NULL;
   if (m && m->func_names && func_index < m->nfuncs_total) t->func_name = m->func_names[func_index];
 }
@@ -121,7 +122,11 @@ void twasm_rt_trap(void *vmctx, uint32_t code, uint32_t func_index, uint32_t off
   rt_trap_fill(&t, code, vmctx ? rt_inst(vmctx)->module : NULL, func_index, offset);
   if (vmctx) rt_backtrace(&t, rt_inst(vmctx));
   /* Inlined into its caller, the trapping function has no frame of its own. */
-  if (t.nframes && t.frames[0] != func_index && t.nframes < TWASM_TRAP_MAX_FRAMES) {
+  if (t.nframes && t.frames[0] != func_index) {
+    if (t.nframes == TWASM_TRAP_MAX_FRAMES) {
+      t.nframes--;
+      t.frames_truncated = true;
+    }
     memmove(&t.frames[1], &t.frames[0], t.nframes * sizeof t.frames[0]);
     t.frames[0] = func_index;
     t.nframes++;

@@ -1,5 +1,5 @@
 /* rt_trip.c: trip counts of counted loops from start, bound, step and the
- * exit test: the compiler's constant folding (kernels/kn_trip.c) and the
+ * exit test: the compiler's constant folding (compiler/ir/ir_trip.c) and the
  * params of offloaded nests at run time use this one definition. */
 #include "twasm_abi.h"
 

@@ -53,7 +53,9 @@ static bool add_stdio(twasm_wasi *w) {
     uint32_t n;
     /* A closed host stream stays a (failing) descriptor so that the guest's
      * numbering matches the host's. */
-    if (!wasi_fd_add(w, fd, type, WASI_RIGHTS_ALL, WASI_RIGHTS_ALL, &n)) return false;
+    /* What a stream can do; a listening socket passes it on to accepted ones. */
+    uint64_t rights = wasi_rights_of_type(type);
+    if (!wasi_fd_add(w, fd, type, rights, rights, &n)) return false;
     w->fds[n].owned = false;
   }
   return true;
@@ -80,9 +82,12 @@ bool twasm_wasi_add_preopen(twasm_wasi *w, const char *host_dir, const char *gue
   if (fd < 0) return false;
   char *name = strdup(guest_dir ? guest_dir : host_dir);
   uint32_t n;
-  /* The sandbox is the directory, not the rights: grant them all, so that
-   * whatever the guest opens beneath may inherit what it asks for. */
-  if (!name || !wasi_fd_add(w, fd, WASI_FILETYPE_DIRECTORY, WASI_RIGHTS_ALL, WASI_RIGHTS_ALL, &n)) {
+  /* The sandbox is the directory, not the rights: it may do all a
+   * directory can, and pass on all a directory or file can, so that what
+   * the guest opens beneath gets what it asks for. */
+  if (!name || !wasi_fd_add(w, fd, WASI_FILETYPE_DIRECTORY,
+                            wasi_rights_of_type(WASI_FILETYPE_DIRECTORY),
+                            wasi_rights_inherited_by_dirs(), &n)) {
     free(name);
     errno = ENOMEM;
     return false;

@@ -12,12 +12,18 @@ typedef enum { IO_READ, IO_WRITE, IO_PREAD, IO_PWRITE } io_kind;
 /* One transfer through guest iovecs; *done gets the byte count. */
 static uint32_t transfer(wasi_call *c, io_kind kind, uint32_t fd, uint32_t iovs, uint32_t n,
                          uint64_t offset, uint32_t done_ptr) {
-  wasi_fd *e = wasi_fd_get(c->w, fd);
-  if (!e) return WASI_EBADF;
-  if (e->filetype == WASI_FILETYPE_DIRECTORY) return WASI_EISDIR;
+  /* pread and pwrite use a position: they need seek too. */
+  static const uint64_t needed[] = {
+      [IO_READ] = WASI_RIGHT_FD_READ, [IO_WRITE] = WASI_RIGHT_FD_WRITE,
+      [IO_PREAD] = WASI_RIGHT_FD_READ | WASI_RIGHT_FD_SEEK,
+      [IO_PWRITE] = WASI_RIGHT_FD_WRITE | WASI_RIGHT_FD_SEEK,
+  };
+  wasi_fd *e;
+  uint32_t err = wasi_data_fd(c, fd, needed[kind], &e);
+  if (err) return err;
   if ((kind == IO_PREAD || kind == IO_PWRITE) && offset > INT64_MAX) return WASI_EINVAL;
   struct iovec *v;
-  uint32_t err = wasi_mem_iovecs(c, iovs, n, &v);
+  err = wasi_mem_iovecs(c, iovs, n, &v);
   if (err) return err;
   ssize_t got;
   do {
@@ -53,19 +59,22 @@ uint32_t wasi_fd_pwrite(wasi_call *c, const twasm_val *a) {
 
 uint32_t wasi_fd_seek(wasi_call *c, const twasm_val *a) {
   static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
   uint32_t whence = A_I32(2);
-  if (!e) return WASI_EBADF;
+  /* Asking where one is (0 from the current position) is a tell. */
+  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
+  bool tell = whence == 1 && A_I64(1) == 0 && e && (e->rights_base & WASI_RIGHT_FD_TELL);
+  uint32_t err = wasi_data_fd(c, A_I32(0), tell ? WASI_RIGHT_FD_TELL : WASI_RIGHT_FD_SEEK, &e);
+  if (err) return err;
   if (whence >= 3) return WASI_EINVAL;
-  if (e->filetype == WASI_FILETYPE_DIRECTORY) return WASI_EISDIR;
   off_t pos = lseek(e->host_fd, (off_t)(int64_t)A_I64(1), whences[whence]);
   if (pos < 0) return wasi_errno_from_host(errno);
   return wasi_store_u64(c, A_I32(3), (uint64_t)pos) ? WASI_ESUCCESS : WASI_EFAULT;
 }
 
 uint32_t wasi_fd_tell(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  if (!e) return WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_data_fd(c, A_I32(0), WASI_RIGHT_FD_TELL, &e);
+  if (err) return err;
   off_t pos = lseek(e->host_fd, 0, SEEK_CUR);
   if (pos < 0) return wasi_errno_from_host(errno);
   return wasi_store_u64(c, A_I32(1), (uint64_t)pos) ? WASI_ESUCCESS : WASI_EFAULT;

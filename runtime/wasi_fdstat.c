@@ -7,11 +7,14 @@
 
 #include "wasi_internal.h"
 
+#define R(name) WASI_RIGHT(WASI_R_##name)
+
 uint32_t wasi_fd_advise(wasi_call *c, const twasm_val *a) {
   static const int advice[] = {POSIX_FADV_NORMAL, POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM,
                                POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE};
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  if (!e) return WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_data_fd(c, A_I32(0), R(FD_ADVISE), &e);
+  if (err) return err;
   if (A_I32(3) >= sizeof advice / sizeof advice[0]) return WASI_EINVAL;
   if (A_I64(1) > INT64_MAX || A_I64(2) > INT64_MAX) return WASI_EINVAL;
   /* posix_fadvise returns the error instead of setting errno. */
@@ -20,20 +23,23 @@ uint32_t wasi_fd_advise(wasi_call *c, const twasm_val *a) {
 }
 
 uint32_t wasi_fd_allocate(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  if (!e) return WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_data_fd(c, A_I32(0), R(FD_ALLOCATE), &e);
+  if (err) return err;
   if (A_I64(1) > INT64_MAX || A_I64(2) > INT64_MAX - A_I64(1)) return WASI_EINVAL;
   return wasi_errno_from_host(posix_fallocate(e->host_fd, (off_t)A_I64(1), (off_t)A_I64(2)));
 }
 
 uint32_t wasi_fd_datasync(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  return e ? wasi_host_result(fdatasync(e->host_fd)) : WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_fd_use(c, A_I32(0), R(FD_DATASYNC), &e);
+  return err ? err : wasi_host_result(fdatasync(e->host_fd));
 }
 
 uint32_t wasi_fd_sync(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  return e ? wasi_host_result(fsync(e->host_fd)) : WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_fd_use(c, A_I32(0), R(FD_SYNC), &e);
+  return err ? err : wasi_host_result(fsync(e->host_fd));
 }
 
 static uint16_t fdflags_of(const wasi_fd *e) {
@@ -63,9 +69,9 @@ uint32_t wasi_fd_fdstat_get(wasi_call *c, const twasm_val *a) {
 
 /* Linux changes only append and nonblock on an open file. */
 uint32_t wasi_fd_fdstat_set_flags(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  uint32_t flags = A_I32(1);
-  if (!e) return WASI_EBADF;
+  wasi_fd *e;
+  uint32_t flags = A_I32(1), err = wasi_fd_use(c, A_I32(0), R(FD_FDSTAT_SET_FLAGS), &e);
+  if (err) return err;
   if (flags & ~(uint32_t)(WASI_FDFLAG_APPEND | WASI_FDFLAG_NONBLOCK)) return WASI_ENOTSUP;
   int fl = fcntl(e->host_fd, F_GETFL);
   if (fl < 0) return wasi_errno_from_host(errno);
@@ -75,7 +81,8 @@ uint32_t wasi_fd_fdstat_set_flags(wasi_call *c, const twasm_val *a) {
   return wasi_host_result(fcntl(e->host_fd, F_SETFL, fl));
 }
 
-/* Rights may only shrink. */
+/* Rights may only shrink, and stay shrunk: what a descriptor loses here
+ * it never gets back. */
 uint32_t wasi_fd_fdstat_set_rights(wasi_call *c, const twasm_val *a) {
   wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
   uint64_t base = A_I64(1), inheriting = A_I64(2);
@@ -106,16 +113,18 @@ uint32_t wasi_store_filestat(const wasi_call *c, uint32_t ptr, int host_fd, cons
 }
 
 uint32_t wasi_fd_filestat_get(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
+  wasi_fd *e;
   struct stat st;
-  if (!e) return WASI_EBADF;
+  uint32_t err = wasi_fd_use(c, A_I32(0), R(FD_FILESTAT_GET), &e);
+  if (err) return err;
   if (fstat(e->host_fd, &st) != 0) return wasi_errno_from_host(errno);
   return wasi_store_filestat(c, A_I32(1), e->host_fd, &st);
 }
 
 uint32_t wasi_fd_filestat_set_size(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
-  if (!e) return WASI_EBADF;
+  wasi_fd *e;
+  uint32_t err = wasi_data_fd(c, A_I32(0), R(FD_FILESTAT_SET_SIZE), &e);
+  if (err) return err;
   if (A_I64(1) > INT64_MAX) return WASI_EINVAL;
   return wasi_host_result(ftruncate(e->host_fd, (off_t)A_I64(1)));
 }
@@ -136,9 +145,10 @@ uint32_t wasi_timespecs(uint64_t atim, uint64_t mtim, uint32_t fst, struct times
 }
 
 uint32_t wasi_fd_filestat_set_times(wasi_call *c, const twasm_val *a) {
-  wasi_fd *e = wasi_fd_get(c->w, A_I32(0));
+  wasi_fd *e;
   struct timespec ts[2];
-  if (!e) return WASI_EBADF;
-  uint32_t err = wasi_timespecs(A_I64(1), A_I64(2), A_I32(3), ts);
+  uint32_t err = wasi_fd_use(c, A_I32(0), R(FD_FILESTAT_SET_TIMES), &e);
+  if (err) return err;
+  err = wasi_timespecs(A_I64(1), A_I64(2), A_I32(3), ts);
   return err ? err : wasi_host_result(futimens(e->host_fd, ts));
 }

@@ -12,11 +12,14 @@
 
 #define WASI_DIRENT_SIZE 24u
 
-uint32_t wasi_dir_path(wasi_call *c, uint32_t dir_fd, uint32_t ptr, uint32_t len,
-                       wasi_fd **dir, char **path) {
+#define R(name) WASI_RIGHT(WASI_R_##name)
+
+uint32_t wasi_dir_path(wasi_call *c, uint32_t dir_fd, uint64_t needed, uint32_t ptr,
+                       uint32_t len, wasi_fd **dir, char **path) {
   wasi_fd *e = wasi_fd_get(c->w, dir_fd);
   if (!e) return WASI_EBADF;
   if (e->filetype != WASI_FILETYPE_DIRECTORY) return WASI_ENOTDIR;
+  if ((e->rights_base & needed) != needed) return WASI_ENOTCAPABLE;
   *dir = e;
   return wasi_mem_path(c, ptr, len, path);
 }
@@ -43,19 +46,37 @@ static int open_flags(uint32_t oflags, uint32_t fdflags, uint64_t rights) {
   return flags | (read && write ? O_RDWR : write ? O_WRONLY : O_RDONLY);
 }
 
+/* A directory opens read-only unless the write right was asked for
+ * (EISDIR then, as natively): whether the directory flag said so or it
+ * was found to be one (the rights a preopen reports include some, such
+ * as datasync, that open a file for writing). */
+static uint32_t open_file(const wasi_fd *dir, const char *path, uint32_t oflags, int flags,
+                          bool follow, bool write_asked, int *fd) {
+  if ((oflags & WASI_OFLAG_DIRECTORY) && !write_asked) flags &= ~O_ACCMODE;
+  /* Created files get 0666 less the umask, as a native program's would. */
+  uint32_t err = wasi_resolve_open(dir->host_fd, path, flags, 0666, follow, fd);
+  if (err == WASI_EISDIR && !write_asked && !(flags & (O_CREAT | O_TRUNC)))
+    err = wasi_resolve_open(dir->host_fd, path, (flags & ~O_ACCMODE) | O_DIRECTORY, 0, follow, fd);
+  return err;
+}
+
+/* The new descriptor's rights: what was asked for, as far as the
+ * directory passes it on and the file's type allows. */
 uint32_t wasi_path_open(wasi_call *c, const twasm_val *a) {
   wasi_fd *dir;
   char *path;
   uint8_t *out;
   uint32_t oflags = A_I32(4), fdflags = A_I32(7);
-  uint64_t base = A_I64(5), inheriting = A_I64(6);
   if (oflags > 15 || fdflags > 31) return WASI_EINVAL;
   if (!wasi_mem_range(c, A_I32(8), 4, &out)) return WASI_EFAULT;
-  uint32_t err = wasi_dir_path(c, A_I32(0), A_I32(2), A_I32(3), &dir, &path);
+  uint64_t needed = R(PATH_OPEN) | (oflags & WASI_OFLAG_CREAT ? R(PATH_CREATE_FILE) : 0) |
+                    (oflags & WASI_OFLAG_TRUNC ? R(PATH_FILESTAT_SET_SIZE) : 0);
+  uint32_t err = wasi_dir_path(c, A_I32(0), needed, A_I32(2), A_I32(3), &dir, &path);
   if (err) return err;
+  uint64_t base = A_I64(5) & dir->rights_inheriting, inheriting = A_I64(6) & dir->rights_inheriting;
   int fd;
-  err = wasi_resolve_open(dir->host_fd, path, open_flags(oflags, fdflags, base), 0666,
-                          A_I32(1) & WASI_LOOKUP_SYMLINK_FOLLOW, &fd);
+  err = open_file(dir, path, oflags, open_flags(oflags, fdflags, base),
+                  A_I32(1) & WASI_LOOKUP_SYMLINK_FOLLOW, base & R(FD_WRITE), &fd);
   free(path);
   if (err) return err;
   struct stat st;
@@ -64,10 +85,9 @@ uint32_t wasi_path_open(wasi_call *c, const twasm_val *a) {
     close(fd);
     return err;
   }
-  uint64_t parent_inheriting = dir->rights_inheriting;
+  uint8_t type = wasi_filetype_of(fd, st.st_mode);
   uint32_t n;
-  if (!wasi_fd_add(c->w, fd, wasi_filetype_of(fd, st.st_mode), base & parent_inheriting,
-                   inheriting & parent_inheriting, &n))
+  if (!wasi_fd_add(c->w, fd, type, base & wasi_rights_of_type(type), inheriting, &n))
     return WASI_ENOMEM;
   c->w->fds[n].rsync = fdflags & WASI_FDFLAG_RSYNC;
   wasi_put_u32(out, n);
@@ -105,6 +125,7 @@ uint32_t wasi_fd_readdir(wasi_call *c, const twasm_val *a) {
   uint8_t *buf;
   if (!e) return WASI_EBADF;
   if (e->filetype != WASI_FILETYPE_DIRECTORY) return WASI_ENOTDIR;
+  if (!(e->rights_base & R(FD_READDIR))) return WASI_ENOTCAPABLE;
   if (!wasi_mem_range(c, A_I32(1), cap, &buf)) return WASI_EFAULT;
   int fd = openat(e->host_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -139,10 +160,12 @@ uint32_t wasi_path_create_directory(wasi_call *c, const twasm_val *a) {
   char *path;
   const char *leaf;
   int parent;
-  uint32_t err = wasi_dir_path(c, A_I32(0), A_I32(1), A_I32(2), &dir, &path);
+  uint32_t err = wasi_dir_path(c, A_I32(0), R(PATH_CREATE_DIRECTORY), A_I32(1), A_I32(2), &dir,
+                               &path);
   if (err) return err;
   err = wasi_resolve_parent(dir->host_fd, path, &parent, &leaf);
   if (!err) {
+    /* 0777 less the umask, as a native program's would. */
     if (mkdirat(parent, leaf, 0777) != 0) err = wasi_errno_from_host(errno);
     close(parent);
   }
@@ -152,10 +175,12 @@ uint32_t wasi_path_create_directory(wasi_call *c, const twasm_val *a) {
 
 /* The file a path names, as an O_PATH descriptor: the link itself unless
  * symlinks are followed. */
-static uint32_t open_path_only(wasi_call *c, const twasm_val *a, uint32_t path_arg, int *fd) {
+static uint32_t open_path_only(wasi_call *c, const twasm_val *a, uint64_t needed,
+                               uint32_t path_arg, int *fd) {
   wasi_fd *dir;
   char *path;
-  uint32_t err = wasi_dir_path(c, A_I32(0), A_I32(path_arg), A_I32(path_arg + 1), &dir, &path);
+  uint32_t err = wasi_dir_path(c, A_I32(0), needed, A_I32(path_arg), A_I32(path_arg + 1), &dir,
+                               &path);
   if (err) return err;
   err = wasi_resolve_open(dir->host_fd, path, O_PATH, 0, A_I32(1) & WASI_LOOKUP_SYMLINK_FOLLOW, fd);
   free(path);
@@ -165,7 +190,7 @@ static uint32_t open_path_only(wasi_call *c, const twasm_val *a, uint32_t path_a
 uint32_t wasi_path_filestat_get(wasi_call *c, const twasm_val *a) {
   int fd;
   struct stat st;
-  uint32_t err = open_path_only(c, a, 2, &fd);
+  uint32_t err = open_path_only(c, a, R(PATH_FILESTAT_GET), 2, &fd);
   if (err) return err;
   err = fstat(fd, &st) == 0 ? wasi_store_filestat(c, A_I32(4), fd, &st) : wasi_errno_from_host(errno);
   close(fd);
@@ -180,7 +205,8 @@ static uint32_t set_times_at(wasi_call *c, const twasm_val *a, const struct time
   char *path;
   const char *leaf;
   int parent;
-  uint32_t err = wasi_dir_path(c, A_I32(0), A_I32(2), A_I32(3), &dir, &path);
+  uint32_t err = wasi_dir_path(c, A_I32(0), R(PATH_FILESTAT_SET_TIMES), A_I32(2), A_I32(3), &dir,
+                               &path);
   if (err) return err;
   err = wasi_resolve_parent(dir->host_fd, path, &parent, &leaf);
   if (!err) {
@@ -197,8 +223,12 @@ uint32_t wasi_path_filestat_set_times(wasi_call *c, const twasm_val *a) {
   int fd;
   uint32_t err = wasi_timespecs(A_I64(4), A_I64(5), A_I32(6), ts);
   if (err) return err;
-  if (!(A_I32(1) & WASI_LOOKUP_SYMLINK_FOLLOW)) return set_times_at(c, a, ts);
-  err = open_path_only(c, a, 2, &fd);
+  /* A trailing slash names the directory a link leads to: followed. */
+  uint8_t *guest_path;
+  bool slash = A_I32(3) && wasi_mem_range(c, A_I32(2), A_I32(3), &guest_path) &&
+               guest_path[A_I32(3) - 1] == '/';
+  if (!(A_I32(1) & WASI_LOOKUP_SYMLINK_FOLLOW) && !slash) return set_times_at(c, a, ts);
+  err = open_path_only(c, a, R(PATH_FILESTAT_SET_TIMES), 2, &fd);
   if (err) return err;
   snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
   if (utimensat(AT_FDCWD, proc_path, ts, 0) != 0) err = wasi_errno_from_host(errno);

@@ -57,13 +57,29 @@ enum { WASI_FST_ATIM = 1, WASI_FST_ATIM_NOW = 2, WASI_FST_MTIM = 4,
        WASI_FST_MTIM_NOW = 8 };
 
 #define WASI_RIGHT(bit) ((uint64_t)1 << (bit))
-#define WASI_RIGHT_FD_DATASYNC WASI_RIGHT(0)
-#define WASI_RIGHT_FD_READ WASI_RIGHT(1)
-#define WASI_RIGHT_FD_WRITE WASI_RIGHT(6)
-#define WASI_RIGHT_FD_ALLOCATE WASI_RIGHT(8)
-#define WASI_RIGHT_FD_READDIR WASI_RIGHT(14)
-#define WASI_RIGHT_FD_FILESTAT_SET_SIZE WASI_RIGHT(22)
-#define WASI_RIGHTS_ALL (WASI_RIGHT(30) - 1)
+enum {
+  WASI_R_FD_DATASYNC, WASI_R_FD_READ, WASI_R_FD_SEEK, WASI_R_FD_FDSTAT_SET_FLAGS,
+  WASI_R_FD_SYNC, WASI_R_FD_TELL, WASI_R_FD_WRITE, WASI_R_FD_ADVISE, WASI_R_FD_ALLOCATE,
+  WASI_R_PATH_CREATE_DIRECTORY, WASI_R_PATH_CREATE_FILE, WASI_R_PATH_LINK_SOURCE,
+  WASI_R_PATH_LINK_TARGET, WASI_R_PATH_OPEN, WASI_R_FD_READDIR, WASI_R_PATH_READLINK,
+  WASI_R_PATH_RENAME_SOURCE, WASI_R_PATH_RENAME_TARGET, WASI_R_PATH_FILESTAT_GET,
+  WASI_R_PATH_FILESTAT_SET_SIZE, WASI_R_PATH_FILESTAT_SET_TIMES, WASI_R_FD_FILESTAT_GET,
+  WASI_R_FD_FILESTAT_SET_SIZE, WASI_R_FD_FILESTAT_SET_TIMES, WASI_R_PATH_SYMLINK,
+  WASI_R_PATH_REMOVE_DIRECTORY, WASI_R_PATH_UNLINK_FILE, WASI_R_POLL_FD_READWRITE,
+  WASI_R_SOCK_SHUTDOWN, WASI_R_SOCK_ACCEPT, WASI_R_COUNT
+};
+#define WASI_RIGHT_FD_DATASYNC WASI_RIGHT(WASI_R_FD_DATASYNC)
+#define WASI_RIGHT_FD_READ WASI_RIGHT(WASI_R_FD_READ)
+#define WASI_RIGHT_FD_SEEK WASI_RIGHT(WASI_R_FD_SEEK)
+#define WASI_RIGHT_FD_TELL WASI_RIGHT(WASI_R_FD_TELL)
+#define WASI_RIGHT_FD_WRITE WASI_RIGHT(WASI_R_FD_WRITE)
+#define WASI_RIGHT_FD_ALLOCATE WASI_RIGHT(WASI_R_FD_ALLOCATE)
+#define WASI_RIGHT_FD_READDIR WASI_RIGHT(WASI_R_FD_READDIR)
+#define WASI_RIGHT_FD_FILESTAT_SET_SIZE WASI_RIGHT(WASI_R_FD_FILESTAT_SET_SIZE)
+#define WASI_RIGHT_PATH_OPEN WASI_RIGHT(WASI_R_PATH_OPEN)
+#define WASI_RIGHT_PATH_CREATE_FILE WASI_RIGHT(WASI_R_PATH_CREATE_FILE)
+#define WASI_RIGHT_PATH_FILESTAT_SET_SIZE WASI_RIGHT(WASI_R_PATH_FILESTAT_SET_SIZE)
+#define WASI_RIGHTS_ALL (WASI_RIGHT(WASI_R_COUNT) - 1)
 
 /* A host function's result that is not an errno: the call traps (proc_exit
  * or a host failure), with the trap already filled. */
@@ -100,6 +116,13 @@ void wasi_fd_release(wasi_fd *e);
 uint8_t wasi_filetype_of(int host_fd, mode_t mode);
 /* Deletes the host functions twasm_wasi_imports made (wasi_imports.c). */
 void wasi_funcs_free(twasm_wasi *w);
+
+/* ---- rights (wasi_rights.c) --------------------------------------------- */
+
+/* The rights a descriptor of a WASI file type can hold at most. */
+uint64_t wasi_rights_of_type(uint8_t filetype);
+/* What a preopened directory passes on: directory and file rights. */
+uint64_t wasi_rights_inherited_by_dirs(void);
 
 /* ---- errno mapping (wasi_errno.c) -------------------------------------- */
 
@@ -148,9 +171,15 @@ extern wasi_resolve_mode wasi_resolve;
 uint32_t wasi_resolve_open(int dir_fd, const char *path, int flags, mode_t mode,
                            bool follow, int *out_fd);
 /* The directory holding path's last component, beneath dir_fd, and that
- * component (a pointer into path, which is modified): for the *at()
- * calls that act on a name rather than a file. */
+ * component with any trailing slashes (a pointer into path, which is
+ * modified): for the *at() calls that act on a name rather than a file. */
 uint32_t wasi_resolve_parent(int dir_fd, char *path, int *parent_fd, const char **leaf);
+
+/* The descriptor fd for a call that needs the base rights `needed`:
+ * EBADF when it is not open, ENOTCAPABLE when a right is missing. */
+uint32_t wasi_fd_use(wasi_call *c, uint32_t fd, uint64_t needed, wasi_fd **out);
+/* The same for calls on a file's data: EISDIR for a directory first. */
+uint32_t wasi_data_fd(wasi_call *c, uint32_t fd, uint64_t needed, wasi_fd **out);
 
 /* ---- the functions, by family ------------------------------------------ */
 
@@ -186,10 +215,11 @@ WASI_DECL(poll_oneoff); WASI_DECL(sock_accept); WASI_DECL(sock_recv);
 WASI_DECL(sock_send); WASI_DECL(sock_shutdown);
 #undef WASI_DECL
 
-/* The directory descriptor dir_fd (ENOTDIR when it is not one) and a heap
- * copy of the guest path at ptr/len: the start of every path_* call. */
-uint32_t wasi_dir_path(wasi_call *c, uint32_t dir_fd, uint32_t ptr, uint32_t len,
-                       wasi_fd **dir, char **path);
+/* The directory descriptor dir_fd (ENOTDIR when it is not one,
+ * ENOTCAPABLE without the base rights `needed`) and a heap copy of the
+ * guest path at ptr/len: the start of every path_* call. */
+uint32_t wasi_dir_path(wasi_call *c, uint32_t dir_fd, uint64_t needed, uint32_t ptr,
+                       uint32_t len, wasi_fd **dir, char **path);
 
 /* Shared by fd_filestat_get and path_filestat_get: a WASI filestat. */
 uint32_t wasi_store_filestat(const wasi_call *c, uint32_t ptr, int host_fd,

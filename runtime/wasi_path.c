@@ -165,8 +165,13 @@ static uint32_t open_beneath_walk(int dir_fd, const char *path, int flags, mode_
                                   bool follow, int *out) {
   int parent;
   char *leaf;
-  uint32_t err = walk_path(dir_fd, path, follow, &parent, &leaf);
+  /* "name/" is a directory, through a link if name is one (the walk
+   * follows it, beneath): as the kernel reads a trailing slash. */
+  size_t len = strlen(path);
+  bool dir_only = len && path[len - 1] == '/';
+  uint32_t err = walk_path(dir_fd, path, follow || dir_only, &parent, &leaf);
   if (err) return err;
+  if (dir_only) flags |= O_DIRECTORY;
   /* O_NOFOLLOW: the walk expanded the link it was asked to follow; one
    * that appears here since then is not followed out of the tree. */
   int fd = openat(parent, leaf, flags | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -189,19 +194,23 @@ uint32_t wasi_resolve_open(int dir_fd, const char *path, int flags, mode_t mode,
 }
 
 uint32_t wasi_resolve_parent(int dir_fd, char *path, int *parent_fd, const char **leaf) {
-  size_t len = strlen(path);
+  size_t len = strlen(path), end = len, start;
   if (!len) return WASI_ENOENT;
-  while (len > 1 && path[len - 1] == '/') path[--len] = 0;
-  char *slash = strrchr(path, '/');
-  if (slash == path) return WASI_ENOTCAPABLE;
-  const char *name = slash ? slash + 1 : path;
-  const char *dir = ".";
-  if (!strcmp(name, ".") || !strcmp(name, "..")) {
+  if (path[0] == '/') return WASI_ENOTCAPABLE;
+  while (end && path[end - 1] == '/') end--;
+  for (start = end; start && path[start - 1] != '/'; start--) {
+  }
+  /* The leaf keeps its trailing slashes: the kernel then demands a
+   * directory, as it would of a native program (unlink "file/" is
+   * ENOTDIR, link to "new/" ENOENT). */
+  const char *name = path + start, *dir = ".";
+  size_t name_len = end - start;
+  if ((name_len == 1 && name[0] == '.') || (name_len == 2 && name[0] == '.' && name[1] == '.')) {
     /* The directory named by the whole path, so ".." is checked too. */
     dir = path;
     name = ".";
-  } else if (slash) {
-    *slash = 0;
+  } else if (start) {
+    path[start - 1] = 0;
     dir = path;
   }
   uint32_t err = wasi_resolve_open(dir_fd, dir, O_PATH | O_DIRECTORY, 0, true, parent_fd);

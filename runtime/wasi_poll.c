@@ -149,26 +149,28 @@ uint32_t wasi_poll_oneoff(wasi_call *c, const twasm_val *a) {
   return err;
 }
 
-static wasi_fd *socket_fd(wasi_call *c, uint32_t fd, uint32_t *err) {
+/* The socket fd for a call needing the rights `needed`. */
+static wasi_fd *socket_fd(wasi_call *c, uint32_t fd, uint64_t needed, uint32_t *err) {
   wasi_fd *e = wasi_fd_get(c->w, fd);
   *err = !e ? WASI_EBADF
          : e->filetype != WASI_FILETYPE_SOCKET_STREAM && e->filetype != WASI_FILETYPE_SOCKET_DGRAM
              ? WASI_ENOTSOCK
-             : WASI_ESUCCESS;
+         : (e->rights_base & needed) != needed ? WASI_ENOTCAPABLE
+                                               : WASI_ESUCCESS;
   return e;
 }
 
 uint32_t wasi_sock_accept(wasi_call *c, const twasm_val *a) {
   uint32_t err, flags = A_I32(1), n;
   uint8_t *out;
-  wasi_fd *e = socket_fd(c, A_I32(0), &err);
+  wasi_fd *e = socket_fd(c, A_I32(0), WASI_RIGHT(WASI_R_SOCK_ACCEPT), &err);
   if (err) return err;
   if (flags & ~(uint32_t)WASI_FDFLAG_NONBLOCK) return WASI_EINVAL;
   if (!wasi_mem_range(c, A_I32(2), 4, &out)) return WASI_EFAULT;
   int fd = accept4(e->host_fd, NULL, NULL, SOCK_CLOEXEC | (flags ? SOCK_NONBLOCK : 0));
   if (fd < 0) return wasi_errno_from_host(errno);
-  if (!wasi_fd_add(c->w, fd, WASI_FILETYPE_SOCKET_STREAM, e->rights_inheriting,
-                   e->rights_inheriting, &n))
+  uint64_t rights = e->rights_inheriting & wasi_rights_of_type(WASI_FILETYPE_SOCKET_STREAM);
+  if (!wasi_fd_add(c->w, fd, WASI_FILETYPE_SOCKET_STREAM, rights, rights, &n))
     return WASI_ENOMEM;
   wasi_put_u32(out, n);
   return WASI_ESUCCESS;
@@ -177,7 +179,7 @@ uint32_t wasi_sock_accept(wasi_call *c, const twasm_val *a) {
 /* sock_recv and sock_send: one message through guest iovecs. */
 static uint32_t sock_io(wasi_call *c, const twasm_val *a, bool recv, ssize_t *done, int *msg_flags) {
   uint32_t err;
-  wasi_fd *e = socket_fd(c, A_I32(0), &err);
+  wasi_fd *e = socket_fd(c, A_I32(0), recv ? WASI_RIGHT_FD_READ : WASI_RIGHT_FD_WRITE, &err);
   if (err) return err;
   struct msghdr msg = {0};
   struct iovec *v;
@@ -217,7 +219,7 @@ uint32_t wasi_sock_send(wasi_call *c, const twasm_val *a) {
 uint32_t wasi_sock_shutdown(wasi_call *c, const twasm_val *a) {
   static const int how[] = {-1, SHUT_RD, SHUT_WR, SHUT_RDWR};
   uint32_t err, flags = A_I32(1);
-  wasi_fd *e = socket_fd(c, A_I32(0), &err);
+  wasi_fd *e = socket_fd(c, A_I32(0), WASI_RIGHT(WASI_R_SOCK_SHUTDOWN), &err);
   if (err) return err;
   if (flags == 0 || flags > 3) return WASI_EINVAL;
   return wasi_host_result(shutdown(e->host_fd, how[flags]));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CPU benchmark: each program built natively against glibc and against musl,
-# by twasmc, by wasm2c + clang and run by node, timed interleaved; prints
-# markdown tables of figures only.
+# by twasmc (from a plain and from a -msimd128 wasm build), by wasm2c + clang
+# and run by node, timed interleaved; prints markdown tables of figures only.
 #
 # usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu] [PROGRAM...]
 #   -s: the statistic over the repetitions (default median); -t: wall-clock
@@ -37,12 +37,14 @@ median/wall | median/cpu | min/wall | min/cpu) ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac
 programs=("$@")
-# The first eight are small kernels; the rest are larger programs of the
-# character of interpreters, databases and compressors.
+# The first eight are small kernels; then larger programs of the
+# character of interpreters, databases and compressors; then two whose
+# loops vectorise (bytes and floats), for the -msimd128 column.
 kernels=" nbody mandel spectral matrix hashtab strsort bintrees vm "
 larger=" interp kvstore dispatch recurse compress "
+vector=" imgproc dsp "
 # shellcheck disable=SC2206
-[ ${#programs[@]} -gt 0 ] || programs=($kernels $larger)
+[ ${#programs[@]} -gt 0 ] || programs=($kernels $larger $vector)
 
 TWASMC=${TWASMC:-build/bin/twasmc}
 CLANG=${CLANG:-clang-19}
@@ -52,8 +54,8 @@ WASM2C_RT=${WASM2C_RT:-/usr/share/wabt/wasm2c}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
 MUSL_DIR=${MUSL_DIR:-/usr/lib/x86_64-linux-musl}
 MUSL_INCLUDE=${MUSL_INCLUDE:-/usr/include/x86_64-linux-musl}
-ways=(native musl twasmc wasm2c node)
-ratio_ways=(musl twasmc wasm2c node)
+ways=(native musl twasmc simd wasm2c node)
+ratio_ways=(musl twasmc simd wasm2c node)
 if [ -n "${TWASMC_BEFORE:-}" ]; then
 	ways+=(before)
 	ratio_ways=(before "${ratio_ways[@]}")
@@ -133,6 +135,11 @@ build() {
 	fi
 	if seconds "$TWASMC" -O2 "$dir/prog.wasm" -o "$dir/twasmc" >"$dir/compile.twasmc"; then
 		built[$p]+=" twasmc"
+	fi
+	# the same source as SIMD Wasm: clang vectorises for wasm's 128-bit SIMD
+	if "$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 -msimd128 "$src" -o "$dir/prog-simd.wasm" -lm &&
+		"$TWASMC" -O2 "$dir/prog-simd.wasm" -o "$dir/simd"; then
+		built[$p]+=" simd"
 	fi
 	if seconds build_wasm2c "$dir/prog.wasm" "$dir/w2c" "$dir/wasm2c" >"$dir/compile.wasm2c"; then
 		built[$p]+=" wasm2c"
@@ -219,6 +226,7 @@ for col in "${columns[@]}"; do
 	case $col in
 	before) header+=" | twasmc before" ;;
 	musl) header+=" | native musl" ;;
+	simd) header+=" | twasmc -msimd128" ;;
 	*) header+=" | $col" ;;
 	esac
 	rule+="|---:"
@@ -227,7 +235,8 @@ echo "$header |"
 echo "$rule|"
 # group PROGRAM: which geomean row a program also counts in.
 group() {
-	if [[ $kernels == *" $1 "* ]]; then echo kernels; elif [[ $larger == *" $1 "* ]]; then echo larger; else echo other; fi
+	if [[ $kernels == *" $1 "* ]]; then echo kernels; elif [[ $larger == *" $1 "* ]]; then echo larger
+	elif [[ $vector == *" $1 "* ]]; then echo vector; else echo other; fi
 }
 declare -A log_sum count
 for p in "${programs[@]}"; do
@@ -253,8 +262,9 @@ for p in "${programs[@]}"; do
 	echo "$row |"
 done
 # geomean rows: one per group present (kernels: the first eight programs;
-# larger: the interpreter, store, compressor and the like), then all.
-for g in kernels larger other ""; do
+# larger: the interpreter, store, compressor and the like; vector: the
+# vectorisable imgproc and dsp), then all.
+for g in kernels larger vector other ""; do
 	[ -n "$g" ] && [ "${count[$g:${columns[0]}]:-0}" = 0 ] && continue
 	row="| geomean${g:+ ($g)} | "
 	for col in "${columns[@]}"; do
@@ -262,6 +272,20 @@ for g in kernels larger other ""; do
 		row+=" | $(awk -v s="${log_sum[$key]:-0}" -v c="${count[$key]:-0}" 'BEGIN { if (c) printf "%.2f", exp(s / c); else print "n/a" }')"
 	done
 	echo "$row |"
+done
+
+echo
+echo "## SIMD: twasmc of the -msimd128 build against the plain build ($what of $reps; below 1: SIMD faster)"
+echo
+echo "| program | twasmc s | twasmc -msimd128 s | SIMD / plain |"
+echo "|---|---:|---:|---:|"
+for p in "${programs[@]}"; do
+	if has_way "$p" twasmc && has_way "$p" simd; then
+		plain=$(summary "$work/$p/time.twasmc") vec=$(summary "$work/$p/time.simd")
+		echo "| $p | $(printf '%.3f' "$plain") | $(printf '%.3f' "$vec") | $(ratio "$vec" "$plain") |"
+	else
+		echo "| $p | n/a | n/a | n/a |"
+	fi
 done
 
 echo

@@ -5,8 +5,8 @@
 int main(int argc, char **argv) {
   printf("argc=%d\n", argc);
   for (int i = 1; i < argc; i++) printf("argv[%d]=[%s]\n", i, argv[i]);
-  const char *v = getenv("TWASM_TEST_VAR");
-  printf("TWASM_TEST_VAR=%s\n", v ? v : "(unset)");
-  printf("UNSET_VAR=%s\n", getenv("TWASM_SURELY_UNSET") ? "set" : "(unset)");
+  const char *v = getenv("TEST_VAR");
+  printf("TEST_VAR=%s\n", v ? v : "(unset)");
+  printf("UNSET_VAR=%s\n", getenv("TEST_SURELY_UNSET") ? "set" : "(unset)");
   return 0;
 }

@@ -3,7 +3,9 @@
 # compiles the wasm with twasmc, runs both and compares their stdout and
 # exit status with NAME.expected / NAME.status; then checks that escape.c
 # cannot leave its preopened directory.  NAME.args: one argument a line;
-# NAME.stdin: standard input.  TWASMC overrides the compiler.
+# NAME.stdin: standard input; NAME.variants: one wasm build a line, each
+# the clang flags added to the wasm build (e.g. -O3 -msimd128; default:
+# one build with none).  TWASMC overrides the compiler.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,12 +25,12 @@ run() {
   [ -f "$here/$name.args" ] && mapfile -t args < "$here/$name.args"
   [ -f "$here/$name.stdin" ] && input=$here/$name.stdin
   mkdir -p "$dir"
-  (cd "$dir" && TWASM_TEST_VAR="value with spaces" "$exe" "${args[@]}" < "$input" > "$dir.out")
+  (cd "$dir" && TEST_VAR="value with spaces" "$exe" "${args[@]}" < "$input" > "$dir.out")
   echo $? > "$dir.status"
 }
 
 check() {
-  local name=$1 kind=$2 dir=$work/run.$1.$1.$2
+  local name=$1 kind=$2 dir=$work/run.$1.$1.$3
   local want_status=0
   [ -f "$here/$name.status" ] && want_status=$(cat "$here/$name.status")
   diff -u "$here/$name.expected" "$dir.out" > "$dir.diff" || { fail "$name ($kind)" "stdout differs"; cat "$dir.diff"; }
@@ -38,15 +40,24 @@ check() {
 for src in "$here"/*.c; do
   name=$(basename "$src" .c)
   [ "$name" = escape ] && continue
-  dirs=()
-  [ "$name" = files ] && dirs=(--dir .)
+  # Native programs see the whole environment; compiled ones only what
+  # --env names (args.c prints TEST_VAR, given by the host at run time).
+  tflags=()
+  [ "$name" = files ] && tflags=(--dir .)
+  [ "$name" = args ] && tflags=(--env TEST_VAR)
   "${native_cc[@]}" "$src" -o "$work/$name.native" -lm || { fail "$name" "native build"; continue; }
-  "${wasm_cc[@]}" "$src" -o "$work/$name.wasm" -lm || { fail "$name" "wasm build"; continue; }
-  "$twasmc" "${dirs[@]}" "$work/$name.wasm" -o "$work/$name.aot" || { fail "$name" "twasmc"; continue; }
   run "$name" "$work/$name.native"
-  run "$name" "$work/$name.aot"
-  check "$name" native
-  check "$name" aot
+  check "$name" native native
+  variants=("")
+  [ -f "$here/$name.variants" ] && mapfile -t variants < "$here/$name.variants"
+  for v in "${!variants[@]}"; do
+    read -ra flags <<< "${variants[$v]}"
+    kind="aot${flags[*]:+ ${flags[*]}}"
+    "${wasm_cc[@]}" "${flags[@]}" "$src" -o "$work/$name.$v.wasm" -lm || { fail "$name" "wasm build ($kind)"; continue; }
+    "$twasmc" "${tflags[@]}" "$work/$name.$v.wasm" -o "$work/$name.$v" || { fail "$name" "twasmc ($kind)"; continue; }
+    run "$name" "$work/$name.$v"
+    check "$name" "$kind" "$v"
+  done
 done
 
 # The escape test: a sandbox beside a file the program must not reach.

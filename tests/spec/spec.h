@@ -49,6 +49,11 @@ typedef enum {
 typedef struct {
   sv_match match;
   twasm_val val;     /* kind always set */
+  /* v128: lanes of lane_bits bits (floats when lane_float), each matched
+   * by lanes[i] (SV_EXACT: against val's bytes of that lane) */
+  uint8_t lane_bits;
+  bool lane_float;
+  sv_match lanes[16];
 } sv_expect;
 
 /* Externref N of the scripts as a host pointer, and back (N+1, so that
@@ -134,13 +139,9 @@ typedef struct {
   const char *wast_path;
   const sr_config *cfg;
   char dir[64];             /* mkdtemp folder: wast2json output, objects */
-  bool simd_file;           /* simd_*.wast: modules twasmc cannot compile are skipped */
   sm_state modules;
   twasm_instance *current;
-  const char *current_skip; /* why the current module could not be run, or NULL */
   int current_line;         /* where the current module was defined */
-  sm_named *skipped;        /* names of modules that were skipped */
-  size_t nskipped, cap_skipped;
 } sr_file;
 
 /* Removes a temporary folder of sr_run_file and the files in it. */

@@ -31,9 +31,11 @@ typedef struct {
 } spec_tally;
 
 static void spec_usage(FILE *out) {
-  fputs("usage: twasm-spec [--jobs=N] [--bounds-checks=guard|explicit] [-O N] [-v] FILE.wast...\n"
+  fputs("usage: twasm-spec [--jobs=N] [--bounds-checks=guard|explicit] [-O N] [--cpu=NAME] [-v]\n"
+        "                  FILE.wast...\n"
         "  --jobs=N   run files in N forked workers (default 1; 0: in this process)\n"
         "  -O N       optimisation level of the compiled modules (default 1)\n"
+        "  --cpu=NAME target CPU of the compiled modules, as twasmc's --cpu\n"
         "  -v         a line per command and a summary per file\n",
         out);
 }
@@ -209,6 +211,7 @@ static bool spec_options(int argc, char **argv, sr_config *cfg, int *jobs, int *
     else if (strcmp(a, "--bounds-checks=guard") == 0) cfg->opts.bounds_mode = TWASM_BOUNDS_GUARD;
     else if (strcmp(a, "--bounds-checks=explicit") == 0) cfg->opts.bounds_mode = TWASM_BOUNDS_EXPLICIT;
     else if (strcmp(a, "-v") == 0) cfg->verbose = true;
+    else if (strncmp(a, "--cpu=", 6) == 0 && drv_cpu_known(a + 6)) cfg->opts.cpu = a + 6;
     else if (strcmp(a, "-O") == 0 && i + 1 < argc) cfg->opts.opt_level = atoi(argv[++i]);
     else if (strncmp(a, "-O", 2) == 0 && a[2]) cfg->opts.opt_level = atoi(a + 2);
     else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -44,8 +44,7 @@ static void sr_module_path(const sr_file *f, const sj_value *cmd, char *path, si
   snprintf(path, cap, "%s/%s", f->dir, name ? name : "");
 }
 
-/* Compiles and loads the module of cmd.  A module twasmc cannot compile
- * in a SIMD file is skipped: twasmc implements Wasm 2.0 without SIMD. */
+/* Compiles and loads the module of cmd. */
 static sr_outcome sr_load(sr_file *f, const sj_value *cmd, const twasm_module **m, char *detail,
                           size_t cap) {
   char path[4200];
@@ -54,10 +53,6 @@ static sr_outcome sr_load(sr_file *f, const sj_value *cmd, const twasm_module **
   char err[512];
   sm_result r = sm_load(&f->modules, path, m, &st, err, sizeof err);
   if (r == SM_OK) return SR_PASS;
-  if (r == SM_COMPILE_FAILED && f->simd_file && (st == DRV_MALFORMED || st == DRV_INVALID)) {
-    snprintf(detail, cap, "SIMD is not supported (%s: %s)", sr_drv_name(st), err);
-    return SR_SKIP;
-  }
   if (r == SM_COMPILE_FAILED) snprintf(detail, cap, "compiling failed (%s): %s", sr_drv_name(st), err);
   else snprintf(detail, cap, "loading failed: %s", err);
   return SR_FAIL;
@@ -68,13 +63,8 @@ static sr_outcome sr_cmd_module(sr_file *f, const sj_value *cmd, char *detail, s
   const char *name = sj_str(cmd, "name");
   const sj_value *line = sj_get(cmd, "line");
   f->current = NULL;
-  f->current_skip = NULL;
   f->current_line = line && line->kind == SJ_NUMBER ? (int)line->number : 0;
   sr_outcome o = sr_load(f, cmd, &m, detail, cap);
-  if (o == SR_SKIP) {
-    f->current_skip = "its module was skipped (SIMD)";
-    if (name) sm_name(&f->skipped, &f->nskipped, &f->cap_skipped, name, NULL);
-  }
   if (o != SR_PASS) return o;
   char err[512];
   twasm_instance *inst;
@@ -95,18 +85,10 @@ static sr_outcome sr_target(sr_file *f, const char *name, twasm_instance **out, 
       *out = named->inst;
       return SR_PASS;
     }
-    if (sm_find(f->skipped, f->nskipped, name)) {
-      snprintf(detail, cap, "module %s was skipped (SIMD)", name);
-      return SR_SKIP;
-    }
     return sr_fail(detail, cap, "no module named %s", name);
   }
   *out = f->current;
   if (*out) return SR_PASS;
-  if (f->current_skip) {
-    snprintf(detail, cap, "%s", f->current_skip);
-    return SR_SKIP;
-  }
   return sr_fail(detail, cap, "no current module (the module of line %d failed)", f->current_line);
 }
 
@@ -242,16 +224,33 @@ static sr_outcome sr_check_expected(const sj_value *expected, char *detail, size
   return SR_PASS;
 }
 
+/* (either A B ...) of the relaxed SIMD tests: a single result that
+ * matches one of the alternatives (wast2json lists them under "either"). */
+static sr_outcome sr_compare_either(const sj_value *either, const sr_result *res, char *detail,
+                                    size_t cap) {
+  sr_outcome o = sr_fail(detail, cap, "either without alternatives");
+  for (size_t i = 0; either->kind == SJ_ARRAY && i < either->len; i++) {
+    sj_value one = {.kind = SJ_ARRAY, .len = 1, .items = &either->items[i]};
+    o = sr_compare(&one, res, detail, cap);
+    if (o == SR_PASS) return o;
+  }
+  if (o == SR_FAIL) {
+    size_t n = strlen(detail);
+    snprintf(detail + n, cap - n, " (nor any other of %zu alternatives)", either->len);
+  }
+  return o;
+}
+
 static sr_outcome sr_cmd_assert_return(sr_file *f, const sj_value *cmd, char *detail, size_t cap) {
-  const sj_value *expected = sj_get(cmd, "expected");
-  sr_outcome o = sr_check_expected(expected, detail, cap);
+  const sj_value *expected = sj_get(cmd, "expected"), *either = sj_get(cmd, "either");
+  sr_outcome o = sr_check_expected(either ? either : expected, detail, cap);
   if (o != SR_PASS) return o;
   sr_result res;
   o = sr_action(f, cmd, &res, detail, cap);
   if (o == SR_PASS && res.trap.code)
     o = sr_fail(detail, cap, "expected results, got trap: %s", res.trap.message);
   else if (o == SR_PASS)
-    o = sr_compare(expected, &res, detail, cap);
+    o = either ? sr_compare_either(either, &res, detail, cap) : sr_compare(expected, &res, detail, cap);
   free(res.results);
   return o;
 }

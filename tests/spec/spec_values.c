@@ -20,7 +20,18 @@ static const struct {
   twasm_valkind kind;
 } sv_kinds[] = {
     {"i32", TWASM_I32}, {"i64", TWASM_I64}, {"f32", TWASM_F32},
-    {"f64", TWASM_F64}, {"funcref", TWASM_FUNCREF}, {"externref", TWASM_EXTERNREF},
+    {"f64", TWASM_F64}, {"v128", TWASM_V128}, {"funcref", TWASM_FUNCREF},
+    {"externref", TWASM_EXTERNREF},
+};
+
+/* v128 lane types: "lane_type" of wast2json. */
+static const struct {
+  const char *name;
+  uint8_t bits;
+  bool is_float;
+} sv_lane_types[] = {
+    {"i8", 8, false}, {"i16", 16, false}, {"i32", 32, false},
+    {"i64", 64, false}, {"f32", 32, true}, {"f64", 64, true},
 };
 
 void *sv_extern_ref(uint64_t n) { return (void *)(uintptr_t)(n + 1); }
@@ -85,10 +96,58 @@ static sv_status sv_payload(const char *text, twasm_val *out, char *err, size_t 
   return SV_OK;
 }
 
+static sv_status sv_lane_type(const sj_value *v, uint8_t *bits, bool *is_float, char *err,
+                              size_t cap) {
+  const char *lane = sj_str(v, "lane_type");
+  for (size_t i = 0; lane && i < sizeof sv_lane_types / sizeof sv_lane_types[0]; i++) {
+    if (strcmp(lane, sv_lane_types[i].name) == 0) {
+      *bits = sv_lane_types[i].bits;
+      *is_float = sv_lane_types[i].is_float;
+      return SV_OK;
+    }
+  }
+  snprintf(err, cap, "v128 with lane type %s", lane ? lane : "(none)");
+  return SV_BAD;
+}
+
+/* A v128's "value": one string per lane, the lane's bits in decimal (or,
+ * in expectations of float lanes, a NaN pattern: lanes[i] set, bits 0). */
+static sv_status sv_v128(const sj_value *v, sv_expect *e, bool allow_nan, char *err, size_t cap) {
+  sv_status st = sv_lane_type(v, &e->lane_bits, &e->lane_float, err, cap);
+  if (st != SV_OK) return st;
+  const sj_value *lanes = sj_get(v, "value");
+  unsigned n = 128u / e->lane_bits;
+  if (!lanes || lanes->kind != SJ_ARRAY || lanes->len != n) {
+    snprintf(err, cap, "v128 without %u lanes", n);
+    return SV_BAD;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    const sj_value *lane = &lanes->items[i];
+    uint64_t bits = 0;
+    e->lanes[i] = SV_EXACT;
+    if (lane->kind == SJ_STRING && allow_nan && e->lane_float && strcmp(lane->str, "nan:canonical") == 0)
+      e->lanes[i] = SV_NAN_CANONICAL;
+    else if (lane->kind == SJ_STRING && allow_nan && e->lane_float && strcmp(lane->str, "nan:arithmetic") == 0)
+      e->lanes[i] = SV_NAN_ARITHMETIC;
+    else if (lane->kind != SJ_STRING || !sv_bits(lane->str, &bits)) {
+      snprintf(err, cap, "bad v128 lane %u", i);
+      return SV_BAD;
+    }
+    memcpy(e->val.of.v128.u8 + i * (e->lane_bits / 8), &bits, e->lane_bits / 8); /* little-endian host */
+  }
+  return SV_OK;
+}
+
 sv_status sv_parse_arg(const sj_value *v, twasm_val *out, char *err, size_t cap) {
   memset(out, 0, sizeof *out);
   sv_status st = sv_kind(v, &out->kind, err, cap);
   if (st != SV_OK) return st;
+  if (out->kind == TWASM_V128) {
+    sv_expect e = {.val = *out};
+    st = sv_v128(v, &e, false, err, cap);
+    *out = e.val;
+    return st;
+  }
   const char *text = sj_str(v, "value");
   if (!text) {
     snprintf(err, cap, "argument without a value");
@@ -104,6 +163,7 @@ sv_status sv_parse_expect(const sj_value *v, sv_expect *out, char *err, size_t c
   twasm_valkind k = out->val.kind;
   const char *text = sj_str(v, "value");
   out->match = SV_EXACT;
+  if (k == TWASM_V128) return sv_v128(v, out, true, err, cap);
   if (!text && sv_is_ref(k)) {
     out->match = SV_ANY_NONNULL; /* (ref.func) / (ref.extern) without an index */
     return SV_OK;
@@ -146,8 +206,27 @@ static bool sv_nan_matches(sv_match match, twasm_valkind kind, uint64_t bits) {
   return (bits & quiet) == quiet;
 }
 
+static uint64_t sv_lane(const twasm_v128 *v, unsigned bits, unsigned i) {
+  uint64_t lane = 0;
+  memcpy(&lane, v->u8 + i * (bits / 8), bits / 8); /* little-endian host */
+  return lane;
+}
+
+static bool sv_v128_matches(const sv_expect *e, const twasm_val *got) {
+  for (unsigned i = 0; i < 128u / e->lane_bits; i++) {
+    uint64_t lane = sv_lane(&got->of.v128, e->lane_bits, i);
+    if (e->lanes[i] != SV_EXACT) {
+      if (!sv_nan_matches(e->lanes[i], e->lane_bits == 32 ? TWASM_F32 : TWASM_F64, lane)) return false;
+    } else if (lane != sv_lane(&e->val.of.v128, e->lane_bits, i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool sv_matches(const sv_expect *e, const twasm_val *got) {
   if (got->kind != e->val.kind) return false;
+  if (got->kind == TWASM_V128) return sv_v128_matches(e, got);
   switch (e->match) {
   case SV_ANY_NONNULL: return got->of.ref != NULL;
   case SV_NAN_CANONICAL:
@@ -171,6 +250,12 @@ void sv_format(const twasm_val *v, char *buf, size_t cap) {
   case TWASM_I64: snprintf(buf, cap, "i64:%" PRIu64, bits); break;
   case TWASM_F32: snprintf(buf, cap, "f32:0x%08" PRIx32 " (%.9g)", (uint32_t)bits, (double)v->of.f32); break;
   case TWASM_F64: snprintf(buf, cap, "f64:0x%016" PRIx64 " (%.17g)", bits, v->of.f64); break;
+  case TWASM_V128: {
+    const uint32_t *l = v->of.v128.u32;
+    snprintf(buf, cap, "v128:i32x4 0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32,
+             l[0], l[1], l[2], l[3]);
+    break;
+  }
   default:
     if (!v->of.ref) snprintf(buf, cap, "%s:null", k);
     else if (v->kind == TWASM_EXTERNREF) snprintf(buf, cap, "externref:%" PRIu64, bits - 1);
@@ -179,8 +264,26 @@ void sv_format(const twasm_val *v, char *buf, size_t cap) {
   }
 }
 
+/* Lanes as hex of their width, NaN patterns by name. */
+static void sv_format_v128_expect(const sv_expect *e, char *buf, size_t cap) {
+  unsigned n = 128u / e->lane_bits;
+  int at = snprintf(buf, cap, "v128:%s%ux%u", e->lane_float ? "f" : "i", e->lane_bits, n);
+  for (unsigned i = 0; i < n && at > 0 && (size_t)at < cap; i++) {
+    if (e->lanes[i] != SV_EXACT)
+      at += snprintf(buf + at, cap - (size_t)at, " nan:%s",
+                     e->lanes[i] == SV_NAN_CANONICAL ? "canonical" : "arithmetic");
+    else
+      at += snprintf(buf + at, cap - (size_t)at, " 0x%0*" PRIx64, (int)e->lane_bits / 4,
+                     sv_lane(&e->val.of.v128, e->lane_bits, i));
+  }
+}
+
 void sv_format_expect(const sv_expect *e, char *buf, size_t cap) {
   const char *k = sv_kind_name(e->val.kind);
+  if (e->val.kind == TWASM_V128) {
+    sv_format_v128_expect(e, buf, cap);
+    return;
+  }
   switch (e->match) {
   case SV_NAN_CANONICAL: snprintf(buf, cap, "%s:nan:canonical", k); break;
   case SV_NAN_ARITHMETIC: snprintf(buf, cap, "%s:nan:arithmetic", k); break;

@@ -283,11 +283,11 @@ static void check_backtrace(const char *trap, const char *message) {
   ck_assert_msg(strstr(out, message), "got: %s", out);
   const char *a = strstr(out, "at inner"), *b = strstr(out, "at middle"), *c = strstr(out, "at outer");
   ck_assert_msg(a && b && c && a < b && b < c, "backtrace: %s", out);
-  /* every level of both recursions: inner 3 times, middle 3 times */
-  int inner = 0, middle = 0;
-  for (const char *s = out; (s = strstr(s, "at inner")); s++) inner++;
-  for (const char *s = out; (s = strstr(s, "at middle")); s++) middle++;
-  ck_assert_msg(inner == 3 && middle == 3, "backtrace: %s", out);
+  /* every level of both recursions: inner 3 times, middle 3 times, each
+   * printed as one frame and the two repeats collapsed */
+  ck_assert_msg(strstr(out, "at inner\n    ... 2 more frames of inner\n    at middle\n"
+                            "    ... 2 more frames of middle\n    at outer"),
+                "backtrace: %s", out);
 }
 
 START_TEST(backtrace_of_explicit_trap) {
@@ -574,7 +574,7 @@ END_TEST
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, open_tables_are_not_sealed);
   tcase_add_test(tc, offload_call_sits_behind_gate);

@@ -250,9 +250,9 @@ START_TEST(plan_batch_checks_inputs_and_bounds) {
 END_TEST
 
 START_TEST(cost_model) {
-  ck_assert(!rt_offload_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
-  ck_assert(rt_offload_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
-  ck_assert(!rt_offload_worth_it(1e12, INFINITY)); /* no GPU */
+  ck_assert(!twasm_cost_worth_it(16.0 * 16 * 16 * 2, 9.0)); /* a lone 16^3 matmul */
+  ck_assert(twasm_cost_worth_it(2.0 * 1024 * 1024 * 1024, 9.0));
+  ck_assert(!twasm_cost_worth_it(1e12, INFINITY)); /* no GPU */
 }
 END_TEST
 
@@ -408,13 +408,15 @@ START_TEST(programs_match_without_gpu) {
 }
 END_TEST
 
-/* The trace of a gpu-forced run of the offloading build (no GPU here: the
+/* The trace of a gpu-forced run of an offloading build (no GPU here: the
  * run-time checks still run first and say why a nest stays). */
-static void trace_of(const char *args, char *out, size_t cap) {
+static void trace_of_build(const char *name, const char *args, char *out, size_t cap) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/on/p %s", tmpdir, args);
+  snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/%s/p %s", tmpdir, name, args);
   sh(cmd, out, cap);
 }
+
+static void trace_of(const char *args, char *out, size_t cap) { trace_of_build("on", args, out, cap); }
 
 START_TEST(aliasing_matmul_stays_on_the_cpu) {
   build_all();
@@ -437,8 +439,15 @@ START_TEST(matmul_rows_are_bounds_checked) {
   ck_assert_int_eq(run_prog("", "off", "20000 oobmm", want, sizeof want), 134);
   ck_assert_int_eq(run_prog("TWASM_DEVICE=gpu", "on", "20000 oobmm", got, sizeof got), 134);
   ck_assert_msg(!strcmp(want, got), "%s != %s", got, want);
-  trace_of("20000 oobmm", trace, sizeof trace);
+  /* In guard mode the bounds test before the nest fails first and the
+   * checked copy runs, which never asks for the kernel; explicit mode
+   * asks, and the runtime's range check refuses. */
+  ck_assert_int_eq(run_prog("TWASM_DEVICE=gpu", "on_explicit", "20000 oobmm", got, sizeof got), 134);
+  ck_assert_msg(!strcmp(want, got), "%s != %s", got, want);
+  trace_of_build("on_explicit", "20000 oobmm", trace, sizeof trace);
   ck_assert_msg(strstr(trace, "(matmul): cpu: an access would be out of bounds"), "%s", trace);
+  trace_of("20000 oobmm", trace, sizeof trace);
+  ck_assert_msg(!strstr(trace, "(matmul): cpu: an access would be out of bounds"), "%s", trace);
 }
 END_TEST
 

@@ -6,7 +6,7 @@
 
 #include <llvm-c/IRReader.h>
 
-#include "../../kernels/kn.h"
+#include "ir.h"
 
 /* ---- Fixture: parse, then run every analysis --------------------------- */
 
@@ -15,9 +15,9 @@ typedef struct {
   LLVMModuleRef mod;
   LLVMValueRef fn;
   tw_arena arena;
-  kn_cfg cfg;
-  kn_dom dom;
-  kn_loops loops;
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops loops;
 } fixture;
 
 static void analyse(fixture *f, const char *ir) {
@@ -29,10 +29,10 @@ static void analyse(fixture *f, const char *ir) {
     ck_abort_msg("bad test IR: %s", msg);
   f->fn = LLVMGetFirstFunction(f->mod);
   while (f->fn && LLVMCountBasicBlocks(f->fn) == 0) f->fn = LLVMGetNextFunction(f->fn);
-  ck_assert_msg(kn_cfg_build(&f->cfg, &f->arena, f->fn), "no function body");
-  kn_dom_build(&f->dom, &f->cfg);
-  kn_loops_build(&f->loops, &f->cfg, &f->dom);
-  kn_indvar_build(&f->loops, &f->dom);
+  ck_assert_msg(ir_cfg_build(&f->cfg, &f->arena, f->fn), "no function body");
+  ir_dom_build(&f->dom, &f->cfg);
+  ir_loops_build(&f->loops, &f->cfg, &f->dom);
+  ir_indvar_build(&f->loops, &f->dom);
 }
 
 static void release(fixture *f) {
@@ -60,7 +60,7 @@ static LLVMValueRef value(const fixture *f, const char *name) {
   return NULL;
 }
 
-static const kn_loop *loop_at(const fixture *f, const char *header) {
+static const ir_loop *loop_at(const fixture *f, const char *header) {
   int h = block(f, header);
   for (int i = 0; i < f->loops.nloops; i++)
     if (f->loops.loops[i]->header == h) return f->loops.loops[i];
@@ -70,7 +70,7 @@ static const kn_loop *loop_at(const fixture *f, const char *header) {
 
 /* ---- IR modules --------------------------------------------------------- */
 
-static const char ir_dom[] =
+static const char ir_diamond[] =
     "define void @f(i1 %c) {\n"
     "entry:\n  br i1 %c, label %l, label %r\n"
     "l:\n  br label %join\n"
@@ -311,10 +311,10 @@ static const struct {
   const char *ir, *a, *b;
   bool dominates;
 } dom_cases[] = {
-    {ir_dom, "entry", "join", true},   {ir_dom, "l", "join", false},
-    {ir_dom, "r", "join", false},      {ir_dom, "join", "end", true},
-    {ir_dom, "h", "end", true},        {ir_dom, "end", "h", false},
-    {ir_dom, "r", "r", true},          {ir_dom, "l", "r", false},
+    {ir_diamond, "entry", "join", true},   {ir_diamond, "l", "join", false},
+    {ir_diamond, "r", "join", false},      {ir_diamond, "join", "end", true},
+    {ir_diamond, "h", "end", true},        {ir_diamond, "end", "h", false},
+    {ir_diamond, "r", "r", true},          {ir_diamond, "l", "r", false},
     {ir_irreducible, "a", "b", false}, {ir_irreducible, "b", "a", false},
     {ir_irreducible, "entry", "exit", true}, {ir_irreducible, "a", "exit", false},
     {ir_3d, "j.head", "k.exit", true}, {ir_3d, "k.body", "j.exit", true},
@@ -325,7 +325,7 @@ START_TEST(dominance) {
   fixture f;
   analyse(&f, dom_cases[_i].ir);
   int a = block(&f, dom_cases[_i].a), b = block(&f, dom_cases[_i].b);
-  ck_assert_msg(kn_dominates(&f.dom, a, b) == dom_cases[_i].dominates, "%s dom %s",
+  ck_assert_msg(ir_dominates(&f.dom, a, b) == dom_cases[_i].dominates, "%s dom %s",
                 dom_cases[_i].a, dom_cases[_i].b);
   release(&f);
 }
@@ -333,7 +333,7 @@ END_TEST
 
 START_TEST(immediate_dominators) {
   fixture f;
-  analyse(&f, ir_dom);
+  analyse(&f, ir_diamond);
   ck_assert_int_eq(f.dom.idom[block(&f, "join")], block(&f, "entry"));
   ck_assert_int_eq(f.dom.idom[block(&f, "end")], block(&f, "h"));
   ck_assert_int_eq(f.dom.idom[block(&f, "h")], block(&f, "join"));
@@ -347,7 +347,7 @@ END_TEST
 typedef struct {
   const char *header, *parent, *preheader; /* NULL: none */
   int depth, nlatches, nexits, nivs;
-  kn_trip_kind trip;
+  ir_trip_kind trip;
   uint64_t count;
 } loop_expect;
 
@@ -356,24 +356,24 @@ static const struct {
   int nloops, nroots;
   loop_expect loops[3];
 } loop_cases[] = {
-    {"self loop", ir_dom, 1, 1, {{"h", NULL, "join", 1, 1, 1, 0, KN_TRIP_NONE, 0}}},
-    {"constant trip", ir_const, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 1, KN_TRIP_CONST, 100}}},
-    {"top-tested countdown", ir_countdown, 1, 1, {{"head", NULL, "entry", 1, 1, 1, 1, KN_TRIP_CONST, 6}}},
+    {"self loop", ir_diamond, 1, 1, {{"h", NULL, "join", 1, 1, 1, 0, IR_TRIP_NONE, 0}}},
+    {"constant trip", ir_const, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 1, IR_TRIP_CONST, 100}}},
+    {"top-tested countdown", ir_countdown, 1, 1, {{"head", NULL, "entry", 1, 1, 1, 1, IR_TRIP_CONST, 6}}},
     {"2-D symbolic outer", ir_2d, 2, 1,
-     {{"i.head", NULL, "entry", 1, 1, 1, 1, KN_TRIP_SYMBOLIC, 0},
-      {"j.body", "i.head", "j.pre", 2, 1, 1, 1, KN_TRIP_CONST, 16}}},
+     {{"i.head", NULL, "entry", 1, 1, 1, 1, IR_TRIP_SYMBOLIC, 0},
+      {"j.body", "i.head", "j.pre", 2, 1, 1, 1, IR_TRIP_CONST, 16}}},
     {"3-D matmul", ir_3d, 3, 1,
-     {{"i.head", NULL, "entry", 1, 1, 1, 1, KN_TRIP_SYMBOLIC, 0},
-      {"j.head", "i.head", "i.head", 2, 1, 1, 1, KN_TRIP_SYMBOLIC, 0},
-      {"k.body", "j.head", "j.head", 3, 1, 1, 1, KN_TRIP_SYMBOLIC, 0}}},
-    {"while not countable", ir_while, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 0, KN_TRIP_NONE, 0}}},
-    {"irreducible", ir_irreducible, 0, 0, {{NULL, NULL, NULL, 0, 0, 0, 0, KN_TRIP_NONE, 0}}},
-    {"two exits", ir_two_exits, 1, 1, {{"head", NULL, "entry", 1, 1, 2, 1, KN_TRIP_SYMBOLIC, 0}}},
-    {"wasm addressing", ir_wasm, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 1, KN_TRIP_SYMBOLIC, 0}}},
+     {{"i.head", NULL, "entry", 1, 1, 1, 1, IR_TRIP_SYMBOLIC, 0},
+      {"j.head", "i.head", "i.head", 2, 1, 1, 1, IR_TRIP_SYMBOLIC, 0},
+      {"k.body", "j.head", "j.head", 3, 1, 1, 1, IR_TRIP_SYMBOLIC, 0}}},
+    {"while not countable", ir_while, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 0, IR_TRIP_NONE, 0}}},
+    {"irreducible", ir_irreducible, 0, 0, {{NULL, NULL, NULL, 0, 0, 0, 0, IR_TRIP_NONE, 0}}},
+    {"two exits", ir_two_exits, 1, 1, {{"head", NULL, "entry", 1, 1, 2, 1, IR_TRIP_SYMBOLIC, 0}}},
+    {"wasm addressing", ir_wasm, 1, 1, {{"loop", NULL, "entry", 1, 1, 1, 1, IR_TRIP_SYMBOLIC, 0}}},
 };
 
 static void check_loop(const fixture *f, const loop_expect *e) {
-  const kn_loop *l = loop_at(f, e->header);
+  const ir_loop *l = loop_at(f, e->header);
   ck_assert_int_eq(l->depth, e->depth);
   if (e->parent) ck_assert_ptr_eq(l->parent, loop_at(f, e->parent));
   else ck_assert_ptr_null(l->parent);
@@ -382,7 +382,7 @@ static void check_loop(const fixture *f, const loop_expect *e) {
   ck_assert_int_eq(l->nexits, e->nexits);
   ck_assert_int_eq(l->nivs, e->nivs);
   ck_assert_int_eq(l->trip.kind, e->trip);
-  if (e->trip == KN_TRIP_CONST) ck_assert_uint_eq(l->trip.count, e->count);
+  if (e->trip == IR_TRIP_CONST) ck_assert_uint_eq(l->trip.count, e->count);
 }
 
 START_TEST(loop_structure) {
@@ -413,11 +413,11 @@ static const struct {
 START_TEST(symbolic_trip) {
   fixture f;
   analyse(&f, trip_cases[_i].ir);
-  const kn_trip *t = &loop_at(&f, trip_cases[_i].header)->trip;
-  ck_assert_int_eq(t->kind, KN_TRIP_SYMBOLIC);
+  const ir_trip *t = &loop_at(&f, trip_cases[_i].header)->trip;
+  ck_assert_int_eq(t->kind, IR_TRIP_SYMBOLIC);
   ck_assert_ptr_eq(t->bound, value(&f, trip_cases[_i].bound));
   uint64_t count;
-  ck_assert(kn_trip_eval(t, trip_cases[_i].start, trip_cases[_i].live_bound, &count));
+  ck_assert(ir_trip_eval(t, trip_cases[_i].start, trip_cases[_i].live_bound, &count));
   ck_assert_uint_eq(count, trip_cases[_i].count);
   release(&f);
 }
@@ -449,10 +449,10 @@ static const struct {
 };
 
 START_TEST(trip_arithmetic) {
-  kn_trip t = {.kind = KN_TRIP_SYMBOLIC, .pred = eval_cases[_i].pred, .cmp_next = eval_cases[_i].cmp_next,
+  ir_trip t = {.kind = IR_TRIP_SYMBOLIC, .pred = eval_cases[_i].pred, .cmp_next = eval_cases[_i].cmp_next,
                .bits = eval_cases[_i].bits, .step = eval_cases[_i].step};
   uint64_t count = 0;
-  bool ok = kn_trip_eval(&t, eval_cases[_i].start, eval_cases[_i].bound, &count);
+  bool ok = ir_trip_eval(&t, eval_cases[_i].start, eval_cases[_i].bound, &count);
   ck_assert_msg(ok == eval_cases[_i].countable, "%s", eval_cases[_i].name);
   if (ok) ck_assert_uint_eq(count, eval_cases[_i].count);
 }
@@ -461,7 +461,7 @@ END_TEST
 START_TEST(two_exits_marks_upper_bound) {
   fixture f;
   analyse(&f, ir_two_exits);
-  const kn_trip *t = &loop_at(&f, "head")->trip;
+  const ir_trip *t = &loop_at(&f, "head")->trip;
   ck_assert(t->other_exits);
   ck_assert_int_eq(t->exit.from, block(&f, "latch"));
   ck_assert_int_eq(t->exit.to, block(&f, "miss"));
@@ -507,7 +507,7 @@ static const struct {
       {true, true, false, "mem", 4, 0, 1, {{"iv", NULL, 4}}}}},
 };
 
-static void check_access(const fixture *f, const kn_access *a, const access_expect *e) {
+static void check_access(const fixture *f, const ir_access *a, const access_expect *e) {
   ck_assert_int_eq(a->is_store, e->is_store);
   ck_assert_ptr_eq(a->base, value(f, e->base));
   ck_assert_uint_eq(a->size, e->size);
@@ -518,10 +518,10 @@ static void check_access(const fixture *f, const kn_access *a, const access_expe
   ck_assert_int_eq(a->offset.nterms, e->nterms);
   for (int i = 0; i < e->nterms; i++) {
     const term_expect *t = &e->terms[i];
-    const kn_iv *iv = t->iv ? kn_iv_of(a->loop, value(f, t->iv)) : NULL;
+    const ir_iv *iv = t->iv ? ir_iv_of(a->loop, value(f, t->iv)) : NULL;
     ck_assert_msg(!t->iv || iv, "%s is not an IV", t->iv);
     LLVMValueRef inv = t->inv ? value(f, t->inv) : NULL;
-    ck_assert_int_eq(kn_affine_coeff(&a->offset, iv, inv), t->coeff);
+    ck_assert_int_eq(ir_affine_coeff(&a->offset, iv, inv), t->coeff);
   }
 }
 
@@ -529,7 +529,7 @@ START_TEST(affine_access) {
   fixture f;
   analyse(&f, access_cases[_i].ir);
   int n;
-  const kn_access *acc = kn_accesses(loop_at(&f, access_cases[_i].nest), &f.cfg,
+  const ir_access *acc = ir_accesses(loop_at(&f, access_cases[_i].nest), &f.cfg,
                                      LLVMGetModuleDataLayout(f.mod), &n);
   ck_assert_int_eq(n, access_cases[_i].naccesses);
   for (int i = 0; i < n; i++) check_access(&f, &acc[i], &access_cases[_i].acc[i]);
@@ -544,35 +544,35 @@ START_TEST(clang_matmul) {
   analyse(&f, ir_clang_matmul);
   ck_assert_int_eq(f.loops.nloops, 3);
   ck_assert_int_eq(f.loops.nroots, 1);
-  const kn_loop *li = f.loops.roots[0];
+  const ir_loop *li = f.loops.roots[0];
   ck_assert_int_eq(li->nchildren, 1);
-  const kn_loop *lj = li->children[0];
+  const ir_loop *lj = li->children[0];
   ck_assert_int_eq(lj->nchildren, 1);
-  const kn_loop *lk = lj->children[0];
+  const ir_loop *lk = lj->children[0];
   ck_assert_int_eq(lk->depth, 3);
-  const kn_loop *nest[] = {li, lj, lk};
+  const ir_loop *nest[] = {li, lj, lk};
   LLVMValueRef n = lk->trip.bound; /* zext nneg i32 %0 to i64, in the guard */
   for (int d = 0; d < 3; d++) {
     ck_assert_int_ge(nest[d]->preheader, 0);
-    ck_assert_int_eq(nest[d]->trip.kind, KN_TRIP_SYMBOLIC);
+    ck_assert_int_eq(nest[d]->trip.kind, IR_TRIP_SYMBOLIC);
     ck_assert_ptr_eq(nest[d]->trip.bound, n);
     uint64_t count;
-    ck_assert(kn_trip_eval(&nest[d]->trip, 0, 7, &count));
+    ck_assert(ir_trip_eval(&nest[d]->trip, 0, 7, &count));
     ck_assert_uint_eq(count, 7);
   }
-  const kn_iv *i = &li->ivs[0], *j = &lj->ivs[0], *k = &lk->ivs[0];
+  const ir_iv *i = &li->ivs[0], *j = &lj->ivs[0], *k = &lk->ivs[0];
   int count;
-  const kn_access *acc = kn_accesses(li, &f.cfg, LLVMGetModuleDataLayout(f.mod), &count);
+  const ir_access *acc = ir_accesses(li, &f.cfg, LLVMGetModuleDataLayout(f.mod), &count);
   ck_assert_int_eq(count, 3);
   /* a[i*n + k], b[k*n + j], c[i*n + j] */
-  const struct { unsigned param; const kn_iv *row, *col; } want[] = {{1, i, k}, {2, k, j}, {3, i, j}};
+  const struct { unsigned param; const ir_iv *row, *col; } want[] = {{1, i, k}, {2, k, j}, {3, i, j}};
   for (int a = 0; a < 3; a++) {
     ck_assert_ptr_eq(acc[a].base, LLVMGetParam(f.fn, want[a].param));
     ck_assert(acc[a].offset.ok && !acc[a].offset.may_wrap);
     ck_assert_int_eq(acc[a].offset.nterms, 2);
     ck_assert_int_eq(acc[a].offset.constant, 0);
-    ck_assert_int_eq(kn_affine_coeff(&acc[a].offset, want[a].row, n), 4);
-    ck_assert_int_eq(kn_affine_coeff(&acc[a].offset, want[a].col, NULL), 4);
+    ck_assert_int_eq(ir_affine_coeff(&acc[a].offset, want[a].row, n), 4);
+    ck_assert_int_eq(ir_affine_coeff(&acc[a].offset, want[a].col, NULL), 4);
   }
   release(&f);
 }
@@ -584,7 +584,7 @@ START_TEST(dump_names_loops_and_trips) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  kn_dump_loops(out, &f.loops);
+  ir_dump_loops(out, &f.loops);
   fclose(out);
   ck_assert_ptr_nonnull(strstr(text, "loop i.head depth 1 preheader entry latches j.exit"));
   ck_assert_ptr_nonnull(strstr(text, "    loop k.body depth 3"));

@@ -380,26 +380,26 @@ START_TEST(test_launch_grid) {
   ptx_out out;
   uint32_t grid[3];
   ck_assert(ptx_generate(jacobi, "j", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
-  ptx_launch_grid(&out.launch, (const int64_t[]){62, 100}, grid);
-  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 64);
-  ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0]);
-  ck_assert_uint_eq(out.launch.per_block[1], out.launch.block[1] * 4); /* 4 rows a thread */
-  ck_assert_uint_eq(grid[0], (100 + out.launch.block[0] - 1) / out.launch.block[0]);
-  ck_assert_uint_eq(grid[1], (62 + out.launch.per_block[1] - 1) / out.launch.per_block[1]);
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){62, 100}, grid);
+  ck_assert_uint_eq(out.plan.launch.block[0] * out.plan.launch.block[1], 64);
+  ck_assert_uint_eq(out.plan.launch.per_block[0], out.plan.launch.block[0]);
+  ck_assert_uint_eq(out.plan.launch.per_block[1], out.plan.launch.block[1] * 4); /* 4 rows a thread */
+  ck_assert_uint_eq(grid[0], (100 + out.plan.launch.block[0] - 1) / out.plan.launch.block[0]);
+  ck_assert_uint_eq(grid[1], (62 + out.plan.launch.per_block[1] - 1) / out.plan.launch.per_block[1]);
   ck_assert_uint_eq(grid[2], 1);
   ck_assert(ptx_generate(mm, "m", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
-  ck_assert_uint_eq(out.launch.block[0], 16);
-  ck_assert_uint_eq(out.launch.block[1], 16);
-  ptx_launch_grid(&out.launch, (const int64_t[]){300, 1000, 7, 0, 0, 0}, grid);
+  ck_assert_uint_eq(out.plan.launch.block[0], 16);
+  ck_assert_uint_eq(out.plan.launch.block[1], 16);
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){300, 1000, 7, 0, 0, 0}, grid);
   ck_assert_uint_eq(grid[0], 8);   /* 128x128 of C per block */
   ck_assert_uint_eq(grid[1], 3);
   ck_assert(ptx_generate(sum, "s", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag));
-  ck_assert(out.launch.result_arg);
-  ck_assert_uint_eq(out.launch.result_bytes, 8);
-  ptx_launch_grid(&out.launch, (const int64_t[]){-5, 0, 0, 0}, grid);
+  ck_assert(out.plan.launch.result_arg);
+  ck_assert_uint_eq(out.plan.launch.result_bytes, 8);
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){-5, 0, 0, 0}, grid);
   ck_assert_uint_eq(grid[0], 1);
-  ptx_launch_grid(&out.launch, (const int64_t[]){1ll << 40, 0, 0, 0}, grid);
-  ck_assert_uint_eq(grid[0], out.launch.max_grid[0]);
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){1ll << 40, 0, 0, 0}, grid);
+  ck_assert_uint_eq(grid[0], out.plan.launch.max_grid[0]);
   tw_arena_free(&arena);
 }
 END_TEST
@@ -433,7 +433,7 @@ START_TEST(test_map_strided_no_vectors) {
   } maps[] = {{strided_in, 3, dense}, {axpb_nodes, 5, sparse}};
   for (unsigned i = 0; i < 2; i++) {
     generate_map(maps[i].nodes, maps[i].nnodes, maps[i].out, maps[i].nnodes - 1, &arena, &out);
-    ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0] * 4);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], out.plan.launch.block[0] * 4);
     for (unsigned a = 0; a < out.ncodes; a++) {
       const char *text = out.codes[a].text;
       ck_assert_msg(!strstr(text, ".v4.") && !strstr(text, ".v2."), "map %u sm_%u: vectors", i,
@@ -459,7 +459,7 @@ START_TEST(test_map_vector_copy) {
   tw_arena arena = {0};
   ptx_out out;
   generate_map(axpb_nodes, 5, (kn_addr)ARRAY1(4, 4), 4, &arena, &out);
-  ck_assert_uint_eq(out.launch.per_block[0], out.launch.block[0] * 4);
+  ck_assert_uint_eq(out.plan.launch.per_block[0], out.plan.launch.block[0] * 4);
   for (unsigned a = 0; a < out.ncodes; a++) ck_assert(strstr(out.codes[a].text, ", 15;"));
   generate_map(scaled, 3, (kn_addr)ARRAY1(4, 4), 2, &arena, &out);
   for (unsigned a = 0; a < out.ncodes; a++) {
@@ -530,13 +530,13 @@ START_TEST(test_batch_tensor_cores) {
     ptx_options opts = {.tf32 = checks[c].tf32};
     ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag), "%s",
                   diag.msg);
-    ck_assert_uint_eq(out.launch.block[0], 256);
-    ck_assert_uint_eq(out.launch.per_block[0], 8);
-    ck_assert(out.launch.count[0].is_param && out.launch.count[0].value == 0);
+    ck_assert_uint_eq(out.plan.launch.block[0], 256);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], 8);
+    ck_assert(out.plan.launch.count[0].is_param && out.plan.launch.count[0].value == 0);
     for (unsigned a = 0; a < out.ncodes; a++) {
       const char *text = out.codes[a].text;
       bool tc_arch = out.codes[a].sm >= 80 && checks[c].mma;
-      ck_assert_int_eq(ptx_tensor_cores(&tc->desc, out.codes[a].sm, &opts), tc_arch);
+      ck_assert_int_eq(ptx_path_tensor_cores(out.plan.codes[a].path), tc_arch);
       ck_assert_msg((strstr(text, "mma.sync") != NULL) == tc_arch, "%s sm_%u", tc->name, out.codes[a].sm);
       if (tc_arch) ck_assert(strstr(text, checks[c].mma));
       if (tc_arch && checks[c].also) ck_assert(strstr(text, checks[c].also));
@@ -556,6 +556,78 @@ START_TEST(test_batch_tensor_cores) {
 }
 END_TEST
 
+/* The plan: per arch the path (exact below sm_80, tensor cores above
+ * where the type and size allow), the sm_90a code with its entries, the
+ * reason the report gives. */
+static kn_desc with_type(const char *name, kn_mm_type type, bool a_signed, bool b_signed, bool bias) {
+  kn_desc d = case_named(name)->desc;
+  d.matmul.type = type;
+  d.matmul.a_signed = a_signed;
+  d.matmul.b_signed = b_signed;
+  if (bias) d.matmul.accumulate = d.matmul.has_start = true, d.matmul.start = d.matmul.c;
+  return d;
+}
+
+START_TEST(test_plan_paths) {
+  enum { E = TWASM_PATH_EXACT, W = TWASM_PATH_WMMA, G = TWASM_PATH_WGMMA, B = TWASM_PATH_BATCH,
+         BM = TWASM_PATH_BATCH_MMA, M = TWASM_PATH_MAP };
+  static const struct {
+    const char *name;
+    kn_mm_type type;          /* 0 (f32) with case_named's own desc when keep */
+    bool keep, tf32, a_signed, b_signed, bias;
+    unsigned ncodes;
+    uint32_t path[4], entries3, tc_bytes;
+    const char *reason;
+  } cases_[] = {
+    {"saxpy_f32", 0, true, false, false, false, false, 3, {M, M, M}, 0, 0, NULL},
+    {"matmul_f32", 0, true, false, false, false, false, 3, {E, E, E}, 0, 0,
+     "f32 takes tensor cores only with --tensor-cores=tf32"},
+    {"matmul_f32", 0, true, true, false, false, false, 4, {E, W, W, G},
+     TWASM_ENTRY_MAIN | TWASM_ENTRY_PACKED, 4, NULL},
+    {"matmul_f32", KN_MM_F32, false, true, false, false, true, 3, {E, W, W}, 0, 0, NULL},
+    {"matmul_f32", KN_MM_I8_I32, false, false, true, false, true, 4, {E, W, W, G},
+     TWASM_ENTRY_MAIN | TWASM_ENTRY_PACKED, 1, "int8 with s32 sums that wrap like Wasm i32: exact"},
+    {"matmul_i8_i32", 0, true, false, false, false, false, 3, {E, E, E}, 0, 0,
+     "too small for tensor cores, or no sm_80+ arch"},
+    {"batch_i8_odd", 0, true, false, false, false, false, 3, {B, BM, BM}, 0, 0,
+     "int8 with s32 sums that wrap like Wasm i32: exact"},
+    {"batch_f32_16", 0, true, false, false, false, false, 3, {B, B, B}, 0, 0,
+     "f32 takes tensor cores only with --tensor-cores=tf32"},
+    {"batch_f64_large", 0, true, false, false, false, false, 3, {E, E, E}, 0, 0,
+     "f64 mma adds four products at once: not source order"},
+  };
+  for (unsigned i = 0; i < sizeof cases_ / sizeof cases_[0]; i++) {
+    kn_desc d = cases_[i].keep ? case_named(cases_[i].name)->desc
+                               : with_type(cases_[i].name, cases_[i].type, cases_[i].a_signed,
+                                           cases_[i].b_signed, cases_[i].bias);
+    ptx_options opts = {.tf32 = cases_[i].tf32};
+    ptx_plan p;
+    tw_diag diag = {0};
+    ck_assert_msg(ptx_plan_make(&d, NULL, 0, &opts, &p, &diag), "%u: %s", i, diag.msg);
+    ck_assert_uint_eq(p.ncodes, cases_[i].ncodes);
+    for (unsigned c = 0; c < p.ncodes; c++) {
+      ck_assert_msg(p.codes[c].path == cases_[i].path[c], "case %u code %u: path %u", i, c, p.codes[c].path);
+      ck_assert(p.codes[c].arch.specific == (c == 3));
+    }
+    if (p.ncodes == 4) ck_assert_uint_eq(p.codes[3].entries, cases_[i].entries3);
+    ck_assert_uint_eq(p.tc_elem_bytes, cases_[i].tc_bytes);
+    ck_assert_str_eq(p.reason ? p.reason : "-", cases_[i].reason ? cases_[i].reason : "-");
+    /* mixed signs on wgmma need PTX ISA 8.4 */
+    if (p.ncodes == 4) ck_assert_str_eq(p.codes[3].features, cases_[i].a_signed != cases_[i].b_signed ? "+ptx84" : "");
+  }
+}
+END_TEST
+
+/* One grid rule for both sides (twasm_grid_axis): a max_grid of 0 gives
+ * one block, never an unbounded grid. */
+START_TEST(test_grid_rule) {
+  ck_assert_uint_eq(twasm_grid_axis(1000, 256, 0), 1);
+  ck_assert_uint_eq(twasm_grid_axis(1000, 256, 65535), 4);
+  ck_assert_uint_eq(twasm_grid_axis(-7, 256, 65535), 1);
+  ck_assert_uint_eq(twasm_grid_axis(1ll << 40, 0, 65535), 65535);
+}
+END_TEST
+
 static Suite *ptx_suite(void) {
   Suite *s = suite_create("ptx");
   TCase *tc = tcase_create("kernels");
@@ -569,6 +641,8 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_bad_operand_rejected);
   tcase_add_test(tc, test_type_mismatch_rejected);
   tcase_add_test(tc, test_launch_grid);
+  tcase_add_test(tc, test_plan_paths);
+  tcase_add_test(tc, test_grid_rule);
   tcase_add_test(tc, test_matmul_products_unfused);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

@@ -114,7 +114,7 @@ START_TEST(test_case_all_archs) {
   ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag),
                 "%s: %s", tc->name, diag.msg);
   ck_assert_uint_eq(out.ncodes, tc->wgmma ? 4 : 3);
-  ck_assert_uint_eq(out.tc_elem_bytes, tc->tc_bytes);
+  ck_assert_uint_eq(out.plan.tc_elem_bytes, tc->tc_bytes);
   bool have_ptxas = access(PTXAS, X_OK) == 0;
   if (!have_ptxas) printf("%s: skipped: ptxas not installed\n", tc->name);
   for (unsigned a = 0; a < out.ncodes; a++) {
@@ -157,11 +157,11 @@ START_TEST(test_launch_shape) {
   tw_diag diag = {0};
   ptx_out out;
   ck_assert(ptx_generate(&cases[0].desc, "mm", NULL, 0, &arena, &out, &diag));
-  ck_assert_uint_eq(out.launch.block[0] * out.launch.block[1], 256);
-  ck_assert_uint_eq(out.launch.per_block[0], 128);
+  ck_assert_uint_eq(out.plan.launch.block[0] * out.plan.launch.block[1], 256);
+  ck_assert_uint_eq(out.plan.launch.per_block[0], 128);
   int64_t params[6] = {4096, 300, 64, 0, 0, 0};
   uint32_t grid[3];
-  ptx_launch_grid(&out.launch, params, grid);
+  ptx_launch_grid(&out.plan.launch, params, grid);
   ck_assert_uint_eq(grid[0], 3);
   ck_assert_uint_eq(grid[1], 32);
   tw_arena_free(&arena);

@@ -418,7 +418,7 @@ START_TEST(neg_dependence) { check_rejected("neg_dependence.c", "recur", "loop-c
 END_TEST
 
 /* Built without clang's interleaving: in the interleaved loop twasmc
- * proves p, p + 4, p + 8 neighbours (low_address.c) and LLVM vectorises
+ * proves p, p + 4, p + 8 neighbours (ir_address.c) and LLVM vectorises
  * it, so this final IR would no longer show the dependence. */
 START_TEST(neg_ahead) {
   fixture f;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "twasm.h"
+#include "twasm_abi.h"
 
 /* ---- hand-written "generated code" -------------------------------------- */
 

@@ -269,11 +269,13 @@ static const wasm_insn ref_func_2[] = {IX(OP_REF_FUNC, 2), OP(OP_DROP), END};
 
 static void valid_as_is(fixture *f) { (void)f; }
 static void two_memories(fixture *f) { f->m.nmems = 2; f->mems[1] = f->mems[0]; }
-static void memory_too_large(fixture *f) { f->mems[0].limits = (wasm_limits){65537, 0, false}; }
-static void memory_max_too_large(fixture *f) { f->mems[0].limits = (wasm_limits){1, 65537, true}; }
-static void memory_max_4gib(fixture *f) { f->mems[0].limits = (wasm_limits){0, 65536, true}; }
-static void memory_min_over_max(fixture *f) { f->mems[0].limits = (wasm_limits){2, 1, true}; }
-static void table_min_over_max(fixture *f) { f->tables[1].limits = (wasm_limits){2, 1, true}; }
+static void memory_too_large(fixture *f) { f->mems[0].limits = (wasm_limits){.min = 65537}; }
+static void memory_max_too_large(fixture *f) { f->mems[0].limits = (wasm_limits){.min = 1, .max = 65537, .has_max = true}; }
+static void memory_max_4gib(fixture *f) { f->mems[0].limits = (wasm_limits){.max = 65536, .has_max = true}; }
+/* Valid Wasm, but a memory twasmc cannot hold (one page short of 4 GiB). */
+static void memory_min_4gib(fixture *f) { f->mems[0].limits = (wasm_limits){.min = 65536, .offset = 11}; }
+static void memory_min_over_max(fixture *f) { f->mems[0].limits = (wasm_limits){.min = 2, .max = 1, .has_max = true}; }
+static void table_min_over_max(fixture *f) { f->tables[1].limits = (wasm_limits){.min = 2, .max = 1, .has_max = true}; }
 static void start_returning(fixture *f) { f->m.has_start = true; f->m.start = 3; }
 static void start_void(fixture *f) { f->m.has_start = true; f->m.start = 1; }
 static void start_unknown(fixture *f) { f->m.has_start = true; f->m.start = 8; }
@@ -337,6 +339,9 @@ static const struct {
   {"memory minimum over 4GiB", memory_too_large, "memory size must be at most 65536 pages (4GiB)"},
   {"memory maximum over 4GiB", memory_max_too_large, "memory size must be at most 65536 pages (4GiB)"},
   {"memory maximum of exactly 4GiB", memory_max_4gib, NULL},
+  {"memory minimum of exactly 4GiB", memory_min_4gib,
+   "memory of 65536 pages (4 GiB) at start: twasmc supports at most 65535 pages, 4 GiB less one "
+   "page (implementation limit)"},
   {"memory minimum over maximum", memory_min_over_max, "size minimum must not be greater than maximum"},
   {"table minimum over maximum", table_min_over_max, "size minimum must not be greater than maximum"},
   {"start function returning a value", start_returning, "start function"},
@@ -371,11 +376,27 @@ START_TEST(module_case) {
 }
 END_TEST
 
+/* Limits errors point at the limits, defined or imported. */
+START_TEST(limits_error_at_offset) {
+  fixture f;
+  tw_diag d = {0};
+  fixture_init(&f);
+  memory_min_4gib(&f);
+  ck_assert(!val_module(&f.m, &d));
+  ck_assert_uint_eq(d.offset, 11);
+  fixture_init(&f);
+  f.tables[1].limits = (wasm_limits){.min = 2, .max = 1, .has_max = true, .offset = 23};
+  ck_assert(!val_module(&f.m, &d));
+  ck_assert_uint_eq(d.offset, 23);
+}
+END_TEST
+
 static Suite *validate_suite(void) {
   Suite *s = suite_create("validate");
   TCase *t = tcase_create("body");
   tcase_add_loop_test(t, body_case, 0, sizeof bodies / sizeof bodies[0]);
   tcase_add_test(t, error_at_instruction_offset);
+  tcase_add_test(t, limits_error_at_offset);
   suite_add_tcase(s, t);
   t = tcase_create("module");
   tcase_add_loop_test(t, module_case, 0, sizeof modules / sizeof modules[0]);

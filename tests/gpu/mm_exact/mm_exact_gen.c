@@ -77,8 +77,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     printf("%s: sm_%u, PTX %u.%u, block %ux%u, %ux%u of C per block\n", path, c->sm,
-           out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.launch.block[0],
-           out.launch.block[1], out.launch.per_block[0], out.launch.per_block[1]);
+           out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.plan.launch.block[0],
+           out.plan.launch.block[1], out.plan.launch.per_block[0], out.plan.launch.per_block[1]);
     tw_arena_free(&arena);
   }
   return 0;

@@ -65,9 +65,9 @@ int main(int argc, char **argv) {
       return 1;
     }
     printf("%s: sm_%u, PTX %u.%u, block %ux%ux%u, %ux%u of C per block\n", path, c->sm,
-           out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.launch.block[0],
-           out.launch.block[1], out.launch.block[2], out.launch.per_block[0],
-           out.launch.per_block[1]);
+           out.codes[0].ptx_isa / 10, out.codes[0].ptx_isa % 10, out.plan.launch.block[0],
+           out.plan.launch.block[1], out.plan.launch.block[2], out.plan.launch.per_block[0],
+           out.plan.launch.per_block[1]);
     /* sm_90 requests also get the sm_90a (wgmma) kernel */
     for (unsigned k = 1; k < out.ncodes; k++) {
       if (!out.codes[k].specific) continue;

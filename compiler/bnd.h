@@ -1,0 +1,125 @@
+/* bnd.h: exact bounds checks made cheap (guard mode, -O2 and up): loop
+ * nests whose checks are affine in the loop counters run a copy without
+ * those checks when one test before the nest proves that none can fail. */
+#ifndef TW_BND_H
+#define TW_BND_H
+
+#include <stdbool.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+#include "ir_pass.h"
+#include "wasm.h"
+
+/* The stage (bnd.c): checks added, then (opt_level >= 2) loops versioned. */
+bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m, int opt_level,
+                tw_diag *d);
+
+/* Metadata kind on the address of each linear-memory access in guard
+ * mode: !{i32 function index, i32 file offset, i32 bytes} (low_memory.c),
+ * read by bnd_insert_checks. */
+#define BND_MD_ACCESS "twasm.access"
+
+/* Adds before every marked access the exact check explicit mode emits
+ * while lowering (to the out-of-bounds trap with the access's offset),
+ * except where the address is a constant inside memory's declared
+ * minimum size (bnd_insert.c). */
+bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
+
+/* Metadata kind on the terminators of a versioned nest's checked copy: the
+ * offload stage looks at the unchecked copy only (off.c). */
+#define BND_MD_CHECKED IR_MD_CHECKED /* ir_checked_copy reads it */
+
+/* The deepest nest whose checks are proved as one (deeper nests are
+ * versioned from an inner loop down). */
+#define BND_MAX_LOOPS 8
+
+/* Pointer -> pointer map (open addressing, grows; bnd_clone.c). */
+typedef struct {
+  tw_arena *arena;
+  const void **keys;
+  void **vals;
+  unsigned cap, count;
+} bnd_map;
+
+void bnd_map_put(bnd_map *m, const void *key, void *val);
+void *bnd_map_get(const bnd_map *m, const void *key);
+
+/* A value inside a nest as alpha + sum of beta[l] * t[l], where t[l] counts
+ * the header runs of the nest's loop l from 0 (a new count at each entry
+ * of an inner loop); all i128 values computed in the block before the
+ * nest.  The value equals that form modulo 2^width when cond (i1, NULL
+ * for true) holds at run time. */
+typedef struct {
+  LLVMValueRef alpha;
+  LLVMValueRef beta[BND_MAX_LOOPS]; /* NULL: 0 */
+  LLVMValueRef cond;
+} bnd_lin;
+
+/* What bnd_lin_of needs: the nest, its loops in order, where to build. */
+typedef struct {
+  LLVMBuilderRef b;          /* positioned in the block before the nest */
+  LLVMTypeRef i128;
+  const ir_cfg *cfg;
+  const ir_loop *root;
+  const ir_loop *loops[BND_MAX_LOOPS];
+  LLVMValueRef last[BND_MAX_LOOPS]; /* i128 trip count - 1 of each loop */
+  int nloops;
+  bnd_map memo;              /* value -> bnd_lin * already built */
+} bnd_nest;
+
+/* Decomposes v (an i32 or i64 value used in the nest); false when v is not
+ * affine in the nest's counters.  Emits i128 arithmetic at n->b. */
+bool bnd_lin_of(bnd_nest *n, LLVMValueRef v, bnd_lin *out);
+/* The same for zext(v) of an i32 v, without the zext instruction. */
+bool bnd_lin_zext(bnd_nest *n, LLVMValueRef v, bnd_lin *out);
+/* The smallest and largest value of l over every t[k] in [0, last[k]]. */
+void bnd_lin_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef *hi);
+
+/* An upper bound on the counter of nest loop l (header runs less one, at
+ * any entry of l) into *last, valid when *cond (NULL: always) holds at
+ * run time; false when the exit test gives none (bnd_trip.c).  Needs the
+ * bounds of the loops enclosing l in n->last. */
+bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond);
+
+/* A conditional branch to an out-of-bounds trap: trap iff
+ * `end + plus > size`, with size a load of the memory's size (compared in
+ * i64, or truncated to i32 against an i32 end: narrow). */
+typedef struct {
+  LLVMValueRef br;
+  unsigned trap_succ;        /* successor index taken when it traps */
+  LLVMValueRef end;
+  int64_t plus;
+  bool narrow;
+  LLVMValueRef size_load;
+} bnd_check;
+
+/* Whether the terminator br is such a check (fills c). */
+bool bnd_check_match(LLVMValueRef br, bnd_check *c);
+
+/* The pass over a module (bnd_loop.c): returns how many nests it versioned. */
+unsigned bnd_version_loops(LLVMModuleRef mod);
+
+/* Clones the blocks of a region (bnd_clone.c); see there. */
+typedef struct {
+  LLVMBasicBlockRef *blocks; /* the region, and each block's copy */
+  LLVMBasicBlockRef *copies;
+  int nblocks;
+  bnd_map map;               /* original value or block (as value) -> copy */
+} bnd_clone;
+
+/* Copies the blocks (to the end of the function), their instructions and
+ * phis, uses inside the region mapped to the copies; edges leaving the
+ * region stay unregistered in the phis outside until bnd_clone_exits. */
+void bnd_clone_region(bnd_clone *c, tw_arena *a, LLVMBasicBlockRef *blocks, int nblocks);
+/* The copy of v, or v itself when defined outside the region. */
+LLVMValueRef bnd_clone_value(const bnd_clone *c, LLVMValueRef v);
+/* Adds the copies' edges out of the region to the phis they enter, with
+ * the incoming value of the corresponding original edge. */
+void bnd_clone_exits(bnd_clone *c);
+
+#endif

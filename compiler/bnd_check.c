@@ -1,0 +1,123 @@
+/* bnd_check.c: recognises the bounds checks low_memory.c emits, as they
+ * look after LLVM's pipeline: a conditional branch that leads (maybe
+ * through blocks that only branch on) to the out-of-bounds trap, on a
+ * compare of an end address with a load of the memory's size. */
+#include "bnd.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "lower.h"
+#include "twasm_abi.h"
+
+/* The TBAA type name of an access tag !{type, type, 0}, type = !{name, ...}. */
+static bool tbaa_named(LLVMValueRef inst, const char *name) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(inst));
+  LLVMValueRef tag = LLVMGetMetadata(inst, LLVMGetMDKindIDInContext(ctx, "tbaa", 4));
+  if (!tag || LLVMGetMDNodeNumOperands(tag) < 1) return false;
+  LLVMValueRef ops[3];
+  if (LLVMGetMDNodeNumOperands(tag) > 3) return false;
+  LLVMGetMDNodeOperands(tag, ops);
+  LLVMValueRef type = ops[0];
+  if (!type || !LLVMIsAMDNode(type) || LLVMGetMDNodeNumOperands(type) < 1 ||
+      LLVMGetMDNodeNumOperands(type) > 3)
+    return false;
+  LLVMGetMDNodeOperands(type, ops);
+  unsigned len = 0;
+  const char *s = ops[0] ? LLVMGetMDString(ops[0], &len) : NULL;
+  return s && len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+static bool is_size_load(LLVMValueRef v) {
+  return LLVMIsALoadInst(v) && tbaa_named(v, LOW_TBAA_SIZE);
+}
+
+/* A block holding nothing but phis and an unconditional branch. */
+static LLVMBasicBlockRef passes_to(LLVMBasicBlockRef bb) {
+  LLVMValueRef i = LLVMGetFirstInstruction(bb);
+  while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+  if (!i || !LLVMIsABranchInst(i) || LLVMIsConditional(i)) return NULL;
+  return LLVMGetSuccessor(i, 0);
+}
+
+/* The block calls twasm_rt_trap with the out-of-bounds code and ends. */
+static bool is_oob_trap(LLVMBasicBlockRef bb) {
+  for (int hops = 0; bb && hops < 4; hops++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (term && LLVMIsAUnreachableInst(term)) {
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4) continue;
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        size_t len;
+        const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+        LLVMValueRef code = LLVMGetOperand(i, 1);
+        if (strcmp(name, "twasm_rt_trap") == 0 && LLVMIsAConstantInt(code) &&
+            LLVMConstIntGetZExtValue(code) == TWASM_TRAP_MEMORY_OOB)
+          return true;
+      }
+      return false;
+    }
+    bb = passes_to(bb);
+  }
+  return false;
+}
+
+static LLVMIntPredicate inverse(LLVMIntPredicate p) {
+  switch (p) {
+  case LLVMIntUGT: return LLVMIntULE;
+  case LLVMIntULE: return LLVMIntUGT;
+  case LLVMIntULT: return LLVMIntUGE;
+  case LLVMIntUGE: return LLVMIntULT;
+  default: return p == LLVMIntEQ ? LLVMIntNE : p == LLVMIntNE ? LLVMIntEQ : p;
+  }
+}
+
+/* A size load less a constant (`size - reach`, which bnd_insert.c only
+ * forms where it cannot wrap), possibly truncated to i32 (exact: memory
+ * stays below 2^32 bytes, so LLVM narrows compares of i32 addresses). */
+static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *less) {
+  *narrow = LLVMIsATruncInst(v) != NULL;
+  if (*narrow) v = LLVMGetOperand(v, 0);
+  *less = 0;
+  LLVMOpcode op = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
+  if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+    int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+    *less = op == LLVMSub ? k : -k;
+    v = LLVMGetOperand(v, 0);
+  }
+  *load = v;
+  return *less >= 0 && *less < (INT64_C(1) << 32) && is_size_load(v);
+}
+
+static unsigned width(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
+}
+
+bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  LLVMValueRef cmp = LLVMGetCondition(br);
+  if (!LLVMIsAICmpInst(cmp)) return false;
+  unsigned trap_succ;
+  if (is_oob_trap(LLVMGetSuccessor(br, 0))) trap_succ = 0;
+  else if (is_oob_trap(LLVMGetSuccessor(br, 1))) trap_succ = 1;
+  else return false;
+  /* the predicate under which it traps, the size on the right */
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+  if (trap_succ == 1) p = inverse(p);
+  LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1), load;
+  bool narrow;
+  int64_t less;
+  if (is_size(a, &narrow, &load, &less)) {
+    LLVMValueRef t = a;
+    a = b, b = t;
+    p = p == LLVMIntULT ? LLVMIntUGT : p == LLVMIntULE ? LLVMIntUGE : LLVMIntEQ;
+  } else if (!is_size(b, &narrow, &load, &less)) {
+    return false;
+  }
+  /* trap iff end > size - less, or end >= size - less */
+  if (p != LLVMIntUGT && p != LLVMIntUGE) return false;
+  *c = (bnd_check){.br = br, .trap_succ = trap_succ, .end = a, .plus = less + (p == LLVMIntUGE),
+                   .narrow = narrow, .size_load = load};
+  return width(a) == (narrow ? 32u : 64u);
+}

@@ -1,0 +1,292 @@
+/* bnd_loop.c: bounds-check versioning of loop nests, after LLVM's main
+ * pipeline and before the offload stage (guard mode, -O2 and up).
+ *
+ * Every access carries an exact check (low_memory.c), which keeps loops
+ * from being vectorised and costs a compare per access.  For a nest whose
+ * checks are affine in its counters, a new block before the nest computes
+ * each loop's trip count and, for every such check, the range of its end
+ * address over all counter values (bnd_lin.c); when all ranges lie inside
+ * the memory as it is then (memory never shrinks), a copy of the nest
+ * without those checks runs; otherwise the original, checked nest runs and
+ * traps exactly where the spec says.  Checks that are not affine stay in
+ * both copies.
+ *
+ *   before:  br header                 (nest with checks)
+ *   after:   bnd.check: ok = trips and ranges inside memory
+ *            br ok, fast.header, header   (fast: a copy without them)
+ *
+ * A nest is tried whole first (the offload stage then sees its plain
+ * copy); if some check or trip count there is out of reach, each inner
+ * nest is tried, and an innermost loop is versioned for the checks it
+ * can prove even if others remain. */
+#include "bnd.h"
+
+#include <string.h>
+
+#include "lower.h"
+
+typedef struct {
+  tw_arena arena;              /* per analysis of the function */
+  LLVMModuleRef mod;
+  LLVMContextRef ctx;
+  LLVMValueRef fn;
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops lp;
+  bnd_map *done;               /* blocks of versioned nests (both copies) */
+  bnd_map *failed;             /* headers of loops that could not be versioned */
+} bnd_fn;
+
+typedef struct {
+  bnd_check *checks;
+  bool *proved;
+  int nchecks, nproved;
+  LLVMBasicBlockRef block;     /* bnd.check */
+  LLVMValueRef ok;
+} bnd_plan;
+
+static LLVMBasicBlockRef block_of(const bnd_fn *f, int b) { return f->cfg.blocks[b].bb; }
+
+static bool touches_done(const bnd_fn *f, const ir_loop *l) {
+  for (int i = 0; i < l->nbody; i++)
+    if (bnd_map_get(f->done, block_of(f, l->body[i]))) return true;
+  return false;
+}
+
+static void collect_checks(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
+  p->checks = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->checks);
+  p->proved = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->proved);
+  for (int i = 0; i < l->nbody; i++)
+    if (bnd_check_match(LLVMGetBasicBlockTerminator(block_of(f, l->body[i])), &p->checks[p->nchecks]))
+      p->proved[p->nchecks++] = false;
+}
+
+/* The nest's loops, outer first; false when there are too many. */
+static bool gather_loops(bnd_nest *n, const ir_loop *l) {
+  if (n->nloops == BND_MAX_LOOPS) return false;
+  n->loops[n->nloops++] = l;
+  for (int i = 0; i < l->nchildren; i++)
+    if (!gather_loops(n, l->children[i])) return false;
+  return true;
+}
+
+/* The memory's size now, loaded as the checks load it. */
+static LLVMValueRef size_now(bnd_fn *f, bnd_nest *n, LLVMValueRef like) {
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(f->ctx, 0), i64 = LLVMInt64TypeInContext(f->ctx);
+  LLVMValueRef eight = LLVMConstInt(i64, 8, false);
+  LLVMValueRef at = LLVMBuildInBoundsGEP2(n->b, LLVMInt8TypeInContext(f->ctx), LLVMGetParam(f->fn, 0), &eight, 1, "");
+  LLVMValueRef mem = LLVMBuildLoad2(n->b, ptr, at, "bnd.mem");
+  unsigned inv = LLVMGetMDKindIDInContext(f->ctx, "invariant.load", 14);
+  LLVMSetMetadata(mem, inv, LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0)));
+  at = LLVMBuildInBoundsGEP2(n->b, LLVMInt8TypeInContext(f->ctx), mem, &eight, 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(n->b, i64, at, "bnd.size");
+  static const char *const kinds[] = {"tbaa", "range"};
+  for (int k = 0; k < 2; k++) {
+    unsigned kind = LLVMGetMDKindIDInContext(f->ctx, kinds[k], (unsigned)strlen(kinds[k]));
+    LLVMValueRef md = LLVMGetMetadata(like, kind);
+    if (md) LLVMSetMetadata(size, kind, md);
+  }
+  LLVMSetAlignment(size, LLVMGetAlignment(like));
+  return LLVMBuildZExt(n->b, size, n->i128, "");
+}
+
+/* Counter bounds of every loop of the nest into n->last (outer loops
+ * first: an inner loop's start and bound may move with them); the
+ * condition under which they hold, or NULL when one has none. */
+static LLVMValueRef emit_trips(bnd_fn *f, bnd_nest *n) {
+  LLVMValueRef ok = LLVMConstInt(LLVMInt1TypeInContext(f->ctx), 1, false);
+  for (int k = 0; k < n->nloops; k++) {
+    LLVMValueRef cond;
+    if (!bnd_trip_last(n, n->loops[k], &n->last[k], &cond)) return NULL;
+    if (cond) ok = LLVMBuildAnd(n->b, ok, cond, "");
+  }
+  return ok;
+}
+
+/* The condition under which check c cannot fail anywhere in the nest, or
+ * NULL when its end address is not affine in the counters. */
+static LLVMValueRef proves(bnd_nest *n, const bnd_check *c, LLVMValueRef size) {
+  bnd_lin end;
+  /* a narrow end reads unsigned: its form must stay within [0, 2^32) */
+  if (!(c->narrow ? bnd_lin_zext(n, c->end, &end) : bnd_lin_of(n, c->end, &end))) return NULL;
+  if (c->plus) end.alpha = LLVMBuildAdd(n->b, end.alpha, LLVMConstInt(n->i128, (uint64_t)c->plus, false), "");
+  LLVMValueRef lo, hi;
+  bnd_lin_range(n, &end, &lo, &hi);
+  LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, LLVMConstInt(n->i128, 0, false), ""),
+                                 LLVMBuildICmp(n->b, LLVMIntSLE, hi, size, ""), "");
+  return end.cond ? LLVMBuildAnd(n->b, in, end.cond, "") : in;
+}
+
+/* Builds the check block for nest l; false when nothing can be proved at
+ * this depth (the block is then gone again). */
+static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
+  bnd_nest n = {.i128 = LLVMIntTypeInContext(f->ctx, 128), .cfg = &f->cfg, .root = l,
+                .memo = {.arena = &f->arena}};
+  if (!gather_loops(&n, l)) return false;
+  p->block = LLVMInsertBasicBlockInContext(f->ctx, block_of(f, l->header), "bnd.check");
+  n.b = LLVMCreateBuilderInContext(f->ctx);
+  LLVMPositionBuilderAtEnd(n.b, p->block);
+  p->ok = emit_trips(f, &n);
+  LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
+  for (int i = 0; p->ok && i < p->nchecks; i++) {
+    LLVMValueRef safe = proves(&n, &p->checks[i], size);
+    if (!safe) continue;
+    p->ok = LLVMBuildAnd(n.b, p->ok, safe, "");
+    p->proved[i] = true;
+    p->nproved++;
+  }
+  LLVMDisposeBuilder(n.b);
+  bool worth = p->ok && p->nproved > 0 && (p->nproved == p->nchecks || l->nchildren == 0);
+  if (!worth) {
+    LLVMDeleteBasicBlock(p->block);
+    p->nproved = 0;
+  }
+  return worth;
+}
+
+/* The one block outside l that branches to its header, by one edge. */
+static LLVMBasicBlockRef entering(const bnd_fn *f, const ir_loop *l) {
+  const ir_block *h = &f->cfg.blocks[l->header];
+  LLVMBasicBlockRef from = NULL;
+  for (int i = 0; i < h->npreds; i++) {
+    if (l->in_body[h->preds[i]]) continue;
+    if (from) return NULL;
+    from = block_of(f, h->preds[i]);
+  }
+  LLVMValueRef term = from ? LLVMGetBasicBlockTerminator(from) : NULL;
+  unsigned edges = 0;
+  for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++)
+    edges += LLVMGetSuccessor(term, s) == block_of(f, l->header);
+  return edges == 1 ? from : NULL;
+}
+
+/* Every value of the nest used after it goes through a phi of an exit
+ * block (LCSSA, which the driver establishes), so a copy of the nest
+ * only adds incoming edges to those phis. */
+static bool closed(const bnd_fn *f, const ir_loop *l) {
+  for (int i = 0; i < l->nbody; i++)
+    for (LLVMValueRef in = LLVMGetFirstInstruction(block_of(f, l->body[i])); in; in = LLVMGetNextInstruction(in))
+      for (LLVMUseRef u = LLVMGetFirstUse(in); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAInstruction(user)) return false;
+        if (ir_loop_contains_block(l, LLVMGetInstructionParent(user), &f->cfg)) continue;
+        if (!LLVMIsAPHINode(user)) return false;
+        for (unsigned k = 0; k < LLVMCountIncoming(user); k++)
+          if (LLVMGetIncomingValue(user, k) == in &&
+              !ir_loop_contains_block(l, LLVMGetIncomingBlock(user, k), &f->cfg))
+            return false;
+      }
+  return true;
+}
+
+/* Erases v and then its operands while nothing uses them: a check's
+ * compare and end address, which the vectoriser's cost model would count
+ * (it runs before any cleanup). */
+static void erase_dead(LLVMValueRef v, int depth) {
+  if (depth > 8 || !v || !LLVMIsAInstruction(v) || LLVMGetFirstUse(v)) return;
+  if (!LLVMIsABinaryOperator(v) && !LLVMIsACmpInst(v) && !LLVMIsACastInst(v)) return;
+  LLVMValueRef ops[2] = {LLVMGetOperand(v, 0), LLVMGetNumOperands(v) > 1 ? LLVMGetOperand(v, 1) : NULL};
+  LLVMInstructionEraseFromParent(v);
+  for (int k = 0; k < 2; k++) erase_dead(ops[k], depth + 1);
+}
+
+/* A proved check in the copy: straight on to where it continues. */
+static void drop_check(LLVMBuilderRef b, LLVMValueRef br, unsigned trap_succ) {
+  LLVMBasicBlockRef cont = LLVMGetSuccessor(br, 1 - trap_succ);
+  LLVMValueRef cond = LLVMGetCondition(br);
+  LLVMPositionBuilderBefore(b, br);
+  LLVMBuildBr(b, cont);
+  LLVMInstructionEraseFromParent(br);
+  erase_dead(cond, 0);
+}
+
+static void mark(bnd_fn *f, LLVMBasicBlockRef bb) { bnd_map_put(f->done, bb, bb); }
+
+/* The fast path is the expected one (branch weights as for traps). */
+static void mark_likely(bnd_fn *f, LLVMValueRef condbr) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(f->ctx);
+  LLVMMetadataRef ops[] = {LLVMMDStringInContext2(f->ctx, "branch_weights", 14),
+                           LLVMValueAsMetadata(LLVMConstInt(i32, 1048575, false)),
+                           LLVMValueAsMetadata(LLVMConstInt(i32, 1, false))};
+  LLVMSetMetadata(condbr, LLVMGetMDKindIDInContext(f->ctx, "prof", 4),
+                  LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, ops, 3)));
+}
+
+static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_plan *p) {
+  LLVMBasicBlockRef header = block_of(f, l->header);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
+    if (LLVMGetSuccessor(term, s) == header) LLVMSetSuccessor(term, s, p->block);
+  ir_retarget_phis(header, from, p->block);
+  LLVMBasicBlockRef *blocks = tw_arena_alloc(&f->arena, (size_t)l->nbody * sizeof *blocks);
+  for (int i = 0; i < l->nbody; i++) blocks[i] = block_of(f, l->body[i]);
+  bnd_clone c;
+  bnd_clone_region(&c, &f->arena, blocks, l->nbody);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
+  for (int i = 0; i < p->nchecks; i++)
+    if (p->proved[i]) drop_check(b, bnd_clone_value(&c, p->checks[i].br), p->checks[i].trap_succ);
+  bnd_clone_exits(&c);
+  LLVMPositionBuilderAtEnd(b, p->block);
+  LLVMBasicBlockRef fast = LLVMValueAsBasicBlock(bnd_clone_value(&c, LLVMBasicBlockAsValue(header)));
+  mark_likely(f, LLVMBuildCondBr(b, p->ok, fast, header));
+  LLVMDisposeBuilder(b);
+  unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));
+  LLVMValueRef empty = LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0));
+  for (int i = 0; i < l->nbody; i++) {
+    LLVMSetMetadata(LLVMGetBasicBlockTerminator(blocks[i]), checked, empty);
+    mark(f, blocks[i]);
+    mark(f, c.copies[i]);
+  }
+}
+
+/* Versions l or, failing that, a nest inside it; true when it changed the
+ * function (whose analyses are then stale). */
+static bool try_nest(bnd_fn *f, const ir_loop *l) {
+  /* a nest holding a versioned one is not copied again (four copies);
+   * one that failed fails again (the function is analysed anew after each
+   * change) */
+  LLVMBasicBlockRef header = block_of(f, l->header);
+  if (!touches_done(f, l) && !bnd_map_get(f->failed, header)) {
+    bnd_plan p = {0};
+    collect_checks(f, l, &p);
+    if (p.nchecks == 0) return false;
+    LLVMBasicBlockRef from = entering(f, l);
+    if (from && closed(f, l) && plan_nest(f, l, &p)) {
+      version(f, l, from, &p);
+      return true;
+    }
+    bnd_map_put(f->failed, header, header);
+  }
+  for (int i = 0; i < l->nchildren; i++)
+    if (try_nest(f, l->children[i])) return true;
+  return false;
+}
+
+static bool analyse(bnd_fn *f) {
+  tw_arena_free(&f->arena);
+  f->arena = (tw_arena){0};
+  if (!ir_cfg_build(&f->cfg, &f->arena, f->fn)) return false;
+  ir_dom_build(&f->dom, &f->cfg);
+  ir_loops_build(&f->lp, &f->cfg, &f->dom);
+  ir_indvar_build(&f->lp, &f->dom);
+  return true;
+}
+
+unsigned bnd_version_loops(LLVMModuleRef mod) {
+  unsigned versioned = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMCountParams(fn) == 0 || !LLVMGetFirstBasicBlock(fn)) continue;
+    tw_arena keep = {0};
+    bnd_map done = {.arena = &keep}, failed = {.arena = &keep};
+    bnd_fn f = {.mod = mod, .ctx = LLVMGetModuleContext(mod), .fn = fn, .done = &done, .failed = &failed};
+    /* each change invalidates the analyses: start over until none is left */
+    for (bool changed = true; changed && analyse(&f);) {
+      changed = false;
+      for (int r = 0; !changed && r < f.lp.nroots; r++) changed = try_nest(&f, f.lp.roots[r]);
+      versioned += changed;
+    }
+    tw_arena_free(&f.arena);
+    tw_arena_free(&keep);
+  }
+  return versioned;
+}

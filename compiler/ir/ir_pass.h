@@ -1,0 +1,54 @@
+/* ir_pass.h: the passes over the host module's LLVM IR that twasmc runs
+ * around LLVM's own pipeline (driver.c lists them in order): loop
+ * re-rolling and address folding after mem2reg, and the hold on
+ * vectorising and unrolling loops until the offload stage has seen them. */
+#ifndef TW_IR_PASS_H
+#define TW_IR_PASS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+/* Metadata kind lowering puts on every branch back to a Wasm loop's
+ * header: !{i32 file offset of the loop instruction}.  ir_hold.c carries
+ * it into the loop's llvm.loop node, where it survives LLVM's loop passes. */
+#define IR_MD_LOOP "twasm.loop"
+
+/* After mem2reg, before the optimisation pipeline: rewrites memory
+ * addresses zext(x + c) to zext(x) + c where an earlier access proves that
+ * x + c does not wrap, memory 0 being at most max_memory_bytes (below
+ * 2^32) (ir_address.c).  Returns how many it rewrote. */
+unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
+
+/* The C API cannot change a phi's incoming block: each phi of bb is
+ * rebuilt with incoming block `from` replaced by `to`, or dropped when to
+ * is NULL (ir_reroll.c; loop versioning uses it too). */
+void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+
+/* After mem2reg, before ir_fold_address_adds: rewrites loops that clang
+ * unrolled by two (two copies of one iteration per trip, with a run-time
+ * count and the odd iteration after the loop, or a constant count) into
+ * one loop of single iterations, where it proves the result exact
+ * (ir_reroll.c).  Returns how many it rewrote. */
+unsigned ir_reroll_loops(LLVMModuleRef mod);
+
+/* Before the standard pipeline: loop metadata on every loop asking LLVM
+ * not to vectorise or unroll it; after the offload stage,
+ * ir_release_loops removes it again (ir_hold.c). */
+void ir_hold_loops(LLVMModuleRef mod);
+void ir_release_loops(LLVMModuleRef mod);
+/* The file offset of the Wasm loop whose latch branch this is, from the
+ * metadata ir_hold_loops left on it (false when LLVM dropped it or the
+ * branch closes no Wasm loop). */
+bool ir_loop_offset(LLVMValueRef latch, uint32_t *offset);
+
+/* Metadata on the branch that enters the checked copy of a loop nest the
+ * bounds pass versioned (compiler/bnd_loop.c): the copy that runs only
+ * when the one test before the nest fails, and traps at the exact access.
+ * ir_checked_copy says whether bb's terminator carries it; the offload
+ * stage leaves those copies alone (the fast copy speaks for the nest). */
+#define IR_MD_CHECKED "twasm.bounds.checked"
+bool ir_checked_copy(LLVMBasicBlockRef bb);
+
+#endif

@@ -1,0 +1,157 @@
+/* ir_reroll.h: shared by the re-roll pass's files (ir_reroll*.c) only:
+ * its expressions, the loop shape it matches, and each file's entry
+ * points (the pass itself and its proof are explained in ir_reroll.c). */
+#ifndef TW_IR_REROLL_H
+#define TW_IR_REROLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+#include "arena.h"
+#include "ir.h"
+
+#define RR_MAX_TERMS 8
+#define RR_MAX_FACTORS 3
+#define RR_MAX_KIDS 3
+#define RR_MAX_DEPTH 48
+#define RR_MAX_EFFECTS 64
+#define RR_MAX_PHIS 16
+#define RR_MAX_NODES 8192
+#define RR_HASH 16384 /* twice RR_MAX_NODES: short probes, never full */
+#define RR_MAX_BODY_E 64
+
+typedef enum { RR_ATOM, RR_ITER, RR_POLY, RR_OP } rr_kind;
+
+/* coeff * f[0] * ... * f[nf - 1] (node ids, ascending); nf == 0: constant. */
+typedef struct {
+  uint64_t coeff;
+  int nf;
+  int f[RR_MAX_FACTORS];
+} rr_term;
+
+/* Zeroed before filling, so that equal nodes compare equal with memcmp. */
+typedef struct {
+  rr_kind kind;
+  LLVMTypeRef ty;
+  LLVMValueRef val;     /* ATOM: the value; OP: the callee of a call */
+  LLVMBasicBlockRef bb; /* ITER: the loop header */
+  LLVMTypeRef aux;      /* OP: GEP source element type */
+  int op;               /* OP: LLVMOpcode */
+  int nk;
+  uint64_t extra;       /* OP: predicate or flags */
+  int k[RR_MAX_KIDS];
+  int nt;
+  rr_term t[RR_MAX_TERMS];
+} rr_node;
+
+typedef struct {
+  LLVMValueRef from;
+  int to;
+} rr_memo;
+
+/* A substitution: atom node -> image node. */
+typedef struct {
+  int from[2 * RR_MAX_EFFECTS + RR_MAX_PHIS], to[2 * RR_MAX_EFFECTS + RR_MAX_PHIS];
+  int n;
+} rr_subst;
+
+typedef struct {
+  LLVMValueRef inst;
+  bool is_store;
+  int addr, value; /* expressions; value: stores only */
+} rr_effect;
+
+/* One L phi: its next value, step (IVs) and role after the loop. */
+typedef struct {
+  LLVMValueRef phi, init, next;
+  int atom;
+  bool is_iv;
+  int half;            /* IVs: step / 2 */
+  LLVMValueRef f_val;  /* the value giving f(phi) in the new loop */
+  int f;               /* f(phi) as an expression */
+  LLVMValueRef after;  /* its phi in E, or NULL */
+} rr_phi;
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  tw_arena arena;
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops lp;
+  const ir_loop *loop; /* L */
+  rr_node *nodes;
+  int nnodes, cap;
+  int node_hash[RR_HASH];
+  rr_memo *memo;
+  int nmemo, memo_cap;
+  int memo_hash[RR_HASH]; /* memo index + 1 by value */
+  bool failed;         /* an expression of L or Q could not be built */
+  unsigned rerolled;
+} rr_pass;
+
+typedef struct {
+  LLVMBasicBlockRef H, P, L, X, E, Q, J; /* P, X: NULL when absent */
+  LLVMBasicBlockRef HE, EJ; /* E's pred on the bypass (H or an empty arm), J's from E */
+  LLVMBasicBlockRef pre, out; /* L's entry and exit blocks */
+  bool const_end;           /* the exit test compares with a constant: no Q */
+  LLVMValueRef end;         /* const_end: that constant */
+  int e_side;               /* the successor of H's branch towards E */
+  LLVMValueRef x, M;                     /* M = x & mask, the old exit value */
+  uint64_t mask;
+  rr_phi phis[RR_MAX_PHIS];
+  int nphis, counter;
+  rr_effect eff[2 * RR_MAX_EFFECTS], qeff[RR_MAX_EFFECTS];
+  int neff, nqeff;
+  rr_effect a[RR_MAX_EFFECTS], b[RR_MAX_EFFECTS], qa[RR_MAX_EFFECTS]; /* paired */
+  int pos_a[RR_MAX_EFFECTS], pos_b[RR_MAX_EFFECTS], k;
+  bool merge;          /* the bypass joins the loop too: Q goes */
+  LLVMValueRef hoist[RR_MAX_BODY_E];
+  int nhoist;
+} rr_shape;
+
+/* ir_reroll_expr.c */
+unsigned rr_width(LLVMTypeRef ty);
+uint64_t rr_wmask(unsigned w);
+uint64_t rr_hash_bytes(const void *data, size_t len);
+int rr_intern(rr_pass *p, const rr_node *n);
+int rr_atom(rr_pass *p, LLVMValueRef v);
+int rr_make_poly(rr_pass *p, LLVMTypeRef ty, rr_term *t, int nt);
+int rr_terms_of(const rr_pass *p, int id, rr_term *out);
+int rr_poly_const(rr_pass *p, LLVMTypeRef ty, uint64_t c);
+int rr_poly_add(rr_pass *p, LLVMTypeRef ty, int a, int b, uint64_t scale);
+int rr_poly_mul(rr_pass *p, LLVMTypeRef ty, int a, int b);
+int rr_op_node(rr_pass *p, LLVMValueRef inst, const int *kids, int nk, uint64_t extra,
+               LLVMValueRef callee);
+
+/* ir_reroll_eval.c */
+bool rr_in_loop(const rr_pass *p, LLVMValueRef v);
+int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth);
+int rr_eval(rr_pass *p, LLVMValueRef v, int depth);
+int rr_subst_apply(rr_pass *p, int id, const rr_subst *s, int depth);
+bool rr_mentions(const rr_pass *p, int id, int what, int depth);
+void rr_subst_add(rr_subst *s, int from, int to);
+bool rr_varies(const rr_pass *p, int id, int depth);
+int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv);
+LLVMValueRef rr_strip_bool(LLVMValueRef v, bool *negated);
+LLVMValueRef rr_and_const(LLVMValueRef v, uint64_t *c);
+
+/* ir_reroll_shape.c */
+LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb);
+bool rr_match_loop(rr_pass *p, rr_shape *s);
+bool rr_match_blocks(rr_pass *p, rr_shape *s);
+bool rr_collect_effects(rr_pass *p, LLVMBasicBlockRef bb, rr_effect *eff, int cap, int *n);
+bool rr_same_access(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s);
+bool rr_match_phis(rr_pass *p, rr_shape *s);
+bool rr_match_exit(rr_pass *p, rr_shape *s);
+bool rr_counts_agree(rr_pass *p, const rr_shape *s);
+
+/* ir_reroll_proof.c */
+bool rr_prove_halves(rr_pass *p, rr_shape *s);
+bool rr_prove_tail(rr_pass *p, rr_shape *s, LLVMValueRef *jphi_of);
+bool rr_uses_confined(rr_pass *p, rr_shape *s);
+bool rr_bypass_joins(const rr_shape *s);
+
+#endif

@@ -1,0 +1,271 @@
+/* ir_reroll_shape.c: the re-roll pass's matching of the unrolled loop:
+ * blocks, effects, phis, exit test and trip counts. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir_reroll.h"
+
+static int bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return ir_cfg_index(&p->cfg, bb); }
+
+static int npreds(const rr_pass *p, LLVMBasicBlockRef bb) {
+  return p->cfg.blocks[bb_index(p, bb)].npreds;
+}
+
+static LLVMBasicBlockRef pred0(const rr_pass *p, LLVMBasicBlockRef bb) {
+  return p->cfg.blocks[p->cfg.blocks[bb_index(p, bb)].preds[0]].bb;
+}
+
+/* The target of bb's unconditional branch, else NULL. */
+static LLVMBasicBlockRef jump_target(LLVMBasicBlockRef bb) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+  if (!t || !LLVMIsABranchInst(t) || LLVMIsConditional(t)) return NULL;
+  return LLVMGetSuccessor(t, 0);
+}
+
+/* A block holding only an unconditional branch: its target. */
+static LLVMBasicBlockRef trivial_target(LLVMBasicBlockRef bb) {
+  return LLVMGetFirstInstruction(bb) == LLVMGetBasicBlockTerminator(bb) ? jump_target(bb) : NULL;
+}
+
+LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+  return t && LLVMIsABranchInst(t) && LLVMIsConditional(t) ? t : NULL;
+}
+
+/* bb itself, or the block a trivial block bb (reached only from `from`)
+ * leads to: wasm-opt turns br_if into if/else with empty arms. */
+static LLVMBasicBlockRef through(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef from) {
+  LLVMBasicBlockRef t = trivial_target(bb);
+  return t && npreds(p, bb) == 1 && pred0(p, bb) == from ? t : bb;
+}
+
+/* L: one block, one exit, entered from one block (s->pre). */
+bool rr_match_loop(rr_pass *p, rr_shape *s) {
+  const ir_loop *l = p->loop;
+  if (l->nbody != 1 || l->nexits != 1 || l->nchildren) return false;
+  s->L = p->cfg.blocks[l->header].bb;
+  s->out = p->cfg.blocks[l->exits[0].to].bb;
+  if (npreds(p, s->L) != 2) return false;
+  const ir_block *lb = &p->cfg.blocks[l->header];
+  s->pre = p->cfg.blocks[lb->preds[0] == l->header ? lb->preds[1] : lb->preds[0]].bb;
+  return true;
+}
+
+/* A block of pure instructions branching to L only (P; it then runs for
+ * the odd x of the bypass too, to no effect). */
+static bool pure_block(rr_pass *p, LLVMBasicBlockRef bb) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+  if (!jump_target(bb)) return false;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != t; i = LLVMGetNextInstruction(i))
+    if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || rr_eval_inst(p, i, 0) < 0) return false;
+  return true;
+}
+
+/* H, E, Q, J around L (the picture at the top of the file). */
+bool rr_match_blocks(rr_pass *p, rr_shape *s) {
+  const ir_loop *l = p->loop;
+  LLVMBasicBlockRef out = s->out, entry = s->pre;
+  s->X = npreds(p, out) == 1 ? out : NULL;
+  s->E = s->X ? trivial_target(s->X) : out;
+  if (!s->E) return false;
+  s->P = pure_block(p, entry) && npreds(p, entry) == 1 ? entry : NULL;
+  s->H = s->P ? pred0(p, s->P) : entry;
+  LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
+  LLVMBasicBlockRef into = s->P ? s->P : s->L;
+  if (!hb || !eb || npreds(p, s->E) != 2) return false;
+  for (unsigned i = 0; i < 2; i++)
+    if (LLVMGetSuccessor(hb, 1 - i) == into && through(p, LLVMGetSuccessor(hb, i), s->H) == s->E) {
+      s->e_side = (int)i;
+      s->HE = LLVMGetSuccessor(hb, i) == s->E ? s->H : LLVMGetSuccessor(hb, i);
+    }
+  if (!s->HE) return false;
+  for (unsigned i = 0; i < 2; i++) {
+    LLVMBasicBlockRef q = LLVMGetSuccessor(eb, i), other = LLVMGetSuccessor(eb, 1 - i);
+    LLVMBasicBlockRef j = through(p, other, s->E);
+    if (q != other && npreds(p, q) == 1 && jump_target(q) == j && j != q)
+      s->Q = q, s->J = j, s->EJ = other == j ? s->E : other;
+  }
+  if (!s->Q) return false;
+  LLVMBasicBlockRef all[] = {s->H, s->P, s->X, s->E, s->Q, s->J,
+                             s->HE == s->H ? NULL : s->HE, s->EJ == s->E ? NULL : s->EJ};
+  for (unsigned i = 0; i < sizeof all / sizeof *all; i++) {
+    if (!all[i]) continue;
+    int b = bb_index(p, all[i]);
+    if (b < 0 || all[i] == s->L || p->lp.innermost[b] != l->parent) return false;
+    for (unsigned k = 0; k < i; k++)
+      if (all[k] == all[i]) return false;
+  }
+  return true;
+}
+
+/* Loads and stores of bb in order; false on anything else with an effect. */
+bool rr_collect_effects(rr_pass *p, LLVMBasicBlockRef bb, rr_effect *eff, int cap, int *n) {
+  *n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    bool load = LLVMIsALoadInst(i), store = LLVMIsAStoreInst(i);
+    if (i == LLVMGetBasicBlockTerminator(bb) || LLVMIsAPHINode(i)) continue;
+    if (!load && !store) {
+      if (rr_eval_inst(p, i, 0) < 0) return false;
+      continue;
+    }
+    if (*n == cap || LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
+      return false;
+    rr_effect *e = &eff[(*n)++];
+    e->inst = i;
+    e->is_store = store;
+    e->addr = rr_eval(p, LLVMGetOperand(i, store ? 1 : 0), 0);
+    e->value = store ? rr_eval(p, LLVMGetOperand(i, 0), 0) : rr_atom(p, i);
+    if (e->addr < 0 || e->value < 0) return false;
+  }
+  return !p->failed;
+}
+
+static bool same_metadata(LLVMValueRef a, LLVMValueRef b) {
+  size_t na, nb;
+  LLVMValueMetadataEntry *ma = LLVMInstructionGetAllMetadataOtherThanDebugLoc(a, &na);
+  LLVMValueMetadataEntry *mb = LLVMInstructionGetAllMetadataOtherThanDebugLoc(b, &nb);
+  bool same = na == nb;
+  for (unsigned i = 0; same && i < na; i++)
+    same = LLVMValueMetadataEntriesGetKind(ma, i) == LLVMValueMetadataEntriesGetKind(mb, i) &&
+           LLVMValueMetadataEntriesGetMetadata(ma, i) == LLVMValueMetadataEntriesGetMetadata(mb, i);
+  if (ma) LLVMDisposeValueMetadataEntries(ma);
+  if (mb) LLVMDisposeValueMetadataEntries(mb);
+  return same;
+}
+
+/* b is a evaluated under s: same access, address and stored value. */
+bool rr_same_access(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s) {
+  if (a->is_store != b->is_store) return false;
+  LLVMValueRef va = a->is_store ? LLVMGetOperand(a->inst, 0) : a->inst;
+  LLVMValueRef vb = b->is_store ? LLVMGetOperand(b->inst, 0) : b->inst;
+  if (LLVMTypeOf(va) != LLVMTypeOf(vb) || LLVMGetAlignment(a->inst) != LLVMGetAlignment(b->inst) ||
+      !same_metadata(a->inst, b->inst))
+    return false;
+  int addr = rr_subst_apply(p, a->addr, s, 0);
+  if (addr < 0 || addr != b->addr) return false;
+  if (!a->is_store) return true;
+  int value = rr_subst_apply(p, a->value, s, 0);
+  return value >= 0 && value == b->value;
+}
+
+/* L's phis: init and next values, IV steps.  The counter is the phi the
+ * exit test reads. */
+bool rr_match_phis(rr_pass *p, rr_shape *s) {
+  LLVMBasicBlockRef into = s->pre;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i && LLVMIsAPHINode(i);
+       i = LLVMGetNextInstruction(i)) {
+    if (s->nphis == RR_MAX_PHIS || LLVMCountIncoming(i) != 2) return false;
+    rr_phi *f = &s->phis[s->nphis++];
+    memset(f, 0, sizeof *f);
+    f->phi = i;
+    if ((f->atom = rr_atom(p, i)) < 0) return false;
+    for (unsigned k = 0; k < 2; k++) {
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(i, k);
+      if (from == s->L) f->next = LLVMGetIncomingValue(i, k);
+      else if (from == into) f->init = LLVMGetIncomingValue(i, k);
+    }
+    if (!f->next || !f->init || !rr_in_loop(p, f->next)) return false;
+    if (!rr_width(LLVMTypeOf(i)) || rr_width(LLVMTypeOf(i)) > 64) continue;
+    int d = rr_poly_add(p, LLVMTypeOf(i), rr_eval(p, f->next, 0), f->atom, ~0ull);
+    if (d < 0 || rr_varies(p, d, 0)) continue;
+    rr_term t[RR_MAX_TERMS];
+    int nt = rr_terms_of(p, d, t);
+    bool even = true;
+    for (int k = 0; k < nt; k++) {
+      even &= (t[k].coeff & 1) == 0;
+      t[k].coeff >>= 1;
+    }
+    if (!even) continue;
+    f->is_iv = true;
+    f->half = rr_make_poly(p, LLVMTypeOf(i), t, nt);
+    f->f = rr_poly_add(p, LLVMTypeOf(i), f->atom, f->half, 1);
+    if (f->half < 0 || f->f < 0) return false;
+  }
+  return !p->failed;
+}
+
+/* The exit test `counter.next != end`: either end = x & mask (even), the
+ * counter from an even constant by 2; or end a constant the counter, from a
+ * constant by 2h, meets after an even number of steps of h. */
+bool rr_match_exit(rr_pass *p, rr_shape *s) {
+  LLVMValueRef br = rr_cond_br(s->L);
+  if (!br) return false;
+  bool negated;
+  LLVMValueRef c = rr_strip_bool(LLVMGetCondition(br), &negated);
+  if (!LLVMIsAICmpInst(c)) return false;
+  LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
+  bool stay_if_true = LLVMGetSuccessor(br, 0) == s->L;
+  if (pred != LLVMIntNE && pred != LLVMIntEQ) return false;
+  /* stays while the operands differ */
+  if ((pred == LLVMIntNE) != (stay_if_true != negated)) return false;
+  for (int k = 0; k < s->nphis; k++) {
+    rr_phi *f = &s->phis[k];
+    for (unsigned side = 0; side < 2; side++) {
+      if (LLVMGetOperand(c, side) != f->next) continue;
+      LLVMValueRef M = LLVMGetOperand(c, 1 - side);
+      LLVMTypeRef ty = LLVMTypeOf(f->phi);
+      unsigned w = rr_width(ty);
+      if (!f->is_iv || !LLVMIsAConstantInt(f->init) || w > 64) return false;
+      uint64_t start = LLVMConstIntGetZExtValue(f->init);
+      s->counter = k;
+      if (LLVMIsAConstantInt(M)) {
+        /* h * t first reaches d at t = d / h when h * t does not wrap
+         * before; d / h even: the old loop, by 2h, stops there too. */
+        const rr_node *h = &p->nodes[f->half];
+        uint64_t step = h->kind == RR_POLY && h->nt == 1 && h->t[0].nf == 0 ? h->t[0].coeff : 0;
+        uint64_t d = (LLVMConstIntGetZExtValue(M) - start) & rr_wmask(w);
+        s->const_end = true;
+        s->end = M;
+        return step && step <= rr_wmask(w) / 2 && d && d % (2 * step) == 0;
+      }
+      s->x = rr_and_const(M, &s->mask);
+      if (!s->x || rr_in_loop(p, M) || f->half != rr_poly_const(p, ty, 1) || (start & 1) ||
+          (s->mask & 1))
+        return false;
+      s->M = M;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Q runs exactly when x is odd; and an odd x with x & mask == start (the
+ * old loop's 2^32 iterations, then Q) never reaches L: it takes the bypass
+ * or contradicts a branch on the way to H. */
+bool rr_counts_agree(rr_pass *p, const rr_shape *s) {
+  LLVMValueRef eb = rr_cond_br(s->E), hb = rr_cond_br(s->H);
+  bool negated;
+  LLVMValueRef c = rr_strip_bool(LLVMGetCondition(eb), &negated);
+  uint64_t one;
+  if (!LLVMIsAICmpInst(c) || !LLVMIsAConstantInt(LLVMGetOperand(c, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)) != 0 ||
+      rr_and_const(LLVMGetOperand(c, 0), &one) != s->x || one != 1)
+    return false;
+  int q_side = LLVMGetSuccessor(eb, 0) == s->Q ? 0 : 1;
+  if (rr_branch_at(eb, s->x, 1) != q_side || rr_branch_at(eb, s->x, 0) != 1 - q_side) return false;
+  unsigned w = rr_width(LLVMTypeOf(s->x));
+  uint64_t start = LLVMConstIntGetZExtValue(s->phis[s->counter].init);
+  uint64_t free_bits = ~(s->mask | 1) & rr_wmask(w);
+  if (start & ~s->mask & rr_wmask(w)) return true; /* M never equals start */
+  if (__builtin_popcountll(free_bits) > 4) return false;
+  int e_side = s->e_side;
+  for (uint64_t sub = free_bits;; sub = (sub - 1) & free_bits) {
+    uint64_t xv = start | 1 | sub;
+    bool unreachable = rr_branch_at(hb, s->x, xv) == e_side;
+    /* branches that dominate H: S's only way in is from its idom D */
+    for (int b = bb_index(p, s->H); !unreachable && b != 0; b = p->dom.idom[b]) {
+      int d = p->dom.idom[b];
+      LLVMValueRef br = rr_cond_br(p->cfg.blocks[d].bb);
+      if (p->cfg.blocks[b].npreds != 1 || !br ||
+          LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1))
+        continue;
+      int taken = rr_branch_at(br, s->x, xv);
+      unreachable = taken >= 0 && LLVMGetSuccessor(br, (unsigned)taken) != p->cfg.blocks[b].bb;
+    }
+    if (!unreachable) return false;
+    if (!sub) break;
+  }
+  return true;
+}

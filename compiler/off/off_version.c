@@ -1,0 +1,304 @@
+/* off_version.c: loop versioning for offloaded nests.  The preheader asks
+ * the runtime to run the nest's kernel; when it did, control jumps to the
+ * nest's exit (a reduction's result taking the accumulator's place), else
+ * the original loop runs unchanged:
+ *
+ *   preheader:     br twasm_rt_offload_gate, offload.call, header
+ *   offload.call:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
+ *                  br done, exit, header
+ *
+ * The gate is closed without a GPU, so the CPU path then skips the params
+ * (trip counts are runtime calls with 128-bit arithmetic) and the call.
+ */
+#include <string.h>
+
+#include "ir_pass.h"
+#include "off_internal.h"
+#include "twasm_abi.h"
+
+static bool in_nest(const kn_recog_nest *n, LLVMBasicBlockRef bb) {
+  return ir_loop_contains_block(n->nest, bb, n->cfg);
+}
+
+static bool defined_in_nest(const kn_recog_nest *n, LLVMValueRef v) {
+  return v && LLVMIsAInstruction(v) && in_nest(n, LLVMGetInstructionParent(v));
+}
+
+static bool preds_all_in_nest(const kn_recog_nest *n, LLVMBasicBlockRef exit) {
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsATerminatorInst(user) && !in_nest(n, LLVMGetInstructionParent(user))) return false;
+  }
+  return true;
+}
+
+/* Whether one use of v (defined in the nest) survives the new edge from
+ * the preheader to the exit. */
+static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LLVMBasicBlockRef exit,
+                   const char **reason) {
+  LLVMBasicBlockRef at = LLVMGetInstructionParent(user);
+  if (in_nest(n, at)) return true;
+  if (v == n->result) {
+    /* Through the exit's phis, or directly when every way into the exit
+     * comes from the nest (then a new phi there merges both results). */
+    if ((LLVMIsAPHINode(user) && at == exit) || preds_all_in_nest(n, exit)) return true;
+    *reason = "the reduction's result is used where the kernel's cannot reach";
+    return false;
+  }
+  *reason = "a value computed in the loop is used after it";
+  return false;
+}
+
+/* The one block outside the nest that enters its header, or NULL. */
+static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
+  const ir_block *h = &n->cfg->blocks[n->nest->header];
+  LLVMBasicBlockRef from = NULL;
+  for (int i = 0; i < h->npreds; i++) {
+    LLVMBasicBlockRef p = n->cfg->blocks[h->preds[i]].bb;
+    if (in_nest(n, p)) continue;
+    if (from && from != p) return NULL;
+    from = p;
+  }
+  return from;
+}
+
+/* A block that only branches to the header: the existing preheader, or a
+ * new one on the edge from the entering block.  NULL when the header has
+ * several ways in from outside. */
+static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
+  if (n->preheader) return n->preheader;
+  LLVMBasicBlockRef from = entering_block(n), header = n->cfg->blocks[n->nest->header].bb;
+  if (!from) return NULL;
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
+  unsigned edges = 0;
+  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++) edges += LLVMGetSuccessor(term, i) == header;
+  if (edges != 1 || !LLVMIsABranchInst(term)) return NULL;
+  if (!create) return from;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
+  LLVMBasicBlockRef pre = LLVMInsertBasicBlockInContext(ctx, header, "offload.pre");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, pre);
+  LLVMBuildBr(b, header);
+  LLVMDisposeBuilder(b);
+  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
+    if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
+  ir_retarget_phis(header, from, pre);
+  return pre;
+}
+
+bool off_version_check(const kn_recog_nest *n, const char **reason) {
+  LLVMBasicBlockRef pre = preheader_of(n, false);
+  if (!pre) return (*reason = "loop has no single entry from outside", false);
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
+  LLVMBasicBlockRef header = n->cfg->blocks[n->nest->header].bb;
+  if (n->preheader && (!br || !LLVMIsABranchInst(br) || LLVMIsConditional(br) ||
+                       LLVMGetSuccessor(br, 0) != header))
+    return (*reason = "loop has no preheader", false);
+  if (n->nexits != 1) return (*reason = "loop nest has more than one exit", false);
+  for (unsigned i = 0; i < n->desc.nparams; i++) {
+    const kn_bind *b = &n->binds[i];
+    LLVMValueRef vals[2] = {b->kind == KN_BIND_VALUE ? b->value : b->trip->start,
+                            b->kind == KN_BIND_VALUE ? NULL : b->trip->bound};
+    for (int k = 0; k < 2; k++)
+      if (defined_in_nest(n, vals[k])) return (*reason = "a live value is computed in the loop", false);
+  }
+  for (int b = 0; b < n->nest->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+        if (!use_ok(n, i, LLVMGetUser(u), n->exits[0], reason)) return false;
+  return true;
+}
+
+typedef struct {
+  LLVMModuleRef mod;
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  LLVMTypeRef i32, i64, ptr;
+} ov_ctx;
+
+static LLVMValueRef runtime_fn(ov_ctx *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                               unsigned n) {
+  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+  if (!f) {
+    f = LLVMAddFunction(c->mod, name, LLVMFunctionType(ret, params, n, false));
+    unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->ctx, kind, 0));
+  }
+  return f;
+}
+
+static LLVMValueRef call(ov_ctx *c, LLVMValueRef f, LLVMValueRef *args, unsigned n) {
+  return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f), f, args, n, "");
+}
+
+/* A live value as the i64 the kernel reads: integers zero-extended (only
+ * the low bits of narrow ones are read), floats as their bit patterns. */
+static LLVMValueRef as_i64(ov_ctx *c, LLVMValueRef v, bool sign) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMFloatTypeKind: v = LLVMBuildBitCast(c->b, v, c->i32, ""); break;
+  case LLVMDoubleTypeKind: return LLVMBuildBitCast(c->b, v, c->i64, "");
+  case LLVMPointerTypeKind: return LLVMBuildPtrToInt(c->b, v, c->i64, "");
+  default: break;
+  }
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64) return v;
+  return sign ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
+static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
+  const ir_trip *t = b->trip;
+  LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
+  LLVMValueRef start = t->start ? as_i64(c, t->start, true) : zero;
+  if (t->start_add)
+    start = LLVMBuildAdd(c->b, start, LLVMConstInt(c->i64, (uint64_t)t->start_add, true), "");
+  LLVMValueRef args[] = {start,
+                         t->bound ? as_i64(c, t->bound, true) : zero,
+                         LLVMConstInt(c->i64, (uint64_t)t->step, true),
+                         LLVMConstInt(c->i32, ir_trip_how(t), false),
+                         LLVMConstInt(c->i32, b->scale, false)};
+  LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
+  if (b->guard) {
+    LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+    LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
+    return b->guard_enters ? LLVMBuildSelect(c->b, b->guard, n, zero, "")
+                           : LLVMBuildSelect(c->b, b->guard, zero, n, "");
+  }
+  if (!b->top_tested) return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+  /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
+   * header runs of that loop less one (and -1, unknown, stays negative) */
+  args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
+  LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+  return LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
+}
+
+static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, const char *name) {
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first) LLVMPositionBuilderBefore(b, first);
+  else LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef a = LLVMBuildAlloca(b, t, name);
+  LLVMDisposeBuilder(b);
+  return a;
+}
+
+/* The block the nest leaves to now.  Where the nest's exit is the header
+ * of a nest versioned before it, that nest put its offload call in a new
+ * block on the edge (preheader_of): a kernel of this nest must go there
+ * too, or the next nest would always run on the CPU after it. */
+static LLVMBasicBlockRef exit_now(const kn_recog_nest *n) {
+  LLVMBasicBlockRef exit = n->exits[0];
+  if (n->result) return exit;
+  for (int e = 0; e < n->nest->nexits; e++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->exits[e].from].bb);
+    for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+      LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+      LLVMValueRef br = LLVMGetBasicBlockTerminator(to);
+      if (strncmp(LLVMGetBasicBlockName(to), "offload.pre", 11) != 0 || !br || !LLVMIsABranchInst(br) ||
+          !LLVMIsConditional(br) || LLVMGetSuccessor(br, 1) != exit)
+        continue;
+      return to;
+    }
+  }
+  return exit;
+}
+
+/* Adds the preheader's incoming value to every phi of the exit, and routes
+ * other uses of the reduction's result through a new phi. */
+static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
+                       LLVMBasicBlockRef exit, LLVMValueRef result, bool merge) {
+  LLVMValueRef merged = NULL;
+  if (merge) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(exit);
+    LLVMPositionBuilderBefore(b, first);
+    merged = LLVMBuildPhi(b, LLVMTypeOf(n->result), "offload.result");
+    LLVMDisposeBuilder(b);
+  }
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(exit); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    if (phi == merged) continue;
+    LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+      if (in_nest(n, LLVMGetIncomingBlock(phi, k))) v = LLVMGetIncomingValue(phi, k);
+    LLVMValueRef in = v == n->result && n->result ? result : v;
+    LLVMAddIncoming(phi, &in, &pre, 1);
+  }
+  if (!merged) return;
+  /* Every other use outside the nest now reads the merged value. */
+  LLVMUseRef next;
+  for (LLVMUseRef u = LLVMGetFirstUse(n->result); u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef user = LLVMGetUser(u);
+    if (user == merged || in_nest(n, LLVMGetInstructionParent(user))) continue;
+    if (LLVMIsAPHINode(user) && LLVMGetInstructionParent(user) == exit) continue;
+    for (unsigned k = 0; k < (unsigned)LLVMGetNumOperands(user); k++)
+      if (LLVMGetOperand(user, k) == n->result) LLVMSetOperand(user, k, merged);
+  }
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(term)) continue;
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
+    if (from == pre) continue;
+    LLVMValueRef v = n->result;
+    LLVMAddIncoming(merged, &v, &from, 1);
+  }
+  LLVMAddIncoming(merged, &result, &pre, 1);
+}
+
+/* Replaces pre's branch to header by `br gate, call, header` and returns
+ * the new block call, which also enters header (its phis learn it). */
+static LLVMBasicBlockRef gate_block(ov_ctx *c, LLVMBasicBlockRef pre, LLVMBasicBlockRef header) {
+  LLVMValueRef gate = LLVMGetNamedGlobal(c->mod, "twasm_rt_offload_gate");
+  if (!gate) gate = LLVMAddGlobal(c->mod, c->i32, "twasm_rt_offload_gate");
+  LLVMBasicBlockRef call_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.call");
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
+  LLVMPositionBuilderBefore(c->b, br);
+  LLVMValueRef open = LLVMBuildLoad2(c->b, c->i32, gate, "offload.gate");
+  LLVMValueRef cond = LLVMBuildICmp(c->b, LLVMIntNE, open, LLVMConstInt(c->i32, 0, false), "");
+  LLVMBuildCondBr(c->b, cond, call_bb, header);
+  LLVMInstructionEraseFromParent(br);
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi))
+    for (unsigned k = 0, nin = LLVMCountIncoming(phi); k < nin; k++)
+      if (LLVMGetIncomingBlock(phi, k) == pre) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+        LLVMAddIncoming(phi, &v, &call_bb, 1);
+        break;
+      }
+  LLVMPositionBuilderAtEnd(c->b, call_bb);
+  return call_bb;
+}
+
+void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id) {
+  ov_ctx c = {.mod = LLVMGetGlobalParent(fn)};
+  c.ctx = LLVMGetModuleContext(c.mod);
+  c.i32 = LLVMInt32TypeInContext(c.ctx);
+  c.i64 = LLVMInt64TypeInContext(c.ctx);
+  c.ptr = LLVMPointerTypeInContext(c.ctx, 0);
+  unsigned np = n->desc.nparams ? n->desc.nparams : 1;
+  LLVMValueRef params = entry_alloca(&c, fn, LLVMArrayType2(c.i64, np), "offload.params");
+  LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
+  c.b = LLVMCreateBuilderInContext(c.ctx);
+  bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
+  LLVMBasicBlockRef pre = preheader_of(n, true);
+  LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
+  LLVMBasicBlockRef call_bb = gate_block(&c, pre, header);
+  for (unsigned i = 0; i < n->desc.nparams; i++) {
+    const kn_bind *b = &n->binds[i];
+    LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+    if (b->kind == KN_BIND_VALUE && b->addend)
+      v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
+    LLVMValueRef idx = LLVMConstInt(c.i64, i, false);
+    LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
+  }
+  LLVMTypeRef types[] = {c.ptr, c.i32, c.ptr, c.ptr};
+  LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
+  LLVMValueRef done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
+  LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
+  LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntNE, done, LLVMConstInt(c.i32, 0, false), "");
+  LLVMBuildCondBr(c.b, cond, exit, header);
+  LLVMDisposeBuilder(c.b);
+  patch_exit(&c, n, call_bb, exit, result, merge);
+}

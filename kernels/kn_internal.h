@@ -1,0 +1,102 @@
+/* kn_internal.h: shared by the recognisers (kn_recog*.c) only: the state
+ * of one nest being recognised and the helpers the kinds share. */
+#ifndef TW_KN_INTERNAL_H
+#define TW_KN_INTERNAL_H
+
+#include "kn_recog.h"
+
+#define KR_MAX_DIMS 4
+#define KR_MAX_TERMS 8
+
+/* coeff * [t_dim] * [param]; dim -1 or param NULL when absent.  t_d counts
+ * the iterations of the nest's d-th loop from 0. */
+typedef struct {
+  int64_t coeff;
+  int dim;
+  LLVMValueRef param;
+} kr_term;
+
+typedef struct {
+  bool ok;
+  int64_t c;
+  int n;
+  kr_term t[KR_MAX_TERMS];
+} kr_affine;
+
+typedef struct {
+  tw_arena *arena;
+  const ir_cfg *cfg;
+  const ir_dom *dom;
+  LLVMTargetDataRef td;
+  const kn_recog_opts *opts;
+  const ir_loop *chain[KR_MAX_DIMS]; /* the nest's loops, outer to inner */
+  int depth;
+  kn_size trips[KR_MAX_DIMS];        /* of each chain loop, copies included */
+  LLVMValueRef mem_base;
+  kn_recog_nest *out;
+  /* Unrolled innermost loop: copy `copy` of `copies` runs virtual inner
+   * iteration copies * t + copy. */
+  int copies, copy;
+  kn_expr *nodes;
+  unsigned nnodes, cap;
+  LLVMValueRef memo_key[64];
+  int32_t memo_val[64];
+  int nmemo;
+  const char *reason;
+} kr_ctx;
+
+bool kr_fail(kr_ctx *c, const char *reason);
+/* A param index for a live value (or a trip count); -1 when full. */
+int kr_param(kr_ctx *c, kn_bind b);
+/* An integer value of the nest as an affine form over t_d and live values. */
+kr_affine kr_int(kr_ctx *c, LLVMValueRef v);
+/* A memory access's byte offset from the linear memory base. */
+kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr);
+/* kr_affine -> kn_addr over dims (outer, inner) = chain[d0], chain[d1]. */
+bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, kn_addr *out);
+int64_t kr_coeff(const kr_affine *a, int dim);
+/* The expression computing v, built into c->nodes; -1 on failure. */
+int32_t kr_expr(kr_ctx *c, LLVMValueRef v);
+int32_t kr_push(kr_ctx *c, kn_expr e);
+kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x);
+/* A load of the value ld, extended to type (sign- or zero-). */
+int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign);
+/* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
+ * to) as i32 nodes holding the zero extension of each value, and integer
+ * division by constants that cannot trap. */
+bool kr_is_narrow(LLVMValueRef v);
+/* The descriptor predicate of an integer compare. */
+kn_cmp kr_icmp(LLVMIntPredicate p);
+/* Whether call is llvm.smin/smax/umin/umax, and the compare it selects by. */
+bool kr_min_max(LLVMValueRef call, kn_cmp *cmp);
+int32_t kr_narrow(kr_ctx *c, LLVMValueRef v, kn_type t);
+int32_t kr_widen(kr_ctx *c, LLVMValueRef cast, kn_type t);
+int32_t kr_narrow_compare(kr_ctx *c, LLVMValueRef cmp);
+int32_t kr_divide(kr_ctx *c, LLVMValueRef v, kn_type t);
+/* A division or remainder by a constant that is not 0 (nor -1 when
+ * signed, in the operation's width): no iteration can trap. */
+bool kr_safe_divisor(LLVMValueRef div);
+bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
+/* Same per-counter strides (constant and live-value parts). */
+bool kr_same_strides(const kn_addr *x, const kn_addr *y);
+bool kr_type_of(LLVMTypeRef t, kn_type *out);
+unsigned kr_type_size(kn_type t);
+/* Finds each item's copy number from its inner-dim byte step and constant
+ * offset (key); false when they are not copies 0..n-1 of one iteration. */
+bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
+/* False (with a reason) when a's dims cannot be described: a dim scaled by
+ * more than one live value. */
+bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
+bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
+
+/* Sets c->trips, the innermost loop's times `copies`. */
+bool kr_set_trips(kr_ctx *c, unsigned copies);
+
+bool kr_map(kr_ctx *c);
+bool kr_reduce(kr_ctx *c);
+bool kr_matmul(kr_ctx *c);
+/* The innermost loop's accumulator as an in-order sum of unrolled terms. */
+bool kr_sum_terms(kr_ctx *c, LLVMValueRef *phi, LLVMValueRef *latch_value, LLVMValueRef *terms,
+                  int *nterms, int *copy_of);
+
+#endif

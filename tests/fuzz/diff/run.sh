@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Differential fuzzing: random valid Wasm 2.0 modules from binaryen
+# (wasm-opt -ttf over random bytes), every export run in node's V8
+# (harness.mjs) and in twasmc (twasm-fuzz-diff: -O0 and -O2, guard and
+# explicit bounds checks), outputs compared line by line (NaN as NaN).
+#
+# usage: run.sh N [JOBS]   environment: FUZZ_DIR (build/fuzz-diff),
+# FUZZ_SIMD=1 (SIMD in the modules), FUZZ_BYTES (random input per module,
+# default 3000), FUZZ_CONFIGS ("O0g O0e O2g O2e"), TWASM_FUZZ_DIFF, NODE.
+# Prints "fuzz-diff: N agreed, M differ"; each differing module is kept as
+# FUZZ_DIR/differ/NAME.wasm with both outputs beside it.  Exit status 1 when
+# any differ.
+set -uo pipefail
+
+n=${1:?usage: run.sh N [JOBS]}
+jobs=${2:-2}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+dir=${FUZZ_DIR:-build/fuzz-diff}
+tool=${TWASM_FUZZ_DIFF:-build/bin/twasm-fuzz-diff}
+node=${NODE:-node}
+bytes=${FUZZ_BYTES:-3000}
+configs=${FUZZ_CONFIGS:-O0g O0e O2g O2e}
+features="--enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int
+  --enable-bulk-memory --enable-multivalue"
+[ "${FUZZ_SIMD:-0}" = 1 ] && features+=" --enable-simd"
+# binaryen 108 fuzzes reference types of its own draft (non-nullable
+# references, funcref as a subtype of externref): most such modules are no
+# valid Wasm 2.0.  Every fourth module has them, and only those wabt's
+# wasm-validate accepts (Wasm 2.0) are run.
+
+for t in wasm-opt wasm-validate "$node"; do
+	command -v "$t" >/dev/null || { echo "fuzz-diff: skipped: $t not installed"; exit 0; }
+done
+[ -x "$tool" ] || { echo "fuzz-diff: $tool missing (make $tool)" >&2; exit 2; }
+mkdir -p "$dir/work" "$dir/differ"
+rm -f "$dir"/work/*.status
+
+# one module: generate, run both sides, compare each configuration with V8
+one() {
+	local i=$1 w="$dir/work/$1"
+	local f=$features
+	[ $((10#${i#m} % 4)) = 0 ] && f+=" --enable-reference-types"
+	head -c "$bytes" /dev/urandom >"$w.dat"
+	# shellcheck disable=SC2086
+	if ! wasm-opt "$w.dat" -ttf $f -o "$w.wasm" 2>/dev/null || ! wasm-validate "$w.wasm" 2>/dev/null; then
+		echo skip >"$w.status"; rm -f "$w.dat" "$w.wasm"; return
+	fi
+	timeout 60 "$node" --no-warnings "$here/harness.mjs" "$w.wasm" >"$w.v8" 2>&1
+	# shellcheck disable=SC2086
+	timeout 300 "$tool" "$w.wasm" $configs >"$w.tw" 2>&1
+	local verdict=agree c
+	for c in $configs; do
+		awk -v c="== $c" '$0 == c { on = 1; next } /^== / { on = 0 } on' "$w.tw" >"$w.$c"
+		cmp -s "$w.v8" "$w.$c" || verdict=differ
+	done
+	if [ $verdict = differ ]; then
+		mkdir -p "$dir/differ/$i"
+		mv "$w.wasm" "$w.v8" "$w.tw" "$dir/differ/$i/"
+	fi
+	echo $verdict >"$w.status"
+	rm -f "$w".dat "$w".wasm "$w".v8 "$w".tw "$w".O*
+}
+export -f one
+export dir bytes features configs node tool here
+
+start=$(date +%s)
+seq -f "m%06g" 1 "$n" | xargs -P "$jobs" -I{} bash -c 'one {}'
+agreed=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^agree$')
+differ=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^differ$')
+skipped=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^skip$')
+echo "fuzz-diff: $agreed agreed, $differ differ ($skipped skipped: no valid Wasm 2.0 module; $(($(date +%s) - start)) s; configurations: $configs)"
+[ "$differ" -eq 0 ]
