@@ -82,23 +82,28 @@ $(LIBRT): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# What a program linking libtwasm-rt needs besides it: libzstd inflates the
+# compressed PTX (runtime/rt_ptx.c).  twasmc's link (drv_tools.c) and
+# twasm-rt.pc name the same (tests/install checks that they agree).
+RT_LIBS := -lzstd -ldl -lm -lpthread
+
 $(LIBRT_SO): $(RUNTIME_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ -ldl -lm -lpthread
+	$(CC) -shared -o $@ $^ $(RT_LIBS)
 
 $(TWASMC): $(CLI_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $(CLI_OBJ) $(LIBC) $(LIBRT) $(LLVM_LIBS) -ldl -lm -lpthread
+	$(CC) -o $@ $(CLI_OBJ) $(LIBC) $(LIBRT) $(LLVM_LIBS) $(RT_LIBS)
 
 # The spec runner loads compiled modules with dlopen: it exports the
 # runtime's symbols to them (-rdynamic, whole archive).
 $(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $(SPEC_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) -ldl -lm -lpthread
+	$(CC) -rdynamic -o $@ $(SPEC_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)
 
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) -ldl -lm -lpthread
+	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver) -Iruntime
 
 # ---- tests --------------------------------------------------------------
@@ -216,7 +221,7 @@ INSTALL_DIRS = $(BINDIR) $(LIBDIR)/pkgconfig $(PREFIX)/include $(PREFIX)/share/m
 INSTALLED_DIRS = $(PREFIX)/share/twasm/installed-dirs
 $(B)/twasm-rt.pc:
 	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=$${prefix}/include\n\nName: twasm-rt\nDescription: runtime for modules compiled by twasmc\nVersion: 0.1.0\nLibs: -L$${libdir} -l:libtwasm-rt.a -ldl -lm -lpthread\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(PC_LIBDIR)' > $@
+	printf 'prefix=%s\nlibdir=%s\nincludedir=$${prefix}/include\n\nName: twasm-rt\nDescription: runtime for modules compiled by twasmc\nVersion: 0.1.0\nLibs: -L$${libdir} -l:libtwasm-rt.a %s\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(PC_LIBDIR)' '$(RT_LIBS)' > $@
 .PHONY: $(B)/twasm-rt.pc
 
 install: all $(B)/twasm-rt.pc
@@ -260,7 +265,7 @@ FUZZ_JOBS ?= 2
 FUZZ_DIFF := $(B)/bin/twasm-fuzz-diff
 $(FUZZ_DIFF): $(B)/obj/tests/fuzz/diff/fd_main.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) -ldl -lm -lpthread
+	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)
 $(B)/obj/tests/fuzz/diff/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
 fuzz-diff: $(FUZZ_DIFF) $(LIBRT)
 	TWASM_FUZZ_DIFF=$(FUZZ_DIFF) bash tests/fuzz/diff/run.sh $(N) $(FUZZ_JOBS)

@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 7u
+#define TWASM_ABI_VERSION 8u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -255,7 +255,24 @@ enum {
   TWASM_ENTRY_PACKED = 2,    /* NAME_pack and NAME_tc: the packed product (below) */
 };
 
-/* One PTX module of a kernel: NUL-terminated ASCII text.  sm with
+/* A module's PTX (ABI 8): every kernel's and arch's text, as the records
+ * `twasmc --extract-ptx` reads, in one zstd frame of zstd_size bytes (in
+ * section .twasm_ptx); the runtime inflates it, once, into text (size
+ * bytes, zeroed until then) when a GPU first loads one of the module's
+ * kernels.  state is the runtime's: 0 still compressed, 1 inflated, 2
+ * failed.  Both the store and text are writable (the compiler marks them
+ * externally initialised). */
+typedef struct twasm_ptx_store_abi {
+  const uint8_t *zstd;
+  uint64_t zstd_size;
+  char *text;
+  uint64_t size;
+  uint32_t state;
+  uint32_t pad;
+} twasm_ptx_store_abi;
+
+/* One PTX module of a kernel: NUL-terminated ASCII text, inside its
+ * store's text (valid once the store is inflated, ABI 8).  sm with
  * TWASM_PTX_SM_SPECIFIC: the arch-specific target sm_XXa (sm_90a: wgmma),
  * which the runtime loads only on compute capability XX exactly. */
 #define TWASM_PTX_SM_SPECIFIC 0x10000u
@@ -298,6 +315,8 @@ typedef struct twasm_kernel_abi {
    * TWASM_ENTRY_PACKED hold; 0: none does. */
   uint32_t tc_elem_bytes;
   uint32_t pad;
+  /* ABI 8: where ptx[i].text lies, compressed until a GPU needs it */
+  twasm_ptx_store_abi *ptx_store;
 } twasm_kernel_abi;
 
 /* The packed tensor-core product (ABI 5), for M x N x K products whose

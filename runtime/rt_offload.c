@@ -74,8 +74,9 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
     set[i] = (cu_ptx){(int)(k->ptx[i].sm & ~TWASM_PTX_SM_SPECIFIC) |
                           ((k->ptx[i].sm & TWASM_PTX_SM_SPECIFIC) ? CU_ARCH_SPECIFIC : 0),
                       (int)k->ptx[i].ptx_isa, k->ptx[i].text};
-  cu_error err;
-  if (!cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
+  cu_error err = {0};
+  if (!rt_ptx_inflate(k->ptx_store, err.message, sizeof err.message) ||
+      !cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
     cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
     l->failed = true;
   } else {

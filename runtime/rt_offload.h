@@ -1,10 +1,12 @@
 /* rt_offload.h: dispatch of offloaded loop nests (prefix rt_offload_):
- * the pure pre-launch plan (rt_offload_plan.c) and the decision and launch
- * (rt_offload.c, twasm_rt_offload of twasm_abi.h). */
+ * the pure pre-launch plan (rt_offload_plan.c), the decision and launch
+ * (rt_offload.c, twasm_rt_offload of twasm_abi.h), and the compressed PTX
+ * (rt_ptx.c). */
 #ifndef RT_OFFLOAD_H
 #define RT_OFFLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "twasm_abi.h"
@@ -36,5 +38,9 @@ typedef struct {
  * NULL when the kernel may run, else why it may not. */
 const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
                                  uint64_t mem_size, rt_offload_plan *p);
+
+/* Inflates the module's PTX store once (rt_ptx.c); later calls return at
+ * once.  False, with why (cap bytes) set, when it cannot be inflated. */
+bool rt_ptx_inflate(twasm_ptx_store_abi *s, char *why, size_t cap);
 
 #endif

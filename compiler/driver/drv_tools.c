@@ -225,7 +225,7 @@ bool drv_link_objects(const char *const *objs, unsigned nobjs, const char *exe_p
   snprintf(lib, sizeof lib, "%s/libtwasm-rt.a", rt_lib_dir);
   if (access(lib, R_OK) != 0)
     return tw_fail(d, TW_DIAG_NO_OFFSET, "runtime library not found: %s", lib);
-  static char *const tail[] = {"-ldl", "-lm", "-lpthread"};
+  static char *const tail[] = {"-lzstd", "-ldl", "-lm", "-lpthread"};
   enum { NTAIL = sizeof tail / sizeof tail[0] };
   char **argv = malloc((nobjs + NTAIL + 5) * sizeof *argv);
   int n = 0;
@@ -242,7 +242,11 @@ bool drv_link_objects(const char *const *objs, unsigned nobjs, const char *exe_p
   drv_report(o, (drv_event){.kind = DRV_EV_END, .name = "link", .seconds = drv_now() - t0});
   free(line);
   free(argv);
-  return ok || tw_fail(d, TW_DIAG_NO_OFFSET, "linking the executable failed: %s", err);
+  /* libzstd1 alone (on every Debian system) has no libzstd.so or .a to
+   * link with: name the package that has them */
+  const char *hint = strstr(err, "-lzstd") ? " (libzstd's development files are missing: on Debian "
+                                             "`apt install libzstd-dev`)" : "";
+  return ok || tw_fail(d, TW_DIAG_NO_OFFSET, "linking the executable failed: %s%s", err, hint);
 }
 
 bool drv_link_executable(const char *obj_path, const char *exe_path, const char *rt_lib_dir,

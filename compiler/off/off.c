@@ -90,40 +90,8 @@ static const char *inexact_note(const kn_desc *d, const ptx_plan *p) {
   return "";
 }
 
-/* The PTX set of one kernel as one constant in section .twasm_ptx, read
- * back by off_extract: per arch "twasm-ptx NAME sm_N ISA LENGTH\n", LENGTH
- * bytes of PTX and a NUL, so that text_at[i] (for the kernel table) is a
- * C string inside the section. */
-static LLVMValueRef embed(LLVMModuleRef mod, const ptx_out *px, LLVMValueRef *text_at) {
-  off_text t = {0};
-  size_t at[OFF_MAX_ARCHS];
-  for (unsigned i = 0; i < px->ncodes; i++) {
-    const ptx_code *c = &px->codes[i];
-    say(&t, "twasm-ptx %s sm_%u%s %u %zu\n", px->name, c->sm, c->specific ? "a" : "", c->ptx_isa,
-        strlen(c->text));
-    at[i] = t.len;
-    say(&t, "%s", c->text);
-    t.len++; /* keep say's NUL */
-  }
-  LLVMContextRef ctx = LLVMGetModuleContext(mod);
-  LLVMValueRef init = LLVMConstStringInContext2(ctx, t.buf, t.len, true);
-  LLVMValueRef g = LLVMAddGlobal(mod, LLVMTypeOf(init), "twasm_ptx");
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, true);
-  LLVMSetLinkage(g, LLVMInternalLinkage);
-  LLVMSetSection(g, ".twasm_ptx");
-  LLVMSetAlignment(g, 1);
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
-  for (unsigned i = 0; i < px->ncodes; i++) {
-    LLVMValueRef off = LLVMConstInt(LLVMInt64TypeInContext(ctx), at[i], false);
-    text_at[i] = LLVMConstInBoundsGEP2(i8, g, &off, 1);
-  }
-  free(t.buf);
-  return g;
-}
-
-/* Keeps the PTX sections through code generation and linking even where
- * nothing else refers to them. */
+/* Keeps the PTX section through code generation and linking even where
+ * nothing else refers to it (`--extract-ptx` reads it). */
 static void mark_used(LLVMModuleRef mod, LLVMValueRef *globals, unsigned n) {
   if (!n) return;
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
@@ -152,7 +120,8 @@ typedef struct off_ctx {
   const off_options *o;
   ptx_arch archs[OFF_MAX_ARCHS];
   off_text report;
-  LLVMValueRef *sections, *kernels;
+  off_store store;
+  LLVMValueRef *kernels;
   unsigned nkernels;
 } off_ctx;
 
@@ -243,10 +212,9 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   }
   add_times(c->o->times, &px);
   LLVMValueRef text_at[OFF_MAX_ARCHS];
-  c->sections = realloc(c->sections, (c->nkernels + 1) * sizeof *c->sections);
   c->kernels = realloc(c->kernels, (c->nkernels + 1) * sizeof *c->kernels);
-  c->sections[c->nkernels] = embed(c->mod, &px, text_at);
-  c->kernels[c->nkernels++] = off_kernel_const(c->mod, n, &px, text_at);
+  off_store_add(&c->store, &px, text_at);
+  c->kernels[c->nkernels++] = off_kernel_const(c->mod, n, &px, text_at, c->store.store);
   say(&c->report, "%s: offloaded as %s (", where, kind_name(&n->desc));
   for (unsigned i = 0; i < px.ncodes; i++)
     say(&c->report, "%ssm_%u%s", i ? "," : "", px.codes[i].sm, px.codes[i].specific ? "a" : "");
@@ -305,7 +273,7 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32
 bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d) {
-  off_ctx c = {.mod = mod, .o = o};
+  off_ctx c = {.mod = mod, .o = o, .store = {.mod = mod}};
   for (unsigned i = 0; i < o->narchs; i++) c.archs[i].sm = o->archs[i];
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   off_index *sorted = malloc(((size_t)nfuncs + 1) * sizeof *sorted);
@@ -320,12 +288,13 @@ bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const
   free(sorted);
   bool ok = true;
   if (c.nkernels) {
-    mark_used(mod, c.sections, c.nkernels);
-    ok = off_attach_table(mod, desc_symbol, c.kernels, c.nkernels) ||
-         tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: offload: no kernel table of module descriptor %s to fill, "
-                 "or an entry disagreeing with twasm_abi.h", desc_symbol);
+    LLVMValueRef section = off_store_finish(&c.store, d);
+    if (section) mark_used(mod, &section, 1);
+    ok = section && (off_attach_table(mod, desc_symbol, c.kernels, c.nkernels) ||
+                     tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: offload: no kernel table of module descriptor %s to fill, "
+                             "or an entry disagreeing with twasm_abi.h", desc_symbol));
   }
-  free(c.sections);
+  free(c.store.buf);
   free(c.kernels);
   *nkernels = c.nkernels;
   if (report) *report = c.report.buf ? c.report.buf : calloc(1, 1);

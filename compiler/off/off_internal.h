@@ -9,9 +9,27 @@
 #include "ptx.h"
 
 /* One twasm_kernel_abi constant for nest n compiled to px; the PTX texts
- * are text_at[i] (pointers into the .twasm_ptx section). */
+ * are text_at[i] (pointers into the store's text), store the module's
+ * twasm_ptx_store_abi (off_store.c). */
 LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const ptx_out *px,
-                              LLVMValueRef *text_at);
+                              LLVMValueRef *text_at, LLVMValueRef store);
+
+/* The module's PTX store (off_store.c): records gathered, then compressed
+ * into section .twasm_ptx. */
+typedef struct {
+  LLVMModuleRef mod;
+  char *buf;               /* the records so far */
+  size_t len, cap;
+  LLVMValueRef text;       /* the buffer the runtime inflates into */
+  LLVMValueRef store;      /* twasm_ptx_store: NULL until a kernel is added */
+} off_store;
+
+/* Appends px's records; text_at[i]: where code i's text will lie once the
+ * runtime has inflated the store. */
+void off_store_add(off_store *s, const ptx_out *px, LLVMValueRef *text_at);
+/* Compresses the records into the section global it returns (NULL with d
+ * set on failure, or when no kernel was added) and completes the store. */
+LLVMValueRef off_store_finish(off_store *s, tw_diag *d);
 
 /* Points the descriptor desc_symbol's nkernels/kernels fields at kernels. */
 bool off_attach_table(LLVMModuleRef mod, const char *desc_symbol, LLVMValueRef *kernels,

@@ -121,7 +121,7 @@ static uint32_t kind_abi(const kn_desc *d) {
 
 /* The entry, its name and arrays made by the caller. */
 static LLVMValueRef kernel_abi(ot_ctx *c, const kn_recog_nest *n, const ptx_out *px, LLVMValueRef name,
-                               LLVMValueRef ranges, LLVMValueRef ptx, unsigned nptx) {
+                               LLVMValueRef ranges, LLVMValueRef ptx, unsigned nptx, LLVMValueRef store) {
   const kn_desc *d = &n->desc;
   const ptx_plan *plan = &px->plan;
   LLVMValueRef binds[KN_MAX_PARAMS], work[TWASM_KERNEL_WORK_DIMS];
@@ -138,12 +138,12 @@ static LLVMValueRef kernel_abi(ot_ctx *c, const kn_recog_nest *n, const ptx_out 
                     F(work, LLVMConstArray2(LLVMTypeOf(work[0]), work, TWASM_KERNEL_WORK_DIMS)),
                     F(nwork, u32(c, plan->nwork)), F(ops_per_iter, u32(c, plan->ops_per_iter)),
                     F(batch, size_abi(c, plan->batch)), F(tc_elem_bytes, u32(c, plan->tc_elem_bytes)),
-                    F(pad, u32(c, 0)));
+                    F(pad, u32(c, 0)), F(ptx_store, store));
 #undef F
 }
 
 LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const ptx_out *px,
-                              LLVMValueRef *text_at) {
+                              LLVMValueRef *text_at, LLVMValueRef store) {
   ot_ctx c = ctx_of(mod);
   LLVMValueRef text = LLVMConstStringInContext2(c.ctx, px->name, strlen(px->name), false);
   LLVMValueRef name = private_const(&c, text, "twasm_kernel_name");
@@ -153,7 +153,8 @@ LLVMValueRef off_kernel_const(LLVMModuleRef mod, const kn_recog_nest *n, const p
   unsigned nptx = px->ncodes < OFF_MAX_ARCHS ? px->ncodes : OFF_MAX_ARCHS;
   for (unsigned i = 0; i < nptx; i++) ptx[i] = ptx_abi(&c, &px->codes[i], &px->plan.codes[i], text_at[i]);
   LLVMValueRef rg = array_global(&c, ranges, (unsigned)n->nranges, "twasm_kernel_ranges");
-  LLVMValueRef entry = kernel_abi(&c, n, px, name, rg, array_global(&c, ptx, nptx, "twasm_kernel_ptx"), nptx);
+  LLVMValueRef entry = kernel_abi(&c, n, px, name, rg, array_global(&c, ptx, nptx, "twasm_kernel_ptx"), nptx,
+                                  store);
   free(ranges);
   return c.broken ? NULL : entry;
 }

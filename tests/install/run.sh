@@ -1,7 +1,9 @@
 #!/bin/bash
 # run.sh: installs twasmc into a temporary prefix (with DESTDIR), builds
 # examples/embed against it with pkg-config alone, checks its output;
-# compiles tests/install/api.c against the installed headers alone as C11
+# checks that the .pc file and the installed twasmc link the same
+# libraries and links a module with a GPU kernel (compressed PTX) with the
+# .pc alone; compiles tests/install/api.c against the installed headers alone as C11
 # and C++17 (-Werror -pedantic) and runs it on the shared library, which
 # must export twasm_* symbols only; then uninstalls and checks that
 # nothing is left but the folders that were there before.  Twice: with the
@@ -52,6 +54,24 @@ one_install() {
   env -u TWASM_RT_LIB_DIR "$inst/bin/twasmc" "$work/m-$name.wat" -o "$work/m-$name" ||
     fail "$name" "the installed twasmc cannot link an executable"
   "$work/m-$name" || fail "$name" "its executable does not run"
+  # What a program needs besides libtwasm-rt (libzstd for the compressed
+  # PTX, ...): the installed twasmc links with what twasm-rt.pc says.
+  local pc_libs tw_libs
+  pc_libs=$(PKG_CONFIG_PATH="$work" pkg-config --libs twasm-rt | sed 's/.*libtwasm-rt\.a//')
+  tw_libs=$(env -u TWASM_RT_LIB_DIR "$inst/bin/twasmc" -v "$work/m-$name.wat" -o "$work/m-$name" 2>&1 |
+            sed -n 's/.*run: cc .*libtwasm-rt\.a//p')
+  [ -n "$tw_libs" ] && [ "$(echo $pc_libs)" = "$(echo $tw_libs)" ] ||
+    fail "$name" "twasm-rt.pc links '$(echo $pc_libs)', twasmc '$(echo $tw_libs)'"
+  # A module with a GPU kernel (its PTX compressed) linked with the .pc alone.
+  printf '%s\n' '(module (memory 1) (func (export "k") (param i32) (local i32)' \
+    '  (loop (i32.store (local.get 1) (local.get 0)) (local.set 1 (i32.add (local.get 1) (i32.const 4)))' \
+    '        (br_if 0 (i32.lt_u (local.get 1) (i32.const 4000))))))' > "$work/k-$name.wat"
+  "$inst/bin/twasmc" -c "$work/k-$name.wat" -o "$work/k-$name.o"
+  nm "$work/k-$name.o" | grep -q ' U twasm_rt_offload$' || fail "$name" "the kernel module has no kernel"
+  echo 'int main(void) { return 0; }' > "$work/k-$name.c"
+  ${CC:-cc} "$work/k-$name.c" "$work/k-$name.o" $(PKG_CONFIG_PATH="$work" pkg-config --libs twasm-rt) \
+    -o "$work/k-$name" || fail "$name" "a module with a kernel does not link with twasm-rt.pc's Libs"
+  "$work/k-$name" || fail "$name" "the program with a kernel does not run"
   make -s -C "$root" uninstall PREFIX=$prefix LIBDIR="$libdir" DESTDIR="$dest" >/dev/null
   local left
   left=$(cd "$dest" && find . -mindepth 1 | sort | tr '\n' ' ')

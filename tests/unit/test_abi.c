@@ -93,13 +93,16 @@ static const layout launch_l = LAYOUT(twasm_kernel_launch_abi, F(block, NULL), F
 #define F(f) FIELD(twasm_kernel_ptx_abi, f, NULL)
 static const layout ptx_l = LAYOUT(twasm_kernel_ptx_abi, F(sm), F(ptx_isa), F(text), F(path), F(entries));
 #undef F
+#define F(f) FIELD(twasm_ptx_store_abi, f, NULL)
+static const layout store_l = LAYOUT(twasm_ptx_store_abi, F(zstd), F(zstd_size), F(text), F(size), F(state), F(pad));
+#undef F
 #define F(f, n) FIELD(twasm_kernel_abi, f, n)
 static const layout kernel_l = LAYOUT(twasm_kernel_abi, F(name, NULL), F(kind, NULL), F(nparams, NULL),
                                       F(bind_kinds, NULL), F(init_param, NULL), F(check_overlap, NULL),
                                       F(nranges, NULL), F(nptx, NULL), F(ranges, NULL), F(ptx, NULL),
                                       F(launch, &launch_l), F(work, &size_l), F(nwork, NULL),
                                       F(ops_per_iter, NULL), F(batch, &size_l), F(tc_elem_bytes, NULL),
-                                      F(pad, NULL));
+                                      F(pad, NULL), F(ptx_store, NULL));
 #undef F
 
 /* Each private global the compiler emits, by name, and its C struct. */
@@ -111,7 +114,7 @@ static const struct {
   {"twasm_funcs", &func_def_l},    {"twasm_tables", &table_def_l},     {"twasm_memories", &memory_def_l},
   {"twasm_globals", &global_def_l}, {"twasm_exports", &export_l},      {"twasm_elems", &elem_l},
   {"twasm_datas", &data_l},        {"twasm_elem_items", &constexpr_l}, {"twasm_kernels", &kernel_l},
-  {"twasm_kernel_ranges", &range_l}, {"twasm_kernel_ptx", &ptx_l},
+  {"twasm_kernel_ranges", &range_l}, {"twasm_kernel_ptx", &ptx_l},   {"twasm_ptx_store", &store_l},
 };
 
 /* Every kind of import, definition and segment, and a loop that becomes a

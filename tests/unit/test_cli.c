@@ -130,6 +130,39 @@ START_TEST(help_matches_man_page) {
 }
 END_TEST
 
+/* The words between `from` and the next `to` in file (at most max). */
+static int words_between(const char *path, const char *from, char to, char words[][48], int max) {
+  static char text[32768];
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot read %s", path);
+  text[fread(text, 1, sizeof text - 1, f)] = 0;
+  fclose(f);
+  char *at = strstr(text, from);
+  ck_assert_msg(at != NULL, "%s lacks %s", path, from);
+  at += strlen(from);
+  char *end = strchr(at, to);
+  ck_assert_ptr_nonnull(end);
+  *end = 0;
+  int n = 0;
+  for (char *w = strtok(at, " \n"); w && n < max; w = strtok(NULL, " \n")) snprintf(words[n++], 48, "%s", w);
+  return n;
+}
+
+/* README's requirements are the packages .ci/setup installs. */
+START_TEST(requirements_match_setup) {
+  char readme[32][48], setup[32][48];
+  int nr = words_between("README.md", "Requirements (Debian 12): `", '`', readme, 32);
+  int ns = words_between(".ci/setup", "pkgs=\"", '"', setup, 32);
+  ck_assert_int_ge(ns, 10);
+  for (int i = 0; i < ns; i++) {
+    bool found = false;
+    for (int k = 0; k < nr; k++) found |= !strcmp(setup[i], readme[k]);
+    ck_assert_msg(found, ".ci/setup installs %s, README's requirements lack it", setup[i]);
+  }
+  ck_assert_msg(nr == ns, "README lists %d packages, .ci/setup %d", nr, ns);
+}
+END_TEST
+
 /* An executable that traps: message, backtrace and status 134. */
 START_TEST(trap_reports_backtrace) {
   static const char wat[] =
@@ -317,6 +350,30 @@ START_TEST(memory_limits) {
 }
 END_TEST
 
+/* Where only libzstd1 is installed the linker finds no libzstd to link
+ * executables with: twasmc names the package that has it.  A cc first in
+ * PATH that fails as GNU ld does there. */
+START_TEST(missing_libzstd_is_named) {
+  make_tmpdir();
+  static const char fake_cc[] =
+      "#!/bin/sh\n"
+      "for a in \"$@\"; do [ \"$a\" = -lzstd ] && {\n"
+      "  echo '/usr/bin/ld: cannot find -lzstd: No such file or directory' >&2\n"
+      "  echo 'collect2: error: ld returned 1 exit status' >&2; exit 1; }; done\n"
+      "exec /usr/bin/cc \"$@\"\n";
+  write_file("cc", fake_cc, sizeof fake_cc - 1);
+  static const char wat[] = "(module (func (export \"_start\")))";
+  write_file("m.wat", wat, sizeof wat - 1);
+  char cmd[1024], out[4096];
+  snprintf(cmd, sizeof cmd, "chmod +x %s/cc && PATH=%s:$PATH %s %s/m.wat -o %s/m", tmpdir, tmpdir, twasmc(), tmpdir,
+           tmpdir);
+  ck_assert_int_eq(run_shell(cmd, out, sizeof out), 1);
+  ck_assert_msg(strstr(out, "linking the executable failed") && strstr(out, "cannot find -lzstd") &&
+                    strstr(out, "apt install libzstd-dev"), "%s", out);
+  ck_assert(!exists("m"));
+}
+END_TEST
+
 static Suite *cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *tc = tcase_create("cli");
@@ -324,7 +381,9 @@ static Suite *cli_suite(void) {
   tcase_add_loop_test(tc, usage_errors, 0, sizeof usage_cases / sizeof usage_cases[0]);
   tcase_add_loop_test(tc, bad_input_leaves_nothing, 0, sizeof bad_cases / sizeof bad_cases[0]);
   tcase_add_test(tc, help_matches_man_page);
+  tcase_add_test(tc, requirements_match_setup);
   tcase_add_test(tc, version_prints);
+  tcase_add_test(tc, missing_libzstd_is_named);
   tcase_add_loop_test(tc, memory_limits, 0, sizeof limit_cases / sizeof limit_cases[0]);
   tcase_add_test(tc, dump_after_pass);
   tcase_add_test(tc, trap_reports_backtrace);

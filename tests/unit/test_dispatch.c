@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <zstd.h>
 
 #include "rt_offload.h"
 #include "rt_tc.h"
@@ -480,6 +483,109 @@ START_TEST(fake_drivers_give_the_cpu_results) {
 }
 END_TEST
 
+/* ZSTD_decompress interposed with LD_PRELOAD: each call appends a line to
+ * $TWASM_TEST_ZSTD_LOG, then the real one runs. */
+static const char zstd_spy[] =
+    "#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+    "size_t ZSTD_decompress(void *dst, size_t cap, const void *src, size_t n) {\n"
+    "  FILE *f = fopen(getenv(\"TWASM_TEST_ZSTD_LOG\"), \"a\");\n"
+    "  if (f) { fputs(\"ZSTD_decompress\\n\", f); fclose(f); }\n"
+    "  size_t (*real)(void *, size_t, const void *, size_t) =\n"
+    "      (size_t (*)(void *, size_t, const void *, size_t))dlsym(RTLD_NEXT, \"ZSTD_decompress\");\n"
+    "  return real(dst, cap, src, n); }\n";
+
+/* Runs `env ... cmd` with the spy; its output into out; how many times it
+ * called ZSTD_decompress. */
+static int inflations(const char *env, const char *cmd, char *out, size_t cap) {
+  char line[2048], log[128];
+  snprintf(log, sizeof log, "%s/zstd.log", tmpdir);
+  unlink(log);
+  snprintf(line, sizeof line, "env -u TWASM_TRACE LD_PRELOAD=%s/spy.so TWASM_TEST_ZSTD_LOG=%s %s %s", tmpdir, log,
+           env, cmd);
+  sh(line, out, cap);
+  FILE *f = fopen(log, "r");
+  int n = 0;
+  for (int ch; f && (ch = fgetc(f)) != EOF;) n += ch == '\n';
+  if (f) fclose(f);
+  return n;
+}
+
+/* The module's PTX is stored compressed and inflated when a GPU first
+ * loads one of its kernels, once, and never in a run without a GPU, even
+ * one that asks for every kernel (TWASM_DEVICE=gpu). */
+START_TEST(ptx_inflated_only_for_a_gpu) {
+  build_all();
+  char path[128], cmd[1024], out[32768];
+  snprintf(path, sizeof path, "%s/spy.c", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(zstd_spy, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o %s/spy.so %s -ldl", tmpdir, path);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s", out);
+  /* the spy sees twasmc --extract-ptx inflate the store (to check it,
+   * then to write it) */
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  snprintf(cmd, sizeof cmd, "%s --extract-ptx %s/on/p -o %s/ptx", tw, tmpdir, tmpdir);
+  ck_assert_int_ge(inflations("", cmd, out, sizeof out), 1);
+  snprintf(cmd, sizeof cmd, "%s/on/p 20000", tmpdir);
+  ck_assert_int_eq(inflations("TWASM_DEVICE=gpu TWASM_TRACE=1", cmd, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "(matmul): cpu: libcuda.so.1 not found") && !strstr(out, "PTX inflated"), "%s", out);
+  ck_assert_int_eq(inflations("", cmd, out, sizeof out), 0);
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped the fake drivers' inflations: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  /* a driver without a device: no kernel is loaded */
+  char env[512];
+  snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s FAKE_CUDA=nodevice TWASM_DEVICE=gpu", dir);
+  ck_assert_int_eq(inflations(env, cmd, out, sizeof out), 0);
+  /* one that loads them (and fails to JIT them): the store once, for
+   * every kernel of the module */
+  snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=gpu TWASM_TRACE=1", dir);
+  ck_assert_int_eq(inflations(env, cmd, out, sizeof out), 1);
+  const char *first = strstr(out, "kernel not loaded");
+  ck_assert_msg(first && strstr(first + 1, "kernel not loaded") && strstr(out, "gpu: the module's PTX inflated"),
+                "%s", out);
+}
+END_TEST
+
+/* A damaged store (a byte of its frame flipped) with a GPU that would
+ * load the kernels: the program says so once and gives the CPU's results. */
+START_TEST(corrupt_ptx_stays_on_the_cpu) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped corrupt PTX: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  build_all();
+  char path[128], want[4096], got[4096], env[512];
+  snprintf(path, sizeof path, "%s/on/p", tmpdir);
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  static char exe[1 << 23];
+  size_t n = fread(exe, 1, sizeof exe, f);
+  ck_assert(n < sizeof exe);
+  char *head = memmem(exe, n, "twasm-ptz ", 10);
+  ck_assert_ptr_nonnull(head);
+  char *frame = strchr(head, '\n') + 1;
+  fseek(f, frame + 30 - exe, SEEK_SET);
+  fputc(frame[30] ^ 0x44, f);
+  fclose(f);
+  ck_assert_int_eq(run_prog("", "off", "20000", want, sizeof want), 0);
+  snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=gpu", dir);
+  ck_assert_int_eq(run_prog(env, "on", "20000", got, sizeof got), 0);
+  static const char line[] = "twasm: the executable's embedded PTX is corrupt (";
+  const char *said = strstr(got, line);
+  ck_assert_msg(said && !strstr(said + 1, line), "%s", got);
+  /* the warning aside, the output is the CPU's */
+  char *end = strchr(said, '\n');
+  memmove((char *)said, end + 1, strlen(end + 1) + 1);
+  ck_assert_msg(!strcmp(want, got), "%s != %s", got, want);
+}
+END_TEST
+
 START_TEST(out_of_bounds_traps_the_same) {
   build_all();
   char want[4096], got[4096];
@@ -488,6 +594,36 @@ START_TEST(out_of_bounds_traps_the_same) {
   ck_assert_ptr_nonnull(strstr(want, "out of bounds"));
   ck_assert_int_eq(run_prog("TWASM_DEVICE=gpu", "on", "20000 oob", got, sizeof got), 134);
   ck_assert_msg(!strcmp(want, got), "%s != %s", got, want);
+}
+END_TEST
+
+/* ---- the PTX store ----------------------------------------------------------- */
+
+/* A store inflates once into its buffer; a broken one fails, says why, and
+ * stays failed. */
+START_TEST(ptx_store_inflates_once) {
+  static const char text[] = "twasm-ptx k sm_75 63 5\n.ptx\0";
+  char frame[256], buf[sizeof text], why[128] = "";
+  ZSTD_CCtx *cc = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1); /* as off_store.c */
+  size_t z = ZSTD_compress2(cc, frame, sizeof frame, text, sizeof text);
+  ZSTD_freeCCtx(cc);
+  ck_assert(!ZSTD_isError(z));
+  memset(buf, 0, sizeof buf);
+  twasm_ptx_store_abi s = {(const uint8_t *)frame, z, buf, sizeof text, 0, 0};
+  ck_assert(rt_ptx_inflate(&s, why, sizeof why));
+  ck_assert_uint_eq(s.state, 1);
+  ck_assert(!memcmp(buf, text, sizeof text));
+  frame[z / 2] ^= 0x5a; /* a second call reads nothing */
+  ck_assert(rt_ptx_inflate(&s, why, sizeof why));
+  char buf2[sizeof text];
+  twasm_ptx_store_abi bad = {(const uint8_t *)frame, z, buf2, sizeof text, 0, 0};
+  ck_assert(!rt_ptx_inflate(&bad, why, sizeof why));
+  ck_assert_uint_eq(bad.state, 2);
+  ck_assert_msg(strstr(why, "does not inflate"), "%s", why);
+  twasm_ptx_store_abi short_buf = {(const uint8_t *)frame, z - 1, buf2, sizeof text, 0, 0};
+  ck_assert(!rt_ptx_inflate(&short_buf, why, sizeof why));
+  ck_assert(!rt_ptx_inflate(NULL, why, sizeof why));
 }
 END_TEST
 
@@ -509,6 +645,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, cost_model);
   tcase_add_test(plan, packed_product_shapes);
   tcase_add_test(plan, trip_counts);
+  tcase_add_test(plan, ptx_store_inflates_once);
   suite_add_tcase(s, plan);
   TCase *progs = tcase_create("programs");
   tcase_set_timeout(progs, 180);
@@ -517,6 +654,8 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, out_of_bounds_traps_the_same);
   tcase_add_test(progs, aliasing_matmul_stays_on_the_cpu);
   tcase_add_test(progs, fake_drivers_give_the_cpu_results);
+  tcase_add_test(progs, ptx_inflated_only_for_a_gpu);
+  tcase_add_test(progs, corrupt_ptx_stays_on_the_cpu);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);
   suite_add_tcase(s, progs);
   return s;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "rt_offload.h"
 #include "twasm_abi.h"
 
 static char tmpdir[64];
@@ -218,6 +219,14 @@ START_TEST(extract_ptx) {
     int files = 0;
     for (char *f = strtok(list, "\n"); f; f = strtok(NULL, "\n"), files++) check_ptx_file(dir, f, have_ptxas);
     ck_assert_int_eq(files, (int)written);
+    /* the object holds them compressed: at least 4 times smaller */
+    snprintf(args, sizeof args,
+             "objcopy -O binary --only-section=.twasm_ptx %s/%s.obj %s/sec && stat -c %%s %s/sec && "
+             "cat %s/*.ptx | wc -c", tmpdir, app, dir, dir, dir);
+    unsigned long packed = 0, plain = 0;
+    ck_assert_int_eq(sh(args, out, sizeof out), 0);
+    ck_assert_msg(sscanf(out, "%lu %lu", &packed, &plain) == 2 && packed && packed * 4 < plain,
+                  "%s: .twasm_ptx %lu bytes for %lu of PTX", app, packed, plain);
   }
 }
 END_TEST
@@ -256,6 +265,14 @@ START_TEST(kernel_table) {
   int writes = 0;
   for (uint32_t r = 0; r < k->nranges; r++) writes += k->ranges[r].is_write != 0;
   ck_assert_int_eq(writes, 1);
+  /* compressed until a GPU needs it: the texts are zeroes, then PTX */
+  ck_assert_ptr_nonnull(k->ptx_store);
+  ck_assert_uint_eq(k->ptx_store->state, 0);
+  ck_assert_msg(!k->ptx[0].text[0], "the PTX is there before it was inflated");
+  ck_assert(k->ptx_store->zstd_size * 4 < k->ptx_store->size);
+  char why[256] = "";
+  ck_assert_msg(rt_ptx_inflate(k->ptx_store, why, sizeof why), "%s", why);
+  ck_assert_uint_eq(k->ptx_store->state, 1);
   static const unsigned sms[] = {75, 80, 90};
   for (int i = 0; i < 3; i++) {
     char entry[128];

@@ -116,7 +116,7 @@ START_TEST(host_sees_v128_values) {
   /* the runtime library beside twasmc: build/bin/twasmc -> build/lib */
   snprintf(cmd, sizeof cmd,
            "%s -c %s/mod.wat -o %s/mod.o && cc -std=c11 -Wall -Werror -Iinclude -I%s %s/host.c %s/mod.o "
-           "$(dirname %s)/../lib/libtwasm-rt.a -ldl -lm -lpthread -o %s/host && %s/host > %s/out.txt",
+           "$(dirname %s)/../lib/libtwasm-rt.a -lzstd -ldl -lm -lpthread -o %s/host && %s/host > %s/out.txt",
            twasmc, dir, dir, dir, dir, dir, twasmc, dir, dir, dir);
   int rc = system(cmd);
   static char got[4096];
