@@ -85,13 +85,15 @@ void drv_temp_release(const char *path, bool unlink_it) {
 void drv_child_running(pid_t pgid) { child_group = pgid; }
 
 /* Stops the tool's whole process group (cc, collect2, ld) and waits, up
- * to about 2 s, until none is left to create a file. */
+ * to about 10 s, until none is left to create a file: a tool killed with
+ * SIGKILL leaves its own temporaries behind, and on a loaded machine cc
+ * can take seconds to clean up after SIGTERM. */
 static void stop_child(void) {
   pid_t g = child_group;
   if (g <= 0) return;
   kill(-g, SIGTERM);
   struct timespec tick = {0, 10 * 1000 * 1000};
-  for (int i = 0; i < 200 && kill(-g, 0) == 0; i++) {
+  for (int i = 0; i < 1000 && kill(-g, 0) == 0; i++) {
     while (waitpid(-g, NULL, WNOHANG) > 0) {
     }
     nanosleep(&tick, NULL);
