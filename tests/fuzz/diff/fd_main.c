@@ -18,6 +18,7 @@
 
 #include "driver.h"
 #include "twasm.h"
+#include "twasm_abi.h"
 
 /* ---- values as harness.mjs prints them ----------------------------------- */
 
