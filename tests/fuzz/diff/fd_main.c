@@ -5,9 +5,10 @@
  * for V8 and prints the same lines: the calls, the values logged, the
  * results or the trap's kind, a hash of memory after each call.
  *
- * usage: twasm-fuzz-diff MODULE.wasm CONFIG...   (CONFIG: O0g O0e O2g O2e, ...:
- *        the level, then g for guard or e for explicit bounds checks)
- * Each configuration's lines follow a line "== CONFIG". */
+ * usage: twasm-fuzz-diff MODULE.wasm... CONFIG...   (CONFIG: O0g O0e O2g O2e,
+ *        ...: the level, then g for guard or e for explicit bounds checks)
+ * Each configuration's lines follow a line "== CONFIG"; one module's go to
+ * stdout, several modules' each to MODULE.tw (see main). */
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "drv_internal.h"
 #include "twasm.h"
 #include "twasm_abi.h"
 
@@ -207,63 +209,127 @@ static bool parse_config(const char *c, drv_options *o) {
   return true;
 }
 
+/* The link: ld -shared with libgcc (for the helpers LLVM may call) when
+ * ld is there, three times cheaper than cc -shared (gcc, collect2, ld) on
+ * every configuration of every module; cc -shared otherwise. */
+static char fd_libgcc[512];
+
+static bool link_shared(const char *o_path, const char *so_path, tw_diag *d) {
+  if (!fd_libgcc[0]) {
+    FILE *p = popen("cc -print-libgcc-file-name 2>/dev/null", "r");
+    if (!p || !fgets(fd_libgcc, sizeof fd_libgcc, p)) fd_libgcc[0] = 0;
+    if (p) pclose(p);
+    fd_libgcc[strcspn(fd_libgcc, "\n")] = 0;
+    if (!fd_libgcc[0] || access(fd_libgcc, R_OK)) strcpy(fd_libgcc, "-");
+  }
+  if (strcmp(fd_libgcc, "-")) {
+    char *argv[] = {"ld", "-shared", "-o", (char *)so_path, (char *)o_path, fd_libgcc, NULL};
+    if (drv_run_tool(argv, NULL, 0) == 0) return true;
+  }
+  return drv_link_shared(o_path, so_path, d);
+}
+
 /* Compiles, links and loads the module; its descriptor, or NULL with a line. */
 static const twasm_module *load(const char *path, const uint8_t *bytes, size_t size,
-                                const drv_options *o, const char *dir, void **handle) {
+                                const drv_options *o, const char *dir, void **handle, FILE *out) {
   uint8_t *obj = NULL;
   size_t obj_size = 0;
   tw_diag d = {0};
   if (drv_compile(bytes, size, path, o, &obj, &obj_size, &d) != DRV_OK) {
-    printf("compile error %s\n", d.msg);
+    fprintf(out, "compile error %s\n", d.msg);
     return NULL;
   }
+  /* a name of its own per load: dlopen hands back an object already
+   * loaded under the same name, which would run the first one's code */
+  static unsigned loads;
   char o_path[512], so_path[512];
-  snprintf(o_path, sizeof o_path, "%s/m.o", dir);
-  snprintf(so_path, sizeof so_path, "%s/m.so", dir);
+  snprintf(o_path, sizeof o_path, "%s/m%u.o", dir, loads);
+  snprintf(so_path, sizeof so_path, "%s/m%u.so", dir, loads++);
   FILE *f = fopen(o_path, "wb");
   bool ok = f && fwrite(obj, 1, obj_size, f) == obj_size;
   if (f && fclose(f)) ok = false;
   free(obj);
-  ok = ok && drv_link_shared(o_path, so_path, &d);
+  ok = ok && link_shared(o_path, so_path, &d);
   unlink(o_path);
   *handle = ok ? dlopen(so_path, RTLD_NOW | RTLD_LOCAL) : NULL;
   unlink(so_path);
   const twasm_module *m = *handle ? dlsym(*handle, "twasm_module") : NULL;
-  if (!m) printf("load error %s\n", ok ? dlerror() : d.msg);
+  if (!m) fprintf(out, "load error %s\n", ok ? dlerror() : d.msg);
   return m;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 3) {
-    fputs("usage: twasm-fuzz-diff MODULE.wasm CONFIG... (O0g, O0e, O2g, O2e, ...)\n", stderr);
-    return 2;
-  }
+/* One module in every configuration, its lines on out.  0, or 1 when the
+ * module cannot be read. */
+static int run_module(const char *path, char *const *configs, int nconfigs, const char *dir,
+                      FILE *out) {
   uint8_t *bytes;
   size_t size;
   tw_diag d = {0};
-  if (drv_read_input(argv[1], &bytes, &size, &d) != DRV_OK) {
+  if (drv_read_input(path, &bytes, &size, &d) != DRV_OK) {
     fprintf(stderr, "twasm-fuzz-diff: %s\n", d.msg);
     return 1;
   }
   fd_bytes = bytes, fd_size = size;
-  char dir[] = "/tmp/twasm-fdXXXXXX";
-  if (!mkdtemp(dir)) return 1;
-  for (int i = 2; i < argc; i++) {
+  for (int i = 0; i < nconfigs; i++) {
     drv_options o;
-    if (!parse_config(argv[i], &o)) {
-      fprintf(stderr, "twasm-fuzz-diff: bad config %s\n", argv[i]);
-      return 2;
-    }
-    printf("== %s\n", argv[i]);
-    fflush(stdout);
+    parse_config(configs[i], &o);
+    fprintf(out, "== %s\n", configs[i]);
+    fflush(out);
     void *handle = NULL;
-    const twasm_module *m = load(argv[1], bytes, size, &o, dir, &handle);
-    if (m) run_exports(m, stdout);
-    fflush(stdout);
+    const twasm_module *m = load(path, bytes, size, &o, dir, &handle, out);
+    if (m) run_exports(m, out);
+    fflush(out);
     /* the code stays mapped: traps unwind through it, nothing is freed */
     (void)handle;
   }
-  rmdir(dir);
+  fd_bytes = NULL, fd_size = 0;
   free(bytes);
   return 0;
+}
+
+static bool is_module(const char *a) {
+  size_t n = strlen(a);
+  return n > 5 && !strcmp(a + n - 5, ".wasm");
+}
+
+/* With one module its lines go to stdout; with several (one process for a
+ * batch: LLVM and the runtime start once) each module's go to its path
+ * with .tw for .wasm, ending in a line "== end" once all ran. */
+int main(int argc, char **argv) {
+  char *mods[argc], *configs[argc];
+  int nmods = 0, nconfigs = 0;
+  for (int i = 1; i < argc; i++) {
+    drv_options o;
+    if (is_module(argv[i])) mods[nmods++] = argv[i];
+    else if (parse_config(argv[i], &o)) configs[nconfigs++] = argv[i];
+    else {
+      fprintf(stderr, "twasm-fuzz-diff: bad config %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (!nmods || !nconfigs) {
+    fputs("usage: twasm-fuzz-diff MODULE.wasm... CONFIG... (O0g, O0e, O2g, O2e, ...)\n", stderr);
+    return 2;
+  }
+  char dir[] = "/tmp/twasm-fdXXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  int status = 0;
+  if (nmods == 1) status = run_module(mods[0], configs, nconfigs, dir, stdout);
+  for (int k = 0; nmods > 1 && k < nmods; k++) {
+    size_t n = strlen(mods[k]);
+    char tw[n + 1];
+    memcpy(tw, mods[k], n - 5);
+    strcpy(tw + n - 5, ".tw");
+    FILE *out = fopen(tw, "w");
+    if (!out) {
+      perror(tw);
+      status = 1;
+      continue;
+    }
+    if (run_module(mods[k], configs, nconfigs, dir, out)) status = 1;
+    else fputs("== end\n", out);
+    fclose(out);
+  }
+  rmdir(dir);
+  return status;
 }

@@ -2,12 +2,13 @@
 // printing what twasm-fuzz-diff prints for twasmc: each call, the values
 // logged through the fuzzing-support imports, the results or the trap's
 // kind, and a hash of memory after the call.
-// usage: node harness.mjs MODULE.wasm
-import { readFileSync } from 'node:fs';
+// usage: node harness.mjs MODULE.wasm...   One module's lines go to stdout;
+// several modules' (a batch: node starts once) each to the module's path
+// with .v8 for .wasm, ending in a line "== end".
+import { readFileSync, writeFileSync } from 'node:fs';
 import { argv } from 'node:process';
 
-const bytes = readFileSync(argv[2]);
-const out = [];
+let out = [];
 const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
 const f64 = new Float64Array(1), u64 = new BigUint64Array(f64.buffer);
 const hex = (v, w) => v.toString(16).padStart(w, '0');
@@ -93,29 +94,37 @@ function memHash(memory) {
 }
 
 const zero = { i32: 0, i64: 0n, f32: 0, f64: 0, ref: null };
-let instance;
-try {
-  instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), imports);
-} catch (e) {
-  console.log(`instantiate ${e instanceof WebAssembly.RuntimeError || e instanceof RangeError ? 'trap ' + trapKind(e) : 'error'}`);
-  process.exit(0);
-}
-const ex = instance.exports, types = exportTypes(bytes);
-const reset = types.has('hangLimitInitializer') ? ex.hangLimitInitializer : null;
-for (const [name, type] of types) {
-  if (name === 'hangLimitInitializer') continue;
-  out.push(`call ${name}`);
+
+// One module's lines.
+function runModule(bytes) {
+  out = [];
+  let instance;
   try {
-    if (reset) reset();
-    let r = ex[name](...type.params.map((k) => zero[k]));
-    if (type.results.length === 0) out.push('result');
-    else {
-      if (type.results.length === 1) r = [r];
-      out.push('result ' + type.results.map((k, i) => show[k](r[i])).join(' '));
-    }
+    instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), imports);
   } catch (e) {
-    out.push(`trap ${trapKind(e)}`);
+    return `instantiate ${e instanceof WebAssembly.RuntimeError || e instanceof RangeError ? 'trap ' + trapKind(e) : 'error'}`;
   }
-  out.push(memHash(ex.memory));
+  const ex = instance.exports, types = exportTypes(bytes);
+  const reset = types.has('hangLimitInitializer') ? ex.hangLimitInitializer : null;
+  for (const [name, type] of types) {
+    if (name === 'hangLimitInitializer') continue;
+    out.push(`call ${name}`);
+    try {
+      if (reset) reset();
+      let r = ex[name](...type.params.map((k) => zero[k]));
+      if (type.results.length === 0) out.push('result');
+      else {
+        if (type.results.length === 1) r = [r];
+        out.push('result ' + type.results.map((k, i) => show[k](r[i])).join(' '));
+      }
+    } catch (e) {
+      out.push(`trap ${trapKind(e)}`);
+    }
+    out.push(memHash(ex.memory));
+  }
+  return out.join('\n');
 }
-console.log(out.join('\n'));
+
+const paths = argv.slice(2);
+if (paths.length === 1) console.log(runModule(readFileSync(paths[0])));
+else for (const p of paths) writeFileSync(p.replace(/\.wasm$/, '.v8'), runModule(readFileSync(p)) + '\n== end\n');

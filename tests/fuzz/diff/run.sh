@@ -5,7 +5,8 @@
 # explicit bounds checks), outputs compared line by line (NaN as NaN).
 #
 # usage: run.sh N [JOBS]   environment: FUZZ_DIR (build/fuzz-diff),
-# FUZZ_SIMD=1 (SIMD in the modules), FUZZ_BYTES (random input per module,
+# FUZZ_SIMD=1 (SIMD in the modules), FUZZ_BATCH (modules a process runs,
+# default 20), FUZZ_BYTES (random input per module,
 # default 3000), FUZZ_CONFIGS ("O0g O0e O2g O2e"), TWASM_FUZZ_DIFF, NODE.
 # Prints "fuzz-diff: N agreed, M differ"; each differing module is kept as
 # FUZZ_DIR/differ/NAME.wasm with both outputs beside it.  Exit status 1 when
@@ -33,38 +34,56 @@ for t in wasm-opt wasm-validate "$node"; do
 done
 [ -x "$tool" ] || { echo "fuzz-diff: $tool missing (make $tool)" >&2; exit 2; }
 mkdir -p "$dir/work" "$dir/differ"
-rm -f "$dir"/work/*.status
+rm -f "$dir"/work/*  # a run counts only its own modules
 
-# one module: generate, run both sides, compare each configuration with V8
-one() {
-	local i=$1 w="$dir/work/$1"
-	local f=$features
+# A batch of modules: generate each, run the valid ones in one node and
+# one twasm-fuzz-diff process (each starts once: most of a module's cost
+# otherwise), compare each configuration with V8.  A module whose batch
+# output is incomplete (a crash or the batch's time limit) runs alone.
+gen() {
+	local i=$1 w="$dir/work/$1" f=$features
 	[ $((10#${i#m} % 4)) = 0 ] && f+=" --enable-reference-types"
 	head -c "$bytes" /dev/urandom >"$w.dat"
 	# shellcheck disable=SC2086
-	if ! wasm-opt "$w.dat" -ttf $f -o "$w.wasm" 2>/dev/null || ! wasm-validate "$w.wasm" 2>/dev/null; then
-		echo skip >"$w.status"; rm -f "$w.dat" "$w.wasm"; return
-	fi
-	timeout 60 "$node" --no-warnings "$here/harness.mjs" "$w.wasm" >"$w.v8" 2>&1
-	# shellcheck disable=SC2086
-	timeout 300 "$tool" "$w.wasm" $configs >"$w.tw" 2>&1
-	local verdict=agree c
-	for c in $configs; do
-		awk -v c="== $c" '$0 == c { on = 1; next } /^== / { on = 0 } on' "$w.tw" >"$w.$c"
-		cmp -s "$w.v8" "$w.$c" || verdict=differ
-	done
-	if [ $verdict = differ ]; then
-		mkdir -p "$dir/differ/$i"
-		mv "$w.wasm" "$w.v8" "$w.tw" "$dir/differ/$i/"
-	fi
-	echo $verdict >"$w.status"
-	rm -f "$w".dat "$w".wasm "$w".v8 "$w".tw "$w".O*
+	wasm-opt "$w.dat" -ttf $f -o "$w.wasm" 2>/dev/null && wasm-validate "$w.wasm" 2>/dev/null
 }
-export -f one
+complete() { [ -s "$1" ] && [ "$(tail -n 1 "$1")" = "== end" ] && sed -i '$d' "$1"; }
+batch() {
+	local i w mods=() c
+	for i; do
+		if gen "$i"; then mods+=("$dir/work/$i.wasm"); else echo skip >"$dir/work/$i.status"; fi
+		rm -f "$dir/work/$i.dat"
+	done
+	local k=${#mods[@]}
+	[ "$k" -gt 0 ] || return 0
+	if [ "$k" -gt 1 ]; then  # one module alone runs below
+		timeout $((30 + 5 * k)) "$node" --no-warnings "$here/harness.mjs" "${mods[@]}" >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		timeout $((60 + 10 * k)) "$tool" "${mods[@]}" $configs >/dev/null 2>&1
+	fi
+	for w in "${mods[@]}"; do
+		w=${w%.wasm} i=${w##*/}
+		complete "$w.v8" || timeout 60 "$node" --no-warnings "$here/harness.mjs" "$w.wasm" >"$w.v8" 2>&1
+		# shellcheck disable=SC2086
+		complete "$w.tw" || timeout 300 "$tool" "$w.wasm" $configs >"$w.tw" 2>&1
+		local verdict=agree
+		for c in $configs; do
+			awk -v c="== $c" '$0 == c { on = 1; next } /^== / { on = 0 } on' "$w.tw" >"$w.$c"
+			cmp -s "$w.v8" "$w.$c" || verdict=differ
+		done
+		if [ $verdict = differ ]; then
+			mkdir -p "$dir/differ/$i"
+			mv "$w.wasm" "$w.v8" "$w.tw" "$dir/differ/$i/"
+		fi
+		echo $verdict >"$w.status"
+		rm -f "$w".wasm "$w".v8 "$w".tw "$w".O*
+	done
+}
+export -f gen complete batch
 export dir bytes features configs node tool here
 
 start=$(date +%s)
-seq -f "m%06g" 1 "$n" | xargs -P "$jobs" -I{} bash -c 'one {}'
+seq -f "m%06g" 1 "$n" | xargs -P "$jobs" -n "${FUZZ_BATCH:-20}" bash -c 'batch "$@"' batch
 agreed=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^agree$')
 differ=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^differ$')
 skipped=$(cat "$dir"/work/*.status 2>/dev/null | grep -c '^skip$')
