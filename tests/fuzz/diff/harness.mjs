@@ -88,10 +88,11 @@ function trapKind(e) {
 
 function memHash(memory) {
   if (!memory) return 'mem none';
-  const m = new Uint8Array(memory.buffer);
+  // FNV-1a over 32-bit words (little-endian), as twasm-fuzz-diff
+  const m = new Uint32Array(memory.buffer);
   let h = 0x811c9dc5;
   for (let i = 0; i < m.length; i++) h = Math.imul(h ^ m[i], 16777619) >>> 0;
-  return `mem ${m.length >>> 16} ${hex(h, 8)}`;
+  return `mem ${memory.buffer.byteLength >>> 16} ${hex(h, 8)}`;
 }
 
 const zero = { i32: 0, i64: 0n, f32: 0, f64: 0, ref: null };
