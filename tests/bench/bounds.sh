@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Bounds-check modes on the CPU benchmark (issue 18): each program of
+# tests/bench built once for wasm32-wasi, then by twasmc -O2 three ways,
+# timed interleaved (CPU time: user + system of all threads, perf stat):
+#   old guard   --skip-pass=bounds: guard pages alone, as before exact traps
+#   default     guard pages plus the bounds pass (exact traps)
+#   explicit    --bounds-checks=explicit: a compare before every access
+# Each executable's output is checked against the native build's first.
+#
+# usage: tests/bench/bounds.sh [-n REPS] [-w WORKDIR] [-s median|min] [PROGRAM...]
+# environment: TWASMC (build/bin/twasmc), CLANG (clang-19), WASI_SYSROOT (/usr)
+set -euo pipefail
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+reps=5
+work=build/bench-bounds
+stat=median
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [PROGRAM...]"
+while getopts 'n:w:s:' opt; do
+	case $opt in
+	n) reps=$OPTARG ;;
+	w) work=$OPTARG ;;
+	s) stat=$OPTARG ;;
+	*) echo "$usage" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $stat in median | min) ;; *) echo "$usage" >&2; exit 2 ;; esac
+programs=("$@")
+# shellcheck disable=SC2206
+[ ${#programs[@]} -gt 0 ] || programs=(nbody mandel spectral matrix hashtab strsort bintrees vm
+	interp kvstore dispatch recurse compress imgproc dsp)
+TWASMC=${TWASMC:-build/bin/twasmc}
+CLANG=${CLANG:-clang-19}
+WASI_SYSROOT=${WASI_SYSROOT:-/usr}
+command -v perf >/dev/null || { echo "bounds.sh: perf (linux-perf) is needed for CPU time" >&2; exit 2; }
+
+ways=(old default explicit)
+declare -A flags=([old]="--skip-pass=bounds" [default]="" [explicit]="--bounds-checks=explicit")
+
+mkdir -p "$work"
+for p in "${programs[@]}"; do
+	d=$work/$p
+	mkdir -p "$d"
+	"$CLANG" -O2 "$bench_dir/$p.c" -o "$d/native" -lm
+	"$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 "$bench_dir/$p.c" -o "$d/prog.wasm" -lm
+	"$d/native" >"$d/expected.out"
+	for w in "${ways[@]}"; do
+		# shellcheck disable=SC2086
+		"$TWASMC" -O2 ${flags[$w]} "$d/prog.wasm" -o "$d/$w"
+		"$d/$w" >"$d/$w.out" || { echo "bounds.sh: $p ($w) failed" >&2; exit 1; }
+		cmp -s "$d/expected.out" "$d/$w.out" || { echo "bounds.sh: $p ($w): output differs from native" >&2; exit 1; }
+		: >"$d/time.$w"
+	done
+done
+
+# interleaved: each repetition runs each program each way
+for ((r = 0; r < reps; r++)); do
+	for p in "${programs[@]}"; do
+		for w in "${ways[@]}"; do
+			perf stat -x, -e task-clock -o "$work/perf.txt" -- "$work/$p/$w" >/dev/null 2>&1
+			awk -F, '$3 == "task-clock" { printf "%.4f\n", $1 / 1000 }' "$work/perf.txt" >>"$work/$p/time.$w"
+		done
+	done
+done
+
+summary() { sort -g "$1" | awk -v s="$stat" '{ v[NR] = $1 } END { print s == "min" ? v[1] : (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+echo "CPU time, $stat of $reps (seconds; ratios to old guard, lower is better)"
+echo
+echo "| program | old guard s | default s | explicit s | default / old | explicit / old |"
+echo "|---|---:|---:|---:|---:|---:|"
+for p in "${programs[@]}"; do
+	o=$(summary "$work/$p/time.old") g=$(summary "$work/$p/time.default") e=$(summary "$work/$p/time.explicit")
+	echo "$p $o $g $e"
+done | awk '{ rd = $3 / $2; re = $4 / $2; ld += log(rd); le += log(re); n++
+	printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $3, $4, rd, re }
+	END { printf "| geomean | | | | **%.3f** | %.3f |\n", exp(ld / n), exp(le / n) }'
