@@ -220,6 +220,10 @@ static void run_exports(const twasm_module *m, FILE *out) {
     if (trap.code) fprintf(out, "instantiate trap %s\n", trap_kind(&trap));
     else fprintf(out, "instantiate error\n");
   } else {
+    const char *dump = getenv("TWASM_FUZZ_MEMDUMP"); /* for reducing a difference */
+    twasm_memory *mem = dump ? twasm_instance_memory(inst, 0) : NULL;
+    FILE *df = mem ? fopen(dump, "wb") : NULL;
+    if (df) fwrite(twasm_memory_data(mem), 1, twasm_memory_size(mem), df), fclose(df);
     twasm_func *reset = export_func(inst, "hangLimitInitializer", 20);
     for (uint32_t i = 0; i < twasm_module_export_count(m); i++) {
       uint32_t len;

@@ -5,11 +5,14 @@
 # explicit bounds checks), outputs compared line by line (NaN as NaN).
 #
 # usage: run.sh N [JOBS]   environment: FUZZ_DIR (build/fuzz-diff),
-# FUZZ_SIMD=1 (SIMD in the modules), FUZZ_BATCH (modules a process runs,
-# default 20), FUZZ_BYTES (random input per module,
-# default 3000), FUZZ_CONFIGS ("O0g O0e O2g O2e"), TWASM_FUZZ_DIFF, NODE.
+# FUZZ_SIMD=1 (SIMD in the modules), FUZZ_DENAN=0 (NaNs kept), FUZZ_BATCH
+# (modules a process runs, default 20), FUZZ_BYTES (random input per
+# module, default 3000), FUZZ_CONFIGS ("O0g O0e O2g O2e"),
+# TWASM_FUZZ_DIFF, NODE, TWASM_FUZZ_MEMDUMP (twasm-fuzz-diff writes memory
+# after each instantiation there).  Every module comes from /dev/urandom:
+# runs at different times never repeat one another's modules.
 # Prints "fuzz-diff: N agreed, M differ"; each differing module is kept as
-# FUZZ_DIR/differ/NAME.wasm with both outputs beside it.  Exit status 1 when
+# FUZZ_DIR/differ/NAME/NAME.wasm with both outputs beside it.  Exit status 1 when
 # any differ.
 set -uo pipefail
 
@@ -24,6 +27,12 @@ configs=${FUZZ_CONFIGS:-O0g O0e O2g O2e}
 features="--enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int
   --enable-bulk-memory --enable-multivalue"
 [ "${FUZZ_SIMD:-0}" = 1 ] && features+=" --enable-simd"
+# NaN bits of arithmetic results are the engine's choice (the spec allows
+# any arithmetic NaN): binaryen's --denan makes each such result 0, so that
+# a NaN stored to memory does not make the memory hashes differ.  Results
+# and logged values print NaN as "nan" anyway.
+denan=--denan
+[ "${FUZZ_DENAN:-1}" = 0 ] && denan=
 # binaryen 108 fuzzes reference types of its own draft (non-nullable
 # references, funcref as a subtype of externref): most such modules are no
 # valid Wasm 2.0.  Every fourth module has them, and only those wabt's
@@ -45,7 +54,7 @@ gen() {
 	[ $((10#${i#m} % 4)) = 0 ] && f+=" --enable-reference-types"
 	head -c "$bytes" /dev/urandom >"$w.dat"
 	# shellcheck disable=SC2086
-	wasm-opt "$w.dat" -ttf $f -o "$w.wasm" 2>/dev/null && wasm-validate "$w.wasm" 2>/dev/null
+	wasm-opt "$w.dat" -ttf $f $denan -o "$w.wasm" 2>/dev/null && wasm-validate "$w.wasm" 2>/dev/null
 }
 # compare W [whole]: "agree" when each configuration's lines in W.tw ("== C"
 # on) are W.v8's, else "differ"; "incomplete v8|tw" when a batch output
@@ -101,7 +110,7 @@ batch() {
 	for i; do rm -f "$dir/work/$i".{dat,wasm,v8,tw}; done
 }
 export -f gen compare batch
-export dir bytes features configs node tool here
+export dir bytes features denan configs node tool here
 
 start=$(date +%s)
 seq -f "m%06g" 1 "$n" | xargs -P "$jobs" -n "${FUZZ_BATCH:-20}" bash -c 'batch "$@"' batch
