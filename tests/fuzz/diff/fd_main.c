@@ -173,6 +173,17 @@ static void mem_hash(twasm_instance *inst, FILE *out) {
   fprintf(out, "mem %" PRIu64 " %08" PRIx32 "\n", size >> 16, fd_last.hash);
 }
 
+/* For reducing a difference: memory after the call of export i to
+ * $TWASM_FUZZ_MEMDUMP.i (harness.mjs does the same). */
+static void mem_dump(twasm_instance *inst, uint32_t i) {
+  const char *dump = getenv("TWASM_FUZZ_MEMDUMP");
+  twasm_memory *mem = dump ? twasm_instance_memory(inst, 0) : NULL;
+  char path[600];
+  snprintf(path, sizeof path, "%s.%" PRIu32, dump ? dump : "", i);
+  FILE *df = mem ? fopen(path, "wb") : NULL;
+  if (df) fwrite(twasm_memory_data(mem), 1, twasm_memory_size(mem), df), fclose(df);
+}
+
 static twasm_func *export_func(twasm_instance *inst, const char *name, uint32_t len) {
   twasm_extern e;
   return twasm_instance_export(inst, name, len, &e) && e.kind == TWASM_EXTERN_FUNC ? e.of.func : NULL;
@@ -220,10 +231,6 @@ static void run_exports(const twasm_module *m, FILE *out) {
     if (trap.code) fprintf(out, "instantiate trap %s\n", trap_kind(&trap));
     else fprintf(out, "instantiate error\n");
   } else {
-    const char *dump = getenv("TWASM_FUZZ_MEMDUMP"); /* for reducing a difference */
-    twasm_memory *mem = dump ? twasm_instance_memory(inst, 0) : NULL;
-    FILE *df = mem ? fopen(dump, "wb") : NULL;
-    if (df) fwrite(twasm_memory_data(mem), 1, twasm_memory_size(mem), df), fclose(df);
     twasm_func *reset = export_func(inst, "hangLimitInitializer", 20);
     for (uint32_t i = 0; i < twasm_module_export_count(m); i++) {
       uint32_t len;
@@ -232,6 +239,7 @@ static void run_exports(const twasm_module *m, FILE *out) {
       if (!f || f == reset) continue;
       fprintf(out, "call %.*s\n", (int)len, name);
       call_export(inst, f, reset, out);
+      mem_dump(inst, i);
     }
     twasm_instance_delete(inst);
   }

@@ -35,7 +35,11 @@ function reader(buf) {
   return { u8, leb, get pos() { return p; }, set pos(v) { p = v; }, bytes: (n) => { const s = buf.subarray(p, p + n); p += n; return s; } };
 }
 const kinds = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'ref', 0x6f: 'ref' };
+const exportIndex = new Map(); // name -> position among all exports
+let skipped = 0;
 function exportTypes(buf) {
+  exportIndex.clear();
+  skipped = 0;
   const r = reader(buf);
   r.pos = 8;
   const types = [], funcs = [], exports = new Map();
@@ -64,7 +68,8 @@ function exportTypes(buf) {
       for (let n = r.leb(); n-- > 0;) {
         const name = new TextDecoder().decode(r.bytes(r.leb()));
         const kind = r.u8(), index = r.leb();
-        if (kind === 0) exports.set(name, funcs[index]);
+        if (kind === 0) exports.set(name, funcs[index]), exportIndex.set(name, exportIndex.size + skipped);
+        else skipped++;
       }
     }
     r.pos = end;
@@ -123,6 +128,9 @@ function runModule(bytes) {
       out.push(`trap ${trapKind(e)}`);
     }
     out.push(memHash(ex.memory));
+    // for reducing a difference: memory after the call, as twasm-fuzz-diff
+    if (process.env.TWASM_FUZZ_MEMDUMP && ex.memory)
+      writeFileSync(`${process.env.TWASM_FUZZ_MEMDUMP}.${exportIndex.get(name)}`, new Uint8Array(ex.memory.buffer));
   }
   return out.join('\n');
 }
