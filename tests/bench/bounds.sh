@@ -6,8 +6,11 @@
 #   default     guard pages plus the bounds pass (exact traps)
 #   explicit    --bounds-checks=explicit: a compare before every access
 # Each executable's output is checked against the native build's first.
+# -t ir counts instructions instead (valgrind's cachegrind, no cache
+# simulation: the same count every run, so one run each; about 30 times
+# slower than running natively).
 #
-# usage: tests/bench/bounds.sh [-n REPS] [-w WORKDIR] [-s median|min] [PROGRAM...]
+# usage: tests/bench/bounds.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [PROGRAM...]
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), WASI_SYSROOT (/usr)
 set -euo pipefail
 
@@ -15,17 +18,20 @@ bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 reps=5
 work=build/bench-bounds
 stat=median
-usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [PROGRAM...]"
-while getopts 'n:w:s:' opt; do
+clock=cpu
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [PROGRAM...]"
+while getopts 'n:w:s:t:' opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
 	w) work=$OPTARG ;;
 	s) stat=$OPTARG ;;
+	t) clock=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-case $stat in median | min) ;; *) echo "$usage" >&2; exit 2 ;; esac
+case $stat/$clock in median/cpu | min/cpu | median/ir | min/ir) ;; *) echo "$usage" >&2; exit 2 ;; esac
+[ "$clock" = ir ] && reps=1
 programs=("$@")
 # shellcheck disable=SC2206
 [ ${#programs[@]} -gt 0 ] || programs=(nbody mandel spectral matrix hashtab strsort bintrees vm
@@ -33,7 +39,11 @@ programs=("$@")
 TWASMC=${TWASMC:-build/bin/twasmc}
 CLANG=${CLANG:-clang-19}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
-command -v perf >/dev/null || { echo "bounds.sh: perf (linux-perf) is needed for CPU time" >&2; exit 2; }
+if [ "$clock" = ir ]; then
+	command -v valgrind >/dev/null || { echo "bounds.sh: valgrind is needed for -t ir" >&2; exit 2; }
+else
+	command -v perf >/dev/null || { echo "bounds.sh: perf (linux-perf) is needed for CPU time" >&2; exit 2; }
+fi
 
 ways=(old default explicit)
 declare -A flags=([old]="--skip-pass=bounds" [default]="" [explicit]="--bounds-checks=explicit")
@@ -42,12 +52,17 @@ mkdir -p "$work"
 for p in "${programs[@]}"; do
 	d=$work/$p
 	mkdir -p "$d"
-	"$CLANG" -O2 "$bench_dir/$p.c" -o "$d/native" -lm
-	"$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 "$bench_dir/$p.c" -o "$d/prog.wasm" -lm
-	"$d/native" >"$d/expected.out"
+	# what is newer than its inputs is kept from an earlier run
+	if [ ! "$d/prog.wasm" -nt "$bench_dir/$p.c" ] || [ ! -s "$d/expected.out" ]; then
+		"$CLANG" -O2 "$bench_dir/$p.c" -o "$d/native" -lm
+		"$CLANG" --target=wasm32-wasi --sysroot="$WASI_SYSROOT" -O2 "$bench_dir/$p.c" -o "$d/prog.wasm" -lm
+		"$d/native" >"$d/expected.out"
+	fi
 	for w in "${ways[@]}"; do
-		# shellcheck disable=SC2086
-		"$TWASMC" -O2 ${flags[$w]} "$d/prog.wasm" -o "$d/$w"
+		if [ ! "$d/$w" -nt "$d/prog.wasm" ] || [ ! "$d/$w" -nt "$TWASMC" ]; then
+			# shellcheck disable=SC2086
+			"$TWASMC" -O2 ${flags[$w]} "$d/prog.wasm" -o "$d/$w"
+		fi
 		"$d/$w" >"$d/$w.out" || { echo "bounds.sh: $p ($w) failed" >&2; exit 1; }
 		cmp -s "$d/expected.out" "$d/$w.out" || { echo "bounds.sh: $p ($w): output differs from native" >&2; exit 1; }
 		: >"$d/time.$w"
@@ -58,6 +73,12 @@ done
 for ((r = 0; r < reps; r++)); do
 	for p in "${programs[@]}"; do
 		for w in "${ways[@]}"; do
+			if [ "$clock" = ir ]; then  # instructions, in millions
+				valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+					"$work/$p/$w" 2>"$work/cg.txt" >/dev/null
+				awk '/I +refs:/ { gsub(",", "", $NF); printf "%.1f\n", $NF / 1e6 }' "$work/cg.txt" >>"$work/$p/time.$w"
+				continue
+			fi
 			perf stat -x, -e task-clock -o "$work/perf.txt" -- "$work/$p/$w" >/dev/null 2>&1
 			awk -F, '$3 == "task-clock" { printf "%.4f\n", $1 / 1000 }' "$work/perf.txt" >>"$work/$p/time.$w"
 		done
@@ -66,13 +87,19 @@ done
 
 summary() { sort -g "$1" | awk -v s="$stat" '{ v[NR] = $1 } END { print s == "min" ? v[1] : (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
-echo "CPU time, $stat of $reps (seconds; ratios to old guard, lower is better)"
+if [ "$clock" = ir ]; then
+	echo "Instructions executed (millions, cachegrind; ratios to old guard, lower is better)"
+	unit=M fmt=%.0f
+else
+	echo "CPU time, $stat of $reps (seconds; ratios to old guard, lower is better)"
+	unit=s fmt=%.3f
+fi
 echo
-echo "| program | old guard s | default s | explicit s | default / old | explicit / old |"
+echo "| program | old guard $unit | default $unit | explicit $unit | default / old | explicit / old |"
 echo "|---|---:|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
 	o=$(summary "$work/$p/time.old") g=$(summary "$work/$p/time.default") e=$(summary "$work/$p/time.explicit")
 	echo "$p $o $g $e"
-done | awk '{ rd = $3 / $2; re = $4 / $2; ld += log(rd); le += log(re); n++
-	printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $3, $4, rd, re }
+done | awk -v f="$fmt" '{ rd = $3 / $2; re = $4 / $2; ld += log(rd); le += log(re); n++
+	printf "| %s | " f " | " f " | " f " | %.3f | %.3f |\n", $1, $2, $3, $4, rd, re }
 	END { printf "| geomean | | | | **%.3f** | %.3f |\n", exp(ld / n), exp(le / n) }'
