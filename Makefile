@@ -259,7 +259,8 @@ fuzz: $(B)/bin/fuzz_decode
 
 # ---- differential fuzzing against V8 (tests/fuzz/diff) -----------------------
 # binaryen -ttf modules run in node and through twasmc at -O0/-O2 in both
-# bounds-check modes; N modules, JOBS at a time, FUZZ_SIMD=1 for SIMD.
+# bounds-check modes; N modules, JOBS at a time, FUZZ_SIMD=1 for SIMD;
+# selftest.sh checks the comparison and the NaN rewriting first.
 N ?= 1000
 FUZZ_JOBS ?= 2
 FUZZ_DIFF := $(B)/bin/twasm-fuzz-diff
@@ -268,6 +269,7 @@ $(FUZZ_DIFF): $(B)/obj/tests/fuzz/diff/fd_main.o $(LIBC) $(LIBRT)
 	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)
 $(B)/obj/tests/fuzz/diff/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver)
 fuzz-diff: $(FUZZ_DIFF) $(LIBRT)
+	TWASM_FUZZ_DIFF=$(FUZZ_DIFF) bash tests/fuzz/diff/selftest.sh
 	TWASM_FUZZ_DIFF=$(FUZZ_DIFF) bash tests/fuzz/diff/run.sh $(N) $(FUZZ_JOBS)
 
 # ---- GPU test apps (tests/gpu/e2e, tests/bench/gpu) ------------------------
