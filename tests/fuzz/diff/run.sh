@@ -12,7 +12,8 @@
 # after each instantiation there).  Every module comes from /dev/urandom:
 # runs at different times never repeat one another's modules.
 # Prints "fuzz-diff: N agreed, M differ"; each differing module is kept as
-# FUZZ_DIR/differ/NAME/NAME.wasm with both outputs beside it.  Exit status 1 when
+# FUZZ_DIR/differ/NAME/NAME.wasm with both outputs beside it (until the
+# next run in FUZZ_DIR).  Exit status 1 when
 # any differ.
 set -uo pipefail
 
@@ -41,12 +42,13 @@ denan=--denan canon=
 # valid Wasm 2.0.  Every fourth module has them, and only those wabt's
 # wasm-validate accepts (Wasm 2.0) are run.
 
-for t in wasm-opt wasm-validate "$node"; do
+for t in wasm-opt wasm-validate wasm-dis wasm-as "$node"; do
 	command -v "$t" >/dev/null || { echo "fuzz-diff: skipped: $t not installed"; exit 0; }
 done
 [ -x "$tool" ] || { echo "fuzz-diff: $tool missing (make $tool)" >&2; exit 2; }
+# a run counts and keeps only its own modules (names repeat across runs)
+rm -rf "$dir/work" "$dir/differ"
 mkdir -p "$dir/work" "$dir/differ"
-rm -f "$dir"/work/*  # a run counts only its own modules
 
 # A batch of modules: generate each, run the valid ones in one node and
 # one twasm-fuzz-diff process (each starts once: most of a module's cost
