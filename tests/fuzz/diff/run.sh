@@ -8,13 +8,12 @@
 # FUZZ_SIMD=1 (SIMD in the modules), FUZZ_DENAN=0 (NaNs kept), FUZZ_BATCH
 # (modules a process runs, default 20), FUZZ_BYTES (random input per
 # module, default 3000), FUZZ_CONFIGS ("O0g O0e O2g O2e"),
-# TWASM_FUZZ_DIFF, NODE, TWASM_FUZZ_MEMDUMP (twasm-fuzz-diff writes memory
-# after each instantiation there).  Every module comes from /dev/urandom:
+# TWASM_FUZZ_DIFF, NODE, TWASM_FUZZ_MEMDUMP=P (both sides write memory
+# after the call of export i to P.i; for reducing a difference).  Every module comes from /dev/urandom:
 # runs at different times never repeat one another's modules.
 # Prints "fuzz-diff: N agreed, M differ"; each differing module is kept as
 # FUZZ_DIR/differ/NAME/NAME.wasm with both outputs beside it (until the
-# next run in FUZZ_DIR).  Exit status 1 when
-# any differ.
+# next run in FUZZ_DIR).  Exit status 1 when any differ.
 set -uo pipefail
 
 n=${1:?usage: run.sh N [JOBS]}
