@@ -154,12 +154,15 @@ spec-both: $(SPECRUN)
 	@$(MAKE) --no-print-directory spec-traps
 
 # Our own .wast files (tests/spec/traps: traps exact in every mode and at
-# every optimisation level), each bounds-check mode at -O0..-O3.
+# every optimisation level), each bounds-check mode at -O0..-O3; then each
+# out-of-bounds assert_trap as an executable: the offset it reports at
+# -O0..-O3 is the faulting access's (offsets.sh).
 TRAPS_FILES = $(wildcard tests/spec/traps/*.wast)
-spec-traps: $(SPECRUN)
+spec-traps: $(SPECRUN) $(TWASMC) $(LIBRT)
 	@set -e; for m in guard explicit; do for o in 0 1 2 3; do \
 	  printf 'traps %s -O%s: ' $$m $$o; \
 	  $(SPECRUN) --jobs=$(SPEC_JOBS) --bounds-checks=$$m -O $$o $(TRAPS_FILES); done; done
+	@TWASMC=$(TWASMC) bash tests/spec/traps/offsets.sh $(TRAPS_FILES)
 
 # The WASI preview-1 suite (WebAssembly/wasi-testsuite): tests/wasi/run.sh
 # compiles each test module with twasmc and checks it as the suite's
