@@ -166,8 +166,8 @@ static void mem_hash(twasm_instance *inst, FILE *out) {
       h = (h ^ w) * 16777619u;
     }
     free(fd_last.copy);
-    fd_last.copy = malloc(size ? size : 1);
-    memcpy(fd_last.copy, p, size);
+    fd_last.copy = malloc(size ? size : 1); /* none: no copy, hashed again next time */
+    if (fd_last.copy) memcpy(fd_last.copy, p, size);
     fd_last.size = size, fd_last.hash = h;
   }
   fprintf(out, "mem %" PRIu64 " %08" PRIx32 "\n", size >> 16, fd_last.hash);
