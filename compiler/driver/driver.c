@@ -212,6 +212,12 @@ static bool late(drv_run *r) {
   return run_passes(r->mod, r->tm, passes, r->d);
 }
 
+static bool narrow_lanes(drv_run *r) {
+  unsigned n = ir_narrow_lanes(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u rewrite%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 static bool always(const drv_run *r) { return r->o != NULL; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
 static bool rerolling(const drv_run *r) { return at_o2(r) && !r->o->no_reroll; }
@@ -248,6 +254,7 @@ static const drv_pass pipeline[] = {
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
+  {"lanes",     at_o2,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

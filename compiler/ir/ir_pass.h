@@ -21,6 +21,14 @@
  * 2^32) (ir_address.c).  Returns how many it rewrote. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
+/* Last, on optimised IR: vector integer code that clang's wasm vectoriser
+ * wrote in wider lanes than its values need, rewritten exactly so that
+ * SSE2 gets short sequences (|a - b| of widened lanes as llvm.abs, sign
+ * extensions of non-negative lanes as zero extensions, i32 multiplies of
+ * operands below 2^15 masked so that pmaddwd is chosen) (ir_lanes.c).
+ * Returns how many it rewrote. */
+unsigned ir_narrow_lanes(LLVMModuleRef mod);
+
 /* The C API cannot change a phi's incoming block: each phi of bb is
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (ir_reroll.c; loop versioning uses it too). */
