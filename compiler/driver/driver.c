@@ -219,6 +219,7 @@ static bool narrow_lanes(drv_run *r) {
 }
 
 static bool always(const drv_run *r) { return r->o != NULL; }
+static bool at_o1(const drv_run *r) { return r->o->opt_level >= 1; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
 static bool rerolling(const drv_run *r) { return at_o2(r) && !r->o->no_reroll; }
 static bool with_memory(const drv_run *r) { return at_o2(r) && r->m->nmems > 0; }
@@ -254,7 +255,7 @@ static const drv_pass pipeline[] = {
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
-  {"lanes",     at_o2,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
+  {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

@@ -327,8 +327,12 @@ static bool rewrite_mul(bound_map *m, LLVMBuilderRef b, LLVMValueRef mul) {
   LLVMValueRef splat = LLVMConstVector(lanes, n);
   free(lanes);
   LLVMPositionBuilderBefore(b, mul);
-  for (unsigned k = 0; k < 2; k++)
-    if (!visibly_narrow(ops[k])) LLVMSetOperand(mul, k, LLVMBuildAnd(b, ops[k], splat, "lo15"));
+  LLVMValueRef masked = NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    if (visibly_narrow(ops[k])) continue;
+    if (!masked || ops[k] != ops[0]) masked = LLVMBuildAnd(b, ops[k], splat, "lo15");
+    LLVMSetOperand(mul, k, masked);
+  }
   return true;
 }
 
