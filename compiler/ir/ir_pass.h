@@ -29,6 +29,12 @@ unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
  * Returns how many it rewrote. */
 unsigned ir_narrow_lanes(LLVMModuleRef mod);
 
+/* Last, on optimised IR: `and i64 x, M` where M is 0xffffffff less low bits
+ * that are proven zero in x (InstCombine's narrowing of a zero extension)
+ * gets 0xffffffff back, which x86 selects as a free 32-bit zero extension
+ * (ir_mask.c).  Returns how many it rewrote. */
+unsigned ir_widen_address_masks(LLVMModuleRef mod);
+
 /* The C API cannot change a phi's incoming block: each phi of bb is
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (ir_reroll.c; loop versioning uses it too). */
