@@ -213,7 +213,8 @@ static bool late(drv_run *r) {
 }
 
 static bool narrow_lanes(drv_run *r) {
-  unsigned n = ir_narrow_lanes(r->mod);
+  unsigned n = ir_share_byte_sums(r->mod);
+  n += ir_narrow_lanes(r->mod);
   snprintf(r->detail, sizeof r->detail, "%u rewrite%s", n, n == 1 ? "" : "s");
   return true;
 }

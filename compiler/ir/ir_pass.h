@@ -28,6 +28,10 @@ unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
  * operands below 2^15 masked so that pmaddwd is chosen) (ir_lanes.c).
  * Returns how many it rewrote. */
 unsigned ir_narrow_lanes(LLVMModuleRef mod);
+/* Before ir_narrow_lanes, in the same pass: i32x4 sums of zero-extended
+ * byte groups (each lane i the sum of X_t[o + i]) rewritten as shared
+ * 16-bit sums of whole 8-byte halves (ir_lanes_sum.c).  Returns how many. */
+unsigned ir_share_byte_sums(LLVMModuleRef mod);
 
 /* Last, on optimised IR: `and i64 x, M` where M is 0xffffffff less low bits
  * that are proven zero in x (InstCombine's narrowing of a zero extension)
