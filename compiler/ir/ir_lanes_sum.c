@@ -186,9 +186,11 @@ static bool share_sum(shared_list *l, LLVMBuilderRef b, LLVMValueRef root) {
   return true;
 }
 
-/* A root: an i32x4 add some non-add uses. */
+/* A root: an i32x4 add, or zero extension (of a sum InstCombine already
+ * narrowed), some non-add uses. */
 static bool is_root(LLVMValueRef v) {
-  if (LLVMGetInstructionOpcode(v) != LLVMAdd || !is_vec_of(LLVMTypeOf(v), 32, 4)) return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if ((op != LLVMAdd && op != LLVMZExt) || !is_vec_of(LLVMTypeOf(v), 32, 4)) return false;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (!LLVMIsAInstruction(user) || LLVMGetInstructionOpcode(user) != LLVMAdd) return true;

@@ -107,7 +107,8 @@ static int count(LLVMValueRef fn, LLVMOpcode op) {
 }
 
 /* Functions of the module: 0 $w, 1 blur9, 2 square9, 3 wide_sum, 4 mul16,
- * 5 absdiff, 6 absdiff64, 7 not_absdiff. */
+ * 5 absdiff, 6 absdiff64, 7 $q1, 8 $q3, 9 quarters, 10 mixed_quarters,
+ * 11 not_absdiff. */
 START_TEST(multiplies_below_2_15_masked) {
   for (int level = 1; level <= 3; level++) {
     ir_module m = ir_at(level, NULL);
@@ -127,7 +128,33 @@ START_TEST(absolute_differences_traced) {
   ck_assert_int_eq(count(func(&m, 6), LLVMSExt), 0); /* |a - b| widened: zext nneg */
   ck_assert_int_eq(count(func(&m, 6), LLVMSelect), 0);
   /* The comparison's lanes are not the subtraction's: left alone. */
-  ck_assert_int_eq(calls(func(&m, 7), "llvm.abs."), 0);
+  ck_assert_int_eq(calls(func(&m, 11), "llvm.abs."), 0);
+  LLVMDisposeModule(m.mod);
+  LLVMContextDispose(m.ctx);
+}
+END_TEST
+
+/* 16-bit sums of whole halves: an add of <8 x i16> zero-extended from the
+ * 8-byte halves of the loads. */
+static int half_sums(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMZExt) continue;
+      LLVMValueRef s = LLVMGetOperand(i, 0);
+      if (!LLVMIsAShuffleVectorInst(s) || LLVMGetVectorSize(LLVMTypeOf(s)) != 8) continue;
+      bool whole = true;
+      for (unsigned k = 0; k < 8; k++) whole &= LLVMGetMaskValue(s, k) == LLVMGetMaskValue(s, 0) + (int)k;
+      n += whole && LLVMGetMaskValue(s, 0) % 8 == 0;
+    }
+  return n;
+}
+
+START_TEST(byte_sums_share_halves) {
+  ir_module m = ir_at(2, NULL);
+  ck_assert_int_eq(half_sums(func(&m, 1)), 9); /* nine loads, one half each */
+  ck_assert_int_eq(half_sums(func(&m, 9)), 6); /* three vectors, two halves */
+  ck_assert_int_eq(half_sums(func(&m, 10)), 0); /* bytes 4.. plus bytes 12..: left alone */
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);
 }
@@ -137,6 +164,7 @@ START_TEST(skip_pass_leaves_them) {
   ir_module m = ir_at(2, "lanes");
   ck_assert_int_eq(masks(func(&m, 1)), 0);
   ck_assert_int_eq(calls(func(&m, 6), "llvm.abs."), 0);
+  ck_assert_int_eq(half_sums(func(&m, 9)), 0);
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);
 }
@@ -148,6 +176,7 @@ static Suite *lanes_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, multiplies_below_2_15_masked);
   tcase_add_test(tc, absolute_differences_traced);
+  tcase_add_test(tc, byte_sums_share_halves);
   tcase_add_test(tc, skip_pass_leaves_them);
   suite_add_tcase(s, tc);
   return s;

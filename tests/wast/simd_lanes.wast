@@ -60,6 +60,19 @@
           (i32x4.sub (call $w (local.get 0)) (call $w (local.get 1)))
           (i32x4.sub (call $w (local.get 1)) (call $w (local.get 0)))
           (i32x4.extend_low_i16x8_s (i16x8.extend_low_i8x16_s (i8x16.gt_u (local.get 0) (local.get 1))))))))
+  ;; bytes 4..7 and 12..15 of three vectors, summed in i32 lanes (shared
+  ;; 16-bit half sums), and a sum whose terms come from different bytes
+  (func $q1 (param v128) (result v128)
+    (call $w (i8x16.shuffle 4 5 6 7 0 0 0 0 0 0 0 0 0 0 0 0 (local.get 0) (local.get 0))))
+  (func $q3 (param v128) (result v128)
+    (call $w (i8x16.shuffle 12 13 14 15 0 0 0 0 0 0 0 0 0 0 0 0 (local.get 0) (local.get 0))))
+  (func (export "quarters") (param v128 v128 v128) (result v128)
+    (i32x4.sub
+      (i32x4.shl (i32x4.add (call $q3 (local.get 0)) (i32x4.add (call $q3 (local.get 1)) (call $q3 (local.get 2))))
+                 (i32.const 16))
+      (i32x4.add (call $q1 (local.get 0)) (i32x4.add (call $q1 (local.get 1)) (call $q1 (local.get 2))))))
+  (func (export "mixed_quarters") (param v128 v128) (result v128)
+    (i32x4.add (call $q1 (local.get 0)) (call $q3 (local.get 1))))
   ;; a comparison of other lanes than the subtraction's: not |a - b|
   (func (export "not_absdiff") (param v128 v128) (result v128)
     (v128.bitselect
@@ -106,3 +119,12 @@
   (invoke "not_absdiff" (v128.const i8x16 0 255 7 100 0 0 0 0 0 0 0 0 0 0 0 0)
                         (v128.const i8x16 255 0 7 200 0 0 0 0 0 0 0 0 0 0 0 0))
   (v128.const i32x4 255 -255 0 100))
+(assert_return
+  (invoke "quarters" (v128.const i8x16 0 0 0 0 255 1 2 3 0 0 0 0 255 0 9 200)
+                     (v128.const i8x16 0 0 0 0 255 0 4 5 0 0 0 0 255 0 9 200)
+                     (v128.const i8x16 0 0 0 0 255 0 6 7 0 0 0 0 255 1 9 201))
+  (v128.const i32x4 50134275 65535 1769460 39387121))
+(assert_return
+  (invoke "mixed_quarters" (v128.const i8x16 0 0 0 0 255 1 2 3 0 0 0 0 9 9 9 9)
+                           (v128.const i8x16 0 0 0 0 7 7 7 7 0 0 0 0 255 0 9 200))
+  (v128.const i32x4 510 1 11 203))
