@@ -255,6 +255,41 @@ static bool is_sub(LLVMValueRef v, LLVMValueRef *a, LLVMValueRef *b) {
   return true;
 }
 
+static LLVMValueRef call2(LLVMModuleRef mod, LLVMBuilderRef b, const char *name, LLVMValueRef x,
+                          LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(mod, LLVMLookupIntrinsicID(name, strlen(name)), &t, 1);
+  LLVMValueRef args[2] = {x, y};
+  return LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, 2, "absdiff8");
+}
+
+/* |x - y| where lane i of x and of y are the same byte j_i of two 16-byte
+ * values A and B, zero-extended: the bytes' difference taken before
+ * widening, usub.sat(A, B) | usub.sat(B, A) (x86: psubusb twice, por),
+ * then its bytes j_i widened.  NULL where the lanes do not trace so. */
+static LLVMValueRef byte_abs_diff(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y,
+                                  LLVMTypeRef t) {
+  unsigned n = LLVMGetVectorSize(t);
+  LLVMValueRef a = NULL, c = NULL, idx[64];
+  if (n > 64) return NULL;
+  LLVMContextRef ctx = LLVMGetTypeContext(t);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef xb, yb;
+    unsigned xl, yl;
+    if (!lane_source(x, i, &xb, &xl) || !lane_source(y, i, &yb, &yl) || xl != yl) return NULL;
+    if (LLVMGetTypeKind(LLVMTypeOf(xb)) != LLVMVectorTypeKind || lane_bits(LLVMTypeOf(xb)) != 8 ||
+        LLVMGetVectorSize(LLVMTypeOf(xb)) != 16 || LLVMTypeOf(yb) != LLVMTypeOf(xb))
+      return NULL;
+    if ((a && xb != a) || (c && yb != c)) return NULL;
+    a = xb, c = yb;
+    idx[i] = LLVMConstInt(LLVMInt32TypeInContext(ctx), xl, 0);
+  }
+  LLVMValueRef d = LLVMBuildOr(b, call2(mod, b, "llvm.usub.sat", a, c), call2(mod, b, "llvm.usub.sat", c, a),
+                               "absdiff8");
+  LLVMValueRef picked = LLVMBuildShuffleVector(b, d, LLVMGetPoison(LLVMTypeOf(d)), LLVMConstVector(idx, n), "");
+  return LLVMBuildZExt(b, picked, t, "absdiff");
+}
+
 /* select(c, x - y, y - x) with c lane by lane x >u y: |x - y|. */
 static bool rewrite_abs_diff(bound_map *m, LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef sel) {
   LLVMTypeRef t = LLVMTypeOf(sel);
@@ -275,6 +310,12 @@ static bool rewrite_abs_diff(bound_map *m, LLVMModuleRef mod, LLVMBuilderRef b, 
   }
   if (!any) return false;
   LLVMPositionBuilderBefore(b, sel);
+  LLVMValueRef bytes = byte_abs_diff(mod, b, x, y, t);
+  if (bytes) {
+    LLVMReplaceAllUsesWith(sel, bytes);
+    LLVMInstructionEraseFromParent(sel);
+    return true;
+  }
   LLVMValueRef diff = LLVMBuildNSWSub(b, x, y, "absdiff");
   unsigned id = LLVMLookupIntrinsicID("llvm.abs", 8);
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(mod, id, &t, 1);
