@@ -62,6 +62,11 @@ static bool map_grow(bound_map *m) {
   return true;
 }
 
+static void map_clear(bound_map *m) {
+  memset(m->keys, 0, m->cap * sizeof *m->keys);
+  m->used = 0;
+}
+
 /* Bit width of an integer or integer-vector type's lanes (0 otherwise). */
 static unsigned lane_bits(LLVMTypeRef t) {
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
@@ -385,15 +390,17 @@ static unsigned rewrite_function(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueR
       for (LLVMValueRef v = LLVMGetFirstInstruction(bb); v; v = next) {
         next = LLVMGetNextInstruction(v);
         LLVMOpcode op = LLVMGetInstructionOpcode(v);
-        if (round == 0 && op == LLVMSelect) n += rewrite_abs_diff(m, mod, b, v);
-        else if (round == 1 && op == LLVMSExt) n += rewrite_sext(m, b, v);
-        else if (round == 1 && op == LLVMMul) n += rewrite_mul(m, b, v);
+        bool done = false;
+        if (round == 0 && op == LLVMSelect) done = rewrite_abs_diff(m, mod, b, v);
+        else if (round == 1 && op == LLVMSExt) done = rewrite_sext(m, b, v);
+        else if (round == 1 && op == LLVMMul) done = rewrite_mul(m, b, v);
+        /* A rewrite frees and makes instructions (whose addresses the
+         * map may hold): bounds start again. */
+        if (done) map_clear(m), n++;
       }
     }
-    /* Values changed: bounds start again. */
-    memset(m->keys, 0, m->cap * sizeof *m->keys);
-    m->used = 0;
   }
+  map_clear(m);
   return n;
 }
 
