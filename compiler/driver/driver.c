@@ -212,9 +212,24 @@ static bool late(drv_run *r) {
   return run_passes(r->mod, r->tm, passes, r->d);
 }
 
+static bool narrow_lanes(drv_run *r) {
+  unsigned n = ir_share_byte_sums(r->mod);
+  n += ir_narrow_lanes(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u rewrite%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
+static bool widen_masks(drv_run *r) {
+  unsigned n = ir_widen_address_masks(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u mask%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 static bool always(const drv_run *r) { return r->o != NULL; }
+static bool at_o1(const drv_run *r) { return r->o->opt_level >= 1; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
 static bool rerolling(const drv_run *r) { return at_o2(r) && !r->o->no_reroll; }
+static bool with_memory_o1(const drv_run *r) { return at_o1(r) && r->m->nmems > 0; }
 static bool with_memory(const drv_run *r) { return at_o2(r) && r->m->nmems > 0; }
 /* With offload at -O2 and above the pipeline is staged: recognition sees
  * loops in their plain scalar form, and the CPU versions it keeps are
@@ -248,6 +263,8 @@ static const drv_pass pipeline[] = {
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
+  {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
+  {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 
@@ -264,10 +281,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll or addresses code is slower; without bounds, guard
+/* Without reroll, addresses, lanes or masks code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "lanes", "masks"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

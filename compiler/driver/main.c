@@ -63,10 +63,10 @@ static const char usage_text[] =
     "  --dump-after=PASS       write the LLVM IR after the pipeline's pass PASS\n"
     "                          (or after each one: all) to standard error;\n"
     "                          --dump-after=list lists the passes\n"
-    "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses\n"
-    "                          or bounds), to measure what it does; without\n"
-    "                          bounds, guard mode traps only where the guard\n"
-    "                          pages catch an access (not exact)\n"
+    "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses,\n"
+    "                          bounds, lanes or masks), to measure what it does;\n"
+    "                          without bounds, guard mode traps only where the\n"
+    "                          guard pages catch an access (not exact)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
     "                          GUEST (default HOST); repeatable; TWASM_DIRS\n"
     "                          replaces the list at run time\n"
@@ -212,7 +212,7 @@ static int parse_args(cli *c, int argc, char **argv) {
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
     } else if (!strncmp(a, "--skip-pass=", 12)) {
       if (!drv_pass_skippable(a + 12))
-        return usage_error("pass '%s' cannot be skipped (reroll, addresses or bounds)", a + 12);
+        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, lanes or masks)", a + 12);
       c->drv.skip_pass = a + 12;
     } else if (!strncmp(a, "--dump-after=", 13)) {
       if (!strcmp(a + 13, "list")) return list_passes();

@@ -21,6 +21,24 @@
  * 2^32) (ir_address.c).  Returns how many it rewrote. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
+/* Last, on optimised IR: vector integer code that clang's wasm vectoriser
+ * wrote in wider lanes than its values need, rewritten exactly so that
+ * SSE2 gets short sequences (|a - b| of widened lanes as llvm.abs, sign
+ * extensions of non-negative lanes as zero extensions, i32 multiplies of
+ * operands below 2^15 masked so that pmaddwd is chosen) (ir_lanes.c).
+ * Returns how many it rewrote. */
+unsigned ir_narrow_lanes(LLVMModuleRef mod);
+/* Before ir_narrow_lanes, in the same pass: i32x4 sums of zero-extended
+ * byte groups (each lane i the sum of X_t[o + i]) rewritten as shared
+ * 16-bit sums of whole 8-byte halves (ir_lanes_sum.c).  Returns how many. */
+unsigned ir_share_byte_sums(LLVMModuleRef mod);
+
+/* Last, on optimised IR: `and i64 x, M` where M is 0xffffffff less low bits
+ * that are proven zero in x (InstCombine's narrowing of a zero extension)
+ * gets 0xffffffff back, which x86 selects as a free 32-bit zero extension
+ * (ir_mask.c).  Returns how many it rewrote. */
+unsigned ir_widen_address_masks(LLVMModuleRef mod);
+
 /* The C API cannot change a phi's incoming block: each phi of bb is
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (ir_reroll.c; loop versioning uses it too). */
