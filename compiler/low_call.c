@@ -8,32 +8,51 @@ LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index) {
   return low_vmctx_entry(f, offsetof(twasm_vmctx, funcs), func_index, "funcref");
 }
 
-/* Pops the arguments of type_index, calls, and pushes the results;
- * checks the stack first unless the callee's stack use is bounded. */
-static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx,
-                       bool bounded) {
-  low_module_ctx *mc = f->mc;
-  const wasm_functype *ft = &mc->m->types[type_index];
-  uint32_t n = ft->nparams;
-  LLVMValueRef *args = tw_arena_alloc(&mc->arena, (n + 1) * sizeof *args);
+/* Pops the arguments of type_index into an array for low_call_emit, the
+ * callee's vmctx first. */
+LLVMValueRef *low_call_pop_args(low_fn *f, uint32_t type_index, LLVMValueRef callee_vmctx) {
+  uint32_t n = f->mc->m->types[type_index].nparams;
+  LLVMValueRef *args = tw_arena_alloc(&f->mc->arena, (n + 1) * sizeof *args);
   args[0] = callee_vmctx;
   for (uint32_t i = 0; i < n; i++) args[i + 1] = f->stack[f->sp - n + i];
   f->sp -= n;
-  /* One check covers every later call it dominates: the stack pointer
-   * does not move within a function (low_control.c keeps the flag). */
+  return args;
+}
+
+/* Checks the stack before a call unless the callee's stack use is
+ * bounded.  One check covers every later call it dominates: the stack
+ * pointer does not move within a function (low_control.c keeps the flag). */
+void low_call_stack_check(low_fn *f, bool bounded) {
   if (f->stack_check_at_calls && !bounded && !f->stack_checked) {
     low_stack_check(f);
     f->stack_checked = true;
   }
-  LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n + 1, "");
+}
+
+LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef *args) {
+  low_module_ctx *mc = f->mc;
+  unsigned n = mc->m->types[type_index].nparams + 1;
+  LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n, "");
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */
   LLVMSetTailCallKind(r, LLVMTailCallKindNoTail);
+  return r;
+}
+
+void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r) {
+  const wasm_functype *ft = &f->mc->m->types[type_index];
   if (ft->nresults == 1) {
     low_push(f, r);
   } else {
     for (uint32_t i = 0; i < ft->nresults; i++) low_push(f, LLVMBuildExtractValue(f->b, r, i, ""));
   }
+}
+
+static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx,
+                       bool bounded) {
+  LLVMValueRef *args = low_call_pop_args(f, type_index, callee_vmctx);
+  low_call_stack_check(f, bounded);
+  low_call_push_results(f, type_index, low_call_emit(f, type_index, code, args));
 }
 
 static void emit_call(low_fn *f, uint32_t func_index) {
@@ -54,6 +73,7 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   low_module_ctx *mc = f->mc;
   uint32_t type_index = insn->u.pair.a, table_index = insn->u.pair.b;
   LLVMValueRef index = low_pop(f);
+  if (low_devirt_call(f, type_index, table_index, index, insn->offset)) return;
   LLVMValueRef sealed = low_sealed_code(f, type_index, table_index, index, insn->offset);
   if (sealed) {
     call_typed(f, type_index, sealed, f->vmctx, false);

@@ -43,6 +43,10 @@ typedef struct low_module_ctx {
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
+  uint32_t **sealed_funcs;   /* [m->ntables] a sealed table's function index + 1 per entry (0: null) */
+  struct low_devirt_set **devirt; /* [m->ntables * m->ntypes] filled lazily (low_devirt.c) */
+  bool *small_leaf;          /* [m->nfuncs] a callee worth a switch case (low_devirt.c) */
+  uint64_t devirt_budget;    /* instructions the switches may still copy (low_devirt.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   bool *stack_bounded;       /* [m->nfuncs] its calls use bounded stack: no check before a call to it (low_stack.c) */
@@ -122,11 +126,29 @@ LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t inde
 void low_control_begin(low_fn *f);
 /* call and call_indirect (low_call.c). */
 bool low_emit_call(low_fn *f, const wasm_insn *insn);
+/* The pieces of a call (low_call.c): the arguments of type_index popped,
+ * the callee's vmctx first; the stack check before it (none when the
+ * callee's stack use is bounded, or a check dominates); the call itself
+ * (never a tail call); its results pushed. */
+LLVMValueRef *low_call_pop_args(low_fn *f, uint32_t type_index, LLVMValueRef callee_vmctx);
+void low_call_stack_check(low_fn *f, bool bounded);
+LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef *args);
+void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r);
+/* call_indirect through a sealed table holding small functions of its
+ * type: a switch of direct calls (low_devirt.c); false when not taken
+ * (nothing emitted, index not consumed). */
+bool low_devirt_call(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,
+                     uint32_t offset);
+/* Finds, per sealed table and type, the small functions it holds (after
+ * low_sealed_init; low_devirt.c). */
+void low_devirt_init(low_module_ctx *mc);
 /* The twasm_func * of function func_index (ref.func, low_call.c). */
 LLVMValueRef low_func_ref(low_fn *f, uint32_t func_index);
 /* Finds the sealed tables and builds their constant images (after the
  * functions are declared; low_sealed.c). */
 void low_sealed_init(low_module_ctx *mc);
+/* The key sealed images compare: the lowest index of a type equal to t. */
+uint32_t low_sealed_key(const wasm_module *m, uint32_t t);
 /* call_indirect's checks and code pointer through a sealed table (the
  * callee's vmctx is the caller's), or NULL when the table is not sealed. */
 LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,

@@ -266,6 +266,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
   declare_functions(&mc);
   low_libc_init(&mc);
   low_sealed_init(&mc);
+  low_devirt_init(&mc);
   low_stack_init(&mc);
   bool ok = true;
   for (uint32_t i = 0; ok && i < m->nfuncs; i++)

@@ -20,7 +20,7 @@
 
 /* Type t's key: the lowest index of a type with the same signature, so
  * structurally equal types match, as the spec's type check demands. */
-static uint32_t type_key(const wasm_module *m, uint32_t t) {
+uint32_t low_sealed_key(const wasm_module *m, uint32_t t) {
   const wasm_functype *a = &m->types[t];
   for (uint32_t k = 0; k < t; k++) {
     const wasm_functype *b = &m->types[k];
@@ -82,7 +82,8 @@ static bool apply_segment(const wasm_module *m, const wasm_elem *seg, uint32_t s
   return true;
 }
 
-/* The constant image of table t, or NULL when t is not sealed. */
+/* The constant image of table t, or NULL when t is not sealed; its
+ * entries' function indices (+ 1, 0 for null) go to mc->sealed_funcs[t]. */
 static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
   const wasm_module *m = mc->m;
   uint32_t size = (uint32_t)m->tables[t].limits.min;
@@ -93,13 +94,14 @@ static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
     if (seg->mode == SEG_ACTIVE && seg->table_index == t && !apply_segment(m, seg, size, image))
       return NULL;
   }
+  mc->sealed_funcs[t] = image;
   LLVMTypeRef entry_ty = LLVMStructTypeInContext(mc->ctx, (LLVMTypeRef[]){mc->t_ptr, mc->t_i32}, 2, false);
   LLVMValueRef *entries = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *entries);
   for (uint32_t i = 0; i < size; i++) {
     uint32_t f = image[i];
     LLVMValueRef fields[2] = {
         f ? mc->callees[f - 1] : LLVMConstNull(mc->t_ptr),
-        LLVMConstInt(mc->t_i32, f ? type_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false)};
+        LLVMConstInt(mc->t_i32, f ? low_sealed_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false)};
     entries[i] = LLVMConstStructInContext(mc->ctx, fields, 2, false);
   }
   LLVMValueRef init = LLVMConstArray2(entry_ty, entries, size);
@@ -116,6 +118,8 @@ static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
 void low_sealed_init(low_module_ctx *mc) {
   const wasm_module *m = mc->m;
   mc->sealed = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed);
+  mc->sealed_funcs = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed_funcs);
+  for (uint32_t t = 0; t < m->ntables; t++) mc->sealed_funcs[t] = NULL;
   bool *open = tw_arena_alloc(&mc->arena, m->ntables + 1);
   for (uint32_t t = 0; t < m->ntables; t++) open[t] = !closed_table(m, t);
   mark_written(m, open);
@@ -134,7 +138,7 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
                         LLVMConstInt(mc->t_i32, 1, false)};
   LLVMValueRef key_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
   LLVMValueRef key = LLVMBuildLoad2(f->b, mc->t_i32, key_at, "type_key");
-  LLVMValueRef want = LLVMConstInt(mc->t_i32, type_key(mc->m, type_index), false);
+  LLVMValueRef want = LLVMConstInt(mc->t_i32, low_sealed_key(mc->m, type_index), false);
   LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, key, want, "");
   /* Cold path: which of the spec's two traps, null first. */
   LLVMBasicBlockRef here = LLVMGetInsertBlock(f->b);

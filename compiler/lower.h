@@ -19,6 +19,8 @@ typedef struct {
   bool inherit_env;       /* for main(): the guest sees the host's environment */
   bool portable_cpu;      /* the default x86-64 target (SSE2 only): SIMD rounding
                            * is computed with adds, not libm calls per lane */
+  bool devirt;            /* call_indirect through sealed tables: small callees
+                           * as switch cases to inline (low_devirt.c; -O1 up) */
   LLVMValueRef *funcs_out; /* when set: [m->nfuncs] receives the LLVM function
                             * of each defined function, NULL for imports */
 } low_options;

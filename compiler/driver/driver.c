@@ -363,6 +363,7 @@ static drv_status build_begin(drv_build *b, const uint8_t *bytes, size_t size, c
   if (st != DRV_OK) return st;
   b->r.lo = (low_options){.bounds_mode = o->bounds_mode,
                           .portable_cpu = !o->cpu || !strcmp(o->cpu, "x86-64"),
+                          .devirt = o->opt_level >= 1,
                           .desc_symbol = o->desc_symbol ? o->desc_symbol : "twasm_module",
                           .module_name = o->module_name ? o->module_name
                                                         : stem_of(filename, b->stem, sizeof b->stem),

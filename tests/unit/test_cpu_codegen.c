@@ -188,6 +188,88 @@ START_TEST(open_tables_are_not_sealed) {
 }
 END_TEST
 
+/* ---- sealed tables as switches (low_devirt.c) --------------------------- */
+
+/* $mul and $add are small leaves of type $ii, $sum has a loop, $v another
+ * type; index 3 is null. */
+static const char devirt_wat[] =
+    "(module\n"
+    "  (type $ii (func (param i32) (result i32)))\n"
+    "  (type $v (func))\n"
+    "  (table 6 funcref)\n"
+    "  (elem (i32.const 0) $mul $add $sum)\n"
+    "  (elem (i32.const 4) $v $add)\n"
+    "  (func $mul (type $ii) (i32.mul (local.get 0) (i32.const 12347)))\n"
+    "  (func $add (type $ii) (i32.add (local.get 0) (i32.const 7777)))\n"
+    "  (func $sum (type $ii) (local i32)\n"
+    "    (loop $l (local.set 1 (i32.add (local.get 1) (local.get 0)))\n"
+    "      (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))\n"
+    "    (local.get 1))\n"
+    "  (func $v (type $v))\n"
+    "  (func (export \"call\") (param i32 i32) (result i32)\n"
+    "    (call_indirect (type $ii) (local.get 1) (local.get 0))))\n";
+
+/* Whether fn computes x op k for a constant k (an inlined body). */
+static bool has_const_op(LLVMValueRef fn, LLVMOpcode op, long long k) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != op) continue;
+      LLVMValueRef c = LLVMGetOperand(i, 1);
+      if (LLVMIsAConstantInt(c) && LLVMConstIntGetSExtValue(c) == k) return true;
+    }
+  return false;
+}
+
+START_TEST(sealed_switch_inlines_small_callees) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_switch_inlines_small_callees: wat2wasm missing\n");
+    return;
+  }
+  ir_module m = ir_of(devirt_wat);
+  LLVMValueRef call = func(&m, 4);
+  /* both small callees inlined into the caller's switch ... */
+  ck_assert_int_ge(count_insns(call, LLVMSwitch, NULL), 1);
+  ck_assert(has_const_op(call, LLVMMul, 12347));
+  ck_assert(has_const_op(call, LLVMAdd, 7777));
+  /* ... and the loop, the null entry and every other index through the
+   * checked indirect call as before */
+  ck_assert_int_eq(indirect_calls(call), 1);
+  ck_assert_int_eq(count_insns(call, LLVMLoad, "type_key"), 1);
+  ir_free(&m);
+  /* -O0: the plain sealed call */
+  m = ir_of_at(devirt_wat, 0);
+  ck_assert(!has_const_op(func(&m, 4), LLVMMul, 12347));
+  ck_assert_int_eq(indirect_calls(func(&m, 4)), 1);
+  ir_free(&m);
+}
+END_TEST
+
+/* More small callees of one type than a switch takes (16): the plain
+ * sealed call. */
+START_TEST(sealed_switch_has_a_limit) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_switch_has_a_limit: wat2wasm missing\n");
+    return;
+  }
+  char wat[8192];
+  size_t n = (size_t)snprintf(wat, sizeof wat, "(module (type $ii (func (param i32) (result i32)))\n"
+                                               "  (table 17 funcref) (elem (i32.const 0)");
+  for (int i = 0; i < 17; i++) n += (size_t)snprintf(wat + n, sizeof wat - n, " $f%d", i);
+  n += (size_t)snprintf(wat + n, sizeof wat - n, ")\n");
+  for (int i = 0; i < 17; i++)
+    n += (size_t)snprintf(wat + n, sizeof wat - n,
+                          "  (func $f%d (type $ii) (i32.add (local.get 0) (i32.const %d)))\n", i, 1000 + i);
+  snprintf(wat + n, sizeof wat - n,
+           "  (func (export \"call\") (param i32 i32) (result i32)\n"
+           "    (call_indirect (type $ii) (local.get 1) (local.get 0))))\n");
+  ir_module m = ir_of(wat);
+  LLVMValueRef call = func(&m, 17);
+  for (int i = 0; i < 17; i++) ck_assert(!has_const_op(call, LLVMAdd, 1000 + i));
+  ck_assert_int_eq(indirect_calls(call), 1);
+  ir_free(&m);
+}
+END_TEST
+
 /* ---- offload gate ------------------------------------------------------- */
 
 static bool is_gate_load(LLVMValueRef v) {
@@ -305,6 +387,40 @@ START_TEST(backtrace_of_guard_fault) {
     return;
   }
   check_backtrace("(i32.load (i32.const 70000))", "out of bounds memory access");
+}
+END_TEST
+
+/* A small callee inlined into a sealed table's switch still names itself
+ * in the trap message, and the checks of the switch's default come out
+ * in the spec's order. */
+START_TEST(trap_in_switch_case_names_callee) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped trap_in_switch_case_names_callee: wat2wasm missing\n");
+    return;
+  }
+  static const char fmt[] =
+      "(module (type $t (func (param i32) (result i32))) (table 3 funcref)\n"
+      "  (global $i (mut i32) (i32.const %d))\n"
+      "  (elem (i32.const 0) $leaf $other)\n"
+      "  (func $leaf (type $t) (i32.div_u (i32.const 1) (local.get 0)))\n"
+      "  (func $other (type $t) (i32.add (local.get 0) (i32.const 1)))\n"
+      "  (func $caller (export \"caller\") (param i32) (result i32)\n"
+      "    (call_indirect (type $t) (local.get 0) (global.get $i)))\n"
+      "  (func (export \"_start\") (drop (call $caller (i32.const 0)))))\n";
+  static const struct {
+    int index;
+    const char *message;
+  } cases[] = {
+      {0, "integer divide by zero in leaf"},
+      {2, "uninitialized element in caller"},
+      {3, "undefined element in caller"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char wat[2048], out[4096];
+    snprintf(wat, sizeof wat, fmt, cases[c].index);
+    ck_assert_int_eq(run_wat(wat, out, sizeof out), 134);
+    ck_assert_msg(strstr(out, cases[c].message), "index %d: got: %s", cases[c].index, out);
+  }
 }
 END_TEST
 
@@ -538,19 +654,19 @@ START_TEST(stack_checks_only_where_unbounded) {
                     "    (then (call $self (i32.sub (local.get 0) (i32.const 1)))) (else (i32.const 0))))\n"
                     "  (func $ping (type $t) (call $pong (local.get 0)))\n"        /* 4 */
                     "  (func $pong (type $t) (call $ping (local.get 0)))\n"        /* 5 */
-                    "  (func $ind (type $t) (call_indirect (type $t) (local.get 0) (i32.const 0)))\n" /* 6 */
+                    "  (func $ind (type $t) (call_indirect (type $t) (local.get 0) (local.get 0)))\n" /* 6 */
                     "  (func $imp (type $t) (call $host (local.get 0)))\n");       /* 7 */
   /* a chain 12 calls high: 8 .. 19, 19 a leaf */
   for (int i = 8; i < 19; i++)
     at += snprintf(wat + at, sizeof wat - (size_t)at,
                    "  (func (type $t) (i32.add (call %d (local.get 0)) (i32.const 1)))\n", i + 1);
   at += snprintf(wat + at, sizeof wat - (size_t)at, "  (func (type $t) (local.get 0))\n");
-  /* 20: indirect calls in a loop; 21: two in a row; one check each */
+  /* 20: indirect calls in a loop; 21: two checked calls in a row; one check each */
   at += snprintf(wat + at, sizeof wat - (size_t)at,
                  "  (func (type $t) (local i32) (loop $l\n"
                  "    (local.set 1 (i32.add (local.get 1) (call_indirect (type $t) (local.get 0) (local.get 1))))\n"
                  "    (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 1))\n"
-                 "  (func (type $t) (i32.add (call_indirect (type $t) (local.get 0) (local.get 0))\n"
+                 "  (func (type $t) (i32.add (call $ping (local.get 0))\n"
                  "    (call $self (local.get 0))))\n");
   snprintf(wat + at, sizeof wat - (size_t)at, "  (export \"all\" (func 2)) (export \"s\" (func 3)) (export \"p\" (func 4))\n"
            "  (export \"i\" (func 6)) (export \"x\" (func 7)) (export \"c\" (func 8)) (export \"c17\" (func 17))\n"
@@ -577,9 +693,12 @@ static Suite *cpu_codegen_suite(void) {
   tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, open_tables_are_not_sealed);
+  tcase_add_test(tc, sealed_switch_inlines_small_callees);
+  tcase_add_test(tc, sealed_switch_has_a_limit);
   tcase_add_test(tc, offload_call_sits_behind_gate);
   tcase_add_test(tc, backtrace_of_explicit_trap);
   tcase_add_test(tc, backtrace_of_guard_fault);
+  tcase_add_test(tc, trap_in_switch_case_names_callee);
   tcase_add_test(tc, recursion_exhausts_stack);
   tcase_add_test(tc, stack_checks_only_where_unbounded);
   tcase_add_test(tc, native_helpers_match_bytewise);
