@@ -266,7 +266,10 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   memset(p->node_hash, 0, sizeof p->node_hash);
   memset(p->memo_hash, 0, sizeof p->memo_hash);
   p->failed = false;
-  if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) return false;
+  if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
+    p->failed = false;
+    return rr_try_remainder(p);
+  }
   if (s->const_end ? !rr_prove_halves(p, s) || !uses_after_const(s)
                    : !rr_match_blocks(p, s) || !rr_counts_agree(p, s) || !rr_prove_halves(p, s) ||
                          !rr_prove_tail(p, s, jphi_of) || !rr_uses_confined(p, s))
