@@ -305,8 +305,10 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
   s->X = npreds(p, out) == 1 ? out : NULL;
   s->E = s->X ? trivial_target(s->X) : out;
   if (!s->E || npreds(p, s->E) != 2) return false;
-  s->P = pure_block_to(p, s->pre, s->L) ? s->pre : NULL;
-  s->H = s->P ? pred0(p, s->P) : s->pre;
+  /* P: a chain of pure blocks into L (wasm-opt leaves empty else arms) */
+  LLVMBasicBlockRef first = s->pre, to = s->L;
+  for (int n = 0; n < 8 && pure_block_to(p, first, to); n++) s->P = first, to = first, first = pred0(p, first);
+  s->H = s->P ? first : s->pre;
   LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
   if (!hb || !eb) return false;
@@ -556,13 +558,14 @@ static bool uses_confined(rr_pass *p, rm_shape *s) {
  * largest x both enter), and the counter starts at 0: then every bypassed
  * x has x & mask == 0, and H may enter the new loop for every x but those
  * with nothing to do (N == 0).  R then never runs and goes. */
-static bool bypass_joins(const rm_shape *s) {
+static bool bypass_joins(const rr_pass *p, const rm_shape *s) {
   LLVMValueRef hb = rr_cond_br(s->H);
   bool negated;
   LLVMValueRef c = rr_strip_bool(LLVMGetCondition(hb), &negated);
   if (!LLVMIsAICmpInst(c) || LLVMGetOperand(c, 0) != s->x || !LLVMIsAConstantInt(LLVMGetOperand(c, 1)) ||
       LLVMConstIntGetZExtValue(s->phis[s->counter].init) != 0 ||
-      (s->P && LLVMIsAInstruction(s->M) && LLVMGetInstructionParent(s->M) == s->P))
+      (LLVMIsAInstruction(s->M) &&
+       !ir_dominates(&p->dom, ir_cfg_index(&p->cfg, LLVMGetInstructionParent(s->M)), ir_cfg_index(&p->cfg, s->H))))
     return false;
   LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
   if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE) return false;
@@ -675,7 +678,7 @@ static void rewrite(rr_pass *p, rm_shape *s, rm_set *kept) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
   }
-  if (bypass_joins(s)) merge_bypass(p, s, end);
+  if (bypass_joins(p, s)) merge_bypass(p, s, end);
   /* E is now reached from H only: its phis are their values from H. */
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->E), next; i && LLVMIsAPHINode(i); i = next) {
     next = LLVMGetNextInstruction(i);

@@ -70,8 +70,11 @@ bool rr_match_blocks(rr_pass *p, rr_shape *s) {
   s->X = npreds(p, out) == 1 ? out : NULL;
   s->E = s->X ? trivial_target(s->X) : out;
   if (!s->E) return false;
-  s->P = pure_block(p, entry) && npreds(p, entry) == 1 ? entry : NULL;
-  s->H = s->P ? pred0(p, s->P) : entry;
+  /* P: pure blocks into L, a chain of them where wasm-opt left empty arms */
+  LLVMBasicBlockRef first = entry, to = s->L;
+  for (int n = 0; n < 8 && pure_block(p, first) && jump_target(first) == to && npreds(p, first) == 1; n++)
+    s->P = first, to = first, first = pred0(p, first);
+  s->H = s->P ? first : entry;
   LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
   if (!hb || !eb || npreds(p, s->E) != 2) return false;
