@@ -191,6 +191,7 @@ static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *j
     out = LLVMInsertBasicBlockInContext(p->ctx, s->E, "reroll.exit");
   }
   LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, out);
+  rr_copy_metadata(term, br);
   kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   LLVMPositionBuilderAtEnd(b, out);
@@ -250,7 +251,9 @@ static void rewrite_const(rr_pass *p, rr_shape *s, rr_set *kept) {
   build_nexts(p, s, kept);
   LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, s->phis[s->counter].f_val, s->end, "reroll.stay");
   kept->v[kept->n++] = stay;
-  kept->v[kept->n++] = LLVMBuildCondBr(b, stay, s->L, s->out);
+  LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, s->out);
+  rr_copy_metadata(term, br);
+  kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   for (int i = 0; i < s->nphis; i++)
     if (s->phis[i].next != s->phis[i].f_val)

@@ -387,36 +387,72 @@ static bool match_e_phis(rr_pass *p, rm_shape *s) {
   return !p->failed;
 }
 
-/* R: its down counter from x & (F - 1), and each other phi an L phi after
- * L; its accesses copy 0's at that state, its steps f's. */
+/* Whether expression id reads a value defined in bb. */
+static bool reads_block(const rr_pass *p, int id, LLVMBasicBlockRef bb, int depth) {
+  if (id < 0 || depth > 4 * RR_MAX_DEPTH) return true;
+  const rr_node *n = &p->nodes[id];
+  if (n->kind == RR_ATOM) return LLVMIsAInstruction(n->val) && LLVMGetInstructionParent(n->val) == bb;
+  for (int i = 0; i < n->nk; i++)
+    if (reads_block(p, n->k[i], bb, depth + 1)) return true;
+  for (int i = 0; i < n->nt; i++)
+    for (int j = 0; j < n->t[i].nf; j++)
+      if (reads_block(p, n->t[i].f[j], bb, depth + 1)) return true;
+  return false;
+}
+
+static void incoming(LLVMValueRef phi, LLVMBasicBlockRef loop, LLVMValueRef *init, LLVMValueRef *next) {
+  *init = *next = NULL;
+  for (unsigned k = 0; k < LLVMCountIncoming(phi) && k < 2; k++)
+    *(LLVMGetIncomingBlock(phi, k) == loop ? next : init) = LLVMGetIncomingValue(phi, k);
+}
+
+/* R: its down counter d from x & (F - 1), r = (x & (F - 1)) - d iterations
+ * done.  At R's r-th trip an IV of L holds its value after L plus r steps
+ * (sub), and each IV of R its init plus r steps (rsub); every other phi of
+ * R is one of L's after L.  R's accesses are then copy 0's, and its other
+ * phis step as f. */
 static bool prove_rest(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef rpre = s->RP ? s->RP : s->E;
-  rr_subst sub = {.n = 0};
+  rr_subst sub = {.n = 0}, rsub = {.n = 0};
+  LLVMValueRef init, next;
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->R); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
-    LLVMValueRef init = NULL, next = NULL;
-    if (LLVMCountIncoming(i) != 2) return false;
-    for (unsigned k = 0; k < 2; k++)
-      *(LLVMGetIncomingBlock(i, k) == s->R ? &next : &init) = LLVMGetIncomingValue(i, k);
-    if (!init || !next || LLVMGetIncomingBlock(i, LLVMGetIncomingBlock(i, 0) == s->R) != rpre) return false;
+    incoming(i, s->R, &init, &next);
+    if (LLVMCountIncoming(i) != 2 || !init || !next || LLVMGetIncomingBlock(i, LLVMGetIncomingBlock(i, 0) == s->R) != rpre)
+      return false;
     uint64_t low;
-    if (!s->down && rr_and_const(init, &low) == s->x && low == s->F - 1) {
-      LLVMTypeRef ty = LLVMTypeOf(i);
-      int d = rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull);
-      if (d == rr_poly_const(p, ty, rr_wmask(rr_width(ty)))) {
-        s->down = i;
-        continue;
-      }
+    LLVMTypeRef ty = LLVMTypeOf(i);
+    if (!s->down && rr_and_const(init, &low) == s->x && low == s->F - 1 &&
+        rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull) == rr_poly_const(p, ty, rr_wmask(rr_width(ty))))
+      s->down = i;
+  }
+  if (!s->down) return false;
+  LLVMTypeRef dty = LLVMTypeOf(s->down);
+  incoming(s->down, s->R, &init, &next);
+  int r = rr_poly_add(p, dty, rr_eval(p, init, 0), rr_atom(p, s->down), ~0ull);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->R); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
+    if (i == s->down) continue;
+    incoming(i, s->R, &init, &next);
+    LLVMTypeRef ty = LLVMTypeOf(i);
+    int step = ty == dty ? rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull) : -1;
+    if (step >= 0 && !reads_block(p, step, s->R, 0)) {
+      rr_subst_add(&rsub, rr_atom(p, i), rr_poly_add(p, ty, rr_eval(p, init, 0), rr_poly_mul(p, ty, step, r), 1));
+      continue;
     }
     int want = rr_eval(p, init, 0);
     rm_phi *f = NULL;
     for (int n = 0; n < s->nphis && !f; n++)
-      if (!s->phis[n].rphi && LLVMTypeOf(s->phis[n].phi) == LLVMTypeOf(i) && after_expr(p, s, &s->phis[n]) == want)
+      if (!s->phis[n].is_iv && !s->phis[n].rphi && LLVMTypeOf(s->phis[n].phi) == ty &&
+          after_expr(p, s, &s->phis[n]) == want)
         f = &s->phis[n];
     if (!f) return false;
     f->rphi = i;
     rr_subst_add(&sub, f->atom, rr_atom(p, i));
   }
-  if (!s->down) return false;
+  for (int n = 0; n < s->nphis; n++) {
+    const rm_phi *f = &s->phis[n];
+    int a = f->is_iv && LLVMTypeOf(f->phi) == dty ? after_expr(p, s, f) : -1;
+    if (a >= 0) rr_subst_add(&sub, f->atom, rr_poly_add(p, dty, a, rr_poly_mul(p, dty, f->step1, r), 1));
+  }
   /* R's exit: d's next value != 0 stays */
   LLVMValueRef br = rr_cond_br(s->R);
   bool negated;
@@ -436,6 +472,11 @@ static bool prove_rest(rr_pass *p, rm_shape *s) {
     if (LLVMGetUser(u) != s->down && LLVMGetUser(u) != c) return false;
   /* R's accesses: copy 0's in order (loads may pass loads) */
   if (!rr_collect_effects(p, s->R, s->reff, RR_MAX_EFFECTS, &s->nreff)) return false;
+  for (int j = 0; j < s->nreff; j++) {
+    s->reff[j].addr = rr_subst_apply(p, s->reff[j].addr, &rsub, 0);
+    if (s->reff[j].is_store) s->reff[j].value = rr_subst_apply(p, s->reff[j].value, &rsub, 0);
+    if (s->reff[j].addr < 0 || s->reff[j].value < 0) return false;
+  }
   int ncopy0 = s->neff / (int)s->F, at[RR_MAX_EFFECTS];
   if (s->nreff != ncopy0) return false;
   bool used[RR_MAX_EFFECTS] = {false};
@@ -460,10 +501,8 @@ static bool prove_rest(rr_pass *p, rm_shape *s) {
   for (int n = 0; n < s->nphis; n++) {
     const rm_phi *f = &s->phis[n];
     if (!f->rphi) continue;
-    LLVMValueRef next = NULL;
-    for (unsigned k = 0; k < 2; k++)
-      if (LLVMGetIncomingBlock(f->rphi, k) == s->R) next = LLVMGetIncomingValue(f->rphi, k);
-    if (rr_eval(p, next, 0) != rr_subst_apply(p, f->f, &sub, 0)) return false;
+    incoming(f->rphi, s->R, &init, &next);
+    if (rr_subst_apply(p, rr_eval(p, next, 0), &rsub, 0) != rr_subst_apply(p, f->f, &sub, 0)) return false;
   }
   return !p->failed;
 }
@@ -553,6 +592,12 @@ static bool uses_confined(rr_pass *p, rm_shape *s) {
   return true;
 }
 
+/* x is defined where H can compute the new end from it. */
+static bool x_before_h(const rr_pass *p, const rm_shape *s) {
+  return !LLVMIsAInstruction(s->x) ||
+         ir_dominates(&p->dom, ir_cfg_index(&p->cfg, LLVMGetInstructionParent(s->x)), ir_cfg_index(&p->cfg, s->H));
+}
+
 /* The bypass is taken for x <= b only, b < F (an unsigned compare of x
  * with a constant: its bypass set is a prefix [0, b] when x = F and the
  * largest x both enter), and the counter starts at 0: then every bypassed
@@ -564,8 +609,7 @@ static bool bypass_joins(const rr_pass *p, const rm_shape *s) {
   LLVMValueRef c = rr_strip_bool(LLVMGetCondition(hb), &negated);
   if (!LLVMIsAICmpInst(c) || LLVMGetOperand(c, 0) != s->x || !LLVMIsAConstantInt(LLVMGetOperand(c, 1)) ||
       LLVMConstIntGetZExtValue(s->phis[s->counter].init) != 0 ||
-      (LLVMIsAInstruction(s->M) &&
-       !ir_dominates(&p->dom, ir_cfg_index(&p->cfg, LLVMGetInstructionParent(s->M)), ir_cfg_index(&p->cfg, s->H))))
+      !x_before_h(p, s))
     return false;
   LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
   if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE) return false;
@@ -641,7 +685,8 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
 static void rewrite(rr_pass *p, rm_shape *s, rm_set *kept) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
-  LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(s->M));
+  if (x_before_h(p, s)) LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(s->H));
+  else LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(s->M));
   LLVMValueRef end = LLVMBuildAnd(b, s->x, LLVMConstInt(ty, s->mask | (s->F - 1), false), "reroll.end");
   LLVMValueRef term = LLVMGetBasicBlockTerminator(s->L);
   LLVMPositionBuilderBefore(b, term);
@@ -662,7 +707,9 @@ static void rewrite(rr_pass *p, rm_shape *s, rm_set *kept) {
   LLVMBasicBlockRef out = s->X;
   if (out) LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(out));
   else out = LLVMInsertBasicBlockInContext(p->ctx, s->E, "reroll.exit");
-  kept->v[kept->n++] = LLVMBuildCondBr(b, stay, s->L, out);
+  LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, out);
+  rr_copy_metadata(term, br);
+  kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   LLVMPositionBuilderAtEnd(b, out);
   LLVMBuildBr(b, s->J);

@@ -11,6 +11,8 @@
  * the same nests.  (Explicit mode is no reference here: its checks, made
  * while lowering, change inlining and keep some 2-D maps and batched
  * products from being recognised, as they did before the bounds pass.)
+ * A second test builds each program with plain -O2 and with -O2
+ * -fno-unroll-loops: both must offload as many nests of each kind.
  * Compile-only (no PTX is generated): runs without a GPU. */
 #include <check.h>
 #include <dirent.h>
@@ -28,22 +30,25 @@
 
 enum { MAX_PROGRAMS = 256, MAX_NESTS = 512 };
 
-/* How a corpus is built to Wasm (%1$s source, %2$s output). */
+/* How a corpus is built to Wasm (%1$s source, %2$s output, %3$s
+ * -fno-unroll-loops or nothing), and which of the two its Makefile uses. */
 typedef struct {
   const char *dir;
   const char *build;
+  const char *unroll; /* as built for the GPU tests */
 } corpus;
 
 #define WASI_CC "clang-19 --target=wasm32-wasi --sysroot=/usr"
 #define APP_BUILD                                                                             \
-  WASI_CC " -O2 -fno-unroll-loops -c %1$s -o %2$s.o && " WASI_CC " %2$s.o -o %2$s "           \
+  WASI_CC " -O2 %3$s -c %1$s -o %2$s.o && " WASI_CC " %2$s.o -o %2$s "                        \
           "-Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm"
+#define NO_UNROLL "-fno-unroll-loops"
 static const corpus corpora[] = {
-    {"tests/gpu/e2e", APP_BUILD},
-    {"tests/bench/gpu", APP_BUILD},
-    {"tests/unit/reroll", WASI_CC " -O2 %1$s -o %2$s"},
-    {"tests/gpu/detect", WASI_CC " -O2 -nostdlib -Wl,--no-entry -Wl,--export-all "
-                         "-Wl,--allow-undefined %1$s -o %2$s"},
+    {"tests/gpu/e2e", APP_BUILD, NO_UNROLL},
+    {"tests/bench/gpu", APP_BUILD, NO_UNROLL},
+    {"tests/unit/reroll", WASI_CC " -O2 %3$s %1$s -o %2$s", ""},
+    {"tests/gpu/detect", WASI_CC " -O2 %3$s -nostdlib -Wl,--no-entry -Wl,--export-all "
+                         "-Wl,--allow-undefined %1$s -o %2$s", ""},
 };
 
 typedef struct {
@@ -187,7 +192,7 @@ START_TEST(bounds_pass_keeps_offload) {
   char dir[] = "/tmp/offload-modes-XXXXXX", wasm[512], cmd[2048];
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(wasm, sizeof wasm, "%s/m.wasm", dir);
-  snprintf(cmd, sizeof cmd, p->from->build, p->path, wasm);
+  snprintf(cmd, sizeof cmd, p->from->build, p->path, wasm, p->from->unroll);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   /* the source's twasmc-flags line may ask for float reductions */
   snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
@@ -216,11 +221,57 @@ START_TEST(bounds_pass_keeps_offload) {
 }
 END_TEST
 
+static int by_what(const void *a, const void *b) {
+  return strcmp(((const nest_sig *)a)->what, ((const nest_sig *)b)->what);
+}
+
+/* clang's unroller (plain -O2: by 2, 4 or 8 with a remainder loop) must
+ * not change what is offloaded: the same kinds of nests as with
+ * -fno-unroll-loops, as many of each (their offsets differ). */
+START_TEST(unrolling_keeps_offload) {
+  const program *p = &programs[_i];
+  if (!have_clang()) {
+    printf("offload_modes: %s skipped: clang-19 missing\n", p->path);
+    return;
+  }
+  char dir[] = "/tmp/offload-unroll-XXXXXX", wasm[512], cmd[2048];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
+  bool reassociate = system(cmd) == 0;
+  drv_options o;
+  drv_options_default(&o);
+  o.stop_before_offload = true;
+  o.offload.fp_reassociate = reassociate;
+  static nest_set unrolled, plain;
+  nest_set *sets[2] = {&unrolled, &plain};
+  for (int v = 0; v < 2; v++) {
+    snprintf(wasm, sizeof wasm, "%s/m%d.wasm", dir, v);
+    snprintf(cmd, sizeof cmd, p->from->build, p->path, wasm, v ? NO_UNROLL : "");
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    offloadable(wasm, &o, reassociate, sets[v]);
+    qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
+  }
+  bool same = unrolled.n == plain.n;
+  for (int i = 0; same && i < plain.n; i++) same = !strcmp(unrolled.nests[i].what, plain.nests[i].what);
+  if (!same) {
+    fprintf(stderr, "offload_modes: %s\n", p->path);
+    print_set("-O2", &unrolled);
+    print_set("-O2 -fno-unroll-loops", &plain);
+  }
+  ck_assert_msg(same, "%s: -O2 offloads other nests than -O2 -fno-unroll-loops", p->path);
+  printf("offload_modes: %s: %d nest%s at -O2, as with -fno-unroll-loops\n", p->path, plain.n,
+         plain.n == 1 ? "" : "s");
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *offload_modes_suite(void) {
   Suite *s = suite_create("offload_modes");
   TCase *tc = tcase_create("corpora");
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, bounds_pass_keeps_offload, 0, nprograms);
+  tcase_add_loop_test(tc, unrolling_keeps_offload, 0, nprograms);
   suite_add_tcase(s, tc);
   return s;
 }
