@@ -94,7 +94,6 @@ static const pass_case pass_cases[] = {
     {"products", "isum", true},   /* remainder loop of pointer IVs */
     {"products", "matvec", true}, /* by 4 inside a loop, sum stored every iteration */
     {"products", "matmul", true}, /* the k loop of a product, sum kept in C */
-    {"products", "bmax", true},   /* unsigned count, byte loads */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
