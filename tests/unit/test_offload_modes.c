@@ -225,6 +225,21 @@ static int by_what(const void *a, const void *b) {
   return strcmp(((const nest_sig *)a)->what, ((const nest_sig *)b)->what);
 }
 
+/* Programs whose -O2 build still offloads other nests than with
+ * -fno-unroll-loops, each with why (issue 19).  Such a program must still
+ * differ: once it agrees, the test fails until it leaves the list. */
+static const struct {
+  const char *path, *why;
+} unroll_gaps[] = {
+    {NULL, NULL},
+};
+
+static const char *unroll_gap(const char *path) {
+  for (size_t i = 0; i < sizeof unroll_gaps / sizeof *unroll_gaps; i++)
+    if (unroll_gaps[i].path && !strcmp(unroll_gaps[i].path, path)) return unroll_gaps[i].why;
+  return NULL;
+}
+
 /* clang's unroller (plain -O2: by 2, 4 or 8 with a remainder loop) must
  * not change what is offloaded: the same kinds of nests as with
  * -fno-unroll-loops, as many of each (their offsets differ). */
@@ -253,10 +268,18 @@ START_TEST(unrolling_keeps_offload) {
   }
   bool same = unrolled.n == plain.n;
   for (int i = 0; same && i < plain.n; i++) same = !strcmp(unrolled.nests[i].what, plain.nests[i].what);
+  const char *gap = unroll_gap(p->path);
   if (!same) {
-    fprintf(stderr, "offload_modes: %s\n", p->path);
+    fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
     print_set("-O2", &unrolled);
     print_set("-O2 -fno-unroll-loops", &plain);
+  }
+  if (gap) {
+    ck_assert_msg(!same, "%s: now offloads as with -fno-unroll-loops: take it off unroll_gaps", p->path);
+    printf("offload_modes: %s: known gap at -O2: %s\n", p->path, gap);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    return;
   }
   ck_assert_msg(same, "%s: -O2 offloads other nests than -O2 -fno-unroll-loops", p->path);
   printf("offload_modes: %s: %d nest%s at -O2, as with -fno-unroll-loops\n", p->path, plain.n,
