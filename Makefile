@@ -288,6 +288,11 @@ GPU_APPS_LDFLAGS := -Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm
 GPU_E2E_BIN     := $(patsubst tests/gpu/e2e/%.c,$(B)/gpu/bin/%,$(wildcard tests/gpu/e2e/*.c))
 GPU_BENCH_BIN   := $(patsubst tests/bench/gpu/%.c,$(B)/gpu/bench/%,$(wildcard tests/bench/gpu/*.c))
 gpu_twasmc_flags = $$(sed -n 's|.*/\* twasmc-flags: \(.*[^ ]\) *\*/.*|\1|p' $(1))
+# `/* clang-flags: ... */` replaces GPU_APPS_CFLAGS for one source (programs
+# built the way users build, plain -O2 or -O3); `/* clang-link-flags: ... */`
+# adds to its link (-O2 there runs wasm-opt, where installed).
+gpu_clang_flags = $$(f=$$(sed -n 's|.*/\* clang-flags: \(.*[^ ]\) *\*/.*|\1|p' $(1)); echo "$${f:-$(GPU_APPS_CFLAGS)}")
+gpu_link_flags = $$(sed -n 's|.*/\* clang-link-flags: \(.*[^ ]\) *\*/.*|\1|p' $(1))
 
 # The tensor-core kernel harness (tests/gpu/wmma): its PTX is generated
 # here (LLVM), the GPU machine runs it next to cuBLAS (gpu.sh).
@@ -328,13 +333,16 @@ ptx-same: ptx-same-tools
 
 $(B)/gpu/obj/e2e/%.o: tests/gpu/e2e/%.c
 	@mkdir -p $(dir $@)
-	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
+	$(GPU_WASI_CC) $(call gpu_clang_flags,$<) -MMD -MP -c $< -o $@
 $(B)/gpu/obj/bench/%.o: tests/bench/gpu/%.c
 	@mkdir -p $(dir $@)
 	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
 $(B)/gpu/wasm/%.wasm: $(B)/gpu/obj/%.o
 	@mkdir -p $(dir $@)
 	$(GPU_WASI_CC) $< -o $@ $(GPU_APPS_LDFLAGS)
+$(B)/gpu/wasm/e2e/%.wasm: $(B)/gpu/obj/e2e/%.o tests/gpu/e2e/%.c
+	@mkdir -p $(dir $@)
+	$(GPU_WASI_CC) $(call gpu_link_flags,tests/gpu/e2e/$*.c) $< -o $@ $(GPU_APPS_LDFLAGS)
 $(B)/gpu/bin/%: $(B)/gpu/wasm/e2e/%.wasm tests/gpu/e2e/%.c $(TWASMC) $(LIBRT)
 	@mkdir -p $(dir $@) $(B)/gpu/report
 	$(TWASMC) $(call gpu_twasmc_flags,tests/gpu/e2e/$*.c) --offload-report $< -o $@ 2>$(B)/gpu/report/$*.txt \

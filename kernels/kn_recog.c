@@ -281,8 +281,21 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
   c->depth = 1;
   bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
   ok = ok && scan_nest(c) && build_chain(c, root);
-  if (ok && has_store(c))
-    ok = c->depth >= 3 || (c->depth == 2 && stores_outside_inner(c)) ? kr_matmul(c) : kr_map(c);
+  if (ok && has_store(c) && c->depth == 2 && !stores_outside_inner(c)) {
+    /* a map, or else a product with one row or column whose sum is kept
+     * in memory (y[j] += x[k] * A[k][j], y[i] += A[i][k] * x[k]) */
+    kr_ctx before = *c;
+    kn_recog_nest out_before = *o;
+    ok = kr_map(c);
+    if (!ok) {
+      const char *why = c->reason;
+      *c = before;
+      *o = out_before;
+      ok = kr_matmul(c);
+      if (!ok) c->reason = why;
+    }
+  } else if (ok && has_store(c))
+    ok = c->depth >= 2 ? kr_matmul(c) : kr_map(c);
   else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
   if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
   o->ok = ok;

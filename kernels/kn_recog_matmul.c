@@ -82,8 +82,11 @@ static int product_dim(const kr_ctx *c) { return c->depth - 3; }
 /* i, j, k at the product's loops (order: i, then the two given), b at dim 0
  * under a batch loop. */
 static mm_parts parts_at(const kr_ctx *c, int second_is_k) {
-  /* y[i] = sum over k of A[i][k] * x[k]: a product with one column */
-  if (c->depth == 2) return (mm_parts){.db = -2, .di = 0, .dk = 1, .dj = NO_DIM};
+  /* y[i] = sum over k of A[i][k] * x[k]: a product with one column;
+   * y[j] += x[k] * A[k][j] in k, j order: one with one row */
+  if (c->depth == 2)
+    return second_is_k ? (mm_parts){.db = -2, .di = NO_DIM, .dk = 0, .dj = 1}
+                       : (mm_parts){.db = -2, .di = 0, .dk = 1, .dj = NO_DIM};
   int p = product_dim(c);
   return second_is_k ? (mm_parts){.db = p ? 0 : -2, .di = p, .dk = p + 1, .dj = p + 2}
                      : (mm_parts){.db = p ? 0 : -2, .di = p, .dj = p + 1, .dk = p + 2};
@@ -189,7 +192,8 @@ static bool batches_collide(const kn_matmul *mm) {
 static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   kn_matmul *mm = &c->out->desc.matmul;
   kn_size n = m->dj == NO_DIM ? (kn_size){false, 1} : c->trips[m->dj];
-  *mm = (kn_matmul){.m = c->trips[m->di], .n = n, .k = c->trips[m->dk], .type = m->type,
+  kn_size rows = m->di == NO_DIM ? (kn_size){false, 1} : c->trips[m->di];
+  *mm = (kn_matmul){.m = rows, .n = n, .k = c->trips[m->dk], .type = m->type,
                     .a_signed = m->a_signed, .b_signed = m->b_signed, .accumulate = accumulate, .align = 1};
   if (m->db >= 0) {
     mm->batched = true;
@@ -299,8 +303,61 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   return true;
 }
 
-/* ijk: the k loop sums products into a phi; the j loop stores it. */
-static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
+/* A sum kept in memory (no `restrict`: clang cannot keep C[i][j] in a
+ * register across the loads of A and B, so it stores the running sum on
+ * every k iteration, after `C[i][j] = 0` or `= bias[j]` before the loop,
+ * if any).  With C overlapping neither A nor B (the runtime's pre-launch
+ * check, check_overlap) no load sees those stores, and memory ends as the
+ * product with the sum stored once leaves it: the last stored sum, or for
+ * K = 0 the value stored before the loop (the sum's start), or C untouched
+ * when the sum starts from C itself. */
+typedef struct {
+  LLVMValueRef in_loop;    /* the store of the running sum */
+  LLVMValueRef before;     /* the store before the k loop, or NULL */
+} mem_sum;
+
+static bool zero_bits(LLVMValueRef v) {
+  return (LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0) || (LLVMIsAConstantFP(v) && LLVMIsNull(v));
+}
+
+/* Whether stores (n of them) are that shape: one store in the k loop at an
+ * address that does not move with k, and at most one more in the loop
+ * around it, before the k loop. */
+static bool find_mem_sum(kr_ctx *c, LLVMValueRef *stores, int n, mem_sum *ms) {
+  const ir_loop *kl = c->chain[c->depth - 1], *jl = c->chain[c->depth - 2];
+  memset(ms, 0, sizeof *ms);
+  if (n < 1 || n > 2) return false;
+  for (int i = 0; i < n; i++) {
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[i]);
+    if (ir_loop_contains_block(kl, bb, c->cfg)) {
+      if (ms->in_loop) return false;
+      ms->in_loop = stores[i];
+    } else if (ir_loop_contains_block(jl, bb, c->cfg) &&
+               ir_dominates(c->dom, ir_cfg_index(c->cfg, bb), kl->header)) {
+      ms->before = stores[i];
+    }
+  }
+  if (!ms->in_loop || (n == 2 && !ms->before)) return false;
+  kr_affine a = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
+  return a.ok && !moves_with(&a, c->depth - 1);
+}
+
+/* The value C's element holds before the k loop is the sum's start init
+ * (C's own, stored there, or zero bits of the element's size). */
+static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LLVMValueRef init, unsigned esize) {
+  if (!ms->before) {
+    kr_affine o = init && LLVMIsALoadInst(init) ? kr_address(c, LLVMGetOperand(init, 0)) : (kr_affine){0};
+    return o.ok && same_affine(&o, cel);
+  }
+  kr_affine b = kr_address(c, LLVMGetOperand(ms->before, 1));
+  LLVMValueRef v = LLVMGetOperand(ms->before, 0);
+  if (!b.ok || !same_affine(&b, cel) || LLVMABISizeOfType(c->td, LLVMTypeOf(v)) != esize) return false;
+  return v == init || (init && zero_bits(v) && zero_bits(init));
+}
+
+/* ijk: the k loop sums products into a phi; the j loop stores it (or the k
+ * loop, the sum kept in memory: ms). */
+static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
   int nterms, copy_of[MAX_COPIES];
   if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
@@ -321,12 +378,14 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store) {
     if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
-  if (v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
+  if (ms ? v != latch || nterms != 1 : v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
     return kr_fail(c, "stores something other than the sum");
   c->copy = 0;
   c->copies = 1;
   m0.c = kr_address(c, LLVMGetOperand(store, 1));
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
+  if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
+    return kr_fail(c, "a sum kept in memory starts from an unknown value");
   bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
                        (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
   bool accumulate = false;
@@ -356,6 +415,8 @@ bool kr_matmul(kr_ctx *c) {
       stores[n++] = i;
     }
   if (n == 0) return kr_fail(c, "no store");
+  mem_sum ms;
+  if (find_mem_sum(c, stores, n, &ms)) return matmul_ijk(c, ms.in_loop, &ms);
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
   if (ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg)) {
     int64_t keys[MAX_COPIES];
@@ -373,5 +434,5 @@ bool kr_matmul(kr_ctx *c) {
   }
   if (n != 1) return kr_fail(c, "stores to more than one array");
   if (!ir_loop_contains_block(c->chain[c->depth - 2], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
-  return matmul_ijk(c, stores[0]);
+  return matmul_ijk(c, stores[0], NULL);
 }

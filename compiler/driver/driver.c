@@ -150,8 +150,12 @@ static bool hold(drv_run *r) {
 /* (PipelineTuningOptions do not reach default<O2> through LLVM 19's
  * LLVMRunPasses: the vectorisers ran regardless, hence the hold.) */
 static bool optimise(drv_run *r) {
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", clamp_level(r->o->opt_level));
+  char passes[64];
+  /* with offload: every loop again with a preheader and dedicated exits
+   * (simplifycfg folds them), so that a reduction's result reaches its
+   * uses through an exit the versioning can merge the kernel's into */
+  snprintf(passes, sizeof passes, "default<O%d>%s", clamp_level(r->o->opt_level),
+           r->o->offload.enabled && r->o->opt_level >= 2 ? ",function(loop-simplify)" : "");
   snprintf(r->detail, sizeof r->detail, "%s", passes);
   return run_passes(r->mod, r->tm, passes, r->d);
 }

@@ -191,6 +191,7 @@ static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *j
     out = LLVMInsertBasicBlockInContext(p->ctx, s->E, "reroll.exit");
   }
   LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, out);
+  rr_copy_metadata(term, br);
   kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   LLVMPositionBuilderAtEnd(b, out);
@@ -250,7 +251,9 @@ static void rewrite_const(rr_pass *p, rr_shape *s, rr_set *kept) {
   build_nexts(p, s, kept);
   LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, s->phis[s->counter].f_val, s->end, "reroll.stay");
   kept->v[kept->n++] = stay;
-  kept->v[kept->n++] = LLVMBuildCondBr(b, stay, s->L, s->out);
+  LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, s->out);
+  rr_copy_metadata(term, br);
+  kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   for (int i = 0; i < s->nphis; i++)
     if (s->phis[i].next != s->phis[i].f_val)
@@ -266,7 +269,10 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   memset(p->node_hash, 0, sizeof p->node_hash);
   memset(p->memo_hash, 0, sizeof p->memo_hash);
   p->failed = false;
-  if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) return false;
+  if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
+    p->failed = false;
+    return rr_try_remainder(p);
+  }
   if (s->const_end ? !rr_prove_halves(p, s) || !uses_after_const(s)
                    : !rr_match_blocks(p, s) || !rr_counts_agree(p, s) || !rr_prove_halves(p, s) ||
                          !rr_prove_tail(p, s, jphi_of) || !rr_uses_confined(p, s))

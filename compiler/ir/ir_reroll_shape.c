@@ -70,8 +70,11 @@ bool rr_match_blocks(rr_pass *p, rr_shape *s) {
   s->X = npreds(p, out) == 1 ? out : NULL;
   s->E = s->X ? trivial_target(s->X) : out;
   if (!s->E) return false;
-  s->P = pure_block(p, entry) && npreds(p, entry) == 1 ? entry : NULL;
-  s->H = s->P ? pred0(p, s->P) : entry;
+  /* P: pure blocks into L, a chain of them where wasm-opt left empty arms */
+  LLVMBasicBlockRef first = entry, to = s->L;
+  for (int n = 0; n < 8 && pure_block(p, first) && jump_target(first) == to && npreds(p, first) == 1; n++)
+    s->P = first, to = first, first = pred0(p, first);
+  s->H = s->P ? first : entry;
   LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
   if (!hb || !eb || npreds(p, s->E) != 2) return false;
@@ -235,7 +238,7 @@ bool rr_match_exit(rr_pass *p, rr_shape *s) {
  * old loop's 2^32 iterations, then Q) never reaches L: it takes the bypass
  * or contradicts a branch on the way to H. */
 bool rr_counts_agree(rr_pass *p, const rr_shape *s) {
-  LLVMValueRef eb = rr_cond_br(s->E), hb = rr_cond_br(s->H);
+  LLVMValueRef eb = rr_cond_br(s->E);
   bool negated;
   LLVMValueRef c = rr_strip_bool(LLVMGetCondition(eb), &negated);
   uint64_t one;
@@ -250,22 +253,36 @@ bool rr_counts_agree(rr_pass *p, const rr_shape *s) {
   uint64_t free_bits = ~(s->mask | 1) & rr_wmask(w);
   if (start & ~s->mask & rr_wmask(w)) return true; /* M never equals start */
   if (__builtin_popcountll(free_bits) > 4) return false;
-  int e_side = s->e_side;
   for (uint64_t sub = free_bits;; sub = (sub - 1) & free_bits) {
-    uint64_t xv = start | 1 | sub;
-    bool unreachable = rr_branch_at(hb, s->x, xv) == e_side;
-    /* branches that dominate H: S's only way in is from its idom D */
-    for (int b = bb_index(p, s->H); !unreachable && b != 0; b = p->dom.idom[b]) {
-      int d = p->dom.idom[b];
-      LLVMValueRef br = rr_cond_br(p->cfg.blocks[d].bb);
-      if (p->cfg.blocks[b].npreds != 1 || !br ||
-          LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1))
-        continue;
-      int taken = rr_branch_at(br, s->x, xv);
-      unreachable = taken >= 0 && LLVMGetSuccessor(br, (unsigned)taken) != p->cfg.blocks[b].bb;
-    }
-    if (!unreachable) return false;
+    if (!rr_never_enters(p, s->H, s->e_side, s->x, start | 1 | sub)) return false;
     if (!sub) break;
   }
   return true;
+}
+
+/* At x == xv, H takes its branch to E (side e_side), or H is not reached:
+ * a branch dominating it goes elsewhere (H's only way in is from its
+ * idom D). */
+bool rr_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValueRef x, uint64_t xv) {
+  if (rr_branch_at(rr_cond_br(H), x, xv) == e_side) return true;
+  for (int b = bb_index(p, H); b != 0; b = p->dom.idom[b]) {
+    int d = p->dom.idom[b];
+    LLVMValueRef br = rr_cond_br(p->cfg.blocks[d].bb);
+    if (p->cfg.blocks[b].npreds != 1 || !br || LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) continue;
+    int taken = rr_branch_at(br, x, xv);
+    if (taken >= 0 && LLVMGetSuccessor(br, (unsigned)taken) != p->cfg.blocks[b].bb) return true;
+  }
+  return false;
+}
+
+/* A rewritten loop's new back branch keeps the old one's metadata (the
+ * Wasm loop offset the offload report names a nest by, llvm.loop). */
+void rr_copy_metadata(LLVMValueRef from, LLVMValueRef to) {
+  size_t n;
+  LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &n);
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(to));
+  for (unsigned i = 0; i < n; i++)
+    LLVMSetMetadata(to, LLVMValueMetadataEntriesGetKind(md, i),
+                    LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, i)));
+  if (md) LLVMDisposeValueMetadataEntries(md);
 }

@@ -559,6 +559,51 @@ END_TEST
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
+/* Sums kept in memory, at plain -O2 (k loops unrolled by clang) and with
+ * -fno-unroll-loops: products (n, m, k and start as the source says),
+ * their overlap with C left to the runtime's check. */
+typedef struct {
+  const char *func;
+  bool one_row, one_col; /* m = 1 (vector-matrix), n = 1 (matrix-vector) */
+  bool accumulate, has_start;
+} mem_sum_case;
+
+static const mem_sum_case mem_sum_cases[] = {
+    {"matmul_zeroed", false, false, false, false},
+    {"matvec_acc", false, true, true, false},
+    {"matvec_t_bias", false, true, true, true},
+    {"vecmat", true, false, true, false},
+};
+
+START_TEST(sums_in_memory) {
+  const mem_sum_case *c = &mem_sum_cases[_i % 4];
+  fixture f;
+  recognise_with(&f, "sums_in_memory.c", c->func, false, _i < 4 ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *nest = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &nest->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F32);
+  ck_assert_msg(nest->check_overlap, "%s: C must be checked against A and B", c->func);
+  ck_assert_int_eq(!mm->m.is_param && mm->m.value == 1, c->one_row);
+  ck_assert_int_eq(!mm->n.is_param && mm->n.value == 1, c->one_col);
+  ck_assert(mm->k.is_param);
+  ck_assert_int_eq(mm->accumulate, c->accumulate);
+  ck_assert_int_eq(mm->has_start, c->has_start);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_sums_in_memory) {
+  const char *funcs[] = {"neg_scaled_after", "neg_prefix"};
+  fixture f;
+  recognise(&f, "sums_in_memory.c", funcs[_i], false);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "%s: taken as a product", funcs[_i]);
+  release(&f);
+}
+END_TEST
+
 static Suite *recog_suite(void) {
   Suite *s = suite_create("recog");
   TCase *tc = tcase_create("detect");
@@ -588,6 +633,8 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
   tcase_add_test(tc, matvec_as_matmul);
+  tcase_add_loop_test(tc, sums_in_memory, 0, 8);
+  tcase_add_loop_test(tc, neg_sums_in_memory, 0, 2);
   tcase_add_test(tc, matmul_bias_start);
   tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);

@@ -1,5 +1,5 @@
 /* test_reroll.c: Check suite "reroll": C loops compiled with clang -O2
- * (unrolled by two), re-rolled by ir_reroll_loops where it proves the
+ * (unrolled by two, or by 4 or 8 with a remainder loop), re-rolled by ir_reroll_loops where it proves the
  * rewrite exact, left alone elsewhere; programs print the same with the
  * re-roll on and off. */
 #include <check.h>
@@ -90,6 +90,10 @@ static const pass_case pass_cases[] = {
     {"sums", "isum2", true},     /* i32 sum */
     {"mixed", "f2", true},       /* unsigned count: bypass n == 1 with no n > 0 guard */
     {"mixed", "f6", true},       /* stride two */
+    {"products", "dot", true},    /* by 4 with a remainder loop, f32 sum in order */
+    {"products", "isum", true},   /* remainder loop of pointer IVs */
+    {"products", "matvec", true}, /* by 4 inside a loop, sum stored every iteration */
+    {"products", "matmul", true}, /* the k loop of a product, sum kept in C */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -169,7 +173,7 @@ typedef struct {
 static const program_case program_cases[] = {
     {"maps", false}, {"maps", true},   {"sums", false}, {"sums", true},
     {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
-    {"mixed", false},  {"mixed", true},
+    {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
