@@ -232,14 +232,19 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   rt_memory *mem = (rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
   if (mode == CU_MODE_AUTO && !cu_started()) {
-    char why[200];
-    rt_start s = rt_start_decide(rt_offload_ops(k, params), why, sizeof why);
+    char buf[200];
+    const char *why;
+    rt_start s = rt_start_decide(rt_offload_ops(k, params), &why, buf, sizeof buf);
     if (s == RT_START_NEVER && !cu_tracing()) return close_gate();
     if (s != RT_START_NOW) return on_cpu(k, why);
   }
   /* Without a GPU, return at once; a trace computes the plan first, as its
    * refusals say most about the nest, GPU or not. */
   if (!cu_tracing() && !cu_available()) return close_gate();
+  /* In auto mode a nest too small for a launch costs no plan. */
+  if (!cu_tracing() && mode == CU_MODE_AUTO &&
+      !twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us()))
+    return 0;
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);

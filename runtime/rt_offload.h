@@ -46,10 +46,11 @@ double rt_offload_ops(const twasm_kernel_abi *k, const int64_t *params);
 
 /* When the GPU starts in auto mode (rt_start.c): asked before a launch
  * while the driver has not started, with the launch's operations.  LATER:
- * the nest runs on the CPU (why, in buf, says so); NOW: start the driver
- * and launch if the rest agrees; NEVER: no driver can start here. */
+ * the nest runs on the CPU (*why says why, maybe in buf); NOW: start the
+ * driver and launch if the rest agrees; NEVER: no driver can start here.
+ * A nest too small for any launch costs a few nanoseconds. */
 typedef enum { RT_START_LATER, RT_START_NOW, RT_START_NEVER } rt_start;
-rt_start rt_start_decide(double ops, char *buf, size_t cap);
+rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap);
 
 /* Inflates the module's PTX store once (rt_ptx.c); later calls return at
  * once.  False, with why (cap bytes) set, when it cannot be inflated. */

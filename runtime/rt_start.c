@@ -39,26 +39,31 @@ static void rt_start_read_env(void) {
                              RT_START_DEFAULT_MS);
 }
 
-rt_start rt_start_decide(double ops, char *buf, size_t cap) {
+rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap) {
   pthread_once(&rt_start_once, rt_start_read_env);
-  bool worth = twasm_cost_worth_it(ops, RT_START_LAUNCH_US);
-  pthread_mutex_lock(&rt_start_lock);
-  rt_start_calls++;
-  if (worth) rt_start_pending_us += ops * TWASM_COST_CPU_NS_PER_OP / 1000;
-  double pending = rt_start_pending_us;
-  bool probe = worth || rt_start_calls >= RT_START_PROBE_CALLS;
-  pthread_mutex_unlock(&rt_start_lock);
-  if (probe && !cu_driver_present()) {
-    snprintf(buf, cap, "no CUDA driver here");
-    return RT_START_NEVER;
-  }
-  if (!worth) {
-    snprintf(buf, cap, "cost model: too little work for a launch");
+  /* Nests too small for a launch, the common case of a hot loop, take no
+   * lock: a count, and a look for the driver once. */
+  if (!twasm_cost_worth_it(ops, RT_START_LAUNCH_US)) {
+    if (__atomic_add_fetch(&rt_start_calls, 1, __ATOMIC_RELAXED) >= RT_START_PROBE_CALLS &&
+        !cu_driver_present()) {
+      *why = "no CUDA driver here";
+      return RT_START_NEVER;
+    }
+    *why = "cost model: too little work for a launch";
     return RT_START_LATER;
   }
+  if (!cu_driver_present()) {
+    *why = "no CUDA driver here";
+    return RT_START_NEVER;
+  }
+  pthread_mutex_lock(&rt_start_lock);
+  rt_start_pending_us += ops * TWASM_COST_CPU_NS_PER_OP / 1000;
+  double pending = rt_start_pending_us;
+  pthread_mutex_unlock(&rt_start_lock);
   if (pending < rt_start_price_us) {
     snprintf(buf, cap, "the GPU is not started: %.1f ms of work would have run on it so far, "
              "starting it costs %.0f ms", pending / 1000, rt_start_price_us / 1000);
+    *why = buf;
     return RT_START_LATER;
   }
   cu_trace("gpu: starting the driver: %.1f ms of work would have run on it so far", pending / 1000);
