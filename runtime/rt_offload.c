@@ -48,6 +48,29 @@ static uint32_t close_gate(void) {
   return 0;
 }
 
+/* Auto mode without a trace: the launch cost each nest's work is weighed
+ * against first (RT_START_LAUNCH_US until the driver has started and a
+ * launch was timed), so that a nest too small for any launch costs a few
+ * nanoseconds: no lock, no plan, no pthread_once.  0: no such shortcut
+ * (not yet known, a trace, TWASM_DEVICE=gpu). */
+static double rt_quick_launch_us;
+static uint32_t rt_quick_calls;
+/* After this many of them the driver library is looked for, so that a
+ * machine without one closes the gate. */
+#define RT_QUICK_PROBE_CALLS 4096u
+
+static void set_quick(double launch_us) {
+  __atomic_store(&rt_quick_launch_us, &launch_us, __ATOMIC_RELAXED);
+}
+
+static uint32_t quick_cpu(void) {
+  /* A count, not a lock: a lost increment only delays the look. */
+  uint32_t n = __atomic_load_n(&rt_quick_calls, __ATOMIC_RELAXED) + 1;
+  __atomic_store_n(&rt_quick_calls, n, __ATOMIC_RELAXED);
+  if (n == RT_QUICK_PROBE_CALLS && !cu_started() && !cu_driver_present()) return close_gate();
+  return 0;
+}
+
 /* The compiler's plan for a PTX module (TWASM_PATH_*), for the trace. */
 static const char *path_name(uint32_t path) {
   static const char *const names[] = {
@@ -220,6 +243,9 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   const twasm_module_abi *mod = vm->module;
   if (!mod || kernel >= mod->nkernels) return 0;
   const twasm_kernel_abi *k = &mod->kernels[kernel];
+  double quick;
+  __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
+  if (quick > 0 && !twasm_cost_worth_it(rt_offload_ops(k, params), quick)) return quick_cpu();
   if (cu_tracing()) {
     char line[600];
     int at = 0;
@@ -232,6 +258,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   rt_memory *mem = (rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
   if (mode == CU_MODE_AUTO && !cu_started()) {
+    if (!cu_tracing()) set_quick(RT_START_LAUNCH_US);
     char buf[200];
     const char *why;
     rt_start s = rt_start_decide(rt_offload_ops(k, params), &why, buf, sizeof buf);
@@ -241,10 +268,10 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   /* Without a GPU, return at once; a trace computes the plan first, as its
    * refusals say most about the nest, GPU or not. */
   if (!cu_tracing() && !cu_available()) return close_gate();
-  /* In auto mode a nest too small for a launch costs no plan. */
-  if (!cu_tracing() && mode == CU_MODE_AUTO &&
-      !twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us()))
-    return 0;
+  if (!cu_tracing() && mode == CU_MODE_AUTO && isfinite(cu_launch_cost_us())) {
+    set_quick(cu_launch_cost_us());
+    if (!twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us())) return 0;
+  }
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);

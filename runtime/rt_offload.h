@@ -47,8 +47,11 @@ double rt_offload_ops(const twasm_kernel_abi *k, const int64_t *params);
 /* When the GPU starts in auto mode (rt_start.c): asked before a launch
  * while the driver has not started, with the launch's operations.  LATER:
  * the nest runs on the CPU (*why says why, maybe in buf); NOW: start the
- * driver and launch if the rest agrees; NEVER: no driver can start here.
- * A nest too small for any launch costs a few nanoseconds. */
+ * driver and launch if the rest agrees; NEVER: no driver can start here
+ * (the library was looked for: at the first nest worth a launch). */
+/* An empty launch plus synchronise on the H100 (DESIGN.md), for the cost
+ * model before a launch could be timed. */
+#define RT_START_LAUNCH_US 8.8
 typedef enum { RT_START_LATER, RT_START_NOW, RT_START_NEVER } rt_start;
 rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap);
 

@@ -15,19 +15,12 @@
 #include "cu.h"
 #include "rt_offload.h"
 
-/* An empty launch plus synchronise on the H100 (DESIGN.md), for the cost
- * model before any launch could be timed. */
-#define RT_START_LAUNCH_US 8.8
 #define RT_START_DEFAULT_MS 275.0
-/* The driver library is looked for at the first nest worth a launch, or
- * after this many calls: then a machine without one closes the gate. */
-#define RT_START_PROBE_CALLS 4096u
 
 static pthread_mutex_t rt_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t rt_start_once = PTHREAD_ONCE_INIT;
 static double rt_start_price_us;
 static double rt_start_pending_us; /* CPU work of nests that would have launched */
-static uint64_t rt_start_calls;
 
 static void rt_start_read_env(void) {
   rt_start_price_us = RT_START_DEFAULT_MS * 1000;
@@ -41,14 +34,7 @@ static void rt_start_read_env(void) {
 
 rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap) {
   pthread_once(&rt_start_once, rt_start_read_env);
-  /* Nests too small for a launch, the common case of a hot loop, take no
-   * lock: a count, and a look for the driver once. */
   if (!twasm_cost_worth_it(ops, RT_START_LAUNCH_US)) {
-    if (__atomic_add_fetch(&rt_start_calls, 1, __ATOMIC_RELAXED) >= RT_START_PROBE_CALLS &&
-        !cu_driver_present()) {
-      *why = "no CUDA driver here";
-      return RT_START_NEVER;
-    }
     *why = "cost model: too little work for a launch";
     return RT_START_LATER;
   }
