@@ -208,7 +208,8 @@ examples-check: $(EXAMPLES)
 bench: $(TWASMC) $(LIBRT) gpu-bench-apps
 	TWASMC=$(TWASMC) bash tests/bench/cpu.sh
 	@if command -v nvidia-smi >/dev/null 2>&1; then bash tests/bench/gpu.sh $(B)/gpu/bench; \
-	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench on a GPU machine)"; fi
+	  bash tests/bench/start.sh $(B)/gpu/start; \
+	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench and tests/bench/start.sh $(B)/gpu/start on a GPU machine)"; fi
 
 # ---- install ----------------------------------------------------------------
 # LIBDIR may lie anywhere (lib64, lib/x86_64-linux-gnu): the installed
@@ -299,9 +300,25 @@ gpu_link_flags = $$(sed -n 's|.*/\* clang-link-flags: \(.*[^ ]\) *\*/.*|\1|p' $(
 GPU_TC_DIR      := $(B)/gpu/bench/tc
 GPU_TC_BIN      := $(GPU_TC_DIR)/wmma_mm $(GPU_TC_DIR)/ptx/.stamp
 
-.PHONY: gpu-apps gpu-bench-apps gpu-e2e
+.PHONY: gpu-apps gpu-bench-apps gpu-e2e gpu-start-apps
 gpu-apps: $(GPU_E2E_BIN)
-gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN)
+gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN) gpu-start-apps
+
+# Start-up cost of programs that never launch (tests/bench/start.sh): each
+# built with and without offload.
+GPU_START_BIN   := $(foreach p,startup hello,$(B)/gpu/start/$(p) $(B)/gpu/start/$(p).no-offload)
+gpu-start-apps: $(GPU_START_BIN)
+$(B)/gpu/obj/start/startup.o: tests/bench/start/startup.c
+$(B)/gpu/obj/start/hello.o: examples/hello.c
+$(B)/gpu/obj/start/%.o:
+	@mkdir -p $(dir $@)
+	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/gpu/start/%.no-offload: $(B)/gpu/wasm/start/%.wasm $(TWASMC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(TWASMC) --no-offload $< -o $@
+$(B)/gpu/start/%: $(B)/gpu/wasm/start/%.wasm $(TWASMC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(TWASMC) $< -o $@
 
 $(GPU_TC_DIR)/wmma_gen: tests/gpu/wmma/wmma_gen.c $(LIBC)
 	@mkdir -p $(dir $@)

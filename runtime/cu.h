@@ -42,14 +42,29 @@ typedef struct cu_device_info {
   int cc;                    /* compute capability as 10*major+minor: 90 */
   int driver_version;        /* as cuDriverGetVersion: 13000 */
   bool concurrent_managed;   /* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS */
+  bool pageable_access;      /* CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: the device
+                                reads and writes any host memory coherently (HMM) */
+  bool host_register;        /* cuMemHostRegister works and the device then uses the
+                                host's addresses (HOST_REGISTER_SUPPORTED and
+                                CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM) */
   uint64_t total_bytes;
   uint64_t free_bytes;       /* at initialisation */
   uint64_t mem_cap;          /* TWASM_GPU_MEM_CAP, 0 when unset */
 } cu_device_info;
 
 /* Initialises the layer once per process (thread-safe) and says whether
- * the GPU may be used now; false forever after a sticky error. */
+ * the GPU may be used now; false forever after a sticky error.  The first
+ * call pays the driver's start (cuInit and the primary context: about
+ * 275 ms on the H100); callers that must not wait ask cu_started first. */
 bool cu_available(void);
+/* Whether initialisation has finished, either way; never starts or waits
+ * for it.  Once true, cu_available() returns at once. */
+bool cu_started(void);
+/* cu_started() and cu_available(): the GPU is up now, without waiting. */
+bool cu_ready(void);
+/* Whether the driver library can be opened at all (dlopen, no cuInit;
+ * once per process); false under TWASM_DEVICE=cpu. */
+bool cu_driver_present(void);
 /* Why cu_available() is false ("libcuda.so.1 not found", "TWASM_DEVICE=cpu",
  * "disabled after CUDA_ERROR_ILLEGAL_ADDRESS ..."); "" while available. */
 const char *cu_unavailable_reason(void);
@@ -80,8 +95,24 @@ bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err);
  * launch is checked against may lie in it). */
 bool cu_alloc_device(uint64_t size, void **out, cu_error *err);
 void cu_free_device(void *ptr, uint64_t size);
-/* Whether [ptr, ptr+len) lies inside one live managed allocation. */
-bool cu_in_managed(const void *ptr, uint64_t len);
+/* Host memory made reachable by kernels, for linear memory reserved
+ * before the driver started (its base never moves).  [base, base+reserve)
+ * is the reservation, of which `admitted` bytes may ever be used; open the
+ * part in use now.  Where the device has pageable_access the whole
+ * reservation is reachable as it is (CU_HOST_PAGEABLE; prefetched like
+ * managed memory, counted against the cap like it); else, where it has
+ * host_register, the open part is pinned and mapped (CU_HOST_PINNED: read
+ * and written over the bus, never migrated), and cu_host_extend pins what
+ * the memory grew by.  False (err says why) where neither is possible. */
+typedef enum { CU_HOST_PAGEABLE = 1, CU_HOST_PINNED = 2 } cu_host_kind;
+bool cu_host_expose(void *base, uint64_t reserve, uint64_t admitted, uint64_t open,
+                    cu_host_kind *kind, cu_error *err);
+bool cu_host_extend(void *base, uint64_t open, cu_error *err);
+/* Before the reservation is unmapped: unpins and forgets it. */
+void cu_host_forget(void *base);
+/* Whether [ptr, ptr+len) lies inside one live managed allocation or one
+ * exposed host memory's reachable part: what a kernel may touch. */
+bool cu_reachable(const void *ptr, uint64_t len);
 
 /* ---- PTX modules (cu_module.c) ---------------------------------------- */
 
@@ -126,7 +157,7 @@ typedef struct cu_dim3 {
   uint32_t x, y, z;
 } cu_dim3;
 
-/* A range of managed memory a kernel reads or writes. */
+/* A range of memory a kernel reads or writes (cu_reachable). */
 typedef struct cu_range {
   const void *ptr;
   uint64_t len;
@@ -198,10 +229,16 @@ typedef struct cu_driver {
   cu_result (*mem_prefetch_v1)(uint64_t ptr, size_t len, int device, void *stream);
   cu_result (*mem_alloc)(uint64_t *ptr, size_t size);
   cu_result (*func_set_attribute)(void *function, int attribute, int value);
+  /* Only host memory exposed on a device without pageable access. */
+  cu_result (*mem_host_register)(void *ptr, size_t len, unsigned flags);
+  cu_result (*mem_host_unregister)(void *ptr);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */
 bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reason_len);
+/* Whether soname can be opened (it stays open: the library is then
+ * loaded once, whoever opens it next). */
+bool cu_driver_loadable(const char *soname);
 /* "name: CUDA_ERROR_X (description)" into err; returns false for chaining. */
 bool cu_fail(cu_error *err, const char *what, cu_result code);
 bool cu_fail_msg(cu_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -15,7 +15,10 @@ enum {
   CU_ATTR_CC_MAJOR = 75,
   CU_ATTR_CC_MINOR = 76,
   CU_ATTR_MANAGED_MEMORY = 83,
+  CU_ATTR_PAGEABLE_MEMORY_ACCESS = 88,
   CU_ATTR_CONCURRENT_MANAGED_ACCESS = 89,
+  CU_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
+  CU_ATTR_HOST_REGISTER_SUPPORTED = 99,
 };
 
 cu_driver cu_drv;
@@ -26,6 +29,9 @@ static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
 static void *cu_ctx;                 /* the retained primary context */
 static cu_device_info cu_info;
 static bool cu_up;                   /* initialisation succeeded */
+static atomic_bool cu_done;          /* set last by cu_init, whatever came of it */
+static pthread_once_t cu_probe_once = PTHREAD_ONCE_INIT;
+static bool cu_probe_found;
 static char cu_init_reason[sizeof ((cu_error *)0)->message]; /* why not */
 /* Set once, after cu_dead_reason is complete, by the first sticky error. */
 static atomic_bool cu_dead;
@@ -66,7 +72,8 @@ static bool cu_init_driver(void) {
 static bool cu_init_device(void) {
   cu_result r = cu_drv.device_get(&cu_dev, 0);
   if (r != 0) return cu_init_refuse("cuDeviceGet", r);
-  int major = 0, minor = 0, managed = 0, concurrent = 0;
+  int major = 0, minor = 0, managed = 0, concurrent = 0, pageable = 0, host_pointer = 0,
+      host_register = 0;
   const struct {
     int attribute;
     int *value;
@@ -75,6 +82,9 @@ static bool cu_init_device(void) {
       {CU_ATTR_CC_MINOR, &minor},
       {CU_ATTR_MANAGED_MEMORY, &managed},
       {CU_ATTR_CONCURRENT_MANAGED_ACCESS, &concurrent},
+      {CU_ATTR_PAGEABLE_MEMORY_ACCESS, &pageable},
+      {CU_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, &host_pointer},
+      {CU_ATTR_HOST_REGISTER_SUPPORTED, &host_register},
   };
   for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
     r = cu_drv.device_get_attribute(attrs[i].value, attrs[i].attribute, cu_dev);
@@ -84,6 +94,8 @@ static bool cu_init_device(void) {
   if (r != 0) return cu_init_refuse("cuDeviceGetName", r);
   cu_info.cc = major * 10 + minor;
   cu_info.concurrent_managed = concurrent != 0;
+  cu_info.pageable_access = pageable != 0;
+  cu_info.host_register = host_register && host_pointer;
   if (!managed) {
     snprintf(cu_init_reason, sizeof cu_init_reason,
              "%s cannot allocate managed memory", cu_info.name);
@@ -118,16 +130,34 @@ static void cu_init(void) {
   double start = cu_ms();
   if (!cu_init_driver() || !cu_init_device() || !cu_init_context()) {
     cu_trace("gpu unavailable: %s", cu_init_reason);
+    atomic_store(&cu_done, true);
     return;
   }
   cu_up = true;
-  cu_trace("gpu: %s sm_%d, driver %d.%d, concurrentManagedAccess=%d, "
-           "%llu MiB free of %llu MiB%s; initialised in %.0f ms",
+  cu_trace("gpu: %s sm_%d, driver %d.%d, concurrentManagedAccess=%d, pageableMemoryAccess=%d, "
+           "hostRegister=%d, %llu MiB free of %llu MiB%s; initialised in %.0f ms",
            cu_info.name, cu_info.cc, cu_info.driver_version / 1000,
            cu_info.driver_version % 1000 / 10, cu_info.concurrent_managed,
+           cu_info.pageable_access, cu_info.host_register,
            (unsigned long long)(cu_info.free_bytes >> 20),
            (unsigned long long)(cu_info.total_bytes >> 20),
            cu_info.mem_cap ? ", capped by TWASM_GPU_MEM_CAP" : "", cu_ms() - start);
+  atomic_store(&cu_done, true);
+}
+
+bool cu_started(void) { return atomic_load(&cu_done); }
+
+bool cu_ready(void) { return atomic_load(&cu_done) && cu_up && !atomic_load(&cu_dead); }
+
+static void cu_probe(void) {
+  double start = cu_ms();
+  cu_probe_found = cu_mode_get() != CU_MODE_CPU && cu_driver_loadable(cu_soname);
+  cu_trace("gpu: %s %s (%.1f ms)", cu_soname, cu_probe_found ? "found" : "not found", cu_ms() - start);
+}
+
+bool cu_driver_present(void) {
+  pthread_once(&cu_probe_once, cu_probe);
+  return cu_probe_found;
 }
 
 bool cu_available(void) {

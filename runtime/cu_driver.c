@@ -109,8 +109,16 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
   /* Only the packed tensor-core product needs these. */
   cu_resolve(lib, "cuMemAlloc_v2", &d->mem_alloc);
   cu_resolve(lib, "cuFuncSetAttribute", &d->func_set_attribute);
+  cu_resolve(lib, "cuMemHostRegister_v2", &d->mem_host_register);
+  cu_resolve(lib, "cuMemHostUnregister", &d->mem_host_unregister);
   /* Never closed: the primary context stays retained for the process. */
   return true;
+}
+
+bool cu_driver_loadable(const char *soname) {
+  /* Lazy binding: resolving every symbol now would cost more than the
+   * question is worth; cu_driver_open binds what it uses. */
+  return dlopen(soname, RTLD_LAZY | RTLD_LOCAL) != NULL;
 }
 
 bool cu_fail_msg(cu_error *err, const char *fmt, ...) {

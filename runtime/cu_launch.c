@@ -19,9 +19,9 @@ static double cu_now_us(void) {
 static bool cu_check_ranges(const cu_kernel *k, const cu_args *args, cu_error *err) {
   for (size_t i = 0; i < args->nranges; i++) {
     const cu_range *r = &args->ranges[i];
-    if (!cu_in_managed(r->ptr, r->len))
-      return cu_fail_msg(err, "kernel %s: range %zu (%p, %llu bytes) is not inside managed "
-                         "memory; not launched", k->name, i, r->ptr,
+    if (!cu_reachable(r->ptr, r->len))
+      return cu_fail_msg(err, "kernel %s: range %zu (%p, %llu bytes) is not inside memory the "
+                         "device reaches; not launched", k->name, i, r->ptr,
                          (unsigned long long)r->len);
   }
   return true;

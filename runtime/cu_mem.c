@@ -1,14 +1,17 @@
-/* cu_mem.c: managed memory: allocations under the TWASM_GPU_MEM_CAP and the
- * device's free memory, the registry of live allocations that launch
- * checks pointers against, and prefetching. */
+/* cu_mem.c: memory kernels reach: managed allocations under the
+ * TWASM_GPU_MEM_CAP and the device's free memory, host memory exposed to
+ * the device, the registry both form that launches check pointers
+ * against, and prefetching. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cu.h"
 
 enum {
   CU_MEM_ATTACH_GLOBAL = 0x1,        /* CUmemAttach_flags */
   CU_MEM_LOCATION_TYPE_DEVICE = 0x1, /* CUmemLocationType */
+  CU_MEMHOSTREGISTER_DEVICEMAP = 0x2,
 };
 
 /* Asking for all the free memory can hang the GPU; keep this much back. */
@@ -20,10 +23,24 @@ typedef struct cu_block {
   uint64_t admitted;     /* what counts against the cap */
 } cu_block;
 
+/* Exposed host memory (cu_host_expose): pinned memory is registered in
+ * pieces, one per growth, each unregistered by its own start. */
+#define CU_HOST_SLOTS 16
+#define CU_HOST_PIECES 64
+typedef struct cu_host {
+  uintptr_t base;        /* 0: a free slot */
+  uint64_t reserve, admitted;
+  uint64_t open;         /* reachable from base (pinned), or reserve */
+  cu_host_kind kind;
+  uint32_t npieces;
+  uintptr_t pieces[CU_HOST_PIECES];
+} cu_host;
+
 static pthread_mutex_t cu_mem_lock = PTHREAD_MUTEX_INITIALIZER;
 static cu_block *cu_blocks;
 static size_t cu_nblocks, cu_blocks_cap;
 static uint64_t cu_live_bytes;
+static cu_host cu_hosts[CU_HOST_SLOTS];
 
 bool cu_mem_admit(uint64_t size, uint64_t live, uint64_t cap,
                   uint64_t free_bytes, uint64_t total_bytes, cu_error *err) {
@@ -142,26 +159,124 @@ void cu_free_managed(void *ptr) {
   }
 }
 
-bool cu_in_managed(const void *ptr, uint64_t len) {
-  uintptr_t lo = (uintptr_t)ptr;
-  bool inside = false;
+static bool cu_inside(uintptr_t lo, uint64_t len, uintptr_t base, uint64_t size) {
+  return lo >= base && lo - base <= size && len <= size - (lo - base);
+}
+
+/* Under cu_mem_lock. */
+static cu_host *cu_host_of(uintptr_t base) {
+  for (size_t i = 0; i < CU_HOST_SLOTS; i++)
+    if (cu_hosts[i].base == base) return &cu_hosts[i];
+  return NULL;
+}
+
+/* Pins [from, to) of h as one more piece (under cu_mem_lock). */
+static bool cu_host_pin(cu_host *h, uint64_t to, cu_error *err) {
+  if (to <= h->open) return true;
+  if (h->npieces == CU_HOST_PIECES)
+    return cu_fail_msg(err, "host memory at %p grew %u times since it was pinned", (void *)h->base,
+                       CU_HOST_PIECES);
+  void *from = (void *)(h->base + h->open);
+  cu_result r = cu_drv.mem_host_register(from, (size_t)(to - h->open), CU_MEMHOSTREGISTER_DEVICEMAP);
+  if (r != 0) return cu_check_failure(err, "cuMemHostRegister", r);
+  h->pieces[h->npieces++] = (uintptr_t)from;
+  h->open = to;
+  return true;
+}
+
+bool cu_host_expose(void *base, uint64_t reserve, uint64_t admitted, uint64_t open,
+                    cu_host_kind *kind, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  const cu_device_info *d = cu_device();
+  /* TWASM_TEST_PIN_HOST=1 takes the pinned way on any device, for tests. */
+  const char *test_pin = getenv("TWASM_TEST_PIN_HOST");
+  bool pinned = !d->pageable_access || (test_pin && strcmp(test_pin, "1") == 0);
+  if (pinned && (!d->host_register || !cu_drv.mem_host_register || !cu_drv.mem_host_unregister))
+    return cu_fail_msg(err, "%s reaches neither pageable host memory nor registered host memory at "
+                       "its own addresses", d->name);
+  if (admitted > reserve) admitted = reserve;
   pthread_mutex_lock(&cu_mem_lock);
-  for (size_t i = 0; i < cu_nblocks && !inside; i++) {
-    const cu_block *b = &cu_blocks[i];
-    inside = lo >= b->base && lo - b->base <= b->size && len <= b->size - (lo - b->base);
+  cu_host *h = cu_host_of((uintptr_t)base) ? NULL : cu_host_of(0);
+  bool ok = h != NULL || cu_fail_msg(err, "more than %d host memories exposed", CU_HOST_SLOTS);
+  /* Pageable memory migrates into device memory like managed memory:
+   * same cap, same margin.  Pinned memory stays in the host's. */
+  if (ok && !pinned) ok = cu_admit_locked(admitted, err);
+  if (ok) {
+    *h = (cu_host){(uintptr_t)base, reserve, pinned ? 0 : admitted, pinned ? 0 : reserve,
+                   pinned ? CU_HOST_PINNED : CU_HOST_PAGEABLE, 0, {0}};
+    ok = !pinned || cu_host_pin(h, open, err);
+    if (ok) cu_live_bytes += h->admitted;
+    else h->base = 0;
   }
   pthread_mutex_unlock(&cu_mem_lock);
-  return inside;
+  if (ok) {
+    *kind = pinned ? CU_HOST_PINNED : CU_HOST_PAGEABLE;
+    cu_trace("gpu: host memory at %p reachable by kernels (%s, %llu bytes)", base,
+             pinned ? "pinned, over the bus" : "pageable memory access",
+             (unsigned long long)(pinned ? open : reserve));
+  }
+  return ok;
 }
+
+bool cu_host_extend(void *base, uint64_t open, cu_error *err) {
+  pthread_mutex_lock(&cu_mem_lock);
+  cu_host *h = cu_host_of((uintptr_t)base);
+  bool ok = h && (h->kind == CU_HOST_PAGEABLE || open <= h->open ||
+                  (cu_make_current(err) && cu_host_pin(h, open, err)));
+  if (!h) cu_fail_msg(err, "host memory at %p is not exposed", base);
+  pthread_mutex_unlock(&cu_mem_lock);
+  return ok;
+}
+
+void cu_host_forget(void *base) {
+  pthread_mutex_lock(&cu_mem_lock);
+  cu_host *h = base ? cu_host_of((uintptr_t)base) : NULL;
+  cu_host gone = {0};
+  if (h) {
+    gone = *h;
+    cu_live_bytes -= h->admitted;
+    h->base = 0;
+  }
+  pthread_mutex_unlock(&cu_mem_lock);
+  /* After a sticky error the context is gone, and the pins with it. */
+  cu_error err;
+  if (gone.npieces && cu_make_current(&err))
+    for (uint32_t i = 0; i < gone.npieces; i++) {
+      cu_result r = cu_drv.mem_host_unregister((void *)gone.pieces[i]);
+      if (r != 0) cu_check_failure(NULL, "cuMemHostUnregister", r);
+    }
+}
+
+/* What holds [ptr, ptr+len) (under cu_mem_lock): 1 managed memory, 2
+ * pageable host memory, 3 pinned host memory, 0 none. */
+static int cu_holder(const void *ptr, uint64_t len) {
+  uintptr_t lo = (uintptr_t)ptr;
+  for (size_t i = 0; i < cu_nblocks; i++)
+    if (cu_inside(lo, len, cu_blocks[i].base, cu_blocks[i].size)) return 1;
+  for (size_t i = 0; i < CU_HOST_SLOTS; i++)
+    if (cu_hosts[i].base && cu_inside(lo, len, cu_hosts[i].base, cu_hosts[i].open))
+      return cu_hosts[i].kind == CU_HOST_PAGEABLE ? 2 : 3;
+  return 0;
+}
+
+static int cu_holder_locked(const void *ptr, uint64_t len) {
+  pthread_mutex_lock(&cu_mem_lock);
+  int holder = cu_holder(ptr, len);
+  pthread_mutex_unlock(&cu_mem_lock);
+  return holder;
+}
+
+bool cu_reachable(const void *ptr, uint64_t len) { return cu_holder_locked(ptr, len) != 0; }
 
 bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err) {
   if (!cu_make_current(err)) return false;
-  if (!cu_in_managed(ptr, len))
-    return cu_fail_msg(err, "prefetch of %p+%llu: not inside managed memory", ptr,
+  int holder = cu_holder_locked(ptr, len);
+  if (!holder)
+    return cu_fail_msg(err, "prefetch of %p+%llu: not inside memory kernels reach", ptr,
                        (unsigned long long)len);
   /* Without concurrent access the driver migrates at launch anyway, and
-   * prefetch is not supported there. */
-  if (!cu_device()->concurrent_managed || len == 0) return true;
+   * prefetch is not supported there; pinned memory never moves. */
+  if (!cu_device()->concurrent_managed || len == 0 || holder == 3) return true;
   uint64_t dptr = (uint64_t)(uintptr_t)ptr;
   cu_result r = 0;
   if (cu_drv.mem_prefetch_v2) {
@@ -169,6 +284,11 @@ bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err) {
     r = cu_drv.mem_prefetch_v2(dptr, (size_t)len, to_device, 0, NULL);
   } else if (cu_drv.mem_prefetch_v1) {
     r = cu_drv.mem_prefetch_v1(dptr, (size_t)len, cu_dev, NULL);
+  }
+  if (r != 0 && holder == 2 && !cu_is_sticky(r)) {
+    /* Pageable memory a driver will not prefetch still comes by faults. */
+    cu_trace("gpu: prefetch of pageable memory refused (CUresult %d); the kernel's faults move it", r);
+    return true;
   }
   return r == 0 || cu_check_failure(err, "cuMemPrefetchAsync", r);
 }

@@ -64,6 +64,10 @@ typedef struct rt_memory {
   uint64_t max_pages;    /* as declared; meaningful when has_max */
   bool has_max;
   bool managed;          /* CUDA managed memory: kernels may touch it */
+  bool gpu;              /* the module has kernels: may be exposed later */
+  int exposed;           /* host memory exposed to kernels: 0 not yet, -1
+                            refused, else its cu_host_kind */
+  uint64_t usable;       /* bytes it may ever grow to */
   rt_instance *owner;    /* NULL when the host created it */
 } rt_memory;
 
@@ -106,9 +110,16 @@ static inline rt_instance *rt_inst(void *vmctx) { return (rt_instance *)vmctx; }
 
 /* rt_memory.c */
 /* gpu: the module has kernels; its memory then goes into CUDA managed
- * memory when a GPU is usable (same reservation, same guard region). */
+ * memory when the GPU is up (same reservation, same guard region): under
+ * TWASM_DEVICE=gpu it is started here, in auto mode only used if already
+ * started.  Otherwise it is host memory, which rt_memory_reachable may
+ * expose to kernels once the GPU starts. */
 rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max, bool gpu);
 void rt_memory_destroy(rt_memory *m);
+/* Whether kernels may touch m's open part now (the GPU being up): managed
+ * memory, or host memory exposed (once) to the device; *over_bus when
+ * they reach it over the bus (pinned host memory).  NULL, or why not. */
+const char *rt_memory_reachable(rt_memory *m, bool *over_bus);
 bool rt_memory_owns(uintptr_t addr); /* async-signal-safe */
 
 /* rt_table.c */

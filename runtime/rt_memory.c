@@ -47,7 +47,10 @@ bool rt_memory_owns(uintptr_t addr) {
  * kernels reach it, the CPU keeps its guard pages (the driver honours
  * mprotect on managed ranges for CPU accesses).  NULL: use host memory. */
 static void *reserve_managed(uint64_t usable) {
-  if (cu_mode_get() == CU_MODE_CPU || !cu_available()) return NULL;
+  cu_mode mode = cu_mode_get();
+  /* In auto mode the driver's start waits for work that pays for it
+   * (rt_start.c): a program that never launches never starts it. */
+  if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;
   void *base;
   cu_error err;
   if (!cu_reserve_managed(RT_MEMORY_RESERVE, usable, &base, &err)) {
@@ -63,8 +66,33 @@ static void *reserve_managed(uint64_t usable) {
 }
 
 static void release(rt_memory *m) {
-  if (m->managed) cu_free_managed(m->abi.base);
-  else munmap(m->abi.base, RT_MEMORY_RESERVE);
+  if (m->managed) {
+    cu_free_managed(m->abi.base);
+    return;
+  }
+  if (m->exposed > 0) cu_host_forget(m->abi.base);
+  munmap(m->abi.base, RT_MEMORY_RESERVE);
+}
+
+const char *rt_memory_reachable(rt_memory *m, bool *over_bus) {
+  *over_bus = false;
+  if (m->managed) return NULL;
+  if (!m->gpu) return "linear memory is host memory (not made for a module with kernels)";
+  const char *why = "linear memory is host memory the device cannot reach";
+  cu_error err;
+  if (m->exposed == 0) {
+    cu_host_kind kind;
+    bool ok = cu_host_expose(m->abi.base, RT_MEMORY_RESERVE, m->usable, m->abi.size_bytes, &kind, &err);
+    m->exposed = ok ? (int)kind : -1;
+    if (!ok) cu_trace("gpu: linear memory stays out of the device's reach: %s", err.message);
+  }
+  if (m->exposed < 0) return why;
+  *over_bus = m->exposed == CU_HOST_PINNED;
+  if (!cu_host_extend(m->abi.base, m->abi.size_bytes, &err)) {
+    cu_trace("gpu: linear memory's growth not exposed: %s", err.message);
+    return "the memory's new pages are out of the device's reach";
+  }
+  return NULL;
 }
 
 rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max, bool gpu) {
@@ -74,6 +102,8 @@ rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max
   uint64_t usable = (has_max && max_pages < RT_MAX_PAGES ? max_pages : RT_MAX_PAGES) * TWASM_PAGE_SIZE;
   void *base = gpu && usable ? reserve_managed(usable) : NULL;
   m->managed = base != NULL;
+  m->gpu = gpu && usable;
+  m->usable = usable;
   if (!base) {
     base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) goto fail;

@@ -1,6 +1,6 @@
 /* rt_offload.c: twasm_rt_offload, called before every offloaded loop nest:
- * decides GPU or CPU (TWASM_DEVICE, managed memory, the pre-launch plan,
- * the cost model), loads the kernel's PTX once, prefetches, launches and
+ * decides GPU or CPU (TWASM_DEVICE, the driver's start (rt_start.c), the
+ * pre-launch plan, the cost model, memory the device reaches), loads the kernel's PTX once, prefetches, launches and
  * hands back a reduction's result.  Any refusal or failure returns 0 and
  * the nest runs on the CPU as compiled. */
 #include <math.h>
@@ -25,6 +25,10 @@ typedef struct rt_loaded {
   struct rt_loaded *next;
 } rt_loaded;
 
+/* Pinned host memory read by a kernel, host to device over PCIe on the
+ * H100 (DESIGN.md: ~51 GB/s pinned copies), in bytes per microsecond. */
+#define RT_BUS_BYTES_PER_US 50e3
+
 /* Launches are serialised: they share the result cell and the cache. */
 static pthread_mutex_t rt_offload_lock = PTHREAD_MUTEX_INITIALIZER;
 static rt_loaded *rt_loaded_list;
@@ -34,13 +38,36 @@ static const char *kind_name(const twasm_kernel_abi *k) {
   return k->kind == TWASM_KERNEL_MAP ? "map" : k->kind == TWASM_KERNEL_REDUCE ? "reduce" : "matmul";
 }
 
-/* Closed for good once no launch can happen: the mode is cpu or no GPU
- * came up (neither changes later: a GPU that failed stays off), and no
- * trace wants the refusals. */
+/* Closed for good once no launch can happen: the mode is cpu, no driver
+ * is there or no GPU came up (none changes later: a GPU that failed stays
+ * off), and no trace wants the refusals. */
 uint32_t twasm_rt_offload_gate = 1;
 
 static uint32_t close_gate(void) {
   __atomic_store_n(&twasm_rt_offload_gate, 0, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* Auto mode without a trace: the launch cost each nest's work is weighed
+ * against first (RT_START_LAUNCH_US until the driver has started and a
+ * launch was timed), so that a nest too small for any launch costs a few
+ * nanoseconds: no lock, no plan, no pthread_once.  0: no such shortcut
+ * (not yet known, a trace, TWASM_DEVICE=gpu). */
+static double rt_quick_launch_us;
+static uint32_t rt_quick_calls;
+/* After this many of them the driver library is looked for, so that a
+ * machine without one closes the gate. */
+#define RT_QUICK_PROBE_CALLS 4096u
+
+static void set_quick(double launch_us) {
+  __atomic_store(&rt_quick_launch_us, &launch_us, __ATOMIC_RELAXED);
+}
+
+static uint32_t quick_cpu(void) {
+  /* A count, not a lock: a lost increment only delays the look. */
+  uint32_t n = __atomic_load_n(&rt_quick_calls, __ATOMIC_RELAXED) + 1;
+  __atomic_store_n(&rt_quick_calls, n, __ATOMIC_RELAXED);
+  if (n == RT_QUICK_PROBE_CALLS && !cu_started() && !cu_driver_present()) return close_gate();
   return 0;
 }
 
@@ -216,6 +243,9 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   const twasm_module_abi *mod = vm->module;
   if (!mod || kernel >= mod->nkernels) return 0;
   const twasm_kernel_abi *k = &mod->kernels[kernel];
+  double quick;
+  __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
+  if (quick > 0 && !twasm_cost_worth_it(rt_offload_ops(k, params), quick)) return quick_cpu();
   if (cu_tracing()) {
     char line[600];
     int at = 0;
@@ -224,18 +254,28 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     cu_trace("offload %s params:%s", k->name, line);
   }
   cu_mode mode = cu_mode_get();
-  if (!cu_tracing() && (mode == CU_MODE_CPU || !cu_available())) return close_gate();
-  if (mode == CU_MODE_CPU) return on_cpu(k, "TWASM_DEVICE=cpu");
-  const rt_memory *mem = (const rt_memory *)vm->mem;
+  if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
+  rt_memory *mem = (rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
+  if (mode == CU_MODE_AUTO && !cu_started()) {
+    if (!cu_tracing()) set_quick(RT_START_LAUNCH_US);
+    char buf[200];
+    const char *why;
+    rt_start s = rt_start_decide(rt_offload_ops(k, params), &why, buf, sizeof buf);
+    if (s == RT_START_NEVER && !cu_tracing()) return close_gate();
+    if (s != RT_START_NOW) return on_cpu(k, why);
+  }
   /* Without a GPU, return at once; a trace computes the plan first, as its
    * refusals say most about the nest, GPU or not. */
-  if (!cu_tracing() && !cu_available()) return 0;
+  if (!cu_tracing() && !cu_available()) return close_gate();
+  if (!cu_tracing() && mode == CU_MODE_AUTO && isfinite(cu_launch_cost_us())) {
+    set_quick(cu_launch_cost_us());
+    if (!twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us())) return 0;
+  }
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);
   if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
-  if (!mem->managed) return on_cpu(k, "linear memory is not in managed memory");
   if (mode == CU_MODE_AUTO) {
     double launch_us = cu_launch_cost_us();
     if (isinf(launch_us)) return on_cpu(k, "cost model: no launch could be timed on this GPU");
@@ -243,7 +283,14 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
       return on_cpu(k, "cost model: too little work for a launch");
   }
   pthread_mutex_lock(&rt_offload_lock);
-  uint32_t done = launch(k, mem->abi.base, params, &plan, result);
+  bool over_bus;
+  why = rt_memory_reachable(mem, &over_bus);
+  /* Pinned host memory: the kernel reads and writes every byte over the
+   * bus, which the CPU loop need not. */
+  if (!why && over_bus && mode == CU_MODE_AUTO &&
+      (double)plan.bytes / RT_BUS_BYTES_PER_US >= plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000)
+    why = "cost model: moving its data over the bus costs more than the CPU loop";
+  uint32_t done = why ? on_cpu(k, why) : launch(k, mem->abi.base, params, &plan, result);
   pthread_mutex_unlock(&rt_offload_lock);
   return done;
 }

@@ -135,6 +135,16 @@ static void grid_of(const twasm_kernel_abi *k, const int64_t *params, rt_offload
   }
 }
 
+double rt_offload_ops(const twasm_kernel_abi *k, const int64_t *params) {
+  double iterations = 1;
+  for (uint32_t d = 0; d < k->nwork && d < TWASM_KERNEL_WORK_DIMS; d++) {
+    int64_t n;
+    if (!size_of(&k->work[d], k, params, &n)) return 0;
+    iterations *= n > 0 ? (double)n : 0;
+  }
+  return iterations * (k->ops_per_iter ? k->ops_per_iter : 1);
+}
+
 const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
                                  uint64_t mem_size, rt_offload_plan *p) {
   memset(p, 0, sizeof *p);
@@ -152,7 +162,7 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
     p->work[d] = n;
     p->iterations *= n > 0 ? (double)n : 0;
   }
-  p->ops = p->iterations * (k->ops_per_iter ? k->ops_per_iter : 1);
+  p->ops = rt_offload_ops(k, params);
   if (!size_of(&k->batch, k, params, &p->batch)) return "malformed kernel table";
   grid_of(k, params, p);
   return NULL;

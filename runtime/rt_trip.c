@@ -26,17 +26,25 @@ static wide domain_max(unsigned bits, bool is_signed) {
   return is_signed ? ((wide)1 << (bits - 1)) - 1 : ((wide)1 << bits) - 1;
 }
 
-static wide ceil_div(wide num, wide den) { return (num + den - 1) / den; }
+/* Dispatch calls this before every offloaded nest: 128-bit division is a
+ * library call, so quotients that fit in 64 bits (all but a count of 2^64
+ * values) take the 64-bit one. */
+static wide ceil_div(wide num, wide den) {
+  if (num >= 0 && num <= (wide)UINT64_MAX - den && den > 0 && den <= (wide)UINT64_MAX)
+    return (wide)(((uint64_t)num + (uint64_t)den - 1) / (uint64_t)den);
+  return (num + den - 1) / den;
+}
 
 /* Stay while x != bound: the first exact hit without wrapping. */
 static bool exits_ne(wide x0, wide bound, wide step, unsigned bits, wide *k) {
-  wide modulus = (wide)1 << bits;
   if (step == 0) return x0 == bound ? (*k = 0, true) : false;
   wide dist = step > 0 ? bound - x0 : x0 - bound;
-  dist = ((dist % modulus) + modulus) % modulus;
-  wide s = step > 0 ? step : -step;
-  if (dist % s != 0) return false;
-  *k = dist / s;
+  /* modulo 2^bits (bits <= 64): what remains fits in 64 bits, and so does
+   * the step's size (at most 2^63) */
+  uint64_t d = (uint64_t)(dist & (((wide)1 << bits) - 1));
+  uint64_t s = (uint64_t)(step > 0 ? step : -step);
+  if (d % s != 0) return false;
+  *k = (wide)(d / s);
   return true;
 }
 
@@ -50,10 +58,37 @@ static bool exits_upward(wide x0, wide bound, wide step, bool inclusive, wide ma
   return x0 + *k * step <= max;
 }
 
+/* v as a `bits`-wide integer (bits <= 32), in 64-bit arithmetic. */
+static int64_t in_domain32(int64_t v, unsigned bits, bool is_signed) {
+  uint64_t u = (uint64_t)v & ((UINT64_C(1) << bits) - 1);
+  if (is_signed && (u >> (bits - 1)) & 1) return (int64_t)u - ((int64_t)1 << bits);
+  return (int64_t)u;
+}
+
+/* The common `i < n` (or <=) of at most 32 bits stepping up by less than
+ * 2^32, as exits_upward counts it, without 128-bit arithmetic: every value
+ * stays far inside 64 bits.  -2: not such a loop. */
+static int64_t trip_upward32(int64_t start, int64_t bound, int64_t step, uint32_t how,
+                             uint32_t scale) {
+  uint32_t pred = how & 0xff, bits = how >> 16;
+  if (bits > 32 || step <= 0 || step > (int64_t)UINT32_MAX ||
+      (pred != TWASM_TRIP_ULT && pred != TWASM_TRIP_SLT && pred != TWASM_TRIP_ULE && pred != TWASM_TRIP_SLE))
+    return -2;
+  bool sgn = pred_signed(pred);
+  int64_t x0 = in_domain32((int64_t)((uint64_t)start + ((how & TWASM_TRIP_NEXT) ? (uint64_t)step : 0)), bits, sgn);
+  int64_t limit = in_domain32(bound, bits, sgn) + (pred == TWASM_TRIP_ULE || pred == TWASM_TRIP_SLE);
+  int64_t max = sgn ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+  int64_t k = x0 >= limit ? 0 : (limit - x0 + step - 1) / step, count;
+  if (k > 0 && x0 + k * step > max) return -1;
+  return __builtin_mul_overflow(k + 1, (int64_t)scale, &count) ? -1 : count;
+}
+
 int64_t twasm_rt_trip_count(int64_t start, int64_t bound, int64_t step, uint32_t how,
                             uint32_t scale) {
   uint32_t pred = how & 0xff, bits = how >> 16;
   if (bits == 0 || bits > 64 || scale == 0) return -1;
+  int64_t fast = trip_upward32(start, bound, step, how, scale);
+  if (fast != -2) return fast;
   bool sgn = pred_signed(pred);
   wide x0 = in_domain((int64_t)((uint64_t)start + ((how & TWASM_TRIP_NEXT) ? (uint64_t)step : 0)),
                       bits, sgn);

@@ -4,13 +4,21 @@
  *   nodevice  cuInit fails with CUDA_ERROR_NO_DEVICE (a driver, no GPU);
  *   old       a CUDA 9.0 driver (PTX ISA 6.0 at most) with an sm_75 device:
  *             everything up to managed memory works (host memory stands in
- *             for it), no PTX module ever loads.
- * Every entry point the runtime resolves exists; unknown modes fail cuInit. */
+ *             for it), no PTX module of a program ever loads (the
+ *             runtime's empty timing kernel does).
+ * Every entry point the runtime resolves exists; unknown modes fail cuInit.
+ * FAKE_CUDA_INIT_MS=N makes cuInit take N ms (the real one's start cost);
+ * FAKE_CUDA_PAGEABLE=0 takes pageable memory access away from the device;
+ * FAKE_CUDA_LOG=FILE appends the name of each call that starts the driver
+ * or pins memory (cuInit, cuDevicePrimaryCtxRetain, cuMemHostRegister,
+ * cuMemHostUnregister) to FILE. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <time.h>
 
 enum { OK = 0, ERR_INVALID_VALUE = 1, ERR_NO_DEVICE = 100, ERR_INVALID_PTX = 218, ERR_NOT_SUPPORTED = 801 };
 
@@ -19,8 +27,21 @@ static int mode_old(void) {
   return m && strcmp(m, "old") == 0;
 }
 
+static void log_call(const char *name) {
+  const char *path = getenv("FAKE_CUDA_LOG");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (!f) return;
+  fprintf(f, "%s\n", name);
+  fclose(f);
+}
+
 int cuInit(unsigned flags) {
   (void)flags;
+  log_call("cuInit");
+  const char *ms = getenv("FAKE_CUDA_INIT_MS");
+  long wait = ms ? atol(ms) : 0;
+  struct timespec t = {wait / 1000, wait % 1000 * 1000000};
+  if (wait > 0) nanosleep(&t, NULL);
   return mode_old() ? OK : ERR_NO_DEVICE;
 }
 
@@ -39,6 +60,9 @@ int cuDeviceGetAttribute(int *value, int attribute, int dev) {
   switch (attribute) {
   case 75: *value = 7; break;  /* compute capability major */
   case 76: *value = 5; break;  /* minor */
+  case 88: /* pageable memory access */
+    *value = !(getenv("FAKE_CUDA_PAGEABLE") && !strcmp(getenv("FAKE_CUDA_PAGEABLE"), "0"));
+    break;
   default: *value = 1; break;  /* managed memory, concurrent access, ... */
   }
   return OK;
@@ -54,6 +78,7 @@ int cuDeviceGetName(char *name, int len, int dev) {
 static int ctx_token;
 int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
   (void)dev;
+  log_call("cuDevicePrimaryCtxRetain");
   *ctx = &ctx_token;
   return OK;
 }
@@ -95,21 +120,38 @@ int cuMemFree_v2(uint64_t ptr) {
   return ERR_INVALID_VALUE;
 }
 
-/* A driver this old takes no PTX the runtime would offer. */
+int cuMemHostRegister_v2(void *p, size_t size, unsigned flags) {
+  (void)p, (void)size, (void)flags;
+  log_call("cuMemHostRegister");
+  return OK;
+}
+int cuMemHostUnregister(void *p) {
+  (void)p;
+  log_call("cuMemHostUnregister");
+  return OK;
+}
+
+/* A driver this old takes no PTX the runtime would offer, but the
+ * runtime's own empty kernel (sm_50, for timing a launch) loads and
+ * launches: it has no effect to fake. */
+static int empty_module, empty_function;
 int cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *opts, void **values) {
-  (void)module, (void)image, (void)n, (void)opts, (void)values;
-  return ERR_INVALID_PTX;
+  (void)n, (void)opts, (void)values;
+  if (!strstr(image, ".entry twasm_empty()") || !strstr(image, ".target sm_50")) return ERR_INVALID_PTX;
+  *module = &empty_module;
+  return OK;
 }
 int cuModuleGetFunction(void **f, void *m, const char *name) {
-  (void)f, (void)m, (void)name;
-  return ERR_INVALID_VALUE;
+  if (m != &empty_module || strcmp(name, "twasm_empty") != 0) return ERR_INVALID_VALUE;
+  *f = &empty_function;
+  return OK;
 }
 int cuModuleUnload(void *m) { (void)m; return OK; }
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                    unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared;
   (void)stream, (void)params, (void)extra;
-  return ERR_NOT_SUPPORTED;
+  return f == &empty_function ? OK : ERR_NOT_SUPPORTED;
 }
 
 int cuGetErrorName(int code, const char **out) {

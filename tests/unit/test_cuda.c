@@ -205,7 +205,7 @@ static void assert_everything_refuses(void) {
   ck_assert(!cu_make_current(&err));
   ck_assert(!cu_alloc_managed(1 << 20, &ptr, &err));
   ck_assert_ptr_nonnull(strstr(err.message, "GPU unavailable"));
-  ck_assert(!cu_in_managed(&err, 1));
+  ck_assert(!cu_reachable(&err, 1));
   ck_assert(!cu_prefetch(&err, 1, &err));
   ck_assert(isinf(cu_launch_cost_us()));
   static const cu_ptx set[] = {{75, 63, PTX_HEAD("6.3", "sm_75")}};

@@ -1,0 +1,205 @@
+/* test_start.c: when the GPU starts in auto mode (runtime/rt_start.c) and
+ * how linear memory made before it started is exposed to kernels, through
+ * compiled programs and the stand-in libcuda.so.1 of tests/fake_cuda: a
+ * program that never launches never touches the driver, launches before
+ * the start run on the CPU, and every run prints what --no-offload does. */
+#include <check.h>
+#include <time.h>
+
+#include "cli_util.h"
+
+static char dir[64];
+
+/* Two maps: `small` is a memset-sized loop no launch pays for; `big` is
+ * worth a launch from a million elements on. */
+static const char program[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n"
+    "void small(int n, int *p) { for (int i = 0; i < n; i++) p[i] = i * 3; }\n"
+    "void big(int n, const float *x, float *o) { for (int i = 0; i < n; i++) o[i] = x[i] * 0.5f + 1.0f; }\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]), reps = argc > 2 ? atoi(argv[2]) : 1;\n"
+    "  int *p = malloc(4 * 64); float *x = malloc(4 * (size_t)n), *o = malloc(4 * (size_t)n);\n"
+    "  for (int i = 0; i < n; i++) x[i] = i * 0.25f;\n"
+    "  double s = 0;\n"
+    "  for (int r = 0; r < reps; r++) { small(64, p); big(n, x, o); s += o[n - 1] + p[63]; }\n"
+    "  printf(\"%.3f\\n\", s); return 0; }\n";
+
+static const char *fake_dir(void) { return getenv("FAKE_CUDA_DIR"); }
+
+static void setup(void) {
+  strcpy(dir, "/tmp/twasm-startXXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[128], cmd[1024], out[8192];
+  snprintf(path, sizeof path, "%s/p.c", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(program, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O1 %s -o %s/p.wasm && %s %s/p.wasm -o %s/on && "
+           "%s --no-offload %s/p.wasm -o %s/off",
+           path, dir, twasmc(), dir, dir, twasmc(), dir, dir);
+  ck_assert_msg(run_shell(cmd, out, sizeof out) == 0, "%s", out);
+}
+
+static void teardown(void) {
+  char cmd[128], out[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  run_shell(cmd, out, sizeof out);
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Runs PROG ARGS under the fake driver with env; stdout into out (trace
+ * lines on stderr into trace, when asked); the calls the driver logged
+ * into calls; the wall time in ms. */
+static double run_fake(const char *env, const char *prog, const char *args, char *out, size_t cap,
+                       char *trace, size_t tcap, char *calls, size_t ccap) {
+  char cmd[2048], log[96];
+  snprintf(log, sizeof log, "%s/calls.log", dir);
+  unlink(log);
+  snprintf(cmd, sizeof cmd,
+           "{ env -u TWASM_TRACE -u TWASM_DEVICE LD_LIBRARY_PATH=%s FAKE_CUDA=old FAKE_CUDA_LOG=%s %s "
+           "%s/%s %s 2>%s/err; }",
+           fake_dir(), log, env, dir, prog, args, dir);
+  double start = now_ms();
+  ck_assert_int_eq(run_shell(cmd, out, cap), 0);
+  double ms = now_ms() - start;
+  snprintf(cmd, sizeof cmd, "cat %s/err", dir);
+  if (trace) run_shell(cmd, trace, tcap);
+  snprintf(cmd, sizeof cmd, "cat %s 2>/dev/null; true", log);
+  run_shell(cmd, calls, ccap);
+  return ms;
+}
+
+static void want_output(const char *args, const char *got) {
+  char cmd[256], want[256];
+  snprintf(cmd, sizeof cmd, "%s/off %s", dir, args);
+  ck_assert_int_eq(run_shell(cmd, want, sizeof want), 0);
+  ck_assert_str_eq(got, want);
+}
+
+#define SKIP_WITHOUT_FAKE()                                                                  \
+  do {                                                                                       \
+    if (!fake_dir()) {                                                                       \
+      printf("start: skipped %s: FAKE_CUDA_DIR not set (run through make unit)\n", __func__); \
+      return;                                                                                \
+    }                                                                                        \
+  } while (0)
+
+/* A cuInit that takes 3 s: a run whose nests never pay for a launch ends
+ * long before it, having never called it. */
+START_TEST(no_launch_no_driver_start) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], calls[1024];
+  double ms = run_fake("TWASM_DEVICE=auto FAKE_CUDA_INIT_MS=3000", "on", "1000", out, sizeof out, NULL, 0,
+                       calls, sizeof calls);
+  want_output("1000", out);
+  ck_assert_msg(!strstr(calls, "cuInit"), "calls: %s", calls);
+  ck_assert_msg(ms < 2500, "took %.0f ms", ms);
+  /* the same under the default mode (TWASM_DEVICE unset) */
+  run_fake("FAKE_CUDA_INIT_MS=3000", "on", "1000", out, sizeof out, NULL, 0, calls, sizeof calls);
+  ck_assert_msg(!strstr(calls, "cuInit"), "calls: %s", calls);
+}
+END_TEST
+
+/* Nests worth a launch run on the CPU while their work adds up to less
+ * than the start's price, and the driver is not touched. */
+START_TEST(launches_before_the_start_run_on_the_cpu) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[16384], calls[1024];
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1", "on", "1000000", out, sizeof out, trace, sizeof trace, calls,
+           sizeof calls);
+  want_output("1000000", out);
+  ck_assert_msg(!strstr(calls, "cuInit"), "calls: %s", calls);
+  ck_assert_msg(strstr(trace, "(map): cpu: the GPU is not started: ") &&
+                    strstr(trace, "starting it costs 275 ms"), "%s", trace);
+  ck_assert_msg(strstr(trace, "(map): cpu: cost model: too little work for a launch"), "%s", trace);
+}
+END_TEST
+
+/* Once the work passes the price (here 1 ms: four runs of the big map),
+ * the driver starts once, the host memory made before it is exposed
+ * (pageable memory access), and the old driver's refusal of the PTX keeps
+ * the nest on the CPU with the same output. */
+START_TEST(work_past_the_price_starts_the_driver) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[32768], calls[1024];
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=1", "on", "1000000 4", out, sizeof out, trace,
+           sizeof trace, calls, sizeof calls);
+  want_output("1000000 4", out);
+  ck_assert_msg(!strcmp(calls, "cuInit\ncuDevicePrimaryCtxRetain\n"), "calls: %s", calls);
+  const char *started = strstr(trace, "twasm: gpu: starting the driver");
+  ck_assert_msg(started, "%s", trace);
+  ck_assert_msg(strstr(trace, "(map): cpu: the GPU is not started") < started, "%s", trace);
+  ck_assert_msg(strstr(started, "reachable by kernels (pageable memory access"), "%s", trace);
+  ck_assert_msg(strstr(started, "(map): cpu: kernel not loaded"), "%s", trace);
+  ck_assert_msg(!strstr(trace, "gpu: managed"), "linear memory went to managed memory: %s", trace);
+}
+END_TEST
+
+/* Without pageable memory access the open part is pinned instead. */
+START_TEST(without_pageable_access_memory_is_pinned) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[32768], calls[1024];
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=0 FAKE_CUDA_PAGEABLE=0", "on", "1000000", out,
+           sizeof out, trace, sizeof trace, calls, sizeof calls);
+  want_output("1000000", out);
+  ck_assert_msg(strstr(calls, "cuMemHostRegister"), "calls: %s", calls);
+  ck_assert_msg(strstr(trace, "reachable by kernels (pinned, over the bus"), "%s", trace);
+}
+END_TEST
+
+/* TWASM_DEVICE=gpu starts the driver at instantiation, as before, and
+ * linear memory is managed memory. */
+START_TEST(gpu_mode_starts_at_once) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[32768], calls[1024];
+  run_fake("TWASM_DEVICE=gpu TWASM_TRACE=1", "on", "1000", out, sizeof out, trace, sizeof trace, calls,
+           sizeof calls);
+  want_output("1000", out);
+  ck_assert_msg(strstr(calls, "cuInit"), "calls: %s", calls);
+  ck_assert_msg(strstr(trace, "gpu: managed "), "%s", trace);
+}
+END_TEST
+
+/* No driver at all: the first nest worth a launch looks for the library
+ * and says so; the run prints the same. */
+START_TEST(no_driver_found_once) {
+  char cmd[512], out[16384];
+  snprintf(cmd, sizeof cmd, "{ env -u LD_LIBRARY_PATH TWASM_DEVICE=auto TWASM_TRACE=1 %s/on 1000000 2>&1 >/dev/null; }",
+           dir);
+  ck_assert_int_eq(run_shell(cmd, out, sizeof out), 0);
+  if (!strstr(out, "libcuda.so.1 not found")) {
+    printf("start: skipped no_driver_found_once: a libcuda.so.1 is installed here\n");
+    return;
+  }
+  ck_assert_msg(strstr(out, "(map): cpu: no CUDA driver here"), "%s", out);
+  snprintf(cmd, sizeof cmd, "env -u LD_LIBRARY_PATH -u TWASM_TRACE TWASM_DEVICE=auto %s/on 1000000", dir);
+  ck_assert_int_eq(run_shell(cmd, out, sizeof out), 0);
+  want_output("1000000", out);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("start");
+  TCase *t = tcase_create("programs");
+  tcase_add_unchecked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, no_launch_no_driver_start);
+  tcase_add_test(t, launches_before_the_start_run_on_the_cpu);
+  tcase_add_test(t, work_past_the_price_starts_the_driver);
+  tcase_add_test(t, without_pageable_access_memory_is_pinned);
+  tcase_add_test(t, gpu_mode_starts_at_once);
+  tcase_add_test(t, no_driver_found_once);
+  suite_add_tcase(s, t);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
