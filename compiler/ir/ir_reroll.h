@@ -140,6 +140,12 @@ LLVMValueRef rr_and_const(LLVMValueRef v, uint64_t *c);
 
 /* ir_reroll_shape.c */
 LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb);
+/* CFG helpers (ir_reroll_shape.c), shared with ir_reroll_rem.c */
+int rr_bb_index(const rr_pass *p, LLVMBasicBlockRef bb);
+int rr_npreds(const rr_pass *p, LLVMBasicBlockRef bb);
+LLVMBasicBlockRef rr_pred0(const rr_pass *p, LLVMBasicBlockRef bb);
+LLVMBasicBlockRef rr_jump_target(LLVMBasicBlockRef bb);
+LLVMBasicBlockRef rr_trivial_target(LLVMBasicBlockRef bb);
 bool rr_match_loop(rr_pass *p, rr_shape *s);
 bool rr_match_blocks(rr_pass *p, rr_shape *s);
 bool rr_collect_effects(rr_pass *p, LLVMBasicBlockRef bb, rr_effect *eff, int cap, int *n);

@@ -84,37 +84,16 @@ typedef struct {
   int nhoist;
 } rm_shape;
 
-static int bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return ir_cfg_index(&p->cfg, bb); }
-
-static int npreds(const rr_pass *p, LLVMBasicBlockRef bb) {
-  int i = bb_index(p, bb);
-  return i < 0 ? -1 : p->cfg.blocks[i].npreds;
-}
-
-static LLVMBasicBlockRef pred0(const rr_pass *p, LLVMBasicBlockRef bb) {
-  return p->cfg.blocks[p->cfg.blocks[bb_index(p, bb)].preds[0]].bb;
-}
-
-static LLVMBasicBlockRef jump_target(LLVMBasicBlockRef bb) {
-  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-  if (!t || !LLVMIsABranchInst(t) || LLVMIsConditional(t)) return NULL;
-  return LLVMGetSuccessor(t, 0);
-}
-
-static LLVMBasicBlockRef trivial_target(LLVMBasicBlockRef bb) {
-  return LLVMGetFirstInstruction(bb) == LLVMGetBasicBlockTerminator(bb) ? jump_target(bb) : NULL;
-}
-
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
 static LLVMBasicBlockRef through(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef from) {
-  LLVMBasicBlockRef t = trivial_target(bb);
-  return t && npreds(p, bb) == 1 && pred0(p, bb) == from ? t : bb;
+  LLVMBasicBlockRef t = rr_trivial_target(bb);
+  return t && rr_npreds(p, bb) == 1 && rr_pred0(p, bb) == from ? t : bb;
 }
 
 /* Pure instructions, then a jump to `to`, entered from one block. */
 static bool pure_block_to(rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef to) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-  if (jump_target(bb) != to || npreds(p, bb) != 1) return false;
+  if (rr_jump_target(bb) != to || rr_npreds(p, bb) != 1) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != t; i = LLVMGetNextInstruction(i))
     if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || rr_eval_inst(p, i, 0) < 0)
       return false;
@@ -122,7 +101,7 @@ static bool pure_block_to(rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef to
 }
 
 static const ir_loop *loop_headed(const rr_pass *p, LLVMBasicBlockRef bb) {
-  int b = bb_index(p, bb);
+  int b = rr_bb_index(p, bb);
   for (int i = 0; b >= 0 && i < p->lp.nloops; i++)
     if (p->lp.loops[i]->header == b) return p->lp.loops[i];
   return NULL;
@@ -302,12 +281,12 @@ static bool prove_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
 
 static bool match_blocks(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef out = s->out;
-  s->X = npreds(p, out) == 1 ? out : NULL;
-  s->E = s->X ? trivial_target(s->X) : out;
-  if (!s->E || npreds(p, s->E) != 2) return false;
+  s->X = rr_npreds(p, out) == 1 ? out : NULL;
+  s->E = s->X ? rr_trivial_target(s->X) : out;
+  if (!s->E || rr_npreds(p, s->E) != 2) return false;
   /* P: a chain of pure blocks into L (wasm-opt leaves empty else arms) */
   LLVMBasicBlockRef first = s->pre, to = s->L;
-  for (int n = 0; n < 8 && pure_block_to(p, first, to); n++) s->P = first, to = first, first = pred0(p, first);
+  for (int n = 0; n < 8 && pure_block_to(p, first, to); n++) s->P = first, to = first, first = rr_pred0(p, first);
   s->H = s->P ? first : s->pre;
   LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
@@ -323,13 +302,13 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
     LLVMBasicBlockRef r = LLVMGetSuccessor(eb, i), other = LLVMGetSuccessor(eb, 1 - i);
     LLVMBasicBlockRef rp = NULL;
     if (!loop_headed(p, r)) {
-      LLVMBasicBlockRef t = jump_target(r);
+      LLVMBasicBlockRef t = rr_jump_target(r);
       if (!t || !pure_block_to(p, r, t)) continue;
       rp = r, r = t;
     }
     LLVMBasicBlockRef rb, rpre, rout;
     if (!single_block_loop(p, loop_headed(p, r), &rb, &rpre, &rout) || rpre != (rp ? rp : s->E)) continue;
-    LLVMBasicBlockRef j = npreds(p, rout) == 1 && trivial_target(rout) ? trivial_target(rout) : rout;
+    LLVMBasicBlockRef j = rr_npreds(p, rout) == 1 && rr_trivial_target(rout) ? rr_trivial_target(rout) : rout;
     if (through(p, other, s->E) != j || j == s->E) continue;
     s->R = r, s->RP = rp, s->J = j, s->RX = rout == j ? NULL : rout;
     s->EJ = other == j ? s->E : other;
@@ -350,7 +329,7 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
                              s->HE == s->H ? NULL : s->HE, s->EJ == s->E ? NULL : s->EJ};
   for (unsigned i = 0; i < sizeof all / sizeof *all; i++) {
     if (!all[i]) continue;
-    int b = bb_index(p, all[i]);
+    int b = rr_bb_index(p, all[i]);
     if (b < 0 || all[i] == s->L) return false;
     const ir_loop *in = p->lp.innermost[b];
     if (all[i] == s->R ? !in || in->parent != p->loop->parent : in != p->loop->parent) return false;

@@ -7,26 +7,28 @@
 
 #include "ir_reroll.h"
 
-static int bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return ir_cfg_index(&p->cfg, bb); }
+int rr_bb_index(const rr_pass *p, LLVMBasicBlockRef bb) { return ir_cfg_index(&p->cfg, bb); }
 
-static int npreds(const rr_pass *p, LLVMBasicBlockRef bb) {
-  return p->cfg.blocks[bb_index(p, bb)].npreds;
+/* bb's predecessor count, -1 for a block the CFG does not hold. */
+int rr_npreds(const rr_pass *p, LLVMBasicBlockRef bb) {
+  int i = rr_bb_index(p, bb);
+  return i < 0 ? -1 : p->cfg.blocks[i].npreds;
 }
 
-static LLVMBasicBlockRef pred0(const rr_pass *p, LLVMBasicBlockRef bb) {
-  return p->cfg.blocks[p->cfg.blocks[bb_index(p, bb)].preds[0]].bb;
+LLVMBasicBlockRef rr_pred0(const rr_pass *p, LLVMBasicBlockRef bb) {
+  return p->cfg.blocks[p->cfg.blocks[rr_bb_index(p, bb)].preds[0]].bb;
 }
 
 /* The target of bb's unconditional branch, else NULL. */
-static LLVMBasicBlockRef jump_target(LLVMBasicBlockRef bb) {
+LLVMBasicBlockRef rr_jump_target(LLVMBasicBlockRef bb) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
   if (!t || !LLVMIsABranchInst(t) || LLVMIsConditional(t)) return NULL;
   return LLVMGetSuccessor(t, 0);
 }
 
 /* A block holding only an unconditional branch: its target. */
-static LLVMBasicBlockRef trivial_target(LLVMBasicBlockRef bb) {
-  return LLVMGetFirstInstruction(bb) == LLVMGetBasicBlockTerminator(bb) ? jump_target(bb) : NULL;
+LLVMBasicBlockRef rr_trivial_target(LLVMBasicBlockRef bb) {
+  return LLVMGetFirstInstruction(bb) == LLVMGetBasicBlockTerminator(bb) ? rr_jump_target(bb) : NULL;
 }
 
 LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb) {
@@ -37,8 +39,8 @@ LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb) {
 /* bb itself, or the block a trivial block bb (reached only from `from`)
  * leads to: wasm-opt turns br_if into if/else with empty arms. */
 static LLVMBasicBlockRef through(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef from) {
-  LLVMBasicBlockRef t = trivial_target(bb);
-  return t && npreds(p, bb) == 1 && pred0(p, bb) == from ? t : bb;
+  LLVMBasicBlockRef t = rr_trivial_target(bb);
+  return t && rr_npreds(p, bb) == 1 && rr_pred0(p, bb) == from ? t : bb;
 }
 
 /* L: one block, one exit, entered from one block (s->pre). */
@@ -47,7 +49,7 @@ bool rr_match_loop(rr_pass *p, rr_shape *s) {
   if (l->nbody != 1 || l->nexits != 1 || l->nchildren) return false;
   s->L = p->cfg.blocks[l->header].bb;
   s->out = p->cfg.blocks[l->exits[0].to].bb;
-  if (npreds(p, s->L) != 2) return false;
+  if (rr_npreds(p, s->L) != 2) return false;
   const ir_block *lb = &p->cfg.blocks[l->header];
   s->pre = p->cfg.blocks[lb->preds[0] == l->header ? lb->preds[1] : lb->preds[0]].bb;
   return true;
@@ -57,7 +59,7 @@ bool rr_match_loop(rr_pass *p, rr_shape *s) {
  * the odd x of the bypass too, to no effect). */
 static bool pure_block(rr_pass *p, LLVMBasicBlockRef bb) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-  if (!jump_target(bb)) return false;
+  if (!rr_jump_target(bb)) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != t; i = LLVMGetNextInstruction(i))
     if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || rr_eval_inst(p, i, 0) < 0) return false;
   return true;
@@ -67,17 +69,17 @@ static bool pure_block(rr_pass *p, LLVMBasicBlockRef bb) {
 bool rr_match_blocks(rr_pass *p, rr_shape *s) {
   const ir_loop *l = p->loop;
   LLVMBasicBlockRef out = s->out, entry = s->pre;
-  s->X = npreds(p, out) == 1 ? out : NULL;
-  s->E = s->X ? trivial_target(s->X) : out;
+  s->X = rr_npreds(p, out) == 1 ? out : NULL;
+  s->E = s->X ? rr_trivial_target(s->X) : out;
   if (!s->E) return false;
   /* P: pure blocks into L, a chain of them where wasm-opt left empty arms */
   LLVMBasicBlockRef first = entry, to = s->L;
-  for (int n = 0; n < 8 && pure_block(p, first) && jump_target(first) == to && npreds(p, first) == 1; n++)
-    s->P = first, to = first, first = pred0(p, first);
+  for (int n = 0; n < 8 && pure_block(p, first) && rr_jump_target(first) == to && rr_npreds(p, first) == 1; n++)
+    s->P = first, to = first, first = rr_pred0(p, first);
   s->H = s->P ? first : entry;
   LLVMValueRef hb = rr_cond_br(s->H), eb = rr_cond_br(s->E);
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
-  if (!hb || !eb || npreds(p, s->E) != 2) return false;
+  if (!hb || !eb || rr_npreds(p, s->E) != 2) return false;
   for (unsigned i = 0; i < 2; i++)
     if (LLVMGetSuccessor(hb, 1 - i) == into && through(p, LLVMGetSuccessor(hb, i), s->H) == s->E) {
       s->e_side = (int)i;
@@ -87,7 +89,7 @@ bool rr_match_blocks(rr_pass *p, rr_shape *s) {
   for (unsigned i = 0; i < 2; i++) {
     LLVMBasicBlockRef q = LLVMGetSuccessor(eb, i), other = LLVMGetSuccessor(eb, 1 - i);
     LLVMBasicBlockRef j = through(p, other, s->E);
-    if (q != other && npreds(p, q) == 1 && jump_target(q) == j && j != q)
+    if (q != other && rr_npreds(p, q) == 1 && rr_jump_target(q) == j && j != q)
       s->Q = q, s->J = j, s->EJ = other == j ? s->E : other;
   }
   if (!s->Q) return false;
@@ -95,7 +97,7 @@ bool rr_match_blocks(rr_pass *p, rr_shape *s) {
                              s->HE == s->H ? NULL : s->HE, s->EJ == s->E ? NULL : s->EJ};
   for (unsigned i = 0; i < sizeof all / sizeof *all; i++) {
     if (!all[i]) continue;
-    int b = bb_index(p, all[i]);
+    int b = rr_bb_index(p, all[i]);
     if (b < 0 || all[i] == s->L || p->lp.innermost[b] != l->parent) return false;
     for (unsigned k = 0; k < i; k++)
       if (all[k] == all[i]) return false;
@@ -265,7 +267,7 @@ bool rr_counts_agree(rr_pass *p, const rr_shape *s) {
  * idom D). */
 bool rr_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValueRef x, uint64_t xv) {
   if (rr_branch_at(rr_cond_br(H), x, xv) == e_side) return true;
-  for (int b = bb_index(p, H); b != 0; b = p->dom.idom[b]) {
+  for (int b = rr_bb_index(p, H); b != 0; b = p->dom.idom[b]) {
     int d = p->dom.idom[b];
     LLVMValueRef br = rr_cond_br(p->cfg.blocks[d].bb);
     if (p->cfg.blocks[b].npreds != 1 || !br || LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) continue;
