@@ -268,6 +268,8 @@ fuzz: $(B)/bin/fuzz_decode
 N ?= 1000
 FUZZ_JOBS ?= 2
 FUZZ_DIFF := $(B)/bin/twasm-fuzz-diff
+# built by make check too, so that a change of the API it uses cannot leave it broken unnoticed
+check: $(FUZZ_DIFF)
 $(FUZZ_DIFF): $(B)/obj/tests/fuzz/diff/fd_main.o $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)

@@ -161,7 +161,7 @@ START_TEST(verbose_lists_phases) {
   ck_assert_msg(run(args, out, sizeof out) == 0, "%s", out);
   static const char *const phases[] = {
       "twasmc: decode ", "twasmc: validate ", "twasmc: lower ", "twasmc: mem2reg ",
-      "twasmc: optimise ", " s  (default<O2>)", "twasmc:   ptx sm_75 ", "twasmc:   ptx sm_90 ",
+      "twasmc: optimise ", " s  (default<O2>,function(loop-simplify))", "twasmc:   ptx sm_75 ", "twasmc:   ptx sm_90 ",
       "twasmc: offload ", " kernel", "twasmc: late ", "twasmc: codegen ",
       "twasmc: run: cc -o ", "libtwasm-rt.a -lzstd -ldl", "twasmc: link ", "twasmc: total "};
   assert_in_order(out, phases, sizeof phases / sizeof phases[0]);
