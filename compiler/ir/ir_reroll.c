@@ -76,14 +76,7 @@
 
 /* ---- The rewrite ------------------------------------------------------------------ */
 
-#define RR_MAX_BODY 1024
-
-typedef struct {
-  LLVMValueRef v[RR_MAX_BODY];
-  int n;
-} rr_set;
-
-static bool in_set(const rr_set *set, LLVMValueRef v) {
+bool rr_set_has(const rr_set *set, LLVMValueRef v) {
   for (int i = 0; i < set->n; i++)
     if (set->v[i] == v) return true;
   return false;
@@ -92,7 +85,7 @@ static bool in_set(const rr_set *set, LLVMValueRef v) {
 /* Marks v and what it reads in L; false when that reaches the second half. */
 static bool keep(const rr_shape *s, rr_set *set, LLVMValueRef v) {
   if (!v || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != s->L || LLVMIsAPHINode(v) ||
-      in_set(set, v))
+      rr_set_has(set, v))
     return true;
   for (int i = 0; i < s->k; i++)
     if (s->b[i].inst == v) return false;
@@ -126,7 +119,7 @@ static void build_nexts(rr_pass *p, rr_shape *s, rr_set *kept) {
 static void erase_unkept(const rr_shape *s, const rr_set *kept) {
   for (LLVMValueRef i = LLVMGetLastInstruction(s->L), prev; i; i = prev) {
     prev = LLVMGetPreviousInstruction(i);
-    if (!LLVMIsAPHINode(i) && !in_set(kept, i)) LLVMInstructionEraseFromParent(i);
+    if (!LLVMIsAPHINode(i) && !rr_set_has(kept, i)) LLVMInstructionEraseFromParent(i);
   }
 }
 

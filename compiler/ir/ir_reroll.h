@@ -140,6 +140,13 @@ LLVMValueRef rr_and_const(LLVMValueRef v, uint64_t *c);
 
 /* ir_reroll_shape.c */
 LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb);
+/* The instructions a rewrite keeps (ir_reroll.c), shared with ir_reroll_rem.c */
+#define RR_MAX_BODY 1024
+typedef struct {
+  LLVMValueRef v[RR_MAX_BODY];
+  int n;
+} rr_set;
+bool rr_set_has(const rr_set *set, LLVMValueRef v);
 /* CFG helpers (ir_reroll_shape.c), shared with ir_reroll_rem.c */
 int rr_bb_index(const rr_pass *p, LLVMBasicBlockRef bb);
 int rr_npreds(const rr_pass *p, LLVMBasicBlockRef bb);

@@ -614,26 +614,13 @@ static void merge_bypass(rr_pass *p, rm_shape *s, LLVMValueRef end) {
 
 /* ---- The rewrite ------------------------------------------------------------------- */
 
-#define RM_MAX_BODY 1024
-
-typedef struct {
-  LLVMValueRef v[RM_MAX_BODY];
-  int n;
-} rm_set;
-
-static bool in_set(const rm_set *set, LLVMValueRef v) {
-  for (int i = 0; i < set->n; i++)
-    if (set->v[i] == v) return true;
-  return false;
-}
-
 /* Marks v and what it reads in L; false when that reaches a later copy. */
-static bool keep(const rm_shape *s, rm_set *set, LLVMValueRef v) {
-  if (!v || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != s->L || LLVMIsAPHINode(v) || in_set(set, v))
+static bool keep(const rm_shape *s, rr_set *set, LLVMValueRef v) {
+  if (!v || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != s->L || LLVMIsAPHINode(v) || rr_set_has(set, v))
     return true;
   for (int i = 0; i < s->neff; i++)
     if (s->copy[i] > 0 && s->eff[i].inst == v) return false;
-  if (set->n == RM_MAX_BODY) return false;
+  if (set->n == RR_MAX_BODY) return false;
   set->v[set->n++] = v;
   for (int i = 0; i < LLVMGetNumOperands(v); i++)
     if (!keep(s, set, LLVMGetOperand(v, (unsigned)i))) return false;
@@ -661,7 +648,7 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
   return true;
 }
 
-static void rewrite(rr_pass *p, rm_shape *s, rm_set *kept) {
+static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
   if (x_before_h(p, s)) LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(s->H));
@@ -714,7 +701,7 @@ static void rewrite(rr_pass *p, rm_shape *s, rm_set *kept) {
   }
   for (LLVMValueRef i = LLVMGetLastInstruction(s->L), prev; i; i = prev) {
     prev = LLVMGetPreviousInstruction(i);
-    if (!LLVMIsAPHINode(i) && !in_set(kept, i)) LLVMInstructionEraseFromParent(i);
+    if (!LLVMIsAPHINode(i) && !rr_set_has(kept, i)) LLVMInstructionEraseFromParent(i);
   }
 }
 
@@ -727,13 +714,13 @@ bool rr_try_remainder(rr_pass *p) {
       !prove_copies(p, s, sub) || !match_e_phis(p, s) || !prove_rest(p, s) || !match_j_phis(p, s) ||
       !counts_agree(p, s) || !uses_confined(p, s) || !plan_nexts(p, s))
     return false;
-  rm_set *kept = tw_arena_alloc(&p->arena, sizeof *kept);
+  rr_set *kept = tw_arena_alloc(&p->arena, sizeof *kept);
   kept->n = 0;
   for (int i = 0; i < s->neff; i++)
     if (s->copy[i] == 0 && !keep(s, kept, s->eff[i].inst)) return false;
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
-  if (kept->n + s->nphis + 3 > RM_MAX_BODY) return false;
+  if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
   rewrite(p, s, kept);
   return true;
 }
