@@ -10,6 +10,7 @@
 #include <llvm-c/Core.h>
 
 #include "cli_progress.h"
+#include "cli_report.h"
 #include "driver.h"
 #include "drv_output.h"
 #include "header.h"
@@ -46,8 +47,10 @@ static const char usage_text[] =
     "                          nest's checks once before it where they are\n"
     "                          affine, guard pages behind; explicit: every\n"
     "                          access is compared against the memory size\n"
-    "  --offload-report        print, for every loop nest, whether it became a GPU\n"
-    "                          kernel (and for which archs) or why not\n"
+    "  --offload-report[=all]  print, for every loop nest, whether it became a GPU\n"
+    "                          kernel (and for which archs) or why not; the nests\n"
+    "                          of C-library functions (malloc, printf, memset...)\n"
+    "                          as one summary line unless =all\n"
     "  --no-offload            do not look for tensor loops (no PTX embedded)\n"
     "  --gpu-arch=LIST         archs to generate PTX for (default sm_75,sm_80,sm_90;\n"
     "                          up to 7 of sm_50 ... sm_90, the archs of LLVM 19's NVPTX)\n"
@@ -99,7 +102,7 @@ static const char features_text[] =
 
 typedef struct {
   const char *input, *output;
-  bool object, emit_llvm, emit_asm, offload_report, verbose;
+  bool object, emit_llvm, emit_asm, offload_report, offload_report_all, verbose;
   const char *extract;
   drv_options drv;
   char *dirs; /* "HOST::GUEST\n..." */
@@ -193,8 +196,9 @@ static int parse_args(cli *c, int argc, char **argv) {
     } else if (!strncmp(a, "--cpu=", 6)) {
       if (!drv_cpu_known(a + 6)) return usage_error("unknown CPU '%s' (see llc-19 -march=x86-64 -mcpu=help)", a + 6);
       c->drv.cpu = a + 6;
-    } else if (!strcmp(a, "--offload-report")) {
+    } else if (!strcmp(a, "--offload-report") || !strcmp(a, "--offload-report=all")) {
       c->offload_report = true;
+      c->offload_report_all = a[16] == '=';
     } else if (!strcmp(a, "--no-offload")) {
       c->drv.offload.enabled = false;
     } else if (!strcmp(a, "--fp-reassociate")) {
@@ -257,6 +261,14 @@ static int parse_args(cli *c, int argc, char **argv) {
 
 /* Errors with an offset name the bytes it points into: for text input
  * those are wat2wasm's binary, not the .wat file. */
+/* The offload report on standard error; the C library's nests folded
+ * into one line unless --offload-report=all. */
+static void print_report(const cli *c, const char *report) {
+  char *folded = c->offload_report_all ? NULL : cli_report_fold(report);
+  fputs(folded ? folded : report, stderr);
+  free(folded);
+}
+
 static void report_error(const cli *c, const tw_diag *d) {
   const char *file = !strcmp(c->input, "-") ? "<stdin>" : c->input;
   if (d->offset == TW_DIAG_NO_OFFSET)
@@ -450,7 +462,7 @@ int main(int argc, char **argv) {
   cli_progress_total(&progress);
   if (dump) fputs(dump, stderr);
   free(dump);
-  if (report) fputs(report, stderr);
+  if (report) print_report(&c, report);
   free(report);
   if (!ok) report_error(&c, &d);
   free(out);

@@ -148,6 +148,34 @@ START_TEST(simd_loops_not_offloaded) {
 }
 END_TEST
 
+/* A C program's report names its own loops and folds those of the C
+ * library (malloc, printf, memset...) into one line, which says how many
+ * and where; --offload-report=all lists every one. */
+START_TEST(report_folds_libc) {
+  char cmd[2048], out[32768];
+  snprintf(cmd, sizeof cmd,
+           "printf '%%s\\n' '#include <stdio.h>' '#include <stdlib.h>' "
+           "'__attribute__((noinline)) void scale(float *y, const float *x, int n) { for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }' "
+           "'int main(int c, char **v) { int n = 1000 + c; float *x = calloc(n, 4), *y = malloc(4 * n);' "
+           "'  scale(y, x, n); printf(\"%%g %%s\\n\", y[3], v[0]); return 0; }' >%s/lib.c && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -fno-unroll-loops -c %s/lib.c -o %s/lib.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr %s/lib.o -o %s/lib.wasm",
+           tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "-c --offload-report %s/lib.wasm -o %s/lib.o 2>&1", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, ": scale: offloaded as map"), "%s", out);
+  ck_assert_msg(strstr(out, "lib.wasm: C library: "), "no summary line:\n%s", out);
+  ck_assert_msg(strstr(out, "printf_core") && strstr(out, "--offload-report=all lists them\n"), "%s", out);
+  ck_assert_msg(!strstr(out, ": printf_core: not offloaded") && !strstr(out, ": dlmalloc: "),
+                "C library lines not folded:\n%s", out);
+  snprintf(cmd, sizeof cmd, "-c --offload-report=all %s/lib.wasm -o %s/lib.o 2>&1", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, ": scale: offloaded as map"), "%s", out);
+  ck_assert_msg(strstr(out, ": printf_core: not offloaded: ") && !strstr(out, "C library: "), "%s", out);
+}
+END_TEST
+
 START_TEST(no_offload_reports_nothing) {
   char args[1024], out[4096];
   wasm_of("saxpy");
@@ -296,6 +324,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, report_names_loop_offset);
   tcase_add_test(tc, no_offload_reports_nothing);
   tcase_add_test(tc, simd_loops_not_offloaded);
+  tcase_add_test(tc, report_folds_libc);
   tcase_add_test(tc, extract_ptx);
   tcase_add_test(tc, kernel_table);
   suite_add_tcase(s, tc);

@@ -1,0 +1,120 @@
+/* cli_libc_names.c: the names of C-library functions, so that the offload
+ * report can fold the loops of a module's own libc into one line.
+ *
+ * The global functions of wasi-libc as Debian ships it (package wasi-libc
+ * 0.0~git20220510.9886d3d, `llvm-nm-19 /usr/lib/wasm32-wasi/libc.a`, the
+ * `T` symbols not starting with an underscore: reserved names are told by
+ * their prefix, cli_report.c), plus the static helpers of its printf,
+ * malloc, strstr and qsort that hold loops (printf_core, dlmalloc, ...).
+ * Sorted in C locale order: bsearch. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_report.h"
+
+static const char *const names[] = {
+    "a64l", "abort", "abs", "accept", "accept4", "access", "acos", "acosf", "acosh",
+    "acoshf", "acoshl", "acosl", "aligned_alloc", "alphasort", "arc4random",
+    "arc4random_buf", "arc4random_uniform", "asctime", "asin", "asinf", "asinh", "asinhf",
+    "asinhl", "asinl", "asprintf", "at_quick_exit", "atan", "atan2", "atan2f", "atan2l",
+    "atanf", "atanh", "atanhf", "atanhl", "atanl", "atexit", "atof", "atoi", "atol",
+    "atoll", "basename", "bcmp", "bcopy", "bsearch", "btowc", "bzero", "c16rtomb",
+    "c32rtomb", "cabs", "cabsf", "cabsl", "cacos", "cacosf", "cacosh", "cacoshf",
+    "cacoshl", "cacosl", "calloc", "carg", "cargf", "cargl", "casin", "casinf", "casinh",
+    "casinhf", "casinhl", "casinl", "catan", "catanf", "catanh", "catanhf", "catanhl",
+    "catanl", "catclose", "catgets", "catopen", "cbrt", "cbrtf", "cbrtl", "ccos", "ccosf",
+    "ccosh", "ccoshf", "ccoshl", "ccosl", "ceil", "ceilf", "ceill", "cexp", "cexpf",
+    "cexpl", "chdir", "cimag", "cimagf", "cimagl", "clearenv", "clearerr", "clock_getres",
+    "clock_nanosleep", "clog", "clogf", "clogl", "close", "closedir", "confstr", "conj",
+    "conjf", "conjl", "copysign", "copysignf", "copysignl", "cos", "cosf", "cosh", "coshf",
+    "coshl", "cosl", "cpow", "cpowf", "cpowl", "cproj", "cprojf", "cprojl", "creal",
+    "crealf", "creall", "creat", "crypt", "csin", "csinf", "csinh", "csinhf", "csinhl",
+    "csinl", "csqrt", "csqrtf", "csqrtl", "ctan", "ctanf", "ctanh", "ctanhf", "ctanhl",
+    "ctanl", "ctime", "ctime_r", "decfloat", "difftime", "dirfd", "dirname",
+    "dispose_chunk", "div", "dlcalloc", "dlfree", "dlmalloc", "dlrealloc", "dprintf",
+    "drand48", "ecvt", "encrypt", "erand48", "erf", "erfc", "erfcf", "erfcl", "erff",
+    "erfl", "exit", "exp", "exp10", "exp10f", "exp10l", "exp2", "exp2f", "exp2l", "expf",
+    "expl", "explicit_bzero", "expm1", "expm1f", "expm1l", "fabs", "fabsf", "fabsl",
+    "faccessat", "fclose", "fcntl", "fcvt", "fdatasync", "fdclosedir", "fdim", "fdimf",
+    "fdiml", "fdopendir", "feclearexcept", "fegetenv", "fegetexceptflag", "fegetround",
+    "feholdexcept", "feof", "feraiseexcept", "ferror", "fesetenv", "fesetexceptflag",
+    "fesetround", "fetestexcept", "feupdateenv", "fflush", "ffs", "ffsl", "ffsll", "fgetc",
+    "fgetln", "fgetpos", "fgets", "fgetwc", "fgetws", "fileno", "finite", "finitef",
+    "floor", "floorf", "floorl", "fma", "fmaf", "fmal", "fmax", "fmaxf", "fmaxl",
+    "fmemopen", "fmin", "fminf", "fminl", "fmod", "fmodf", "fmodl", "fmt_fp", "fmt_o",
+    "fmt_u", "fmt_x", "fmtmsg", "fnmatch", "fopen", "fopencookie", "fourbyte_strstr",
+    "fpathconf", "fprintf", "fputc", "fputs", "fputwc", "fputws", "fread", "free",
+    "freelocale", "freopen", "frexp", "frexpf", "frexpl", "fscanf", "fseek", "fsetpos",
+    "fstat", "fstatat", "fsync", "ftell", "ftime", "ftruncate", "futimens", "fwide",
+    "fwprintf", "fwrite", "fwscanf", "gcvt", "get_avphys_pages", "get_nprocs",
+    "get_nprocs_conf", "get_phys_pages", "getc", "getc_unlocked", "getchar",
+    "getchar_unlocked", "getcwd", "getdate", "getdelim", "getdomainname", "getenv",
+    "gethostid", "getint", "getline", "getopt", "getopt_long", "getopt_long_only",
+    "getsockopt", "getsubopt", "gettimeofday", "getw", "getwc", "getwchar", "glob",
+    "globfree", "gmtime", "hcreate", "hdestroy", "hexfloat", "hsearch", "htonl", "htons",
+    "hypot", "hypotf", "hypotl", "iconv", "iconv_close", "iconv_open", "ilogb", "ilogbf",
+    "ilogbl", "imaxabs", "imaxdiv", "index", "inet_ntop", "inet_pton", "initstate",
+    "insque", "internal_memalign", "ioctl", "isalnum", "isalpha", "isascii", "isblank",
+    "iscntrl", "isdigit", "isgraph", "islower", "isprint", "ispunct", "isspace", "isupper",
+    "iswalnum", "iswalpha", "iswblank", "iswcntrl", "iswctype", "iswdigit", "iswgraph",
+    "iswlower", "iswprint", "iswpunct", "iswspace", "iswupper", "iswxdigit", "isxdigit",
+    "j0", "j0f", "j1", "j1f", "jn", "jnf", "jrand48", "l64a", "labs", "lcong48", "ldexp",
+    "ldexpf", "ldexpl", "ldiv", "lfind", "lgamma", "lgammaf", "lgammal", "link", "linkat",
+    "llabs", "lldiv", "llrint", "llrintf", "llrintl", "llround", "llroundf", "llroundl",
+    "localeconv", "localtime", "log", "log10", "log10f", "log10l", "log1p", "log1pf",
+    "log1pl", "log2", "log2f", "log2l", "logb", "logbf", "logbl", "logf", "logl",
+    "lrand48", "lrint", "lrintf", "lrintl", "lround", "lroundf", "lroundl", "lsearch",
+    "lstat", "malloc", "malloc_usable_size", "mblen", "mbrlen", "mbrtoc16", "mbrtoc32",
+    "mbrtowc", "mbsinit", "mbsnrtowcs", "mbsrtowcs", "mbstowcs", "mbtowc", "memccpy",
+    "memchr", "memcmp", "memcpy", "memmem", "memmove", "mempcpy", "memset", "mkdir",
+    "mkdirat", "mktime", "modf", "modff", "modfl", "mrand48", "nan", "nanf", "nanl",
+    "nanosleep", "nearbyint", "nearbyintf", "nearbyintl", "nextafter", "nextafterf",
+    "nextafterl", "nexttoward", "nexttowardf", "nexttowardl", "nftw", "nrand48", "ntohl",
+    "ntohs", "open", "open_memstream", "open_wmemstream", "openat", "opendir", "opendirat",
+    "pad", "pathconf", "perror", "poll", "pop_arg", "posix_close", "posix_fadvise",
+    "posix_fallocate", "posix_memalign", "pow", "powf", "powl", "pread", "preadv",
+    "printf", "printf_core", "pselect", "putc", "putc_unlocked", "putchar",
+    "putchar_unlocked", "putenv", "puts", "putw", "putwc", "putwchar", "pwrite", "pwritev",
+    "qsort", "quick_exit", "rand", "rand_r", "random", "read", "readdir", "readlink",
+    "readlinkat", "readv", "realloc", "recv", "regcomp", "regerror", "regexec", "regfree",
+    "remainder", "remainderf", "remainderl", "remove", "remque", "remquo", "remquof",
+    "remquol", "rename", "renameat", "rewind", "rewinddir", "rindex", "rint", "rintf",
+    "rintl", "rmdir", "round", "roundf", "roundl", "sbrk", "scalb", "scalbf", "scalbln",
+    "scalblnf", "scalblnl", "scalbn", "scalbnf", "scalbnl", "scandir", "scandirat",
+    "scanexp", "scanf", "sched_yield", "seed48", "seekdir", "select", "send", "setbuf",
+    "setbuffer", "setenv", "setkey", "setlinebuf", "setlocale", "setstate", "setvbuf",
+    "shutdown", "sift", "significand", "significandf", "sin", "sincos", "sincosf",
+    "sincosl", "sinf", "sinh", "sinhf", "sinhl", "sinl", "sleep", "snprintf", "sprintf",
+    "sqrt", "sqrtf", "sqrtl", "srand", "srand48", "srandom", "sscanf", "stat",
+    "strcasecmp", "strcasestr", "strcat", "strchr", "strcmp", "strcoll", "strcpy",
+    "strcspn", "strdup", "strerror", "strerror_r", "strfmon", "strfmon_l", "strftime",
+    "strlcat", "strlcpy", "strlen", "strncasecmp", "strncat", "strncmp", "strncpy",
+    "strndup", "strnlen", "strpbrk", "strptime", "strrchr", "strsep", "strspn", "strstr",
+    "strtod", "strtof", "strtoimax", "strtok", "strtok_r", "strtol", "strtold", "strtoll",
+    "strtoul", "strtoull", "strtoumax", "strverscmp", "strxfrm", "swab", "swprintf",
+    "swscanf", "symlink", "symlinkat", "sysconf", "tan", "tanf", "tanh", "tanhf", "tanhl",
+    "tanl", "tdelete", "tdestroy", "telldir", "tfind", "tgamma", "tgammaf", "tgammal",
+    "threebyte_strstr", "time", "timegm", "timespec_get", "toascii", "tolower", "toupper",
+    "towctrans", "towlower", "towupper", "trinkle", "trunc", "truncate", "truncf",
+    "truncl", "tsearch", "twalk", "twobyte_strstr", "twoway_memmem", "twoway_strstr",
+    "uname", "ungetc", "ungetwc", "unlink", "unlinkat", "unsetenv", "usleep", "utime",
+    "utimensat", "utimes", "vasprintf", "vdprintf", "versionsort", "vfprintf", "vfscanf",
+    "vfwprintf", "vfwscanf", "vprintf", "vscanf", "vsnprintf", "vsprintf", "vsscanf",
+    "vswprintf", "vswscanf", "vwprintf", "vwscanf", "wcpcpy", "wcpncpy", "wcrtomb",
+    "wcscasecmp", "wcscasecmp_l", "wcscat", "wcschr", "wcscmp", "wcscoll", "wcscpy",
+    "wcscspn", "wcsdup", "wcsftime", "wcslen", "wcsncasecmp", "wcsncasecmp_l", "wcsncat",
+    "wcsncmp", "wcsncpy", "wcsnlen", "wcsnrtombs", "wcspbrk", "wcsrchr", "wcsrtombs",
+    "wcsspn", "wcsstr", "wcstod", "wcstof", "wcstoimax", "wcstok", "wcstol", "wcstold",
+    "wcstoll", "wcstombs", "wcstoul", "wcstoull", "wcstoumax", "wcswcs", "wcswidth",
+    "wcsxfrm", "wctob", "wctomb", "wctrans", "wctype", "wcwidth", "wmemchr", "wmemcmp",
+    "wmemcpy", "wmemmove", "wmemset", "wprintf", "wrapper_cmp", "write", "writev",
+    "wscanf", "y0", "y0f", "y1", "y1f", "yn", "ynf",
+};
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool cli_libc_name(const char *name) {
+  return bsearch(&name, names, sizeof names / sizeof *names, sizeof *names, by_name) != NULL;
+}
