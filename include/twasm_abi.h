@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 8u
+#define TWASM_ABI_VERSION 9u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -428,7 +428,14 @@ void twasm_rt_elem_drop(void *vmctx, uint32_t elem_index);
  * Before an offloaded nest the generated code evaluates the live params of
  * its kernel (twasm_kernel_abi) and calls twasm_rt_offload.  1: the kernel
  * ran (on the GPU) and the nest is skipped; 0: the nest runs on the CPU as
- * compiled.  A reduction's result is stored in *result (its low bytes). */
+ * compiled; TWASM_OFFLOAD_TOO_SMALL: it runs on the CPU, its work being
+ * too little for any launch (the quick refusal), so the generated code
+ * may run the next calls of this nest on the CPU without asking (it backs
+ * off: 1, 3, 7 ... up to TWASM_OFFLOAD_SKIP_MAX calls after as many
+ * refusals in a row; any other answer starts again from none).  A
+ * reduction's result is stored in *result (its low bytes). */
+#define TWASM_OFFLOAD_TOO_SMALL 2u
+#define TWASM_OFFLOAD_SKIP_MAX 1023u
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
 
 /* Nonzero while twasm_rt_offload may launch (or trace) anything.  The

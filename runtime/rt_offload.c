@@ -68,7 +68,7 @@ static uint32_t quick_cpu(void) {
   uint32_t n = __atomic_load_n(&rt_quick_calls, __ATOMIC_RELAXED) + 1;
   __atomic_store_n(&rt_quick_calls, n, __ATOMIC_RELAXED);
   if (n == RT_QUICK_PROBE_CALLS && !cu_started() && !cu_driver_present()) return close_gate();
-  return 0;
+  return TWASM_OFFLOAD_TOO_SMALL;
 }
 
 /* The compiler's plan for a PTX module (TWASM_PATH_*), for the trace. */
@@ -238,7 +238,22 @@ static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *
   return 1;
 }
 
+/* Calls of twasm_rt_offload, written at exit to the file
+ * $TWASM_TEST_OFFLOAD_CALLS when set: tests count what the generated
+ * code's back-off saves (a plain count: a lost increment is harmless). */
+static uint64_t rt_offload_calls;
+
+__attribute__((destructor)) static void write_offload_calls(void) {
+  const char *path = getenv("TWASM_TEST_OFFLOAD_CALLS");
+  FILE *f = path && *path ? fopen(path, "w") : NULL;
+  if (!f) return;
+  fprintf(f, "%llu\n", (unsigned long long)rt_offload_calls);
+  fclose(f);
+}
+
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
+  __atomic_store_n(&rt_offload_calls, __atomic_load_n(&rt_offload_calls, __ATOMIC_RELAXED) + 1,
+                   __ATOMIC_RELAXED);
   const twasm_vmctx *vm = vmctx;
   const twasm_module_abi *mod = vm->module;
   if (!mod || kernel >= mod->nkernels) return 0;
@@ -270,7 +285,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (!cu_tracing() && !cu_available()) return close_gate();
   if (!cu_tracing() && mode == CU_MODE_AUTO && isfinite(cu_launch_cost_us())) {
     set_quick(cu_launch_cost_us());
-    if (!twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us())) return 0;
+    if (!twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us())) return TWASM_OFFLOAD_TOO_SMALL;
   }
   rt_offload_plan plan;
   const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);

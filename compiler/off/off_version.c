@@ -3,13 +3,22 @@
  * nest's exit (a reduction's result taking the accumulator's place), else
  * the original loop runs unchanged:
  *
- *   preheader:     br twasm_rt_offload_gate, offload.call, header
+ *   preheader:     br twasm_rt_offload_gate, offload.skip, header
+ *   offload.skip:  s = skip[id]; br s == 0, offload.call, offload.dec
+ *   offload.dec:   skip[id] = s - 1; br header
  *   offload.call:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
- *                  br done, exit, header
+ *                  br done == 1, exit, offload.back
+ *   offload.back:  n = done == TOO_SMALL ? min(2 * next[id] + 1, SKIP_MAX) : 0
+ *                  next[id] = skip[id] = n; br header
  *
  * The gate is closed without a GPU, so the CPU path then skips the params
  * (trip counts are runtime calls with 128-bit arithmetic) and the call.
+ * skip and next are the module's own counters per kernel: a nest the
+ * runtime refused as too small for any launch runs its next 1, 3, 7 ...
+ * (at most TWASM_OFFLOAD_SKIP_MAX) calls on the CPU without asking, so a
+ * tiny nest called millions of times pays a load and a branch per call.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir_pass.h"
@@ -247,28 +256,75 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
   LLVMAddIncoming(merged, &result, &pre, 1);
 }
 
-/* Replaces pre's branch to header by `br gate, call, header` and returns
- * the new block call, which also enters header (its phis learn it). */
-static LLVMBasicBlockRef gate_block(ov_ctx *c, LLVMBasicBlockRef pre, LLVMBasicBlockRef header) {
-  LLVMValueRef gate = LLVMGetNamedGlobal(c->mod, "twasm_rt_offload_gate");
-  if (!gate) gate = LLVMAddGlobal(c->mod, c->i32, "twasm_rt_offload_gate");
-  LLVMBasicBlockRef call_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.call");
-  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
-  LLVMPositionBuilderBefore(c->b, br);
-  LLVMValueRef open = LLVMBuildLoad2(c->b, c->i32, gate, "offload.gate");
-  LLVMValueRef cond = LLVMBuildICmp(c->b, LLVMIntNE, open, LLVMConstInt(c->i32, 0, false), "");
-  LLVMBuildCondBr(c->b, cond, call_bb, header);
-  LLVMInstructionEraseFromParent(br);
+/* header's phis take from `from` what they take from pre. */
+static void enter_like_pre(LLVMBasicBlockRef header, LLVMBasicBlockRef pre, LLVMBasicBlockRef from) {
   for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi))
     for (unsigned k = 0, nin = LLVMCountIncoming(phi); k < nin; k++)
       if (LLVMGetIncomingBlock(phi, k) == pre) {
         LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-        LLVMAddIncoming(phi, &v, &call_bb, 1);
+        LLVMAddIncoming(phi, &v, &from, 1);
         break;
       }
+}
+
+/* The kernel's counter NAME.ID: internal to the module, zero at start. */
+static LLVMValueRef counter(ov_ctx *c, const char *name, uint32_t id) {
+  char full[64];
+  snprintf(full, sizeof full, "twasm.offload.%s.%u", name, id);
+  LLVMValueRef g = LLVMGetNamedGlobal(c->mod, full);
+  if (g) return g;
+  g = LLVMAddGlobal(c->mod, c->i32, full);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetInitializer(g, LLVMConstInt(c->i32, 0, false));
+  return g;
+}
+
+/* Replaces pre's branch to header by the gate and the skip count (see the
+ * top of the file) and returns the new block offload.call, positioned at
+ * its end; *back is offload.back, still empty. */
+static LLVMBasicBlockRef gate_block(ov_ctx *c, LLVMBasicBlockRef pre, LLVMBasicBlockRef header,
+                                    uint32_t id, LLVMBasicBlockRef *back) {
+  LLVMValueRef gate = LLVMGetNamedGlobal(c->mod, "twasm_rt_offload_gate");
+  if (!gate) gate = LLVMAddGlobal(c->mod, c->i32, "twasm_rt_offload_gate");
+  LLVMBasicBlockRef skip_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.skip");
+  LLVMBasicBlockRef dec_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.dec");
+  LLVMBasicBlockRef call_bb = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.call");
+  *back = LLVMInsertBasicBlockInContext(c->ctx, header, "offload.back");
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(pre), zero = LLVMConstInt(c->i32, 0, false);
+  LLVMPositionBuilderBefore(c->b, br);
+  LLVMValueRef open = LLVMBuildLoad2(c->b, c->i32, gate, "offload.gate");
+  LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, open, zero, ""), skip_bb, header);
+  LLVMInstructionEraseFromParent(br);
+  LLVMValueRef skip = counter(c, "skip", id);
+  LLVMPositionBuilderAtEnd(c->b, skip_bb);
+  LLVMValueRef left = LLVMBuildLoad2(c->b, c->i32, skip, "offload.skip");
+  LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, left, zero, ""), call_bb, dec_bb);
+  LLVMPositionBuilderAtEnd(c->b, dec_bb);
+  LLVMBuildStore(c->b, LLVMBuildSub(c->b, left, LLVMConstInt(c->i32, 1, false), ""), skip);
+  LLVMBuildBr(c->b, header);
+  enter_like_pre(header, pre, dec_bb);
+  enter_like_pre(header, pre, *back);
   LLVMPositionBuilderAtEnd(c->b, call_bb);
   return call_bb;
+}
+
+/* offload.back: the next skip count from the runtime's answer done. */
+static void back_off(ov_ctx *c, LLVMBasicBlockRef back, LLVMBasicBlockRef header, LLVMValueRef done,
+                     uint32_t id) {
+  LLVMValueRef skip = counter(c, "skip", id), next = counter(c, "next", id);
+  LLVMPositionBuilderAtEnd(c->b, back);
+  LLVMValueRef prev = LLVMBuildLoad2(c->b, c->i32, next, "");
+  LLVMValueRef grown = LLVMBuildOr(c->b, LLVMBuildShl(c->b, prev, LLVMConstInt(c->i32, 1, false), ""),
+                                   LLVMConstInt(c->i32, 1, false), "");
+  LLVMValueRef max = LLVMConstInt(c->i32, TWASM_OFFLOAD_SKIP_MAX, false);
+  grown = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, grown, max, ""), max, grown, "");
+  LLVMValueRef small =
+      LLVMBuildICmp(c->b, LLVMIntEQ, done, LLVMConstInt(c->i32, TWASM_OFFLOAD_TOO_SMALL, false), "");
+  LLVMValueRef n = LLVMBuildSelect(c->b, small, grown, LLVMConstInt(c->i32, 0, false), "offload.backoff");
+  LLVMBuildStore(c->b, n, next);
+  LLVMBuildStore(c->b, n, skip);
+  LLVMBuildBr(c->b, header);
 }
 
 void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id) {
@@ -284,7 +340,8 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
   LLVMBasicBlockRef pre = preheader_of(n, true);
   LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
-  LLVMBasicBlockRef call_bb = gate_block(&c, pre, header);
+  LLVMBasicBlockRef back;
+  LLVMBasicBlockRef call_bb = gate_block(&c, pre, header, kernel_id, &back);
   for (unsigned i = 0; i < n->desc.nparams; i++) {
     const kn_bind *b = &n->binds[i];
     LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
@@ -297,8 +354,9 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
   LLVMValueRef done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
   LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
-  LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntNE, done, LLVMConstInt(c.i32, 0, false), "");
-  LLVMBuildCondBr(c.b, cond, exit, header);
+  LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntEQ, done, LLVMConstInt(c.i32, 1, false), "");
+  LLVMBuildCondBr(c.b, cond, exit, back);
+  back_off(&c, back, header, done, kernel_id);
   LLVMDisposeBuilder(c.b);
   patch_exit(&c, n, call_bb, exit, result, merge);
 }

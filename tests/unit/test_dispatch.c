@@ -627,6 +627,70 @@ START_TEST(ptx_store_inflates_once) {
 }
 END_TEST
 
+/* A tiny nest called 100000 times in auto mode with a driver present (the
+ * fake one, so the gate stays open): the runtime refuses it as too small
+ * for any launch, and the generated code's back-off (off_version.c) asks
+ * again after 1, 3, 7 ... 1023 calls, so about 110 calls reach the
+ * runtime instead of 100000; the results are the --no-offload build's. */
+static const char tiny_program[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n"
+    "__attribute__((noinline)) void tiny(int n, float a, const float *x, float *y) {\n"
+    "  for (int i = 0; i < n; i++) y[i] += a * x[i]; }\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]), calls = atoi(argv[2]);\n"
+    "  float *x = malloc(4 * n), *y = calloc(n, 4);\n"
+    "  for (int i = 0; i < n; i++) x[i] = (float)i / 7;\n"
+    "  for (int c = 0; c < calls; c++) tiny(n, (float)(c & 7), x, y);\n"
+    "  printf(\"%a %a\\n\", y[0], y[n - 1]);\n"
+    "  return 0; }\n";
+
+START_TEST(tiny_nest_backs_off) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped tiny-nest back-off: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  char path[128], cmd[2048], out[16384], want[256], got[256];
+  snprintf(path, sizeof path, "%s/tiny.c", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(tiny_program, f);
+  fclose(f);
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -fno-unroll-loops -c %s -o %s/tiny.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr %s/tiny.o -o %s/tiny.wasm && " /* names kept */
+           "%s --offload-report %s/tiny.wasm -o %s/tiny 2>&1 && %s --no-offload %s/tiny.wasm -o %s/tiny_off",
+           path, tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir, tw, tmpdir, tmpdir);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%.2000s", out);
+  ck_assert_msg(strstr(out, ": tiny: offloaded as map"), "%.2000s", out);
+  snprintf(cmd, sizeof cmd, "%s/tiny_off 32 100000", tmpdir);
+  ck_assert_int_eq(sh(cmd, want, sizeof want), 0);
+  /* the program's other nests (its own loop filling x, the allocator's)
+   * ask too: count them with one call of tiny */
+  unsigned long asked[2];
+  for (int r = 0; r < 2; r++) {
+    int calls = r ? 100000 : 1;
+    char count[64], log[160];
+    snprintf(log, sizeof log, "%s/calls.txt", tmpdir);
+    unlink(log);
+    snprintf(cmd, sizeof cmd,
+             "env -u TWASM_TRACE LD_LIBRARY_PATH=%s TWASM_DEVICE=auto TWASM_TEST_OFFLOAD_CALLS=%s "
+             "%s/tiny 32 %d",
+             dir, log, tmpdir, calls);
+    ck_assert_int_eq(sh(cmd, got, sizeof got), 0);
+    if (r) ck_assert_str_eq(got, want);
+    snprintf(cmd, sizeof cmd, "cat %s", log);
+    ck_assert_int_eq(sh(cmd, count, sizeof count), 0);
+    asked[r] = strtoul(count, NULL, 10);
+  }
+  ck_assert_msg(asked[0] >= 1, "the runtime was never asked");
+  unsigned long more = asked[1] - asked[0];
+  ck_assert_msg(more >= 50 && more <= 200, "99999 more calls of a tiny nest asked the runtime %lu more times",
+                more);
+}
+END_TEST
+
 static Suite *dispatch_suite(void) {
   Suite *s = suite_create("dispatch");
   TCase *plan = tcase_create("plan");
@@ -657,6 +721,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, ptx_inflated_only_for_a_gpu);
   tcase_add_test(progs, corrupt_ptx_stays_on_the_cpu);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);
+  tcase_add_test(progs, tiny_nest_backs_off);
   suite_add_tcase(s, progs);
   return s;
 }
