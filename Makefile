@@ -205,11 +205,11 @@ examples-check: $(EXAMPLES)
 	  echo "examples: $(words $(EXAMPLES)) passed, 0 failed"
 
 # ---- benchmarks (figures, not tests) ------------------------------------------
-bench: $(TWASMC) $(LIBRT) gpu-bench-apps
+bench: $(TWASMC) $(LIBRT) gpu-bench-apps gpu-apps
 	TWASMC=$(TWASMC) bash tests/bench/cpu.sh
 	@if command -v nvidia-smi >/dev/null 2>&1; then bash tests/bench/gpu.sh $(B)/gpu/bench; \
-	  bash tests/bench/start.sh $(B)/gpu/start; \
-	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench and tests/bench/start.sh $(B)/gpu/start on a GPU machine)"; fi
+	  bash tests/bench/start.sh $(B)/gpu/start; bash tests/bench/auto_cpu.sh $(B)/gpu/bin; \
+	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench, tests/bench/start.sh $(B)/gpu/start and tests/bench/auto_cpu.sh $(B)/gpu/bin on a GPU machine)"; fi
 
 # ---- install ----------------------------------------------------------------
 # LIBDIR may lie anywhere (lib64, lib/x86_64-linux-gnu): the installed

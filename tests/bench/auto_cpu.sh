@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# auto_cpu.sh BIN_DIR [RUNS] [SRC_DIR]: issue 20's bar for programs that
+# launch: `auto` may not be more than 5 % (or 5 ms, for short programs)
+# slower than TWASM_DEVICE=cpu.  Runs every executable NAME of BIN_DIR
+# (`make gpu-apps`: build/gpu/bin) under TWASM_DEVICE=cpu and auto, RUNS
+# times each (default 5), interleaved, with the arguments of
+# SRC_DIR/NAME.args (default tests/gpu/e2e), and prints a markdown table
+# of median wall times (ms, `date` around each process), auto/cpu and a
+# verdict; the outputs of the two modes must be the same bytes.  Exit
+# status 1 when an output differs (not when a time misses: noise).
+set -u
+bin=${1:?usage: auto_cpu.sh BIN_DIR [RUNS] [SRC_DIR]}
+runs=${2:-5}
+src=${3:-$(cd "$(dirname "$0")/../gpu/e2e" && pwd)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 over=0 n=0
+
+# once MODE NAME PROG ARGS...: wall us appended to $tmp/NAME.MODE, stdout
+# and status into $tmp/NAME.MODE.out (the last run's).
+once() {
+  local mode=$1 name=$2 prog=$3 t0 t1 st
+  shift 3
+  t0=$(date +%s%N)
+  env -u TWASM_TRACE TWASM_DEVICE="$mode" "$prog" "$@" >"$tmp/$name.$mode.out" 2>/dev/null
+  st=$?
+  t1=$(date +%s%N)
+  echo "status $st" >>"$tmp/$name.$mode.out"
+  echo $(((t1 - t0) / 1000)) >>"$tmp/$name.$mode"
+}
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] / 1000 }'; }
+
+echo "| program | cpu ms | auto ms | auto / cpu | verdict |"
+echo "|---|---:|---:|---:|---|"
+for prog in "$bin"/*; do
+  [ -f "$prog" ] && [ -x "$prog" ] || continue
+  name=$(basename "$prog")
+  case $name in *.*) continue ;; esac
+  args=()
+  [ -f "$src/$name.args" ] && read -r -a args <"$src/$name.args"
+  for ((i = 0; i < runs; i++)); do
+    once cpu "$name" "$prog" "${args[@]}"
+    once auto "$name" "$prog" "${args[@]}"
+  done
+  c=$(median "$tmp/$name.cpu") a=$(median "$tmp/$name.auto")
+  verdict=$(awk -v a="$a" -v c="$c" 'BEGIN { print (a <= c * 1.05 || a - c <= 5) ? "ok" : "over" }')
+  if ! cmp -s "$tmp/$name.cpu.out" "$tmp/$name.auto.out"; then
+    verdict="FAIL: output differs"
+    failed=1
+  fi
+  [ "$verdict" = over ] && over=$((over + 1))
+  n=$((n + 1))
+  echo "| $name | $c | $a | $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.3f", (c > 0 ? a / c : 0) }') | $verdict |"
+done
+echo
+echo "auto_cpu: $n programs, $over over the bar (5 % or 5 ms), median of $runs interleaved runs each"
+exit "$failed"
