@@ -381,13 +381,6 @@ static void rewrite(rr_pass *p, rf_chain *ch, rf_values *dead) {
     LLVMInstructionRemoveFromParent(i);
     LLVMInsertIntoBuilder(b, i);
   }
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(rest);
-  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
-    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
-    bool seen = false;
-    for (unsigned t = 0; t < s; t++) seen |= LLVMGetSuccessor(term, t) == succ;
-    if (!seen) ir_retarget_phis(succ, bb, rest);
-  }
   LLVMPositionBuilderAtEnd(b, bb);
   LLVMBuildBr(b, body);
   /* The loop: counter, sum, one phi per moving leaf, t0's instructions. */
@@ -444,6 +437,14 @@ static void rewrite(rr_pass *p, rf_chain *ch, rf_values *dead) {
   /* F's value is the sum; the old chain and terms go where dead. */
   LLVMReplaceAllUsesWith(ch->root, added);
   erase_dead(dead);
+  /* Last: rebuilding a phi frees it, and the chain's values may be phis. */
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(rest);
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
+    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
+    bool seen = false;
+    for (unsigned t = 0; t < s; t++) seen |= LLVMGetSuccessor(term, t) == succ;
+    if (!seen) ir_retarget_phis(succ, bb, rest);
+  }
 }
 
 typedef struct {
@@ -467,6 +468,8 @@ static bool try_root(rr_pass *p, rf_scratch *sc, LLVMBasicBlockRef bb, LLVMValue
     ch->root = f;
     ch->op = op;
     if (!(op == LLVMFAdd ? float_chain(ch, h) : int_chain(ch, h))) continue;
+    /* a sum carried by B's loop is that loop unrolled (ir_reroll_rem.c) */
+    if (LLVMIsAPHINode(ch->init) && rr_in_loop(p, ch->init)) continue;
     if (!prove_terms(p, ch, &sc->w) || !collect_values(p, ch, &sc->w, &sc->vs) ||
         !loads_may_sink(ch, &sc->vs))
       continue;
