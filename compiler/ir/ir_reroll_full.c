@@ -305,7 +305,10 @@ static void add_value(rf_values *vs, LLVMValueRef v) {
 static bool collect_values(rr_pass *p, const rf_chain *ch, rf_walk *w, rf_values *vs) {
   vs->n = 0;
   add_value(vs, ch->root);
-  for (int g = 0; g < ch->n; g++) {
+  add_value(vs, ch->step[0]);
+  for (int i = 0; i < ch->first.n; i++) /* t0's own (its walk against itself is all shared) */
+    if (ch->first.ev[i].kind == RF_NODE) add_value(vs, ch->first.ev[i].ref);
+  for (int g = 1; g < ch->n; g++) {
     add_value(vs, ch->step[g]);
     w->n = 0;
     if (!walk(p, ch->bb, ch->term[0], ch->term[g], w, 0)) return false;
