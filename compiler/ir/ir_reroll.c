@@ -292,6 +292,7 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
     ir_dom_build(&p->dom, &p->cfg);
     ir_loops_build(&p->lp, &p->cfg, &p->dom);
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
+    if (!done) done = rr_try_full(p, fn);
   }
   tw_arena_free(&p->arena);
   return done;

@@ -128,6 +128,8 @@ int rr_op_node(rr_pass *p, LLVMValueRef inst, const int *kids, int nk, uint64_t 
 
 /* ir_reroll_eval.c */
 bool rr_in_loop(const rr_pass *p, LLVMValueRef v);
+bool rr_pure_intrinsic(LLVMValueRef callee);
+uint64_t rr_flags_of(LLVMValueRef inst, LLVMOpcode op);
 int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth);
 int rr_eval(rr_pass *p, LLVMValueRef v, int depth);
 int rr_subst_apply(rr_pass *p, int id, const rr_subst *s, int depth);
@@ -171,5 +173,8 @@ bool rr_bypass_joins(const rr_shape *s);
 
 /* ir_reroll_rem.c: unrolled by 4..32 with a remainder loop */
 bool rr_try_remainder(rr_pass *p);
+
+/* ir_reroll_full.c: a sum unrolled completely, re-rolled into a loop */
+bool rr_try_full(rr_pass *p, LLVMValueRef fn);
 
 #endif

@@ -12,7 +12,7 @@ bool rr_in_loop(const rr_pass *p, LLVMValueRef v) {
 }
 
 /* Intrinsics without side effects that twasmc's lowering emits. */
-static bool is_pure_intrinsic(LLVMValueRef callee) {
+bool rr_pure_intrinsic(LLVMValueRef callee) {
   static const char *const names[] = {
       "llvm.sqrt.",    "llvm.fabs.",    "llvm.copysign.", "llvm.floor.", "llvm.ceil.",
       "llvm.trunc.",   "llvm.nearbyint.", "llvm.rint.",   "llvm.roundeven.", "llvm.minimum.",
@@ -42,7 +42,7 @@ static uint64_t wrap_flags_of(LLVMValueRef inst, LLVMOpcode op) {
 }
 
 /* Flags that change an instruction's result (poison), part of its node. */
-static uint64_t flags_of(LLVMValueRef inst, LLVMOpcode op) {
+uint64_t rr_flags_of(LLVMValueRef inst, LLVMOpcode op) {
   uint64_t fmf = LLVMCanValueUseFastMathFlags(inst) ? (uint64_t)LLVMGetFastMathFlags(inst) << 32 : 0;
   return fmf | wrap_flags_of(inst, op);
 }
@@ -91,7 +91,7 @@ int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   LLVMTypeRef ty = LLVMTypeOf(v);
   unsigned w = rr_width(ty);
-  uint64_t flags = flags_of(v, op);
+  uint64_t flags = rr_flags_of(v, op);
   if (op == LLVMPHI) {
     int iv = rr_in_loop(p, v) ? -1 : outer_iv(p, v, depth);
     return iv >= 0 ? iv : rr_atom(p, v);
@@ -119,7 +119,7 @@ int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth) {
     break;
   case LLVMCall:
     callee = LLVMGetCalledValue(v);
-    if (!is_pure_intrinsic(callee)) return -1;
+    if (!rr_pure_intrinsic(callee)) return -1;
     nargs = (int)LLVMGetNumArgOperands(v);
     break;
   default:

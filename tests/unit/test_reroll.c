@@ -1,5 +1,6 @@
 /* test_reroll.c: Check suite "reroll": C loops compiled with clang -O2
- * (unrolled by two, or by 4 or 8 with a remainder loop), re-rolled by ir_reroll_loops where it proves the
+ * (unrolled by two, by 4 or 8 with a remainder loop, or completely: a sum
+ * of N terms in a chain), re-rolled by ir_reroll_loops where it proves the
  * rewrite exact, left alone elsewhere; programs print the same with the
  * re-roll on and off. */
 #include <check.h>
@@ -97,6 +98,13 @@ static const pass_case pass_cases[] = {
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
+    {"full", "mm16", true},          /* unrolled completely: f32 chain from 0.0 + t0 */
+    {"full", "mm16_i8", true},       /* i32 chain of i8 products */
+    {"full", "dense8", true},        /* f64 chain from a bias */
+    {"full", "perm", false},         /* terms added in the order 3, 1, 0, 2 */
+    {"full", "extra_store", false},  /* a store in every copy */
+    {"full", "squares", false},      /* a[p * p]: not affine in the copy */
+    {"full", "coeffs", false},       /* a float constant per copy */
 };
 
 /* The function of mod whose name ends in _func. */
@@ -174,6 +182,7 @@ static const program_case program_cases[] = {
     {"maps", false}, {"maps", true},   {"sums", false}, {"sums", true},
     {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
+    {"full", false},   {"full", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
