@@ -1,11 +1,19 @@
 /* bnd_insert.c: the exact bounds checks of guard mode, added before LLVM's
- * pipeline (after the rewrites that want plain accesses at -O2 and up):
- * before each marked access,
+ * pipeline (after the rewrites that want plain accesses at -O2 and up).
+ * Memory never shrinks, so a size read earlier is a lower bound of the
+ * size now: each function keeps the size it last read in a local (an
+ * alloca that mem2reg makes an SSA value), read once at its entry, and
+ * before each marked access
  *
- *     size = mem->size_bytes          (own TBAA tag, !range min..max)
- *     br (index + bytes > size), trap, cont
+ *     br (index + bytes > cached), reload, cont        (fast check)
+ *   reload:
+ *     size = mem->size_bytes        (own TBAA tag, !range min..max)
+ *     cached = size
+ *     br (index + bytes > size), trap, cont            (exact check)
  *
- * where trap is one block per function calling twasm_rt_trap with the
+ * so no call (which may grow memory) makes a function read the size
+ * again, and only an access past the size last read pays for the reload.
+ * trap is one block per function calling twasm_rt_trap with the
  * out-of-bounds code and the access's file offset as a phi (a check then
  * costs the inliner a compare and a branch, not a call).  The guard pages
  * stay as a second line of defence. */
@@ -27,10 +35,20 @@ typedef struct {
   LLVMValueRef size_tag, size_range, unlikely, empty;
   uint64_t min_bytes;
   /* per function */
-  LLVMValueRef fn, mem_obj, trap_phi, func_phi;
+  LLVMValueRef fn, mem_obj, size_cache, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
   bool in_loop;              /* the block being checked lies in a loop */
+  const ir_dom *dom;         /* NULL when the function has no CFG */
+  int block;                 /* the block being checked (RPO number), or -1 */
+  bnd_map checked;           /* root -> ins_checked list: checks made so far */
 } ins_ctx;
+
+/* A check made of root + reach, in block (RPO number). */
+typedef struct ins_checked {
+  uint64_t reach;
+  int block;
+  struct ins_checked *next;
+} ins_checked;
 
 static LLVMValueRef md_node(LLVMContextRef c, LLVMValueRef *vals, unsigned n) {
   LLVMMetadataRef ops[3];
@@ -97,16 +115,29 @@ static LLVMBasicBlockRef trap_block(ins_ctx *c) {
   return c->trap;
 }
 
-/* The memory object (vmctx field 8), loaded once at the function's entry. */
-static LLVMValueRef mem_obj(ins_ctx *c) {
-  if (c->mem_obj) return c->mem_obj;
+/* The memory's size now: one load from the memory object, tagged so
+ * that stores to linear memory or globals leave it alone. */
+static LLVMValueRef load_size(ins_ctx *c, LLVMValueRef obj) {
+  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
+  LLVMValueRef at = LLVMBuildInBoundsGEP2(c->b, c->i8, obj, &eight, 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, at, "size_bytes");
+  LLVMSetMetadata(size, c->md_tbaa, c->size_tag);
+  if (c->size_range) LLVMSetMetadata(size, c->md_range, c->size_range);
+  return size;
+}
+
+/* The memory object (vmctx field 8) and the cached size, both read once
+ * at the function's entry. */
+static void fn_state(ins_ctx *c) {
+  if (c->mem_obj) return;
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(c->fn);
   LLVMPositionBuilderBefore(c->b, LLVMGetFirstInstruction(entry));
   LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
   LLVMValueRef at = LLVMBuildInBoundsGEP2(c->b, c->i8, LLVMGetParam(c->fn, 0), &eight, 1, "");
   c->mem_obj = LLVMBuildLoad2(c->b, c->ptr, at, "mem");
   LLVMSetMetadata(c->mem_obj, c->md_invariant, c->empty);
-  return c->mem_obj;
+  c->size_cache = LLVMBuildAlloca(c->b, c->i64, "size_cached");
+  LLVMBuildStore(c->b, load_size(c, c->mem_obj), c->size_cache);
 }
 
 /* Bytes the access reads or writes: its type's store size, or the width
@@ -150,6 +181,25 @@ static bool has_effect(LLVMValueRef i) {
          LLVMIsAAtomicCmpXchgInst(i) || (LLVMIsALoadInst(i) && LLVMGetVolatile(i));
 }
 
+/* Memory never shrinks, so a check of the same root with at least this
+ * reach made before (earlier in the block, or in a block that dominates
+ * it: the root then holds the value checked there) proves x in bounds,
+ * whatever calls or stores came between. */
+static bool implied(const ins_ctx *c, const ins_access *x) {
+  if (c->block < 0) return false;
+  for (const ins_checked *e = bnd_map_get(&c->checked, x->root); e; e = e->next)
+    if (e->reach >= x->k + x->bytes && (e->block == c->block || ir_dominates(c->dom, e->block, c->block)))
+      return true;
+  return false;
+}
+
+static void note_checked(ins_ctx *c, const ins_access *x) {
+  if (c->block < 0) return;
+  ins_checked *e = tw_arena_alloc(c->checked.arena, sizeof *e);
+  *e = (ins_checked){.reach = x->k + x->bytes, .block = c->block, .next = bnd_map_get(&c->checked, x->root)};
+  bnd_map_put(&c->checked, x->root, e);
+}
+
 /* The accesses of bb that need a check, in order, with their groups: an
  * access joins the group of the one before when both read through the
  * same root and nothing between them (the earlier one included) stores,
@@ -170,11 +220,12 @@ static ins_access *needing_checks(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDa
       x.index = LLVMGetOperand(ptr, 1);
       x.bytes = access_bytes(i, x.m[2], td);
     }
-    if (!x.index || always_inside(c, x.index, x.bytes)) {
+    if (x.index) split_index(&x);
+    if (!x.index || always_inside(c, x.index, x.bytes) || implied(c, &x)) {
       if (has_effect(i)) clean = false;
       continue;
     }
-    split_index(&x);
+    note_checked(c, &x);
     const ins_access *prev = *n ? &a[*n - 1] : NULL;
     x.head = prev && clean && !prev->is_store && prev->root == x.root ? prev->head : (int)*n;
     a[(*n)++] = x;
@@ -228,28 +279,34 @@ static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, 
 }
 
 /* At the end of block `at`: trap unless every access of the group g
- * (count of them) lies in memory; g[0] continues in `cont`. */
+ * (count of them) lies in memory; g[0] continues in `cont`.  The cached
+ * size decides first; only when the group looks out of bounds against it
+ * is the size read again (and cached), and the trap taken when that
+ * fails too. */
 static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont, const ins_access *g,
                        unsigned count) {
   trap_block(c);
-  LLVMValueRef obj = mem_obj(c);
-  LLVMPositionBuilderAtEnd(c->b, at);
-  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
-  LLVMValueRef size_at = LLVMBuildInBoundsGEP2(c->b, c->i8, obj, &eight, 1, "");
-  LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, size_at, "size_bytes");
-  LLVMSetMetadata(size, c->md_tbaa, c->size_tag);
-  if (c->size_range) LLVMSetMetadata(size, c->md_range, c->size_range);
+  fn_state(c);
   uint64_t reach = g->k + g->bytes, first = reach;
   for (unsigned j = 1; j < count; j++)
     if (g[j].k + g[j].bytes > reach) reach = g[j].k + g[j].bytes;
-  LLVMValueRef out = count == 1 ? out_of_bounds(c, g->index, g->bytes, size)
-                                 : out_of_bounds(c, group_base(c, g), reach, size);
-  LLVMBasicBlockRef to = c->trap;
-  if (reach > first) to = which(c, g, count, size);
   LLVMPositionBuilderAtEnd(c->b, at);
-  LLVMValueRef br = LLVMBuildCondBr(c->b, out, to, cont);
+  /* a lone access is checked from its index, a group from its root */
+  LLVMValueRef base = count == 1 ? g->index : group_base(c, g);
+  uint64_t base_reach = count == 1 ? g->bytes : reach;
+  LLVMValueRef cached = LLVMBuildLoad2(c->b, c->i64, c->size_cache, "size_cached");
+  LLVMBasicBlockRef reload = LLVMInsertBasicBlockInContext(c->ctx, cont, "bounds_reload");
+  LLVMValueRef br = LLVMBuildCondBr(c->b, out_of_bounds(c, base, base_reach, cached), reload, cont);
   LLVMSetMetadata(br, c->md_prof, c->unlikely);
-  if (to == c->trap) to_trap(c, at, u32(c, g->m[0]), u32(c, g->m[1]));
+  LLVMPositionBuilderAtEnd(c->b, reload);
+  LLVMValueRef size = load_size(c, c->mem_obj);
+  LLVMBuildStore(c->b, size, c->size_cache);
+  LLVMValueRef out = out_of_bounds(c, base, base_reach, size);
+  LLVMBasicBlockRef to = reach > first ? which(c, g, count, size) : c->trap;
+  LLVMPositionBuilderAtEnd(c->b, reload);
+  br = LLVMBuildCondBr(c->b, out, to, cont);
+  LLVMSetMetadata(br, c->md_prof, c->unlikely);
+  if (to == c->trap) to_trap(c, reload, u32(c, g->m[0]), u32(c, g->m[1]));
 }
 
 /* Moves inst to the end of bb, keeping its name. */
@@ -329,7 +386,7 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     unsigned nblocks = LLVMCountBasicBlocks(fn);
     if (LLVMCountParams(fn) == 0 || nblocks == 0) continue;
     c.fn = fn;
-    c.mem_obj = c.trap_phi = c.func_phi = NULL;
+    c.mem_obj = c.size_cache = c.trap_phi = c.func_phi = NULL;
     c.trap = NULL;
     LLVMBasicBlockRef *blocks = malloc(nblocks * sizeof *blocks);
     if (!blocks) {
@@ -346,9 +403,19 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
       ir_dom_build(&dom, &cfg);
       ir_loops_build(&lp, &cfg, &dom);
     }
+    c.dom = loops ? &dom : NULL;
+    c.checked = (bnd_map){.arena = &arena};
+    /* reachable blocks in reverse post-order (dominators first), then the rest */
+    int nreached = loops ? cfg.nblocks : 0;
+    for (int i = 0; ok && i < nreached; i++) {
+      c.block = i;
+      c.in_loop = lp.innermost[i] != NULL;
+      ok = check_block(&c, cfg.blocks[i].bb, td);
+    }
     for (unsigned i = 0; ok && i < nblocks; i++) {
-      int b = loops ? ir_cfg_index(&cfg, blocks[i]) : -1;
-      c.in_loop = b >= 0 && lp.innermost[b] != NULL;
+      if (loops && ir_cfg_index(&cfg, blocks[i]) >= 0) continue;
+      c.block = -1;
+      c.in_loop = false;
       ok = check_block(&c, blocks[i], td);
     }
     tw_arena_free(&arena);
