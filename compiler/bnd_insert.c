@@ -13,6 +13,9 @@
  *
  * so no call (which may grow memory) makes a function read the size
  * again, and only an access past the size last read pays for the reload.
+ * In a loop that makes no call the size cannot change while it runs: its
+ * checks compare with a load of the size (one step), which LLVM hoists
+ * out of the loop, so each is one compare with a limit computed before it.
  * trap is one block per function calling twasm_rt_trap with the
  * out-of-bounds code and the access's file offset as a phi (a check then
  * costs the inliner a compare and a branch, not a call).  The guard pages
@@ -38,6 +41,7 @@ typedef struct {
   LLVMValueRef fn, mem_obj, size_cache, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
   bool in_loop;              /* the block being checked lies in a loop */
+  bool steady;               /* ... in one that makes no call: the size stays */
   const ir_dom *dom;         /* NULL when the function has no CFG */
   int block;                 /* the block being checked (RPO number), or -1 */
   bnd_map checked;           /* root -> ins_checked list: checks made so far */
@@ -279,10 +283,10 @@ static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, 
 }
 
 /* At the end of block `at`: trap unless every access of the group g
- * (count of them) lies in memory; g[0] continues in `cont`.  The cached
- * size decides first; only when the group looks out of bounds against it
- * is the size read again (and cached), and the trap taken when that
- * fails too. */
+ * (count of them) lies in memory; g[0] continues in `cont`.  Outside
+ * steady loops the cached size decides first; only when the group looks
+ * out of bounds against it is the size read again (and cached), and the
+ * trap taken when that fails too. */
 static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont, const ins_access *g,
                        unsigned count) {
   trap_block(c);
@@ -294,19 +298,22 @@ static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont,
   /* a lone access is checked from its index, a group from its root */
   LLVMValueRef base = count == 1 ? g->index : group_base(c, g);
   uint64_t base_reach = count == 1 ? g->bytes : reach;
-  LLVMValueRef cached = LLVMBuildLoad2(c->b, c->i64, c->size_cache, "size_cached");
-  LLVMBasicBlockRef reload = LLVMInsertBasicBlockInContext(c->ctx, cont, "bounds_reload");
-  LLVMValueRef br = LLVMBuildCondBr(c->b, out_of_bounds(c, base, base_reach, cached), reload, cont);
-  LLVMSetMetadata(br, c->md_prof, c->unlikely);
-  LLVMPositionBuilderAtEnd(c->b, reload);
+  LLVMBasicBlockRef exact = at;
+  if (!c->steady) {
+    LLVMValueRef cached = LLVMBuildLoad2(c->b, c->i64, c->size_cache, "size_cached");
+    exact = LLVMInsertBasicBlockInContext(c->ctx, cont, "bounds_reload");
+    LLVMValueRef br = LLVMBuildCondBr(c->b, out_of_bounds(c, base, base_reach, cached), exact, cont);
+    LLVMSetMetadata(br, c->md_prof, c->unlikely);
+    LLVMPositionBuilderAtEnd(c->b, exact);
+  }
   LLVMValueRef size = load_size(c, c->mem_obj);
-  LLVMBuildStore(c->b, size, c->size_cache);
+  if (!c->steady) LLVMBuildStore(c->b, size, c->size_cache);
   LLVMValueRef out = out_of_bounds(c, base, base_reach, size);
   LLVMBasicBlockRef to = reach > first ? which(c, g, count, size) : c->trap;
-  LLVMPositionBuilderAtEnd(c->b, reload);
-  br = LLVMBuildCondBr(c->b, out, to, cont);
+  LLVMPositionBuilderAtEnd(c->b, exact);
+  LLVMValueRef br = LLVMBuildCondBr(c->b, out, to, cont);
   LLVMSetMetadata(br, c->md_prof, c->unlikely);
-  if (to == c->trap) to_trap(c, reload, u32(c, g->m[0]), u32(c, g->m[1]));
+  if (to == c->trap) to_trap(c, exact, u32(c, g->m[0]), u32(c, g->m[1]));
 }
 
 /* Moves inst to the end of bb, keeping its name. */
@@ -373,6 +380,29 @@ static bool check_block(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDataRef td) 
   return true;
 }
 
+/* A call that may grow memory: any but an LLVM intrinsic's. */
+static bool may_grow(LLVMValueRef i) {
+  if (!LLVMIsACallInst(i)) return false;
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  return !(LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee) != 0);
+}
+
+/* Per block number: whether its innermost loop makes such a call. */
+static bool *loops_calling(tw_arena *a, const ir_cfg *cfg, const ir_loops *lp) {
+  bool *block_calls = tw_arena_alloc(a, (size_t)cfg->nblocks + 1), *calls = tw_arena_alloc(a, (size_t)cfg->nblocks + 1);
+  for (int b = 0; b < cfg->nblocks; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[b].bb); i && !block_calls[b]; i = LLVMGetNextInstruction(i))
+      block_calls[b] = may_grow(i);
+  for (int n = 0; n < lp->nloops; n++) {
+    const ir_loop *l = lp->loops[n];
+    bool any = false;
+    for (int k = 0; k < l->nbody && !any; k++) any = block_calls[l->body[k]];
+    for (int k = 0; k < l->nbody; k++)
+      if (lp->innermost[l->body[k]] == l) calls[l->body[k]] = any;
+  }
+  return calls;
+}
+
 bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
   if (m->nmems == 0) return true;
   /* memory never shrinks; an imported one is at least its import's minimum */
@@ -407,15 +437,17 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     c.checked = (bnd_map){.arena = &arena};
     /* reachable blocks in reverse post-order (dominators first), then the rest */
     int nreached = loops ? cfg.nblocks : 0;
+    bool *calls = loops ? loops_calling(&arena, &cfg, &lp) : NULL;
     for (int i = 0; ok && i < nreached; i++) {
       c.block = i;
       c.in_loop = lp.innermost[i] != NULL;
+      c.steady = c.in_loop && !calls[i];
       ok = check_block(&c, cfg.blocks[i].bb, td);
     }
     for (unsigned i = 0; ok && i < nblocks; i++) {
       if (loops && ir_cfg_index(&cfg, blocks[i]) >= 0) continue;
       c.block = -1;
-      c.in_loop = false;
+      c.in_loop = c.steady = false;
       ok = check_block(&c, blocks[i], td);
     }
     tw_arena_free(&arena);
