@@ -7,8 +7,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-/* The form bnd_loop.c reads: the cached sizes of bnd_insert.c in SSA
- * values (mem2reg), Wasm's i1 -> i32 -> i1 round trips of
+/* The form bnd_loop.c reads: Wasm's i1 -> i32 -> i1 round trips of
  * br_if folded, loops with preheaders and dedicated exits, values used
  * after a loop through phis at its exits (LCSSA), and invariant values
  * hoisted out of loops (LICM): an outer loop whose bound is computed in
@@ -37,7 +36,7 @@ bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m
   if (!bnd_insert_checks(mod, m))
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: out of memory adding bounds checks");
   if (opt_level < 2 || m->nmems == 0) return true;
-  if (!run(mod, tm, "function(mem2reg,instcombine<no-verify-fixpoint>,loop-simplify,lcssa,loop-mssa(licm))", d)) return false;
+  if (!run(mod, tm, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa,loop-mssa(licm))", d)) return false;
   if (bnd_version_loops(mod) == 0) return true;
   /* versioning edits IR: a slip there must be an error, not a miscompilation */
   char *msg = NULL;

@@ -88,13 +88,10 @@ bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueR
 
 /* A conditional branch to an out-of-bounds trap: trap iff
  * `end + plus > size`, with size a load of the memory's size (compared in
- * i64, or truncated to i32 against an i32 end: narrow).  Or the first of
- * bnd_insert.c's two steps: br leaves for a block that reloads the size
- * and ends in that exact check (exact), both going on in one block. */
+ * i64, or truncated to i32 against an i32 end: narrow). */
 typedef struct {
   LLVMValueRef br;
-  unsigned trap_succ;        /* successor index taken when it traps (or reloads) */
-  LLVMValueRef exact;        /* the reloading block's check, or NULL */
+  unsigned trap_succ;        /* successor index taken when it traps */
   LLVMValueRef end;
   int64_t plus;
   bool narrow;

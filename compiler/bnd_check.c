@@ -1,10 +1,7 @@
-/* bnd_check.c: recognises the bounds checks low_memory.c and bnd_insert.c
- * emit, as they look after LLVM's pipeline: a conditional branch that
- * leads (maybe through blocks that only branch on) to the out-of-bounds
- * trap, on a compare of an end address with a load of the memory's size;
- * or bnd_insert.c's two steps, a compare with a cached size whose failing
- * side is a block that reads the size and makes that exact check, both
- * continuing in one block. */
+/* bnd_check.c: recognises the bounds checks low_memory.c emits, as they
+ * look after LLVM's pipeline: a conditional branch that leads (maybe
+ * through blocks that only branch on) to the out-of-bounds trap, on a
+ * compare of an end address with a load of the memory's size. */
 #include "bnd.h"
 
 #include <stdint.h>
@@ -97,8 +94,7 @@ static unsigned width(LLVMValueRef v) {
   return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
 }
 
-/* One exact check: the compare of an end address with a size load. */
-static bool match_exact(LLVMValueRef br, bnd_check *c) {
+bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
   if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
   LLVMValueRef cmp = LLVMGetCondition(br);
   if (!LLVMIsAICmpInst(cmp)) return false;
@@ -124,36 +120,4 @@ static bool match_exact(LLVMValueRef br, bnd_check *c) {
   *c = (bnd_check){.br = br, .trap_succ = trap_succ, .end = a, .plus = less + (p == LLVMIntUGE),
                    .narrow = narrow, .size_load = load};
   return width(a) == (narrow ? 32u : 64u);
-}
-
-/* bb is entered from `from` alone and has no effect but its terminator's
- * (a size load, the compare and values only it uses: what LLVM may leave
- * or sink there). */
-static bool only_reloads(LLVMBasicBlockRef bb, LLVMValueRef from) {
-  unsigned uses = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u; u = LLVMGetNextUse(u))
-    if (LLVMGetUser(u) != from || ++uses > 1) return false;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-    if (LLVMIsAPHINode(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) || LLVMIsAFenceInst(i) ||
-        LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i) || (LLVMIsALoadInst(i) && LLVMGetVolatile(i)))
-      return false;
-  return true;
-}
-
-bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
-  if (match_exact(br, c)) return true;
-  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
-  /* the fast step: whatever its compare, the exact check decides (the
-   * check as a whole passes iff the exact one would) */
-  for (unsigned s = 0; s < 2; s++) {
-    LLVMBasicBlockRef reload = LLVMGetSuccessor(br, s);
-    LLVMValueRef exact = LLVMGetBasicBlockTerminator(reload);
-    if (!only_reloads(reload, br) || !match_exact(exact, c)) continue;
-    if (LLVMGetSuccessor(exact, 1 - c->trap_succ) != LLVMGetSuccessor(br, 1 - s)) continue;
-    c->exact = exact;
-    c->br = br;
-    c->trap_succ = s;
-    return true;
-  }
-  return false;
 }

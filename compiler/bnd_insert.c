@@ -1,22 +1,11 @@
 /* bnd_insert.c: the exact bounds checks of guard mode, added before LLVM's
- * pipeline (after the rewrites that want plain accesses at -O2 and up).
- * Memory never shrinks, so a size read earlier is a lower bound of the
- * size now: each function keeps the size it last read in a local (an
- * alloca that mem2reg makes an SSA value), read once at its entry, and
- * before each marked access
+ * pipeline (after the rewrites that want plain accesses at -O2 and up):
+ * before each marked access,
  *
- *     br (index + bytes > cached), reload, cont        (fast check)
- *   reload:
- *     size = mem->size_bytes        (own TBAA tag, !range min..max)
- *     cached = size
- *     br (index + bytes > size), trap, cont            (exact check)
+ *     size = mem->size_bytes          (own TBAA tag, !range min..max)
+ *     br (index + bytes > size), trap, cont
  *
- * so no call (which may grow memory) makes a function read the size
- * again, and only an access past the size last read pays for the reload.
- * In a loop that makes no call the size cannot change while it runs: its
- * checks compare with a load of the size (one step), which LLVM hoists
- * out of the loop, so each is one compare with a limit computed before it.
- * trap is one block per function calling twasm_rt_trap with the
+ * where trap is one block per function calling twasm_rt_trap with the
  * out-of-bounds code and the access's file offset as a phi (a check then
  * costs the inliner a compare and a branch, not a call).  The guard pages
  * stay as a second line of defence. */
@@ -38,10 +27,9 @@ typedef struct {
   LLVMValueRef size_tag, size_range, unlikely, empty;
   uint64_t min_bytes;
   /* per function */
-  LLVMValueRef fn, mem_obj, size_cache, trap_phi, func_phi;
+  LLVMValueRef fn, mem_obj, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
   bool in_loop;              /* the block being checked lies in a loop */
-  bool steady;               /* ... in one that makes no call: the size stays */
   const ir_dom *dom;         /* NULL when the function has no CFG */
   int block;                 /* the block being checked (RPO number), or -1 */
   bnd_map checked;           /* root -> ins_checked list: checks made so far */
@@ -119,29 +107,16 @@ static LLVMBasicBlockRef trap_block(ins_ctx *c) {
   return c->trap;
 }
 
-/* The memory's size now: one load from the memory object, tagged so
- * that stores to linear memory or globals leave it alone. */
-static LLVMValueRef load_size(ins_ctx *c, LLVMValueRef obj) {
-  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
-  LLVMValueRef at = LLVMBuildInBoundsGEP2(c->b, c->i8, obj, &eight, 1, "");
-  LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, at, "size_bytes");
-  LLVMSetMetadata(size, c->md_tbaa, c->size_tag);
-  if (c->size_range) LLVMSetMetadata(size, c->md_range, c->size_range);
-  return size;
-}
-
-/* The memory object (vmctx field 8) and the cached size, both read once
- * at the function's entry. */
-static void fn_state(ins_ctx *c) {
-  if (c->mem_obj) return;
+/* The memory object (vmctx field 8), loaded once at the function's entry. */
+static LLVMValueRef mem_obj(ins_ctx *c) {
+  if (c->mem_obj) return c->mem_obj;
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(c->fn);
   LLVMPositionBuilderBefore(c->b, LLVMGetFirstInstruction(entry));
   LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
   LLVMValueRef at = LLVMBuildInBoundsGEP2(c->b, c->i8, LLVMGetParam(c->fn, 0), &eight, 1, "");
   c->mem_obj = LLVMBuildLoad2(c->b, c->ptr, at, "mem");
   LLVMSetMetadata(c->mem_obj, c->md_invariant, c->empty);
-  c->size_cache = LLVMBuildAlloca(c->b, c->i64, "size_cached");
-  LLVMBuildStore(c->b, load_size(c, c->mem_obj), c->size_cache);
+  return c->mem_obj;
 }
 
 /* Bytes the access reads or writes: its type's store size, or the width
@@ -188,7 +163,8 @@ static bool has_effect(LLVMValueRef i) {
 /* Memory never shrinks, so a check of the same root with at least this
  * reach made before (earlier in the block, or in a block that dominates
  * it: the root then holds the value checked there) proves x in bounds,
- * whatever calls or stores came between. */
+ * whatever calls or stores came between.  LLVM cannot see that across a
+ * call, after which it loads the size again. */
 static bool implied(const ins_ctx *c, const ins_access *x) {
   if (c->block < 0) return false;
   for (const ins_checked *e = bnd_map_get(&c->checked, x->root); e; e = e->next)
@@ -283,37 +259,28 @@ static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, 
 }
 
 /* At the end of block `at`: trap unless every access of the group g
- * (count of them) lies in memory; g[0] continues in `cont`.  Outside
- * steady loops the cached size decides first; only when the group looks
- * out of bounds against it is the size read again (and cached), and the
- * trap taken when that fails too. */
+ * (count of them) lies in memory; g[0] continues in `cont`. */
 static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont, const ins_access *g,
                        unsigned count) {
   trap_block(c);
-  fn_state(c);
+  LLVMValueRef obj = mem_obj(c);
+  LLVMPositionBuilderAtEnd(c->b, at);
+  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
+  LLVMValueRef size_at = LLVMBuildInBoundsGEP2(c->b, c->i8, obj, &eight, 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, size_at, "size_bytes");
+  LLVMSetMetadata(size, c->md_tbaa, c->size_tag);
+  if (c->size_range) LLVMSetMetadata(size, c->md_range, c->size_range);
   uint64_t reach = g->k + g->bytes, first = reach;
   for (unsigned j = 1; j < count; j++)
     if (g[j].k + g[j].bytes > reach) reach = g[j].k + g[j].bytes;
+  LLVMValueRef out = count == 1 ? out_of_bounds(c, g->index, g->bytes, size)
+                                 : out_of_bounds(c, group_base(c, g), reach, size);
+  LLVMBasicBlockRef to = c->trap;
+  if (reach > first) to = which(c, g, count, size);
   LLVMPositionBuilderAtEnd(c->b, at);
-  /* a lone access is checked from its index, a group from its root */
-  LLVMValueRef base = count == 1 ? g->index : group_base(c, g);
-  uint64_t base_reach = count == 1 ? g->bytes : reach;
-  LLVMBasicBlockRef exact = at;
-  if (!c->steady) {
-    LLVMValueRef cached = LLVMBuildLoad2(c->b, c->i64, c->size_cache, "size_cached");
-    exact = LLVMInsertBasicBlockInContext(c->ctx, cont, "bounds_reload");
-    LLVMValueRef br = LLVMBuildCondBr(c->b, out_of_bounds(c, base, base_reach, cached), exact, cont);
-    LLVMSetMetadata(br, c->md_prof, c->unlikely);
-    LLVMPositionBuilderAtEnd(c->b, exact);
-  }
-  LLVMValueRef size = load_size(c, c->mem_obj);
-  if (!c->steady) LLVMBuildStore(c->b, size, c->size_cache);
-  LLVMValueRef out = out_of_bounds(c, base, base_reach, size);
-  LLVMBasicBlockRef to = reach > first ? which(c, g, count, size) : c->trap;
-  LLVMPositionBuilderAtEnd(c->b, exact);
   LLVMValueRef br = LLVMBuildCondBr(c->b, out, to, cont);
   LLVMSetMetadata(br, c->md_prof, c->unlikely);
-  if (to == c->trap) to_trap(c, exact, u32(c, g->m[0]), u32(c, g->m[1]));
+  if (to == c->trap) to_trap(c, at, u32(c, g->m[0]), u32(c, g->m[1]));
 }
 
 /* Moves inst to the end of bb, keeping its name. */
@@ -380,29 +347,6 @@ static bool check_block(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDataRef td) 
   return true;
 }
 
-/* A call that may grow memory: any but an LLVM intrinsic's. */
-static bool may_grow(LLVMValueRef i) {
-  if (!LLVMIsACallInst(i)) return false;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  return !(LLVMIsAFunction(callee) && LLVMGetIntrinsicID(callee) != 0);
-}
-
-/* Per block number: whether its innermost loop makes such a call. */
-static bool *loops_calling(tw_arena *a, const ir_cfg *cfg, const ir_loops *lp) {
-  bool *block_calls = tw_arena_alloc(a, (size_t)cfg->nblocks + 1), *calls = tw_arena_alloc(a, (size_t)cfg->nblocks + 1);
-  for (int b = 0; b < cfg->nblocks; b++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[b].bb); i && !block_calls[b]; i = LLVMGetNextInstruction(i))
-      block_calls[b] = may_grow(i);
-  for (int n = 0; n < lp->nloops; n++) {
-    const ir_loop *l = lp->loops[n];
-    bool any = false;
-    for (int k = 0; k < l->nbody && !any; k++) any = block_calls[l->body[k]];
-    for (int k = 0; k < l->nbody; k++)
-      if (lp->innermost[l->body[k]] == l) calls[l->body[k]] = any;
-  }
-  return calls;
-}
-
 bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
   if (m->nmems == 0) return true;
   /* memory never shrinks; an imported one is at least its import's minimum */
@@ -416,7 +360,7 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     unsigned nblocks = LLVMCountBasicBlocks(fn);
     if (LLVMCountParams(fn) == 0 || nblocks == 0) continue;
     c.fn = fn;
-    c.mem_obj = c.size_cache = c.trap_phi = c.func_phi = NULL;
+    c.mem_obj = c.trap_phi = c.func_phi = NULL;
     c.trap = NULL;
     LLVMBasicBlockRef *blocks = malloc(nblocks * sizeof *blocks);
     if (!blocks) {
@@ -437,17 +381,15 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     c.checked = (bnd_map){.arena = &arena};
     /* reachable blocks in reverse post-order (dominators first), then the rest */
     int nreached = loops ? cfg.nblocks : 0;
-    bool *calls = loops ? loops_calling(&arena, &cfg, &lp) : NULL;
     for (int i = 0; ok && i < nreached; i++) {
       c.block = i;
       c.in_loop = lp.innermost[i] != NULL;
-      c.steady = c.in_loop && !calls[i];
       ok = check_block(&c, cfg.blocks[i].bb, td);
     }
     for (unsigned i = 0; ok && i < nblocks; i++) {
       if (loops && ir_cfg_index(&cfg, blocks[i]) >= 0) continue;
       c.block = -1;
-      c.in_loop = c.steady = false;
+      c.in_loop = false;
       ok = check_block(&c, blocks[i], td);
     }
     tw_arena_free(&arena);

@@ -53,21 +53,12 @@ static bool touches_done(const bnd_fn *f, const ir_loop *l) {
   return false;
 }
 
-/* The checks of l's blocks; the exact step of a two-step check is part of
- * its first step (dropping that one skips both), not a check of its own. */
 static void collect_checks(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   p->checks = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->checks);
   p->proved = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->proved);
-  bnd_map steps = {.arena = &f->arena};
   for (int i = 0; i < l->nbody; i++)
-    if (bnd_check_match(LLVMGetBasicBlockTerminator(block_of(f, l->body[i])), &p->checks[p->nchecks])) {
-      if (p->checks[p->nchecks].exact) bnd_map_put(&steps, p->checks[p->nchecks].exact, f);
+    if (bnd_check_match(LLVMGetBasicBlockTerminator(block_of(f, l->body[i])), &p->checks[p->nchecks]))
       p->proved[p->nchecks++] = false;
-    }
-  int kept = 0;
-  for (int i = 0; i < p->nchecks; i++)
-    if (!bnd_map_get(&steps, p->checks[i].br)) p->checks[kept++] = p->checks[i];
-  p->nchecks = kept;
 }
 
 /* The nest's loops, outer first; false when there are too many. */
