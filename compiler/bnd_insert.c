@@ -30,7 +30,17 @@ typedef struct {
   LLVMValueRef fn, mem_obj, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
   bool in_loop;              /* the block being checked lies in a loop */
+  const ir_dom *dom;         /* NULL when the function has no CFG */
+  int block;                 /* the block being checked (RPO number), or -1 */
+  bnd_map checked;           /* root -> ins_checked list: checks made so far */
 } ins_ctx;
+
+/* A check made of root + reach, in block (RPO number). */
+typedef struct ins_checked {
+  uint64_t reach;
+  int block;
+  struct ins_checked *next;
+} ins_checked;
 
 static LLVMValueRef md_node(LLVMContextRef c, LLVMValueRef *vals, unsigned n) {
   LLVMMetadataRef ops[3];
@@ -150,6 +160,26 @@ static bool has_effect(LLVMValueRef i) {
          LLVMIsAAtomicCmpXchgInst(i) || (LLVMIsALoadInst(i) && LLVMGetVolatile(i));
 }
 
+/* Memory never shrinks, so a check of the same root with at least this
+ * reach made before (earlier in the block, or in a block that dominates
+ * it: the root then holds the value checked there) proves x in bounds,
+ * whatever calls or stores came between.  LLVM cannot see that across a
+ * call, after which it loads the size again. */
+static bool implied(const ins_ctx *c, const ins_access *x) {
+  if (c->block < 0) return false;
+  for (const ins_checked *e = bnd_map_get(&c->checked, x->root); e; e = e->next)
+    if (e->reach >= x->k + x->bytes && (e->block == c->block || ir_dominates(c->dom, e->block, c->block)))
+      return true;
+  return false;
+}
+
+static void note_checked(ins_ctx *c, const ins_access *x) {
+  if (c->block < 0) return;
+  ins_checked *e = tw_arena_alloc(c->checked.arena, sizeof *e);
+  *e = (ins_checked){.reach = x->k + x->bytes, .block = c->block, .next = bnd_map_get(&c->checked, x->root)};
+  bnd_map_put(&c->checked, x->root, e);
+}
+
 /* The accesses of bb that need a check, in order, with their groups: an
  * access joins the group of the one before when both read through the
  * same root and nothing between them (the earlier one included) stores,
@@ -170,11 +200,12 @@ static ins_access *needing_checks(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDa
       x.index = LLVMGetOperand(ptr, 1);
       x.bytes = access_bytes(i, x.m[2], td);
     }
-    if (!x.index || always_inside(c, x.index, x.bytes)) {
+    if (x.index) split_index(&x);
+    if (!x.index || always_inside(c, x.index, x.bytes) || implied(c, &x)) {
       if (has_effect(i)) clean = false;
       continue;
     }
-    split_index(&x);
+    note_checked(c, &x);
     const ins_access *prev = *n ? &a[*n - 1] : NULL;
     x.head = prev && clean && !prev->is_store && prev->root == x.root ? prev->head : (int)*n;
     a[(*n)++] = x;
@@ -346,9 +377,19 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
       ir_dom_build(&dom, &cfg);
       ir_loops_build(&lp, &cfg, &dom);
     }
+    c.dom = loops ? &dom : NULL;
+    c.checked = (bnd_map){.arena = &arena};
+    /* reachable blocks in reverse post-order (dominators first), then the rest */
+    int nreached = loops ? cfg.nblocks : 0;
+    for (int i = 0; ok && i < nreached; i++) {
+      c.block = i;
+      c.in_loop = lp.innermost[i] != NULL;
+      ok = check_block(&c, cfg.blocks[i].bb, td);
+    }
     for (unsigned i = 0; ok && i < nblocks; i++) {
-      int b = loops ? ir_cfg_index(&cfg, blocks[i]) : -1;
-      c.in_loop = b >= 0 && lp.innermost[b] != NULL;
+      if (loops && ir_cfg_index(&cfg, blocks[i]) >= 0) continue;
+      c.block = -1;
+      c.in_loop = false;
       ok = check_block(&c, blocks[i], td);
     }
     tw_arena_free(&arena);

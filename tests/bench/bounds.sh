@@ -8,9 +8,12 @@
 # Each executable's output is checked against the native build's first.
 # -t ir counts instructions instead (valgrind's cachegrind, no cache
 # simulation: the same count every run, so one run each; about 30 times
-# slower than running natively).
+# slower than running natively); a count is kept in WORKDIR with the
+# executable's checksum and reused while the executable stays the same.
+# -b BASE adds a fourth way, "before": the default mode built by another
+# twasmc (BASE), to compare a change with the tree before it in one run.
 #
-# usage: tests/bench/bounds.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [PROGRAM...]
+# usage: tests/bench/bounds.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [-b BASE] [PROGRAM...]
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), WASI_SYSROOT (/usr)
 set -euo pipefail
 
@@ -19,13 +22,15 @@ reps=5
 work=build/bench-bounds
 stat=median
 clock=cpu
-usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [PROGRAM...]"
-while getopts 'n:w:s:t:' opt; do
+base=
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t cpu|ir] [-b BASE] [PROGRAM...]"
+while getopts 'n:w:s:t:b:' opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
 	w) work=$OPTARG ;;
 	s) stat=$OPTARG ;;
 	t) clock=$OPTARG ;;
+	b) base=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -46,7 +51,9 @@ else
 fi
 
 ways=(old default explicit)
-declare -A flags=([old]="--skip-pass=bounds" [default]="" [explicit]="--bounds-checks=explicit")
+declare -A flags=([old]="--skip-pass=bounds" [default]="" [explicit]="--bounds-checks=explicit" [before]="")
+declare -A compiler=([old]=$TWASMC [default]=$TWASMC [explicit]=$TWASMC [before]=$base)
+[ -z "$base" ] || ways=(old before default explicit)
 
 mkdir -p "$work"
 for p in "${programs[@]}"; do
@@ -59,9 +66,9 @@ for p in "${programs[@]}"; do
 		"$d/native" >"$d/expected.out"
 	fi
 	for w in "${ways[@]}"; do
-		if [ ! "$d/$w" -nt "$d/prog.wasm" ] || [ ! "$d/$w" -nt "$TWASMC" ]; then
+		if [ ! "$d/$w" -nt "$d/prog.wasm" ] || [ ! "$d/$w" -nt "${compiler[$w]}" ]; then
 			# shellcheck disable=SC2086
-			"$TWASMC" -O2 ${flags[$w]} "$d/prog.wasm" -o "$d/$w"
+			"${compiler[$w]}" -O2 ${flags[$w]} "$d/prog.wasm" -o "$d/$w"
 		fi
 		"$d/$w" >"$d/$w.out" || { echo "bounds.sh: $p ($w) failed" >&2; exit 1; }
 		cmp -s "$d/expected.out" "$d/$w.out" || { echo "bounds.sh: $p ($w): output differs from native" >&2; exit 1; }
@@ -74,9 +81,14 @@ for ((r = 0; r < reps; r++)); do
 	for p in "${programs[@]}"; do
 		for w in "${ways[@]}"; do
 			if [ "$clock" = ir ]; then  # instructions, in millions
-				valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-					"$work/$p/$w" 2>"$work/cg.txt" >/dev/null
-				awk '/I +refs:/ { gsub(",", "", $NF); printf "%.1f\n", $NF / 1e6 }' "$work/cg.txt" >>"$work/$p/time.$w"
+				sum=$(sha256sum <"$work/$p/$w" | cut -d' ' -f1)
+				if [ "$(cut -d' ' -f1 "$work/$p/ir.$w" 2>/dev/null)" != "$sum" ]; then
+					valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+						"$work/$p/$w" 2>"$work/cg.txt" >/dev/null
+					awk -v s="$sum" '/I +refs:/ { gsub(",", "", $NF); printf "%s %.1f\n", s, $NF / 1e6 }' \
+						"$work/cg.txt" >"$work/$p/ir.$w"
+				fi
+				cut -d' ' -f2 "$work/$p/ir.$w" >>"$work/$p/time.$w"
 				continue
 			fi
 			perf stat -x, -e task-clock -o "$work/perf.txt" -- "$work/$p/$w" >/dev/null 2>&1
@@ -95,11 +107,21 @@ else
 	unit=s fmt=%.3f
 fi
 echo
-echo "| program | old guard $unit | default $unit | explicit $unit | default / old | explicit / old |"
-echo "|---|---:|---:|---:|---:|---:|"
+# the columns: each way's figure, then each way's ratio to old guard
+cols=("${ways[@]:1}")
+printf '| program | old guard %s |' "$unit"
+for w in "${cols[@]}"; do printf ' %s %s |' "$w" "$unit"; done
+for w in "${cols[@]}"; do printf ' %s / old |' "$w"; done
+printf '\n|---|---:|'
+for w in "${cols[@]}" "${cols[@]}"; do printf -- '---:|'; done
+echo
 for p in "${programs[@]}"; do
-	o=$(summary "$work/$p/time.old") g=$(summary "$work/$p/time.default") e=$(summary "$work/$p/time.explicit")
-	echo "$p $o $g $e"
-done | awk -v f="$fmt" '{ rd = $3 / $2; re = $4 / $2; ld += log(rd); le += log(re); n++
-	printf "| %s | " f " | " f " | " f " | %.3f | %.3f |\n", $1, $2, $3, $4, rd, re }
-	END { printf "| geomean | | | | **%.3f** | %.3f |\n", exp(ld / n), exp(le / n) }'
+	printf '%s' "$p"
+	for w in "${ways[@]}"; do printf ' %s' "$(summary "$work/$p/time.$w")"; done
+	echo
+done | awk -v f="$fmt" '{ row = "| " $1 " | " sprintf(f, $2) " |"; rat = ""
+	for (k = 3; k <= NF; k++) { r = $k / $2; lg[k] += log(r); row = row " " sprintf(f, $k) " |"; rat = rat " " sprintf("%.3f", r) " |" }
+	print row rat; n++; nf = NF }
+	END { row = "| geomean | |"; rat = ""
+	for (k = 3; k <= nf; k++) { g = sprintf("%.3f", exp(lg[k] / n)); row = row " |"; rat = rat " " (k == nf - 1 ? "**" g "**" : g) " |" }
+	print row rat }'
