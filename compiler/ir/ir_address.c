@@ -59,11 +59,15 @@ static bool is_memory_base(LLVMValueRef fn, LLVMValueRef v, unsigned invariant_k
          LLVMGetMetadata(v, invariant_kind) != NULL;
 }
 
+/* Bytes an access of type ty reads or writes; 0 for a type no access of
+ * linear memory has.  v128 accesses are vectors of 16 bytes (<2 x i64>
+ * .. <16 x i8>, low_simd.c), the load-and-extend forms of 8. */
 static uint64_t width_of(LLVMTypeRef ty) {
   switch (LLVMGetTypeKind(ty)) {
   case LLVMIntegerTypeKind: return LLVMGetIntTypeWidth(ty) / 8;
   case LLVMFloatTypeKind: return 4;
   case LLVMDoubleTypeKind: return 8;
+  case LLVMVectorTypeKind: return LLVMGetVectorSize(ty) * width_of(LLVMGetElementType(ty));
   default: return 0;
   }
 }
@@ -159,7 +163,11 @@ static void rewrite(addr_pass *p, const mem_access *a, LLVMValueRef root, uint64
   LLVMValueRef index = LLVMBuildZExt(p->b, root, p->i64, "");
   index = LLVMBuildNUWAdd(p->b, index, LLVMConstInt(p->i64, k + a->offset, false), "ea");
   LLVMSetNSW(index, true);
+  LLVMValueRef old = LLVMGetOperand(a->inst, a->ptr_operand);
   LLVMValueRef ptr = LLVMBuildGEP2(p->b, p->i8, a->base, &index, 1, "");
+  /* the access marker: guard mode's exact check (bnd_insert.c) goes
+   * where it is, and k may lie past the reach that proved it */
+  ir_copy_metadata(old, ptr);
   LLVMSetOperand(a->inst, a->ptr_operand, ptr);
   p->rewritten++;
 }

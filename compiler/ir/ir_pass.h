@@ -44,6 +44,11 @@ unsigned ir_widen_address_masks(LLVMModuleRef mod);
  * is NULL (ir_reroll.c; loop versioning uses it too). */
 void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
 
+/* Gives `to` every metadata attachment of `from` but its debug location:
+ * an instruction built to replace another keeps what later stages read
+ * from it (ir_reroll_shape.c; the address fold uses it too). */
+void ir_copy_metadata(LLVMValueRef from, LLVMValueRef to);
+
 /* After mem2reg, before ir_fold_address_adds: rewrites loops that clang
  * unrolled by two (two copies of one iteration per trip, with a run-time
  * count and the odd iteration after the loop, or a constant count) into

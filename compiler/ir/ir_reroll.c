@@ -184,7 +184,7 @@ static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *j
     out = LLVMInsertBasicBlockInContext(p->ctx, s->E, "reroll.exit");
   }
   LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, out);
-  rr_copy_metadata(term, br);
+  ir_copy_metadata(term, br);
   kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   LLVMPositionBuilderAtEnd(b, out);
@@ -245,7 +245,7 @@ static void rewrite_const(rr_pass *p, rr_shape *s, rr_set *kept) {
   LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, s->phis[s->counter].f_val, s->end, "reroll.stay");
   kept->v[kept->n++] = stay;
   LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, s->out);
-  rr_copy_metadata(term, br);
+  ir_copy_metadata(term, br);
   kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   for (int i = 0; i < s->nphis; i++)

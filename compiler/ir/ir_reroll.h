@@ -162,7 +162,6 @@ bool rr_same_access(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr
 bool rr_match_phis(rr_pass *p, rr_shape *s);
 bool rr_match_exit(rr_pass *p, rr_shape *s);
 bool rr_counts_agree(rr_pass *p, const rr_shape *s);
-void rr_copy_metadata(LLVMValueRef from, LLVMValueRef to);
 bool rr_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValueRef x, uint64_t xv);
 
 /* ir_reroll_proof.c */

@@ -674,7 +674,7 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
   if (out) LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(out));
   else out = LLVMInsertBasicBlockInContext(p->ctx, s->E, "reroll.exit");
   LLVMValueRef br = LLVMBuildCondBr(b, stay, s->L, out);
-  rr_copy_metadata(term, br);
+  ir_copy_metadata(term, br);
   kept->v[kept->n++] = br;
   LLVMInstructionEraseFromParent(term);
   LLVMPositionBuilderAtEnd(b, out);

@@ -279,7 +279,7 @@ bool rr_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValu
 
 /* A rewritten loop's new back branch keeps the old one's metadata (the
  * Wasm loop offset the offload report names a nest by, llvm.loop). */
-void rr_copy_metadata(LLVMValueRef from, LLVMValueRef to) {
+void ir_copy_metadata(LLVMValueRef from, LLVMValueRef to) {
   size_t n;
   LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &n);
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(to));

@@ -1,0 +1,90 @@
+/* bnd_widen.c: in the unchecked copy of a versioned nest, the i32 address
+ * sums its proved checks cover become i64 sums, so that LLVM sees the
+ * accesses as a base plus its induction variable.
+ *
+ * Why: clang's wasm32 code adds a row base and a loop offset in i32
+ * (`zext(base + j)`); the add may wrap as far as LLVM knows, so each access
+ * recomputes base + j in 32 bits and zero-extends it (SIMD matmul: two
+ * `lea`, two `mov` and two `add` for four doubles, against one `add`).
+ *
+ * Why it is exact: the check of an access at zext(a + b) (its end that
+ * sum, narrowed to i32 by LLVM, or zext(a + b) [+ k] in i64) is proved
+ * when the form of the end (bnd_lin.c: form(a) + form(b) [+ k], a + b
+ * congruent to its form and, for a zext, the form within [0, 2^32) by
+ * the form's own condition) lies in [0, size] for every counter value of
+ * the nest.  When
+ * besides each non-constant operand's form lies in [0, 2^32) (a run-time
+ * condition of the fast path, true unless the program counts on i32
+ * wraparound), that operand equals its form, so
+ *     zext(a + b) == form(a + b) == zext(a) + zext(b)
+ * with no wrap in 64 bits either; a constant operand c reads signed in its
+ * form (sext), and zext(a + c) == zext(a) + sext(c). */
+#include "bnd.h"
+
+#include <stdint.h>
+
+static bool is_add(LLVMValueRef v) {
+  return LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd;
+}
+
+LLVMValueRef bnd_widen_sum(const bnd_check *c) {
+  LLVMValueRef v = c->end;
+  if (!c->narrow) {
+    /* zext(a + b), maybe plus a constant: the i64 form of the same end */
+    if (is_add(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) v = LLVMGetOperand(v, 0);
+    if (!LLVMIsAZExtInst(v)) return NULL;
+    v = LLVMGetOperand(v, 0);
+  }
+  return is_add(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 32 ? v : NULL;
+}
+
+LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c) {
+  LLVMValueRef v = bnd_widen_sum(c);
+  if (!v || !ir_loop_defines(n->root, v, n->cfg)) return NULL;
+  LLVMValueRef zero = LLVMConstInt(n->i128, 0, false), top = LLVMConstInt(n->i128, UINT32_MAX, false);
+  LLVMValueRef cond = NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef x = LLVMGetOperand(v, k);
+    if (LLVMIsAConstantInt(x)) continue;
+    bnd_lin l;
+    if (!bnd_lin_of(n, x, &l)) return NULL;
+    LLVMValueRef lo, hi;
+    bnd_lin_range(n, &l, &lo, &hi);
+    LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, zero, ""),
+                                   LLVMBuildICmp(n->b, LLVMIntSLE, hi, top, ""), "");
+    if (l.cond) in = LLVMBuildAnd(n->b, in, l.cond, "");
+    cond = cond ? LLVMBuildAnd(n->b, cond, in, "") : in;
+  }
+  return cond;
+}
+
+/* x as i64: zext, or sext for a constant (as its form reads it). */
+static LLVMValueRef wide(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef i64, bool *negative) {
+  if (!LLVMIsAConstantInt(x)) return LLVMBuildZExt(b, x, i64, "");
+  int64_t c = LLVMConstIntGetSExtValue(x);
+  *negative |= c < 0;
+  return LLVMConstInt(i64, (unsigned long long)c, true);
+}
+
+unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(add)));
+  unsigned n = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(add), next; u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef z = LLVMGetUser(u);
+    if (!LLVMIsAZExtInst(z) || LLVMTypeOf(z) != i64) continue;
+    LLVMPositionBuilderBefore(b, z);
+    bool negative = false;
+    LLVMValueRef x = wide(b, LLVMGetOperand(add, 0), i64, &negative);
+    LLVMValueRef y = wide(b, LLVMGetOperand(add, 1), i64, &negative);
+    LLVMValueRef sum = LLVMBuildAdd(b, x, y, "wide");
+    if (LLVMIsAInstruction(sum)) {
+      LLVMSetNSW(sum, true);
+      LLVMSetNUW(sum, !negative);
+    }
+    LLVMReplaceAllUsesWith(z, sum);
+    LLVMInstructionEraseFromParent(z);
+    n++;
+  }
+  return n;
+}
