@@ -25,7 +25,10 @@ enum {
   ROWS = 8,                        /* outputs (and owning threads) per block */
   TILE_BYTES = 16384,              /* of W per chunk */
   VEC_BYTES = 16,
+  GROUP = 2,                       /* 16-byte vectors of a row read one step ahead of the sum */
 };
+/* every thread stages whole 16-byte vectors of W in the vector body */
+_Static_assert(TILE_BYTES % (THREADS * VEC_BYTES) == 0, "W's tile is whole vectors per thread");
 
 /* The product as one matrix W (rows: outputs, columns: k), one vector v
  * (v[k] at row k of its layout) and the outputs (out[o] at row o); each
@@ -41,7 +44,7 @@ typedef struct {
   LLVMValueRef shared_w, shared_v; /* [2][ROWS][pitch], [2][kc] */
   /* register stage of the next chunk: W's elements (or vectors), v's */
   LLVMValueRef staged_w[TILE_BYTES / THREADS / 4], staged_x[TILE_BYTES / THREADS / VEC_BYTES];
-  LLVMValueRef staged_v[TILE_BYTES / THREADS / 4];
+  LLVMValueRef staged_v[TILE_BYTES / THREADS / 4 + 1];
   unsigned nstaged_v;
   bool vector;                     /* this copy of the body loads W as 16-byte vectors */
   unsigned align;                  /* of scalar global accesses in this copy */
@@ -108,6 +111,14 @@ static void place(mv_gen *v, unsigned q, LLVMValueRef *row, LLVMValueRef *kk) {
   }
 }
 
+/* Staged element q of v's chunk for this thread: threads past a chunk
+ * shorter than the block copy its last element again (the same value). */
+static LLVMValueRef v_place(mv_gen *v, unsigned q) {
+  ptx_gen *g = v->g;
+  LLVMValueRef kk = ptx_add(g, v->tid, ptx_i64(g, (int64_t)q * THREADS));
+  return v->kc % THREADS ? ptx_smin(g, kk, ptx_i64(g, v->kc - 1)) : kk;
+}
+
 static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v->lanes : v->per; }
 
 /* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
@@ -129,8 +140,7 @@ static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
   }
   last_k = LLVMBuildSub(g->b, v->K, one, "");
   for (unsigned q = 0; q < v->nstaged_v; q++) {
-    LLVMValueRef kk = ptx_add(g, v->tid, ptx_i64(g, (int64_t)q * THREADS));
-    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, kk), last_k);
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
     LLVMValueRef p = ptx_element_at(g, &v->v, v->esize, NULL, k, ptx_i64(g, 0));
     LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), v->staged_v[q]);
   }
@@ -151,7 +161,7 @@ static void store_stage(mv_gen *v, LLVMValueRef buf) {
   }
   LLVMValueRef vbase = ptx_mul_c(g, buf, v->kc);
   for (unsigned q = 0; q < v->nstaged_v; q++) {
-    LLVMValueRef index = ptx_add(g, vbase, ptx_add(g, v->tid, ptx_i64(g, (int64_t)q * THREADS)));
+    LLVMValueRef index = ptx_add(g, vbase, v_place(v, q));
     ptx_store(g, LLVMBuildLoad2(g->b, v->elem, v->staged_v[q], ""), shared_at(v, v->shared_v, index), v->esize);
   }
 }
@@ -165,30 +175,72 @@ static LLVMValueRef add_product(mv_gen *v, LLVMValueRef sum, LLVMValueRef w, LLV
                : LLVMBuildAdd(b, sum, LLVMBuildMul(b, l, r, ""), "");
 }
 
-/* The owning thread's terms k0 .. k0+n-1 from buffer buf, in k order:
- * 16-byte shared reads while a whole vector is left, then one by one. */
+/* The vectors of W's row and of v at element kk of the chunk in shared
+ * memory (wrow, vrow: where the row and v start in this buffer). */
+static void read_group(mv_gen *v, LLVMValueRef wrow, LLVMValueRef vrow, LLVMValueRef kk,
+                       LLVMValueRef ws[GROUP], LLVMValueRef xs[GROUP]) {
+  ptx_gen *g = v->g;
+  for (unsigned i = 0; i < GROUP; i++) {
+    LLVMValueRef at = ptx_add(g, kk, ptx_i64(g, (int64_t)i * v->lanes));
+    ws[i] = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, at)), VEC_BYTES);
+    xs[i] = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, at)), VEC_BYTES);
+  }
+}
+
+/* The owning thread's terms k0 .. k0+n-1 from buffer buf, in k order.
+ * The sum is one chain of dependent adds, so its speed is the add's
+ * latency if nothing else waits: groups of GROUP 16-byte vectors are read
+ * from shared memory one group ahead of the adds (the last group reads
+ * itself again rather than past the chunk), then vector by vector, then
+ * element by element. */
 static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n) {
   ptx_gen *g = v->g;
   LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->tid, v->pitch));
   LLVMValueRef vrow = ptx_mul_c(g, buf, v->kc);
+  int64_t span = (int64_t)GROUP * v->lanes;
+  LLVMValueRef grouped = LLVMBuildAnd(g->b, n, ptx_i64(g, -span), "");
+  LLVMValueRef last = LLVMBuildSub(g->b, grouped, ptx_i64(g, span), "");
+  LLVMValueRef cur_w[GROUP], cur_x[GROUP], ws[GROUP], xs[GROUP];
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), grouped));
+  read_group(v, wrow, vrow, ptx_i64(g, 0), ws, xs);
+  for (unsigned i = 0; i < GROUP; i++) {
+    cur_w[i] = ptx_var(g, v->vec, ws[i]);
+    cur_x[i] = ptx_var(g, v->vec, xs[i]);
+  }
+  ptx_loop grp;
+  ptx_loop_begin(g, &grp, ptx_i64(g, 0), grouped, ptx_i64(g, span));
+  LLVMValueRef next = ptx_smin(g, ptx_add(g, grp.iv, ptx_i64(g, span)), last);
+  read_group(v, wrow, vrow, next, ws, xs);
+  LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
+  for (unsigned i = 0; i < GROUP; i++) {
+    LLVMValueRef w = LLVMBuildLoad2(g->b, v->vec, cur_w[i], ""), x = LLVMBuildLoad2(g->b, v->vec, cur_x[i], "");
+    for (unsigned e = 0; e < v->lanes; e++) {
+      LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
+      sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
+    }
+    LLVMBuildStore(g->b, ws[i], cur_w[i]);
+    LLVMBuildStore(g->b, xs[i], cur_x[i]);
+  }
+  LLVMBuildStore(g->b, sum, acc);
+  ptx_loop_end(g, &grp);
+  ptx_if_end(g, join);
   LLVMValueRef whole = LLVMBuildAnd(g->b, n, ptx_i64(g, -(int64_t)v->lanes), "");
   ptx_loop kk;
-  ptx_loop_begin(g, &kk, ptx_i64(g, 0), whole, ptx_i64(g, v->lanes));
-  LLVMValueRef ws = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk.iv)), VEC_BYTES);
-  LLVMValueRef xs = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk.iv)), VEC_BYTES);
-  LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
+  ptx_loop_begin(g, &kk, grouped, whole, ptx_i64(g, v->lanes));
+  LLVMValueRef w = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk.iv)), VEC_BYTES);
+  LLVMValueRef x = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk.iv)), VEC_BYTES);
+  sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
   for (unsigned e = 0; e < v->lanes; e++) {
     LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
-    sum = add_product(v, sum, LLVMBuildExtractElement(g->b, ws, lane, ""),
-                      LLVMBuildExtractElement(g->b, xs, lane, ""));
+    sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
   }
   LLVMBuildStore(g->b, sum, acc);
   ptx_loop_end(g, &kk);
   ptx_loop rest;
   ptx_loop_begin(g, &rest, whole, n, ptx_i64(g, 1));
-  LLVMValueRef w = ptx_load(g, v->elem, shared_at(v, v->shared_w, ptx_add(g, wrow, rest.iv)), v->esize);
-  LLVMValueRef x = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, rest.iv)), v->esize);
-  LLVMBuildStore(g->b, add_product(v, LLVMBuildLoad2(g->b, v->elem, acc, ""), w, x), acc);
+  LLVMValueRef we = ptx_load(g, v->elem, shared_at(v, v->shared_w, ptx_add(g, wrow, rest.iv)), v->esize);
+  LLVMValueRef xe = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, rest.iv)), v->esize);
+  LLVMBuildStore(g->b, add_product(v, LLVMBuildLoad2(g->b, v->elem, acc, ""), we, xe), acc);
   ptx_loop_end(g, &rest);
 }
 
@@ -266,7 +318,7 @@ static void gen_init(mv_gen *v, ptx_gen *g) {
   v->kc = TILE_BYTES / (ROWS * v->esize);
   v->pitch = v->kc + v->lanes;     /* rows 16 bytes apart in banks: no conflicts */
   v->per = ROWS * v->kc / THREADS;
-  v->nstaged_v = v->kc / THREADS;
+  v->nstaged_v = (v->kc + THREADS - 1) / THREADS;
   v->OUT = ptx_size(g, v->w_first ? m->m : m->n);
   v->K = ptx_size(g, m->k);
   v->tid = ptx_sreg(g, "tid.x");

@@ -5,7 +5,8 @@
 // bytes), both orientations and f32, f64, i32; then the time of one
 // product at transformer shapes against the device-to-device copy
 // bandwidth measured in the same process.  Loads the PTX that matvec_gen
-// wrote into the folder argv[1].  Built on the GPU machine:
+// wrote into the folder argv[1] (`--time`: timings only; `--rows N`: PTX
+// of a variant with N outputs per block).  Built on the GPU machine:
 //   nvcc -O2 -Xcompiler -ffp-contract=off -o matvec_bw tests/gpu/matvec/matvec_bw.cu -lcuda
 // Prints "FAIL ..." lines and exits 1 on a wrong result; timings as
 //   matvec f32 OUTxK (form): T us, G GB/s, P% of copy
@@ -20,7 +21,7 @@
 #include <time.h>
 
 #define POOL_BYTES (1536ull << 20)
-#define ROWS 8          // outputs per block: the kernel's launch rule
+static int64_t rows = 8;  // outputs per block: the kernel's launch rule (--rows N: a variant's)
 #define THREADS 256
 
 static int failures;
@@ -200,7 +201,7 @@ static void launch(const mv_run *r, CUstream st) {
   void *mem = (void *)pool;
   int64_t p[6] = {r->out, r->k, r->w_off, r->stride, r->v_off, r->o_off};
   void *args[7] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5]};
-  uint64_t blocks = (uint64_t)(r->out + ROWS - 1) / ROWS;
+  uint64_t blocks = (uint64_t)(r->out + rows - 1) / rows;
   if (blocks > 65535) blocks = 65535;
   if (blocks == 0) blocks = 1;
   CK(cuLaunchKernel(fns[r->kind], (unsigned)blocks, 1, 1, THREADS, 1, 1, 0, st, args, NULL));
@@ -318,7 +319,11 @@ static void timing(unsigned kd, int64_t out, int64_t k, const char *what, double
 
 int main(int argc, char **argv) {
   ptx_dir = argc > 1 ? argv[1] : ".";
-  bool time_only = argc > 2 && !strcmp(argv[2], "--time");
+  bool time_only = false;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--time")) time_only = true;
+    else if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = atoi(argv[++i]);
+  }
   if (cuInit(0) != CUDA_SUCCESS) {
     printf("skipped: no GPU (cuInit failed)\n");
     return 0;
