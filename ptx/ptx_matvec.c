@@ -9,20 +9,21 @@
  * shared memory, consecutive threads at consecutive addresses (along k
  * where W's rows are contiguous, with 16-byte vectors where they are
  * aligned; along the outputs where W's columns are), then the ROWS owning
- * threads add their rows' products from shared memory while the next
- * chunk's loads are in flight (registers, then the other of two shared
- * buffers: one barrier per chunk).  Small blocks spread a 768-row product
- * over ~100 SMs; 16 KiB of W per chunk per block keeps HBM busy.  Indices
- * past the matrix are clamped to its last row or k (a real element, never
- * added nor stored), so loads need no branches.  Blocks stride over groups
- * of ROWS outputs, so any grid is correct. */
+ * threads (one warp) add their rows' products from shared memory while the
+ * next chunk's loads are in flight (registers, then the other of two
+ * shared buffers: one barrier per chunk).  16 KiB of W per chunk per
+ * block keeps HBM busy; 16 rows per block measured best on the H200
+ * (docs/PERFORMANCE.md).  Indices past the matrix are clamped to its last
+ * row or k (a real element, never added nor stored), so loads need no
+ * branches.  Blocks stride over groups of ROWS outputs, so any grid is
+ * correct. */
 #include <string.h>
 
 #include "ptx_internal.h"
 
 enum {
   THREADS = 256,
-  ROWS = 8,                        /* outputs (and owning threads) per block */
+  ROWS = 16,                       /* outputs (and owning threads) per block */
   TILE_BYTES = 16384,              /* of W per chunk */
   VEC_BYTES = 16,
   GROUP = 2,                       /* 16-byte vectors of a row read one step ahead of the sum */

@@ -557,7 +557,7 @@ START_TEST(test_batch_tensor_cores) {
     ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag), "%s",
                   diag.msg);
     ck_assert_uint_eq(out.plan.launch.block[0], 256);
-    ck_assert_uint_eq(out.plan.launch.per_block[0], 8);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], 16);
     ck_assert(out.plan.launch.count[0].is_param && out.plan.launch.count[0].value == 0);
     for (unsigned a = 0; a < out.ncodes; a++) {
       const char *text = out.codes[a].text;
@@ -665,7 +665,7 @@ START_TEST(test_grid_rule) {
 END_TEST
 
 /* The matrix-vector kernel: one multiply and one add per term in every
- * body (none fused, none dropped), 256 threads a block, 8 outputs per
+ * body (none fused, none dropped), 256 threads a block, 16 outputs per
  * block along x over the outputs (m for one column, n for one row). */
 START_TEST(test_matvec_kernel) {
   static const struct {
@@ -690,11 +690,11 @@ START_TEST(test_matvec_kernel) {
       ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
     }
     ck_assert_uint_eq(out.plan.launch.block[0] * out.plan.launch.block[1] * out.plan.launch.block[2], 256);
-    ck_assert_uint_eq(out.plan.launch.per_block[0], 8);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], 16);
     ck_assert(out.plan.launch.count[0].is_param && out.plan.launch.count[0].value == checks[c].outputs_param);
     uint32_t grid[3];
     ptx_launch_grid(&out.plan.launch, (const int64_t[]){32000, 768, 0, 0, 0, 0}, grid);
-    ck_assert_uint_eq(grid[0], 4000);
+    ck_assert_uint_eq(grid[0], 2000);
     ck_assert_uint_eq(grid[1], 1);
     ck_assert_uint_eq(grid[2], 1);
     tw_arena_free(&arena);
