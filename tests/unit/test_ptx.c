@@ -557,7 +557,7 @@ START_TEST(test_batch_tensor_cores) {
     ck_assert_msg(ptx_generate_opts(&tc->desc, tc->name, NULL, 0, &opts, &arena, &out, &diag), "%s",
                   diag.msg);
     ck_assert_uint_eq(out.plan.launch.block[0], 256);
-    ck_assert_uint_eq(out.plan.launch.per_block[0], 16);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], 8);
     ck_assert(out.plan.launch.count[0].is_param && out.plan.launch.count[0].value == 0);
     for (unsigned a = 0; a < out.ncodes; a++) {
       const char *text = out.codes[a].text;
