@@ -301,10 +301,12 @@ gpu_link_flags = $$(sed -n 's|.*/\* clang-link-flags: \(.*[^ ]\) *\*/.*|\1|p' $(
 # here (LLVM), the GPU machine runs it next to cuBLAS (gpu.sh).
 GPU_TC_DIR      := $(B)/gpu/bench/tc
 GPU_TC_BIN      := $(GPU_TC_DIR)/wmma_mm $(GPU_TC_DIR)/ptx/.stamp
+GPU_MV_DIR      := $(B)/gpu/bench/matvec
+GPU_MV_BIN      := $(GPU_MV_DIR)/ptx/.stamp
 
 .PHONY: gpu-apps gpu-bench-apps gpu-e2e gpu-start-apps
 gpu-apps: $(GPU_E2E_BIN)
-gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN) gpu-start-apps
+gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN) $(GPU_MV_BIN) gpu-start-apps
 
 # Start-up cost of programs that never launch (tests/bench/start.sh): each
 # built with and without offload.
@@ -332,6 +334,15 @@ $(GPU_TC_DIR)/wmma_mm: tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) runti
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Iruntime tests/gpu/wmma/wmma_mm.c $(wildcard runtime/cu_*.c) \
 	  runtime/rt_tc.c -ldl -lpthread -lm -o $@
+
+# The matrix-vector harness (tests/gpu/matvec): its PTX, generated here;
+# gpu.sh builds matvec_bw.cu with nvcc on the GPU machine.
+$(GPU_MV_DIR)/matvec_gen: tests/gpu/matvec/matvec_gen.c $(LIBC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $< $(LIBC) $(LLVM_LIBS) -o $@
+$(GPU_MV_DIR)/ptx/.stamp: $(GPU_MV_DIR)/matvec_gen
+	@mkdir -p $(dir $@)
+	$< $(dir $@) >/dev/null && touch $@
 
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen

@@ -249,6 +249,7 @@ enum {
   TWASM_PATH_BATCH_MMA = 4,  /* batch of small products, a warp each on mma.sync */
   TWASM_PATH_WMMA = 5,       /* 128x128 tiles on wmma / mma.sync (sm_80+) */
   TWASM_PATH_WGMMA = 6,      /* sm_90a: wgmma for the shapes it takes, the wmma body for the rest */
+  TWASM_PATH_MATVEC = 7,     /* exact product with one output column or row: a thread per output */
 };
 enum {
   TWASM_ENTRY_MAIN = 1,      /* the entry named after the kernel */

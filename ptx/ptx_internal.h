@@ -49,6 +49,8 @@ typedef struct {
 } ptx_kind;
 
 extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma, ptx_kind_batch;
+/* ptx_matvec.c: exact products with one output column or row. */
+extern const ptx_kind ptx_kind_matvec;
 /* ptx_wgmma.c: the sm_90a kernel of a tensor-core matmul (wgmma, with the
  * wmma body inside for the shapes it does not take); launched as wmma. */
 extern const ptx_kind ptx_kind_wgmma;
@@ -59,6 +61,9 @@ const ptx_kind *ptx_path_kind(uint32_t path);
  * matmul whose m, n and k are constants of at most PTX_BATCH_MAX_SIDE. */
 #define PTX_BATCH_MAX_SIDE 32
 bool ptx_batch_small(const kn_matmul *m);
+/* ptx_matvec.c: what the matrix-vector kernel takes: a product (not
+ * batched) with n or m the constant 1, of f32, f64 or i32. */
+bool ptx_matvec_takes(const kn_matmul *m);
 
 /* ptx_hopper.c, for ptx_wgmma.c and ptx_tc.c: inline PTX (with side
  * effects: kept in order), an sm_90a matrix descriptor of a no-swizzle K-major tile at

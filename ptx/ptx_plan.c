@@ -70,13 +70,17 @@ static bool packed(const kn_matmul *m) {
 }
 
 /* Batches of small products take the batch kernel (products along grid x,
- * 8 per block); other batches the exact kernel (products along grid z). */
+ * 8 per block); other batches the exact kernel (products along grid z).
+ * Exact products with one output column or row take the matrix-vector
+ * kernel: the exact kernel's 128x128 tiles would leave 127 of 128 columns
+ * idle, and its loads of W uncoalesced. */
 static uint32_t family_of(const kn_desc *d, bool tf32) {
   if (d->kind == KN_MAP) return TWASM_PATH_MAP;
   if (d->kind == KN_REDUCE) return TWASM_PATH_REDUCE;
   const kn_matmul *m = &d->matmul;
   if (ptx_batch_small(m)) return TWASM_PATH_BATCH;
   if (tensor_type(m, tf32) && !tiny(m) && !m->batched) return TWASM_PATH_WMMA;
+  if (ptx_matvec_takes(m)) return TWASM_PATH_MATVEC;
   return TWASM_PATH_EXACT;
 }
 
@@ -95,7 +99,7 @@ const ptx_kind *ptx_path_kind(uint32_t path) {
     [TWASM_PATH_MAP] = &ptx_kind_map,     [TWASM_PATH_REDUCE] = &ptx_kind_reduce,
     [TWASM_PATH_EXACT] = &ptx_kind_matmul, [TWASM_PATH_BATCH] = &ptx_kind_batch,
     [TWASM_PATH_BATCH_MMA] = &ptx_kind_batch, [TWASM_PATH_WMMA] = &ptx_kind_wmma,
-    [TWASM_PATH_WGMMA] = &ptx_kind_wgmma,
+    [TWASM_PATH_WGMMA] = &ptx_kind_wgmma, [TWASM_PATH_MATVEC] = &ptx_kind_matvec,
   };
   return kinds[path];
 }
@@ -127,6 +131,9 @@ static bool wants_hopper(const kn_desc *d, uint32_t family, const ptx_arch *arch
 static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   if (d->kind != KN_MATMUL) return NULL;
   const kn_matmul *m = &d->matmul;
+  if (p->family == TWASM_PATH_MATVEC)
+    return "one output column or row: a thread per output sums in k order, the matrix staged through "
+           "shared memory";
   if (m->batched && p->family != TWASM_PATH_BATCH && tensor_type(m, tf32))
     return "batches of products larger than 32 take no tensor cores";
   switch (m->type) {

@@ -77,7 +77,7 @@ static const char *path_name(uint32_t path) {
     [TWASM_PATH_MAP] = "map",           [TWASM_PATH_REDUCE] = "reduction",
     [TWASM_PATH_EXACT] = "exact matmul", [TWASM_PATH_BATCH] = "batch, exact",
     [TWASM_PATH_BATCH_MMA] = "batch, mma.sync", [TWASM_PATH_WMMA] = "wmma",
-    [TWASM_PATH_WGMMA] = "wgmma",
+    [TWASM_PATH_WGMMA] = "wgmma",       [TWASM_PATH_MATVEC] = "exact matrix-vector",
   };
   return path < sizeof names / sizeof names[0] ? names[path] : "unknown path";
 }

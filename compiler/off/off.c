@@ -175,7 +175,8 @@ static void matmul_path(off_ctx *c, const kn_desc *d, const ptx_plan *p) {
     say(&c->report, ", wgmma on sm_90a (compute capability 9.0; shapes it does not take run the "
                     "wmma body)");
   if (tc && exact) say(&c->report, ", exact kernel on the others");
-  if (p->reason) say(&c->report, tc ? " (%s)" : "; exact kernel (%s)", p->reason);
+  if (p->reason && p->family == TWASM_PATH_MATVEC) say(&c->report, "; exact matrix-vector kernel (%s)", p->reason);
+  else if (p->reason) say(&c->report, tc ? " (%s)" : "; exact kernel (%s)", p->reason);
 }
 
 static void add_times(off_times *t, const ptx_out *px) {

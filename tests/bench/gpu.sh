@@ -4,7 +4,8 @@
 # TWASM_DEVICE=cpu and gpu where that means something, builds copy_bw.cu
 # and tests/bench/gpu_mm/cublas_mm.cu with nvcc when it is there, and
 # prints one markdown table of figures with gpu/cpu and twasmc/reference
-# ratios.  CPU runs of large products are skipped (mm at 4096, mm_i8).
+# ratios, then gpu_llm.sh's (the LLM-style program in tokens/s under cpu,
+# gpu and auto; the matrix-vector kernel against the copy bandwidth).  CPU runs of large products are skipped (mm at 4096, mm_i8).
 # Where BIN_DIR/tc holds the tensor-core harness (make gpu-bench-apps),
 # its packed-product timings are rows too ("kernel: ...").
 # Figures, not tests: a failed run shows as "-" and the script goes on.
@@ -178,6 +179,9 @@ for t in f32 i8; do
     "$(grep "batch16 $t" "$logs/batch16.gpu.log" | grep -o -E '[0-9.e+]+ products/s' | cut -d' ' -f1)" -
 done
 
+# The LLM-style program and the matrix-vector kernel: a table of their own.
+bash "$here/gpu_llm.sh" "$bin" "$logs/llm" >"$logs/llm.md" 2>&1
+
 echo "| benchmark | unit | cpu | gpu | gpu/cpu | reference | gpu/reference |"
 echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
@@ -185,4 +189,6 @@ echo
 echo "Reference: copy_bw (cudaMemcpy device to device, 1 GiB) for map; cuBLAS at 4096 for"
 echo "f32 (CUBLAS_COMPUTE_32F), tf32 and int8.  For us per call and seconds lower is better."
 [ -s "$logs/init_cost.log" ] && cat "$logs/init_cost.log"
+echo
+cat "$logs/llm.md"
 echo "Logs: $logs (machine.log: nvidia-smi, uname, nproc)."

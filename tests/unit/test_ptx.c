@@ -213,6 +213,32 @@ static const ptx_case cases[] = {
                                .out_addr = ARRAY1(4, 4), .value = 4}},
    {"ld.global.v4.f32", "st.global.v4.f32", "ld.global.f32", "st.global.f32", "ld.global.u8",
     "st.global.u8"}, true},
+  /* Matrix-vector products (p0 outputs, p1 K, p2 &W, p3 W's row stride,
+   * p4 &v, p5 &out), as the detector emits them (align 1): W's tile staged
+   * through shared memory by every thread (16-byte vectors where rows are
+   * aligned), summed by the owning thread from 16-byte shared reads. */
+  {"matvec_f32", {.kind = KN_MATMUL, .nparams = 6,
+                  .matmul = {.m = P(0), .n = C(1), .k = P(1), .type = KN_MM_F32,
+                             .a = {P(2), P(3), C(1), C(0)}, .b = {P(4), C(1), C(0), C(0)},
+                             .c = {P(5), C(1), C(0), C(0)}, .align = 1}},
+   {"ld.global.v4.f32", "st.shared.v4.f32", "ld.shared.v4.f32", "bar.sync", "mul.rn.f32",
+    "ld.global.u8"}, true},
+  /* y[j] += v[k] * W[k][j]: one output row, W read along the outputs. */
+  {"vecmat_f32_acc", {.kind = KN_MATMUL, .nparams = 6,
+                      .matmul = {.m = C(1), .n = P(0), .k = P(1), .type = KN_MM_F32, .accumulate = true,
+                                 .a = {P(4), C(0), C(1), C(0)}, .b = {P(2), P(3), C(1), C(0)},
+                                 .c = {P(5), C(0), C(1), C(0)}, .align = 4}},
+   {"st.shared.f32", "ld.shared.v4.f32", "bar.sync", "mul.rn.f32", "add.rn.f32"}, true},
+  {"matvec_f64", {.kind = KN_MATMUL, .nparams = 6,
+                  .matmul = {.m = P(0), .n = C(1), .k = P(1), .type = KN_MM_F64,
+                             .a = {P(2), P(3), C(1), C(0)}, .b = {P(4), C(1), C(0), C(0)},
+                             .c = {P(5), C(1), C(0), C(0)}, .align = 8}},
+   {"ld.global.v2.f64", "ld.shared.v2.f64", "mul.rn.f64", "add.rn.f64"}, true},
+  {"matvec_i32", {.kind = KN_MATMUL, .nparams = 6,
+                  .matmul = {.m = P(0), .n = C(1), .k = P(1), .type = KN_MM_I32,
+                             .a = {P(2), P(3), C(1), C(0)}, .b = {P(4), C(1), C(0), C(0)},
+                             .c = {P(5), C(1), C(0), C(0)}, .align = 4}},
+   {"ld.global.v4.u32", "ld.shared.v4.u32", "mul.lo.s32"}, true},
 };
 
 static const struct {
@@ -570,7 +596,9 @@ static kn_desc with_type(const char *name, kn_mm_type type, bool a_signed, bool 
 
 START_TEST(test_plan_paths) {
   enum { E = TWASM_PATH_EXACT, W = TWASM_PATH_WMMA, G = TWASM_PATH_WGMMA, B = TWASM_PATH_BATCH,
-         BM = TWASM_PATH_BATCH_MMA, M = TWASM_PATH_MAP };
+         BM = TWASM_PATH_BATCH_MMA, M = TWASM_PATH_MAP, MV = TWASM_PATH_MATVEC };
+#define MV_REASON \
+  "one output column or row: a thread per output sums in k order, the matrix staged through shared memory"
   static const struct {
     const char *name;
     kn_mm_type type;          /* 0 (f32) with case_named's own desc when keep */
@@ -595,6 +623,14 @@ START_TEST(test_plan_paths) {
      "f32 takes tensor cores only with --tensor-cores=tf32"},
     {"batch_f64_large", 0, true, false, false, false, false, 3, {E, E, E}, 0, 0,
      "f64 mma adds four products at once: not source order"},
+    {"matvec_f32", 0, true, false, false, false, false, 3, {MV, MV, MV}, 0, 0, MV_REASON},
+    {"vecmat_f32_acc", 0, true, false, false, false, false, 3, {MV, MV, MV}, 0, 0, MV_REASON},
+    {"matvec_f64", 0, true, false, false, false, false, 3, {MV, MV, MV}, 0, 0, MV_REASON},
+    {"matvec_i32", 0, true, false, false, false, false, 3, {MV, MV, MV}, 0, 0, MV_REASON},
+    /* int8 stays with the tensor-core family (and the exact kernel on
+     * sm_75): the matrix-vector kernel takes 4- and 8-byte elements */
+    {"matvec_f32", KN_MM_I8_I32, false, false, true, true, false, 4, {E, W, W, G},
+     TWASM_ENTRY_MAIN | TWASM_ENTRY_PACKED, 1, "int8 with s32 sums that wrap like Wasm i32: exact"},
   };
   for (unsigned i = 0; i < sizeof cases_ / sizeof cases_[0]; i++) {
     kn_desc d = cases_[i].keep ? case_named(cases_[i].name)->desc
@@ -628,6 +664,44 @@ START_TEST(test_grid_rule) {
 }
 END_TEST
 
+/* The matrix-vector kernel: one multiply and one add per term in every
+ * body (none fused, none dropped), 256 threads a block, 16 outputs per
+ * block along x over the outputs (m for one column, n for one row). */
+START_TEST(test_matvec_kernel) {
+  static const struct {
+    const char *name, *mul, *add;
+    int64_t outputs_param;
+  } checks[] = {{"matvec_f32", "mul.rn.f32", "add.rn.f32", 0},
+                {"vecmat_f32_acc", "mul.rn.f32", "add.rn.f32", 0},
+                {"matvec_f64", "mul.rn.f64", "add.rn.f64", 0}};
+  for (unsigned c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+    const ptx_case *tc = case_named(checks[c].name);
+    tw_arena arena = {0};
+    tw_diag diag = {0};
+    ptx_out out;
+    ck_assert_msg(ptx_generate(&tc->desc, tc->name, NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+    for (unsigned a = 0; a < out.ncodes; a++) {
+      const char *text = out.codes[a].text;
+      unsigned muls = count_of(text, checks[c].mul);
+      ck_assert_msg(muls == count_of(text, checks[c].add), "%s sm_%u: %u multiplies, %u adds", tc->name,
+                    out.codes[a].sm, muls, count_of(text, checks[c].add));
+      ck_assert_uint_ge(muls, 3 * 2);   /* three bodies: a vector step and a tail each */
+      ck_assert(strstr(text, ".shared .align 16 .b8 mv_w"));
+      ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
+    }
+    ck_assert_uint_eq(out.plan.launch.block[0] * out.plan.launch.block[1] * out.plan.launch.block[2], 256);
+    ck_assert_uint_eq(out.plan.launch.per_block[0], 16);
+    ck_assert(out.plan.launch.count[0].is_param && out.plan.launch.count[0].value == checks[c].outputs_param);
+    uint32_t grid[3];
+    ptx_launch_grid(&out.plan.launch, (const int64_t[]){32000, 768, 0, 0, 0, 0}, grid);
+    ck_assert_uint_eq(grid[0], 2000);
+    ck_assert_uint_eq(grid[1], 1);
+    ck_assert_uint_eq(grid[2], 1);
+    tw_arena_free(&arena);
+  }
+}
+END_TEST
+
 static Suite *ptx_suite(void) {
   Suite *s = suite_create("ptx");
   TCase *tc = tcase_create("kernels");
@@ -647,6 +721,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);
   tcase_add_test(tc, test_map_vector_copy);
+  tcase_add_test(tc, test_matvec_kernel);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,382 @@
+/* ptx_matvec.c: exact matrix-vector products, a matmul with one output
+ * column (out[o] = sum_k W[o][k] * v[k]: W is A, v is B's column) or one
+ * output row (out[o] = sum_k v[k] * W[k][o]: v is A's row, W is B).  Each
+ * output element is one thread's running sum in k order, a separate
+ * multiply and add per k (never fused), as the CPU loop computes it; what
+ * makes it fast is how W reaches that thread.  A block of 256 threads owns
+ * ROWS outputs and walks k in chunks of KC: all its threads copy the
+ * ROWS x KC tile of W (and the KC elements of v) from global memory into
+ * shared memory, consecutive threads at consecutive addresses (along k
+ * where W's rows are contiguous, with 16-byte vectors where they are
+ * aligned; along the outputs where W's columns are), then the ROWS owning
+ * threads (one warp) add their rows' products from shared memory while the
+ * next chunk's loads are in flight (registers, then the other of two
+ * shared buffers: one barrier per chunk).  16 KiB of W per chunk per
+ * block keeps HBM busy; 16 rows per block measured best on the H200
+ * (docs/PERFORMANCE.md).  Indices past the matrix are clamped to its last
+ * row or k (a real element, never added nor stored), so loads need no
+ * branches.  Blocks stride over groups of ROWS outputs, so any grid is
+ * correct. */
+#include <string.h>
+
+#include "ptx_internal.h"
+
+enum {
+  THREADS = 256,
+  ROWS = 16,                       /* outputs (and owning threads) per block */
+  TILE_BYTES = 16384,              /* of W per chunk */
+  VEC_BYTES = 16,
+  GROUP = 2,                       /* 16-byte vectors of a row read one step ahead of the sum */
+};
+/* every thread stages whole 16-byte vectors of W in the vector body */
+_Static_assert(TILE_BYTES % (THREADS * VEC_BYTES) == 0, "W's tile is whole vectors per thread");
+
+/* The product as one matrix W (rows: outputs, columns: k), one vector v
+ * (v[k] at row k of its layout) and the outputs (out[o] at row o); each
+ * a layout of the matmul's, transposed where the product has one row. */
+typedef struct {
+  ptx_gen *g;
+  kn_layout w, v, out, start;
+  bool w_first;                    /* the product is w * v (A is W), else v * w */
+  LLVMTypeRef elem, vec;
+  unsigned esize, kc, pitch, per, lanes;   /* lanes: elements of one 16-byte vector */
+  bool fl;
+  LLVMValueRef OUT, K, tid;
+  LLVMValueRef shared_w, shared_v; /* [2][ROWS][pitch], [2][kc] */
+  /* register stage of the next chunk: W's elements (or vectors), v's */
+  LLVMValueRef staged_w[TILE_BYTES / THREADS / 4], staged_x[TILE_BYTES / THREADS / VEC_BYTES];
+  LLVMValueRef staged_v[TILE_BYTES / THREADS / 4 + 1];
+  unsigned nstaged_v;
+  bool vector;                     /* this copy of the body loads W as 16-byte vectors */
+  unsigned align;                  /* of scalar global accesses in this copy */
+} mv_gen;
+
+static bool is_const(kn_size s, int64_t v) { return !s.is_param && s.value == v; }
+
+static kn_layout transposed(kn_layout l) {
+  return (kn_layout){l.offset, l.col_stride, l.row_stride, l.batch_stride};
+}
+
+bool ptx_matvec_takes(const kn_matmul *m) {
+  bool one = is_const(m->n, 1) || is_const(m->m, 1);
+  return one && !m->batched && m->type != KN_MM_I8_I32;
+}
+
+static bool matvec_check(const kn_desc *d, tw_diag *diag) {
+  const kn_matmul *m = &d->matmul;
+  if (!ptx_matvec_takes(m))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matvec kernel: not a one-column or one-row product of f32, f64 or i32");
+  if (m->align & (m->align - 1))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matvec kernel: alignment is not a power of 2");
+  const kn_size sizes[] = {m->m, m->n, m->k, m->a.offset, m->a.row_stride, m->a.col_stride,
+                           m->b.offset, m->b.row_stride, m->b.col_stride, m->c.offset,
+                           m->c.row_stride, m->c.col_stride};
+  for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    if (!ptx_size_check(d, sizes[i], "matvec size", diag)) return false;
+  if (m->has_start) {
+    const kn_size s[] = {m->start.offset, m->start.row_stride, m->start.col_stride};
+    for (unsigned i = 0; i < 3; i++)
+      if (!ptx_size_check(d, s[i], "matvec size", diag)) return false;
+  }
+  return true;
+}
+
+/* Whether W is read along the outputs (its columns contiguous and its
+ * rows not): then consecutive threads take consecutive outputs. */
+static bool outputs_fastest(const kn_layout *w) {
+  return is_const(w->row_stride, 1) && !is_const(w->col_stride, 1);
+}
+
+static LLVMValueRef w_at(mv_gen *v, LLVMValueRef o, LLVMValueRef k) {
+  return ptx_element_at(v->g, &v->w, v->esize, NULL, o, k);
+}
+
+static LLVMValueRef shared_at(mv_gen *v, LLVMValueRef arr, LLVMValueRef index) {
+  return LLVMBuildGEP2(v->g->b, v->elem, arr, &index, 1, "");
+}
+
+/* Staged element q of this thread: its row and k within the tile. */
+static void place(mv_gen *v, unsigned q, LLVMValueRef *row, LLVMValueRef *kk) {
+  ptx_gen *g = v->g;
+  LLVMValueRef e = ptx_add(g, v->tid, ptx_i64(g, (int64_t)q * THREADS));
+  if (v->vector) {
+    unsigned per_row = v->kc / v->lanes;
+    *row = LLVMBuildUDiv(g->b, e, ptx_i64(g, per_row), "");
+    *kk = ptx_mul_c(g, LLVMBuildURem(g->b, e, ptx_i64(g, per_row), ""), v->lanes);
+  } else if (outputs_fastest(&v->w)) {
+    *row = LLVMBuildURem(g->b, e, ptx_i64(g, ROWS), "");
+    *kk = LLVMBuildUDiv(g->b, e, ptx_i64(g, ROWS), "");
+  } else {
+    *row = LLVMBuildUDiv(g->b, e, ptx_i64(g, v->kc), "");
+    *kk = LLVMBuildURem(g->b, e, ptx_i64(g, v->kc), "");
+  }
+}
+
+/* Staged element q of v's chunk for this thread: threads past a chunk
+ * shorter than the block copy its last element again (the same value). */
+static LLVMValueRef v_place(mv_gen *v, unsigned q) {
+  ptx_gen *g = v->g;
+  LLVMValueRef kk = ptx_add(g, v->tid, ptx_i64(g, (int64_t)q * THREADS));
+  return v->kc % THREADS ? ptx_smin(g, kk, ptx_i64(g, v->kc - 1)) : kk;
+}
+
+static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v->lanes : v->per; }
+
+/* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
+ * outputs and k past K are clamped (vectors to the last whole one: K is a
+ * multiple of the lanes on the vector body). */
+static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
+  ptx_gen *g = v->g;
+  LLVMValueRef one = ptx_i64(g, 1);
+  LLVMValueRef last_o = LLVMBuildSub(g->b, v->OUT, one, "");
+  LLVMValueRef last_k = LLVMBuildSub(g->b, v->K, ptx_i64(g, v->vector ? v->lanes : 1), "");
+  for (unsigned q = 0; q < staged_w_count(v); q++) {
+    LLVMValueRef row, kk;
+    place(v, q, &row, &kk);
+    LLVMValueRef o = ptx_smin(g, ptx_add(g, o0, row), last_o);
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, kk), last_k);
+    LLVMValueRef x = v->vector ? ptx_load(g, v->vec, w_at(v, o, k), VEC_BYTES)
+                               : ptx_load(g, v->elem, w_at(v, o, k), v->align);
+    LLVMBuildStore(g->b, x, v->vector ? v->staged_x[q] : v->staged_w[q]);
+  }
+  last_k = LLVMBuildSub(g->b, v->K, one, "");
+  for (unsigned q = 0; q < v->nstaged_v; q++) {
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
+    LLVMValueRef p = ptx_element_at(g, &v->v, v->esize, NULL, k, ptx_i64(g, 0));
+    LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), v->staged_v[q]);
+  }
+}
+
+/* Registers -> shared buffer buf (0 or 1). */
+static void store_stage(mv_gen *v, LLVMValueRef buf) {
+  ptx_gen *g = v->g;
+  LLVMValueRef wbase = ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch);
+  for (unsigned q = 0; q < staged_w_count(v); q++) {
+    LLVMValueRef row, kk;
+    place(v, q, &row, &kk);
+    LLVMValueRef index = ptx_add(g, wbase, ptx_add(g, ptx_mul_c(g, row, v->pitch), kk));
+    LLVMTypeRef t = v->vector ? v->vec : v->elem;
+    LLVMValueRef x = LLVMBuildLoad2(g->b, t, v->vector ? v->staged_x[q] : v->staged_w[q], "");
+    ptx_store(g, x, shared_at(v, v->shared_w, index),
+              v->vector ? VEC_BYTES : v->esize);
+  }
+  LLVMValueRef vbase = ptx_mul_c(g, buf, v->kc);
+  for (unsigned q = 0; q < v->nstaged_v; q++) {
+    LLVMValueRef index = ptx_add(g, vbase, v_place(v, q));
+    ptx_store(g, LLVMBuildLoad2(g->b, v->elem, v->staged_v[q], ""), shared_at(v, v->shared_v, index), v->esize);
+  }
+}
+
+/* sum = sum + w * x (or x * w, the source's operand order): one rounding
+ * for the multiply and one for the add. */
+static LLVMValueRef add_product(mv_gen *v, LLVMValueRef sum, LLVMValueRef w, LLVMValueRef x) {
+  LLVMBuilderRef b = v->g->b;
+  LLVMValueRef l = v->w_first ? w : x, r = v->w_first ? x : w;
+  return v->fl ? LLVMBuildFAdd(b, sum, LLVMBuildFMul(b, l, r, ""), "")
+               : LLVMBuildAdd(b, sum, LLVMBuildMul(b, l, r, ""), "");
+}
+
+/* The vectors of W's row and of v at element kk of the chunk in shared
+ * memory (wrow, vrow: where the row and v start in this buffer). */
+static void read_group(mv_gen *v, LLVMValueRef wrow, LLVMValueRef vrow, LLVMValueRef kk,
+                       LLVMValueRef ws[GROUP], LLVMValueRef xs[GROUP]) {
+  ptx_gen *g = v->g;
+  for (unsigned i = 0; i < GROUP; i++) {
+    LLVMValueRef at = ptx_add(g, kk, ptx_i64(g, (int64_t)i * v->lanes));
+    ws[i] = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, at)), VEC_BYTES);
+    xs[i] = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, at)), VEC_BYTES);
+  }
+}
+
+/* The owning thread's terms k0 .. k0+n-1 from buffer buf, in k order.
+ * The sum is one chain of dependent adds, so its speed is the add's
+ * latency if nothing else waits: groups of GROUP 16-byte vectors are read
+ * from shared memory one group ahead of the adds (the last group reads
+ * itself again rather than past the chunk), then vector by vector, then
+ * element by element. */
+static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n) {
+  ptx_gen *g = v->g;
+  LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->tid, v->pitch));
+  LLVMValueRef vrow = ptx_mul_c(g, buf, v->kc);
+  int64_t span = (int64_t)GROUP * v->lanes;
+  LLVMValueRef grouped = LLVMBuildAnd(g->b, n, ptx_i64(g, -span), "");
+  LLVMValueRef last = LLVMBuildSub(g->b, grouped, ptx_i64(g, span), "");
+  LLVMValueRef cur_w[GROUP], cur_x[GROUP], ws[GROUP], xs[GROUP];
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), grouped));
+  read_group(v, wrow, vrow, ptx_i64(g, 0), ws, xs);
+  for (unsigned i = 0; i < GROUP; i++) {
+    cur_w[i] = ptx_var(g, v->vec, ws[i]);
+    cur_x[i] = ptx_var(g, v->vec, xs[i]);
+  }
+  ptx_loop grp;
+  ptx_loop_begin(g, &grp, ptx_i64(g, 0), grouped, ptx_i64(g, span));
+  LLVMValueRef next = ptx_smin(g, ptx_add(g, grp.iv, ptx_i64(g, span)), last);
+  read_group(v, wrow, vrow, next, ws, xs);
+  LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
+  for (unsigned i = 0; i < GROUP; i++) {
+    LLVMValueRef w = LLVMBuildLoad2(g->b, v->vec, cur_w[i], ""), x = LLVMBuildLoad2(g->b, v->vec, cur_x[i], "");
+    for (unsigned e = 0; e < v->lanes; e++) {
+      LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
+      sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
+    }
+    LLVMBuildStore(g->b, ws[i], cur_w[i]);
+    LLVMBuildStore(g->b, xs[i], cur_x[i]);
+  }
+  LLVMBuildStore(g->b, sum, acc);
+  ptx_loop_end(g, &grp);
+  ptx_if_end(g, join);
+  LLVMValueRef whole = LLVMBuildAnd(g->b, n, ptx_i64(g, -(int64_t)v->lanes), "");
+  ptx_loop kk;
+  ptx_loop_begin(g, &kk, grouped, whole, ptx_i64(g, v->lanes));
+  LLVMValueRef w = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk.iv)), VEC_BYTES);
+  LLVMValueRef x = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk.iv)), VEC_BYTES);
+  sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
+  for (unsigned e = 0; e < v->lanes; e++) {
+    LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
+    sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
+  }
+  LLVMBuildStore(g->b, sum, acc);
+  ptx_loop_end(g, &kk);
+  ptx_loop rest;
+  ptx_loop_begin(g, &rest, whole, n, ptx_i64(g, 1));
+  LLVMValueRef we = ptx_load(g, v->elem, shared_at(v, v->shared_w, ptx_add(g, wrow, rest.iv)), v->esize);
+  LLVMValueRef xe = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, rest.iv)), v->esize);
+  LLVMBuildStore(g->b, add_product(v, LLVMBuildLoad2(g->b, v->elem, acc, ""), we, xe), acc);
+  ptx_loop_end(g, &rest);
+}
+
+/* Whether this thread owns output o (a row of the block inside the
+ * product). */
+static LLVMValueRef owns(mv_gen *v, LLVMValueRef o) {
+  ptx_gen *g = v->g;
+  return LLVMBuildAnd(g->b, ptx_below(g, v->tid, ptx_i64(g, ROWS)), ptx_below(g, o, v->OUT), "");
+}
+
+/* The ROWS outputs from o0 over all of k.  Loop bounds depend only on
+ * block indices and sizes, so every thread reaches every barrier. */
+static void row_group(mv_gen *v, LLVMValueRef o0) {
+  ptx_gen *g = v->g;
+  const kn_matmul *m = &g->d->matmul;
+  LLVMValueRef o = ptx_add(g, o0, v->tid);
+  LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
+  if (m->accumulate) {
+    LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
+    LLVMValueRef p = ptx_element_at(g, &v->start, v->esize, NULL, o, ptx_i64(g, 0));
+    LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), acc);
+    ptx_if_end(g, join);
+  }
+  LLVMValueRef chunks = LLVMBuildSDiv(g->b, ptx_add(g, v->K, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
+  load_stage(v, o0, ptx_i64(g, 0));
+  store_stage(v, ptx_i64(g, 0));
+  ptx_if_end(g, join);
+  ptx_barrier(g);
+  ptx_loop c;
+  ptx_loop_begin(g, &c, ptx_i64(g, 0), chunks, ptx_i64(g, 1));
+  LLVMValueRef k0 = ptx_mul_c(g, c.iv, v->kc);
+  LLVMValueRef buf = LLVMBuildAnd(g->b, c.iv, ptx_i64(g, 1), "");
+  LLVMValueRef more = ptx_below(g, ptx_add(g, c.iv, ptx_i64(g, 1)), chunks);
+  join = ptx_if_begin(g, more);
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)));
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
+  sum_chunk(v, acc, buf, ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)));
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, more);
+  store_stage(v, LLVMBuildXor(g->b, buf, ptx_i64(g, 1), ""));
+  ptx_if_end(g, join);
+  ptx_barrier(g);
+  ptx_loop_end(g, &c);
+  join = ptx_if_begin(g, owns(v, o));
+  LLVMValueRef p = ptx_element_at(g, &v->out, v->esize, NULL, o, ptx_i64(g, 0));
+  ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), p, v->align);
+  ptx_if_end(g, join);
+}
+
+static void all_groups(mv_gen *v) {
+  ptx_gen *g = v->g;
+  LLVMValueRef groups = LLVMBuildSDiv(g->b, ptx_add(g, v->OUT, ptx_i64(g, ROWS - 1)), ptx_i64(g, ROWS), "");
+  ptx_loop grp;
+  ptx_loop_begin(g, &grp, ptx_sreg(g, "ctaid.x"), groups, ptx_sreg(g, "nctaid.x"));
+  row_group(v, ptx_mul_c(g, grp.iv, ROWS));
+  ptx_loop_end(g, &grp);
+}
+
+static void gen_init(mv_gen *v, ptx_gen *g) {
+  const kn_matmul *m = &g->d->matmul;
+  static const kn_type elems[] = {[KN_MM_F32] = KN_F32, [KN_MM_F64] = KN_F64, [KN_MM_I32] = KN_I32};
+  kn_type t = elems[m->type];
+  *v = (mv_gen){.g = g, .w_first = is_const(m->n, 1), .esize = ptx_type_bytes(t), .fl = t != KN_I32};
+  /* one output column: W is A, v B's column, out C's column; one row: W
+   * is B transposed, v A's row, out C's row */
+  v->w = v->w_first ? m->a : transposed(m->b);
+  v->v = v->w_first ? m->b : transposed(m->a);
+  v->out = v->w_first ? m->c : transposed(m->c);
+  v->start = v->w_first ? *kn_matmul_start(m) : transposed(*kn_matmul_start(m));
+  v->elem = ptx_type(g, t);
+  v->lanes = VEC_BYTES / v->esize;
+  v->vec = LLVMVectorType(v->elem, v->lanes);
+  v->kc = TILE_BYTES / (ROWS * v->esize);
+  v->pitch = v->kc + v->lanes;     /* rows 16 bytes apart in banks: no conflicts */
+  v->per = ROWS * v->kc / THREADS;
+  v->nstaged_v = (v->kc + THREADS - 1) / THREADS;
+  v->OUT = ptx_size(g, v->w_first ? m->m : m->n);
+  v->K = ptx_size(g, m->k);
+  v->tid = ptx_sreg(g, "tid.x");
+  v->shared_w = ptx_shared_array(g, v->elem, 2 * ROWS * v->pitch, "mv_w");
+  v->shared_v = ptx_shared_array(g, v->elem, 2 * v->kc, "mv_v");
+  for (unsigned q = 0; q < v->per; q++) v->staged_w[q] = ptx_var(g, v->elem, NULL);
+  for (unsigned q = 0; q < v->per / v->lanes; q++) v->staged_x[q] = ptx_var(g, v->vec, NULL);
+  for (unsigned q = 0; q < v->nstaged_v; q++) v->staged_v[q] = ptx_var(g, v->elem, NULL);
+}
+
+/* Three bodies behind uniform run-time tests: W's rows contiguous and
+ * 16-byte aligned with K a whole number of vectors (vector loads; every
+ * element aligned too), every element aligned to its size, and the
+ * descriptor's alignment (bytes, as the detector proves nothing). */
+static bool matvec_build(ptx_gen *g) {
+  const kn_matmul *m = &g->d->matmul;
+  mv_gen v;
+  gen_init(&v, g);
+  ptx_annotate(g, "maxntidx", THREADS);
+  LLVMValueRef aligned = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &v.w, v.esize),
+                                      ptx_layout_aligned(g, &v.v, v.esize), "");
+  aligned = LLVMBuildAnd(g->b, aligned, ptx_layout_aligned(g, &v.out, v.esize), "");
+  if (m->accumulate) aligned = LLVMBuildAnd(g->b, aligned, ptx_layout_aligned(g, &v.start, v.esize), "");
+  LLVMValueRef vec_ok = LLVMBuildAnd(g->b, aligned, ptx_rows_aligned(g, &v.w, v.esize, VEC_BYTES), "");
+  vec_ok = LLVMBuildAnd(g->b, vec_ok, ptx_multiple_of(g, v.K, v.lanes), "");
+  LLVMBasicBlockRef vec_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "vectors");
+  LLVMBasicBlockRef not_vec = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "elements");
+  LLVMBasicBlockRef elem_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
+  LLVMBasicBlockRef byte_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "unaligned");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");
+  LLVMBuildCondBr(g->b, vec_ok, vec_body, not_vec);
+  LLVMPositionBuilderAtEnd(g->b, not_vec);
+  LLVMBuildCondBr(g->b, aligned, elem_body, byte_body);
+  const struct {
+    LLVMBasicBlockRef at;
+    bool vector;
+    unsigned align;
+  } bodies[] = {{vec_body, true, v.esize}, {elem_body, false, v.esize},
+                {byte_body, false, m->align && m->align < v.esize ? m->align : v.esize}};
+  for (unsigned i = 0; i < 3; i++) {
+    LLVMPositionBuilderAtEnd(g->b, bodies[i].at);
+    v.vector = bodies[i].vector;
+    v.align = bodies[i].align;
+    all_groups(&v);
+    LLVMBuildBr(g->b, done);
+  }
+  LLVMPositionBuilderAtEnd(g->b, done);
+  LLVMBuildRetVoid(g->b);
+  return true;
+}
+
+static void matvec_launch(const kn_desc *d, ptx_launch *l) {
+  const kn_matmul *m = &d->matmul;
+  *l = (ptx_launch){.block = {THREADS, 1, 1},
+                    .count = {is_const(m->n, 1) ? m->m : m->n, {false, 1}, {false, 1}},
+                    .per_block = {ROWS, 1, 1},
+                    .max_grid = {65535, 1, 1}};
+}
+
+const ptx_kind ptx_kind_matvec = {matvec_check, matvec_build, matvec_launch, false};

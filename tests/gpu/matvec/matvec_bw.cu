@@ -1,0 +1,351 @@
+// matvec_bw.cu: the exact matrix-vector kernels of ptx/ptx_matvec.c on a
+// real GPU, through the driver API: each output bit-identical to a CPU
+// loop that adds the products in k order (one rounding per multiply and
+// per add) for odd sizes, every body (16-byte vectors, aligned elements,
+// bytes), both orientations and f32, f64, i32; then the time of one
+// product at transformer shapes against the device-to-device copy
+// bandwidth measured in the same process.  Loads the PTX that matvec_gen
+// wrote into the folder argv[1] (`--time`: timings only; `--rows N`: PTX
+// of a variant with N outputs per block).  Built on the GPU machine:
+//   nvcc -O2 -Xcompiler -ffp-contract=off -o matvec_bw tests/gpu/matvec/matvec_bw.cu -lcuda
+// Prints "FAIL ..." lines and exits 1 on a wrong result; timings as
+//   matvec f32 OUTxK (form): T us, G GB/s, P% of copy
+// where bytes are those of W (4 OUT K) and copy counts read plus written,
+// as tests/bench/gpu/copy_bw.cu does.
+#include <cuda.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POOL_BYTES (1536ull << 20)
+static int64_t rows = 8;  // outputs per block: the kernel's launch rule (--rows N: a variant's)
+#define THREADS 256
+
+static int failures;
+static char *host;      // mirror of the device pool
+static CUdeviceptr pool;
+static const char *ptx_dir;
+
+#define CK(x)                                                        \
+  do {                                                               \
+    CUresult e_ = (x);                                               \
+    if (e_ != CUDA_SUCCESS) {                                        \
+      const char *n_ = "?";                                          \
+      cuGetErrorName(e_, &n_);                                       \
+      printf("%s:%d: %s: %s\n", __FILE__, __LINE__, #x, n_);         \
+      exit(1);                                                       \
+    }                                                                \
+  } while (0)
+
+typedef enum { T_F32, T_F64, T_I32 } elem_type;
+static const unsigned esize[] = {4, 8, 4};
+typedef enum { ONE_COLUMN, ONE_COLUMN_T, ONE_ROW } form;
+
+typedef struct {
+  const char *kernel;
+  elem_type type;
+  form f;
+} kernel_kind;
+
+static const kernel_kind kinds[] = {
+  {"mv_f32", T_F32, ONE_COLUMN}, {"mvt_f32", T_F32, ONE_COLUMN_T}, {"vm_f32", T_F32, ONE_ROW},
+  {"mv_f64", T_F64, ONE_COLUMN}, {"mv_i32", T_I32, ONE_COLUMN},
+};
+
+static CUfunction fns[sizeof kinds / sizeof kinds[0]];
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *text = (char *)calloc(1, (size_t)len + 1);
+  size_t got = fread(text, 1, (size_t)len, f);
+  fclose(f);
+  text[got] = '\0';
+  return text;
+}
+
+static void load_kernels(void) {
+  for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    char path[1024], log[8192] = "";
+    snprintf(path, sizeof path, "%s/%s.ptx", ptx_dir, kinds[i].kernel);
+    char *text = read_file(path);
+    if (!text) {
+      printf("FAIL cannot read %s\n", path);
+      exit(1);
+    }
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    CUmodule m;
+    CUresult r = cuModuleLoadDataEx(&m, text, 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+      printf("FAIL %s: JIT: %s\n", path, log);
+      exit(1);
+    }
+    CK(cuModuleGetFunction(&fns[i], m, kinds[i].kernel));
+  }
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+// One product: OUT outputs over K, W at w_off with `stride` elements
+// between its rows (ONE_COLUMN: rows are outputs; else rows are k), v at
+// v_off, out at o_off (all byte offsets into the pool).
+typedef struct {
+  unsigned kind;
+  int64_t out, k, w_off, stride, v_off, o_off;
+} mv_run;
+
+static int64_t w_index(const mv_run *r, int64_t o, int64_t k) {
+  return kinds[r->kind].f == ONE_COLUMN ? o * r->stride + k : k * r->stride + o;
+}
+
+static void fill(const mv_run *r) {
+  unsigned s = esize[kinds[r->kind].type];
+  elem_type t = kinds[r->kind].type;
+  // every element of W the product reads, and v, random; -0 and
+  // denormals included for floats
+  for (int64_t o = 0; o < r->out; o++)
+    for (int64_t k = 0; k < r->k; k++) {
+      char *p = host + r->w_off + w_index(r, o, k) * s;
+      uint64_t x = next_rand();
+      if (t == T_F32) {
+        float f = (float)((int64_t)(x >> 40) - (1 << 23)) / (float)(1 << 23);
+        if ((x & 1023) == 7) f = -0.0f;
+        if ((x & 1023) == 9) f = 1e-40f;
+        memcpy(p, &f, 4);
+      } else if (t == T_F64) {
+        double f = (double)((int64_t)(x >> 11) - (1ll << 52)) / (double)(1ll << 52);
+        memcpy(p, &f, 8);
+      } else {
+        int32_t v = (int32_t)x;
+        memcpy(p, &v, 4);
+      }
+    }
+  for (int64_t k = 0; k < r->k; k++) {
+    uint64_t x = next_rand();
+    char *p = host + r->v_off + k * s;
+    if (t == T_F32) {
+      float f = (float)((int64_t)(x >> 40) - (1 << 23)) / (float)(1 << 19);
+      memcpy(p, &f, 4);
+    } else if (t == T_F64) {
+      double f = (double)((int64_t)(x >> 11) - (1ll << 52)) / (double)(1ll << 48);
+      memcpy(p, &f, 8);
+    } else {
+      int32_t v = (int32_t)(x >> 7);
+      memcpy(p, &v, 4);
+    }
+  }
+}
+
+// The CPU loop: source order, separate rounding (built with
+// -ffp-contract=off), i32 wrapping.
+static bool check(const mv_run *r, const char *out_dev) {
+  elem_type t = kinds[r->kind].type;
+  unsigned s = esize[t];
+  bool row = kinds[r->kind].f == ONE_ROW;
+  int bad = 0;
+  for (int64_t o = 0; o < r->out; o++) {
+    const char *wp = host + r->w_off, *vp = host + r->v_off;
+    char want[8];
+    if (t == T_F32) {
+      float sum = 0.0f;
+      for (int64_t k = 0; k < r->k; k++) {
+        float w, v;
+        memcpy(&w, wp + w_index(r, o, k) * s, 4);
+        memcpy(&v, vp + k * s, 4);
+        volatile float p = row ? v * w : w * v;
+        sum = sum + p;
+      }
+      memcpy(want, &sum, 4);
+    } else if (t == T_F64) {
+      double sum = 0.0;
+      for (int64_t k = 0; k < r->k; k++) {
+        double w, v;
+        memcpy(&w, wp + w_index(r, o, k) * s, 8);
+        memcpy(&v, vp + k * s, 8);
+        volatile double p = w * v;
+        sum = sum + p;
+      }
+      memcpy(want, &sum, 8);
+    } else {
+      uint32_t sum = 0;
+      for (int64_t k = 0; k < r->k; k++) {
+        int32_t w, v;
+        memcpy(&w, wp + w_index(r, o, k) * s, 4);
+        memcpy(&v, vp + k * s, 4);
+        sum += (uint32_t)w * (uint32_t)v;
+      }
+      memcpy(want, &sum, 4);
+    }
+    if (memcmp(want, out_dev + o * s, s) && bad++ < 3)
+      printf("FAIL %s %lldx%lld (w at %lld, stride %lld): output %lld differs\n", kinds[r->kind].kernel,
+             (long long)r->out, (long long)r->k, (long long)r->w_off, (long long)r->stride, (long long)o);
+  }
+  if (bad) failures++;
+  return !bad;
+}
+
+static void launch(const mv_run *r, CUstream st) {
+  void *mem = (void *)pool;
+  int64_t p[6] = {r->out, r->k, r->w_off, r->stride, r->v_off, r->o_off};
+  void *args[7] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5]};
+  uint64_t blocks = (uint64_t)(r->out + rows - 1) / rows;
+  if (blocks > 65535) blocks = 65535;
+  if (blocks == 0) blocks = 1;
+  CK(cuLaunchKernel(fns[r->kind], (unsigned)blocks, 1, 1, THREADS, 1, 1, 0, st, args, NULL));
+}
+
+static void correctness(void) {
+  // out, k, w byte misalignment, row padding (elements), v misalignment
+  static const struct {
+    int64_t out, k, w_shift, pad, v_shift;
+  } shapes[] = {
+    {1000, 999, 0, 0, 0}, {77, 1031, 0, 1, 0}, {5, 3, 0, 0, 0}, {768, 768, 0, 0, 0},
+    {129, 2048, 0, 0, 0}, {300, 1024, 4, 0, 0}, {33, 515, 1, 3, 2}, {9, 0, 0, 0, 0},
+    {1, 1, 0, 0, 0}, {2000, 70, 0, 5, 0}, {1031, 1025, 0, 4, 0},
+  };
+  for (unsigned kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++)
+    for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+      unsigned s = esize[kinds[kd].type];
+      mv_run r = {kd, shapes[i].out, shapes[i].k, 4096 + shapes[i].w_shift, 0, 0, 0};
+      bool row = kinds[kd].f == ONE_COLUMN;
+      r.stride = (row ? r.k : r.out) + shapes[i].pad;
+      int64_t w_bytes = (row ? r.out : (r.k ? r.k : 1)) * r.stride * s + 64;
+      r.v_off = (r.w_off + w_bytes + 63) / 64 * 64 + shapes[i].v_shift;
+      r.o_off = r.v_off + r.k * s + 64 + 16;
+      fill(&r);
+      // a marker after the last output: never written
+      memset(host + r.o_off, 0x5a, (size_t)(r.out + 4) * s);
+      CK(cuMemcpyHtoD(pool, host, (size_t)(r.o_off + (r.out + 4) * s)));
+      launch(&r, 0);
+      CK(cuCtxSynchronize());
+      char *got = (char *)malloc((size_t)(r.out + 4) * s);
+      CK(cuMemcpyDtoH(got, pool + r.o_off, (size_t)(r.out + 4) * s));
+      check(&r, got);
+      for (unsigned b = 0; b < 4 * s; b++)
+        if ((unsigned char)got[r.out * s + b] != 0x5a) {
+          printf("FAIL %s %lldx%lld: wrote past the last output\n", kinds[kd].kernel, (long long)r.out,
+                 (long long)r.k);
+          failures++;
+          break;
+        }
+      free(got);
+    }
+  printf("correctness: %s (%u kernels x %u shapes)\n", failures ? "FAILED" : "every output bit-identical",
+         (unsigned)(sizeof kinds / sizeof kinds[0]), (unsigned)(sizeof shapes / sizeof shapes[0]));
+}
+
+static double copy_gbs(void) {
+  size_t bytes = 512ull << 20;
+  CUdeviceptr a = pool, b = pool + bytes;
+  CK(cuMemsetD8(a, 1, bytes));
+  CK(cuMemcpyDtoD(b, a, bytes));
+  CK(cuCtxSynchronize());
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  float best = 1e30f;
+  for (int r = 0; r < 10; r++) {
+    CK(cuEventRecord(e0, 0));
+    CK(cuMemcpyDtoD(b, a, bytes));
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (ms < best) best = ms;
+  }
+  double gbs = 2.0 * bytes / (best * 1e-3) / 1e9;
+  printf("copy 512 MiB device to device: %.3f ms, %.1f GB/s (read + written)\n", best, gbs);
+  return gbs;
+}
+
+// Time of one product: W in `copies` places (more than L2 holds in all),
+// a launch per copy back to back between two events (per launch: the
+// stream's average), and single launches between events (best).
+static void timing(unsigned kd, int64_t out, int64_t k, const char *what, double copy) {
+  unsigned s = esize[kinds[kd].type];
+  int64_t w_bytes = out * k * s;
+  int copies = (int)((600ll << 20) / w_bytes);
+  if (copies < 2) copies = 2;
+  if (copies > 64) copies = 64;
+  int64_t v_off = copies * w_bytes, o_off = v_off + k * s + 256;
+  CK(cuMemsetD8(pool, 0, (size_t)(o_off + out * s)));
+  mv_run runs[64];
+  for (int c = 0; c < copies; c++)
+    runs[c] = (mv_run){kd, out, k, c * w_bytes, kinds[kd].f == ONE_COLUMN ? k : out, v_off, o_off};
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  for (int c = 0; c < copies; c++) launch(&runs[c], 0);
+  CK(cuCtxSynchronize());
+  float best_stream = 1e30f, best_one = 1e30f;
+  for (int rep = 0; rep < 5; rep++) {
+    CK(cuEventRecord(e0, 0));
+    for (int c = 0; c < copies; c++) launch(&runs[c], 0);
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (ms / copies < best_stream) best_stream = ms / copies;
+  }
+  for (int rep = 0; rep < 3 * copies && rep < 60; rep++) {
+    CK(cuEventRecord(e0, 0));
+    launch(&runs[rep % copies], 0);
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (ms < best_one) best_one = ms;
+  }
+  double gb_stream = w_bytes / (best_stream * 1e-3) / 1e9, gb_one = w_bytes / (best_one * 1e-3) / 1e9;
+  printf("matvec %s %lldx%lld (%s, %s): %.2f us, %.1f GB/s, %.0f%% of copy (back to back, %d copies of W); "
+         "alone %.2f us, %.1f GB/s, %.0f%% of copy\n",
+         kinds[kd].type == T_F32 ? "f32" : kinds[kd].type == T_F64 ? "f64" : "i32", (long long)out,
+         (long long)k, kinds[kd].kernel, what, best_stream * 1e3, gb_stream, 100.0 * gb_stream / copy, copies,
+         best_one * 1e3, gb_one, 100.0 * gb_one / copy);
+}
+
+int main(int argc, char **argv) {
+  ptx_dir = argc > 1 ? argv[1] : ".";
+  bool time_only = false;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--time")) time_only = true;
+    else if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = atoi(argv[++i]);
+  }
+  if (cuInit(0) != CUDA_SUCCESS) {
+    printf("skipped: no GPU (cuInit failed)\n");
+    return 0;
+  }
+  CUdevice dev;
+  CUcontext ctx;
+  CK(cuDeviceGet(&dev, 0));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
+  char name[256];
+  CK(cuDeviceGetName(name, sizeof name, dev));
+  printf("device: %s\n", name);
+  CK(cuMemAlloc(&pool, POOL_BYTES));
+  host = (char *)calloc(1, 64ull << 20);
+  load_kernels();
+  if (!time_only) correctness();
+  double copy = copy_gbs();
+  timing(0, 2048, 768, "W 2048x768, as w1 and w3", copy);
+  timing(0, 768, 2048, "W 768x2048, as w2", copy);
+  timing(0, 768, 768, "W 768x768, as wq", copy);
+  timing(0, 32000, 768, "W 32000x768, the classifier", copy);
+  timing(2, 2048, 768, "v times W 768x2048", copy);
+  timing(1, 2048, 768, "W 768x2048 read along the outputs", copy);
+  return failures ? 1 : 0;
+}
