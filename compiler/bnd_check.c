@@ -32,10 +32,18 @@ static bool is_size_load(LLVMValueRef v) {
   return LLVMIsALoadInst(v) && tbaa_named(v, LOW_TBAA_SIZE);
 }
 
-/* A block holding nothing but phis and an unconditional branch. */
+/* Computes a value and nothing else: what a group's `bounds_which` block
+ * (bnd_insert.c: which access of the group fails first) holds. */
+static bool pure(LLVMValueRef i) {
+  return LLVMIsAPHINode(i) || LLVMIsABinaryOperator(i) || LLVMIsAICmpInst(i) || LLVMIsASelectInst(i) ||
+         LLVMIsACastInst(i) || LLVMIsAGetElementPtrInst(i);
+}
+
+/* A block holding nothing but pure instructions (phis, the selects of a
+ * group's `bounds_which`) and an unconditional branch. */
 static LLVMBasicBlockRef passes_to(LLVMBasicBlockRef bb) {
   LLVMValueRef i = LLVMGetFirstInstruction(bb);
-  while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+  while (i && pure(i)) i = LLVMGetNextInstruction(i);
   if (!i || !LLVMIsABranchInst(i) || LLVMIsConditional(i)) return NULL;
   return LLVMGetSuccessor(i, 0);
 }

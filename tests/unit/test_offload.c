@@ -95,6 +95,7 @@ static const struct {
                             "128x256 tiles fed by bulk copies, for products that fill those tiles; "
                             "smaller ones run the wmma body), exact kernel on the others (int8 with "
                             "s32 sums that wrap like Wasm i32: exact)"},
+    {"jacobi_n", "", ": jacobi_n: offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
