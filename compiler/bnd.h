@@ -101,6 +101,19 @@ typedef struct {
 /* Whether the terminator br is such a check (fills c). */
 bool bnd_check_match(LLVMValueRef br, bnd_check *c);
 
+/* The i32 add a check's end is, or is zext of (plus a constant), or NULL. */
+LLVMValueRef bnd_widen_sum(const bnd_check *c);
+/* For a check proved over nest n whose end is such an add in the nest: the
+ * run-time condition under which zext(end) equals the i64 sum of its
+ * operands, each zero- or sign-extended (bit k of *sext: operand k is
+ * sign-extended), throughout the nest; NULL where there is none or it is
+ * false (bnd_widen.c). */
+LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext);
+#define BND_WIDENED 4u
+/* In the unchecked copy, where that condition holds: each zext to i64 of
+ * the copy of such an add becomes the i64 sum; returns how many. */
+unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
+
 /* The pass over a module (bnd_loop.c): returns how many nests it versioned. */
 unsigned bnd_version_loops(LLVMModuleRef mod);
 

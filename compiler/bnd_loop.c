@@ -40,6 +40,7 @@ typedef struct {
 typedef struct {
   bnd_check *checks;
   bool *proved;
+  unsigned *widened;           /* proved, and its end's zexts widen: BND_WIDENED | sext bits (bnd_widen.c) */
   int nchecks, nproved;
   LLVMBasicBlockRef block;     /* bnd.check */
   LLVMValueRef ok;
@@ -56,9 +57,12 @@ static bool touches_done(const bnd_fn *f, const ir_loop *l) {
 static void collect_checks(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   p->checks = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->checks);
   p->proved = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->proved);
+  p->widened = tw_arena_alloc(&f->arena, (size_t)(l->nbody + 1) * sizeof *p->widened);
   for (int i = 0; i < l->nbody; i++)
-    if (bnd_check_match(LLVMGetBasicBlockTerminator(block_of(f, l->body[i])), &p->checks[p->nchecks]))
+    if (bnd_check_match(LLVMGetBasicBlockTerminator(block_of(f, l->body[i])), &p->checks[p->nchecks])) {
+      p->widened[p->nchecks] = 0;
       p->proved[p->nchecks++] = false;
+    }
 }
 
 /* The nest's loops, outer first; false when there are too many. */
@@ -134,6 +138,12 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
     p->ok = LLVMBuildAnd(n.b, p->ok, safe, "");
     p->proved[i] = true;
     p->nproved++;
+    unsigned sext;
+    LLVMValueRef wide = bnd_widen_cond(&n, &p->checks[i], &sext);
+    if (wide) {
+      p->ok = LLVMBuildAnd(n.b, p->ok, wide, "");
+      p->widened[i] = BND_WIDENED | sext;
+    }
   }
   LLVMDisposeBuilder(n.b);
   bool worth = p->ok && p->nproved > 0 && (p->nproved == p->nchecks || l->nchildren == 0);
@@ -223,6 +233,12 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   bnd_clone c;
   bnd_clone_region(&c, &f->arena, blocks, l->nbody);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
+  /* widened first: dropping a check may erase an end nothing else uses */
+  for (int i = 0; i < p->nchecks; i++) {
+    LLVMValueRef sum = p->widened[i] ? bnd_widen_sum(&p->checks[i]) : NULL;
+    LLVMValueRef copy = sum ? bnd_clone_value(&c, sum) : NULL;
+    if (copy && copy != sum) bnd_widen_uses(b, copy, p->widened[i] & ~BND_WIDENED);
+  }
   for (int i = 0; i < p->nchecks; i++)
     if (p->proved[i]) drop_check(b, bnd_clone_value(&c, p->checks[i].br), p->checks[i].trap_succ);
   bnd_clone_exits(&c);

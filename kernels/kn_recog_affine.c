@@ -111,24 +111,46 @@ static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   return a;
 }
 
+/* One step of split_scale: p = `x << s` or `x * C` with x computed before
+ * the nest, as x and the factor; or a phi (GVN's merge of one such value
+ * computed on two paths) whose incoming values all are the same x times
+ * the same factor. */
+static bool scale_step(kr_ctx *c, LLVMValueRef p, LLVMValueRef *x_out, int64_t *f_out, bool phi_ok) {
+  if (phi_ok && LLVMIsAPHINode(p) && LLVMCountIncoming(p) > 0) {
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++) {
+      LLVMValueRef x;
+      int64_t f;
+      if (!scale_step(c, LLVMGetIncomingValue(p, i), &x, &f, false)) return false;
+      if (i > 0 && (x != *x_out || f != *f_out)) return false;
+      *x_out = x;
+      *f_out = f;
+    }
+    return true;
+  }
+  if (!LLVMIsABinaryOperator(p)) return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(p);
+  LLVMValueRef x = LLVMGetOperand(p, 0), k = LLVMGetOperand(p, 1);
+  if (op == LLVMMul && LLVMIsAConstantInt(x)) {
+    LLVMValueRef t = x;
+    x = k;
+    k = t;
+  }
+  if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) || ir_loop_defines(c->chain[0], x, c->cfg))
+    return false;
+  int64_t kv = LLVMConstIntGetSExtValue(k);
+  if (op == LLVMShl && (kv < 0 || kv > 30)) return false;
+  *x_out = x;
+  *f_out = op == LLVMShl ? INT64_C(1) << kv : kv;
+  return true;
+}
+
 /* A live factor `x << s` or `x * C` (computed before the nest) as x and a
  * constant scale, so that `i * (n << 2)` gives the descriptor 4 * n per i:
  * exact modulo 2^32 like every form here. */
 static LLVMValueRef split_scale(kr_ctx *c, LLVMValueRef p, int64_t *coeff) {
-  for (int n = 0; n < 4 && LLVMIsABinaryOperator(p); n++) {
-    LLVMOpcode op = LLVMGetInstructionOpcode(p);
-    LLVMValueRef x = LLVMGetOperand(p, 0), k = LLVMGetOperand(p, 1);
-    if (op == LLVMMul && LLVMIsAConstantInt(x)) {
-      LLVMValueRef t = x;
-      x = k;
-      k = t;
-    }
-    if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) ||
-        ir_loop_defines(c->chain[0], x, c->cfg))
-      break;
-    int64_t kv = LLVMConstIntGetSExtValue(k);
-    if (op == LLVMShl && (kv < 0 || kv > 30)) break;
-    int64_t f = op == LLVMShl ? INT64_C(1) << kv : kv, scaled;
+  LLVMValueRef x;
+  int64_t f, scaled;
+  for (int n = 0; n < 4 && !ir_loop_defines(c->chain[0], p, c->cfg) && scale_step(c, p, &x, &f, true); n++) {
     if (__builtin_mul_overflow(*coeff, f, &scaled)) break;
     *coeff = scaled;
     p = x;
@@ -206,6 +228,15 @@ static kr_affine or_as_add(kr_ctx *c, LLVMValueRef v, int depth) {
  * wrap. */
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
   kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}};
+  LLVMValueRef px;
+  int64_t pf;
+  if (LLVMIsAPHINode(v) && depth <= MAX_DEPTH && scale_step(c, v, &px, &pf, true)) {
+    /* GVN's phi of one `x << k` computed on two paths */
+    kr_affine inner = int_rec(c, px, depth + 1), out = {.ok = true};
+    if (!inner.ok) return atom;
+    add_scaled(&out, &inner, pf, NULL);
+    return out.ok ? out : atom;
+  }
   if (!LLVMIsABinaryOperator(v) || depth > MAX_DEPTH) return atom;
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   LLVMValueRef x = LLVMGetOperand(v, 0), k = LLVMGetOperand(v, 1);
@@ -271,12 +302,31 @@ static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32) {
   return a;
 }
 
+/* x & m with m = 2^32 - 2^k (k < 8) and every part of x's form a multiple
+ * of 2^k: the low 32 bits of x, as zext(trunc x) is, which LLVM writes so
+ * once the bounds versioning widened an address sum to i64
+ * (compiler/bnd_widen.c: zext(trunc(4 * iv)) becomes (iv << 2) & ~3 |
+ * 0xFFFFFFFC).  Like a Wasm address, the runtime range check proves that
+ * the form stays in [0, 2^32), where it equals its low 32 bits. */
+static kr_affine masked_address(kr_ctx *c, LLVMValueRef idx) {
+  LLVMValueRef x = LLVMGetOperand(idx, 0), m = LLVMGetOperand(idx, 1);
+  if (!LLVMIsAConstantInt(m) || LLVMGetIntTypeWidth(LLVMTypeOf(m)) != 64) return not_affine;
+  uint64_t mask = LLVMConstIntGetZExtValue(m), low = ~mask & UINT32_MAX;
+  if ((mask >> 32) != 0 || (low & (low + 1)) != 0 || low > 0xff) return not_affine;
+  kr_affine a = kr_int(c, x);
+  bool multiple = a.ok && ((uint64_t)a.c & low) == 0;
+  for (int i = 0; multiple && i < a.n; i++) multiple = ((uint64_t)a.t[i].coeff & low) == 0;
+  return multiple ? a : not_affine;
+}
+
 /* An i64 GEP index: constants, zext of an i32 Wasm address, and sums. */
 static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
   if (LLVMIsAConstantInt(idx)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(idx)};
   if (LLVMIsAZExtInst(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) == 32)
     return wasm_address(c, LLVMGetOperand(idx, 0));
+  if (LLVMIsABinaryOperator(idx) && LLVMGetInstructionOpcode(idx) == LLVMAnd)
+    return masked_address(c, idx);
   if (LLVMIsABinaryOperator(idx) && LLVMGetInstructionOpcode(idx) == LLVMAdd) {
     kr_affine a = index_rec(c, LLVMGetOperand(idx, 0), depth + 1);
     kr_affine b = index_rec(c, LLVMGetOperand(idx, 1), depth + 1);

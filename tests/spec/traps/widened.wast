@@ -35,7 +35,25 @@
         (local.set $j (i32.add (local.get $j) (i32.const 8)))
         (br_if $next (i32.lt_u (local.get $j) (local.get $n)))))
     (local.get $s))
+  ;; the sum of the 8-byte values at [end - 32, end), with a counter from
+  ;; -32 up to 0 as clang writes it (its form negative: sign-extended)
+  (func (export "sum_to_zero") (param $end i32) (result f64)
+    (local $j i32) (local $s f64)
+    (local.set $j (i32.const -32))
+    (loop $next
+      (local.set $s (f64.add (local.get $s)
+        (f64.load (i32.add (local.get $end) (local.get $j)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 8)))
+      (br_if $next (i32.lt_s (local.get $j) (i32.const 0))))
+    (local.get $s))
 )
+
+;; the four values, then the end of memory
+(assert_return (invoke "sum_to_zero" (i32.const 32)) (f64.const 10))
+(assert_return (invoke "sum_to_zero" (i32.const 65536)) (f64.const 0))
+(assert_trap (invoke "sum_to_zero" (i32.const 65544)) "out of bounds memory access")
+;; end - 32 wraps below 0: the first access is at 0xffffffe8
+(assert_trap (invoke "sum_to_zero" (i32.const 8)) "out of bounds memory access")
 
 ;; b = c = the four values: c becomes 3 * c
 (assert_return (invoke "axpy" (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 32)))

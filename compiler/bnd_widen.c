@@ -1,0 +1,115 @@
+/* bnd_widen.c: in the unchecked copy of a versioned nest, the i32 address
+ * sums its proved checks cover become i64 sums, so that LLVM sees the
+ * accesses as a base plus its induction variable.
+ *
+ * Why: clang's wasm32 code adds a row base and a loop offset in i32
+ * (`zext(base + j)`); the add may wrap as far as LLVM knows, so each access
+ * recomputes base + j in 32 bits and zero-extends it (SIMD matmul: two
+ * `lea`, two `mov` and two `add` for four doubles, against one `add`).
+ *
+ * Why it is exact: the check of an access at zext(a + b) (its end that
+ * sum, narrowed to i32 by LLVM, or zext(a + b) [+ k] in i64) is proved
+ * when the form of the end (bnd_lin.c: form(a) + form(b) [+ k], a + b
+ * congruent to its form and, for a zext, the form within [0, 2^32) by
+ * the form's own condition) lies in [0, size] for every counter value of
+ * the nest.  When
+ * besides each non-constant operand's form lies in [0, 2^32) (a run-time
+ * condition of the fast path, true unless the program counts on i32
+ * wraparound), that operand equals its form, so
+ *     zext(a + b) == form(a + b) == zext(a) + zext(b)
+ * with no wrap in 64 bits either; a constant operand c reads signed in its
+ * form (sext), and zext(a + c) == zext(a) + sext(c).  An operand whose
+ * form starts at a negative constant (clang's counters that run up to
+ * zero, -64 .. 0) is sign-extended instead, under the condition that its
+ * form lies in [-2^31, 2^31): then it equals sext(a) the same way.  Where
+ * the condition is false at compile time (a counter from -64 read as
+ * unsigned, before that rule) widening would kill the fast copy, and the
+ * check is left as it is. */
+#include "bnd.h"
+
+#include <stdint.h>
+
+static bool is_add(LLVMValueRef v) {
+  return LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMAdd;
+}
+
+LLVMValueRef bnd_widen_sum(const bnd_check *c) {
+  LLVMValueRef v = c->end;
+  if (!c->narrow) {
+    /* zext(a + b), maybe plus a constant: the i64 form of the same end */
+    if (is_add(v) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) v = LLVMGetOperand(v, 0);
+    if (!LLVMIsAZExtInst(v)) return NULL;
+    v = LLVMGetOperand(v, 0);
+  }
+  return is_add(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 32 ? v : NULL;
+}
+
+/* In [lo, hi] for the extension kind: [0, 2^32) for zext, [-2^31, 2^31)
+ * for sext. */
+static LLVMValueRef fits(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool sext) {
+  LLVMValueRef min = LLVMConstInt(n->i128, sext ? (unsigned long long)INT32_MIN : 0, sext);
+  LLVMValueRef max = LLVMConstInt(n->i128, sext ? INT32_MAX : UINT32_MAX, false);
+  return LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, min, ""),
+                      LLVMBuildICmp(n->b, LLVMIntSLE, hi, max, ""), "");
+}
+
+static bool is_false(LLVMValueRef v) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0; }
+
+LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
+  LLVMValueRef v = bnd_widen_sum(c);
+  *sext = 0;
+  if (!v || !ir_loop_defines(n->root, v, n->cfg)) return NULL;
+  LLVMValueRef cond = NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef x = LLVMGetOperand(v, k);
+    if (LLVMIsAConstantInt(x)) continue;
+    bnd_lin l;
+    if (!bnd_lin_of(n, x, &l)) return NULL;
+    LLVMValueRef lo, hi;
+    bnd_lin_range(n, &l, &lo, &hi);
+    /* a counter clang runs up to zero (-64 .. 0) reads signed: where the
+     * lower end is a negative constant, sign-extend */
+    bool neg = LLVMIsAConstantInt(lo) && LLVMConstIntGetSExtValue(lo) < 0;
+    LLVMValueRef in = fits(n, lo, hi, neg);
+    if (l.cond) in = LLVMBuildAnd(n->b, in, l.cond, "");
+    if (is_false(in)) return NULL; /* never: the fast copy would never run */
+    if (neg) *sext |= 1u << k;
+    cond = cond ? LLVMBuildAnd(n->b, cond, in, "") : in;
+  }
+  return cond && !is_false(cond) ? cond : NULL;
+}
+
+/* x as i64: zext, or sext (a constant, as its form reads it, or an operand
+ * whose form is signed). */
+static LLVMValueRef wide(LLVMBuilderRef b, LLVMValueRef x, LLVMTypeRef i64, bool sext, bool *negative) {
+  if (!LLVMIsAConstantInt(x)) {
+    *negative |= sext;
+    return sext ? LLVMBuildSExt(b, x, i64, "") : LLVMBuildZExt(b, x, i64, "");
+  }
+  int64_t c = LLVMConstIntGetSExtValue(x);
+  *negative |= c < 0;
+  return LLVMConstInt(i64, (unsigned long long)c, true);
+}
+
+unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(add)));
+  unsigned n = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(add), next; u; u = next) {
+    next = LLVMGetNextUse(u);
+    LLVMValueRef z = LLVMGetUser(u);
+    if (!LLVMIsAZExtInst(z) || LLVMTypeOf(z) != i64) continue;
+    LLVMPositionBuilderBefore(b, z);
+    bool negative = false;
+    LLVMValueRef x = wide(b, LLVMGetOperand(add, 0), i64, sext & 1, &negative);
+    LLVMValueRef y = wide(b, LLVMGetOperand(add, 1), i64, sext & 2, &negative);
+    LLVMValueRef sum = LLVMBuildAdd(b, x, y, "wide");
+    if (LLVMIsAInstruction(sum)) {
+      LLVMSetNSW(sum, true);
+      LLVMSetNUW(sum, !negative);
+    }
+    LLVMReplaceAllUsesWith(z, sum);
+    LLVMInstructionEraseFromParent(z);
+    n++;
+  }
+  return n;
+}
