@@ -114,6 +114,11 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext);
  * the copy of such an add becomes the i64 sum; returns how many. */
 unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
 
+/* Whether v is the constant false (a condition that never holds). */
+static inline bool bnd_is_false(LLVMValueRef v) {
+  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;
+}
+
 /* The pass over a module (bnd_loop.c): returns how many nests it versioned. */
 unsigned bnd_version_loops(LLVMModuleRef mod);
 

@@ -132,9 +132,9 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   LLVMPositionBuilderAtEnd(n.b, p->block);
   p->ok = emit_trips(f, &n);
   LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
-  for (int i = 0; p->ok && i < p->nchecks; i++) {
+  for (int i = 0; p->ok && !bnd_is_false(p->ok) && i < p->nchecks; i++) {
     LLVMValueRef safe = proves(&n, &p->checks[i], size);
-    if (!safe) continue;
+    if (!safe || bnd_is_false(safe)) continue;
     p->ok = LLVMBuildAnd(n.b, p->ok, safe, "");
     p->proved[i] = true;
     p->nproved++;
@@ -146,7 +146,10 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
     }
   }
   LLVMDisposeBuilder(n.b);
-  bool worth = p->ok && p->nproved > 0 && (p->nproved == p->nchecks || l->nchildren == 0);
+  /* a condition false at compile time (a trip count that holds for no
+   * counter value) would leave a dead copy and keep the inner loops from
+   * being versioned on their own */
+  bool worth = p->ok && !bnd_is_false(p->ok) && p->nproved > 0 && (p->nproved == p->nchecks || l->nchildren == 0);
   if (!worth) {
     LLVMDeleteBasicBlock(p->block);
     p->nproved = 0;

@@ -53,8 +53,6 @@ static LLVMValueRef fits(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool sex
                       LLVMBuildICmp(n->b, LLVMIntSLE, hi, max, ""), "");
 }
 
-static bool is_false(LLVMValueRef v) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0; }
-
 LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
   LLVMValueRef v = bnd_widen_sum(c);
   *sext = 0;
@@ -72,11 +70,11 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
     bool neg = LLVMIsAConstantInt(lo) && LLVMConstIntGetSExtValue(lo) < 0;
     LLVMValueRef in = fits(n, lo, hi, neg);
     if (l.cond) in = LLVMBuildAnd(n->b, in, l.cond, "");
-    if (is_false(in)) return NULL; /* never: the fast copy would never run */
+    if (bnd_is_false(in)) return NULL; /* never: the fast copy would never run */
     if (neg) *sext |= 1u << k;
     cond = cond ? LLVMBuildAnd(n->b, cond, in, "") : in;
   }
-  return cond && !is_false(cond) ? cond : NULL;
+  return cond && !bnd_is_false(cond) ? cond : NULL;
 }
 
 /* x as i64: zext, or sext (a constant, as its form reads it, or an operand

@@ -46,7 +46,32 @@
       (local.set $j (i32.add (local.get $j) (i32.const 8)))
       (br_if $next (i32.lt_s (local.get $j) (i32.const 0))))
     (local.get $s))
+  ;; the sum over pairs i < j of five values from a: a[j] for each pair,
+  ;; the inner loop skipped for the last i (nbody's triangular nest): over
+  ;; every i the inner loop's counter bound holds for no i at all, so only
+  ;; the inner loop can be versioned, once per i
+  (func (export "triangle") (param $a i32) (result f64)
+    (local $i i32) (local $j i32) (local $s f64)
+    (loop $outer
+      (block $skip
+        (br_if $skip (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (i32.const 5)))
+        (local.set $j (i32.add (local.get $i) (i32.const 1)))
+        (loop $inner
+          (local.set $s (f64.add (local.get $s)
+            (f64.load (i32.add (local.get $a) (i32.shl (local.get $j) (i32.const 3))))))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br_if $inner (i32.ne (local.get $j) (i32.const 5)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $outer (i32.ne (local.get $i) (i32.const 5))))
+    (local.get $s))
 )
+
+;; pairs (0,1..4) (1,2..4) (2,3..4) (3,4): a[1] + 2 a[2] + 3 a[3] + 4 a[4]
+;; over the values 1 2 3 4 at 0 and 0 at 32: 2 + 6 + 12 + 0
+(assert_return (invoke "triangle" (i32.const 0)) (f64.const 20))
+;; a = -8 wraps: a[j] is the value at 8j - 8: 1 + 4 + 9 + 16
+(assert_return (invoke "triangle" (i32.const 0xfffffff8)) (f64.const 30))
+(assert_trap (invoke "triangle" (i32.const 65520)) "out of bounds memory access")
 
 ;; the four values, then the end of memory
 (assert_return (invoke "sum_to_zero" (i32.const 32)) (f64.const 10))
