@@ -117,24 +117,12 @@ START_TEST(explicit_mode_has_no_copy) {
 }
 END_TEST
 
-/* The triangular nest: the bound of the inner loop's counter holds for no
- * value of the outer counter (the inner loop is skipped for the last), so
- * a copy of the whole nest would never run (LLVM deletes it); the inner
- * loop is versioned on its own instead. */
-START_TEST(triangle_inner_loop_versioned) {
-  ir_module m = ir_at(2, TWASM_BOUNDS_GUARD);
-  ck_assert_int_ge(narrow_sums_in_copy(&m, 4), 0);
-  dispose(&m);
-}
-END_TEST
-
 static Suite *widen_suite(void) {
   Suite *s = suite_create("widen");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, row_plus_offset_widened);
   tcase_add_test(tc, negative_counter_widened);
-  tcase_add_test(tc, triangle_inner_loop_versioned);
   tcase_add_test(tc, explicit_mode_has_no_copy);
   suite_add_tcase(s, tc);
   return s;
