@@ -7,6 +7,7 @@
 
 #include "cu.h"
 #include "rt_internal.h"
+#include "rt_offload.h"
 
 /* Bases of live reservations.  A fixed array of atomics because the fault
  * handler reads it and may not take locks; 16384 reservations already
@@ -73,6 +74,12 @@ static void release(rt_memory *m) {
   }
   if (m->exposed > 0) cu_host_forget(m->abi.base);
   munmap(m->abi.base, RT_MEMORY_RESERVE);
+}
+
+/* A job of the start's helper thread (rt_start_post). */
+static void release_job(void *arg) {
+  release(arg);
+  free(arg);
 }
 
 /* The background start's memory: named, not yet taken by the helper
@@ -176,7 +183,9 @@ void rt_memory_destroy(rt_memory *m) {
   bool handed = m->exposing;
   m->abandoned = handed;
   pthread_mutex_unlock(&rt_expose_lock);
-  if (handed) return;
+  /* Unpinning waits for the driver, which the start's helper thread may
+   * hold for seconds (a PTX load): that thread does it then. */
+  if (handed || (m->exposed > 0 && rt_start_post(release_job, m))) return;
   release(m);
   free(m);
 }

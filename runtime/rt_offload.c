@@ -15,9 +15,9 @@
 #include "rt_tc.h"
 
 /* A kernel's PTX: loaded on first use, on the calling thread
- * (TWASM_DEVICE=gpu) or on the start's helper thread (auto mode: WANTED
- * until rt_offload_serve takes it). */
-enum { LOAD_WANTED, LOAD_BUSY, LOAD_DONE };
+ * (TWASM_DEVICE=gpu) or as a job of the start's helper thread (auto mode:
+ * QUEUED there, BUSY while it loads). */
+enum { LOAD_WANTED, LOAD_QUEUED, LOAD_BUSY, LOAD_DONE };
 typedef struct rt_loaded {
   const twasm_kernel_abi *k;
   int state;                 /* LOAD_*, under rt_offload_lock */
@@ -30,14 +30,30 @@ typedef struct rt_loaded {
   struct rt_loaded *next;
 } rt_loaded;
 
-/* Pinned host memory read by a kernel, host to device over PCIe on the
- * H100 (DESIGN.md: ~51 GB/s pinned copies), in bytes per microsecond. */
+/* A kernel on pinned host memory reads and writes it over the bus (PCIe
+ * on the lent H100 and H200).  Dense accesses: a map moved 77 GB/s (read
+ * plus write) on the H200, DESIGN.md's pinned copies ~51 GB/s each way;
+ * 50 GB/s of the spans' bytes is the estimate, in bytes per microsecond.
+ * Sparse ones (more than RT_BUS_DENSE_BYTES of span per iteration: a
+ * strided walk down a column) are bound by the bus's requests, one per
+ * iteration: an i8 reduction with a 72-byte stride (qlayer_i8's check,
+ * 160000 iterations over 11.5 MB) took 0.2-2.4 ms a launch on the H200,
+ * median 0.9, where its bytes say 0.23: RT_BUS_SPARSE_NS each. */
 #define RT_BUS_BYTES_PER_US 50e3
+#define RT_BUS_DENSE_BYTES 32.0
+#define RT_BUS_SPARSE_NS 5.0
+
+/* The cost model's time for a launch of p on pinned memory, in us. */
+static double bus_us(const rt_offload_plan *p) {
+  double us = (double)p->bytes / RT_BUS_BYTES_PER_US;
+  if (p->iterations > 0 && (double)p->bytes / p->iterations > RT_BUS_DENSE_BYTES &&
+      p->iterations * RT_BUS_SPARSE_NS / 1000 > us)
+    us = p->iterations * RT_BUS_SPARSE_NS / 1000;
+  return us;
+}
 
 /* Launches are serialised: they share the result cell and the cache. */
 static pthread_mutex_t rt_offload_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t rt_offload_wanted = PTHREAD_COND_INITIALIZER;
-static bool rt_offload_leaving;     /* the process exits: load nothing more */
 static rt_loaded *rt_loaded_list;
 static void *rt_result_cell; /* managed, 8 bytes used */
 
@@ -146,38 +162,25 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
   return l;
 }
 
-void rt_offload_serve(void) {
+/* A job of the start's helper thread (rt_start_post): loads l. */
+static void load_job(void *arg) {
+  rt_loaded *l = arg;
   pthread_mutex_lock(&rt_offload_lock);
-  for (;;) {
-    rt_loaded *l = rt_loaded_list;
-    while (l && l->state != LOAD_WANTED) l = l->next;
-    if (!l || rt_offload_leaving) {
-      pthread_cond_wait(&rt_offload_wanted, &rt_offload_lock);
-      continue;
-    }
-    l->state = LOAD_BUSY;
-    pthread_mutex_unlock(&rt_offload_lock);
-    load(l);
-    pthread_mutex_lock(&rt_offload_lock);
-    l->state = LOAD_DONE;
-  }
-}
-
-bool rt_offload_quiesce(void) {
-  pthread_mutex_lock(&rt_offload_lock);
-  rt_offload_leaving = true;
-  bool busy = false;
-  for (rt_loaded *l = rt_loaded_list; l; l = l->next) busy |= l->state == LOAD_BUSY;
+  l->state = LOAD_BUSY;
   pthread_mutex_unlock(&rt_offload_lock);
-  return busy;
+  load(l);
+  pthread_mutex_lock(&rt_offload_lock);
+  l->state = LOAD_DONE;
+  pthread_mutex_unlock(&rt_offload_lock);
 }
 
 /* Auto mode: the kernel once the helper thread has loaded it, else NULL
- * with the nest on the CPU meanwhile (asked for here, the first time). */
+ * with the nest on the CPU meanwhile (asked for here, the first time);
+ * under rt_offload_lock. */
 static rt_loaded *loaded_in_background(const twasm_kernel_abi *k) {
   rt_loaded *l = entry(k);
   if (l && l->state == LOAD_DONE) return l;
-  if (l && l->state == LOAD_WANTED) pthread_cond_signal(&rt_offload_wanted);
+  if (l && l->state == LOAD_WANTED && rt_start_post(load_job, l)) l->state = LOAD_QUEUED;
   return NULL;
 }
 
@@ -366,17 +369,25 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
       return on_cpu(k, "cost model: too little work for a launch");
   }
   pthread_mutex_lock(&rt_offload_lock);
-  bool over_bus = false;
+  bool over_bus = false, driver = false;
+  char bus[160];
   rt_loaded *l = mode == CU_MODE_AUTO ? loaded_in_background(k) : loaded(k);
   if (!l) why = mode == CU_MODE_AUTO ? "its kernel is being loaded in the background" : "out of memory";
   else if (l->failed) why = "kernel not loaded";
+  /* Never behind the start's helper thread: its PTX loads hold the
+   * driver for up to seconds. */
+  else if (!(driver = rt_start_driver_try())) why = "the driver is busy loading a kernel (helper thread)";
   else why = rt_memory_reachable(mem, &over_bus);
   /* Pinned host memory: the kernel reads and writes every byte over the
    * bus, which the CPU loop need not. */
-  if (!why && over_bus && mode == CU_MODE_AUTO &&
-      (double)plan.bytes / RT_BUS_BYTES_PER_US >= plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000)
-    why = "cost model: moving its data over the bus costs more than the CPU loop";
+  double cpu_us = plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000;
+  if (!why && over_bus && mode == CU_MODE_AUTO && bus_us(&plan) + cu_launch_cost_us() >= cpu_us) {
+    snprintf(bus, sizeof bus, "cost model: its data over the bus (%.0f us) costs more than the CPU loop (%.0f us)",
+             bus_us(&plan), cpu_us);
+    why = bus;
+  }
   uint32_t done = why ? on_cpu(k, why) : launch(k, l, mem->abi.base, params, &plan, result);
+  if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);
   return done;
 }

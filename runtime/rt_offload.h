@@ -67,13 +67,16 @@ bool rt_start_ready(void);
  * process leaves now (_exit after flushing stdio), else it returns. */
 void rt_start_leave(int status);
 
-/* The helper thread's second job (rt_offload.c): loads the PTX of every
- * kernel a nest asked for (kernels are loaded there, never on the thread
- * that runs Wasm code, in auto mode), waiting for more; never returns. */
-void rt_offload_serve(void);
-/* At exit: stops rt_offload_serve from taking another kernel; true when
- * it is loading one now (inside the driver). */
-bool rt_offload_quiesce(void);
+/* Runs run(arg) on the start's helper thread, after the start and the
+ * jobs posted before, holding the driver (below); false (nothing posted)
+ * when there is no helper: auto mode's start not begun, or failed. */
+bool rt_start_post(void (*run)(void *), void *arg);
+/* The driver for a launch on the calling thread, unless the helper is
+ * inside it (its start, a job): false then, at once, and the nest runs on
+ * the CPU.  rt_start_driver_done gives it back. */
+bool rt_start_driver_try(void);
+void rt_start_driver_done(void);
+
 /* The TWASM_TEST_OFFLOAD_CALLS count (a destructor writes it; _exit
  * skips destructors). */
 void rt_offload_write_calls(void);

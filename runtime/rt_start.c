@@ -10,9 +10,10 @@
  *
  * The start then runs on a helper thread (rt_start_worker): driver and
  * context, the timing of an empty launch, the linear memory made reachable
- * (pinned), and afterwards each kernel's PTX as nests ask for it
- * (rt_offload_serve).  The thread running Wasm code never waits for any
- * of it: until the device is ready every nest runs on the CPU.  A process
+ * (pinned), and afterwards jobs: each kernel's PTX as nests ask for it,
+ * the unpinning of memories whose instance ended.  The thread running Wasm
+ * code never waits for any of it: until the device is ready every nest
+ * runs on the CPU, and while the helper is inside the driver too.  A process
  * that exits while the start is in flight leaves at once without running
  * the driver's teardown under a thread still inside it (rt_start_leave). */
 #include <pthread.h>
@@ -54,25 +55,76 @@ static void rt_start_read_env(void) {
                              RT_START_DEFAULT_MS);
 }
 
+/* The helper's jobs after the start (kernels to load, memories to
+ * release), in order; rt_start_driver is held around each, so that the
+ * Wasm thread, which only ever tries it, never waits behind one: a JIT
+ * holds the driver's context lock for up to 2 s on the H200, and a
+ * launch or unpinning on another thread would wait for it. */
+typedef struct rt_start_job {
+  void (*run)(void *);
+  void *arg;
+  struct rt_start_job *next;
+} rt_start_job;
+static pthread_cond_t rt_start_posted = PTHREAD_COND_INITIALIZER;
+static rt_start_job *rt_start_jobs, **rt_start_jobs_end = &rt_start_jobs;
+static pthread_mutex_t rt_start_driver = PTHREAD_MUTEX_INITIALIZER;
+
+bool rt_start_post(void (*run)(void *), void *arg) {
+  int state = atomic_load(&rt_start_state);
+  if (state != START_RUNNING && state != START_READY) return false;
+  rt_start_job *j = malloc(sizeof *j);
+  if (!j) return false;
+  *j = (rt_start_job){run, arg, NULL};
+  pthread_mutex_lock(&rt_start_lock);
+  *rt_start_jobs_end = j;
+  rt_start_jobs_end = &j->next;
+  pthread_cond_signal(&rt_start_posted);
+  pthread_mutex_unlock(&rt_start_lock);
+  return true;
+}
+
+bool rt_start_driver_try(void) { return pthread_mutex_trylock(&rt_start_driver) == 0; }
+
+void rt_start_driver_done(void) { pthread_mutex_unlock(&rt_start_driver); }
+
+static void rt_start_serve(void) {
+  for (;;) {
+    pthread_mutex_lock(&rt_start_lock);
+    while (!rt_start_jobs) pthread_cond_wait(&rt_start_posted, &rt_start_lock);
+    rt_start_job *j = rt_start_jobs;
+    rt_start_jobs = j->next;
+    if (!rt_start_jobs) rt_start_jobs_end = &rt_start_jobs;
+    pthread_mutex_unlock(&rt_start_lock);
+    /* At exit rt_start_leave keeps it: the helper then waits here. */
+    pthread_mutex_lock(&rt_start_driver);
+    j->run(j->arg);
+    pthread_mutex_unlock(&rt_start_driver);
+    free(j);
+  }
+}
+
 /* The helper thread: never joined; it ends when the start fails, else it
- * stays to load kernels until the process ends. */
+ * stays to run jobs until the process ends. */
 static void *rt_start_worker(void *arg) {
   (void)arg;
   double began = rt_start_began_ms;
+  pthread_mutex_lock(&rt_start_driver);
   bool up = cu_available() && !__builtin_isinf(cu_launch_cost_us());
   double driver_ms = now_ms() - began;
   if (!up) {
+    pthread_mutex_unlock(&rt_start_driver);
     cu_trace("gpu: start failed after %.0f ms, every nest stays on the CPU: %s", driver_ms,
              *cu_unavailable_reason() ? cu_unavailable_reason() : "no launch could be timed");
     atomic_store(&rt_start_state, START_FAILED);
     return NULL;
   }
   const char *mem = rt_memory_expose_pending();
+  pthread_mutex_unlock(&rt_start_driver);
   atomic_store(&rt_start_state, START_READY);
   cu_trace("gpu: driver ready after %.0f ms (driver, context and launch timing %.0f ms; linear memory %s); "
            "nests worth a launch go to the GPU once their kernel is loaded",
            now_ms() - began, driver_ms, mem);
-  rt_offload_serve();
+  rt_start_serve();
   return NULL;
 }
 
@@ -112,6 +164,8 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
   double pending = rt_start_pending_us;
   bool begin = pending >= rt_start_price_us && atomic_load(&rt_start_state) == START_IDLE;
   if (begin) {
+    cu_trace("gpu: starting the driver in the background: %.1f ms of work would have run on it so far",
+             pending / 1000);
     rt_start_began_ms = now_ms();
     rt_memory_expose_later(mem);
     atomic_store(&rt_start_state, START_RUNNING);
@@ -122,8 +176,6 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
   }
   pthread_mutex_unlock(&rt_start_lock);
   if (begin) {
-    cu_trace("gpu: starting the driver in the background: %.1f ms of work would have run on it so far",
-             pending / 1000);
     snprintf(buf, cap, "the GPU is starting");
     *why = buf;
     return RT_START_STARTING;
@@ -139,17 +191,18 @@ bool rt_start_ready(void) { return atomic_load(&rt_start_state) == START_READY; 
 
 /* The driver's teardown at exit (library destructors) would run while the
  * helper thread is inside cuInit, the context's creation or a PTX load:
- * not safe, and at best a wait.  TWASM_TEST_START_EXIT=exit takes the plain exit anyway,
- * to see what the driver does. */
+ * not safe, and at best a wait.  TWASM_TEST_START_EXIT=exit takes the
+ * plain exit anyway, to see what the driver does. */
 void rt_start_leave(int status) {
   int state = atomic_load(&rt_start_state);
-  if (state != START_RUNNING && !(state == START_READY && rt_offload_quiesce())) return;
+  /* Held from here on: the helper takes no other job into the driver. */
+  if (state == START_IDLE || state == START_FAILED || (state == START_READY && rt_start_driver_try())) return;
   const char *test = getenv("TWASM_TEST_START_EXIT");
   if (test && strcmp(test, "exit") == 0) return;
   if (state == START_RUNNING)
     cu_trace("gpu: exiting %.0f ms into the driver's start: not waited for", now_ms() - rt_start_began_ms);
   else
-    cu_trace("gpu: exiting while a kernel's PTX is being loaded: not waited for");
+    cu_trace("gpu: exiting while the helper thread is inside the driver (a PTX load): not waited for");
   rt_offload_write_calls();
   fflush(NULL);
   _exit(status);
