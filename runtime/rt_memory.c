@@ -48,11 +48,7 @@ bool rt_memory_owns(uintptr_t addr) {
 /* The reservation in CUDA managed memory, all PROT_NONE like a host one:
  * kernels reach it, the CPU keeps its guard pages (the driver honours
  * mprotect on managed ranges for CPU accesses).  NULL: use host memory. */
-static void *reserve_managed(uint64_t usable) {
-  cu_mode mode = cu_mode_get();
-  /* In auto mode the driver's start waits for work that pays for it
-   * (rt_start.c): a program that never launches never starts it. */
-  if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;
+static void *reserve_managed_now(uint64_t usable) {
   void *base;
   cu_error err;
   if (!cu_reserve_managed(RT_MEMORY_RESERVE, usable, &base, &err)) {
@@ -64,6 +60,23 @@ static void *reserve_managed(uint64_t usable) {
     cu_free_managed(base);
     return NULL;
   }
+  return base;
+}
+
+static void *reserve_managed(uint64_t usable) {
+  cu_mode mode = cu_mode_get();
+  /* In auto mode the driver's start waits for work that pays for it
+   * (rt_start.c): a program that never launches never starts it. */
+  if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;
+  if (mode != CU_MODE_AUTO) return reserve_managed_now(usable);
+  /* The start's helper thread may hold the driver for seconds (a PTX
+   * load): then host memory, exposed at a launch, rather than a wait. */
+  if (!rt_start_driver_try()) {
+    cu_trace("gpu: linear memory stays in host memory: the driver is busy loading a kernel");
+    return NULL;
+  }
+  void *base = reserve_managed_now(usable);
+  rt_start_driver_done();
   return base;
 }
 
@@ -183,9 +196,9 @@ void rt_memory_destroy(rt_memory *m) {
   bool handed = m->exposing;
   m->abandoned = handed;
   pthread_mutex_unlock(&rt_expose_lock);
-  /* Unpinning waits for the driver, which the start's helper thread may
-   * hold for seconds (a PTX load): that thread does it then. */
-  if (handed || (m->exposed > 0 && rt_start_post(release_job, m))) return;
+  /* Unpinning or freeing waits for the driver, which the start's helper
+   * thread may hold for seconds (a PTX load): that thread does it then. */
+  if (handed || ((m->exposed > 0 || m->managed) && rt_start_post(release_job, m))) return;
   release(m);
   free(m);
 }
