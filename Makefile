@@ -309,11 +309,14 @@ gpu-apps: $(GPU_E2E_BIN)
 gpu-bench-apps: $(GPU_BENCH_BIN) $(GPU_TC_BIN) $(GPU_MV_BIN) gpu-start-apps
 
 # Start-up cost of programs that never launch (tests/bench/start.sh): each
-# built with and without offload.
-GPU_START_BIN   := $(foreach p,startup hello,$(B)/gpu/start/$(p) $(B)/gpu/start/$(p).no-offload)
+# built with and without offload; midstart (tests/gpu/start_exit.sh) exits
+# while the GPU starts in the background.
+GPU_START_BIN   := $(foreach p,startup hello,$(B)/gpu/start/$(p) $(B)/gpu/start/$(p).no-offload) \
+                   $(B)/gpu/start/midstart
 gpu-start-apps: $(GPU_START_BIN)
 $(B)/gpu/obj/start/startup.o: tests/bench/start/startup.c
 $(B)/gpu/obj/start/hello.o: examples/hello.c
+$(B)/gpu/obj/start/midstart.o: tests/bench/start/midstart.c
 $(B)/gpu/obj/start/%.o:
 	@mkdir -p $(dir $@)
 	$(GPU_WASI_CC) $(GPU_APPS_CFLAGS) -MMD -MP -c $< -o $@

@@ -68,6 +68,8 @@ typedef struct rt_memory {
   int exposed;           /* host memory exposed to kernels: 0 not yet, -1
                             refused, else its cu_host_kind */
   uint64_t usable;       /* bytes it may ever grow to */
+  bool exposing;         /* the start's helper thread is exposing it now */
+  bool abandoned;        /* destroyed meanwhile: that thread frees it */
   rt_instance *owner;    /* NULL when the host created it */
 } rt_memory;
 
@@ -120,6 +122,14 @@ void rt_memory_destroy(rt_memory *m);
  * memory, or host memory exposed (once) to the device; *over_bus when
  * they reach it over the bus (pinned host memory).  NULL, or why not. */
 const char *rt_memory_reachable(rt_memory *m, bool *over_bus);
+/* The memory the background start makes reachable (rt_start.c): named by
+ * rt_memory_expose_later (NULL, or a memory that needs none: nothing),
+ * then exposed on the helper thread by rt_memory_expose_pending (the part
+ * open then; what it grows by is pinned at the next launch), which says
+ * how, for the trace.  Destroyed before that: forgotten; while it is
+ * being exposed: the helper thread frees it afterwards, nobody waits. */
+void rt_memory_expose_later(rt_memory *m);
+const char *rt_memory_expose_pending(void);
 bool rt_memory_owns(uintptr_t addr); /* async-signal-safe */
 
 /* rt_table.c */

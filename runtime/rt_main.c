@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt_internal.h"
+#include "rt_offload.h"
 #include "twasm_abi.h"
 #include "twasm_wasi.h"
 
@@ -165,5 +166,6 @@ int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_d
   }
   int status = preopen_all(w, prog, baked_dirs) ? instantiate_and_run(w, m, prog) : STATUS_NO_START;
   twasm_wasi_delete(w);
+  rt_start_leave(status);
   return status;
 }

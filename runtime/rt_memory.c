@@ -1,11 +1,13 @@
 /* rt_memory.c: linear memories: fixed reservations that grow in place, and
  * the registry the fault handler consults. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include "cu.h"
 #include "rt_internal.h"
+#include "rt_offload.h"
 
 /* Bases of live reservations.  A fixed array of atomics because the fault
  * handler reads it and may not take locks; 16384 reservations already
@@ -46,11 +48,7 @@ bool rt_memory_owns(uintptr_t addr) {
 /* The reservation in CUDA managed memory, all PROT_NONE like a host one:
  * kernels reach it, the CPU keeps its guard pages (the driver honours
  * mprotect on managed ranges for CPU accesses).  NULL: use host memory. */
-static void *reserve_managed(uint64_t usable) {
-  cu_mode mode = cu_mode_get();
-  /* In auto mode the driver's start waits for work that pays for it
-   * (rt_start.c): a program that never launches never starts it. */
-  if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;
+static void *reserve_managed_now(uint64_t usable) {
   void *base;
   cu_error err;
   if (!cu_reserve_managed(RT_MEMORY_RESERVE, usable, &base, &err)) {
@@ -65,6 +63,23 @@ static void *reserve_managed(uint64_t usable) {
   return base;
 }
 
+static void *reserve_managed(uint64_t usable) {
+  cu_mode mode = cu_mode_get();
+  /* In auto mode the driver's start waits for work that pays for it
+   * (rt_start.c): a program that never launches never starts it. */
+  if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;
+  if (mode != CU_MODE_AUTO) return reserve_managed_now(usable);
+  /* The start's helper thread may hold the driver for seconds (a PTX
+   * load): then host memory, exposed at a launch, rather than a wait. */
+  if (!rt_start_driver_try()) {
+    cu_trace("gpu: linear memory stays in host memory: the driver is busy loading a kernel");
+    return NULL;
+  }
+  void *base = reserve_managed_now(usable);
+  rt_start_driver_done();
+  return base;
+}
+
 static void release(rt_memory *m) {
   if (m->managed) {
     cu_free_managed(m->abi.base);
@@ -74,10 +89,57 @@ static void release(rt_memory *m) {
   munmap(m->abi.base, RT_MEMORY_RESERVE);
 }
 
+/* A job of the start's helper thread (rt_start_post). */
+static void release_job(void *arg) {
+  release(arg);
+  free(arg);
+}
+
+/* The background start's memory: named, not yet taken by the helper
+ * thread (which then sets its `exposing`). */
+static pthread_mutex_t rt_expose_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_memory *rt_expose_next;
+
+void rt_memory_expose_later(rt_memory *m) {
+  pthread_mutex_lock(&rt_expose_lock);
+  rt_expose_next = m && !m->managed && m->gpu && m->exposed == 0 ? m : NULL;
+  pthread_mutex_unlock(&rt_expose_lock);
+}
+
+const char *rt_memory_expose_pending(void) {
+  pthread_mutex_lock(&rt_expose_lock);
+  rt_memory *m = rt_expose_next;
+  rt_expose_next = NULL;
+  if (m) m->exposing = true;
+  pthread_mutex_unlock(&rt_expose_lock);
+  if (!m) return "not exposed here";
+  /* The Wasm thread may grow it meanwhile: the growth is pinned later. */
+  uint64_t open = __atomic_load_n(&m->abi.size_bytes, __ATOMIC_RELAXED);
+  cu_host_kind kind = 0;
+  cu_error err;
+  bool ok = cu_host_expose(m->abi.base, RT_MEMORY_RESERVE, m->usable, open, &kind, &err);
+  if (!ok) cu_trace("gpu: linear memory stays out of the device's reach: %s", err.message);
+  pthread_mutex_lock(&rt_expose_lock);
+  m->exposed = ok ? (int)kind : -1;
+  m->exposing = false;
+  bool gone = m->abandoned;
+  pthread_mutex_unlock(&rt_expose_lock);
+  if (gone) {
+    release(m);
+    free(m);
+    return "exposed, then freed: its instance had ended";
+  }
+  return !ok ? "out of the device's reach" : kind == CU_HOST_PINNED ? "pinned" : "reachable as pageable memory";
+}
+
 const char *rt_memory_reachable(rt_memory *m, bool *over_bus) {
   *over_bus = false;
   if (m->managed) return NULL;
   if (!m->gpu) return "linear memory is host memory (not made for a module with kernels)";
+  pthread_mutex_lock(&rt_expose_lock);
+  bool busy = m->exposing || rt_expose_next == m;
+  pthread_mutex_unlock(&rt_expose_lock);
+  if (busy) return "linear memory is being made reachable";
   const char *why = "linear memory is host memory the device cannot reach";
   cu_error err;
   if (m->exposed == 0) {
@@ -129,6 +191,14 @@ fail:
 void rt_memory_destroy(rt_memory *m) {
   if (!m) return;
   registry_remove((uintptr_t)m->abi.base);
+  pthread_mutex_lock(&rt_expose_lock);
+  if (rt_expose_next == m) rt_expose_next = NULL;
+  bool handed = m->exposing;
+  m->abandoned = handed;
+  pthread_mutex_unlock(&rt_expose_lock);
+  /* Unpinning or freeing waits for the driver, which the start's helper
+   * thread may hold for seconds (a PTX load): that thread does it then. */
+  if (handed || ((m->exposed > 0 || m->managed) && rt_start_post(release_job, m))) return;
   release(m);
   free(m);
 }

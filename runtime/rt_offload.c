@@ -14,8 +14,13 @@
 #include "rt_offload.h"
 #include "rt_tc.h"
 
+/* A kernel's PTX: loaded on first use, on the calling thread
+ * (TWASM_DEVICE=gpu) or as a job of the start's helper thread (auto mode:
+ * QUEUED there, BUSY while it loads). */
+enum { LOAD_WANTED, LOAD_QUEUED, LOAD_BUSY, LOAD_DONE };
 typedef struct rt_loaded {
   const twasm_kernel_abi *k;
+  int state;                 /* LOAD_*, under rt_offload_lock */
   const twasm_kernel_ptx_abi *code; /* the PTX module loaded: its plan */
   cu_module *module;
   cu_kernel fn;
@@ -25,9 +30,28 @@ typedef struct rt_loaded {
   struct rt_loaded *next;
 } rt_loaded;
 
-/* Pinned host memory read by a kernel, host to device over PCIe on the
- * H100 (DESIGN.md: ~51 GB/s pinned copies), in bytes per microsecond. */
+/* A kernel on pinned host memory reads and writes it over the bus (PCIe
+ * on the lent H100 and H200).  Dense accesses: a map moved 77 GB/s (read
+ * plus write) on the H200, DESIGN.md's pinned copies ~51 GB/s each way;
+ * 50 GB/s of the spans' bytes is the estimate, in bytes per microsecond.
+ * Sparse ones (more than RT_BUS_DENSE_BYTES of span per iteration: a
+ * strided walk down a column) are bound by the bus's requests, one per
+ * iteration: an i8 reduction with a 72-byte stride (qlayer_i8's check,
+ * 160000 iterations over 11.5 MB) took 0.2-2.4 ms a launch on the H200,
+ * median 0.88 (5.5 ns an iteration), where its bytes say 0.23:
+ * RT_BUS_SPARSE_NS each. */
 #define RT_BUS_BYTES_PER_US 50e3
+#define RT_BUS_DENSE_BYTES 32.0
+#define RT_BUS_SPARSE_NS 6.0
+
+/* The cost model's time for a launch of p on pinned memory, in us. */
+static double bus_us(const rt_offload_plan *p) {
+  double us = (double)p->bytes / RT_BUS_BYTES_PER_US;
+  if (p->iterations > 0 && (double)p->bytes / p->iterations > RT_BUS_DENSE_BYTES &&
+      p->iterations * RT_BUS_SPARSE_NS / 1000 > us)
+    us = p->iterations * RT_BUS_SPARSE_NS / 1000;
+  return us;
+}
 
 /* Launches are serialised: they share the result cell and the cache. */
 static pthread_mutex_t rt_offload_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,14 +111,11 @@ static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
   return 0;
 }
 
-/* The kernel's function, its PTX loaded on first use; NULL once that
- * failed (said once). */
-static rt_loaded *loaded(const twasm_kernel_abi *k) {
-  for (rt_loaded *l = rt_loaded_list; l; l = l->next)
-    if (l->k == k) return l;
-  rt_loaded *l = calloc(1, sizeof *l);
-  if (!l) return NULL;
-  l->k = k;
+/* Loads l's PTX (inflating the module's store at the first), without
+ * rt_offload_lock: only the thread that set LOAD_BUSY touches l's other
+ * fields until it publishes LOAD_DONE under the lock. */
+static void load(rt_loaded *l) {
+  const twasm_kernel_abi *k = l->k;
   cu_ptx set[8];
   size_t n = k->nptx < 8 ? k->nptx : 8;
   for (size_t i = 0; i < n; i++)
@@ -106,17 +127,62 @@ static rt_loaded *loaded(const twasm_kernel_abi *k) {
       !cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
     cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
     l->failed = true;
-  } else {
-    for (size_t i = 0; i < n; i++)
-      if (set[i].arch == cu_module_arch(l->module)) l->code = &k->ptx[i];
-    char arch[16];
-    cu_trace("offload %s (%s): loaded for %s (%s%s)", k->name, kind_name(k),
-             cu_arch_name(cu_module_arch(l->module), arch), path_name(l->code->path),
-             l->code->entries & TWASM_ENTRY_PACKED ? ", packed product" : "");
+    return;
   }
+  for (size_t i = 0; i < n; i++)
+    if (set[i].arch == cu_module_arch(l->module)) l->code = &k->ptx[i];
+  char arch[16];
+  cu_trace("offload %s (%s): loaded for %s (%s%s)", k->name, kind_name(k),
+           cu_arch_name(cu_module_arch(l->module), arch), path_name(l->code->path),
+           l->code->entries & TWASM_ENTRY_PACKED ? ", packed product" : "");
+}
+
+/* k's entry, made (WANTED) when new; under rt_offload_lock.  NULL when
+ * out of memory. */
+static rt_loaded *entry(const twasm_kernel_abi *k) {
+  for (rt_loaded *l = rt_loaded_list; l; l = l->next)
+    if (l->k == k) return l;
+  rt_loaded *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  l->k = k;
+  l->state = LOAD_WANTED;
   l->next = rt_loaded_list;
   rt_loaded_list = l;
   return l;
+}
+
+/* The kernel's function, its PTX loaded on first use on this thread (the
+ * lock held, as launches are serialised anyway); NULL or failed once that
+ * failed (said once). */
+static rt_loaded *loaded(const twasm_kernel_abi *k) {
+  rt_loaded *l = entry(k);
+  if (l && l->state == LOAD_WANTED) {
+    load(l);
+    l->state = LOAD_DONE;
+  }
+  return l;
+}
+
+/* A job of the start's helper thread (rt_start_post): loads l. */
+static void load_job(void *arg) {
+  rt_loaded *l = arg;
+  pthread_mutex_lock(&rt_offload_lock);
+  l->state = LOAD_BUSY;
+  pthread_mutex_unlock(&rt_offload_lock);
+  load(l);
+  pthread_mutex_lock(&rt_offload_lock);
+  l->state = LOAD_DONE;
+  pthread_mutex_unlock(&rt_offload_lock);
+}
+
+/* Auto mode: the kernel once the helper thread has loaded it, else NULL
+ * with the nest on the CPU meanwhile (asked for here, the first time);
+ * under rt_offload_lock. */
+static rt_loaded *loaded_in_background(const twasm_kernel_abi *k) {
+  rt_loaded *l = entry(k);
+  if (l && l->state == LOAD_DONE) return l;
+  if (l && l->state == LOAD_WANTED && rt_start_post(load_job, l)) l->state = LOAD_QUEUED;
+  return NULL;
 }
 
 /* Spans moved to the device by an earlier launch are not prefetched again:
@@ -189,12 +255,10 @@ static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan
 }
 
 /* Under rt_offload_lock. */
-static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *params,
+static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, const int64_t *params,
                        const rt_offload_plan *p, int64_t *result) {
   cu_error err;
   if (inject_fault(&err)) return on_cpu(k, err.message);
-  rt_loaded *l = loaded(k);
-  if (!l || l->failed) return on_cpu(k, "kernel not loaded");
   uint32_t rbytes = k->launch.result_bytes;
   if (rbytes && !rt_result_cell && !cu_alloc_managed(4096, &rt_result_cell, &err))
     return on_cpu(k, err.message);
@@ -243,13 +307,15 @@ static uint32_t launch(const twasm_kernel_abi *k, uint8_t *base, const int64_t *
  * code's back-off saves (a plain count: a lost increment is harmless). */
 static uint64_t rt_offload_calls;
 
-__attribute__((destructor)) static void write_offload_calls(void) {
+void rt_offload_write_calls(void) {
   const char *path = getenv("TWASM_TEST_OFFLOAD_CALLS");
   FILE *f = path && *path ? fopen(path, "w") : NULL;
   if (!f) return;
   fprintf(f, "%llu\n", (unsigned long long)rt_offload_calls);
   fclose(f);
 }
+
+__attribute__((destructor)) static void write_offload_calls(void) { rt_offload_write_calls(); }
 
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
   __atomic_store_n(&rt_offload_calls, __atomic_load_n(&rt_offload_calls, __ATOMIC_RELAXED) + 1,
@@ -272,13 +338,19 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
   rt_memory *mem = (rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
-  if (mode == CU_MODE_AUTO && !cu_started()) {
+  if (mode == CU_MODE_AUTO && !rt_start_ready()) {
     if (!cu_tracing()) set_quick(RT_START_LAUNCH_US);
     char buf[200];
     const char *why;
-    rt_start s = rt_start_decide(rt_offload_ops(k, params), &why, buf, sizeof buf);
+    rt_start s = rt_start_decide(rt_offload_ops(k, params), mem, &why, buf, sizeof buf);
     if (s == RT_START_NEVER && !cu_tracing()) return close_gate();
-    if (s != RT_START_NOW) return on_cpu(k, why);
+    if (s == RT_START_STARTING) {
+      /* loaded as soon as the driver is up */
+      pthread_mutex_lock(&rt_offload_lock);
+      loaded_in_background(k);
+      pthread_mutex_unlock(&rt_offload_lock);
+    }
+    if (s != RT_START_READY) return on_cpu(k, why);
   }
   /* Without a GPU, return at once; a trace computes the plan first, as its
    * refusals say most about the nest, GPU or not. */
@@ -298,14 +370,25 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
       return on_cpu(k, "cost model: too little work for a launch");
   }
   pthread_mutex_lock(&rt_offload_lock);
-  bool over_bus;
-  why = rt_memory_reachable(mem, &over_bus);
+  bool over_bus = false, driver = false;
+  char bus[160];
+  rt_loaded *l = mode == CU_MODE_AUTO ? loaded_in_background(k) : loaded(k);
+  if (!l) why = mode == CU_MODE_AUTO ? "its kernel is being loaded in the background" : "out of memory";
+  else if (l->failed) why = "kernel not loaded";
+  /* Never behind the start's helper thread: its PTX loads hold the
+   * driver for up to seconds. */
+  else if (!(driver = rt_start_driver_try())) why = "the driver is busy loading a kernel (helper thread)";
+  else why = rt_memory_reachable(mem, &over_bus);
   /* Pinned host memory: the kernel reads and writes every byte over the
    * bus, which the CPU loop need not. */
-  if (!why && over_bus && mode == CU_MODE_AUTO &&
-      (double)plan.bytes / RT_BUS_BYTES_PER_US >= plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000)
-    why = "cost model: moving its data over the bus costs more than the CPU loop";
-  uint32_t done = why ? on_cpu(k, why) : launch(k, mem->abi.base, params, &plan, result);
+  double cpu_us = plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000;
+  if (!why && over_bus && mode == CU_MODE_AUTO && bus_us(&plan) + cu_launch_cost_us() >= cpu_us) {
+    snprintf(bus, sizeof bus, "cost model: its data over the bus (%.0f us) costs more than the CPU loop (%.0f us)",
+             bus_us(&plan), cpu_us);
+    why = bus;
+  }
+  uint32_t done = why ? on_cpu(k, why) : launch(k, l, mem->abi.base, params, &plan, result);
+  if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);
   return done;
 }

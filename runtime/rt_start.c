@@ -1,26 +1,49 @@
-/* rt_start.c: when the GPU starts in auto mode.  Starting the driver
- * (cuInit and the primary context) costs about 275 ms on the H100, far
- * more than most programs run, and nearly every C program holds a kernel
- * (its allocator's memset loops).  So nothing touches the driver until
- * the nests that would have launched have done, on the CPU, as much work
- * as the start costs (the cost model's estimate; one nest worth that much
- * starts it at once): a program that never launches never pays for it,
- * and one that does pays at most the work it already did on the CPU
- * (rent or buy).  TWASM_GPU_START_MS sets the price (default 275; 0
- * starts at the first launch that pays). */
+/* rt_start.c: when and how the GPU starts in auto mode.  Starting the
+ * driver (cuInit and the primary context) costs 220-350 ms on the H100 and
+ * H200, far more than most programs run, and nearly every C program holds
+ * a kernel (its allocator's memset loops).  So nothing touches the driver
+ * until the nests that would have launched have done, on the CPU, as much
+ * work as the start costs (the cost model's estimate; one nest worth that
+ * much starts it at once): a program that never launches never pays for
+ * it (rent or buy).  TWASM_GPU_START_MS sets the price (default 275; 0
+ * starts at the first nest worth a launch).
+ *
+ * The start then runs on a helper thread (rt_start_worker): driver and
+ * context, the timing of an empty launch, the linear memory made reachable
+ * (pinned), and afterwards jobs: each kernel's PTX as nests ask for it,
+ * the unpinning of memories whose instance ended.  The thread running Wasm
+ * code never waits for any of it: until the device is ready every nest
+ * runs on the CPU, and while the helper is inside the driver too.  A process
+ * that exits while the start is in flight leaves at once without running
+ * the driver's teardown under a thread still inside it (rt_start_leave). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cu.h"
+#include "rt_internal.h"
 #include "rt_offload.h"
 
 #define RT_START_DEFAULT_MS 275.0
+
+enum { START_IDLE, START_RUNNING, START_READY, START_FAILED };
 
 static pthread_mutex_t rt_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t rt_start_once = PTHREAD_ONCE_INIT;
 static double rt_start_price_us;
 static double rt_start_pending_us; /* CPU work of nests that would have launched */
+static atomic_int rt_start_state;  /* START_* */
+static double rt_start_began_ms;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 static void rt_start_read_env(void) {
   rt_start_price_us = RT_START_DEFAULT_MS * 1000;
@@ -32,11 +55,105 @@ static void rt_start_read_env(void) {
                              RT_START_DEFAULT_MS);
 }
 
-rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap) {
+/* The helper's jobs after the start (kernels to load, memories to
+ * release), in order; rt_start_driver is held around each, so that the
+ * Wasm thread, which only ever tries it, never waits behind one: a JIT
+ * holds the driver's context lock for up to 2 s on the H200, and a
+ * launch or unpinning on another thread would wait for it. */
+typedef struct rt_start_job {
+  void (*run)(void *);
+  void *arg;
+  struct rt_start_job *next;
+} rt_start_job;
+static pthread_cond_t rt_start_posted = PTHREAD_COND_INITIALIZER;
+static rt_start_job *rt_start_jobs, **rt_start_jobs_end = &rt_start_jobs;
+static pthread_mutex_t rt_start_driver = PTHREAD_MUTEX_INITIALIZER;
+
+bool rt_start_post(void (*run)(void *), void *arg) {
+  int state = atomic_load(&rt_start_state);
+  if (state != START_RUNNING && state != START_READY) return false;
+  rt_start_job *j = malloc(sizeof *j);
+  if (!j) return false;
+  *j = (rt_start_job){run, arg, NULL};
+  pthread_mutex_lock(&rt_start_lock);
+  *rt_start_jobs_end = j;
+  rt_start_jobs_end = &j->next;
+  pthread_cond_signal(&rt_start_posted);
+  pthread_mutex_unlock(&rt_start_lock);
+  return true;
+}
+
+bool rt_start_driver_try(void) { return pthread_mutex_trylock(&rt_start_driver) == 0; }
+
+void rt_start_driver_done(void) { pthread_mutex_unlock(&rt_start_driver); }
+
+static void rt_start_serve(void) {
+  for (;;) {
+    pthread_mutex_lock(&rt_start_lock);
+    while (!rt_start_jobs) pthread_cond_wait(&rt_start_posted, &rt_start_lock);
+    rt_start_job *j = rt_start_jobs;
+    rt_start_jobs = j->next;
+    if (!rt_start_jobs) rt_start_jobs_end = &rt_start_jobs;
+    pthread_mutex_unlock(&rt_start_lock);
+    /* At exit rt_start_leave keeps it: the helper then waits here. */
+    pthread_mutex_lock(&rt_start_driver);
+    j->run(j->arg);
+    pthread_mutex_unlock(&rt_start_driver);
+    free(j);
+  }
+}
+
+/* The helper thread: never joined; it ends when the start fails, else it
+ * stays to run jobs until the process ends. */
+static void *rt_start_worker(void *arg) {
+  (void)arg;
+  double began = rt_start_began_ms;
+  pthread_mutex_lock(&rt_start_driver);
+  bool up = cu_available() && !__builtin_isinf(cu_launch_cost_us());
+  double driver_ms = now_ms() - began;
+  if (!up) {
+    pthread_mutex_unlock(&rt_start_driver);
+    cu_trace("gpu: start failed after %.0f ms, every nest stays on the CPU: %s", driver_ms,
+             *cu_unavailable_reason() ? cu_unavailable_reason() : "no launch could be timed");
+    atomic_store(&rt_start_state, START_FAILED);
+    return NULL;
+  }
+  const char *mem = rt_memory_expose_pending();
+  pthread_mutex_unlock(&rt_start_driver);
+  atomic_store(&rt_start_state, START_READY);
+  cu_trace("gpu: driver ready after %.0f ms (driver, context and launch timing %.0f ms; linear memory %s); "
+           "nests worth a launch go to the GPU once their kernel is loaded",
+           now_ms() - began, driver_ms, mem);
+  rt_start_serve();
+  return NULL;
+}
+
+static bool rt_start_spawn(void) {
+  pthread_attr_t attr;
+  pthread_t t;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  bool ok = pthread_create(&t, &attr, rt_start_worker, NULL) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf, size_t cap) {
+  int state = atomic_load(&rt_start_state);
+  if (state == START_READY) return RT_START_READY;
+  if (state == START_FAILED) {
+    *why = "the GPU's start failed";
+    return RT_START_NEVER;
+  }
   pthread_once(&rt_start_once, rt_start_read_env);
   if (!twasm_cost_worth_it(ops, RT_START_LAUNCH_US)) {
     *why = "cost model: too little work for a launch";
     return RT_START_LATER;
+  }
+  if (state == START_RUNNING) {
+    snprintf(buf, cap, "the GPU is starting (%.0f ms so far)", now_ms() - rt_start_began_ms);
+    *why = buf;
+    return RT_START_STARTING;
   }
   if (!cu_driver_present()) {
     *why = "no CUDA driver here";
@@ -45,13 +162,48 @@ rt_start rt_start_decide(double ops, const char **why, char *buf, size_t cap) {
   pthread_mutex_lock(&rt_start_lock);
   rt_start_pending_us += ops * TWASM_COST_CPU_NS_PER_OP / 1000;
   double pending = rt_start_pending_us;
-  pthread_mutex_unlock(&rt_start_lock);
-  if (pending < rt_start_price_us) {
-    snprintf(buf, cap, "the GPU is not started: %.1f ms of work would have run on it so far, "
-             "starting it costs %.0f ms", pending / 1000, rt_start_price_us / 1000);
-    *why = buf;
-    return RT_START_LATER;
+  bool begin = pending >= rt_start_price_us && atomic_load(&rt_start_state) == START_IDLE;
+  if (begin) {
+    cu_trace("gpu: starting the driver in the background: %.1f ms of work would have run on it so far",
+             pending / 1000);
+    rt_start_began_ms = now_ms();
+    rt_memory_expose_later(mem);
+    atomic_store(&rt_start_state, START_RUNNING);
+    if (!rt_start_spawn()) {
+      cu_trace("gpu: no thread to start the driver on: every nest stays on the CPU");
+      atomic_store(&rt_start_state, START_FAILED);
+    }
   }
-  cu_trace("gpu: starting the driver: %.1f ms of work would have run on it so far", pending / 1000);
-  return RT_START_NOW;
+  pthread_mutex_unlock(&rt_start_lock);
+  *why = buf;
+  if (begin) {
+    snprintf(buf, cap, "the GPU is starting");
+    return RT_START_STARTING;
+  }
+  snprintf(buf, cap, "the GPU is not started: %.1f ms of work would have run on it so far, "
+           "starting it costs %.0f ms", pending / 1000, rt_start_price_us / 1000);
+  return RT_START_LATER;
+}
+
+bool rt_start_ready(void) { return atomic_load(&rt_start_state) == START_READY; }
+
+/* The driver's teardown at exit (library destructors) would run while the
+ * helper thread is inside cuInit, the context's creation or a PTX load: a
+ * case the driver documents nothing for (on the H200, driver 580, the
+ * plain exit was clean in every run of tests/gpu/start_exit.sh), and the
+ * teardown's cost saved.  TWASM_TEST_START_EXIT=exit takes the plain exit
+ * anyway, to see what the driver does. */
+void rt_start_leave(int status) {
+  int state = atomic_load(&rt_start_state);
+  /* Held from here on: the helper takes no other job into the driver. */
+  if (state == START_IDLE || state == START_FAILED || (state == START_READY && rt_start_driver_try())) return;
+  const char *test = getenv("TWASM_TEST_START_EXIT");
+  if (test && strcmp(test, "exit") == 0) return;
+  if (state == START_RUNNING)
+    cu_trace("gpu: exiting %.0f ms into the driver's start: not waited for", now_ms() - rt_start_began_ms);
+  else
+    cu_trace("gpu: exiting while the helper thread is inside the driver (a PTX load): not waited for");
+  rt_offload_write_calls();
+  fflush(NULL);
+  _exit(status);
 }

@@ -69,7 +69,10 @@ static double run_fake(const char *env, const char *prog, const char *args, char
   double start = now_ms();
   ck_assert_int_eq(run_shell(cmd, out, cap), 0);
   double ms = now_ms() - start;
-  snprintf(cmd, sizeof cmd, "cat %s/err", dir);
+  /* Each distinct line once, in the order first seen: the nests of long
+   * runs repeat theirs. */
+  snprintf(cmd, sizeof cmd, "sed -E 's/\\([0-9]+ ms so far\\)//' %s/err | grep -v ' params:' | awk '!seen[$0]++'",
+           dir);
   if (trace) run_shell(cmd, trace, tcap);
   snprintf(cmd, sizeof cmd, "cat %s 2>/dev/null; true", log);
   run_shell(cmd, calls, ccap);
@@ -123,22 +126,71 @@ START_TEST(launches_before_the_start_run_on_the_cpu) {
 END_TEST
 
 /* Once the work passes the price (here 1 ms: four runs of the big map),
- * the driver starts once, the host memory made before it is exposed
- * (pageable memory access), and the old driver's refusal of the PTX keeps
- * the nest on the CPU with the same output. */
+ * the driver starts once, in the background; the host memory made before
+ * it is exposed (pageable memory access) before the device is said ready,
+ * the nest's kernel is loaded on the helper thread, and the old driver's
+ * refusal of the PTX keeps the nest on the CPU with the same output.  The
+ * run is long (2000 maps) so that the start ends inside it. */
 START_TEST(work_past_the_price_starts_the_driver) {
   SKIP_WITHOUT_FAKE();
   char out[256], trace[32768], calls[1024];
-  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=1", "on", "1000000 4", out, sizeof out, trace,
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=1", "on", "1000000 2000", out, sizeof out, trace,
            sizeof trace, calls, sizeof calls);
-  want_output("1000000 4", out);
+  want_output("1000000 2000", out);
   ck_assert_msg(!strcmp(calls, "cuInit\ncuDevicePrimaryCtxRetain\n"), "calls: %s", calls);
-  const char *started = strstr(trace, "twasm: gpu: starting the driver");
+  const char *started = strstr(trace, "twasm: gpu: starting the driver in the background");
   ck_assert_msg(started, "%s", trace);
   ck_assert_msg(strstr(trace, "(map): cpu: the GPU is not started") < started, "%s", trace);
-  ck_assert_msg(strstr(started, "reachable by kernels (pageable memory access"), "%s", trace);
-  ck_assert_msg(strstr(started, "(map): cpu: kernel not loaded"), "%s", trace);
+  const char *ready = strstr(started, "twasm: gpu: driver ready after ");
+  ck_assert_msg(ready, "%s", trace);
+  const char *exposed = strstr(started, "reachable by kernels (pageable memory access");
+  ck_assert_msg(exposed && exposed < ready, "%s", trace);
+  ck_assert_msg(strstr(ready, "kernel not loaded, the nest stays on the CPU"), "%s", trace);
+  ck_assert_msg(strstr(ready, "(map): cpu: kernel not loaded"), "%s", trace);
   ck_assert_msg(!strstr(trace, "gpu: managed"), "linear memory went to managed memory: %s", trace);
+}
+END_TEST
+
+/* The thread that runs the Wasm code never waits for the start: with a
+ * cuInit of 3 s, a run past the price ends long before it, every nest on
+ * the CPU ("the GPU is starting"), and leaves without waiting (_exit);
+ * the plain exit (TWASM_TEST_START_EXIT=exit) does not wait either. */
+START_TEST(the_wasm_thread_never_waits_for_the_start) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[32768], calls[1024];
+  double ms = run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=1 FAKE_CUDA_INIT_MS=3000", "on",
+                       "1000000 40", out, sizeof out, trace, sizeof trace, calls, sizeof calls);
+  want_output("1000000 40", out);
+  ck_assert_msg(ms < 2500, "took %.0f ms", ms);
+  ck_assert_msg(strstr(calls, "cuInit"), "calls: %s", calls);
+  const char *started = strstr(trace, "twasm: gpu: starting the driver in the background");
+  ck_assert_msg(started, "%s", trace);
+  ck_assert_msg(strstr(started, "(map): cpu: the GPU is starting"), "%s", trace);
+  ck_assert_msg(!strstr(trace, "driver ready"), "%s", trace);
+  ck_assert_msg(strstr(trace, "twasm: gpu: exiting ") && strstr(trace, "into the driver's start: not waited for"),
+                "%s", trace);
+  ms = run_fake("TWASM_DEVICE=auto TWASM_GPU_START_MS=1 FAKE_CUDA_INIT_MS=3000 TWASM_TEST_START_EXIT=exit", "on",
+                "1000000 40", out, sizeof out, NULL, 0, calls, sizeof calls);
+  want_output("1000000 40", out);
+  ck_assert_msg(ms < 2500, "took %.0f ms with the plain exit", ms);
+}
+END_TEST
+
+/* A start that fails (no device behind the driver) leaves every nest on
+ * the CPU, said once, and the output unchanged. */
+START_TEST(a_failed_start_keeps_the_cpu) {
+  SKIP_WITHOUT_FAKE();
+  char cmd[1024], out[256], trace[32768];
+  snprintf(cmd, sizeof cmd,
+           "{ env -u TWASM_DEVICE LD_LIBRARY_PATH=%s FAKE_CUDA=nodevice TWASM_TRACE=1 TWASM_GPU_START_MS=1 "
+           "%s/on 1000000 2000 2>%s/err; }", fake_dir(), dir, dir);
+  ck_assert_int_eq(run_shell(cmd, out, sizeof out), 0);
+  want_output("1000000 2000", out);
+  snprintf(cmd, sizeof cmd, "grep -v ' params:' %s/err | awk '!seen[$0]++'", dir);
+  run_shell(cmd, trace, sizeof trace);
+  const char *failed = strstr(trace, "twasm: gpu: start failed after ");
+  ck_assert_msg(failed && strstr(failed, "CUDA_ERROR_NO_DEVICE"), "%s", trace);
+  ck_assert_msg(!strstr(trace, "driver ready"), "%s", trace);
 }
 END_TEST
 
@@ -146,9 +198,9 @@ END_TEST
 START_TEST(without_pageable_access_memory_is_pinned) {
   SKIP_WITHOUT_FAKE();
   char out[256], trace[32768], calls[1024];
-  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=0 FAKE_CUDA_PAGEABLE=0", "on", "1000000", out,
-           sizeof out, trace, sizeof trace, calls, sizeof calls);
-  want_output("1000000", out);
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=0 FAKE_CUDA_PAGEABLE=0", "on", "1000000 2000",
+           out, sizeof out, trace, sizeof trace, calls, sizeof calls);
+  want_output("1000000 2000", out);
   ck_assert_msg(strstr(calls, "cuMemHostRegister"), "calls: %s", calls);
   ck_assert_msg(strstr(trace, "reachable by kernels (pinned, over the bus"), "%s", trace);
 }
@@ -193,6 +245,8 @@ int main(void) {
   tcase_add_test(t, no_launch_no_driver_start);
   tcase_add_test(t, launches_before_the_start_run_on_the_cpu);
   tcase_add_test(t, work_past_the_price_starts_the_driver);
+  tcase_add_test(t, the_wasm_thread_never_waits_for_the_start);
+  tcase_add_test(t, a_failed_start_keeps_the_cpu);
   tcase_add_test(t, without_pageable_access_memory_is_pinned);
   tcase_add_test(t, gpu_mode_starts_at_once);
   tcase_add_test(t, no_driver_found_once);
