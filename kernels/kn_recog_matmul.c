@@ -338,13 +338,20 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
         if (store) return kr_fail(c, why);
         store = i;
       }
-  if (!store || c->copies != 1 || !runs_before(c, p, kl)) return kr_fail(c, why);
+  if (!store || !runs_before(c, p, kl)) return kr_fail(c, why);
   mm_factor f;
   LLVMValueRef v = LLVMGetOperand(store, 0), x = split_factor(c, v, &f);
   kn_type t;
   bool fl = kr_type_of(LLVMTypeOf(v), &t) && ((t == KN_F32 && m->type == KN_MM_F32) || (t == KN_F64 && m->type == KN_MM_F64));
   if (!f.factor || !fl) return kr_fail(c, why);
+  /* the prologue's counter is the product's virtual j, whatever copies
+   * the j loop was unrolled into */
+  int copies = c->copies, copy = c->copy;
+  c->copies = 1;
+  c->copy = 0;
   kr_affine at = kr_address(c, LLVMGetOperand(store, 1)), from = kr_address(c, LLVMGetOperand(x, 0));
+  c->copies = copies;
+  c->copy = copy;
   if (!at.ok || !from.ok || !same_affine(&at, &m->c) || !same_affine(&from, &m->c)) return kr_fail(c, why);
   kn_size n;
   if (!kr_loop_trip(c, p, il, 1, &n)) return false;
