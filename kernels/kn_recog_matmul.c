@@ -256,9 +256,9 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
 }
 
 /* Whether the guard (count = guard == enters ? n : 0) passing implies
- * x >= 0 as a signed value: `x < k` failing, or `x > k` holding, k >= -1
- * or 0 as needed. */
-static bool guard_nonneg(LLVMValueRef guard, bool enters, LLVMValueRef x) {
+ * x >= lo as a signed value: `x < k` or `x <= k` failing, `x > k` or
+ * `x >= k` holding, k large enough. */
+static bool guard_implies_at_least(LLVMValueRef guard, bool enters, LLVMValueRef x, int64_t lo) {
   if (!guard || !LLVMIsAICmpInst(guard)) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(guard);
   LLVMValueRef a = LLVMGetOperand(guard, 0), k = LLVMGetOperand(guard, 1);
@@ -270,36 +270,61 @@ static bool guard_nonneg(LLVMValueRef guard, bool enters, LLVMValueRef x) {
   if (!LLVMIsAConstantInt(k)) return false;
   int64_t kv = LLVMConstIntGetSExtValue(k);
   if (!enters) p = p == LLVMIntSLT ? LLVMIntSGE : p == LLVMIntSLE ? LLVMIntSGT : LLVMIntEQ;
-  return (p == LLVMIntSGE && kv >= 0) || (p == LLVMIntSGT && kv >= -1);
+  return (p == LLVMIntSGE && kv >= lo) || (p == LLVMIntSGT && kv >= lo - 1);
+}
+
+/* b without a mask `b & M` that keeps bits 0-30 (what the re-roll leaves
+ * on one loop of two): the same value whenever b >= 0. */
+static LLVMValueRef unmasked(LLVMValueRef b) {
+  if (LLVMIsABinaryOperator(b) && LLVMGetInstructionOpcode(b) == LLVMAnd &&
+      LLVMIsAConstantInt(LLVMGetOperand(b, 1)) && LLVMGetIntTypeWidth(LLVMTypeOf(b)) == 32 &&
+      (LLVMConstIntGetZExtValue(LLVMGetOperand(b, 1)) & 0x7fffffffu) == 0x7fffffffu)
+    return LLVMGetOperand(b, 0);
+  return b;
+}
+
+/* A guard `g | bound == 0` that skips the loop when true (the re-roll's
+ * bypass for a zero count, or-ed into the loop's own test): g, and true. */
+static bool strip_zero_bypass(LLVMValueRef *guard, bool enters, LLVMValueRef bound) {
+  LLVMValueRef g = *guard;
+  if (enters || !g || !LLVMIsABinaryOperator(g) || LLVMGetInstructionOpcode(g) != LLVMOr) return false;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef t = LLVMGetOperand(g, k);
+    if (LLVMIsAICmpInst(t) && LLVMGetICmpPredicate(t) == LLVMIntEQ &&
+        unmasked(LLVMGetOperand(t, 0)) == unmasked(bound) && LLVMIsAConstantInt(LLVMGetOperand(t, 1)) &&
+        LLVMConstIntGetZExtValue(LLVMGetOperand(t, 1)) == 0) {
+      *guard = LLVMGetOperand(g, 1 - k);
+      return true;
+    }
+  }
+  return false;
 }
 
 /* Whether two loop counts are equal whenever the loops run: the same
  * constant or param, or two trip params whose tests differ only in a bound
- * x against `x & 0x7fffffff` (what the re-roll leaves on one loop of two)
- * under a guard that admits only x >= 0. */
+ * x against `x & 0x7fffffff`, or in a bypass `| bound == 0` of one guard,
+ * where the guard they share admits only x >= 0 (x >= 1 with a bypass:
+ * it never decides). */
 static bool same_count(const kr_ctx *c, kn_size x, kn_size y) {
   if (x.is_param != y.is_param) return false;
   if (!x.is_param || x.value == y.value) return x.value == y.value;
   const kn_bind *bx = &c->out->binds[x.value], *by = &c->out->binds[y.value];
   if (bx->kind != KN_BIND_TRIP || by->kind != KN_BIND_TRIP || bx->scale != by->scale ||
-      bx->top_tested != by->top_tested || bx->guard != by->guard || bx->guard_enters != by->guard_enters)
+      bx->top_tested != by->top_tested)
     return false;
   const ir_trip *tx = bx->trip, *ty = by->trip;
   if (tx->kind != IR_TRIP_SYMBOLIC || ty->kind != IR_TRIP_SYMBOLIC || tx->step != ty->step ||
       tx->pred != ty->pred || tx->cmp_next != ty->cmp_next || tx->start_add != ty->start_add ||
       tx->bits != ty->bits || tx->start != ty->start)
     return false;
-  if (tx->bound == ty->bound) return true;
-  for (int k = 0; k < 2; k++) {
-    LLVMValueRef masked = k ? tx->bound : ty->bound, plain = k ? ty->bound : tx->bound;
-    if (!LLVMIsABinaryOperator(masked) || LLVMGetInstructionOpcode(masked) != LLVMAnd ||
-        LLVMGetOperand(masked, 0) != plain || !LLVMIsAConstantInt(LLVMGetOperand(masked, 1)) ||
-        tx->bits != 32 || LLVMGetIntTypeWidth(LLVMTypeOf(plain)) != 32)
-      continue;
-    uint64_t mask = LLVMConstIntGetZExtValue(LLVMGetOperand(masked, 1));
-    if ((mask & 0x7fffffffu) == 0x7fffffffu && guard_nonneg(bx->guard, bx->guard_enters, plain)) return true;
-  }
-  return false;
+  LLVMValueRef gx = bx->guard, gy = by->guard;
+  bool bypass = strip_zero_bypass(&gx, bx->guard_enters, tx->bound);
+  bypass |= strip_zero_bypass(&gy, by->guard_enters, ty->bound);
+  if (gx != gy || (gx && bx->guard_enters != by->guard_enters)) return false;
+  LLVMValueRef plain = unmasked(tx->bound);
+  if (plain != unmasked(ty->bound)) return false;
+  if (tx->bound == ty->bound && !bypass) return true;
+  return tx->bits == 32 && guard_implies_at_least(gx, bx->guard_enters, plain, bypass ? 1 : 0);
 }
 
 /* Whether loop p (entered on every iteration of their parent: kr_loop_trip)

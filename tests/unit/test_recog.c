@@ -677,7 +677,7 @@ START_TEST(neg_scaled_products) {
     const char *func, *reason;
   } cases[] = {
       {"neg_other_scaled", "is not `C[i][j] *= factor`"},
-      {"neg_short_scale", "may run over other columns than the product"},
+      {"neg_other_count", "may run over other columns than the product"},
       {"neg_shifted", "is not `C[i][j] *= factor`"},
       {"neg_row_factor", "matmul operand is not a load"},
   };

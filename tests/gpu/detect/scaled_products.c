@@ -64,10 +64,11 @@ void neg_other_scaled(int ni, int nj, int nk, float beta, float C[NI][NJ], float
   }
 }
 
-/* Not a product: the scaling covers one column fewer than the product. */
-void neg_short_scale(int ni, int nj, int nk, float beta, float C[NI][NJ], float A[NI][NK], float B[NK][NJ]) {
+/* Not a product: the scaling runs over another count than the product's
+ * columns (all NJ, not nj). */
+void neg_other_count(int ni, int nj, int nk, float beta, float C[NI][NJ], float A[NI][NK], float B[NK][NJ]) {
   for (int i = 0; i < ni; i++) {
-    for (int j = 0; j < nj - 1; j++) C[i][j] *= beta;
+    for (int j = 0; j < NJ; j++) C[i][j] *= beta;
     for (int k = 0; k < nk; k++)
       for (int j = 0; j < nj; j++) C[i][j] += A[i][k] * B[k][j];
   }
