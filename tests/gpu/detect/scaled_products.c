@@ -89,3 +89,12 @@ void neg_row_factor(int ni, int nj, int nk, const float *x, float C[NI][NJ], flo
     for (int k = 0; k < nk; k++)
       for (int j = 0; j < nj; j++) C[i][j] += x[i] * A[i][k] * B[k][j];
 }
+
+/* Not a scaled product: C is scaled after the k loop, not before. */
+void neg_scaled_after(int ni, int nj, int nk, float beta, float C[NI][NJ], float A[NI][NK], float B[NK][NJ]) {
+  for (int i = 0; i < ni; i++) {
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i][j] += A[i][k] * B[k][j];
+    for (int j = 0; j < nj; j++) C[i][j] *= beta;
+  }
+}
