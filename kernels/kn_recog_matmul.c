@@ -531,6 +531,8 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
  * loop, the sum kept in memory: ms). */
 static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
+  /* a prologue scales C only for matmul_ikj's j (prologue_scale) */
+  if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
   int nterms, copy_of[MAX_COPIES];
   if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
   c->copies = nterms;
@@ -595,7 +597,6 @@ bool kr_matmul(kr_ctx *c) {
   mem_sum ms;
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
   bool ikj = ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg);
-  if (c->prologue && !ikj) return kr_fail(c, "loop nest is not a single chain of loops");
   if (find_mem_sum(c, stores, n, &ms)) return matmul_ijk(c, ms.in_loop, &ms);
   if (ikj) {
     int64_t keys[MAX_COPIES];

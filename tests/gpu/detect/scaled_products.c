@@ -98,3 +98,15 @@ void neg_scaled_after(int ni, int nj, int nk, float beta, float C[NI][NJ], float
     for (int j = 0; j < nj; j++) C[i][j] *= beta;
   }
 }
+
+/* A scaled product, but not taken yet: in i-j-k order the scaling loop
+ * stands before the j loop (sums kept in C start from C * beta); only an
+ * i-k-j product takes such a loop.  It must not be taken as `C += A*B`
+ * with the scaling left out. */
+void neg_ijk_prologue(int ni, int nj, int nk, float beta, float C[NI][NJ], float A[NI][NK], float B[NK][NJ]) {
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++) C[i][j] *= beta;
+    for (int j = 0; j < nj; j++)
+      for (int k = 0; k < nk; k++) C[i][j] += A[i][k] * B[k][j];
+  }
+}
