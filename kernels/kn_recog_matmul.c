@@ -363,7 +363,8 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
         if (store) return kr_fail(c, why);
         store = i;
       }
-  if (!store || !runs_before(c, p, kl)) return kr_fail(c, why);
+  /* one exit: its test's count is the count (no break out of it) */
+  if (!store || p->nexits != 1 || p->trip.other_exits || !runs_before(c, p, kl)) return kr_fail(c, why);
   mm_factor f;
   LLVMValueRef v = LLVMGetOperand(store, 0), x = split_factor(c, v, &f);
   kn_type t;

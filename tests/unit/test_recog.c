@@ -682,6 +682,7 @@ START_TEST(neg_scaled_products) {
       {"neg_row_factor", "matmul operand is not a load"},
       {"neg_scaled_after", "not a single chain of loops"},
       {"neg_ijk_prologue", "not a single chain of loops"},
+      {"neg_scale_break", "is not `C[i][j] *= factor`"},
   };
   fixture f;
   recognise_with(&f, "scaled_products.c", cases[_i].func, false, "-fno-unroll-loops");
@@ -731,7 +732,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, neg_sums_in_memory, 0, 2);
   tcase_add_test(tc, matmul_bias_start);
   tcase_add_loop_test(tc, scaled_products, 0, 2 * NSCALED);
-  tcase_add_loop_test(tc, neg_scaled_products, 0, 6);
+  tcase_add_loop_test(tc, neg_scaled_products, 0, 7);
   tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);
   tcase_add_test(tc, division_by_constants);

@@ -110,3 +110,15 @@ void neg_ijk_prologue(int ni, int nj, int nk, float beta, float C[NI][NJ], float
       for (int k = 0; k < nk; k++) C[i][j] += A[i][k] * B[k][j];
   }
 }
+
+/* Not a product: the scaling loop may stop early (a break). */
+void neg_scale_break(int ni, int nj, int nk, float beta, float C[NI][NJ], float A[NI][NK], float B[NK][NJ]) {
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++) {
+      if (C[i][j] > 100.0f) break;
+      C[i][j] *= beta;
+    }
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i][j] += A[i][k] * B[k][j];
+  }
+}
