@@ -137,6 +137,19 @@ typedef struct {
  * (wrapping). */
 typedef enum { KN_MM_F32, KN_MM_F64, KN_MM_I32, KN_MM_I8_I32 } kn_mm_type;
 
+/* A factor a value of the product is multiplied by where the source does
+ * it: `alpha * A[i][k] * B[k][j]` (each A element scaled, one rounding,
+ * then multiplied by B's) or `C[i][j] *= beta` before the k loop (the
+ * sum's start scaled).  The multiplication keeps the source's operand
+ * order (first: the factor is the left operand); the factor is the live
+ * value of `param` (f32/f64 bits).  Only the exact kernel takes scaled
+ * products (ptx_plan.c). */
+typedef struct {
+  bool on;
+  bool first;
+  unsigned param;
+} kn_mm_scale;
+
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
  * the product whose matrices move with b by their batch strides); the
  * products write disjoint elements of C (proved at compile time or checked
@@ -152,7 +165,13 @@ typedef struct {
   bool has_start;          /* with accumulate: sums start from `start`, */
   kn_layout start;         /* not from C itself */
   unsigned align;          /* assumed for every element access, as kn_addr */
+  kn_mm_scale a_scale, b_scale;  /* each A (B) element scaled before the product */
+  kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
 } kn_matmul;
+
+static inline bool kn_matmul_scaled(const kn_matmul *m) {
+  return m->a_scale.on || m->b_scale.on || m->start_scale.on;
+}
 
 /* Where each sum of an accumulating product starts. */
 static inline const kn_layout *kn_matmul_start(const kn_matmul *m) {

@@ -31,6 +31,10 @@ typedef struct {
   const kn_recog_opts *opts;
   const ir_loop *chain[KR_MAX_DIMS]; /* the nest's loops, outer to inner */
   int depth;
+  /* A loop in chain[prologue_parent] before the rest of the chain, or
+   * NULL; its counter stands for the innermost dim (build_chain). */
+  const ir_loop *prologue;
+  int prologue_parent;
   kn_size trips[KR_MAX_DIMS];        /* of each chain loop, copies included */
   LLVMValueRef mem_base;
   kn_recog_nest *out;
@@ -89,6 +93,9 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
 bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
 
+/* The count of l on each iteration of outer (NULL: the nest's outermost
+ * loop), times copies: a constant or a trip param. */
+bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned copies, kn_size *out);
 /* Sets c->trips, the innermost loop's times `copies`. */
 bool kr_set_trips(kr_ctx *c, unsigned copies);
 

@@ -142,8 +142,8 @@ static const ir_trip *masked_trip(kr_ctx *c, const ir_loop *l) {
  * unswitched), which the host folds into the trip param (*guard, *enters).
  * A loop under any other condition (flag[y]) is no part of a map or
  * product. */
-static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) {
-  const ir_loop *l = c->chain[d], *outer = c->chain[d - 1];
+static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LLVMValueRef *guard,
+                           bool *enters) {
   *guard = NULL;
   if (ir_dominates(c->dom, l->header, outer->latches[0])) return true;
   const ir_block *h = &c->cfg->blocks[l->header];
@@ -177,12 +177,13 @@ static bool entered_always(kr_ctx *c, int d, LLVMValueRef *guard, bool *enters) 
   }
 }
 
-static bool set_trip(kr_ctx *c, int d, unsigned copies) {
-  const ir_loop *l = c->chain[d];
+/* The count of loop l on each iteration of outer (NULL for the nest's
+ * outermost loop), *out: a constant or a trip param. */
+bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned copies, kn_size *out) {
   const ir_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
   bool enters = false;
-  if (d > 0 && !entered_always(c, d, &guard, &enters))
+  if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
   if (!t || t->kind == IR_TRIP_NONE) return kr_fail(c, "trip count unknown");
@@ -190,7 +191,7 @@ static bool set_trip(kr_ctx *c, int d, unsigned copies) {
   /* a constant count stays one unless a guard may zero it: the host then
    * passes count = guard == enters ? count : 0 */
   if (t->kind == IR_TRIP_CONST && !guard) {
-    c->trips[d] = (kn_size){false, (int64_t)(t->count * copies)};
+    *out = (kn_size){false, (int64_t)(t->count * copies)};
     return true;
   }
   if (t->kind == IR_TRIP_SYMBOLIC && (ir_loop_defines(c->chain[0], t->start, c->cfg) ||
@@ -199,24 +200,41 @@ static bool set_trip(kr_ctx *c, int d, unsigned copies) {
   int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies, .guard = guard,
                                 .guard_enters = enters});
   if (p < 0) return kr_fail(c, "too many live values");
-  c->trips[d] = (kn_size){true, p};
+  *out = (kn_size){true, p};
   return true;
 }
 
 bool kr_set_trips(kr_ctx *c, unsigned copies) {
   for (int d = 0; d < c->depth; d++)
-    if (!set_trip(c, d, d == c->depth - 1 ? copies : 1)) return false;
+    if (!kr_loop_trip(c, c->chain[d], d ? c->chain[d - 1] : NULL, d == c->depth - 1 ? copies : 1, &c->trips[d]))
+      return false;
   return true;
 }
 
+/* The nest's loops, outer to inner.  One loop may hold, before the rest of
+ * the chain, an innermost loop of its own: a candidate prologue (`C[i][j]
+ * *= beta` before the k loop of an ikj product), which only the product
+ * recogniser accepts, and only around its i loop (kr_matmul). */
 static bool build_chain(kr_ctx *c, const ir_loop *root) {
   c->depth = 0;
-  for (const ir_loop *l = root; l; l = l->nchildren ? l->children[0] : NULL) {
+  c->prologue = NULL;
+  for (const ir_loop *l = root; l;) {
     if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
-    if (l->nchildren > 1) return kr_fail(c, "loop nest is not a single chain of loops");
     if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
     c->chain[c->depth++] = l;
+    if (l->nchildren == 2 && !c->prologue && l->children[0]->nchildren == 0 &&
+        l->children[0]->nlatches == 1) {
+      c->prologue = l->children[0];
+      c->prologue_parent = c->depth - 1;
+      l = l->children[1];
+      continue;
+    }
+    if (l->nchildren > 1) return kr_fail(c, "loop nest is not a single chain of loops");
+    l = l->nchildren ? l->children[0] : NULL;
   }
+  /* the prologue must sit in the product's i loop, two above the inner */
+  if (c->prologue && (c->depth < 3 || c->prologue_parent != c->depth - 3))
+    return kr_fail(c, "loop nest is not a single chain of loops");
   return true;
 }
 

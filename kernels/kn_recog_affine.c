@@ -65,7 +65,7 @@ static void add_scaled(kr_affine *a, const kr_affine *b, int64_t k, LLVMValueRef
 static int dim_of(const kr_ctx *c, const ir_loop *l) {
   for (int d = 0; d < c->depth; d++)
     if (c->chain[d] == l) return d;
-  return -1;
+  return l && l == c->prologue && c->copies == 1 ? c->depth - 1 : -1;
 }
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
@@ -288,6 +288,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   const ir_loop *at = c->chain[0];
   for (int d = 1; d < c->depth; d++)
     if (ir_loop_defines(c->chain[d], v, c->cfg)) at = c->chain[d];
+  if (c->prologue && ir_loop_defines(c->prologue, v, c->cfg)) at = c->prologue;
   ir_affine k = ir_affine_of(v, at, c->cfg, c->td);
   return convert(c, &k, depth);
 }

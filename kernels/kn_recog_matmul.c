@@ -11,6 +11,14 @@
 /* A dim no term has: j of a matrix-vector product (n = 1). */
 #define NO_DIM (-3)
 
+/* A factor the source multiplies a value by (`alpha * A[i][k]`, `C[i][j]
+ * * beta`): a value the nest does not compute, the left operand when
+ * first. */
+typedef struct {
+  LLVMValueRef factor;     /* NULL: none */
+  bool first;
+} mm_factor;
+
 typedef struct {
   int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
@@ -18,11 +26,31 @@ typedef struct {
   kr_affine a, b, c;
   bool has_start;          /* sums start from s, not C */
   kr_affine s;
+  mm_factor fa, fb, fs;    /* A's, B's and the start's factors */
 } mm_parts;
 
+/* v = f * x or x * f (a float multiply) with f live before the nest and x
+ * a load: x, and f in *f; else v, no factor. */
+static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) {
+  *f = (mm_factor){0};
+  if (!v || !LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMFMul) return v;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef s = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
+    if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(s) || ir_loop_defines(c->chain[0], s, c->cfg)) continue;
+    *f = (mm_factor){s, k == 0};
+    return x;
+  }
+  return v;
+}
+
+static bool same_factor(const mm_factor *x, const mm_factor *y) {
+  return x->factor == y->factor && (!x->factor || x->first == y->first);
+}
+
 /* An operand of the product: a load, or an i8 load widened to i32. */
-static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type, bool *sign) {
+static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type, bool *sign, mm_factor *f) {
   *sign = false;
+  v = split_factor(c, v, f);
   if ((LLVMIsASExtInst(v) || LLVMIsAZExtInst(v)) && LLVMIsALoadInst(LLVMGetOperand(v, 0))) {
     *sign = LLVMIsASExtInst(v) != NULL;
     v = LLVMGetOperand(v, 0);
@@ -57,7 +85,8 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   kr_affine x, y;
   kn_mm_type tx, ty;
   bool sx, sy;
-  if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy))
+  mm_factor fx, fy;
+  if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx, &fx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy, &fy))
     return false;
   /* i8 operands may differ in signedness (u8 activations times s8
    * weights): each widens its own way */
@@ -71,6 +100,8 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   m->type = tx;
   m->a_signed = x_is_a ? sx : sy;
   m->b_signed = x_is_a ? sy : sx;
+  m->fa = x_is_a ? fx : fy;
+  m->fb = x_is_a ? fy : fx;
   if (kr_coeff(&m->a, m->dj) || kr_coeff(&m->b, m->di)) return kr_fail(c, "not a matmul access pattern");
   return true;
 }
@@ -207,12 +238,152 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   if (m->has_start && (!layout(c, &m->s, m->di, m->dj, m->db, cs, &mm->start) ||
                        !kr_add_range(c, &m->s, cs, false)))
     return false;
+  const mm_factor *factors[3] = {&m->fa, &m->fb, &m->fs};
+  kn_mm_scale *scales[3] = {&mm->a_scale, &mm->b_scale, &mm->start_scale};
+  for (int i = 0; i < 3; i++) {
+    if (!factors[i]->factor) continue;
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = factors[i]->factor});
+    if (p < 0) return kr_fail(c, "too many live values");
+    *scales[i] = (kn_mm_scale){.on = true, .first = factors[i]->first, .param = (unsigned)p};
+  }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
       !kr_add_range(c, &m->c, cs, true))
     return false;
   c->out->check_overlap = true;
   c->out->desc.kind = KN_MATMUL;
+  return true;
+}
+
+/* Whether the guard (count = guard == enters ? n : 0) passing implies
+ * x >= lo as a signed value: `x < k` or `x <= k` failing, `x > k` or
+ * `x >= k` holding, k large enough. */
+static bool guard_implies_at_least(LLVMValueRef guard, bool enters, LLVMValueRef x, int64_t lo) {
+  if (!guard || !LLVMIsAICmpInst(guard)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(guard);
+  LLVMValueRef a = LLVMGetOperand(guard, 0), k = LLVMGetOperand(guard, 1);
+  if (a != x) {
+    if (k != x) return false;
+    k = a;
+    p = ir_swapped_pred(p);
+  }
+  if (!LLVMIsAConstantInt(k)) return false;
+  int64_t kv = LLVMConstIntGetSExtValue(k);
+  if (!enters) p = p == LLVMIntSLT ? LLVMIntSGE : p == LLVMIntSLE ? LLVMIntSGT : LLVMIntEQ;
+  return (p == LLVMIntSGE && kv >= lo) || (p == LLVMIntSGT && kv >= lo - 1);
+}
+
+/* b without a mask `b & M` that keeps bits 0-30 (what the re-roll leaves
+ * on one loop of two): the same value whenever b >= 0. */
+static LLVMValueRef unmasked(LLVMValueRef b) {
+  if (LLVMIsABinaryOperator(b) && LLVMGetInstructionOpcode(b) == LLVMAnd &&
+      LLVMIsAConstantInt(LLVMGetOperand(b, 1)) && LLVMGetIntTypeWidth(LLVMTypeOf(b)) == 32 &&
+      (LLVMConstIntGetZExtValue(LLVMGetOperand(b, 1)) & 0x7fffffffu) == 0x7fffffffu)
+    return LLVMGetOperand(b, 0);
+  return b;
+}
+
+/* A guard `g | bound == 0` that skips the loop when true (the re-roll's
+ * bypass for a zero count, or-ed into the loop's own test): g, and true. */
+static bool strip_zero_bypass(LLVMValueRef *guard, bool enters, LLVMValueRef bound) {
+  LLVMValueRef g = *guard;
+  if (enters || !g || !LLVMIsABinaryOperator(g) || LLVMGetInstructionOpcode(g) != LLVMOr) return false;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef t = LLVMGetOperand(g, k);
+    if (LLVMIsAICmpInst(t) && LLVMGetICmpPredicate(t) == LLVMIntEQ &&
+        unmasked(LLVMGetOperand(t, 0)) == unmasked(bound) && LLVMIsAConstantInt(LLVMGetOperand(t, 1)) &&
+        LLVMConstIntGetZExtValue(LLVMGetOperand(t, 1)) == 0) {
+      *guard = LLVMGetOperand(g, 1 - k);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Whether two loop counts are equal whenever the loops run: the same
+ * constant or param, or two trip params whose tests differ only in a bound
+ * x against `x & 0x7fffffff`, or in a bypass `| bound == 0` of one guard,
+ * where the guard they share admits only x >= 0 (x >= 1 with a bypass:
+ * it never decides). */
+static bool same_count(const kr_ctx *c, kn_size x, kn_size y) {
+  if (x.is_param != y.is_param) return false;
+  if (!x.is_param || x.value == y.value) return x.value == y.value;
+  const kn_bind *bx = &c->out->binds[x.value], *by = &c->out->binds[y.value];
+  if (bx->kind != KN_BIND_TRIP || by->kind != KN_BIND_TRIP || bx->scale != by->scale ||
+      bx->top_tested != by->top_tested)
+    return false;
+  const ir_trip *tx = bx->trip, *ty = by->trip;
+  if (tx->kind != IR_TRIP_SYMBOLIC || ty->kind != IR_TRIP_SYMBOLIC || tx->step != ty->step ||
+      tx->pred != ty->pred || tx->cmp_next != ty->cmp_next || tx->start_add != ty->start_add ||
+      tx->bits != ty->bits || tx->start != ty->start)
+    return false;
+  LLVMValueRef gx = bx->guard, gy = by->guard;
+  bool bypass = strip_zero_bypass(&gx, bx->guard_enters, tx->bound);
+  bypass |= strip_zero_bypass(&gy, by->guard_enters, ty->bound);
+  if (gx != gy || (gx && bx->guard_enters != by->guard_enters)) return false;
+  LLVMValueRef plain = unmasked(tx->bound);
+  if (plain != unmasked(ty->bound)) return false;
+  if (tx->bound == ty->bound && !bypass) return true;
+  return tx->bits == 32 && guard_implies_at_least(gx, bx->guard_enters, plain, bypass ? 1 : 0);
+}
+
+/* Whether loop p (entered on every iteration of their parent: kr_loop_trip)
+ * runs before loop l in each: p's header dominates l's, or the branch
+ * deciding whether p runs (the end of the straight path into p) does. */
+static bool runs_before(const kr_ctx *c, const ir_loop *p, const ir_loop *l) {
+  if (ir_dominates(c->dom, p->header, l->header)) return true;
+  int x = p->header, entry = -1;
+  const ir_block *h = &c->cfg->blocks[x];
+  for (int i = 0; i < h->npreds; i++) {
+    if (p->in_body[h->preds[i]]) continue;
+    if (entry >= 0) return false;
+    entry = h->preds[i];
+  }
+  for (int n = 0; entry >= 0 && n < 64; n++) {
+    const ir_block *b = &c->cfg->blocks[entry];
+    if (b->nsuccs != 1) return entry != l->header && ir_dominates(c->dom, entry, l->header);
+    if (b->npreds != 1) return false;
+    entry = b->preds[0];
+  }
+  return false;
+}
+
+/* The prologue of an ikj product (build_chain): `C[i][j] = C[i][j] * f`
+ * (or f * C[i][j]) on every i, before the k loop, over the product's j:
+ * each sum then starts from C's element scaled by f, which the kernel
+ * computes the same way (m->fs).  Its one store is C's, so the runtime's
+ * overlap check of C against A and B covers it too. */
+static bool prologue_scale(kr_ctx *c, mm_parts *m) {
+  const ir_loop *p = c->prologue, *kl = c->chain[c->depth - 2], *il = c->chain[c->depth - 3];
+  static const char *const why = "a loop before the product's k loop that is not `C[i][j] *= factor`";
+  LLVMValueRef store = NULL;
+  for (int b = 0; b < p->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[p->body[b]].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i)) {
+        if (store) return kr_fail(c, why);
+        store = i;
+      }
+  /* one exit: its test's count is the count (no break out of it) */
+  if (!store || p->nexits != 1 || p->trip.other_exits || !runs_before(c, p, kl)) return kr_fail(c, why);
+  mm_factor f;
+  LLVMValueRef v = LLVMGetOperand(store, 0), x = split_factor(c, v, &f);
+  kn_type t;
+  bool fl = kr_type_of(LLVMTypeOf(v), &t) && ((t == KN_F32 && m->type == KN_MM_F32) || (t == KN_F64 && m->type == KN_MM_F64));
+  if (!f.factor || !fl) return kr_fail(c, why);
+  /* the prologue's counter is the product's virtual j, whatever copies
+   * the j loop was unrolled into */
+  int copies = c->copies, copy = c->copy;
+  c->copies = 1;
+  c->copy = 0;
+  kr_affine at = kr_address(c, LLVMGetOperand(store, 1)), from = kr_address(c, LLVMGetOperand(x, 0));
+  c->copies = copies;
+  c->copy = copy;
+  if (!at.ok || !from.ok || !same_affine(&at, &m->c) || !same_affine(&from, &m->c)) return kr_fail(c, why);
+  kn_size n;
+  if (!kr_loop_trip(c, p, il, 1, &n)) return false;
+  if (!same_count(c, n, c->trips[c->depth - 1]))
+    return kr_fail(c, "a loop before the product's k loop may run over other columns than the product");
+  m->fs = f;
   return true;
 }
 
@@ -236,9 +407,10 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
       return kr_fail(c, "not a matmul access pattern");
     if (copy == 0) m0 = m;
     else if (m.type != m0.type || !same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b) ||
-             !same_affine(&m.c, &m0.c))
+             !same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb))
       return kr_fail(c, "unrolled copies differ");
   }
+  if (c->prologue && !prologue_scale(c, &m0)) return false;
   return finish(c, &m0, true);
 }
 
@@ -260,9 +432,10 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   int s = LLVMGetIncomingValue(v, 0) == latch ? 0 : LLVMGetIncomingValue(v, 1) == latch ? 1 : -1;
   if (s < 0) return false;
   LLVMValueRef z = LLVMGetIncomingValue(v, (unsigned)(1 - s));
+  mm_factor f;
   bool zero = (LLVMIsAConstantInt(z) && LLVMConstIntGetZExtValue(z) == 0) ||
               (LLVMIsAConstantFP(z) && LLVMIsNull(z)) || /* +0.0: the kernel's empty sum */
-              (z == init && LLVMIsALoadInst(init));     /* the sum's own start */
+              (z == init && LLVMIsALoadInst(split_factor(c, init, &f))); /* the sum's own start */
   LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, (unsigned)(1 - s));
   LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
   if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
@@ -359,6 +532,8 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
  * loop, the sum kept in memory: ms). */
 static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
+  /* a prologue scales C only for matmul_ikj's j (prologue_scale) */
+  if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
   int nterms, copy_of[MAX_COPIES];
   if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
   c->copies = nterms;
@@ -371,7 +546,9 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
     mm_parts m = m0;
     if (!product(c, terms[t], &m)) return false;
     if (copy == 0) m0 = m;
-    else if (!same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b)) return kr_fail(c, "unrolled copies differ");
+    else if (!same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b) || !same_factor(&m.fa, &m0.fa) ||
+             !same_factor(&m.fb, &m0.fb))
+      return kr_fail(c, "unrolled copies differ");
   }
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
@@ -391,8 +568,10 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   bool accumulate = false;
   if (!zero) {
     /* C's own element (C += A*B), or another matrix's element that does
-     * not move with k (acc = bias[j]) */
-    kr_affine o = init && LLVMIsALoadInst(init) ? kr_address(c, LLVMGetOperand(init, 0)) : (kr_affine){0};
+     * not move with k (acc = bias[j]), either maybe scaled (C[i][j] *=
+     * beta before the k loop) */
+    LLVMValueRef start = split_factor(c, init, &m0.fs);
+    kr_affine o = start && LLVMIsALoadInst(start) ? kr_address(c, LLVMGetOperand(start, 0)) : (kr_affine){0};
     if (!o.ok || kr_coeff(&o, m0.dk)) return kr_fail(c, "sum starts from an unsupported value");
     if (!same_affine(&o, &m0.c)) {
       m0.has_start = true;
@@ -410,15 +589,17 @@ bool kr_matmul(kr_ctx *c) {
   for (int b = 0; b < root->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;
          i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsAStoreInst(i)) continue;
+      /* the prologue's store: prologue_scale */
+      if (!LLVMIsAStoreInst(i) || (c->prologue && c->prologue->in_body[root->body[b]])) continue;
       if (n == MAX_COPIES) return kr_fail(c, "stores to more than one array");
       stores[n++] = i;
     }
   if (n == 0) return kr_fail(c, "no store");
   mem_sum ms;
-  if (find_mem_sum(c, stores, n, &ms)) return matmul_ijk(c, ms.in_loop, &ms);
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
-  if (ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg)) {
+  bool ikj = ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg);
+  if (find_mem_sum(c, stores, n, &ms)) return matmul_ijk(c, ms.in_loop, &ms);
+  if (ikj) {
     int64_t keys[MAX_COPIES];
     int copy_of[MAX_COPIES];
     kr_affine first = {0};

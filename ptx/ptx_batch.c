@@ -39,7 +39,7 @@ typedef struct {
 static bool small(kn_size s) { return !s.is_param && s.value >= 1 && s.value <= MAX_SIDE; }
 
 bool ptx_batch_small(const kn_matmul *m) {
-  return m->batched && small(m->m) && small(m->n) && small(m->k);
+  return m->batched && small(m->m) && small(m->n) && small(m->k) && !kn_matmul_scaled(m);
 }
 
 static LLVMValueRef i64c(bt_gen *w, int64_t v) { return ptx_i64(w->g, v); }

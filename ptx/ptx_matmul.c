@@ -55,6 +55,12 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
                            m->b.batch_stride, m->c.batch_stride};
   for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     if (!ptx_size_check(d, sizes[i], "matmul size", diag)) return false;
+  const kn_mm_scale *scales[] = {&m->a_scale, &m->b_scale, &m->start_scale};
+  for (unsigned i = 0; i < 3; i++)
+    if (scales[i]->on && (scales[i]->param >= d->nparams || m->type == KN_MM_I8_I32))
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: bad scale factor");
+  if (m->start_scale.on && !m->accumulate)
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a scaled start without accumulate");
   return true;
 }
 
@@ -106,11 +112,26 @@ static mm_place place_of(mm_gen *w, const kn_layout *l, bool is_a, LLVMValueRef 
   return k_fastest ? (mm_place){fast, ptx_add(g, slow, step)} : (mm_place){slow, ptx_add(g, fast, step)};
 }
 
-/* widen(M[row][col]). */
+/* v times the descriptor's factor, in the source's operand order (one
+ * rounding, never fused), or v itself. */
+static LLVMValueRef scaled(mm_gen *w, const kn_mm_scale *s, LLVMValueRef v) {
+  if (!s->on) return v;
+  ptx_gen *g = w->g;
+  LLVMValueRef f = g->params[s->param];
+  if (w->ty.acc_kind == KN_F32) f = LLVMBuildBitCast(g->b, LLVMBuildTrunc(g->b, f, g->i32, ""), g->f32, "");
+  else if (w->ty.acc_kind == KN_F64) f = LLVMBuildBitCast(g->b, f, g->f64, "");
+  else f = LLVMBuildTrunc(g->b, f, w->ty.acc, "");
+  LLVMValueRef x = s->first ? f : v, y = s->first ? v : f;
+  return w->ty.fl ? LLVMBuildFMul(g->b, x, y, "") : LLVMBuildMul(g->b, x, y, "");
+}
+
+/* widen(M[row][col]), scaled where the descriptor says (alpha * A). */
 static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
   ptx_gen *g = w->g;
+  const kn_matmul *m = &g->d->matmul;
   LLVMValueRef p = element_at(w, l, ptx_type_bytes(w->ty.elem_kind), row, col);
-  return ptx_widen_operand(g, l, ptx_load(g, w->ty.elem, p, w->align_ab), w->ty.acc);
+  LLVMValueRef v = ptx_widen_operand(g, l, ptx_load(g, w->ty.elem, p, w->align_ab), w->ty.acc);
+  return scaled(w, l == &m->a ? &m->a_scale : &m->b_scale, v);
 }
 
 /* Global -> registers: the k-tile at k0 of block tile (i0, j0).  Indices
@@ -230,7 +251,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
-      if (load) LLVMBuildStore(g->b, ptx_load(g, w->ty.acc, p, w->align_c), *acc);
+      if (load) LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
       else ptx_store(g, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), p, w->align_c);
       ptx_if_end(g, join);
     }

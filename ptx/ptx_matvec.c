@@ -59,7 +59,7 @@ static kn_layout transposed(kn_layout l) {
 
 bool ptx_matvec_takes(const kn_matmul *m) {
   bool one = is_const(m->n, 1) || is_const(m->m, 1);
-  return one && !m->batched && m->type != KN_MM_I8_I32;
+  return one && !m->batched && m->type != KN_MM_I8_I32 && !kn_matmul_scaled(m);
 }
 
 static bool matvec_check(const kn_desc *d, tw_diag *diag) {

@@ -73,11 +73,14 @@ static bool packed(const kn_matmul *m) {
  * 8 per block); other batches the exact kernel (products along grid z).
  * Exact products with one output column or row take the matrix-vector
  * kernel: the exact kernel's 128x128 tiles would leave 127 of 128 columns
- * idle, and its loads of W uncoalesced. */
+ * idle, and its loads of W uncoalesced.  Scaled products (alpha * A,
+ * beta * C) take the exact kernel alone, which scales each element once
+ * as the source does. */
 static uint32_t family_of(const kn_desc *d, bool tf32) {
   if (d->kind == KN_MAP) return TWASM_PATH_MAP;
   if (d->kind == KN_REDUCE) return TWASM_PATH_REDUCE;
   const kn_matmul *m = &d->matmul;
+  if (kn_matmul_scaled(m)) return TWASM_PATH_EXACT;
   if (ptx_batch_small(m)) return TWASM_PATH_BATCH;
   if (tensor_type(m, tf32) && !tiny(m) && !m->batched) return TWASM_PATH_WMMA;
   if (ptx_matvec_takes(m)) return TWASM_PATH_MATVEC;
@@ -131,6 +134,9 @@ static bool wants_hopper(const kn_desc *d, uint32_t family, const ptx_arch *arch
 static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   if (d->kind != KN_MATMUL) return NULL;
   const kn_matmul *m = &d->matmul;
+  if (kn_matmul_scaled(m))
+    return "scaled operands or start (alpha * A, beta * C) take the exact kernel, scaled per element as "
+           "the source does";
   if (p->family == TWASM_PATH_MATVEC)
     return "one output column or row: a thread per output sums in k order, the matrix staged through "
            "shared memory";

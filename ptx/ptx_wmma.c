@@ -577,7 +577,11 @@ bool ptx_wmma_body(ptx_gen *g) {
   return true;
 }
 
-static bool wmma_check(const kn_desc *d, tw_diag *diag) { return ptx_kind_matmul.check(d, diag); }
+static bool wmma_check(const kn_desc *d, tw_diag *diag) {
+  if (kn_matmul_scaled(&d->matmul))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "wmma kernel: scaled operands take the exact kernel");
+  return ptx_kind_matmul.check(d, diag);
+}
 
 /* The exact kernel's block shape (16x16 threads), one block per 128x128
  * tile of C. */

@@ -96,6 +96,18 @@ static const struct {
                             "smaller ones run the wmma body), exact kernel on the others (int8 with "
                             "s32 sums that wrap like Wasm i32: exact)"},
     {"jacobi_n", "", ": jacobi_n: offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
+    /* PolyBench's gemm and 2mm in plain C at plain -O2: one product per
+     * nest, scaled on the exact kernel, also where tf32 is allowed */
+    {"scaled_products", "", ": gemm: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled operands"},
+    {"scaled_products", "", ": gemm_beta: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled"},
+    {"scaled_products", "", ": gemm_ijk: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled"},
+    {"scaled_products", "", ": mm2_first: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled"},
+    {"scaled_products", "", ": mm2_second: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled"},
+    {"scaled_products", "--tensor-cores=tf32",
+     ": gemm: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (scaled operands or start (alpha * A, "
+     "beta * C) take the exact kernel, scaled per element as the source does); runs on the GPU when"},
+    {"scaled_products", "",
+     ": neg_other_scaled: not offloaded: a loop before the product's k loop that is not `C[i][j] *= factor`\n"},
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
@@ -226,10 +238,10 @@ START_TEST(extract_ptx) {
   static const struct {
     const char *app;
     unsigned per_kernel;
-  } apps[] = {{"saxpy", 3}, {"dot_i32", 3}, {"matmul_ijk_f32", 3}, {"matmul_i8_large", 4}};
+  } apps[] = {{"saxpy", 3}, {"dot_i32", 3}, {"matmul_ijk_f32", 3}, {"matmul_i8_large", 4}, {"scaled_products", 3}};
   bool have_ptxas = access("/usr/local/cuda/bin/ptxas", X_OK) == 0;
   if (!have_ptxas) printf("skipped: ptxas not installed\n");
-  for (int i = 0; i < 4; i++) {
+  for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
     const char *app = apps[i].app;
     char out[8192], dir[256], args[1024];
     report_of(app, "", out, sizeof out);

@@ -114,8 +114,9 @@ static void describe(const kn_desc *d, char *out, size_t cap) {
              d->reduce.reassociate ? " reassociated" : "");
     break;
   default:
-    snprintf(out, cap, "matmul %s%s%s", mm_types[d->matmul.type], d->matmul.batched ? " batched" : "",
-             d->matmul.accumulate ? " accumulating" : "");
+    snprintf(out, cap, "matmul %s%s%s%s%s%s", mm_types[d->matmul.type], d->matmul.batched ? " batched" : "",
+             d->matmul.accumulate ? " accumulating" : "", d->matmul.a_scale.on ? " A scaled" : "",
+             d->matmul.b_scale.on ? " B scaled" : "", d->matmul.start_scale.on ? " start scaled" : "");
   }
 }
 

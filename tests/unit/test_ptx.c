@@ -534,6 +534,82 @@ static const ptx_case *case_named(const char *name) {
   return NULL;
 }
 
+/* Scaled products (alpha * A, B scaled, sums from C * beta): the plan
+ * keeps them on the exact kernel even where tf32 would take tensor cores
+ * or one column the matrix-vector kernel, and the kernel multiplies each
+ * staged A (B) element once per load (2 loads of 4 per thread in the one
+ * aligned body) and each start once (64 per thread): that many more
+ * mul.rn than add.rn, none fused. */
+START_TEST(test_matmul_scaled) {
+  static const struct {
+    bool a, b, start;
+    unsigned extra_muls;
+  } checks[] = {{true, false, false, 8}, {false, true, false, 8}, {false, false, true, 64}, {true, false, true, 72}};
+  for (unsigned c = 0; c < sizeof checks / sizeof checks[0]; c++) {
+    kn_desc d = case_named("matmul_f32_strided")->desc;
+    kn_mm_scale on = {.on = true, .first = c % 2 == 0, .param = 12};
+    d.nparams = 13;
+    if (checks[c].a) d.matmul.a_scale = on;
+    if (checks[c].b) d.matmul.b_scale = on;
+    if (checks[c].start) d.matmul.start_scale = on;
+    for (unsigned one_col = 0; one_col < 2; one_col++) {
+      if (one_col) d.matmul.n = (kn_size)C(1);
+      ptx_options opts = {.tf32 = true};
+      ptx_plan plan;
+      tw_diag diag = {0};
+      ck_assert_msg(ptx_plan_make(&d, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+      ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+      ck_assert(!plan.tensor_cores);
+      for (unsigned i = 0; i < plan.ncodes; i++) ck_assert_uint_eq(plan.codes[i].path, TWASM_PATH_EXACT);
+      ck_assert_ptr_nonnull(strstr(plan.reason, "scaled"));
+    }
+    d.matmul.n = (kn_size)P(1);
+    tw_arena arena = {0};
+    tw_diag diag = {0};
+    ptx_out out;
+    ck_assert_msg(ptx_generate(&d, "scaled", NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+    for (unsigned a = 0; a < out.ncodes; a++) {
+      const char *text = out.codes[a].text;
+      ck_assert_uint_eq(count_of(text, "mul.rn.f32"), count_of(text, "add.rn.f32") + checks[c].extra_muls);
+      ck_assert(!strstr(text, "fma") && !strstr(text, "mad.rn"));
+    }
+    tw_arena_free(&arena);
+  }
+  /* unscaled, the same shapes take tensor cores and the matvec kernel */
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  ptx_options opts = {.tf32 = true};
+  ptx_plan plan;
+  tw_diag diag = {0};
+  ck_assert(ptx_plan_make(&d, NULL, 0, &opts, &plan, &diag));
+  ck_assert_uint_eq(plan.family, TWASM_PATH_WMMA);
+  d.matmul.n = (kn_size)C(1);
+  opts.tf32 = false;
+  ck_assert(ptx_plan_make(&d, NULL, 0, &opts, &plan, &diag));
+  ck_assert_uint_eq(plan.family, TWASM_PATH_MATVEC);
+}
+END_TEST
+
+/* A scale on an int8 product, or a scaled start without accumulate, is
+ * no descriptor the kernels take. */
+START_TEST(test_matmul_bad_scale) {
+  kn_desc d = case_named("matmul_i8_i32")->desc;
+  d.nparams = 4;
+  d.matmul.a_scale = (kn_mm_scale){.on = true, .param = 3};
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert(!ptx_generate(&d, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "scale"));
+  d = case_named("matmul_f32")->desc;
+  d.matmul.start_scale = (kn_mm_scale){.on = true, .param = 0};
+  diag = (tw_diag){0};
+  ck_assert(!ptx_generate(&d, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "scale"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+
 /* A batch of small products: int8 on tensor cores (mma.sync m16n8k32,
  * s32 sums without .satfinite) on sm_80+ only; f32 only with tf32
  * (m16n8k8, inputs rounded by cvt.rna), else one mul.rn and one add.rn
@@ -718,6 +794,8 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_plan_paths);
   tcase_add_test(tc, test_grid_rule);
   tcase_add_test(tc, test_matmul_products_unfused);
+  tcase_add_test(tc, test_matmul_scaled);
+  tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);
   tcase_add_test(tc, test_map_vector_copy);

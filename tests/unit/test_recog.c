@@ -9,6 +9,7 @@
 #include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "ir_pass.h"
 #include "kn_recog.h"
 
 #ifndef DETECT_DIR
@@ -604,6 +605,100 @@ START_TEST(neg_sums_in_memory) {
 }
 END_TEST
 
+/* Scaled products (scaled_products.c, PolyBench's gemm and 2mm in plain
+ * C), at plain -O2 and with -fno-unroll-loops: the whole nest is one
+ * product, its outermost loop the nest's (so one launch, not one per row),
+ * with each factor where the source puts it, bound to the function's
+ * argument. */
+typedef struct {
+  const char *func;
+  kn_mm_type type;
+  bool a_scaled, start_scaled, accumulate;
+  unsigned alpha_arg, beta_arg; /* Wasm params (after vmctx) of the factors */
+} scaled_case;
+
+static const scaled_case scaled_cases[] = {
+    {"gemm", KN_MM_F32, true, true, true, 3, 4},
+    {"gemm_beta", KN_MM_F32, false, true, true, 0, 3},
+    {"gemm_ijk", KN_MM_F64, true, true, true, 3, 4},
+    {"mm2_first", KN_MM_F32, true, false, false, 3, 0},
+    {"mm2_second", KN_MM_F32, false, true, true, 0, 3},
+};
+enum { NSCALED = sizeof scaled_cases / sizeof *scaled_cases };
+
+/* The first nest the offload stage would take: not the bounds-checked
+ * copy of a versioned nest (its fast copy speaks for it). */
+static const kn_recog_nest *first_fast(const fixture *f) {
+  for (int i = 0; i < f->res.nnests; i++)
+    if (!ir_checked_copy(f->res.nests[i].cfg->blocks[f->res.nests[i].nest->header].bb)) return &f->res.nests[i];
+  ck_abort_msg("no nest");
+  return NULL;
+}
+
+static void check_factor(const kn_recog_nest *n, const kn_mm_scale *s, bool on, unsigned arg, LLVMValueRef fn) {
+  ck_assert_int_eq(s->on, on);
+  if (!on) return;
+  ck_assert_uint_lt(s->param, n->desc.nparams);
+  ck_assert_int_eq(n->binds[s->param].kind, KN_BIND_VALUE);
+  ck_assert_msg(n->binds[s->param].value == LLVMGetParam(fn, arg), "factor bound to another value");
+}
+
+START_TEST(scaled_products) {
+  const scaled_case *c = &scaled_cases[_i % NSCALED];
+  fixture f;
+  recognise_with(&f, "scaled_products.c", c->func, false, _i < NSCALED ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = first_fast(&f);
+  if (!n->ok) dump(&f);
+  ck_assert_msg(n->ok, "%s: the whole nest is no kernel", c->func);
+  ck_assert_int_eq(n->desc.kind, KN_MATMUL);
+  ck_assert_int_eq(n->nest->depth, 1);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert(!mm->batched && mm->m.is_param && mm->n.is_param && mm->k.is_param);
+  ck_assert_int_eq(mm->accumulate, c->accumulate);
+  ck_assert(!mm->has_start);
+  ck_assert(n->check_overlap);
+  LLVMValueRef fn = exported(f.mod, c->func);
+  check_factor(n, &mm->a_scale, c->a_scaled, 1 + c->alpha_arg, fn);
+  check_factor(n, &mm->start_scale, c->start_scaled, 1 + c->beta_arg, fn);
+  ck_assert(!mm->b_scale.on);
+  /* the operand order of the source's multiplications (LLVM puts the
+   * load first: A[i][k] * alpha, C[i][j] * beta) */
+  ck_assert(!mm->a_scale.first && !mm->start_scale.first);
+  release(&f);
+}
+END_TEST
+
+/* Look-alikes: the nest as a whole is no product (its inner k-j nest may
+ * still be one, launched per row, as before). */
+START_TEST(neg_scaled_products) {
+  static const struct {
+    const char *func, *reason;
+  } cases[] = {
+      {"neg_other_scaled", "is not `C[i][j] *= factor`"},
+      {"neg_other_count", "may run over other columns than the product"},
+      {"neg_shifted", "is not `C[i][j] *= factor`"},
+      {"neg_row_factor", "matmul operand is not a load"},
+      {"neg_scaled_after", "not a single chain of loops"},
+      {"neg_ijk_prologue", "not a single chain of loops"},
+      {"neg_scale_break", "is not `C[i][j] *= factor`"},
+  };
+  fixture f;
+  recognise_with(&f, "scaled_products.c", cases[_i].func, false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = first_fast(&f);
+  if (n->ok) dump(&f);
+  ck_assert_msg(!n->ok, "%s: taken as a whole", cases[_i].func);
+  ck_assert_msg(strstr(n->reason, cases[_i].reason), "%s: %s", cases[_i].func, n->reason);
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL ||
+                      !kn_matmul_scaled(&f.res.nests[i].desc.matmul),
+                  "%s: a scaled product", cases[_i].func);
+  release(&f);
+}
+END_TEST
+
 static Suite *recog_suite(void) {
   Suite *s = suite_create("recog");
   TCase *tc = tcase_create("detect");
@@ -636,6 +731,8 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, sums_in_memory, 0, 8);
   tcase_add_loop_test(tc, neg_sums_in_memory, 0, 2);
   tcase_add_test(tc, matmul_bias_start);
+  tcase_add_loop_test(tc, scaled_products, 0, 2 * NSCALED);
+  tcase_add_loop_test(tc, neg_scaled_products, 0, 7);
   tcase_add_test(tc, matmul_mixed_signs);
   tcase_add_test(tc, narrow_blur9);
   tcase_add_test(tc, division_by_constants);
