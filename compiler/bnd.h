@@ -79,6 +79,8 @@ bool bnd_lin_of(bnd_nest *n, LLVMValueRef v, bnd_lin *out);
 bool bnd_lin_zext(bnd_nest *n, LLVMValueRef v, bnd_lin *out);
 /* The smallest and largest value of l over every t[k] in [0, last[k]]. */
 void bnd_lin_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef *hi);
+/* lo >= 0 and hi < 2^32, or (is_signed) both within [-2^31, 2^31). */
+LLVMValueRef bnd_lin_in32(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool is_signed);
 
 /* An upper bound on the counter of nest loop l (header runs less one, at
  * any entry of l) into *last, valid when *cond (NULL: always) holds at

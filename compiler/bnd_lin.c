@@ -101,16 +101,19 @@ static bool iv_form(bnd_nest *n, LLVMValueRef v, bnd_lin *out, int depth, bool *
   return true;
 }
 
+LLVMValueRef bnd_lin_in32(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool is_signed) {
+  int64_t min = is_signed ? INT32_MIN : 0, max = is_signed ? INT32_MAX : (int64_t)UINT32_MAX;
+  return LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, i128_const(n, min), ""),
+                      LLVMBuildICmp(n->b, LLVMIntSLE, hi, i128_const(n, max), ""), "");
+}
+
 /* zext or sext of an i32: the form, on condition that it stays within
  * the i32's reading for every counter value. */
 static bool extension(bnd_nest *n, LLVMValueRef x, bool is_signed, bnd_lin *out, int depth) {
   if (width_of(x) != 32 || !lin_rec(n, x, out, depth + 1)) return false;
   LLVMValueRef lo, hi;
   bnd_lin_range(n, out, &lo, &hi);
-  int64_t min = is_signed ? INT32_MIN : 0, max = is_signed ? INT32_MAX : (int64_t)UINT32_MAX;
-  LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, i128_const(n, min), ""),
-                                 LLVMBuildICmp(n->b, LLVMIntSLE, hi, i128_const(n, max), ""), "");
-  out->cond = both(n, out->cond, in);
+  out->cond = both(n, out->cond, bnd_lin_in32(n, lo, hi, is_signed));
   return true;
 }
 

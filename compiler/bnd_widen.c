@@ -44,15 +44,6 @@ LLVMValueRef bnd_widen_sum(const bnd_check *c) {
   return is_add(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 32 ? v : NULL;
 }
 
-/* In [lo, hi] for the extension kind: [0, 2^32) for zext, [-2^31, 2^31)
- * for sext. */
-static LLVMValueRef fits(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool sext) {
-  LLVMValueRef min = LLVMConstInt(n->i128, sext ? (unsigned long long)INT32_MIN : 0, sext);
-  LLVMValueRef max = LLVMConstInt(n->i128, sext ? INT32_MAX : UINT32_MAX, false);
-  return LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, min, ""),
-                      LLVMBuildICmp(n->b, LLVMIntSLE, hi, max, ""), "");
-}
-
 LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
   LLVMValueRef v = bnd_widen_sum(c);
   *sext = 0;
@@ -68,7 +59,7 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
     /* a counter clang runs up to zero (-64 .. 0) reads signed: where the
      * lower end is a negative constant, sign-extend */
     bool neg = LLVMIsAConstantInt(lo) && LLVMConstIntGetSExtValue(lo) < 0;
-    LLVMValueRef in = fits(n, lo, hi, neg);
+    LLVMValueRef in = bnd_lin_in32(n, lo, hi, neg);
     if (l.cond) in = LLVMBuildAnd(n->b, in, l.cond, "");
     if (bnd_is_false(in)) return NULL; /* never: the fast copy would never run */
     if (neg) *sext |= 1u << k;

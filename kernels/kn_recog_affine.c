@@ -150,7 +150,7 @@ static bool scale_step(kr_ctx *c, LLVMValueRef p, LLVMValueRef *x_out, int64_t *
 static LLVMValueRef split_scale(kr_ctx *c, LLVMValueRef p, int64_t *coeff) {
   LLVMValueRef x;
   int64_t f, scaled;
-  for (int n = 0; n < 4 && !ir_loop_defines(c->chain[0], p, c->cfg) && scale_step(c, p, &x, &f, true); n++) {
+  for (int n = 0; n < 4 && scale_step(c, p, &x, &f, true); n++) {
     if (__builtin_mul_overflow(*coeff, f, &scaled)) break;
     *coeff = scaled;
     p = x;
@@ -221,43 +221,35 @@ static kr_affine or_as_add(kr_ctx *c, LLVMValueRef v, int depth) {
   return not_affine;
 }
 
-/* A value computed before the nest: `x << k`, `x * k` and `x + k` (k a
- * constant) are taken apart, so that strides such as 4*n reach the
- * descriptor as 4 times the param n; anything else is one param.  Exact
- * modulo 2^32 like every form here: the runtime's range check catches a
- * wrap. */
+/* A value computed before the nest: `x << k`, `x * k` (or GVN's phi of
+ * one such value computed on two paths) and `x + k` (k a constant) are
+ * taken apart, so that strides such as 4*n reach the descriptor as 4 times
+ * the param n; anything else is one param.  Exact modulo 2^32 like every
+ * form here: the runtime's range check catches a wrap. */
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
-  kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}};
-  LLVMValueRef px;
-  int64_t pf;
-  if (LLVMIsAPHINode(v) && depth <= MAX_DEPTH && scale_step(c, v, &px, &pf, true)) {
-    /* GVN's phi of one `x << k` computed on two paths */
-    kr_affine inner = int_rec(c, px, depth + 1), out = {.ok = true};
+  kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}}, out = {.ok = true};
+  if (depth > MAX_DEPTH) return atom;
+  LLVMValueRef x;
+  int64_t f;
+  if (scale_step(c, v, &x, &f, true)) {
+    kr_affine inner = int_rec(c, x, depth + 1);
     if (!inner.ok) return atom;
-    add_scaled(&out, &inner, pf, NULL);
+    add_scaled(&out, &inner, f, NULL);
     return out.ok ? out : atom;
   }
-  if (!LLVMIsABinaryOperator(v) || depth > MAX_DEPTH) return atom;
-  LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  LLVMValueRef x = LLVMGetOperand(v, 0), k = LLVMGetOperand(v, 1);
-  if (op != LLVMShl && op != LLVMMul && op != LLVMAdd) return atom;
-  if (op != LLVMShl && LLVMIsAConstantInt(x)) {
+  if (!LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMAdd) return atom;
+  x = LLVMGetOperand(v, 0);
+  LLVMValueRef k = LLVMGetOperand(v, 1);
+  if (LLVMIsAConstantInt(x)) {
     LLVMValueRef t = x;
     x = k;
     k = t;
   }
   if (!LLVMIsAConstantInt(k)) return atom;
-  int64_t kv = LLVMConstIntGetSExtValue(k);
-  if (op == LLVMShl && (kv < 0 || kv > 30)) return atom;
   kr_affine inner = int_rec(c, x, depth + 1);
   if (!inner.ok) return atom;
-  kr_affine out = {.ok = true};
-  if (op == LLVMAdd) {
-    add_scaled(&out, &inner, 1, NULL);
-    if (__builtin_add_overflow(out.c, kv, &out.c)) return atom;
-  } else {
-    add_scaled(&out, &inner, op == LLVMShl ? INT64_C(1) << kv : kv, NULL);
-  }
+  add_scaled(&out, &inner, 1, NULL);
+  if (__builtin_add_overflow(out.c, LLVMConstIntGetSExtValue(k), &out.c)) return atom;
   return out.ok ? out : atom;
 }
 
@@ -306,8 +298,8 @@ static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32) {
 /* x & m with m = 2^32 - 2^k (k < 8) and every part of x's form a multiple
  * of 2^k: the low 32 bits of x, as zext(trunc x) is, which LLVM writes so
  * once the bounds versioning widened an address sum to i64
- * (compiler/bnd_widen.c: zext(trunc(4 * iv)) becomes (iv << 2) & ~3 |
- * 0xFFFFFFFC).  Like a Wasm address, the runtime range check proves that
+ * (compiler/bnd_widen.c: zext(trunc(iv) << 2) becomes
+ * (iv << 2) & 0xfffffffc).  Like a Wasm address, the runtime range check proves that
  * the form stays in [0, 2^32), where it equals its low 32 bits. */
 static kr_affine masked_address(kr_ctx *c, LLVMValueRef idx) {
   LLVMValueRef x = LLVMGetOperand(idx, 0), m = LLVMGetOperand(idx, 1);
