@@ -95,6 +95,14 @@ bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err);
  * launch is checked against may lie in it). */
 bool cu_alloc_device(uint64_t size, void **out, cu_error *err);
 void cu_free_device(void *ptr, uint64_t size);
+/* Device memory standing in for host memory (rt_resident.c): counted
+ * like managed memory, registered so that launches' range checks accept
+ * it, never prefetched.  cu_mirror_move copies len bytes from one such
+ * block to another (device to device, synchronised). */
+bool cu_alloc_mirror(uint64_t size, void **out, cu_error *err);
+void cu_free_mirror(void *ptr);
+bool cu_mirror_move(void *to, const void *from, uint64_t len, cu_error *err);
+
 /* Host memory made reachable by kernels, for linear memory reserved
  * before the driver started (its base never moves).  [base, base+reserve)
  * is the reservation, of which `admitted` bytes may ever be used; open the
@@ -163,12 +171,25 @@ typedef struct cu_range {
   uint64_t len;
 } cu_range;
 
+/* A copy between host memory and device memory queued with a launch. */
+typedef struct cu_copy {
+  void *host;
+  void *dev;
+  uint64_t len;
+} cu_copy;
+
 /* Kernel parameters as cuLaunchKernel takes them, and every memory range
- * the pointers among them reach: all are checked before the launch. */
+ * the pointers among them reach: all are checked before the launch.
+ * Copies to the device (`in`) are queued before the launches, copies back
+ * (`out`) after them, all on the launches' stream, before the one
+ * synchronise; their device ends must be inside device copies
+ * (cu_alloc_mirror), their host ends pinned. */
 typedef struct cu_args {
   void **params;
   const cu_range *ranges;
   size_t nranges;
+  const cu_copy *in, *out;
+  size_t nin, nout;
 } cu_args;
 
 /* Launches and synchronises.  On a sticky error the GPU is disabled for
@@ -232,6 +253,10 @@ typedef struct cu_driver {
   /* Only host memory exposed on a device without pageable access. */
   cu_result (*mem_host_register)(void *ptr, size_t len, unsigned flags);
   cu_result (*mem_host_unregister)(void *ptr);
+  /* Copies between pinned host memory and device memory (rt_resident.c). */
+  cu_result (*memcpy_htod_async)(uint64_t dst, const void *src, size_t len, void *stream);
+  cu_result (*memcpy_dtoh_async)(void *dst, uint64_t src, size_t len, void *stream);
+  cu_result (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t len);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */

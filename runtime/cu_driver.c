@@ -111,6 +111,9 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
   cu_resolve(lib, "cuFuncSetAttribute", &d->func_set_attribute);
   cu_resolve(lib, "cuMemHostRegister_v2", &d->mem_host_register);
   cu_resolve(lib, "cuMemHostUnregister", &d->mem_host_unregister);
+  cu_resolve(lib, "cuMemcpyHtoDAsync_v2", &d->memcpy_htod_async);
+  cu_resolve(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async);
+  cu_resolve(lib, "cuMemcpyDtoD_v2", &d->memcpy_dtod);
   /* Never closed: the primary context stays retained for the process. */
   return true;
 }

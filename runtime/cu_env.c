@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cu.h"
 
@@ -53,10 +54,23 @@ bool cu_parse_size(const char *text, uint64_t *out) {
 static pthread_once_t cu_env_once = PTHREAD_ONCE_INIT;
 static cu_mode cu_env_mode;
 static bool cu_env_trace;
+/* TWASM_TRACE_TIME=1: each trace line ends with the milliseconds since
+ * the first trace, to see where a run's time goes. */
+static bool cu_env_trace_time;
+static double cu_env_t0_ms;
+
+static double cu_env_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 static void cu_env_read(void) {
   const char *trace = getenv("TWASM_TRACE");
   cu_env_trace = trace && strcmp(trace, "1") == 0;
+  const char *when = getenv("TWASM_TRACE_TIME");
+  cu_env_trace_time = cu_env_trace && when && strcmp(when, "1") == 0;
+  cu_env_t0_ms = cu_env_now_ms();
   const char *device = getenv("TWASM_DEVICE");
   cu_env_mode = CU_MODE_AUTO;
   /* A misspelt value must not silently put work on a GPU the user tried
@@ -88,7 +102,8 @@ void cu_trace(const char *fmt, ...) {
   int n = vsnprintf(line, sizeof line - 1, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  if ((size_t)n > sizeof line - 2) n = (int)sizeof line - 2;
+  if ((size_t)n > sizeof line - 40) n = (int)sizeof line - 40;
+  if (cu_env_trace_time) n += snprintf(line + n, 32, " [%.3f ms]", cu_env_now_ms() - cu_env_t0_ms);
   line[n] = '\n';
   line[n + 1] = 0;
   fprintf(stderr, "twasm: %s", line);

@@ -58,14 +58,48 @@ bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
   return cu_launch_steps(&step, 1, args, err);
 }
 
+/* Queues the copies of a launch on the null stream, in order with it. */
+static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error *err) {
+  if (n && (to_device ? !cu_drv.memcpy_htod_async : !cu_drv.memcpy_dtoh_async))
+    return cu_fail_msg(err, "the driver lacks cuMemcpyHtoDAsync_v2 or cuMemcpyDtoHAsync_v2");
+  for (size_t i = 0; i < n; i++) {
+    if (!c[i].len) continue;
+    if (!cu_reachable(c[i].dev, c[i].len))
+      return cu_fail_msg(err, "copy of %llu bytes to %p: not inside device memory; not launched",
+                         (unsigned long long)c[i].len, c[i].dev);
+    uint64_t dev = (uint64_t)(uintptr_t)c[i].dev;
+    cu_result r = to_device ? cu_drv.memcpy_htod_async(dev, c[i].host, (size_t)c[i].len, NULL)
+                            : cu_drv.memcpy_dtoh_async(c[i].host, dev, (size_t)c[i].len, NULL);
+    if (r != 0) return cu_check_failure(err, to_device ? "cuMemcpyHtoDAsync" : "cuMemcpyDtoHAsync", r);
+  }
+  return true;
+}
+
 bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err) {
   if (!n || !cu_make_current(err) || !cu_check_ranges(steps[0].kernel, args, err)) return false;
   double start = cu_now_us();
+  /* A failed copy before the launches leaves nothing queued that could
+   * touch host memory after this returns; a failure after them waits for
+   * what was queued. */
+  if (!cu_queue_copies(args->in, args->nin, true, err)) {
+    cu_error ignored;
+    (void)cu_finish(steps[0].kernel, &ignored);
+    return false;
+  }
   for (size_t i = 0; i < n; i++)
     if (!cu_start(steps[i].kernel, steps[i].grid, steps[i].block, steps[i].shared_bytes,
-                  steps[i].params, err))
+                  steps[i].params, err)) {
+      cu_error ignored;
+      (void)cu_finish(steps[i].kernel, &ignored);
       return false;
+    }
+  bool copied = cu_queue_copies(args->out, args->nout, false, err);
   double queued = cu_now_us() - start;
+  if (!copied) {
+    cu_error ignored;
+    (void)cu_finish(steps[n - 1].kernel, &ignored);
+    return false;
+  }
   if (!cu_finish(steps[n - 1].kernel, err)) return false;
   if (cu_tracing()) {
     double us = cu_now_us() - start;

@@ -21,6 +21,7 @@ typedef struct cu_block {
   uintptr_t base;
   uint64_t size;
   uint64_t admitted;     /* what counts against the cap */
+  bool device;           /* device memory (cu_alloc_mirror), not managed */
 } cu_block;
 
 /* Exposed host memory (cu_host_expose): pinned memory is registered in
@@ -57,7 +58,7 @@ bool cu_mem_admit(uint64_t size, uint64_t live, uint64_t cap,
   return true;
 }
 
-static bool cu_blocks_add(uintptr_t base, uint64_t size, uint64_t admitted) {
+static bool cu_blocks_add(uintptr_t base, uint64_t size, uint64_t admitted, bool device) {
   if (cu_nblocks == cu_blocks_cap) {
     size_t cap = cu_blocks_cap ? 2 * cu_blocks_cap : 8;
     cu_block *grown = realloc(cu_blocks, cap * sizeof *grown);
@@ -65,7 +66,7 @@ static bool cu_blocks_add(uintptr_t base, uint64_t size, uint64_t admitted) {
     cu_blocks = grown;
     cu_blocks_cap = cap;
   }
-  cu_blocks[cu_nblocks++] = (cu_block){base, size, admitted};
+  cu_blocks[cu_nblocks++] = (cu_block){base, size, admitted, device};
   cu_live_bytes += admitted;
   return true;
 }
@@ -85,7 +86,7 @@ static bool cu_alloc_locked(uint64_t size, uint64_t admitted, void **out, cu_err
   uint64_t ptr = 0;
   cu_result r = cu_drv.mem_alloc_managed(&ptr, (size_t)size, CU_MEM_ATTACH_GLOBAL);
   if (r != 0) return cu_check_failure(err, "cuMemAllocManaged", r);
-  if (!cu_blocks_add((uintptr_t)ptr, size, admitted)) {
+  if (!cu_blocks_add((uintptr_t)ptr, size, admitted, false)) {
     cu_drv.mem_free(ptr);
     return cu_fail_msg(err, "out of host memory for the managed allocation registry");
   }
@@ -137,6 +138,40 @@ void cu_free_device(void *ptr, uint64_t size) {
   if (!cu_make_current(&err)) return;
   cu_result r = cu_drv.mem_free((uint64_t)(uintptr_t)ptr);
   if (r != 0) cu_check_failure(NULL, "cuMemFree", r);
+}
+
+bool cu_alloc_mirror(uint64_t size, void **out, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  if (!cu_drv.mem_alloc) return cu_fail_msg(err, "the driver lacks cuMemAlloc_v2");
+  pthread_mutex_lock(&cu_mem_lock);
+  bool ok = cu_admit_locked(size, err);
+  uint64_t ptr = 0;
+  if (ok) {
+    cu_result r = cu_drv.mem_alloc(&ptr, (size_t)size);
+    ok = r == 0 || cu_check_failure(err, "cuMemAlloc", r);
+  }
+  if (ok && !cu_blocks_add((uintptr_t)ptr, size, size, true)) {
+    cu_drv.mem_free(ptr);
+    ok = cu_fail_msg(err, "out of host memory for the allocation registry");
+  }
+  pthread_mutex_unlock(&cu_mem_lock);
+  if (ok) {
+    *out = (void *)(uintptr_t)ptr;
+    cu_trace("gpu: device copy of host memory, %llu bytes at %p", (unsigned long long)size, *out);
+  }
+  return ok;
+}
+
+void cu_free_mirror(void *ptr) { cu_free_managed(ptr); }
+
+bool cu_mirror_move(void *to, const void *from, uint64_t len, cu_error *err) {
+  if (!cu_make_current(err)) return false;
+  if (!cu_drv.memcpy_dtod) return cu_fail_msg(err, "the driver lacks cuMemcpyDtoD_v2");
+  if (!cu_reachable(to, len) || !cu_reachable(from, len))
+    return cu_fail_msg(err, "device copy of %llu bytes outside device memory", (unsigned long long)len);
+  cu_result r = cu_drv.memcpy_dtod((uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)from, (size_t)len);
+  if (r == 0) r = cu_drv.ctx_synchronize();
+  return r == 0 || cu_check_failure(err, "cuMemcpyDtoD", r);
 }
 
 void cu_free_managed(void *ptr) {
@@ -248,11 +283,11 @@ void cu_host_forget(void *base) {
 }
 
 /* What holds [ptr, ptr+len) (under cu_mem_lock): 1 managed memory, 2
- * pageable host memory, 3 pinned host memory, 0 none. */
+ * pageable host memory, 3 pinned host memory, 4 device memory, 0 none. */
 static int cu_holder(const void *ptr, uint64_t len) {
   uintptr_t lo = (uintptr_t)ptr;
   for (size_t i = 0; i < cu_nblocks; i++)
-    if (cu_inside(lo, len, cu_blocks[i].base, cu_blocks[i].size)) return 1;
+    if (cu_inside(lo, len, cu_blocks[i].base, cu_blocks[i].size)) return cu_blocks[i].device ? 4 : 1;
   for (size_t i = 0; i < CU_HOST_SLOTS; i++)
     if (cu_hosts[i].base && cu_inside(lo, len, cu_hosts[i].base, cu_hosts[i].open))
       return cu_hosts[i].kind == CU_HOST_PAGEABLE ? 2 : 3;
@@ -276,7 +311,7 @@ bool cu_prefetch(const void *ptr, uint64_t len, cu_error *err) {
                        (unsigned long long)len);
   /* Without concurrent access the driver migrates at launch anyway, and
    * prefetch is not supported there; pinned memory never moves. */
-  if (!cu_device()->concurrent_managed || len == 0 || holder == 3) return true;
+  if (!cu_device()->concurrent_managed || len == 0 || holder >= 3) return true;
   uint64_t dptr = (uint64_t)(uintptr_t)ptr;
   cu_result r = 0;
   if (cu_drv.mem_prefetch_v2) {

@@ -71,6 +71,7 @@ typedef struct rt_memory {
   bool exposing;         /* the start's helper thread is exposing it now */
   bool abandoned;        /* destroyed meanwhile: that thread frees it */
   rt_instance *owner;    /* NULL when the host created it */
+  struct rt_resident *resident; /* device copy for kernels (rt_resident.c) */
 } rt_memory;
 
 typedef struct rt_table {
@@ -131,6 +132,13 @@ const char *rt_memory_reachable(rt_memory *m, bool *over_bus);
 void rt_memory_expose_later(rt_memory *m);
 const char *rt_memory_expose_pending(void);
 bool rt_memory_owns(uintptr_t addr); /* async-signal-safe */
+/* Device copies of linear memory (rt_resident.c): a write fault on a
+ * page kept there opens it again and is handled (true; async-signal-
+ * safe); rt_resident_touch opens the kept pages of a range a system call
+ * will write; executables enable the copies. */
+bool rt_resident_fault(uintptr_t addr);
+void rt_resident_touch(const void *ptr, uint64_t len);
+void rt_resident_enable(void);
 
 /* rt_table.c */
 rt_table *rt_table_create(uint32_t elem_type, uint64_t min, uint64_t max, bool has_max, void *init);

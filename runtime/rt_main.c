@@ -157,6 +157,8 @@ static int instantiate_and_run(twasm_wasi *w, const twasm_module *m, const char 
 int twasm_main(const twasm_module *m, int argc, char **argv, const char *baked_dirs,
                const char *baked_env, unsigned flags) {
   const char *prog = prog_name(argc, argv);
+  /* Every writer of linear memory here is Wasm code, the runtime or WASI. */
+  rt_resident_enable();
   char **env = rt_guest_environ(baked_env, flags & TWASM_MAIN_INHERIT_ENV);
   twasm_wasi *w = env ? twasm_wasi_new(argc, argv, env) : NULL;
   rt_free_environ(env);

@@ -81,6 +81,8 @@ static void *reserve_managed(uint64_t usable) {
 }
 
 static void release(rt_memory *m) {
+  rt_resident_free(m->resident);
+  m->resident = NULL;
   if (m->managed) {
     cu_free_managed(m->abi.base);
     return;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cu.h"
 #include "rt_internal.h"
@@ -27,6 +28,7 @@ typedef struct rt_loaded {
   bool failed;
   int tc_state;              /* packed product: 0 not looked up, 1 ready, -1 none */
   rt_tc tc;
+  rt_choice choice;          /* auto mode's measurements, under rt_offload_lock */
   struct rt_loaded *next;
 } rt_loaded;
 
@@ -43,6 +45,15 @@ typedef struct rt_loaded {
 #define RT_BUS_BYTES_PER_US 50e3
 #define RT_BUS_DENSE_BYTES 32.0
 #define RT_BUS_SPARSE_NS 6.0
+/* A kernel on the device copy (rt_resident.c) reads HBM: about 3 TB/s on
+ * the H100 and H200, 2 TB/s of the spans' bytes for the estimate. */
+#define RT_HBM_BYTES_PER_US 2e6
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
 
 /* The cost model's time for a launch of p on pinned memory, in us. */
 static double bus_us(const rt_offload_plan *p) {
@@ -195,12 +206,12 @@ typedef struct {
   const uint8_t *ptr;
   uint64_t len;
 } rt_span_ref;
-static rt_span_ref rt_resident[RT_RESIDENT_SLOTS];
+static rt_span_ref rt_prefetched[RT_RESIDENT_SLOTS];
 static unsigned rt_resident_next;
 
 static bool resident(const uint8_t *ptr, uint64_t len) {
   for (unsigned i = 0; i < RT_RESIDENT_SLOTS; i++)
-    if (rt_resident[i].ptr == ptr && rt_resident[i].len == len) return true;
+    if (rt_prefetched[i].ptr == ptr && rt_prefetched[i].len == len) return true;
   return false;
 }
 
@@ -210,7 +221,7 @@ static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, 
     if (resident(ranges[i].ptr, ranges[i].len)) continue;
     if (!cu_prefetch(ranges[i].ptr, ranges[i].len, err)) return false;
     cu_trace("gpu: prefetch %p, %llu bytes", ranges[i].ptr, (unsigned long long)ranges[i].len);
-    rt_resident[rt_resident_next] = (rt_span_ref){ranges[i].ptr, ranges[i].len};
+    rt_prefetched[rt_resident_next] = (rt_span_ref){ranges[i].ptr, ranges[i].len};
     rt_resident_next = (rt_resident_next + 1) % RT_RESIDENT_SLOTS;
   }
   return true;
@@ -254,16 +265,29 @@ static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan
   return 1;
 }
 
-/* Under rt_offload_lock. */
-static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, const int64_t *params,
-                       const rt_offload_plan *p, int64_t *result) {
+/* Under rt_offload_lock (which also guards the one copy list).  With res,
+ * the kernel runs on the device copy of linear memory (rt_resident.c) of
+ * mem_size bytes. */
+static rt_resident_launch rt_copies;
+
+static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, uint64_t mem_size,
+                       rt_resident *res, const int64_t *params, const rt_offload_plan *p, int64_t *result) {
   cu_error err;
   if (inject_fault(&err)) return on_cpu(k, err.message);
   uint32_t rbytes = k->launch.result_bytes;
   if (rbytes && !rt_result_cell && !cu_alloc_managed(4096, &rt_result_cell, &err))
     return on_cpu(k, err.message);
   cu_range ranges[RT_OFFLOAD_MAX_SPANS + 1];
-  if (!prefetch(base, p, ranges, &err)) return on_cpu(k, err.message);
+  rt_resident_launch *copies = NULL;
+  if (res) {
+    if (!rt_resident_prepare(res, mem_size, p, &rt_copies, &err)) return on_cpu(k, err.message);
+    copies = &rt_copies;
+    base = copies->dev_base;
+    for (int i = 0; i < p->nspans; i++)
+      ranges[i] = (cu_range){base + p->spans[i].lo, p->spans[i].hi - p->spans[i].lo};
+  } else if (!prefetch(base, p, ranges, &err)) {
+    return on_cpu(k, err.message);
+  }
   int nranges = p->nspans;
   uint64_t mem = (uint64_t)(uintptr_t)base;
   int64_t values[16];
@@ -282,12 +306,19 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, c
     ranges[nranges++] = (cu_range){rt_result_cell, 8};
   }
   const twasm_kernel_launch_abi *g = &k->launch;
-  cu_args a = {args, ranges, (size_t)nranges};
+  cu_args a = {.params = args, .ranges = ranges, .nranges = (size_t)nranges};
+  if (copies) {
+    a.in = copies->in, a.nin = copies->nin;
+    a.out = copies->out, a.nout = copies->nout;
+  }
   int tc = packed(k, l, p, args, &a);
   if (tc < 0) return on_cpu(k, cu_unavailable_reason());
   if (tc > 0) return 1;
   cu_dim3 grid = {p->grid[0], p->grid[1], p->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
-  if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) return on_cpu(k, err.message);
+  if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) {
+    if (copies && cu_available()) rt_resident_abandon(res, copies);
+    return on_cpu(k, err.message);
+  }
   if (rbytes) {
     *result = 0;
     memcpy(result, rt_result_cell, rbytes > 8 ? 8 : rbytes);
@@ -295,9 +326,13 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, c
   if (cu_tracing()) {
     char batch[48] = "", arch[16];
     if (p->batch > 1) snprintf(batch, sizeof batch, ", a batch of %lld products", (long long)p->batch);
-    cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s", k->name,
+    char moved[96] = "";
+    if (copies)
+      snprintf(moved, sizeof moved, ", device copy: %llu bytes copied, %llu kept", (unsigned long long)copies->copy_bytes,
+               (unsigned long long)rt_resident_kept_bytes(res));
+    cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s%s", k->name,
              kind_name(k), cu_arch_name(cu_module_arch(l->module), arch), p->iterations,
-             (unsigned long long)p->bytes, batch);
+             (unsigned long long)p->bytes, batch, moved);
   }
   return 1;
 }
@@ -317,6 +352,29 @@ void rt_offload_write_calls(void) {
 
 __attribute__((destructor)) static void write_offload_calls(void) { rt_offload_write_calls(); }
 
+/* The CPU run of a nest auto mode could have launched, timed from the CPU
+ * answer to the thread's next call here (rt_choice.c): per thread, as a
+ * nest runs on its caller's thread. */
+static _Thread_local rt_loaded *rt_cpu_nest;
+static _Thread_local double rt_cpu_ops, rt_cpu_since;
+
+static void cpu_run_ended(void) {
+  double us = now_us() - rt_cpu_since;
+  rt_loaded *l = rt_cpu_nest;
+  rt_cpu_nest = NULL;
+  pthread_mutex_lock(&rt_offload_lock);
+  rt_choice_cpu_ran(&l->choice, rt_cpu_ops, us);
+  pthread_mutex_unlock(&rt_offload_lock);
+}
+
+/* The nest of l runs on the CPU now, though worth a launch: timed. */
+static void cpu_run_begins(rt_loaded *l, double ops) {
+  if (!l) return;
+  rt_cpu_nest = l;
+  rt_cpu_ops = ops;
+  rt_cpu_since = now_us();
+}
+
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
   __atomic_store_n(&rt_offload_calls, __atomic_load_n(&rt_offload_calls, __ATOMIC_RELAXED) + 1,
                    __ATOMIC_RELAXED);
@@ -324,6 +382,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   const twasm_module_abi *mod = vm->module;
   if (!mod || kernel >= mod->nkernels) return 0;
   const twasm_kernel_abi *k = &mod->kernels[kernel];
+  if (rt_cpu_nest) cpu_run_ended();
   double quick;
   __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
   if (quick > 0 && !twasm_cost_worth_it(rt_offload_ops(k, params), quick)) return quick_cpu();
@@ -344,11 +403,14 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     const char *why;
     rt_start s = rt_start_decide(rt_offload_ops(k, params), mem, &why, buf, sizeof buf);
     if (s == RT_START_NEVER && !cu_tracing()) return close_gate();
-    if (s == RT_START_STARTING) {
-      /* loaded as soon as the driver is up */
+    if (s == RT_START_STARTING || s == RT_START_LATER) {
+      /* loaded as soon as the driver is up; the CPU run timed */
       pthread_mutex_lock(&rt_offload_lock);
-      loaded_in_background(k);
+      if (s == RT_START_STARTING) loaded_in_background(k);
+      rt_loaded *l = entry(k);
       pthread_mutex_unlock(&rt_offload_lock);
+      double ops = rt_offload_ops(k, params);
+      if (twasm_cost_worth_it(ops, RT_START_LAUNCH_US)) cpu_run_begins(l, ops);
     }
     if (s != RT_START_READY) return on_cpu(k, why);
   }
@@ -371,7 +433,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   }
   pthread_mutex_lock(&rt_offload_lock);
   bool over_bus = false, driver = false;
-  char bus[160];
+  char bus[200];
   rt_loaded *l = mode == CU_MODE_AUTO ? loaded_in_background(k) : loaded(k);
   if (!l) why = mode == CU_MODE_AUTO ? "its kernel is being loaded in the background" : "out of memory";
   else if (l->failed) why = "kernel not loaded";
@@ -380,14 +442,35 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   else if (!(driver = rt_start_driver_try())) why = "the driver is busy loading a kernel (helper thread)";
   else why = rt_memory_reachable(mem, &over_bus);
   /* Pinned host memory: the kernel reads and writes every byte over the
-   * bus, which the CPU loop need not. */
+   * bus, which the CPU loop need not, unless it runs on the memory's
+   * device copy (rt_resident.c), which moves only what is not there. */
+  rt_resident *res = NULL;
+  if (!why && over_bus && rt_resident_wanted()) {
+    if (!mem->resident) mem->resident = rt_resident_new(mem->abi.base, mem->usable);
+    res = mem->resident;
+  }
+  double launch_us = cu_launch_cost_us();
   double cpu_us = plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000;
-  if (!why && over_bus && mode == CU_MODE_AUTO && bus_us(&plan) + cu_launch_cost_us() >= cpu_us) {
-    snprintf(bus, sizeof bus, "cost model: its data over the bus (%.0f us) costs more than the CPU loop (%.0f us)",
-             bus_us(&plan), cpu_us);
+  double gpu_us = launch_us;
+  if (res)
+    gpu_us += (double)rt_resident_cost_bytes(res, &plan) / RT_BUS_BYTES_PER_US + (double)plan.bytes / RT_HBM_BYTES_PER_US;
+  else if (over_bus)
+    gpu_us += bus_us(&plan);
+  if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us, cpu_us, gpu_us)) {
+    snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us%s) is slower than the CPU (%.0f us)",
+             l->choice.gpu_runs ? ", measured" : "", rt_choice_gpu_us(&l->choice, plan.ops, launch_us, gpu_us),
+             res ? ", device copy" : over_bus ? ", over the bus" : "", rt_choice_cpu_us(&l->choice, plan.ops, cpu_us));
     why = bus;
   }
-  uint32_t done = why ? on_cpu(k, why) : launch(k, l, mem->abi.base, params, &plan, result);
+  uint32_t done;
+  if (why) {
+    done = on_cpu(k, why);
+    if (mode == CU_MODE_AUTO) cpu_run_begins(l ? l : entry(k), plan.ops);
+  } else {
+    double t0 = now_us();
+    done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result);
+    if (done && mode == CU_MODE_AUTO) rt_choice_gpu_ran(&l->choice, plan.ops, now_us() - t0, launch_us, cpu_us);
+  }
   if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);
   return done;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cu.h"
 #include "twasm_abi.h"
 
 #define RT_OFFLOAD_MAX_SPANS 64
@@ -76,6 +77,61 @@ bool rt_start_post(void (*run)(void *), void *arg);
  * the CPU.  rt_start_driver_done gives it back. */
 bool rt_start_driver_try(void);
 void rt_start_driver_done(void);
+
+/* Auto mode's measured choice for one kernel (rt_choice.c). */
+typedef struct rt_choice {
+  double cpu_ns_per_op;    /* lowest measured CPU run, per operation; 0: none */
+  double gpu_ns_per_op;    /* lowest measured launch past the launch cost, per operation */
+  uint32_t gpu_runs, cpu_runs;
+  uint32_t losses;         /* measured launches in a row slower than the CPU estimate */
+  uint32_t skip;           /* calls left on the CPU before the GPU is tried again */
+} rt_choice;
+/* The CPU's time for ops operations: the model's (model_us), lowered to
+ * the measured rate. */
+double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us);
+/* The GPU's: the model's until a launch was measured, then the launch
+ * cost plus the measured rate. */
+double rt_choice_gpu_us(const rt_choice *c, double ops, double launch_us, double model_us);
+/* Whether this call launches (the model already said it is worth one). */
+bool rt_choice_take_gpu(rt_choice *c, double ops, double launch_us, double cpu_model_us, double gpu_model_us);
+/* A launch's measured wall time (copies, launch, synchronise). */
+void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double cpu_model_us);
+/* A CPU run's measured time (an upper bound). */
+void rt_choice_cpu_ran(rt_choice *c, double ops, double wall_us);
+
+/* Device copies of linear memory for kernels on pinned host memory
+ * (rt_resident.c): the pages a launch's spans touch are copied into a
+ * device allocation as large as the memory (those of spans of at least
+ * RT_RESIDENT_KEEP_MIN bytes once, then kept there, write-protected on
+ * the host, until the CPU writes them), the kernel takes the copy's base,
+ * written spans come back after it. */
+typedef struct rt_resident rt_resident;
+#define RT_RESIDENT_KEEP_MIN (64u << 10)
+#define RT_RESIDENT_MAX_COPIES (2 * RT_OFFLOAD_MAX_SPANS)
+typedef struct {
+  cu_copy in[RT_RESIDENT_MAX_COPIES], out[RT_RESIDENT_MAX_COPIES];
+  size_t nin, nout;
+  uint64_t copy_bytes;     /* both ways */
+  uint8_t *dev_base;       /* the base the kernel takes */
+} rt_resident_launch;
+/* Whether executables may use it (rt_resident_enable) and
+ * TWASM_GPU_RESIDENT is not 0. */
+bool rt_resident_wanted(void);
+/* A mirror for host memory at host that may grow to usable bytes (its
+ * device allocation is made at the first launch); NULL when none can be
+ * tracked. */
+rt_resident *rt_resident_new(uint8_t *host, uint64_t usable);
+/* Frees the device copy (the driver is needed); the host pages may stay
+ * protected: the memory is unmapped next. */
+void rt_resident_free(rt_resident *r);
+/* Bytes a launch of p would copy now (pages not kept, written spans). */
+uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p);
+/* Grows the device copy to mem_size and fills L for a launch of p. */
+bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, rt_resident_launch *L,
+                         cu_error *err);
+/* After a launch that failed: no page L made kept stays so. */
+void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L);
+uint64_t rt_resident_kept_bytes(const rt_resident *r);
 
 /* The TWASM_TEST_OFFLOAD_CALLS count (a destructor writes it; _exit
  * skips destructors). */

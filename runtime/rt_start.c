@@ -5,7 +5,7 @@
  * until the nests that would have launched have done, on the CPU, as much
  * work as the start costs (the cost model's estimate; one nest worth that
  * much starts it at once): a program that never launches never pays for
- * it (rent or buy).  TWASM_GPU_START_MS sets the price (default 275; 0
+ * it (rent or buy).  TWASM_GPU_START_MS sets the price (default 1000; 0
  * starts at the first nest worth a launch).
  *
  * The start then runs on a helper thread (rt_start_worker): driver and
@@ -28,7 +28,14 @@
 #include "rt_internal.h"
 #include "rt_offload.h"
 
-#define RT_START_DEFAULT_MS 275.0
+/* The driver's start (cuInit and context, 220-310 ms on the H200) and
+ * each kernel's PTX JIT (up to 0.5-2 s uncached) run on the helper
+ * thread, but slow the Wasm thread meanwhile: measured on the H200
+ * (docs/PERFORMANCE.md, issue 20), the same 600x400x500 product took
+ * 115 ms on the CPU before the start, 175-198 ms during cuInit and
+ * 219-224 ms during a JIT.  So the start's real price is well above its
+ * 275 ms: 1000 ms of would-be GPU work. */
+#define RT_START_DEFAULT_MS 1000.0
 
 enum { START_IDLE, START_RUNNING, START_READY, START_FAILED };
 
@@ -196,7 +203,11 @@ bool rt_start_ready(void) { return atomic_load(&rt_start_state) == START_READY; 
 void rt_start_leave(int status) {
   int state = atomic_load(&rt_start_state);
   /* Held from here on: the helper takes no other job into the driver. */
-  if (state == START_IDLE || state == START_FAILED || (state == START_READY && rt_start_driver_try())) return;
+  if (state == START_IDLE || state == START_FAILED) return;
+  if (state == START_READY && rt_start_driver_try()) {
+    cu_trace("gpu: exiting with the driver started: its teardown follows");
+    return;
+  }
   const char *test = getenv("TWASM_TEST_START_EXIT");
   if (test && strcmp(test, "exit") == 0) return;
   if (state == START_RUNNING)

@@ -67,7 +67,8 @@ bool rt_tc_launch(const rt_tc *tc, int64_t m, int64_t n, int64_t k, unsigned ele
   args[nparams + 1] = &scratch;
   cu_step steps[2];
   rt_tc_steps(tc, m, n, k, elem_bytes, args, steps);
-  cu_args a = {args, ranges->ranges, ranges->nranges};
+  cu_args a = *ranges;
+  a.params = args;
   return cu_launch_steps(steps, 2, &a, err);
 }
 

@@ -170,6 +170,8 @@ static void chain_fault(int sig, siginfo_t *si, void *uctx) {
 static void on_fault(int sig, siginfo_t *si, void *uctx) {
   rt_frame *f = rt_frame_top;
   uintptr_t addr = (uintptr_t)si->si_addr;
+  /* A write to a page whose device copy is kept: opened, the write goes on. */
+  if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && rt_resident_fault(addr)) return;
   uint32_t code = TWASM_TRAP_NONE;
   if (f && si->si_code > 0) {
     if (rt_memory_owns(addr)) code = TWASM_TRAP_MEMORY_OOB;

@@ -3,11 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_internal.h"
 #include "wasi_internal.h"
 
 bool wasi_mem_range(const wasi_call *c, uint32_t ptr, uint64_t len, uint8_t **out) {
   if ((uint64_t)ptr > c->mem_size || len > c->mem_size - ptr) return false;
   *out = c->mem + ptr;
+  /* System calls fail on write-protected pages instead of faulting. */
+  rt_resident_touch(*out, len);
   return true;
 }
 

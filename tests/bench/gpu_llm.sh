@@ -33,8 +33,9 @@ for mode in cpu gpu auto; do
     echo "run failed: llm $tokens (TWASM_DEVICE=$mode, status $?)" >>"$log"
   t1=$(date +%s.%N)
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
-  after=$(grep -o -E '\([0-9.]+ after the first\)' "$log" | grep -o -E '[0-9.]+' | head -n 1)
-  rows+=("| llm 110M, $tokens tokens, $mode | $(fig "$log" tokens/s) | ${after:--} | $(fig "$log" 'ms, ') ms | $wall s | $(launches "$log.err") |")
+  after=$(grep -o -E '\([0-9.]+ after the first' "$log" | grep -o -E '[0-9.]+' | head -n 1)
+  late=$(grep -o -E '[0-9.]+ over the last [0-9]+' "$log" | cut -d' ' -f1 | head -n 1)
+  rows+=("| llm 110M, $tokens tokens, $mode | $(fig "$log" tokens/s) | ${after:--} | ${late:--} | $(fig "$log" 'ms, ') ms | $wall s | $(launches "$log.err") |")
 done
 same=yes
 for mode in gpu auto; do
@@ -44,8 +45,8 @@ for mode in gpu auto; do
   fi
 done
 
-echo "| run | tokens/s | tokens/s after the first | first token | whole process | launches |"
-echo "|---|---|---|---|---|---|"
+echo "| run | tokens/s | tokens/s after the first | tokens/s, second half | first token | whole process | launches |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "Token ids identical in cpu, gpu and auto: $same ($(grep '^tokens:' "$logs/llm.cpu.log" 2>/dev/null | cut -c1-80))"

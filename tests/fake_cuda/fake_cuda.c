@@ -11,7 +11,10 @@
  * FAKE_CUDA_PAGEABLE=0 takes pageable memory access away from the device;
  * FAKE_CUDA_LOG=FILE appends the name of each call that starts the driver
  * or pins memory (cuInit, cuDevicePrimaryCtxRetain, cuMemHostRegister,
- * cuMemHostUnregister) to FILE. */
+ * cuMemHostUnregister) to FILE.
+ * Device memory (cuMemAlloc_v2) is host memory too, and the copies to and
+ * from it are plain memcpy, so the runtime's device copy of linear memory
+ * (rt_resident.c) can be checked byte for byte. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,6 +111,23 @@ int cuMemAllocManaged(uint64_t *ptr, size_t size, unsigned flags) {
     }
   munmap(p, size);
   return 2;
+}
+
+int cuMemAlloc_v2(uint64_t *ptr, size_t size) { return cuMemAllocManaged(ptr, size, 0); }
+
+int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t len, void *stream) {
+  (void)stream;
+  memcpy((void *)(uintptr_t)dst, src, len);
+  return OK;
+}
+int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t len, void *stream) {
+  (void)stream;
+  memcpy(dst, (const void *)(uintptr_t)src, len);
+  return OK;
+}
+int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t len) {
+  memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, len);
+  return OK;
 }
 
 int cuMemFree_v2(uint64_t ptr) {

@@ -90,7 +90,7 @@ static bool launch_vadd(const cu_kernel *k, vectors *v, cu_error *err) {
   uint64_t bytes = (uint64_t)v->n * sizeof(float);
   void *params[] = {&v->a, &v->b, &v->c, &v->n};
   cu_range ranges[] = {{v->a, bytes}, {v->b, bytes}, {v->c, bytes}};
-  cu_args args = {params, ranges, 3};
+  cu_args args = {.params = params, .ranges = ranges, .nranges = 3};
   cu_dim3 grid = {(v->n + 255) / 256, 1, 1}, block = {256, 1, 1};
   return cu_launch(k, grid, block, 0, &args, err);
 }
@@ -170,7 +170,7 @@ static void test_other_thread(const cu_kernel *k, vectors *v) {
 static void test_sticky_error(const cu_kernel *store) {
   uint64_t null_ptr = 0;
   void *params[] = {&null_ptr};
-  cu_args args = {params, NULL, 0};
+  cu_args args = {.params = params};
   cu_dim3 one = {1, 1, 1};
   cu_error err;
   EXPECT(!cu_launch(store, one, one, 0, &args, &err), "a store through NULL succeeded");

@@ -141,7 +141,7 @@ static bool launch(const mm_run *r) {
   void *params[13] = {&mem};
   for (unsigned i = 0; i < n; i++) params[1 + i] = &v[i];
   cu_range ranges[] = {{pool, POOL_BYTES}};
-  cu_args args = {params, ranges, 1};
+  cu_args args = {.params = params, .ranges = ranges, .nranges = 1};
   cu_dim3 grid = {r->grid_x ? r->grid_x : (uint32_t)((r->n + TILE - 1) / TILE),
                   r->grid_y ? r->grid_y : (uint32_t)((r->m + TILE - 1) / TILE), 1};
   if (!grid.x) grid.x = 1;

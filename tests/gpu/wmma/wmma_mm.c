@@ -73,7 +73,7 @@ static bool launch(const cu_kernel *k, const mm_args *p) {
   mm_args v = *p;
   void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c, &v.bias};
   cu_range ranges[] = {{pool, POOL_BYTES}};
-  cu_args args = {params, ranges, 1};
+  cu_args args = {.params = params, .ranges = ranges, .nranges = 1};
   if (use_tc) {
     cu_error err;
     bool ok = rt_tc_launch(use_tc, p->m, p->n, p->k, tc_elem_bytes, params, with_bias ? 7 : 6, &args, &err);
@@ -369,7 +369,7 @@ static void time_pack(const rt_tc *tc, unsigned es, int64_t n) {
   uint64_t sp = (uint64_t)(uintptr_t)scratch;
   void *params[] = {&mem, &v.m, &v.n, &v.k, &v.a, &v.b, &v.c, &sp};
   cu_range ranges[] = {{pool, POOL_BYTES}};
-  cu_args args = {params, ranges, 1};
+  cu_args args = {.params = params, .ranges = ranges, .nranges = 1};
   cu_step steps[2];
   rt_tc_steps(tc, n, n, n, es, params, steps);
   double best = INFINITY;

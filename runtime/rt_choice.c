@@ -1,0 +1,62 @@
+/* rt_choice.c: auto mode's choice between the CPU and the GPU for one
+ * kernel, by measurement once there is one.  The cost model (operations at
+ * TWASM_COST_CPU_NS_PER_OP against the launch and the bytes a launch
+ * moves) decides until the kernel has run on the GPU; from then on the
+ * measured wall time of its launches (copies, launch, synchronise), as a
+ * fixed launch cost plus a time per operation, is weighed against the CPU
+ * estimate, itself lowered to what the CPU runs of the nest measured
+ * (rt_offload.c times a CPU run as the time from the CPU answer to the
+ * next call of the dispatch: an upper bound, so it only ever lowers the
+ * estimate).  A kernel whose measured GPU time loses stays on the CPU,
+ * and is tried again after 2, 4, ... 1024 calls (its first launch may
+ * have paid one-off costs: the driver's lazy loading, first copies). */
+#include <math.h>
+
+#include "rt_offload.h"
+
+#define RT_CHOICE_SKIP_MAX 1024u
+
+double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us) {
+  if (c->cpu_ns_per_op > 0 && ops * c->cpu_ns_per_op / 1000 < model_us) return ops * c->cpu_ns_per_op / 1000;
+  return model_us;
+}
+
+double rt_choice_gpu_us(const rt_choice *c, double ops, double launch_us, double model_us) {
+  if (!c->gpu_runs) return model_us;
+  return launch_us + ops * c->gpu_ns_per_op / 1000;
+}
+
+bool rt_choice_take_gpu(rt_choice *c, double ops, double launch_us, double cpu_model_us, double gpu_model_us) {
+  double cpu = rt_choice_cpu_us(c, ops, cpu_model_us);
+  if (rt_choice_gpu_us(c, ops, launch_us, gpu_model_us) < cpu) return true;
+  /* Unmeasured, the model's answer stands; measured and slower, wait. */
+  if (!c->gpu_runs) return false;
+  /* Estimated slower from a launch that won (a new size): wait 2 calls. */
+  if (c->skip == 0 && c->losses == 0) c->skip = 2;
+  if (c->skip > 0) {
+    c->skip--;
+    return false;
+  }
+  return true;
+}
+
+void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double cpu_model_us) {
+  double per_op = ops > 0 && wall_us > launch_us ? (wall_us - launch_us) * 1000 / ops : 0;
+  if (!c->gpu_runs || per_op < c->gpu_ns_per_op) c->gpu_ns_per_op = per_op;
+  c->gpu_runs++;
+  if (wall_us < rt_choice_cpu_us(c, ops, cpu_model_us)) {
+    c->losses = 0;
+    c->skip = 0;
+    return;
+  }
+  if (c->losses < 10) c->losses++;
+  c->skip = 1u << c->losses;
+  if (c->skip > RT_CHOICE_SKIP_MAX) c->skip = RT_CHOICE_SKIP_MAX;
+}
+
+void rt_choice_cpu_ran(rt_choice *c, double ops, double wall_us) {
+  if (ops <= 0 || !(wall_us >= 0) || isinf(wall_us)) return;
+  double per_op = wall_us * 1000 / ops;
+  if (c->cpu_ns_per_op <= 0 || per_op < c->cpu_ns_per_op) c->cpu_ns_per_op = per_op;
+  c->cpu_runs++;
+}

@@ -1,0 +1,218 @@
+/* test_resident.c: auto mode's measured choice (runtime/rt_choice.c) and
+ * the device copy of linear memory (runtime/rt_resident.c) through the
+ * stand-in libcuda.so.1 of tests/fake_cuda, whose device memory is host
+ * memory and whose copies are memcpy: which pages a launch copies, which
+ * stay kept (write-protected) between launches, and that a CPU write to a
+ * kept page, caught by the fault handler, or a range a system call will
+ * write (rt_resident_touch) makes it copied again. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cu.h"
+#include "rt_internal.h"
+#include "rt_offload.h"
+
+#define PAGE 4096u
+#define MEM (1u << 20)
+
+/* ---- rt_choice ---------------------------------------------------------- */
+
+START_TEST(choice_follows_the_model_until_measured) {
+  rt_choice c = {0};
+  /* The model says the GPU (10 us against 100): launch; says the CPU: not. */
+  ck_assert(rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
+  ck_assert(!rt_choice_take_gpu(&c, 1e5, 10, 100, 200));
+  ck_assert_uint_eq(c.skip, 0);
+}
+END_TEST
+
+START_TEST(choice_leaves_a_slow_gpu_and_tries_again_later) {
+  rt_choice c = {0};
+  /* The model said 20 us; the launch took 500 against the CPU's 100. */
+  rt_choice_gpu_ran(&c, 1e5, 500, 10, 100);
+  ck_assert_uint_eq(c.gpu_runs, 1);
+  ck_assert_double_eq_tol(rt_choice_gpu_us(&c, 1e5, 10, 20), 500, 1e-6);
+  ck_assert_uint_eq(c.skip, 2);
+  /* Two calls on the CPU, then one try on the GPU. */
+  ck_assert(!rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
+  ck_assert(!rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
+  ck_assert(rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
+  rt_choice_gpu_ran(&c, 1e5, 400, 10, 100);
+  ck_assert_uint_eq(c.skip, 4);
+  /* The waits double up to 1024 calls. */
+  for (int i = 0; i < 20; i++) rt_choice_gpu_ran(&c, 1e5, 400, 10, 100);
+  ck_assert_uint_eq(c.skip, 1024);
+  /* A faster launch (the first paid one-off costs) wins it back. */
+  rt_choice_gpu_ran(&c, 1e5, 30, 10, 100);
+  ck_assert_uint_eq(c.skip, 0);
+  ck_assert(rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
+}
+END_TEST
+
+START_TEST(choice_scales_measurements_by_work) {
+  rt_choice c = {0};
+  /* 10 us of launch plus 0.1 ns per operation, measured at 1e5. */
+  rt_choice_gpu_ran(&c, 1e5, 20, 10, 100);
+  ck_assert_double_eq_tol(rt_choice_gpu_us(&c, 1e6, 10, 0), 110, 1e-6);
+  /* The CPU's runs only ever lower its estimate (they are upper bounds). */
+  rt_choice_cpu_ran(&c, 1e6, 50);
+  ck_assert_double_eq_tol(rt_choice_cpu_us(&c, 1e6, 500), 50, 1e-6);
+  ck_assert_double_eq_tol(rt_choice_cpu_us(&c, 1e6, 20), 20, 1e-6);
+  rt_choice_cpu_ran(&c, 1e6, 5000);
+  ck_assert_double_eq_tol(rt_choice_cpu_us(&c, 1e6, 500), 50, 1e-6);
+  /* A measured CPU faster than the measured GPU keeps the nest there. */
+  ck_assert(!rt_choice_take_gpu(&c, 1e6, 10, 500, 20));
+}
+END_TEST
+
+/* ---- rt_resident --------------------------------------------------------- */
+
+static struct sigaction old_segv;
+
+static void on_segv(int sig, siginfo_t *si, void *uctx) {
+  (void)uctx;
+  if (rt_resident_fault((uintptr_t)si->si_addr)) return;
+  sigaction(sig, &old_segv, NULL);
+}
+
+static uint8_t *host;
+static rt_resident *res;
+
+static bool fake_up(void) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) return false;
+  char lib[512];
+  snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
+  setenv("FAKE_CUDA", "old", 1);
+  cu_test_use_library(lib);
+  return cu_available();
+}
+
+static void setup(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &sa, &old_segv);
+  host = mmap(NULL, MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(host, MAP_FAILED);
+  for (uint32_t i = 0; i < MEM; i++) host[i] = (uint8_t)(i * 7 + 3);
+  res = rt_resident_new(host, MEM);
+  ck_assert_ptr_nonnull(res);
+}
+
+static void teardown(void) {
+  rt_resident_free(res);
+  munmap(host, MEM);
+  sigaction(SIGSEGV, &old_segv, NULL);
+}
+
+/* A matrix-vector launch: W (128 KiB, read), x (1 KiB, read), y (256
+ * bytes, written, not page-aligned). */
+static rt_offload_plan plan_of(void) {
+  rt_offload_plan p;
+  memset(&p, 0, sizeof p);
+  p.spans[0] = (rt_offload_span){0, 128 * 1024, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false};
+  p.spans[2] = (rt_offload_span){300 * 1024 + 100, 300 * 1024 + 356, true};
+  p.nspans = 3;
+  return p;
+}
+
+/* What the stream would do: copies in, the kernel (y = 0xAB bytes), copies out. */
+static void run(const rt_resident_launch *L, const rt_offload_plan *p) {
+  for (size_t i = 0; i < L->nin; i++) memcpy(L->in[i].dev, L->in[i].host, L->in[i].len);
+  memset(L->dev_base + p->spans[2].lo, 0xAB, p->spans[2].hi - p->spans[2].lo);
+  for (size_t i = 0; i < L->nout; i++) memcpy(L->out[i].host, L->out[i].dev, L->out[i].len);
+}
+
+static uint64_t in_bytes(const rt_resident_launch *L) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < L->nin; i++) n += L->in[i].len;
+  return n;
+}
+
+START_TEST(resident_copies_once_and_keeps_long_spans) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  static rt_resident_launch L;
+  cu_error err;
+  /* First launch: W's 32 pages, x's page, y's page. */
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), (32 + 1 + 1) * PAGE);
+  ck_assert_uint_eq(L.nout, 1);
+  ck_assert_uint_eq(L.out[0].len, 256);
+  run(&L, &p);
+  ck_assert(memcmp(L.dev_base, host, 128 * 1024) == 0);
+  ck_assert_uint_eq(host[300 * 1024 + 100], 0xAB);
+  ck_assert_uint_eq(host[300 * 1024 + 99], (uint8_t)((300 * 1024 + 99) * 7 + 3));
+  ck_assert_uint_eq(rt_resident_kept_bytes(res), 32 * PAGE);
+  /* Second launch: only the short spans move. */
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 2 * PAGE + 256);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), 2 * PAGE);
+  run(&L, &p);
+  /* A CPU write to W faults, is let through, and its page moves again. */
+  host[5 * PAGE + 17] = 99;
+  ck_assert_uint_eq(host[5 * PAGE + 17], 99);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 3 * PAGE + 256);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), 3 * PAGE);
+  run(&L, &p);
+  ck_assert_uint_eq(L.dev_base[5 * PAGE + 17], 99);
+  /* A range a system call will write is opened first. */
+  rt_resident_touch(host + 9 * PAGE + 4000, 200);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 4 * PAGE + 256);
+  host[10 * PAGE] = 1; /* opened: no fault needed, none taken */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  run(&L, &p);
+  ck_assert(memcmp(L.dev_base, host, 128 * 1024) == 0);
+}
+END_TEST
+
+START_TEST(resident_abandon_forgets_uncopied_pages) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  static rt_resident_launch L;
+  cu_error err;
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  /* The launch failed before its copies ran. */
+  rt_resident_abandon(res, &L);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
+  host[0] = 5; /* writable again without a fault */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  run(&L, &p);
+  ck_assert_uint_eq(L.dev_base[0], 5);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("resident");
+  TCase *c = tcase_create("choice");
+  tcase_add_test(c, choice_follows_the_model_until_measured);
+  tcase_add_test(c, choice_leaves_a_slow_gpu_and_tries_again_later);
+  tcase_add_test(c, choice_scales_measurements_by_work);
+  suite_add_tcase(s, c);
+  TCase *r = tcase_create("resident");
+  tcase_add_checked_fixture(r, setup, teardown);
+  tcase_add_test(r, resident_copies_once_and_keeps_long_spans);
+  tcase_add_test(r, resident_abandon_forgets_uncopied_pages);
+  suite_add_tcase(s, r);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_FORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
