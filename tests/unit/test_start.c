@@ -151,6 +151,26 @@ START_TEST(work_past_the_price_starts_the_driver) {
 }
 END_TEST
 
+/* Only finished work counts towards the price (6 ms here): the filling
+ * of x and one big map are worth 4 ms each, so the big map passes the
+ * price, but runs on the CPU whatever starts then, and starts nothing;
+ * the next big map begins the start. */
+START_TEST(the_nest_that_passes_the_price_buys_nothing) {
+  SKIP_WITHOUT_FAKE();
+  char out[256], trace[32768], calls[1024];
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=6", "on", "1000000 1", out, sizeof out, trace,
+           sizeof trace, calls, sizeof calls);
+  want_output("1000000 1", out);
+  ck_assert_msg(!strstr(trace, "starting the driver"), "%s", trace);
+  ck_assert_msg(!strstr(calls, "cuInit"), "calls: %s", calls);
+  ck_assert_msg(strstr(trace, "(map): cpu: the GPU is not started: "), "%s", trace);
+  run_fake("TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_GPU_START_MS=6", "on", "1000000 2", out, sizeof out, trace,
+           sizeof trace, calls, sizeof calls);
+  want_output("1000000 2", out);
+  ck_assert_msg(strstr(trace, "starting the driver in the background"), "%s", trace);
+}
+END_TEST
+
 /* The thread that runs the Wasm code never waits for the start: with a
  * cuInit of 3 s, a run past the price ends long before it, every nest on
  * the CPU ("the GPU is starting"), and leaves without waiting (_exit);
@@ -245,6 +265,7 @@ int main(void) {
   tcase_add_test(t, no_launch_no_driver_start);
   tcase_add_test(t, launches_before_the_start_run_on_the_cpu);
   tcase_add_test(t, work_past_the_price_starts_the_driver);
+  tcase_add_test(t, the_nest_that_passes_the_price_buys_nothing);
   tcase_add_test(t, the_wasm_thread_never_waits_for_the_start);
   tcase_add_test(t, a_failed_start_keeps_the_cpu);
   tcase_add_test(t, without_pageable_access_memory_is_pinned);
