@@ -59,10 +59,18 @@ static bool res_enabled;
 
 void rt_resident_enable(void) { res_enabled = true; }
 
+static pthread_once_t res_env_once = PTHREAD_ONCE_INIT;
+static bool res_env_off;
+
+static void res_read_env(void) {
+  const char *v = getenv("TWASM_GPU_RESIDENT");
+  res_env_off = v && strcmp(v, "0") == 0;
+}
+
 bool rt_resident_wanted(void) {
   if (!res_enabled) return false;
-  const char *v = getenv("TWASM_GPU_RESIDENT");
-  return !(v && strcmp(v, "0") == 0);
+  pthread_once(&res_env_once, res_read_env);
+  return !res_env_off;
 }
 
 static int res_protect(uint8_t *p, uint64_t len, int prot) {

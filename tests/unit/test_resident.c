@@ -197,6 +197,27 @@ START_TEST(resident_abandon_forgets_uncopied_pages) {
 }
 END_TEST
 
+/* Faults the device copy does not own go on to the trap handler: pages
+ * never kept (a guard page's fault is one) and addresses outside. */
+START_TEST(resident_owns_only_kept_pages) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  static rt_resident_launch L;
+  cu_error err;
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  run(&L, &p);
+  ck_assert(!rt_resident_fault((uintptr_t)host + 200 * 1024));
+  ck_assert(!rt_resident_fault((uintptr_t)host + MEM + PAGE));
+  ck_assert(!rt_resident_fault((uintptr_t)host - PAGE));
+  ck_assert(rt_resident_fault((uintptr_t)host + 3 * PAGE));
+  /* Once opened, a second fault there is not its own either. */
+  ck_assert(!rt_resident_fault((uintptr_t)host + 3 * PAGE));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("resident");
   TCase *c = tcase_create("choice");
@@ -208,6 +229,7 @@ int main(void) {
   tcase_add_checked_fixture(r, setup, teardown);
   tcase_add_test(r, resident_copies_once_and_keeps_long_spans);
   tcase_add_test(r, resident_abandon_forgets_uncopied_pages);
+  tcase_add_test(r, resident_owns_only_kept_pages);
   suite_add_tcase(s, r);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);
