@@ -46,6 +46,8 @@ typedef struct {
   LLVMValueRef fn;
   LLVMValueRef *marked;      /* accesses given to the guard pages */
   unsigned nmarked, cap;
+  LLVMValueRef *pinned;      /* checks that prove loads left before accesses */
+  unsigned npinned;
 } late_ctx;
 
 /* ---- what lies between a check and its access --------------------------- */
@@ -132,19 +134,22 @@ static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index
   return is_mem_base(c, p);
 }
 
-/* Whether the access i ends where check ch does: mem_base + index + k +
- * bytes equals end + plus, both sums exact (the access's address is the
- * Wasm address plus offset, below 2^33). */
-static bool reaches(const late_ctx *c, LLVMValueRef i, const bnd_check *ch) {
+/* Where access i ends: mem_base + *index + *end (index NULL: none). */
+static bool access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int64_t *end) {
   bool store = LLVMIsAStoreInst(i) != NULL;
   if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) return false;
-  LLVMValueRef index;
-  int64_t k, d;
-  if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), &index, &k)) return false;
-  int64_t bytes = (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
+  if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), index, end)) return false;
+  *end += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
+  return true;
+}
+
+/* Whether check ch is on mem_base + index (index NULL: a constant end),
+ * up to *reach: it traps iff index + reach > size, sums exact (addresses
+ * are the Wasm address plus offset, below 2^33). */
+static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach) {
+  int64_t d;
   LLVMValueRef end = peel(ch->end, &d);
   if (!index) {
-    /* a constant address, checked as a constant end */
     if (!LLVMIsAConstantInt(end)) return false;
     d += (int64_t)LLVMConstIntGetZExtValue(end);
   } else if (ch->narrow) {
@@ -153,7 +158,53 @@ static bool reaches(const late_ctx *c, LLVMValueRef i, const bnd_check *ch) {
   } else if (index != end) {
     return false;
   }
-  return k + bytes == d + ch->plus;
+  *reach = d + ch->plus;
+  return true;
+}
+
+/* Whether the access i ends where check ch does. */
+static bool reaches(const late_ctx *c, LLVMValueRef i, const bnd_check *ch) {
+  LLVMValueRef index;
+  int64_t end, reach;
+  return access_end(c, i, &index, &end) && check_reach(ch, index, &reach) && end == reach;
+}
+
+/* The block whose terminator is the only branch to bb, or NULL. */
+static LLVMBasicBlockRef single_pred(LLVMBasicBlockRef bb) {
+  LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
+  if (!u || LLVMGetNextUse(u)) return NULL;
+  LLVMValueRef term = LLVMGetUser(u);
+  return LLVMIsAInstruction(term) && LLVMIsATerminatorInst(term) ? LLVMGetInstructionParent(term) : NULL;
+}
+
+static bool is_pinned(const late_ctx *c, LLVMValueRef br) {
+  for (unsigned k = 0; k < c->npinned; k++)
+    if (c->pinned[k] == br) return true;
+  return false;
+}
+
+/* A load of linear memory that a check kept in place proves inside
+ * memory: one on its index with at least its end, on the way to it
+ * through blocks of one predecessor (memory never shrinks).  That check
+ * is pinned: it may not be removed later. */
+static bool anchored(late_ctx *c, LLVMValueRef load) {
+  LLVMValueRef index;
+  int64_t end, reach;
+  if (!access_end(c, load, &index, &end)) return false;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred;
+  for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
+    bnd_check ch;
+    if (!bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
+    if (!check_reach(&ch, index, &reach) || reach < end) continue;
+    if (is_pinned(c, term)) return true;
+    LLVMValueRef *p = realloc(c->pinned, (c->npinned + 1) * sizeof *p);
+    if (!p) return false;
+    c->pinned = p;
+    c->pinned[c->npinned++] = term;
+    return true;
+  }
+  return false;
 }
 
 /* A vector store of a loaded value: X86's store-forwarding fix may split
@@ -196,20 +247,88 @@ static bool only_from(LLVMBasicBlockRef to, LLVMValueRef term) {
   return true;
 }
 
-/* The access check br guards when it is the first effect of its
- * continuation, else NULL; *offset: the trap's. */
-static LLVMValueRef guarded(const late_ctx *c, LLVMValueRef br, uint32_t *offset) {
+/* The checks a scan for an access may pass (LLVM sinks loads past the
+ * checks of later accesses); a load found behind them moves up. */
+#define LATE_MAX_CROSSED 8
+
+/* The continuation of check br when it traps straight to the trap block
+ * and is the only way into its continuation, else NULL. */
+static LLVMBasicBlockRef check_cont(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
   bnd_check ch;
-  if (!bnd_check_match(br, &ch)) return NULL;
+  if (!bnd_check_match(br, &ch) || is_pinned(c, br)) return NULL;
   LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
   if (trap == cont || !trap_offset(trap, LLVMGetInstructionParent(br), offset) || !only_from(cont, br))
     return NULL;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(cont); i; i = LLVMGetNextInstruction(i)) {
-    if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && reaches(c, i, &ch)) return copies_vector(i) ? NULL : i;
-    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
-        (LLVMIsAStoreInst(i) && frame_store(i)))
+  return cont;
+}
+
+/* v's definition and the ones it uses in the blocks `crossed`, operands
+ * first, into order[]; false when one of them is not a plain computation. */
+static bool collect_defs(late_ctx *c, LLVMValueRef v, LLVMBasicBlockRef *crossed, int ncrossed,
+                         LLVMValueRef *order, int *n, int cap) {
+  if (!LLVMIsAInstruction(v)) return true;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(v);
+  bool inside = false;
+  for (int k = 0; k < ncrossed; k++) inside |= crossed[k] == bb;
+  if (!inside) return true;
+  for (int k = 0; k < *n; k++)
+    if (order[k] == v) return true;
+  if (LLVMIsAPHINode(v) || !pure(c, v) || LLVMIsACallInst(v) || *n == cap) return false;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (!collect_defs(c, LLVMGetOperand(v, k), crossed, ncrossed, order, n, cap)) return false;
+  order[(*n)++] = v;
+  return true;
+}
+
+static void move_before(late_ctx *c, LLVMValueRef inst, LLVMValueRef at) {
+  size_t len;
+  const char *name = LLVMGetValueName2(inst, &len);
+  char keep[64];
+  snprintf(keep, sizeof keep, "%.*s", (int)(len < 63 ? len : 63), name);
+  LLVMInstructionRemoveFromParent(inst);
+  LLVMPositionBuilderBefore(c->b, at);
+  LLVMInsertIntoBuilderWithName(c->b, inst, keep);
+}
+
+/* Moves load (and what its address needs from the crossed blocks) to just
+ * before `at`, the first crossed check: where its own check put it. */
+static bool hoist_load(late_ctx *c, LLVMValueRef load, LLVMValueRef at, LLVMBasicBlockRef *crossed, int ncrossed) {
+  enum { CAP = 32 };
+  LLVMValueRef order[CAP];
+  int n = 0;
+  if (!collect_defs(c, LLVMGetOperand(load, 0), crossed, ncrossed, order, &n, CAP)) return false;
+  for (int k = 0; k < n; k++) move_before(c, order[k], at);
+  move_before(c, load, at);
+  return true;
+}
+
+/* The access check br guards when it is the first effect of its
+ * continuation (past other checks, for a load), else NULL; *offset: the
+ * trap's. */
+static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
+  bnd_check ch;
+  LLVMBasicBlockRef bb = check_cont(c, br, offset), crossed[LATE_MAX_CROSSED];
+  LLVMValueRef first_crossed = NULL;
+  int ncrossed = 0;
+  if (!bb) return NULL;
+  bnd_check_match(br, &ch);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
+    if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && reaches(c, i, &ch)) {
+      if (copies_vector(i)) return NULL;
+      if (!ncrossed) return i;
+      return LLVMIsALoadInst(i) && hoist_load(c, i, first_crossed, crossed, ncrossed) ? i : NULL;
+    }
+    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && (safe_load(c, i) || anchored(c, i))) ||
+        (LLVMIsAStoreInst(i) && frame_store(i))) {
+      i = LLVMGetNextInstruction(i);
       continue;
-    return NULL;
+    }
+    uint32_t other;
+    LLVMBasicBlockRef next = ncrossed < LATE_MAX_CROSSED && LLVMIsATerminatorInst(i) ? check_cont(c, i, &other) : NULL;
+    if (!next) return NULL;
+    if (!ncrossed) first_crossed = i;
+    crossed[ncrossed++] = next;
+    i = LLVMGetFirstInstruction(next);
   }
   return NULL;
 }
@@ -302,7 +421,7 @@ static bool store_follows(const late_ctx *c, LLVMValueRef i) {
 
 static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   c->fn = fn;
-  c->nmarked = 0;
+  c->nmarked = c->npinned = 0;
   unsigned n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef br = LLVMGetBasicBlockTerminator(bb), access;
@@ -333,6 +452,7 @@ unsigned bnd_late(LLVMModuleRef mod) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
     if (LLVMCountBasicBlocks(fn) && LLVMCountParams(fn)) n += late_function(&c, fn);
   free(c.marked);
+  free(c.pinned);
   LLVMDisposeBuilder(c.b);
   return n;
 }
