@@ -104,7 +104,7 @@ static bool frame_store(LLVMValueRef i) {
 static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
   *k = 0;
   while (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
-         LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+         LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind) {
     bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64;
     if (!wide && !LLVMGetNUW(v)) break;
     *k += LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
@@ -124,7 +124,9 @@ static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index
     if (LLVMIsAConstantInt(x)) {
       *k += LLVMConstIntGetSExtValue(x) * (int64_t)scale;
     } else {
-      if (*index || scale != 1 || LLVMGetIntTypeWidth(LLVMTypeOf(x)) != 64) return false;
+      LLVMTypeRef t = LLVMTypeOf(x);
+      if (*index || scale != 1 || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64)
+        return false;
       int64_t more;
       *index = peel(x, &more);
       *k += more;
@@ -362,9 +364,9 @@ static void call_asm(late_ctx *c, LLVMValueRef fn_asm) {
   LLVMBuildCall2(c->b, c->asm_type, fn_asm, NULL, 0, "");
 }
 
-/* Replaces check br (guarding access i, trapping with offset) by the
- * label and volatile; the trap block goes when nothing else leads there. */
-static void give_to_guard(late_ctx *c, LLVMValueRef br, LLVMValueRef i, uint32_t offset) {
+/* Check br becomes a branch to its continuation; the trap block goes
+ * when nothing else leads there. */
+static void drop_check(late_ctx *c, LLVMValueRef br) {
   bnd_check ch;
   bnd_check_match(br, &ch);
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(br);
@@ -376,6 +378,10 @@ static void give_to_guard(late_ctx *c, LLVMValueRef br, LLVMValueRef i, uint32_t
   erase_dead(c, cond);
   ir_retarget_phis(trap, bb, NULL);
   if (!LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) LLVMDeleteBasicBlock(trap);
+}
+
+/* Access i, its check gone: the label (offset) before it, volatile. */
+static void give_to_guard(late_ctx *c, LLVMValueRef i, uint32_t offset) {
   LLVMPositionBuilderBefore(c->b, i);
   call_asm(c, label_asm(c, offset));
   LLVMSetVolatile(i, true);
@@ -427,10 +433,12 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     LLVMValueRef br = LLVMGetBasicBlockTerminator(bb), access;
     uint32_t offset;
     if (br && (access = guarded(c, br, &offset)) != NULL) {
-      give_to_guard(c, br, access, offset);
+      drop_check(c, br);
+      give_to_guard(c, access, offset);
       n++;
     }
   }
+
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef i = c->marked[k];
     if (!store_follows(c, i)) continue;
