@@ -48,6 +48,7 @@ typedef struct {
   unsigned nmarked, cap;
   LLVMValueRef *pinned;      /* checks that prove loads left before accesses */
   unsigned npinned;
+  LLVMValueRef self;         /* the check being looked at: no proof for its own loads */
 } late_ctx;
 
 /* ---- what lies between a check and its access --------------------------- */
@@ -187,8 +188,10 @@ static bool is_pinned(const late_ctx *c, LLVMValueRef br) {
 
 /* A load of linear memory that a check kept in place proves inside
  * memory: one on its index with at least its end, on the way to it
- * through blocks of one predecessor (memory never shrinks).  That check
- * is pinned: it may not be removed later. */
+ * through blocks of one predecessor (memory never shrinks), other than
+ * the check being removed (the load would then fault before the access
+ * that names the trap).  That check is pinned: it may not be removed
+ * later. */
 static bool anchored(late_ctx *c, LLVMValueRef load) {
   LLVMValueRef index;
   int64_t end, reach;
@@ -197,7 +200,7 @@ static bool anchored(late_ctx *c, LLVMValueRef load) {
   for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
     bnd_check ch;
-    if (!bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
+    if (term == c->self || !bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
     if (!check_reach(&ch, index, &reach) || reach < end) continue;
     if (is_pinned(c, term)) return true;
     LLVMValueRef *p = realloc(c->pinned, (c->npinned + 1) * sizeof *p);
@@ -314,6 +317,7 @@ static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
   int ncrossed = 0;
   if (!bb) return NULL;
   bnd_check_match(br, &ch);
+  c->self = br;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
     if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && reaches(c, i, &ch)) {
       if (copies_vector(i)) return NULL;
