@@ -37,6 +37,9 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
  * many checks it removed. */
 unsigned bnd_late(LLVMModuleRef mod);
 
+/* Moves inst to where b is positioned, keeping its name (bnd_insert.c). */
+void bnd_move_here(LLVMBuilderRef b, LLVMValueRef inst);
+
 /* Metadata kind on the terminators of a versioned nest's checked copy: the
  * offload stage looks at the unchecked copy only (off.c). */
 #define BND_MD_CHECKED IR_MD_CHECKED /* ir_checked_copy reads it */

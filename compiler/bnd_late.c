@@ -286,13 +286,8 @@ static bool collect_defs(late_ctx *c, LLVMValueRef v, LLVMBasicBlockRef *crossed
 }
 
 static void move_before(late_ctx *c, LLVMValueRef inst, LLVMValueRef at) {
-  size_t len;
-  const char *name = LLVMGetValueName2(inst, &len);
-  char keep[64];
-  snprintf(keep, sizeof keep, "%.*s", (int)(len < 63 ? len : 63), name);
-  LLVMInstructionRemoveFromParent(inst);
   LLVMPositionBuilderBefore(c->b, at);
-  LLVMInsertIntoBuilderWithName(c->b, inst, keep);
+  bnd_move_here(c->b, inst);
 }
 
 /* Moves load (and what its address needs from the crossed blocks) to just
