@@ -30,6 +30,16 @@ bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m
  * minimum size (bnd_insert.c). */
 bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
 
+/* After the last IR pass (bnd_late.c): each check whose own access is
+ * the first effect after it is left to the guard pages, the access made
+ * volatile behind a labelled barrier whose label maps the code address to
+ * the access's file offset (section TWASM_PCMAP_SECTION).  Returns how
+ * many checks it removed. */
+unsigned bnd_late(LLVMModuleRef mod);
+
+/* Moves inst to where b is positioned, keeping its name (bnd_insert.c). */
+void bnd_move_here(LLVMBuilderRef b, LLVMValueRef inst);
+
 /* Metadata kind on the terminators of a versioned nest's checked copy: the
  * offload stage looks at the unchecked copy only (off.c). */
 #define BND_MD_CHECKED IR_MD_CHECKED /* ir_checked_copy reads it */

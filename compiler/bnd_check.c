@@ -4,6 +4,7 @@
  * compare of an end address with a load of the memory's size. */
 #include "bnd.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -28,8 +29,57 @@ static bool tbaa_named(LLVMValueRef inst, const char *name) {
   return s && len == strlen(name) && memcmp(s, name, len) == 0;
 }
 
+/* p = base + off (a GEP of one constant index over i8). */
+static bool const_gep(LLVMValueRef p, uint64_t off, LLVMValueRef *base) {
+  if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2) return false;
+  LLVMValueRef k = LLVMGetOperand(p, 1);
+  if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != off ||
+      LLVMGetGEPSourceElementType(p) != LLVMInt8TypeInContext(LLVMGetTypeContext(LLVMTypeOf(p))))
+    return false;
+  *base = LLVMGetOperand(p, 0);
+  return true;
+}
+
+/* The size load, also where LLVM dropped its TBAA tag (merging loads of
+ * two paths): i64 at size_bytes of the memory object at vmctx->mem; or
+ * GVN's phi of such loads on the paths into a block (each the size when
+ * it was loaded, which no call since can have changed). */
+static bool is_plain_size_load(LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v)) return false;
+  if (tbaa_named(v, LOW_TBAA_SIZE)) return true;
+  LLVMValueRef obj, vmctx;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64 ||
+      !const_gep(LLVMGetOperand(v, 0), offsetof(twasm_memory_abi, size_bytes), &obj) || !LLVMIsALoadInst(obj) ||
+      !const_gep(LLVMGetOperand(obj, 0), offsetof(twasm_vmctx, mem), &vmctx) || !LLVMIsAArgument(vmctx))
+    return false;
+  return vmctx == LLVMGetParam(LLVMGetBasicBlockParent(LLVMGetInstructionParent(v)), 0);
+}
+
+/* Phis (through loops too) whose every incoming value is a size load or
+ * another of them, up to 32 phis. */
 static bool is_size_load(LLVMValueRef v) {
-  return LLVMIsALoadInst(v) && tbaa_named(v, LOW_TBAA_SIZE);
+  enum { MAX_PHIS = 32 };
+  LLVMValueRef seen[MAX_PHIS];
+  unsigned nseen = 0, next = 0;
+  if (!LLVMIsAPHINode(v)) return is_plain_size_load(v);
+  seen[nseen++] = v;
+  while (next < nseen) {
+    LLVMValueRef phi = seen[next++];
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+      if (!LLVMIsAPHINode(in)) {
+        if (!is_plain_size_load(in)) return false;
+        continue;
+      }
+      bool known = false;
+      for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
+      if (known) continue;
+      if (nseen == MAX_PHIS) return false;
+      seen[nseen++] = in;
+    }
+  }
+  return true;
 }
 
 /* Computes a value and nothing else: what a group's `bounds_which` block

@@ -283,15 +283,19 @@ static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont,
   if (to == c->trap) to_trap(c, at, u32(c, g->m[0]), u32(c, g->m[1]));
 }
 
-/* Moves inst to the end of bb, keeping its name. */
-static void move_to(ins_ctx *c, LLVMValueRef inst, LLVMBasicBlockRef bb) {
+void bnd_move_here(LLVMBuilderRef b, LLVMValueRef inst) {
   size_t len;
   const char *name = LLVMGetValueName2(inst, &len);
   char keep[64];
   snprintf(keep, sizeof keep, "%.*s", (int)(len < 63 ? len : 63), name);
   LLVMInstructionRemoveFromParent(inst);
+  LLVMInsertIntoBuilderWithName(b, inst, keep);
+}
+
+/* Moves inst to the end of bb, keeping its name. */
+static void move_to(ins_ctx *c, LLVMValueRef inst, LLVMBasicBlockRef bb) {
   LLVMPositionBuilderAtEnd(c->b, bb);
-  LLVMInsertIntoBuilderWithName(c->b, inst, keep);
+  bnd_move_here(c->b, inst);
 }
 
 /* The successors' phis of the terminator that moved from bb to last. */

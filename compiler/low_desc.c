@@ -1,6 +1,7 @@
 /* low_desc.c: emits the module descriptor (twasm_module_abi of
  * include/twasm_abi.h) as LLVM constants, each field placed at its C
  * offset (ir_abi.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir_abi.h"
@@ -256,6 +257,20 @@ static LLVMValueRef kernel_table(low_module_ctx *mc) {
   return g;
 }
 
+/* __start_ or __stop_ of the pcmap section (guard mode with a memory,
+ * the only code that has a table): weak, so that a link without the
+ * section has NULL; hidden, so that each executable or shared object
+ * reads its own table. */
+static LLVMValueRef pcmap_bound(low_module_ctx *mc, const char *edge) {
+  if (mc->opt->bounds_mode != TWASM_BOUNDS_GUARD || mc->m->nmems == 0) return null_ptr(mc);
+  char name[64];
+  snprintf(name, sizeof name, "__%s_%s", edge, TWASM_PCMAP_SECTION);
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, mc->t_i8, name);
+  LLVMSetLinkage(g, LLVMExternalWeakLinkage);
+  LLVMSetVisibility(g, LLVMHiddenVisibility);
+  return g;
+}
+
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
                     LLVMValueRef *trampolines, tw_diag *d) {
   const wasm_module *m = mc->m;
@@ -283,7 +298,8 @@ bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
       F(host_trampolines, array_const(mc, trampolines, m->ntypes, "twasm_trampolines")),
       F(func_names, func_names_abi(mc)), F(nfuncs_total, u32(mc, m->nfuncs)), F(pad, u32(mc, 0)),
       F(filename, low_bytes_const(mc, file, strlen(file), "twasm_filename")), F(func_offsets, offsets),
-      F(nkernels, u32(mc, 0)), F(pad2, u32(mc, 0)), F(kernels, kernel_table(mc)));
+      F(nkernels, u32(mc, 0)), F(pad2, u32(mc, 0)), F(kernels, kernel_table(mc)),
+      F(pcmap, pcmap_bound(mc, "start")), F(pcmap_end, pcmap_bound(mc, "stop")));
 #undef F
   if (mc->abi_broken)
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: a module descriptor field disagrees with twasm_abi.h");

@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 9u
+#define TWASM_ABI_VERSION 10u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -357,6 +357,17 @@ static inline int twasm_cost_worth_it(double ops, double launch_us) {
   return ops * TWASM_COST_CPU_NS_PER_OP / 1000 > TWASM_COST_LAUNCH_MARGIN * launch_us;
 }
 
+/* Guard mode leaves to the guard pages the bounds checks that stand right
+ * before their own access (ABI 10, compiler/bnd_late.c); a fault there
+ * names the access through a table in section TWASM_PCMAP_SECTION (a C
+ * identifier, so the linker defines __start_ and __stop_ symbols for it),
+ * one entry per such access, in code order within an object. */
+#define TWASM_PCMAP_SECTION "twasm_pcmap"
+typedef struct twasm_pcmap_abi {
+  int32_t code;           /* the access's code address minus this field's */
+  uint32_t offset;        /* the access's file offset */
+} twasm_pcmap_abi;
+
 typedef struct twasm_module_abi {
   uint32_t abi_version;           /* TWASM_ABI_VERSION */
   uint32_t bounds_mode;           /* TWASM_BOUNDS_* */
@@ -394,6 +405,11 @@ typedef struct twasm_module_abi {
   uint32_t nkernels;
   uint32_t pad2;
   const struct twasm_kernel_abi *kernels;
+  /* ABI 10: the whole table of the linked object that holds the module
+   * (every module it links, so entries outside the module's code are
+   * skipped); both NULL when it has none */
+  const twasm_pcmap_abi *pcmap;
+  const twasm_pcmap_abi *pcmap_end;
 } twasm_module_abi;
 
 /* ---- runtime entry points generated code calls ----------------------- */

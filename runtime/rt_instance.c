@@ -194,7 +194,7 @@ twasm_instance *twasm_instance_new(const twasm_module *m, const twasm_extern *im
     return NULL;
   }
   if (!rt_link_imports(inst, imports, nimports, err)) goto fail;
-  if (!define_funcs(inst) || !define_storage(inst) || !eval_elems(inst)) {
+  if (!rt_pcmap_init(inst) || !define_funcs(inst) || !define_storage(inst) || !eval_elems(inst)) {
     rt_error(err, "out of memory");
     goto fail;
   }

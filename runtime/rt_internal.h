@@ -92,6 +92,12 @@ struct twasm_global {
   rt_instance *owner;
 };
 
+/* A code address and the file offset of the access there (rt_pcmap.c). */
+typedef struct {
+  uintptr_t pc;
+  uint32_t offset;
+} rt_pc;
+
 /* An instance: the vmctx generated code reads, then ours. */
 struct twasm_instance {
   twasm_vmctx vm;
@@ -107,6 +113,9 @@ struct twasm_instance {
   void ***elem_refs;       /* evaluated element segment items */
   uint32_t *elem_len;      /* 0 once dropped */
   uint64_t *data_len;      /* 0 once dropped */
+  const twasm_pcmap_abi *pcmap; /* the module's table, when in code order */
+  rt_pc *pcmap_sorted;     /* else its sorted copy */
+  size_t npcmap;
 };
 
 static inline rt_instance *rt_inst(void *vmctx) { return (rt_instance *)vmctx; }
@@ -180,6 +189,12 @@ void rt_trap_fill(twasm_trap *t, uint32_t code, const twasm_module_abi *m,
 /* The index of inst's defined function whose code holds pc, UINT32_MAX when
  * pc is not in the module's code.  Async-signal-safe. */
 uint32_t rt_func_at(const rt_instance *inst, uintptr_t pc);
+/* rt_pcmap.c: the module's table of accesses left to the guard pages put
+ * in code order (false: out of memory); then, async-signal-safe, the
+ * access whose label is the nearest at or before pc in the same native
+ * function: its function (inlined ones included) and file offset. */
+bool rt_pcmap_init(rt_instance *inst);
+bool rt_pcmap_find(const rt_instance *inst, uintptr_t pc, uint32_t *func_index, uint32_t *offset);
 /* Fills t's frames with the Wasm functions of inst on the calling thread's
  * stack, innermost first (rt_backtrace.c).  From the fault handler too. */
 void rt_backtrace(twasm_trap *t, const rt_instance *inst);

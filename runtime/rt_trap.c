@@ -117,20 +117,24 @@ void rt_trap_raise(const twasm_trap *t) {
   siglongjmp(f->env, 1);
 }
 
+/* Inlined into its caller, the trapping function has no frame of its
+ * own: it goes first.  Async-signal-safe. */
+static void frame_of_inlined(twasm_trap *t) {
+  if (!t->nframes || t->frames[0] == t->func_index || t->func_index == UINT32_MAX) return;
+  if (t->nframes == TWASM_TRAP_MAX_FRAMES) {
+    t->nframes--;
+    t->frames_truncated = true;
+  }
+  memmove(&t->frames[1], &t->frames[0], t->nframes * sizeof t->frames[0]);
+  t->frames[0] = t->func_index;
+  t->nframes++;
+}
+
 void twasm_rt_trap(void *vmctx, uint32_t code, uint32_t func_index, uint32_t offset) {
   twasm_trap t;
   rt_trap_fill(&t, code, vmctx ? rt_inst(vmctx)->module : NULL, func_index, offset);
   if (vmctx) rt_backtrace(&t, rt_inst(vmctx));
-  /* Inlined into its caller, the trapping function has no frame of its own. */
-  if (t.nframes && t.frames[0] != func_index) {
-    if (t.nframes == TWASM_TRAP_MAX_FRAMES) {
-      t.nframes--;
-      t.frames_truncated = true;
-    }
-    memmove(&t.frames[1], &t.frames[0], t.nframes * sizeof t.frames[0]);
-    t.frames[0] = func_index;
-    t.nframes++;
-  }
+  frame_of_inlined(&t);
   rt_trap_raise(&t);
 }
 
@@ -182,8 +186,14 @@ static void on_fault(int sig, siginfo_t *si, void *uctx) {
     return;
   }
   const twasm_module_abi *m = f->inst ? f->inst->module : NULL;
-  rt_trap_fill(&f->trap, code, m, rt_func_at(f->inst, fault_pc(uctx)), 0);
+  uintptr_t pc = fault_pc(uctx);
+  /* an access the guard pages stand in for its check names itself; other
+   * faults the function they happened in, at offset 0 */
+  uint32_t func = rt_func_at(f->inst, pc), offset = 0;
+  if (code == TWASM_TRAP_MEMORY_OOB) rt_pcmap_find(f->inst, pc, &func, &offset);
+  rt_trap_fill(&f->trap, code, m, func, offset);
   rt_backtrace(&f->trap, f->inst);
+  frame_of_inlined(&f->trap);
   siglongjmp(f->env, 1);
 }
 

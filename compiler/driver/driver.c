@@ -229,6 +229,15 @@ static bool widen_masks(drv_run *r) {
   return true;
 }
 
+/* Guard mode: the checks the guard pages can stand in for, removed
+ * (bnd_late.c); after every IR pass, since it hands code generation
+ * accesses that may fault. */
+static bool late_bounds(drv_run *r) {
+  unsigned n = bnd_late(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u check%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 static bool always(const drv_run *r) { return r->o != NULL; }
 static bool at_o1(const drv_run *r) { return r->o->opt_level >= 1; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
@@ -242,6 +251,10 @@ static bool staged(const drv_run *r) { return r->o->offload.enabled && at_o2(r);
 static bool offloading(const drv_run *r) { return r->o->offload.enabled; }
 static bool has_kernels(const drv_run *r) { return r->nkernels > 0; }
 static bool guard_mode(const drv_run *r) { return r->o->bounds_mode == TWASM_BOUNDS_GUARD; }
+/* after the bounds pass only: --skip-pass=bounds leaves no checks */
+static bool guard_memory(const drv_run *r) {
+  return guard_mode(r) && r->m->nmems > 0 && !(r->o->skip_pass && !strcmp(r->o->skip_pass, "bounds"));
+}
 
 /* per_part: function-local work only, so it may run on each part of a
  * large module cut for code generation (drv_split.c), on the part's
@@ -269,6 +282,7 @@ static const drv_pass pipeline[] = {
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
   {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
+  {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 
@@ -285,10 +299,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, lanes or masks code is slower; without bounds, guard
+/* Without reroll, addresses, lanes, masks or guard code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "lanes", "masks"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "lanes", "masks", "guard"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

@@ -44,6 +44,7 @@ static void init_x86(void) {
   LLVMInitializeX86Target();
   LLVMInitializeX86TargetMC();
   LLVMInitializeX86AsmPrinter();
+  LLVMInitializeX86AsmParser(); /* guard mode's labels are inline asm (bnd_late.c) */
 }
 
 LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, tw_diag *d) {

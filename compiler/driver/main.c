@@ -67,7 +67,7 @@ static const char usage_text[] =
     "                          (or after each one: all) to standard error;\n"
     "                          --dump-after=list lists the passes\n"
     "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses,\n"
-    "                          bounds, lanes or masks), to measure what it does;\n"
+    "                          bounds, lanes, masks or guard), to measure what it does;\n"
     "                          without bounds, guard mode traps only where the\n"
     "                          guard pages catch an access (not exact)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"

@@ -75,7 +75,7 @@ static const layout module_l = LAYOUT(twasm_module_abi, F(abi_version), F(bounds
                                       F(nexports), F(nelems), F(exports), F(elems), F(ndatas), F(start_func),
                                       F(datas), F(invokers), F(host_trampolines), F(func_names),
                                       F(nfuncs_total), F(pad), F(filename), F(func_offsets), F(nkernels),
-                                      F(pad2), F(kernels));
+                                      F(pad2), F(kernels), F(pcmap), F(pcmap_end));
 #undef F
 #define F(f) FIELD(twasm_kernel_size_abi, f, NULL)
 static const layout size_l = LAYOUT(twasm_kernel_size_abi, F(value), F(is_param), F(pad));

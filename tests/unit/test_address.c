@@ -70,7 +70,8 @@ static ir_module ir_of(const char *skip) {
 }
 
 /* The bounds checks of function index: its conditional branches (the
- * functions are straight-line code). */
+ * functions are straight-line code), and the labels of the checks left to
+ * the guard pages after the IR passes (compiler/bnd_late.c). */
 static int checks(ir_module *m, unsigned index) {
   char name[32];
   snprintf(name, sizeof name, "wasm_f%u", index);
@@ -80,6 +81,13 @@ static int checks(ir_module *m, unsigned index) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     n += term && LLVMIsABranchInst(term) && LLVMIsConditional(term);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+      if (!callee || LLVMGetValueKind(callee) != LLVMInlineAsmValueKind) continue;
+      size_t len;
+      const char *text = LLVMGetInlineAsmAsmString(callee, &len);
+      n += memmem(text, len, ".pushsection", 12) != NULL;
+    }
   }
   return n;
 }

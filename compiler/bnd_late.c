@@ -1,0 +1,465 @@
+/* bnd_late.c: guard mode, after the last IR pass: the exact checks whose
+ * access comes right after them are left to the guard pages.
+ *
+ * A check (bnd_insert.c) exists to keep LLVM's IR passes from deleting,
+ * sinking or reordering an access that may fault.  Once they have run, a
+ * check `br (end > size), trap, cont` whose own access is the first thing
+ * in cont with an effect (every store, call, or load of linear memory
+ * counts; computations, loads of the instance's own structures and the
+ * frame's allocas do not) tells no more than the guard page the access
+ * hits: the access reaches exactly the check's end, every linear memory
+ * is reserved with PROT_NONE pages past its size for any index plus
+ * offset plus width (8 GiB + 64 KiB: an i32 address, a u32 offset, 16
+ * bytes at most), and memory never shrinks.  Code generation still could
+ * move or drop the access, so in place of the check it gets
+ *
+ *   - volatile: never deleted, narrowed, widened or merged by the DAG
+ *     combiner, never sunk or hoisted by the machine passes;
+ *   - before it, `asm sideeffect` with a memory clobber (no instruction):
+ *     a barrier no memory access crosses in either direction, whose label
+ *     goes to section TWASM_PCMAP_SECTION with the access's file offset,
+ *     so that a fault there names the access (runtime/rt_pcmap.c);
+ *   - after it, the same barrier without a label where a store follows in
+ *     the block (as code generation sees it: fall-through blocks merged),
+ *     since the DAG combiner may move a store it proves disjoint above a
+ *     volatile access.
+ *
+ * Checks of a group of accesses (a `bounds_which` block picks the one
+ * that fails) stay, and so do checks of a vector store of a loaded value
+ * (X86's store-forwarding fix splits such a copy into pieces, which would
+ * write part of a store that must trap). */
+#include "bnd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twasm_abi.h"
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMBuilderRef b;
+  LLVMTargetDataRef td;
+  LLVMTypeRef asm_type;
+  LLVMValueRef barrier;      /* the asm without a label */
+  unsigned memory_kind, willreturn_kind;
+  LLVMValueRef fn;
+  LLVMValueRef *marked;      /* accesses given to the guard pages */
+  unsigned nmarked, cap;
+  LLVMValueRef *pinned;      /* checks that prove loads left before accesses */
+  unsigned npinned;
+  LLVMValueRef self;         /* the check being looked at: no proof for its own loads */
+} late_ctx;
+
+/* ---- what lies between a check and its access --------------------------- */
+
+/* An intrinsic that reads and writes no memory and returns (llvm.umin,
+ * llvm.fshl, ...): the rest of the calls are effects. */
+static bool pure_call(const late_ctx *c, LLVMValueRef call) {
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) return false;
+  LLVMAttributeRef mem = LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, c->memory_kind);
+  LLVMAttributeRef ret = LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, c->willreturn_kind);
+  return mem && LLVMGetEnumAttributeValue(mem) == 0 && ret;
+}
+
+/* Computes a value and nothing else. */
+static bool pure(const late_ctx *c, LLVMValueRef i) {
+  if (LLVMIsACallInst(i)) return pure_call(c, i);
+  return !(LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) ||
+           LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAVAArgInst(i) || LLVMIsATerminatorInst(i) ||
+           LLVMIsAInvokeInst(i));
+}
+
+/* What a pointer is an offset from (GEPs stripped). */
+static LLVMValueRef pointer_root(LLVMValueRef p) {
+  while (LLVMIsAGetElementPtrInst(p) || (LLVMIsAConstantExpr(p) && LLVMGetConstOpcode(p) == LLVMGetElementPtr))
+    p = LLVMGetOperand(p, 0);
+  return p;
+}
+
+/* The load of memory 0's base from the instance (vmctx field 0). */
+static bool is_mem_base(const late_ctx *c, LLVMValueRef v) {
+  return LLVMIsALoadInst(v) && LLVMGetOperand(v, 0) == LLVMGetParam(c->fn, 0);
+}
+
+/* A load that cannot fault on a guard page: of the instance's own
+ * structures (vmctx fields, the memory object, globals, tables: pointers
+ * the runtime made), of a constant global, or of the frame. */
+static bool safe_load(const late_ctx *c, LLVMValueRef i) {
+  if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) return false;
+  LLVMValueRef root = pointer_root(LLVMGetOperand(i, 0));
+  if (root == LLVMGetParam(c->fn, 0) || LLVMIsAGlobalVariable(root) || LLVMIsAAllocaInst(root)) return true;
+  return LLVMIsALoadInst(root) && !is_mem_base(c, root) && LLVMGetTypeKind(LLVMTypeOf(root)) == LLVMPointerTypeKind;
+}
+
+/* A store nobody can see after a trap: to the frame. */
+static bool frame_store(LLVMValueRef i) {
+  return !LLVMGetVolatile(i) && LLVMIsAAllocaInst(pointer_root(LLVMGetOperand(i, 1)));
+}
+
+/* ---- the access a check guards ----------------------------------------- */
+
+/* v as x + k (adds of constants peeled; i32 adds only with nuw, so that
+ * the sum is exact). */
+static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
+  *k = 0;
+  while (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
+         LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind) {
+    bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64;
+    if (!wide && !LLVMGetNUW(v)) break;
+    *k += LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+    v = LLVMGetOperand(v, 0);
+  }
+  return v;
+}
+
+/* A linear-memory access's address as mem_base + index + k, index an i64
+ * value (NULL: none); false for other forms. */
+static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
+  *index = NULL, *k = 0;
+  while (LLVMIsAGetElementPtrInst(p)) {
+    if (LLVMGetNumOperands(p) != 2) return false;
+    uint64_t scale = LLVMABISizeOfType(c->td, LLVMGetGEPSourceElementType(p));
+    LLVMValueRef x = LLVMGetOperand(p, 1);
+    if (LLVMIsAConstantInt(x)) {
+      *k += LLVMConstIntGetSExtValue(x) * (int64_t)scale;
+    } else {
+      LLVMTypeRef t = LLVMTypeOf(x);
+      if (*index || scale != 1 || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64)
+        return false;
+      int64_t more;
+      *index = peel(x, &more);
+      *k += more;
+    }
+    p = LLVMGetOperand(p, 0);
+  }
+  return is_mem_base(c, p);
+}
+
+/* Where access i ends: mem_base + *index + *end (index NULL: none). */
+static bool access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int64_t *end) {
+  bool store = LLVMIsAStoreInst(i) != NULL;
+  if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) return false;
+  if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), index, end)) return false;
+  *end += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
+  return true;
+}
+
+/* Whether check ch is on mem_base + index (index NULL: a constant end),
+ * up to *reach: it traps iff index + reach > size, sums exact (addresses
+ * are the Wasm address plus offset, below 2^33). */
+static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach) {
+  int64_t d;
+  LLVMValueRef end = peel(ch->end, &d);
+  if (!index) {
+    if (!LLVMIsAConstantInt(end)) return false;
+    d += (int64_t)LLVMConstIntGetZExtValue(end);
+  } else if (ch->narrow) {
+    /* an i32 end: the access indexes by its zero extension */
+    if (!LLVMIsAZExtInst(index) || LLVMGetOperand(index, 0) != end) return false;
+  } else if (index != end) {
+    return false;
+  }
+  *reach = d + ch->plus;
+  return true;
+}
+
+/* Whether the access i ends where check ch does. */
+static bool reaches(const late_ctx *c, LLVMValueRef i, const bnd_check *ch) {
+  LLVMValueRef index;
+  int64_t end, reach;
+  return access_end(c, i, &index, &end) && check_reach(ch, index, &reach) && end == reach;
+}
+
+/* The block whose terminator is the only branch to bb, or NULL. */
+static LLVMBasicBlockRef single_pred(LLVMBasicBlockRef bb) {
+  LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb));
+  if (!u || LLVMGetNextUse(u)) return NULL;
+  LLVMValueRef term = LLVMGetUser(u);
+  return LLVMIsAInstruction(term) && LLVMIsATerminatorInst(term) ? LLVMGetInstructionParent(term) : NULL;
+}
+
+static bool is_pinned(const late_ctx *c, LLVMValueRef br) {
+  for (unsigned k = 0; k < c->npinned; k++)
+    if (c->pinned[k] == br) return true;
+  return false;
+}
+
+/* A load of linear memory that a check kept in place proves inside
+ * memory: one on its index with at least its end, on the way to it
+ * through blocks of one predecessor (memory never shrinks), other than
+ * the check being removed (the load would then fault before the access
+ * that names the trap).  That check is pinned: it may not be removed
+ * later. */
+static bool anchored(late_ctx *c, LLVMValueRef load) {
+  LLVMValueRef index;
+  int64_t end, reach;
+  if (!access_end(c, load, &index, &end)) return false;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred;
+  for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
+    bnd_check ch;
+    if (term == c->self || !bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
+    if (!check_reach(&ch, index, &reach) || reach < end) continue;
+    if (is_pinned(c, term)) return true;
+    LLVMValueRef *p = realloc(c->pinned, (c->npinned + 1) * sizeof *p);
+    if (!p) return false;
+    c->pinned = p;
+    c->pinned[c->npinned++] = term;
+    return true;
+  }
+  return false;
+}
+
+/* A vector store of a loaded value: X86's store-forwarding fix may split
+ * the copy into pieces. */
+static bool copies_vector(LLVMValueRef i) {
+  if (!LLVMIsAStoreInst(i)) return false;
+  LLVMValueRef v = LLVMGetOperand(i, 0);
+  return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind && LLVMIsALoadInst(v);
+}
+
+/* The call to twasm_rt_trap(vmctx, OOB, func, offset) at the head of trap
+ * (phis only before it), and the offset it gets from block `from`. */
+static bool trap_offset(LLVMBasicBlockRef trap, LLVMBasicBlockRef from, uint32_t *offset) {
+  LLVMValueRef i = LLVMGetFirstInstruction(trap);
+  while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+  if (!i || !LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4) return false;
+  LLVMValueRef callee = LLVMGetCalledValue(i), code = LLVMGetOperand(i, 1), off = LLVMGetOperand(i, 3);
+  size_t len;
+  const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  if (strcmp(name, "twasm_rt_trap") || !LLVMIsAConstantInt(code) ||
+      LLVMConstIntGetZExtValue(code) != TWASM_TRAP_MEMORY_OOB)
+    return false;
+  if (LLVMIsAPHINode(off) && LLVMGetInstructionParent(off) == trap) {
+    LLVMValueRef in = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(off); k++)
+      if (LLVMGetIncomingBlock(off, k) == from) in = LLVMGetIncomingValue(off, k);
+    off = in;
+  }
+  if (!off || !LLVMIsAConstantInt(off)) return false;
+  *offset = (uint32_t)LLVMConstIntGetZExtValue(off);
+  return true;
+}
+
+/* bb is the only block that branches to `to`. */
+static bool only_from(LLVMBasicBlockRef to, LLVMValueRef term) {
+  LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(to));
+  if (!u || LLVMGetUser(u) != term) return false;
+  for (u = LLVMGetNextUse(u); u; u = LLVMGetNextUse(u))
+    if (LLVMGetUser(u) != term) return false;
+  return true;
+}
+
+/* The checks a scan for an access may pass (LLVM sinks loads past the
+ * checks of later accesses); a load found behind them moves up. */
+#define LATE_MAX_CROSSED 8
+
+/* The continuation of check br when it traps straight to the trap block
+ * and is the only way into its continuation, else NULL. */
+static LLVMBasicBlockRef check_cont(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
+  bnd_check ch;
+  if (!bnd_check_match(br, &ch) || is_pinned(c, br)) return NULL;
+  LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
+  if (trap == cont || !trap_offset(trap, LLVMGetInstructionParent(br), offset) || !only_from(cont, br))
+    return NULL;
+  return cont;
+}
+
+/* v's definition and the ones it uses in the blocks `crossed`, operands
+ * first, into order[]; false when one of them is not a plain computation. */
+static bool collect_defs(late_ctx *c, LLVMValueRef v, LLVMBasicBlockRef *crossed, int ncrossed,
+                         LLVMValueRef *order, int *n, int cap) {
+  if (!LLVMIsAInstruction(v)) return true;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(v);
+  bool inside = false;
+  for (int k = 0; k < ncrossed; k++) inside |= crossed[k] == bb;
+  if (!inside) return true;
+  for (int k = 0; k < *n; k++)
+    if (order[k] == v) return true;
+  if (LLVMIsAPHINode(v) || !pure(c, v) || LLVMIsACallInst(v) || *n == cap) return false;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (!collect_defs(c, LLVMGetOperand(v, k), crossed, ncrossed, order, n, cap)) return false;
+  order[(*n)++] = v;
+  return true;
+}
+
+static void move_before(late_ctx *c, LLVMValueRef inst, LLVMValueRef at) {
+  LLVMPositionBuilderBefore(c->b, at);
+  bnd_move_here(c->b, inst);
+}
+
+/* Moves load (and what its address needs from the crossed blocks) to just
+ * before `at`, the first crossed check: where its own check put it. */
+static bool hoist_load(late_ctx *c, LLVMValueRef load, LLVMValueRef at, LLVMBasicBlockRef *crossed, int ncrossed) {
+  enum { CAP = 32 };
+  LLVMValueRef order[CAP];
+  int n = 0;
+  if (!collect_defs(c, LLVMGetOperand(load, 0), crossed, ncrossed, order, &n, CAP)) return false;
+  for (int k = 0; k < n; k++) move_before(c, order[k], at);
+  move_before(c, load, at);
+  return true;
+}
+
+/* The access check br guards when it is the first effect of its
+ * continuation (past other checks, for a load), else NULL; *offset: the
+ * trap's. */
+static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
+  bnd_check ch;
+  LLVMBasicBlockRef bb = check_cont(c, br, offset), crossed[LATE_MAX_CROSSED];
+  LLVMValueRef first_crossed = NULL;
+  int ncrossed = 0;
+  if (!bb) return NULL;
+  bnd_check_match(br, &ch);
+  c->self = br;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
+    if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && reaches(c, i, &ch)) {
+      if (copies_vector(i)) return NULL;
+      if (!ncrossed) return i;
+      return LLVMIsALoadInst(i) && hoist_load(c, i, first_crossed, crossed, ncrossed) ? i : NULL;
+    }
+    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && (safe_load(c, i) || anchored(c, i))) ||
+        (LLVMIsAStoreInst(i) && frame_store(i))) {
+      i = LLVMGetNextInstruction(i);
+      continue;
+    }
+    uint32_t other;
+    LLVMBasicBlockRef next = ncrossed < LATE_MAX_CROSSED && LLVMIsATerminatorInst(i) ? check_cont(c, i, &other) : NULL;
+    if (!next) return NULL;
+    if (!ncrossed) first_crossed = i;
+    crossed[ncrossed++] = next;
+    i = LLVMGetFirstInstruction(next);
+  }
+  return NULL;
+}
+
+/* ---- the rewrite -------------------------------------------------------- */
+
+/* Deletes v and then the operands it alone used, while each computes a
+ * value only (the compare, the end, the size load). */
+static void erase_dead(const late_ctx *c, LLVMValueRef v) {
+  if (!v || !LLVMIsAInstruction(v) || LLVMGetFirstUse(v) || LLVMIsAPHINode(v)) return;
+  if (!pure(c, v) && !(LLVMIsALoadInst(v) && !LLVMGetVolatile(v))) return;
+  unsigned n = (unsigned)LLVMGetNumOperands(v);
+  LLVMValueRef ops[4];
+  if (n > 4) n = 0;
+  for (unsigned k = 0; k < n; k++) ops[k] = LLVMGetOperand(v, k);
+  LLVMInstructionEraseFromParent(v);
+  for (unsigned k = 0; k < n; k++) erase_dead(c, ops[k]);
+}
+
+/* The label asm: code address and file offset into the table. */
+static LLVMValueRef label_asm(const late_ctx *c, uint32_t offset) {
+  char text[160];
+  int len = snprintf(text, sizeof text,
+                     "1:\n.pushsection %s,\"a\"\n.p2align 2\n.long 1b - .\n.long %u\n.popsection",
+                     TWASM_PCMAP_SECTION, offset);
+  return LLVMGetInlineAsm(c->asm_type, text, (size_t)len, "~{memory}", 9, true, false,
+                          LLVMInlineAsmDialectATT, false);
+}
+
+static void call_asm(late_ctx *c, LLVMValueRef fn_asm) {
+  LLVMBuildCall2(c->b, c->asm_type, fn_asm, NULL, 0, "");
+}
+
+/* Check br becomes a branch to its continuation; the trap block goes
+ * when nothing else leads there. */
+static void drop_check(late_ctx *c, LLVMValueRef br) {
+  bnd_check ch;
+  bnd_check_match(br, &ch);
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(br);
+  LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
+  LLVMValueRef cond = LLVMGetCondition(br);
+  LLVMPositionBuilderBefore(c->b, br);
+  LLVMBuildBr(c->b, cont);
+  LLVMInstructionEraseFromParent(br);
+  erase_dead(c, cond);
+  ir_retarget_phis(trap, bb, NULL);
+  if (!LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) LLVMDeleteBasicBlock(trap);
+}
+
+/* Access i, its check gone: the label (offset) before it, volatile. */
+static void give_to_guard(late_ctx *c, LLVMValueRef i, uint32_t offset) {
+  LLVMPositionBuilderBefore(c->b, i);
+  call_asm(c, label_asm(c, offset));
+  LLVMSetVolatile(i, true);
+  if (c->nmarked == c->cap) {
+    unsigned cap = c->cap ? 2 * c->cap : 64;
+    LLVMValueRef *m = realloc(c->marked, cap * sizeof *m);
+    if (!m) { /* out of memory: the barrier after it whatever follows */
+      LLVMPositionBuilderBefore(c->b, LLVMGetNextInstruction(i));
+      call_asm(c, c->barrier);
+      return;
+    }
+    c->marked = m, c->cap = cap;
+  }
+  c->marked[c->nmarked++] = i;
+}
+
+/* The block after bb as code generation sees it: its single successor
+ * when bb is that block's only predecessor (CodeGenPrepare merges them). */
+static LLVMBasicBlockRef falls_into(LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return NULL;
+  LLVMBasicBlockRef next = LLVMGetSuccessor(term, 0);
+  return next != bb && only_from(next, term) ? next : NULL;
+}
+
+/* Whether a store may follow access i before a barrier (a call other
+ * than a pure intrinsic, a fence, the end of what codegen sees as i's
+ * block). */
+static bool store_follows(const late_ctx *c, LLVMValueRef i) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(i);
+  for (int hops = 0; bb && hops < 64; hops++) {
+    for (i = i ? LLVMGetNextInstruction(i) : LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMIsAStoreInst(i) || LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i)) return true;
+      if (LLVMIsATerminatorInst(i)) break;
+      if (LLVMIsACallInst(i) && !pure_call(c, i)) return false;
+      if (LLVMIsAFenceInst(i)) return false;
+    }
+    i = NULL;
+    bb = falls_into(bb);
+  }
+  return bb != NULL;
+}
+
+static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
+  c->fn = fn;
+  c->nmarked = c->npinned = 0;
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(bb), access;
+    uint32_t offset;
+    if (br && (access = guarded(c, br, &offset)) != NULL) {
+      drop_check(c, br);
+      give_to_guard(c, access, offset);
+      n++;
+    }
+  }
+
+  for (unsigned k = 0; k < c->nmarked; k++) {
+    LLVMValueRef i = c->marked[k];
+    if (!store_follows(c, i)) continue;
+    LLVMValueRef next = LLVMGetNextInstruction(i);
+    LLVMPositionBuilderBefore(c->b, next);
+    call_asm(c, c->barrier);
+  }
+  return n;
+}
+
+unsigned bnd_late(LLVMModuleRef mod) {
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  late_ctx c = {.ctx = ctx, .b = LLVMCreateBuilderInContext(ctx), .td = LLVMGetModuleDataLayout(mod)};
+  c.asm_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, false);
+  c.barrier = LLVMGetInlineAsm(c.asm_type, "", 0, "~{memory}", 9, true, false, LLVMInlineAsmDialectATT, false);
+  c.memory_kind = LLVMGetEnumAttributeKindForName("memory", 6);
+  c.willreturn_kind = LLVMGetEnumAttributeKindForName("willreturn", 10);
+  unsigned n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    if (LLVMCountBasicBlocks(fn) && LLVMCountParams(fn)) n += late_function(&c, fn);
+  free(c.marked);
+  free(c.pinned);
+  LLVMDisposeBuilder(c.b);
+  return n;
+}
