@@ -37,6 +37,7 @@ bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: out of memory adding bounds checks");
   if (opt_level < 2 || m->nmems == 0) return true;
   if (!run(mod, tm, "function(instcombine<no-verify-fixpoint>,loop-simplify,lcssa,loop-mssa(licm))", d)) return false;
+  bnd_scalar_lanes(mod);
   if (bnd_version_loops(mod) == 0) return true;
   /* versioning edits IR: a slip there must be an error, not a miscompilation */
   char *msg = NULL;

@@ -131,6 +131,11 @@ static inline bool bnd_is_false(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;
 }
 
+/* Extracted lanes of vector induction variables become scalar
+ * induction variables (bnd_lane.c), so that the checks of the accesses
+ * at them are affine; returns how many. */
+unsigned bnd_scalar_lanes(LLVMModuleRef mod);
+
 /* The pass over a module (bnd_loop.c): returns how many nests it versioned. */
 unsigned bnd_version_loops(LLVMModuleRef mod);
 

@@ -197,7 +197,9 @@ static bool lin_rec(bnd_nest *n, LLVMValueRef v, bnd_lin *out, int depth) {
     return true;
   }
   if (!ir_loop_defines(n->root, v, n->cfg)) {
-    if (LLVMIsAInstruction(v) || LLVMIsAArgument(v)) {
+    /* a constant expression: InstCombine's scalar lane of a constant
+     * vector start, extractelement(bitcast <2 x i64> .. to <4 x i32>) */
+    if (LLVMIsAInstruction(v) || LLVMIsAArgument(v) || LLVMIsAConstantExpr(v)) {
       *out = invariant(n, v);
       return true;
     }

@@ -96,7 +96,170 @@ static LLVMValueRef within(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, const 
 
 static unsigned width(LLVMValueRef v) { return LLVMGetIntTypeWidth(LLVMTypeOf(v)); }
 
+/* The conditional branch every entry of l passes (the one block entering
+ * l reached from it through blocks of one predecessor each, all in l's
+ * parent's body, bounds checks passed on the way): its condition and
+ * whether entries take the true edge. */
+static LLVMValueRef guard_of(const bnd_nest *n, const ir_loop *l, bool *taken) {
+  const ir_cfg *cfg = n->cfg;
+  const ir_loop *up = l->parent;
+  int b = l->preheader;
+  for (int steps = 0; b >= 0 && steps < 32; steps++) {
+    if (!up->in_body[b] || cfg->blocks[b].npreds != 1) return NULL;
+    int p = cfg->blocks[b].preds[0];
+    if (!up->in_body[p]) return NULL;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg->blocks[p].bb);
+    bnd_check c;
+    if (bnd_check_match(term, &c)) {
+      /* a bounds check on the way: passed, not the guard */
+      if (LLVMGetSuccessor(term, c.trap_succ) == cfg->blocks[b].bb) return NULL;
+      b = p;
+      continue;
+    }
+    if (LLVMIsABranchInst(term) && LLVMIsConditional(term)) {
+      LLVMBasicBlockRef t = LLVMGetSuccessor(term, 0), f = LLVMGetSuccessor(term, 1);
+      if (t == f) return NULL;
+      *taken = t == cfg->blocks[b].bb;
+      return LLVMGetCondition(term);
+    }
+    if (LLVMGetNumSuccessors(term) != 1) return NULL;
+    b = p;
+  }
+  return NULL;
+}
+
+static LLVMIntPredicate inverse(LLVMIntPredicate p) {
+  switch (p) {
+  case LLVMIntEQ: return LLVMIntNE;
+  case LLVMIntNE: return LLVMIntEQ;
+  case LLVMIntULT: return LLVMIntUGE;
+  case LLVMIntUGE: return LLVMIntULT;
+  case LLVMIntULE: return LLVMIntUGT;
+  case LLVMIntUGT: return LLVMIntULE;
+  case LLVMIntSLT: return LLVMIntSGE;
+  case LLVMIntSGE: return LLVMIntSLT;
+  case LLVMIntSLE: return LLVMIntSGT;
+  default: return LLVMIntSLE;
+  }
+}
+
+/* Whether v is a counter of loop p, maybe cast, offset or scaled by
+ * constants: the side of a guard worth reading (forms are only built for
+ * such guards, whose i128 code would otherwise stay in the check block
+ * until LLVM cleans it, and change what it makes of the rest). */
+static bool counter_of(const ir_loop *p, LLVMValueRef v) {
+  for (int depth = 0; depth < 4 && LLVMIsAInstruction(v); depth++) {
+    if (LLVMIsAPHINode(v)) {
+      for (int i = 0; i < p->nivs; i++)
+        if (p->ivs[i].phi == v) return true;
+      return false;
+    }
+    if (LLVMIsACastInst(v)) {
+      v = LLVMGetOperand(v, 0);
+      continue;
+    }
+    if (!LLVMIsABinaryOperator(v) || !LLVMIsAConstantInt(LLVMGetOperand(v, 1))) return false;
+    v = LLVMGetOperand(v, 0);
+  }
+  return false;
+}
+
+/* The only counter term of l: its loop's index, its constant factor. */
+static int one_term(const bnd_nest *n, const bnd_lin *l, int64_t *beta) {
+  int k = -1;
+  for (int i = 0; i < n->nloops; i++) {
+    LLVMValueRef b = l->beta[i];
+    if (!b || (LLVMIsAConstantInt(b) && LLVMConstIntGetSExtValue(b) == 0)) continue;
+    if (k >= 0 || !LLVMIsAConstantInt(b)) return -2;
+    k = i;
+    *beta = LLVMConstIntGetSExtValue(b);
+  }
+  return k;
+}
+
+/* A cap on the counter of l's parent at every entry of l, from the guard
+ * before l (nbody's `for (j = i + 1; j < 5; j++)` under clang's `if (i <=
+ * 3)`: over the whole box, i = 4 leaves the inner loop no trip bound, so
+ * the nest had none):  the guard reads form(x) = alpha + beta * t[k] <= B
+ * (or <, or >= with beta < 0), B without counter terms, both forms within
+ * the compare's domain (a condition in *cond), and gives t[k] <=
+ * floor((B - alpha) / beta) for a power-of-two beta.  -1: no such guard. */
+static int guard_cap(bnd_nest *n, const ir_loop *l, LLVMValueRef *cap, LLVMValueRef *cond) {
+  if (!l->parent || l->preheader < 0) return -1;
+  bool taken;
+  LLVMValueRef g = guard_of(n, l, &taken);
+  if (!g || !LLVMIsAICmpInst(g)) return -1;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(g);
+  if (!taken) p = inverse(p);
+  LLVMValueRef x = LLVMGetOperand(g, 0), y = LLVMGetOperand(g, 1);
+  unsigned bits = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMIntegerTypeKind ? width(x) : 0;
+  if (bits != 32 && bits != 64) return -1;
+  bool fixed_x = LLVMIsAConstantInt(x) || !ir_loop_defines(n->root, x, n->cfg);
+  bool fixed_y = LLVMIsAConstantInt(y) || !ir_loop_defines(n->root, y, n->cfg);
+  if (!(counter_of(l->parent, x) && fixed_y) && !(counter_of(l->parent, y) && fixed_x)) return -1;
+  bnd_lin fx, fy;
+  if (!bnd_lin_of(n, x, &fx) || !bnd_lin_of(n, y, &fy)) return -1;
+  int64_t beta = 0, unused;
+  int k = one_term(n, &fx, &beta);
+  if (k < 0 || one_term(n, &fy, &unused) != -1) {
+    k = one_term(n, &fy, &beta);
+    if (k < 0 || one_term(n, &fx, &unused) != -1) return -1;
+    bnd_lin t = fx;
+    fx = fy;
+    fy = t;
+    p = ir_swapped_pred(p);
+  }
+  if (n->loops[k] != l->parent) return -1;
+  /* x <= y (or <) with beta > 0, or x >= y (or >) with beta < 0, negated */
+  bool le = p == LLVMIntULE || p == LLVMIntSLE || p == LLVMIntULT || p == LLVMIntSLT;
+  bool ge = p == LLVMIntUGE || p == LLVMIntSGE || p == LLVMIntUGT || p == LLVMIntSGT;
+  bool strict = p == LLVMIntULT || p == LLVMIntSLT || p == LLVMIntUGT || p == LLVMIntSGT;
+  if (!((le && beta > 0) || (ge && beta < 0))) return -1;
+  int64_t s = beta > 0 ? beta : -beta;
+  if (!pow2(s)) return -1;
+  bool sgn = is_signed_pred(p);
+  trip_box dom = {.dlo = sgn ? -((__int128)1 << (bits - 1)) : 0,
+                  .dhi = sgn ? ((__int128)1 << (bits - 1)) - 1 : ((__int128)1 << bits) - 1};
+  LLVMValueRef xlo, xhi, ylo, yhi;
+  bnd_lin_range(n, &fx, &xlo, &xhi);
+  bnd_lin_range(n, &fy, &ylo, &yhi);
+  *cond = both(n, both(n, fx.cond, fy.cond), LLVMBuildAnd(n->b, within(n, xlo, xhi, &dom), within(n, ylo, yhi, &dom), ""));
+  /* beta * t <= y - alpha (- 1 when strict); negated for >= */
+  LLVMValueRef room = LLVMBuildSub(n->b, fy.alpha, fx.alpha, "");
+  if (beta < 0) room = LLVMBuildNeg(n->b, room, "");
+  if (strict) room = LLVMBuildSub(n->b, room, c128(n, 1), "");
+  *cap = LLVMBuildAShr(n->b, room, c128(n, __builtin_ctzll((unsigned long long)s)), "");
+  return k;
+}
+
+static LLVMValueRef smin(bnd_nest *n, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(n->b, LLVMBuildICmp(n->b, LLVMIntSLT, a, b, ""), a, b, "");
+}
+
+static bool trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond);
+
+/* Under a guard, l is entered only where the parent's counter is at most
+ * the guard's cap: its bound is computed over that smaller box, with
+ * forms of its own (a form's condition holds over the box it was built
+ * for, so none built here is kept for the rest of the nest).  A bound
+ * that holds at every entry is all bnd_lin_range needs of it. */
 bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond) {
+  LLVMValueRef cap, gcond = NULL;
+  int k = l->trip.kind == IR_TRIP_SYMBOLIC ? guard_cap(n, l, &cap, &gcond) : -1;
+  if (k < 0) return trip_last(n, l, last, cond);
+  LLVMValueRef full = n->last[k];
+  bnd_map memo = n->memo;
+  n->memo = (bnd_map){.arena = memo.arena};
+  n->last[k] = smax(n, smin(n, full, cap), c128(n, 0));
+  bool ok = trip_last(n, l, last, cond);
+  n->last[k] = full;
+  n->memo = memo;
+  if (!ok) return trip_last(n, l, last, cond);
+  *cond = both(n, *cond, gcond);
+  return true;
+}
+
+static bool trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond) {
   const ir_trip *t = &l->trip;
   *cond = NULL;
   if (t->kind == IR_TRIP_CONST) {
