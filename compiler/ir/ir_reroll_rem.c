@@ -607,16 +607,18 @@ static int bypass_joins(const rr_pass *p, const rm_shape *s) {
   uint64_t top = rr_wmask(rr_width(LLVMTypeOf(s->x)));
   if (offset == 0 && !s->loose)
     return rr_branch_at(hb, s->x, s->F) == 1 - s->e_side && rr_branch_at(hb, s->x, top) == 1 - s->e_side;
-  /* x + K <u C (x = i + 1 tested as i <u 3), or a loose count: the
-   * branch follows the compare, so with the bypass not taken where the
-   * compare fails (x + K = C + 1) it is taken for x + K in [0, C] at most,
-   * each such x enumerated; each must start the new loop where R would
-   * run (x & mask == 0: N == x & (F - 1)).  The bypass is then kept only
-   * where H took it and N == 0 (how 2). */
+  /* x + K <u C (x = i + 1 tested as i <u 3 or i >=u 3), or a loose
+   * count: the compare has one value on x + K in [0, W] (W = C - 1 for
+   * <u and >=u, C for <=u and >u) and the other above, and the branch
+   * follows it; with the bypass not taken at x + K = W + 1 it is taken
+   * for x + K in [0, W] at most, each such x enumerated, and each must
+   * start the new loop where R would run (x & mask == 0: N == x & (F -
+   * 1)).  The bypass is then kept only where H took it and N == 0 (how
+   * 2). */
   uint64_t bound = LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1));
-  if (bound > 64 || (pred != LLVMIntULT && pred != LLVMIntULE) ||
-      rr_branch_at(hb, s->x, (bound + 1 - offset) & top) != 1 - s->e_side)
-    return 0;
+  if (bound > 64 || ((pred == LLVMIntULT || pred == LLVMIntUGE) && bound == 0)) return 0;
+  if (pred == LLVMIntULT || pred == LLVMIntUGE) bound--;
+  if (rr_branch_at(hb, s->x, (bound + 1 - offset) & top) != 1 - s->e_side) return 0;
   for (uint64_t v = 0; v <= bound; v++) {
     uint64_t xv = (v - offset) & top;
     int taken = rr_branch_at(hb, s->x, xv);
