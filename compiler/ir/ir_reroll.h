@@ -137,6 +137,7 @@ bool rr_mentions(const rr_pass *p, int id, int what, int depth);
 void rr_subst_add(rr_subst *s, int from, int to);
 bool rr_varies(const rr_pass *p, int id, int depth);
 int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv);
+bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k);
 LLVMValueRef rr_strip_bool(LLVMValueRef v, bool *negated);
 LLVMValueRef rr_and_const(LLVMValueRef v, uint64_t *c);
 

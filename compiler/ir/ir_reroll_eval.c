@@ -234,6 +234,51 @@ bool rr_varies(const rr_pass *p, int id, int depth) {
 
 /* ---- Concrete evaluation of the trip-count conditions ---------------------- */
 
+/* Whether phi y is x + *d at every point: two phis of one block, each
+ * entered from every predecessor either with constants (y's minus x's: d)
+ * or with y + C and x + C (one constant C), so y - x keeps its first value
+ * (a loop's i and i + 1, `j <= i` counted as x = i + 1).  Wrapping adds
+ * keep it modulo 2^w. */
+static bool twin_phi(LLVMValueRef y, LLVMValueRef x, uint64_t *d) {
+  if (!LLVMIsAPHINode(y) || !LLVMIsAPHINode(x) || y == x || LLVMTypeOf(y) != LLVMTypeOf(x) ||
+      LLVMGetInstructionParent(y) != LLVMGetInstructionParent(x) || LLVMCountIncoming(y) != LLVMCountIncoming(x))
+    return false;
+  bool have = false;
+  for (unsigned i = 0; i < LLVMCountIncoming(y); i++) {
+    LLVMBasicBlockRef in = LLVMGetIncomingBlock(y, i);
+    LLVMValueRef vy = LLVMGetIncomingValue(y, i), vx = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(x); k++)
+      if (LLVMGetIncomingBlock(x, k) == in) vx = LLVMGetIncomingValue(x, k);
+    if (!vx) return false;
+    if (LLVMIsAConstantInt(vy) && LLVMIsAConstantInt(vx)) {
+      uint64_t e = LLVMConstIntGetZExtValue(vy) - LLVMConstIntGetZExtValue(vx);
+      if (have && e != *d) return false;
+      *d = e;
+      have = true;
+      continue;
+    }
+    bool stepped = LLVMIsABinaryOperator(vy) && LLVMIsABinaryOperator(vx) &&
+                   LLVMGetInstructionOpcode(vy) == LLVMAdd && LLVMGetInstructionOpcode(vx) == LLVMAdd &&
+                   LLVMGetOperand(vy, 0) == y && LLVMGetOperand(vx, 0) == x &&
+                   LLVMIsAConstantInt(LLVMGetOperand(vy, 1)) &&
+                   LLVMGetOperand(vy, 1) == LLVMGetOperand(vx, 1);
+    if (!stepped) return false;
+  }
+  return have;
+}
+
+/* v as x + *k: x itself, x + K (a constant K), or a twin phi of x. */
+bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k) {
+  *k = 0;
+  if (v == x) return true;
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd && LLVMGetOperand(v, 0) == x &&
+      LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+    *k = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
+    return true;
+  }
+  return twin_phi(v, x, k);
+}
+
 /* v at x == xv, for the few operations the guards use. */
 static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, int depth) {
   unsigned w = rr_width(LLVMTypeOf(v));
@@ -241,6 +286,7 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
   uint64_t m = rr_wmask(w), a = 0, b = 0, c = 0;
   if (v == x) return *out = xv & m, true;
   if (LLVMIsAConstantInt(v)) return *out = LLVMConstIntGetZExtValue(v) & m, true;
+  if (twin_phi(v, x, &a)) return *out = (xv + a) & m, true;
   if (!LLVMIsAInstruction(v)) return false;
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   int n = LLVMGetNumOperands(v);

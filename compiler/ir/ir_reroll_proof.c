@@ -246,23 +246,28 @@ bool rr_uses_confined(rr_pass *p, rr_shape *s) {
   return true;
 }
 
-/* The bypass H -> E is taken for a few x only (x == C, x < C): then each
+/* The bypass H -> E is taken for a few x only (x == C, x + K == C with
+ * x + K written as such or as a twin phi, x < C), each checked on H's
+ * branch itself (rr_branch_at): then each
  * odd one starts the loop at x & mask == start, one trip to N = start + 1,
  * and the even ones skip it; Q is then never needed. */
 bool rr_bypass_joins(const rr_shape *s) {
   LLVMValueRef hb = rr_cond_br(s->H);
   bool negated;
   LLVMValueRef c = rr_strip_bool(LLVMGetCondition(hb), &negated);
-  if (!LLVMIsAICmpInst(c) || LLVMGetOperand(c, 0) != s->x || !LLVMIsAConstantInt(LLVMGetOperand(c, 1)))
-    return false;
+  if (!LLVMIsAICmpInst(c) || !LLVMIsAConstantInt(LLVMGetOperand(c, 1))) return false;
   unsigned w = rr_width(LLVMTypeOf(s->x));
-  uint64_t bound = LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)), lo, hi;
+  uint64_t bound = LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)), lo, hi, offset;
+  /* `x - 1 != 0` (LLVM's form of x != 1), `i == 0` with x = i + 1 (a
+   * twin phi: `j <= i`): x == C - K for x + K == C */
+  if (!rr_offset_of(LLVMGetOperand(c, 0), s->x, &offset)) return false;
   int e_side = s->e_side;
   LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
   if ((e_side == 0) == negated) pred = LLVMGetICmpPredicate(c) == LLVMIntNE ? LLVMIntEQ
                                       : pred == LLVMIntUGE ? LLVMIntULT
                                       : pred == LLVMIntUGT ? LLVMIntULE : LLVMIntSGT;
-  if (pred == LLVMIntEQ) lo = hi = bound;
+  if (pred == LLVMIntEQ) lo = hi = (bound - offset) & rr_wmask(w);
+  else if (offset) return false;
   else if (pred == LLVMIntULT && bound > 0 && bound <= 64) lo = 0, hi = bound - 1;
   else if (pred == LLVMIntULE && bound < 64) lo = 0, hi = bound;
   else return false;

@@ -82,6 +82,7 @@ typedef struct {
   LLVMValueRef jphi_val[RR_MAX_PHIS]; /* J's incoming from the new loop */
   LLVMValueRef hoist[RR_MAX_BODY_E];
   int nhoist;
+  bool loose;          /* an x with x & (mask | F - 1) == start may enter L */
 } rm_shape;
 
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
@@ -398,9 +399,11 @@ static bool prove_rest(rr_pass *p, rm_shape *s) {
     incoming(i, s->R, &init, &next);
     if (LLVMCountIncoming(i) != 2 || !init || !next || LLVMGetIncomingBlock(i, LLVMGetIncomingBlock(i, 0) == s->R) != rpre)
       return false;
-    uint64_t low;
+    uint64_t low, d;
     LLVMTypeRef ty = LLVMTypeOf(i);
-    if (!s->down && rr_and_const(init, &low) == s->x && low == s->F - 1 &&
+    /* x & (F - 1), x or a twin phi equal to it (rr_offset_of) */
+    LLVMValueRef of = rr_and_const(init, &low);
+    if (!s->down && of && rr_offset_of(of, s->x, &d) && d == 0 && low == s->F - 1 &&
         rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull) == rr_poly_const(p, ty, rr_wmask(rr_width(ty))))
       s->down = i;
   }
@@ -516,15 +519,21 @@ static bool match_j_phis(rr_pass *p, rm_shape *s) {
 
 /* ---- Counts and uses ------------------------------------------------------------ */
 
-/* No x with x & mask == start enters L. */
-static bool counts_agree(rr_pass *p, const rm_shape *s) {
+/* No x with x & mask == start enters L, but those with x & (F - 1) == 0
+ * too (s->loose): for them N == M == start, and the old loop and the new
+ * run 2^w iterations alike, with no remainder. */
+static bool counts_agree(rr_pass *p, rm_shape *s) {
   unsigned w = rr_width(LLVMTypeOf(s->x));
   uint64_t start = LLVMConstIntGetZExtValue(s->phis[s->counter].init);
+  s->loose = false;
   if (start & ~s->mask & rr_wmask(w)) return true; /* M never equals start */
   uint64_t free_bits = ~s->mask & rr_wmask(w);
   if (__builtin_popcountll(free_bits) > 8) return false;
   for (uint64_t sub = free_bits;; sub = (sub - 1) & free_bits) {
-    if (!rr_never_enters(p, s->H, s->e_side, s->x, start | sub)) return false;
+    if (!rr_never_enters(p, s->H, s->e_side, s->x, start | sub)) {
+      if (sub & (s->F - 1)) return false;
+      s->loose = true;
+    }
     if (!sub) break;
   }
   return true;
@@ -581,27 +590,53 @@ static bool x_before_h(const rr_pass *p, const rm_shape *s) {
  * with a constant: its bypass set is a prefix [0, b] when x = F and the
  * largest x both enter), and the counter starts at 0: then every bypassed
  * x has x & mask == 0, and H may enter the new loop for every x but those
- * with nothing to do (N == 0).  R then never runs and goes. */
-static bool bypass_joins(const rr_pass *p, const rm_shape *s) {
+ * with nothing to do (N == 0): 1.  R then never runs and goes.  Or the
+ * compare is of x + K (a twin phi of x, as rr_offset_of), or the counts
+ * agreed loosely: 2, below. */
+static int bypass_joins(const rr_pass *p, const rm_shape *s) {
   LLVMValueRef hb = rr_cond_br(s->H);
   bool negated;
   LLVMValueRef c = rr_strip_bool(LLVMGetCondition(hb), &negated);
-  if (!LLVMIsAICmpInst(c) || LLVMGetOperand(c, 0) != s->x || !LLVMIsAConstantInt(LLVMGetOperand(c, 1)) ||
-      LLVMConstIntGetZExtValue(s->phis[s->counter].init) != 0 ||
+  uint64_t offset;
+  if (!LLVMIsAICmpInst(c) || !rr_offset_of(LLVMGetOperand(c, 0), s->x, &offset) ||
+      !LLVMIsAConstantInt(LLVMGetOperand(c, 1)) || LLVMConstIntGetZExtValue(s->phis[s->counter].init) != 0 ||
       !x_before_h(p, s))
-    return false;
+    return 0;
   LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
-  if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE) return false;
+  if (pred != LLVMIntULT && pred != LLVMIntULE && pred != LLVMIntUGT && pred != LLVMIntUGE) return 0;
   uint64_t top = rr_wmask(rr_width(LLVMTypeOf(s->x)));
-  return rr_branch_at(hb, s->x, s->F) == 1 - s->e_side && rr_branch_at(hb, s->x, top) == 1 - s->e_side;
+  if (offset == 0 && !s->loose)
+    return rr_branch_at(hb, s->x, s->F) == 1 - s->e_side && rr_branch_at(hb, s->x, top) == 1 - s->e_side;
+  /* x + K <u C (x = i + 1 tested as i <u 3 or i >=u 3), or a loose
+   * count: the compare has one value on x + K in [0, W] (W = C - 1 for
+   * <u and >=u, C for <=u and >u) and the other above, and the branch
+   * follows it; with the bypass not taken at x + K = W + 1 it is taken
+   * for x + K in [0, W] at most, each such x enumerated, and each must
+   * start the new loop where R would run (x & mask == 0: N == x & (F -
+   * 1)).  The bypass is then kept only where H took it and N == 0 (how
+   * 2). */
+  uint64_t bound = LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1));
+  if (bound > 64 || ((pred == LLVMIntULT || pred == LLVMIntUGE) && bound == 0)) return 0;
+  if (pred == LLVMIntULT || pred == LLVMIntUGE) bound--;
+  if (rr_branch_at(hb, s->x, (bound + 1 - offset) & top) != 1 - s->e_side) return 0;
+  for (uint64_t v = 0; v <= bound; v++) {
+    uint64_t xv = (v - offset) & top;
+    int taken = rr_branch_at(hb, s->x, xv);
+    if (taken < 0 || (taken == s->e_side && (xv & s->mask))) return 0;
+  }
+  return 2;
 }
 
-static void merge_bypass(rr_pass *p, rm_shape *s, LLVMValueRef end) {
+/* how 1: the bypass only where N == 0; 2: where H took it and N == 0. */
+static void merge_bypass(rr_pass *p, rm_shape *s, LLVMValueRef end, int how) {
   LLVMBuilderRef b = p->b;
   LLVMValueRef hb = LLVMGetBasicBlockTerminator(s->H);
   LLVMPositionBuilderBefore(b, hb);
   LLVMValueRef none = LLVMBuildICmp(b, s->e_side == 0 ? LLVMIntEQ : LLVMIntNE, end,
                                     LLVMConstInt(LLVMTypeOf(end), 0, false), "reroll.bypass");
+  if (how == 2)
+    none = s->e_side == 0 ? LLVMBuildAnd(b, LLVMGetCondition(hb), none, "reroll.bypass")
+                          : LLVMBuildOr(b, LLVMGetCondition(hb), none, "reroll.loop");
   LLVMSetCondition(hb, none);
   LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(s->E));
   LLVMPositionBuilderAtEnd(b, s->E);
@@ -691,7 +726,8 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
   }
-  if (bypass_joins(p, s)) merge_bypass(p, s, end);
+  int how = bypass_joins(p, s);
+  if (how) merge_bypass(p, s, end, how);
   /* E is now reached from H only: its phis are their values from H. */
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->E), next; i && LLVMIsAPHINode(i); i = next) {
     next = LLVMGetNextInstruction(i);

@@ -699,11 +699,64 @@ START_TEST(neg_scaled_products) {
 }
 END_TEST
 
+/* PolyBench's mvt (x1 += A y1, x2 += A^T y2) and syrk (the lower
+ * triangle's k-j nest, per row) at plain -O2 and with -fno-unroll-loops:
+ * products whose sums clang keeps in memory, C checked against A and B
+ * by the runtime.  The -O2 shapes are the re-roll's (a bypass `n - 1 !=
+ * 0`, or `i == 0` with the count i + 1 a second phi). */
+typedef struct {
+  const char *func;
+  bool one_row, one_col; /* m = 1, n = 1 */
+  bool a_scaled;
+} suite_case;
+
+static const suite_case suite_cases[] = {
+    {"mvt_x1", false, true, false},
+    {"mvt_x2", false, true, false},
+    {"syrk", true, false, true},
+};
+enum { NSUITE = sizeof suite_cases / sizeof *suite_cases };
+
+START_TEST(polybench_products) {
+  const suite_case *c = &suite_cases[_i % NSUITE];
+  fixture f;
+  recognise_with(&f, "polybench_suite.c", c->func, false, _i < NSUITE ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F64);
+  ck_assert_msg(n->check_overlap, "%s: C must be checked against A and B", c->func);
+  ck_assert_int_eq(!mm->m.is_param && mm->m.value == 1, c->one_row);
+  ck_assert_int_eq(!mm->n.is_param && mm->n.value == 1, c->one_col);
+  ck_assert(mm->k.is_param && mm->accumulate && !mm->has_start);
+  ck_assert_int_eq(mm->a_scale.on, c->a_scaled);
+  release(&f);
+}
+END_TEST
+
+/* Near misses: no nest of theirs is a product, at -O2 or without
+ * unrolling (two outputs of one nest, two products in one sum, a matrix
+ * updated from itself). */
+START_TEST(neg_polybench) {
+  static const char *const funcs[] = {"neg_bicg", "neg_gesummv", "neg_atax", "neg_syr2k", "neg_trmm"};
+  enum { NNEG = sizeof funcs / sizeof *funcs };
+  fixture f;
+  recognise_with(&f, "polybench_suite.c", funcs[_i % NNEG], false, _i < NNEG ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "%s: taken as a product",
+                  funcs[_i % NNEG]);
+  release(&f);
+}
+END_TEST
+
 static Suite *recog_suite(void) {
   Suite *s = suite_create("recog");
   TCase *tc = tcase_create("detect");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, saxpy);
+  tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
+  tcase_add_loop_test(tc, neg_polybench, 0, 10);
   tcase_add_test(tc, jacobi);
   tcase_add_test(tc, dot_i32);
   tcase_add_test(tc, dot_i64);

@@ -95,6 +95,9 @@ static const pass_case pass_cases[] = {
     {"products", "isum", true},   /* remainder loop of pointer IVs */
     {"products", "matvec", true}, /* by 4 inside a loop, sum stored every iteration */
     {"products", "matmul", true}, /* the k loop of a product, sum kept in C */
+    {"bypass", "acc_rows", true}, /* bypass `n - 1 != 0` (re-rolled before too; its odd copy now goes) */
+    {"bypass", "tri_rows", true}, /* `j <= i`: bypass `i == 0`, count i + 1 a twin phi */
+    {"bypass", "tri_scale", true}, /* by 4: bypass `i < 3`, remainder from (i + 1) & 3 */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -182,7 +185,7 @@ static const program_case program_cases[] = {
     {"maps", false}, {"maps", true},   {"sums", false}, {"sums", true},
     {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
-    {"full", false},   {"full", true},
+    {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */

@@ -1,0 +1,72 @@
+/* polybench_suite.c: PolyBench's matrix-vector and triangular kernels in
+ * plain C (no `restrict`, fixed row lengths, run-time counts), as
+ * test_recog reads them at plain -O2 and with -fno-unroll-loops.  mvt's
+ * two products and syrk's k-j product per row are products; the others
+ * compute two outputs in one nest (bicg, gesummv, atax), a sum of two
+ * products per term (syr2k), or update the matrix they read (trmm, symm),
+ * and no nest of theirs may be taken as a product. */
+#define N 256
+
+void mvt_x1(int n, double *x1, double A[N][N], double *y1) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) x1[i] = x1[i] + A[i][j] * y1[j];
+}
+
+void mvt_x2(int n, double *x2, double A[N][N], double *y2) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) x2[i] = x2[i] + A[j][i] * y2[j];
+}
+
+void syrk(int n, int m, double alpha, double beta, double C[N][N], double A[N][N]) {
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j <= i; j++) C[i][j] *= beta;
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++) C[i][j] += alpha * A[i][k] * A[j][k];
+  }
+}
+
+void neg_bicg(int m, int n, double A[N][N], double *s, double *q, double *p, double *r) {
+  for (int i = 0; i < m; i++) s[i] = 0;
+  for (int i = 0; i < n; i++) {
+    q[i] = 0.0;
+    for (int j = 0; j < m; j++) {
+      s[j] = s[j] + r[i] * A[i][j];
+      q[i] = q[i] + A[i][j] * p[j];
+    }
+  }
+}
+
+void neg_gesummv(int n, double alpha, double beta, double A[N][N], double B[N][N], double *tmp, double *x,
+                 double *y) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = 0.0;
+    y[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+      tmp[i] = A[i][j] * x[j] + tmp[i];
+      y[i] = B[i][j] * x[j] + y[i];
+    }
+    y[i] = alpha * tmp[i] + beta * y[i];
+  }
+}
+
+void neg_atax(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
+  for (int i = 0; i < m; i++) {
+    tmp[i] = 0.0;
+    for (int j = 0; j < n; j++) tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (int j = 0; j < n; j++) y[j] = y[j] + A[i][j] * tmp[i];
+  }
+}
+
+void neg_syr2k(int n, int m, double alpha, double C[N][N], double A[N][N], double B[N][N]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++) C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
+}
+
+void neg_trmm(int m, int n, double alpha, double A[N][N], double B[N][N]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      for (int k = i + 1; k < m; k++) B[i][j] += A[k][i] * B[k][j];
+      B[i][j] = alpha * B[i][j];
+    }
+}
