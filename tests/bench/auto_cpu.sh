@@ -3,7 +3,7 @@
 # launch: `auto` may not be more than 5 % (or 5 ms, for short programs)
 # slower than TWASM_DEVICE=cpu.  Runs every executable NAME of BIN_DIR
 # (`make gpu-apps`: build/gpu/bin) under TWASM_DEVICE=cpu and auto, RUNS
-# times each (default 5), interleaved, with the arguments of
+# times each (default 5), interleaved in alternating order, with the arguments of
 # SRC_DIR/NAME.args (default tests/gpu/e2e), and prints a markdown table
 # of median wall times (ms, `date` around each process), auto/cpu and a
 # verdict; the outputs of the two modes must be the same bytes (with
@@ -43,8 +43,15 @@ for prog in "$bin"/*; do
   args=()
   [ -f "$src/$name.args" ] && read -r -a args <"$src/$name.args"
   for ((i = 0; i < runs; i++)); do
-    once cpu "$name" "$prog" "${args[@]}"
-    once auto "$name" "$prog" "${args[@]}"
+    # cpu first in even runs, auto first in odd ones: a fixed order would
+    # give one mode the machine's state after the other every time.
+    if ((i % 2 == 0)); then
+      once cpu "$name" "$prog" "${args[@]}"
+      once auto "$name" "$prog" "${args[@]}"
+    else
+      once auto "$name" "$prog" "${args[@]}"
+      once cpu "$name" "$prog" "${args[@]}"
+    fi
   done
   c=$(median "$tmp/$name.cpu") a=$(median "$tmp/$name.auto")
   verdict=$(awk -v a="$a" -v c="$c" 'BEGIN { print (a <= c * 1.05 || a - c <= 5) ? "ok" : "over" }')
