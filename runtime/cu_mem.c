@@ -110,16 +110,19 @@ bool cu_alloc_managed(uint64_t size, void **out, cu_error *err) {
   return cu_reserve_managed(size, size, out, err);
 }
 
+/* cuMemAlloc of size bytes within the admitted total (cu_mem_lock held). */
+static bool cu_device_alloc_locked(uint64_t size, uint64_t *ptr, cu_error *err) {
+  if (!cu_admit_locked(size, err)) return false;
+  cu_result r = cu_drv.mem_alloc(ptr, (size_t)size);
+  return r == 0 || cu_check_failure(err, "cuMemAlloc", r);
+}
+
 bool cu_alloc_device(uint64_t size, void **out, cu_error *err) {
   if (!cu_make_current(err)) return false;
   if (!cu_drv.mem_alloc) return cu_fail_msg(err, "the driver lacks cuMemAlloc_v2");
   pthread_mutex_lock(&cu_mem_lock);
-  bool ok = cu_admit_locked(size, err);
   uint64_t ptr = 0;
-  if (ok) {
-    cu_result r = cu_drv.mem_alloc(&ptr, (size_t)size);
-    ok = r == 0 || cu_check_failure(err, "cuMemAlloc", r);
-  }
+  bool ok = cu_device_alloc_locked(size, &ptr, err);
   if (ok) cu_live_bytes += size;
   pthread_mutex_unlock(&cu_mem_lock);
   if (ok) {
@@ -144,12 +147,8 @@ bool cu_alloc_mirror(uint64_t size, void **out, cu_error *err) {
   if (!cu_make_current(err)) return false;
   if (!cu_drv.mem_alloc) return cu_fail_msg(err, "the driver lacks cuMemAlloc_v2");
   pthread_mutex_lock(&cu_mem_lock);
-  bool ok = cu_admit_locked(size, err);
   uint64_t ptr = 0;
-  if (ok) {
-    cu_result r = cu_drv.mem_alloc(&ptr, (size_t)size);
-    ok = r == 0 || cu_check_failure(err, "cuMemAlloc", r);
-  }
+  bool ok = cu_device_alloc_locked(size, &ptr, err);
   if (ok && !cu_blocks_add((uintptr_t)ptr, size, size, true)) {
     cu_drv.mem_free(ptr);
     ok = cu_fail_msg(err, "out of host memory for the allocation registry");
