@@ -211,6 +211,22 @@ bool cu_kernel_allow_shared(const cu_kernel *k, uint32_t bytes, cu_error *err);
  * INFINITY when the GPU cannot be used, so any comparison picks the CPU. */
 double cu_launch_cost_us(void);
 
+/* ---- profile (cu_prof.c) ---------------------------------------------- */
+
+/* TWASM_GPU_PROFILE=1: the host time of each phase of the launch path,
+ * summed, printed at exit.  Callers write
+ *   double t = cu_prof_on() ? cu_prof_now() : 0; ...; if (t) cu_prof_add(PHASE, t); */
+typedef enum {
+  CU_PROF_DECIDE, CU_PROF_RES_COST, CU_PROF_RES_PREPARE, CU_PROF_COPY_IN, CU_PROF_KERNEL,
+  CU_PROF_COPY_OUT, CU_PROF_SYNC, CU_PROF_LAUNCH, CU_PROF_PHASES
+} cu_prof_phase;
+extern int cu_prof_state;
+bool cu_prof_read(void);
+static inline bool cu_prof_on(void) { return cu_prof_state < 0 ? cu_prof_read() : cu_prof_state != 0; }
+double cu_prof_now(void);
+void cu_prof_add(cu_prof_phase phase, double since_us);
+void cu_prof_copies(uint64_t n, uint64_t bytes);
+
 /* ---- layer-private: for cu_*.c only ----------------------------------- */
 
 typedef int cu_result;
@@ -257,6 +273,8 @@ typedef struct cu_driver {
   cu_result (*memcpy_htod_async)(uint64_t dst, const void *src, size_t len, void *stream);
   cu_result (*memcpy_dtoh_async)(void *dst, uint64_t src, size_t len, void *stream);
   cu_result (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t len);
+  /* TWASM_GPU_SCHED only. */
+  cu_result (*primary_ctx_set_flags)(int device, unsigned flags);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */

@@ -104,7 +104,28 @@ static bool cu_init_device(void) {
   return true;
 }
 
+/* TWASM_GPU_SCHED=spin|yield|block: how a synchronise waits
+ * (CU_CTX_SCHED_*), set on the primary context before it is made; unset,
+ * the driver's default (auto: spin while there are fewer contexts than
+ * cores). */
+static void cu_init_sched(void) {
+  static const struct {
+    const char *name;
+    unsigned flags;
+  } modes[] = {{"spin", 1}, {"yield", 2}, {"block", 4}};
+  const char *v = getenv("TWASM_GPU_SCHED");
+  if (!v || !*v || !cu_drv.primary_ctx_set_flags) return;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (strcmp(v, modes[i].name) == 0) {
+      cu_result r = cu_drv.primary_ctx_set_flags(cu_dev, modes[i].flags);
+      cu_trace("gpu: TWASM_GPU_SCHED=%s: %s", v, r == 0 ? "set" : "refused by the driver");
+      return;
+    }
+  cu_trace("gpu: TWASM_GPU_SCHED=%s is not spin, yield or block: ignored", v);
+}
+
 static bool cu_init_context(void) {
+  cu_init_sched();
   cu_result r = cu_drv.primary_ctx_retain(&cu_ctx, cu_dev);
   if (r != 0) return cu_init_refuse("cuDevicePrimaryCtxRetain", r);
   size_t free_bytes = 0, total_bytes = 0;

@@ -78,6 +78,8 @@ static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error
 bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err) {
   if (!n || !cu_make_current(err) || !cu_check_ranges(steps[0].kernel, args, err)) return false;
   double start = cu_now_us();
+  bool prof = cu_prof_on();
+  double t = prof ? start : 0;
   /* A failed copy before the launches leaves nothing queued that could
    * touch host memory after this returns; a failure after them waits for
    * what was queued. */
@@ -86,6 +88,13 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
     (void)cu_finish(steps[0].kernel, &ignored);
     return false;
   }
+  if (prof) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < args->nin; i++) bytes += args->in[i].len;
+    cu_prof_copies(args->nin, bytes);
+    cu_prof_add(CU_PROF_COPY_IN, t);
+    t = cu_prof_now();
+  }
   for (size_t i = 0; i < n; i++)
     if (!cu_start(steps[i].kernel, steps[i].grid, steps[i].block, steps[i].shared_bytes,
                   steps[i].params, err)) {
@@ -93,6 +102,7 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
       (void)cu_finish(steps[i].kernel, &ignored);
       return false;
     }
+  if (prof) cu_prof_add(CU_PROF_KERNEL, t), t = cu_prof_now();
   bool copied = cu_queue_copies(args->out, args->nout, false, err);
   double queued = cu_now_us() - start;
   if (!copied) {
@@ -100,7 +110,9 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
     (void)cu_finish(steps[n - 1].kernel, &ignored);
     return false;
   }
+  if (prof) cu_prof_add(CU_PROF_COPY_OUT, t), t = cu_prof_now();
   if (!cu_finish(steps[n - 1].kernel, err)) return false;
+  if (prof) cu_prof_add(CU_PROF_SYNC, t);
   if (cu_tracing()) {
     double us = cu_now_us() - start;
     for (size_t i = 0; i < n; i++) {

@@ -386,6 +386,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   double quick;
   __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
   if (quick > 0 && !twasm_cost_worth_it(rt_offload_ops(k, params), quick)) return quick_cpu();
+  double prof_t = cu_prof_on() ? cu_prof_now() : 0; /* TWASM_GPU_PROFILE */
   if (cu_tracing()) {
     char line[600];
     int at = 0;
@@ -467,9 +468,11 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     done = on_cpu(k, why);
     if (mode == CU_MODE_AUTO) cpu_run_begins(l ? l : entry(k), plan.ops);
   } else {
+    if (prof_t) cu_prof_add(CU_PROF_DECIDE, prof_t);
     double t0 = now_us();
     done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result);
     if (done && mode == CU_MODE_AUTO) rt_choice_gpu_ran(&l->choice, plan.ops, now_us() - t0, launch_us, cpu_us);
+    if (prof_t) cu_prof_add(CU_PROF_LAUNCH, t0);
   }
   if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);

@@ -42,6 +42,22 @@
 
 #define RES_PAGE 4096ull
 #define RES_SLOTS 16
+/* Spans found wholly kept, remembered so that the next launch over them
+ * skips their page scan (twice per launch: cost, then prepare) while no
+ * page has been opened since: an LLM token's 85 launches scanned about
+ * 107,000 pages of weights twice. */
+#define RES_WHOLE 64
+/* Copies to the device less than this far apart are queued as one (the
+ * bytes between them copied too: harmless, a page's mirror bytes matter
+ * only while it is kept, when they equal the host's, or once copied):
+ * a copy costs some microseconds of driver and bus latency, 16 KiB at
+ * the bus's ~25-50 GB/s less than one. */
+#define RES_MERGE_GAP (16u << 10)
+
+typedef struct {
+  uint64_t lo, hi; /* pages */
+  uint64_t gen;    /* r->opens when found wholly kept, plus 1; 0: none */
+} res_whole;
 
 struct rt_resident {
   uint8_t *host;
@@ -50,6 +66,8 @@ struct rt_resident {
   uint64_t npages;        /* pages of the usable maximum */
   _Atomic uint8_t *kept;  /* per host page: 1 while kept */
   uint64_t kept_bytes;    /* pages made kept, for the trace */
+  _Atomic uint64_t opens; /* pages opened so far (faults, touches, abandons) */
+  res_whole whole[RES_WHOLE];
 };
 
 /* Live mirrors, read by the fault handler (no locks there). */
@@ -61,10 +79,19 @@ void rt_resident_enable(void) { res_enabled = true; }
 
 static pthread_once_t res_env_once = PTHREAD_ONCE_INIT;
 static bool res_env_off;
+/* For measurements: TWASM_GPU_MERGE_GAP=BYTES (0: no merging),
+ * TWASM_GPU_SCAN_CACHE=0 (every span scanned). */
+static uint64_t res_merge_gap = RES_MERGE_GAP;
+static bool res_scan_cache = true;
 
 static void res_read_env(void) {
   const char *v = getenv("TWASM_GPU_RESIDENT");
   res_env_off = v && strcmp(v, "0") == 0;
+  v = getenv("TWASM_GPU_MERGE_GAP");
+  uint64_t gap;
+  if (v && *v && cu_parse_size(v, &gap)) res_merge_gap = gap;
+  v = getenv("TWASM_GPU_SCAN_CACHE");
+  res_scan_cache = !(v && strcmp(v, "0") == 0);
 }
 
 bool rt_resident_wanted(void) {
@@ -80,6 +107,7 @@ static int res_protect(uint8_t *p, uint64_t len, int prot) {
 /* Opens page i of r again (async-signal-safe). */
 static void res_open(rt_resident *r, uint64_t i) {
   atomic_store(&r->kept[i], 0);
+  atomic_fetch_add(&r->opens, 1);
   (void)res_protect(r->host + i * RES_PAGE, RES_PAGE, PROT_READ | PROT_WRITE);
 }
 
@@ -112,6 +140,7 @@ void rt_resident_touch(const void *ptr, uint64_t len) {
 }
 
 rt_resident *rt_resident_new(uint8_t *host, uint64_t usable) {
+  pthread_once(&res_env_once, res_read_env);
   rt_resident *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->host = host;
@@ -161,9 +190,24 @@ static bool res_size(rt_resident *r, uint64_t size, cu_error *err) {
   return true;
 }
 
+static unsigned res_whole_at(uint64_t lo, uint64_t hi) {
+  return (unsigned)(((lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full)) >> 58);
+}
+
+/* Whether pages [lo, hi) were found wholly kept with none opened since. */
+static bool res_all_kept(const rt_resident *r, uint64_t lo, uint64_t hi) {
+  if (!res_scan_cache) return false;
+  const res_whole *w = &r->whole[res_whole_at(lo, hi)];
+  return w->gen && w->lo == lo && w->hi == hi && w->gen == atomic_load(&r->opens) + 1;
+}
+
 /* Pages [lo, hi) of r not kept, as copies into in (merging runs); those
  * of a long span become kept. */
 static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_resident_launch *L) {
+  if (keep && res_all_kept(r, lo, hi)) return true;
+  /* read before the scan: a page opened during it makes the note stale */
+  uint64_t gen = atomic_load(&r->opens);
+  bool all = keep;
   uint64_t i = lo;
   while (i < hi) {
     if (atomic_load(&r->kept[i])) {
@@ -176,34 +220,68 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
     uint64_t len = (j - i) * RES_PAGE;
     if (keep) {
       for (uint64_t p = i; p < j; p++) atomic_store(&r->kept[p], 1);
-      if (res_protect(h, len, PROT_READ) != 0)
+      if (res_protect(h, len, PROT_READ) != 0) {
         for (uint64_t p = i; p < j; p++) atomic_store(&r->kept[p], 0);
-      else
+        all = false;
+      } else {
         r->kept_bytes += len;
+      }
     }
     if (L->nin == RT_RESIDENT_MAX_COPIES) return false;
     L->in[L->nin++] = (cu_copy){h, r->dev + i * RES_PAGE, len};
     L->copy_bytes += len;
     i = j;
   }
+  if (all && res_scan_cache) r->whole[res_whole_at(lo, hi)] = (res_whole){lo, hi, gen + 1};
   return true;
 }
 
+/* L's copies to the device in address order, those less than
+ * res_merge_gap apart (or overlapping: two spans in one page) as one. */
+static void res_merge(rt_resident *r, rt_resident_launch *L) {
+  if (L->nin < 2 || !res_merge_gap) return;
+  for (size_t a = 1; a < L->nin; a++) {
+    cu_copy c = L->in[a];
+    size_t b = a;
+    for (; b > 0 && (uint8_t *)L->in[b - 1].host > (uint8_t *)c.host; b--) L->in[b] = L->in[b - 1];
+    L->in[b] = c;
+  }
+  size_t n = 0;
+  for (size_t a = 0; a < L->nin; a++) {
+    cu_copy *last = n ? &L->in[n - 1] : NULL;
+    uint8_t *h = L->in[a].host, *end = h + L->in[a].len;
+    if (last && h <= (uint8_t *)last->host + last->len + res_merge_gap) {
+      uint8_t *last_end = (uint8_t *)last->host + last->len;
+      if (end > last_end) last->len = (uint64_t)(end - (uint8_t *)last->host);
+      continue;
+    }
+    L->in[n] = L->in[a];
+    L->in[n].dev = r->dev + (h - r->host);
+    n++;
+  }
+  L->nin = n;
+}
+
 uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p) {
+  double t = cu_prof_on() ? cu_prof_now() : 0;
   uint64_t bytes = 0;
   for (int s = 0; s < p->nspans; s++) {
     const rt_offload_span *sp = &p->spans[s];
     if (sp->hi <= sp->lo) continue;
     if (sp->is_write) bytes += sp->hi - sp->lo;
     uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
+    if (hi > r->npages) hi = r->npages;
+    if (res_all_kept(r, lo, hi)) continue;
     for (uint64_t i = lo; i < hi && i < r->npages; i++)
       if (!atomic_load(&r->kept[i])) bytes += RES_PAGE;
   }
+  if (t) cu_prof_add(CU_PROF_RES_COST, t);
   return bytes;
 }
 
 bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, rt_resident_launch *L,
                          cu_error *err) {
+  double t = cu_prof_on() ? cu_prof_now() : 0;
   L->nin = L->nout = 0;
   L->copy_bytes = 0;
   if (mem_size > r->npages * RES_PAGE)
@@ -222,7 +300,9 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
       L->copy_bytes += sp->hi - sp->lo;
     }
   }
+  res_merge(r, L);
   L->dev_base = r->dev;
+  if (t) cu_prof_add(CU_PROF_RES_PREPARE, t);
   return true;
 }
 

@@ -218,6 +218,40 @@ START_TEST(resident_owns_only_kept_pages) {
 }
 END_TEST
 
+/* Copies less than 16 KiB apart go as one (x and y of a product in
+ * neighbouring pages, the same page twice), the bytes between them with
+ * them; W's kept pages stay out of it; the result is the same. */
+START_TEST(resident_merges_near_copies) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false};
+  p.spans[2] = (rt_offload_span){201 * 1024 + 512, 201 * 1024 + 768, true};
+  p.spans[3] = (rt_offload_span){210 * 1024, 211 * 1024, false};
+  p.nspans = 4;
+  static rt_resident_launch L;
+  cu_error err;
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  /* W's 32 pages apart (100 KiB away), then pages 50..52 as one copy */
+  ck_assert_uint_eq(L.nin, 2);
+  ck_assert_ptr_eq(L.in[1].host, host + 50 * PAGE);
+  ck_assert_ptr_eq(L.in[1].dev, L.dev_base + 50 * PAGE);
+  ck_assert_uint_eq(L.in[1].len, 3 * PAGE);
+  for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+  memset(L.dev_base + p.spans[2].lo, 0xAB, p.spans[2].hi - p.spans[2].lo);
+  for (size_t i = 0; i < L.nout; i++) memcpy(L.out[i].host, L.out[i].dev, L.out[i].len);
+  ck_assert_uint_eq(host[201 * 1024 + 512], 0xAB);
+  ck_assert_uint_eq(host[201 * 1024 + 511], (uint8_t)((201 * 1024 + 511) * 7 + 3));
+  ck_assert(memcmp(L.dev_base + 210 * 1024, host + 210 * 1024, 1024) == 0);
+  /* Again: W is kept, only the one merged copy goes. */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(L.nin, 1);
+  ck_assert_uint_eq(L.in[0].len, 3 * PAGE);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("resident");
   TCase *c = tcase_create("choice");
@@ -230,6 +264,7 @@ int main(void) {
   tcase_add_test(r, resident_copies_once_and_keeps_long_spans);
   tcase_add_test(r, resident_abandon_forgets_uncopied_pages);
   tcase_add_test(r, resident_owns_only_kept_pages);
+  tcase_add_test(r, resident_merges_near_copies);
   suite_add_tcase(s, r);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);
