@@ -273,8 +273,6 @@ typedef struct cu_driver {
   cu_result (*memcpy_htod_async)(uint64_t dst, const void *src, size_t len, void *stream);
   cu_result (*memcpy_dtoh_async)(void *dst, uint64_t src, size_t len, void *stream);
   cu_result (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t len);
-  /* The last copy back of a launch, synchronous (TWASM_GPU_SYNC_COPY=1). */
-  cu_result (*memcpy_dtoh)(void *dst, uint64_t src, size_t len);
   /* TWASM_GPU_SCHED only. */
   cu_result (*primary_ctx_set_flags)(int device, unsigned flags);
 } cu_driver;

@@ -114,7 +114,6 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
   cu_resolve(lib, "cuMemcpyHtoDAsync_v2", &d->memcpy_htod_async);
   cu_resolve(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async);
   cu_resolve(lib, "cuMemcpyDtoD_v2", &d->memcpy_dtod);
-  cu_resolve(lib, "cuMemcpyDtoH_v2", &d->memcpy_dtoh);
   cu_resolve(lib, "cuDevicePrimaryCtxSetFlags_v2", &d->primary_ctx_set_flags);
   /* Never closed: the primary context stays retained for the process. */
   return true;

@@ -75,18 +75,6 @@ static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error
   return true;
 }
 
-/* TWASM_GPU_SYNC_COPY=1: a launch with copies back ends with the last of
- * them as a synchronous cuMemcpyDtoH (it returns once the kernel and the
- * copies before it on the stream are done, with their errors) instead of
- * an asynchronous copy and cuCtxSynchronize: one driver call less. */
-static pthread_once_t cu_sync_copy_once = PTHREAD_ONCE_INIT;
-static bool cu_sync_copy;
-
-static void cu_sync_copy_read(void) {
-  const char *v = getenv("TWASM_GPU_SYNC_COPY");
-  cu_sync_copy = v && v[0] == '1' && !v[1];
-}
-
 bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err) {
   if (!n || !cu_make_current(err) || !cu_check_ranges(steps[0].kernel, args, err)) return false;
   double start = cu_now_us();
@@ -115,12 +103,7 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
       return false;
     }
   if (prof) cu_prof_add(CU_PROF_KERNEL, t), t = cu_prof_now();
-  pthread_once(&cu_sync_copy_once, cu_sync_copy_read);
-  const cu_copy *last = cu_sync_copy && cu_drv.memcpy_dtoh && args->nout ? &args->out[args->nout - 1] : NULL;
-  bool copied = cu_queue_copies(args->out, args->nout - (last != NULL), false, err);
-  if (copied && last && !cu_reachable(last->dev, last->len))
-    copied = cu_fail_msg(err, "copy of %llu bytes from %p: not inside device memory", (unsigned long long)last->len,
-                         last->dev);
+  bool copied = cu_queue_copies(args->out, args->nout, false, err);
   double queued = cu_now_us() - start;
   if (!copied) {
     cu_error ignored;
@@ -128,16 +111,7 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
     return false;
   }
   if (prof) cu_prof_add(CU_PROF_COPY_OUT, t), t = cu_prof_now();
-  if (last) {
-    cu_result r = cu_drv.memcpy_dtoh(last->host, (uint64_t)(uintptr_t)last->dev, (size_t)last->len);
-    if (r != 0) {
-      char what[200];
-      snprintf(what, sizeof what, "kernel %.120s (or its copy back)", steps[n - 1].kernel->name);
-      return cu_check_failure(err, what, r);
-    }
-  } else if (!cu_finish(steps[n - 1].kernel, err)) {
-    return false;
-  }
+  if (!cu_finish(steps[n - 1].kernel, err)) return false;
   if (prof) cu_prof_add(CU_PROF_SYNC, t);
   if (cu_tracing()) {
     double us = cu_now_us() - start;

@@ -125,10 +125,6 @@ int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t len, void *stream) {
   memcpy(dst, (const void *)(uintptr_t)src, len);
   return OK;
 }
-int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t len) {
-  memcpy(dst, (const void *)(uintptr_t)src, len);
-  return OK;
-}
 int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t len) {
   memcpy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, len);
   return OK;
