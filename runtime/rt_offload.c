@@ -362,6 +362,7 @@ static void cpu_run_ended(void) {
   double us = now_us() - rt_cpu_since;
   rt_loaded *l = rt_cpu_nest;
   rt_cpu_nest = NULL;
+  rt_start_cpu_ran(rt_cpu_ops * TWASM_COST_CPU_NS_PER_OP / 1000, us);
   pthread_mutex_lock(&rt_offload_lock);
   rt_choice_cpu_ran(&l->choice, rt_cpu_ops, us);
   pthread_mutex_unlock(&rt_offload_lock);

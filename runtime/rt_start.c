@@ -3,8 +3,10 @@
  * H200, far more than most programs run, and nearly every C program holds
  * a kernel (its allocator's memset loops).  So nothing touches the driver
  * until the nests that would have launched have done, on the CPU, as much
- * work as the start costs (the cost model's estimate; the start begins at
- * the next such nest): a program that never launches never pays for it
+ * work as the start costs (each finished run counted at the cost model's
+ * estimate, or at its measured time where that is less: rt_start_cpu_ran;
+ * the start begins at the next such nest): a program that never launches
+ * never pays for it
  * (rent or buy).  TWASM_GPU_START_MS sets the price (default 1000; 0
  * starts at the first nest worth a launch).
  *
@@ -169,8 +171,6 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
   pthread_mutex_lock(&rt_start_lock);
   double pending = rt_start_pending_us;
   bool begin = pending >= rt_start_price_us && atomic_load(&rt_start_state) == START_IDLE;
-  rt_start_pending_us += ops * TWASM_COST_CPU_NS_PER_OP / 1000;
-  if (!begin) pending = rt_start_pending_us;
   /* Looked for only now: loading the library costs 1.1-1.7 ms (H200), 3 %
    * of a 40 ms program that never starts the GPU. */
   if (begin && !cu_driver_present()) {
@@ -198,6 +198,21 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
   snprintf(buf, cap, "the GPU is not started: %.1f ms of work would have run on it so far, "
            "starting it costs %.0f ms", pending / 1000, rt_start_price_us / 1000);
   return RT_START_LATER;
+}
+
+/* What a finished CPU run of a nest worth a launch adds towards the price:
+ * the cost model's estimate, but no more than the run measured (an upper
+ * bound: until the thread's next dispatch call).  The estimate alone
+ * overstates some nests several times (on the H200 `mm_i8 1024 1`'s first
+ * int8 product: 1074 ms estimated, about 200 ms run), and such a program
+ * began the start for a second product it then ran beside the helper
+ * thread, 1.28-1.75 times its cpu time. */
+void rt_start_cpu_ran(double model_us, double measured_us) {
+  if (atomic_load(&rt_start_state) != START_IDLE || !(model_us > 0)) return;
+  double us = measured_us >= 0 && measured_us < model_us ? measured_us : model_us;
+  pthread_mutex_lock(&rt_start_lock);
+  rt_start_pending_us += us;
+  pthread_mutex_unlock(&rt_start_lock);
 }
 
 bool rt_start_ready(void) { return atomic_load(&rt_start_state) == START_READY; }
