@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]: the LLM-style program
+# (BIN_DIR/llm, `make gpu-bench-apps`) in auto mode, 128 tokens, under
+# several settings of the launch path, ROUNDS interleaved rounds (default
+# 3) after one warm-up run (the driver's JIT cache), each line the
+# program's own rates and whether its token ids equal a cpu run's (64
+# tokens); then one run of each with TWASM_GPU_PROFILE=1 (host time per
+# launch, by phase).  Figures, not tests: a failed run shows as its
+# output.  Issue 20; docs/PERFORMANCE.md, "The launch path measured".
+set -u
+bin=${1:?usage: gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]}
+rounds=${2:-3}
+logs=${3:-${TMPDIR:-/tmp}/twasm-gpu-llm-ab}
+mkdir -p "$logs"
+llm=$bin/llm
+variants=(
+  "default|X=1"
+  "driver at once|TWASM_GPU_START_MS=0"
+  "driver at once, copies not merged, every span scanned|TWASM_GPU_START_MS=0 TWASM_GPU_MERGE_GAP=0 TWASM_GPU_SCAN_CACHE=0"
+  "driver at once, spinning synchronise|TWASM_GPU_START_MS=0 TWASM_GPU_SCHED=spin"
+)
+TWASM_DEVICE=cpu timeout 120 "$llm" 64 >"$logs/cpu" 2>&1
+echo "cpu, 64 tokens: $(tail -n 1 "$logs/cpu")"
+ids=$(grep '^tokens:' "$logs/cpu" | cut -d' ' -f2-65)
+
+# one NAME ENV...: a 128-token auto run, its rates and whether its ids match.
+one() {
+  local name=$1 same=same
+  shift
+  env TWASM_DEVICE=auto "$@" timeout 120 "$llm" 128 >"$logs/run" 2>&1
+  [ "$(grep '^tokens:' "$logs/run" | cut -d' ' -f2-65)" = "$ids" ] || same="IDS DIFFER"
+  echo "$name: $(grep 'tokens/s' "$logs/run" | tail -n 1) [$same]"
+  grep 'profile:' "$logs/run" | sed 's/^twasm: profile: /    /'
+}
+one "warm-up" TWASM_GPU_START_MS=0 >/dev/null
+for r in $(seq "$rounds"); do
+  for v in "${variants[@]}"; do
+    read -r -a env <<<"${v#*|}"
+    one "round $r, ${v%%|*}" "${env[@]}"
+  done
+done
+for v in "${variants[@]:1}"; do
+  read -r -a env <<<"${v#*|}"
+  one "profiled, ${v%%|*}" "${env[@]}" TWASM_GPU_PROFILE=1
+done
