@@ -219,7 +219,7 @@ static int parse_args(cli *c, int argc, char **argv) {
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
     } else if (!strncmp(a, "--skip-pass=", 12)) {
       if (!drv_pass_skippable(a + 12))
-        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, lanes or masks)", a + 12);
+        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, vunroll, lanes, masks or guard)", a + 12);
       c->drv.skip_pass = a + 12;
     } else if (!strncmp(a, "--dump-after=", 13)) {
       if (!strcmp(a + 13, "list")) return list_passes();

@@ -4,20 +4,23 @@
  * step per trip and pays the loop control on every four floats (or two
  * doubles), where the same loop from a plain Wasm build, vectorised by
  * LLVM, is interleaved by two.  This pass, after the offload stage and
- * before LLVM's loop unroller (driver.c), asks the unroller for two copies
- * (llvm.loop.unroll.count 2: a run-time count gets a remainder iteration)
- * on the loops that are one block of at most VU_MAX_INSNS instructions,
- * with at least one 128-bit vector arithmetic operation and no calls but
- * intrinsics.  The bounds-checked copies of versioned loops are left as
- * they are (they run only when the fast copy cannot). */
+ * before LLVM's loop unroller (driver.c), asks the unroller for four copies
+ * (llvm.loop.unroll.count 4: a run-time count gets a remainder loop) of
+ * the loops that are one block of at most VU_MAX_INSNS instructions, with
+ * at least one 128-bit vector arithmetic operation and no calls but
+ * intrinsics.  Bigger bodies are left to LLVM, which unrolls them by two
+ * itself where it finds that worth it: asking for two copies of
+ * imgproc's 40-instruction count loop saved 33 M instructions there but
+ * cost 174 M in spills in the blur loop of the same function.  The
+ * bounds-checked copies of versioned loops are left as they are (they run
+ * only when the fast copy cannot). */
 #include <llvm-c/DebugInfo.h>
 #include <string.h>
 
 #include "ir_pass.h"
 
-#define VU_MAX_INSNS 40
-/* four copies of a body of at most VU_SMALL instructions, else two */
-#define VU_SMALL 20
+#define VU_MAX_INSNS 20
+#define VU_COUNT 4
 
 /* v is 128 bits of vector (any lane type). */
 static bool v128_typed(LLVMValueRef v) {
@@ -66,7 +69,7 @@ static unsigned vector_loop(LLVMBasicBlockRef bb, unsigned loop_kind, unsigned c
       vector_ops++;
     }
   }
-  return vector_ops == 0 ? 0 : n <= VU_SMALL ? 4 : 2;
+  return vector_ops == 0 ? 0 : VU_COUNT;
 }
 
 /* !{self, !{"llvm.loop.unroll.count", i32 count}} */

@@ -98,16 +98,16 @@ START_TEST(vector_loops_unrolled_by_four) {
 }
 END_TEST
 
-/* Without the offload stage the pipeline is not staged: the pass runs
- * LLVM's unroller again itself. */
-START_TEST(unrolled_without_offload) {
+/* Without the offload stage the pipeline is not staged and the pass does
+ * not run (LLVM's pipeline has unrolled such loops by two already): the
+ * same IR as with --skip-pass=vunroll. */
+START_TEST(not_without_offload) {
   ir_module m = ir_at(2, NULL, false);
-  ck_assert_int_ge(vector_ops(func(&m, 2), LLVMFMul, 2), 5);
-  ck_assert_int_ge(vector_ops(func(&m, 7), LLVMMul, 4), 5);
+  int with = vector_ops(func(&m, 2), LLVMFMul, 2);
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);
   m = ir_at(2, "vunroll", false);
-  ck_assert_int_lt(vector_ops(func(&m, 2), LLVMFMul, 2), 5);
+  ck_assert_int_eq(vector_ops(func(&m, 2), LLVMFMul, 2), with);
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);
 }
@@ -138,7 +138,7 @@ static Suite *vunroll_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, vector_loops_unrolled_by_four);
   tcase_add_test(tc, skip_pass_leaves_them);
-  tcase_add_test(tc, unrolled_without_offload);
+  tcase_add_test(tc, not_without_offload);
   tcase_add_test(tc, not_at_o1);
   suite_add_tcase(s, tc);
   return s;
