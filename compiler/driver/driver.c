@@ -216,6 +216,14 @@ static bool late(drv_run *r) {
   return run_passes(r->mod, r->tm, passes, r->d);
 }
 
+/* Staged only: without the offload stage LLVM's pipeline has run its
+ * unroller, which has already doubled such loops (and marked them). */
+static bool vector_unroll(drv_run *r) {
+  unsigned n = ir_unroll_vector_loops(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u loop%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 static bool narrow_lanes(drv_run *r) {
   unsigned n = ir_share_byte_sums(r->mod);
   n += ir_narrow_lanes(r->mod);
@@ -279,6 +287,7 @@ static const drv_pass pipeline[] = {
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
+  {"vunroll",   staged,      vector_unroll,  "one-block loops of v128 arithmetic asked to be unrolled by 4 (ir_vunroll.c)", true},
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
   {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
@@ -299,10 +308,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, lanes, masks or guard code is slower; without bounds, guard
+/* Without reroll, addresses, vunroll, lanes, masks or guard code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "lanes", "masks", "guard"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

@@ -30,6 +30,8 @@ static const char usage_text[] =
     "and relaxed SIMD (one fixed result per instruction, see man twasmc).\n"
     "Not supported (refused with a named error): threads, exception handling,\n"
     "tail calls, memory64, multi-memory, GC, typed function references.\n"
+    "Extended constant expressions (Wasm 3.0) get Wasm 2.0's \"constant\n"
+    "expression required\".\n"
     "\n"
     "options:\n"
     "  -o FILE                 output file (default: INPUT without .wasm, or .o with -c);\n"
@@ -67,7 +69,8 @@ static const char usage_text[] =
     "                          (or after each one: all) to standard error;\n"
     "                          --dump-after=list lists the passes\n"
     "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses,\n"
-    "                          bounds, lanes, masks or guard), to measure what it does;\n"
+    "                          bounds, vunroll, lanes, masks or guard), to measure\n"
+    "                          what it does;\n"
     "                          without bounds, guard mode traps only where the\n"
     "                          guard pages catch an access (not exact)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
@@ -216,7 +219,7 @@ static int parse_args(cli *c, int argc, char **argv) {
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
     } else if (!strncmp(a, "--skip-pass=", 12)) {
       if (!drv_pass_skippable(a + 12))
-        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, lanes or masks)", a + 12);
+        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, vunroll, lanes, masks or guard)", a + 12);
       c->drv.skip_pass = a + 12;
     } else if (!strncmp(a, "--dump-after=", 13)) {
       if (!strcmp(a + 13, "list")) return list_passes();

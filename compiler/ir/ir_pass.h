@@ -33,6 +33,12 @@ unsigned ir_narrow_lanes(LLVMModuleRef mod);
  * 16-bit sums of whole 8-byte halves (ir_lanes_sum.c).  Returns how many. */
 unsigned ir_share_byte_sums(LLVMModuleRef mod);
 
+/* After the offload stage, before LLVM's loop unroller: one-block loops of
+ * 128-bit vector arithmetic (clang's Wasm SIMD loops, which LLVM's loop
+ * vectoriser does not interleave) get llvm.loop.unroll.count 2
+ * (ir_vunroll.c).  Returns how many. */
+unsigned ir_unroll_vector_loops(LLVMModuleRef mod);
+
 /* Last, on optimised IR: `and i64 x, M` where M is 0xffffffff less low bits
  * that are proven zero in x (InstCombine's narrowing of a zero extension)
  * gets 0xffffffff back, which x86 selects as a free 32-bit zero extension

@@ -5,7 +5,8 @@
 # cannot leave its preopened directory.  NAME.args: one argument a line;
 # NAME.stdin: standard input; NAME.variants: one wasm build a line, each
 # the clang flags added to the wasm build (e.g. -O3 -msimd128; default:
-# one build with none).  TWASMC overrides the compiler.
+# one build with none), optionally followed by '| wasm-opt FLAGS' (the
+# build passed through binaryen's optimiser; skipped, saying so, without it).  TWASMC overrides the compiler.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -51,9 +52,19 @@ for src in "$here"/*.c; do
   variants=("")
   [ -f "$here/$name.variants" ] && mapfile -t variants < "$here/$name.variants"
   for v in "${!variants[@]}"; do
-    read -ra flags <<< "${variants[$v]}"
-    kind="aot${flags[*]:+ ${flags[*]}}"
+    # "CLANG FLAGS | wasm-opt FLAGS": the wasm build, then binaryen's optimiser
+    read -ra flags <<< "${variants[$v]%%|*}"
+    opt=()
+    [[ "${variants[$v]}" == *"|"* ]] && read -ra opt <<< "${variants[$v]#*|}"
+    kind="aot${flags[*]:+ ${flags[*]}}${opt[*]:+ | ${opt[*]}}"
+    if [ ${#opt[@]} -gt 0 ] && ! command -v "${opt[0]}" > /dev/null; then
+      echo "skip $name ($kind): ${opt[0]} is not installed (binaryen)"
+      continue
+    fi
     "${wasm_cc[@]}" "${flags[@]}" "$src" -o "$work/$name.$v.wasm" -lm || { fail "$name" "wasm build ($kind)"; continue; }
+    if [ ${#opt[@]} -gt 0 ]; then
+      "${opt[@]}" "$work/$name.$v.wasm" -o "$work/$name.$v.wasm" || { fail "$name" "$kind"; continue; }
+    fi
     "$twasmc" "${tflags[@]}" "$work/$name.$v.wasm" -o "$work/$name.$v" || { fail "$name" "twasmc ($kind)"; continue; }
     run "$name" "$work/$name.$v"
     check "$name" "$kind" "$v"

@@ -232,7 +232,10 @@ static sr_outcome sr_compare_either(const sj_value *either, const sr_result *res
   for (size_t i = 0; either->kind == SJ_ARRAY && i < either->len; i++) {
     sj_value one = {.kind = SJ_ARRAY, .len = 1, .items = &either->items[i]};
     o = sr_compare(&one, res, detail, cap);
-    if (o == SR_PASS) return o;
+    if (o == SR_PASS) {
+      detail[0] = '\0'; /* an earlier alternative's mismatch is no news on a pass */
+      return o;
+    }
   }
   if (o == SR_FAIL) {
     size_t n = strlen(detail);
