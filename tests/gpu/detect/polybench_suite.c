@@ -70,3 +70,19 @@ void neg_trmm(int m, int n, double alpha, double A[N][N], double B[N][N]) {
       B[i][j] = alpha * B[i][j];
     }
 }
+
+/* symm: C = alpha A B + beta C, A symmetric (its lower half read).  With
+ * the bounds pass its nests exist only as their bounds-checked copies
+ * (no fast copy): the report still has a line for each (test_offload). */
+void neg_symm(int m, int n, double alpha, double beta, double C[N][N], double A[N][N], double B[N][N]) {
+  double temp2;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      temp2 = 0;
+      for (int k = 0; k < i; k++) {
+        C[k][j] += alpha * B[i][j] * A[i][k];
+        temp2 += B[k][j] * A[i][k];
+      }
+      C[i][j] = beta * C[i][j] + alpha * B[i][j] * A[i][i] + alpha * temp2;
+    }
+}
