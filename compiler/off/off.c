@@ -196,9 +196,10 @@ static void add_times(off_times *t, const ptx_out *px) {
 /* One recognised nest: PTX per arch, embedded, and a kernel table entry;
  * false when it stays on the CPU (said in the report). */
 static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
-                         int k, tw_arena *arena) {
+                         int k, int part, tw_arena *arena) {
   char kname[64];
-  snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
+  if (part < 0) snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
+  else snprintf(kname, sizeof kname, "f%u_nest%d_part%d", index, k, part);
   ptx_out px;
   tw_diag pd = {.offset = TW_DIAG_NO_OFFSET};
   ptx_options po = {.tf32 = c->o->tf32};
@@ -293,11 +294,28 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32
         say(&c->report, "%s: not offloaded: %s\n", where, n->reason);
         continue;
       }
-      const char *why;
-      if (!off_version_check(n, &why))
+      const char *why = NULL;
+      for (int p = 0; p <= n->nparts && !why; p++)
+        if (off_version_check(p ? &n->parts[p - 1] : n, &why)) why = NULL;
+      if (why) {
         say(&c->report, "%s: not offloaded: %s\n", where, why);
-      else if (offload_nest(c, n, where, index, k, &arena))
-        ids[k] = (int)c->nkernels - 1;
+        continue;
+      }
+      if (!n->nparts) {
+        if (offload_nest(c, n, where, index, k, -1, &arena)) ids[k] = (int)c->nkernels - 1;
+        continue;
+      }
+      /* a nest of several parts: one kernel each, consecutive ids, all
+       * launched by one call (off_version_apply) */
+      int first = (int)c->nkernels;
+      bool all = true;
+      for (int p = 0; p <= n->nparts && all; p++) {
+        char part[600];
+        snprintf(part, sizeof part, "%s: part %d of %d", where, p + 1, n->nparts + 1);
+        all = offload_nest(c, p ? &n->parts[p - 1] : n, part, index, k, p, &arena);
+      }
+      if (all) ids[k] = first;
+      else say(&c->report, "%s: not offloaded: a part's kernel failed (above); the nest runs on the CPU\n", where);
     }
     /* Last nest first: a nest whose exit is the next nest's header then
      * finds that nest's offload call on its exit edge (off_version.c). */

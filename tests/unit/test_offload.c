@@ -117,8 +117,13 @@ static const struct {
     /* a nest that exists only as its bounds-checked copy still has its
      * line (symm: LLVM kept no fast copy), and the fast copy's line
      * speaks for a checked copy beside it (mvt: one line per nest) */
-    {"polybench_suite", "", ": neg_symm: not offloaded: stores to more than one array (the nest exists only as "
-                            "its bounds-checked copy)\n"},
+    {"polybench_suite", "", ": neg_symm: not offloaded: stores to more than one array (2; as one kernel each, part 1: "
+                            "inner loop runs only under a condition) (the nest exists only as its bounds-checked copy)\n"},
+    /* bicg: one nest, two kernels, launched by one call */
+    {"polybench_suite", "", ": bicg: part 1 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
+    {"polybench_suite", "", ": bicg: part 2 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
+    {"polybench_suite", "", ": neg_gesummv: not offloaded: stores to more than one array (2; as one kernel each, part 2: "
+                            "stores to more than one array)\n"},
     {"polybench_suite", "", ": neg_symm: not offloaded: the nest exists only as its bounds-checked copy (each "
                             "access checked, trapping at the exact one), which is never offloaded\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
