@@ -103,6 +103,8 @@ bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned
   }
   /* the nest is its first part, the others hang from it */
   *c = first;
+  c->slice = NULL; /* parts[] is this function's */
+  c->nslice = 0;
   c->out = scanned->out;
   *c->out = outs[0];
   c->out->parts = outs + 1;
