@@ -454,6 +454,16 @@ void twasm_rt_elem_drop(void *vmctx, uint32_t elem_index);
 #define TWASM_OFFLOAD_TOO_SMALL 2u
 #define TWASM_OFFLOAD_SKIP_MAX 1023u
 uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
+/* A nest of several parts (one loop nest computing two or more arrays,
+ * each part a kernel): kernels first .. first + count - 1, their params
+ * one after the other in params.  Every part is checked as
+ * twasm_rt_offload checks it, and no part may write a byte that another
+ * part reads or writes, all before the first launch; then the parts run
+ * in order.  The same answers as twasm_rt_offload; 1 only when every part
+ * ran.  Where a launch after the first fails, the bytes the parts wrote
+ * are put back and the answer is 0: the nest then runs on the CPU from
+ * the memory it started with.  No part is a reduction. */
+uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, const int64_t *params);
 
 /* Nonzero while twasm_rt_offload may launch (or trace) anything.  The
  * generated code reads it first and, when zero, runs the nest on the CPU

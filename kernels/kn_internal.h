@@ -47,7 +47,22 @@ typedef struct {
   int32_t memo_val[64];
   int nmemo;
   const char *reason;
+  /* Recognising one part of a nest with several outputs
+   * (kn_recog_split.c): only these stores are the kernel's, the others
+   * another part's.  NULL: every store of the nest. */
+  const LLVMValueRef *slice;
+  int nslice;
 } kr_ctx;
+
+/* Whether store is one of the kernel's (c->slice). */
+bool kr_in_slice(const kr_ctx *c, LLVMValueRef store);
+/* Runs the recogniser the nest's shape asks for (map, reduction or
+ * product) on c, whose chain is built; false with c->reason. */
+bool kr_kind(kr_ctx *c);
+/* kn_recog_split.c: a nest whose stores write two or more arrays, as one
+ * kernel per array; scanned: c as scan and chain left it.  True with
+ * c->out filled (its parts) when every part is a kernel. */
+bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned);
 
 bool kr_fail(kr_ctx *c, const char *reason);
 /* A param index for a live value (or a trip count); -1 when full. */

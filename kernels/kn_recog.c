@@ -238,12 +238,19 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
   return true;
 }
 
+bool kr_in_slice(const kr_ctx *c, LLVMValueRef store) {
+  if (!c->slice) return true;
+  for (int i = 0; i < c->nslice; i++)
+    if (c->slice[i] == store) return true;
+  return false;
+}
+
 static bool has_store(const kr_ctx *c) {
   const ir_loop *l = c->chain[0];
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
          i = LLVMGetNextInstruction(i))
-      if (LLVMIsAStoreInst(i)) return true;
+      if (LLVMIsAStoreInst(i) && kr_in_slice(c, i)) return true;
   return false;
 }
 
@@ -285,21 +292,15 @@ static bool stores_outside_inner(const kr_ctx *c) {
     if (inner->in_body[l->body[b]]) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
          i = LLVMGetNextInstruction(i))
-      if (LLVMIsAStoreInst(i)) return true;
+      if (LLVMIsAStoreInst(i) && kr_in_slice(c, i)) return true;
   }
   return false;
 }
 
-static void recognise_nest(kr_ctx *c, const ir_loop *root) {
+bool kr_kind(kr_ctx *c) {
   kn_recog_nest *o = c->out;
-  o->nest = root;
-  o->cfg = c->cfg;
-  o->preheader = root->preheader >= 0 ? c->cfg->blocks[root->preheader].bb : NULL;
-  c->chain[0] = root;
-  c->depth = 1;
-  bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
-  ok = ok && scan_nest(c) && build_chain(c, root);
-  if (ok && has_store(c) && c->depth == 2 && !stores_outside_inner(c)) {
+  bool ok = true;
+  if (has_store(c) && c->depth == 2 && !stores_outside_inner(c)) {
     /* a map, or else a product with one row or column whose sum is kept
      * in memory (y[j] += x[k] * A[k][j], y[i] += A[i][k] * x[k]) */
     kr_ctx before = *c;
@@ -312,10 +313,32 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
       ok = kr_matmul(c);
       if (!ok) c->reason = why;
     }
-  } else if (ok && has_store(c))
+  } else if (has_store(c))
     ok = c->depth >= 2 ? kr_matmul(c) : kr_map(c);
-  else if (ok) ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
+  else ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
   if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
+  return ok;
+}
+
+static void recognise_nest(kr_ctx *c, const ir_loop *root) {
+  kn_recog_nest *o = c->out;
+  o->nest = root;
+  o->cfg = c->cfg;
+  o->preheader = root->preheader >= 0 ? c->cfg->blocks[root->preheader].bb : NULL;
+  c->chain[0] = root;
+  c->depth = 1;
+  bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
+  ok = ok && scan_nest(c) && build_chain(c, root);
+  kr_ctx scanned = *c;
+  kn_recog_nest out_scanned = *o;
+  bool chained = ok;
+  ok = ok && kr_kind(c);
+  /* two or more outputs in one nest: one kernel each (kn_recog_split.c) */
+  if (!ok && chained && c->reason && strcmp(c->reason, "stores to more than one array") == 0) {
+    const char *why = c->reason;
+    ok = kr_split(c, &scanned, &out_scanned);
+    if (!ok && !c->reason) c->reason = why;
+  }
   o->ok = ok;
   o->reason = ok ? NULL : (c->reason ? c->reason : "not recognised");
   if (ok) {

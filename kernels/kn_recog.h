@@ -46,7 +46,7 @@ typedef struct {
   bool is_write;
 } kn_range;
 
-typedef struct {
+typedef struct kn_recog_nest {
   const ir_loop *nest;      /* the outermost loop */
   const ir_cfg *cfg;        /* numbers nest's blocks */
   LLVMBasicBlockRef preheader; /* NULL when the loop has none */
@@ -64,6 +64,15 @@ typedef struct {
   /* KN_REDUCE: the accumulator's value leaving the loop (its latch value),
    * which the host replaces with the kernel's result. */
   LLVMValueRef result;
+  /* A nest that computes two or more outputs (bicg's s = A^T r and q = A p
+   * in one j loop, kn_recog_split.c): desc is its first part's kernel,
+   * parts[0..nparts) the others, each with its own params, ranges and
+   * overlap check.  The host launches them one after the other, all
+   * checked first, and only when no part writes bytes another part reads
+   * or writes (twasm_rt_offload_group); else the nest runs on the CPU as
+   * compiled.  Never a reduction (result NULL). */
+  struct kn_recog_nest *parts;
+  int nparts;
 } kn_recog_nest;
 
 typedef struct {

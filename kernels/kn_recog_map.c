@@ -16,7 +16,7 @@ static int collect_stores(kr_ctx *c, LLVMValueRef *stores) {
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
          i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsAStoreInst(i)) continue;
+      if (!LLVMIsAStoreInst(i) || !kr_in_slice(c, i)) continue;
       if (!inner->in_body[l->body[b]]) return kr_fail(c, "stores outside the innermost loop"), -1;
       if (n == MAX_STORES) return kr_fail(c, "stores to more than one array"), -1;
       stores[n++] = i;

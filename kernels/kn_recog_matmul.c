@@ -357,6 +357,7 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
   const ir_loop *p = c->prologue, *kl = c->chain[c->depth - 2], *il = c->chain[c->depth - 3];
   static const char *const why = "a loop before the product's k loop that is not `C[i][j] *= factor`";
   LLVMValueRef store = NULL;
+  if (c->slice) return kr_fail(c, why); /* one part of several: not taken */
   for (int b = 0; b < p->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[p->body[b]].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i)) {
@@ -528,14 +529,61 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
   return v == init || (init && zero_bits(v) && zero_bits(init));
 }
 
+static bool uses(LLVMValueRef v, LLVMValueRef x, int depth) {
+  if (v == x) return true;
+  if (depth > 16 || !LLVMIsAInstruction(v) || LLVMIsAPHINode(v)) return false;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (uses(LLVMGetOperand(v, (unsigned)k), x, depth + 1)) return true;
+  return false;
+}
+
+/* A sum kept in memory and read back on every k iteration: `C[i][j] =
+ * C[i][j] + term` with the load and the store in one block of the k loop,
+ * the load first, at the store's own address, and no other store of the
+ * kernel in the k loop (ms).  LLVM keeps that form where another store
+ * in the loop may alias C (bicg's s[j] beside q[i]).  With the stores of
+ * the other parts of the nest writing bytes no part reads (the runtime's
+ * check before the first launch, twasm_rt_offload_group) and C
+ * overlapping neither A nor B (check_overlap), each load reads what the
+ * previous iteration stored, or the value C held before the k loop on the
+ * first: the same sum in the same order as a sum carried in a phi from
+ * that start, which is what *ld (the load) then stands for. */
+static bool reloaded_sum(kr_ctx *c, const mem_sum *ms, LLVMValueRef *ld, LLVMValueRef *latch, LLVMValueRef *term) {
+  LLVMValueRef v = LLVMGetOperand(ms->in_loop, 0);
+  LLVMOpcode op = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
+  if (op != LLVMAdd && op != LLVMFAdd) return false;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(ms->in_loop);
+  kr_affine cell = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef x = LLVMGetOperand(v, k), t = LLVMGetOperand(v, 1 - k);
+    if (!LLVMIsALoadInst(x) || LLVMGetInstructionParent(x) != bb || LLVMTypeOf(x) != LLVMTypeOf(v)) continue;
+    kr_affine a = kr_address(c, LLVMGetOperand(x, 0));
+    if (!a.ok || !cell.ok || !same_affine(&a, &cell) || uses(t, x, 0)) continue;
+    /* the load comes before the store in their block */
+    LLVMValueRef i = x;
+    while (i && i != ms->in_loop) i = LLVMGetNextInstruction(i);
+    if (!i) continue;
+    *ld = x, *latch = v, *term = t;
+    return true;
+  }
+  return false;
+}
+
 /* ijk: the k loop sums products into a phi; the j loop stores it (or the k
- * loop, the sum kept in memory: ms). */
+ * loop, the sum kept in memory: ms, maybe read back each time). */
 static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
   /* a prologue scales C only for matmul_ikj's j (prologue_scale) */
   if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
   int nterms, copy_of[MAX_COPIES];
-  if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) return false;
+  LLVMValueRef reloaded = NULL;
+  if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) {
+    const char *why = c->reason;
+    if (!ms || !reloaded_sum(c, ms, &reloaded, &latch, &terms[0])) return kr_fail(c, why);
+    phi = reloaded;
+    nterms = 1;
+    copy_of[0] = 0;
+  }
   c->copies = nterms;
   if (!kr_set_trips(c, (unsigned)nterms)) return false;
   mm_parts m0 = parts_at(c, false);
@@ -551,7 +599,9 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
       return kr_fail(c, "unrolled copies differ");
   }
   LLVMValueRef init = NULL;
-  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+  if (reloaded) /* what C's element holds before the k loop */
+    init = ms->before ? LLVMGetOperand(ms->before, 0) : reloaded;
+  for (unsigned i = 0; !reloaded && i < LLVMCountIncoming(phi); i++)
     if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
@@ -590,7 +640,8 @@ bool kr_matmul(kr_ctx *c) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;
          i = LLVMGetNextInstruction(i)) {
       /* the prologue's store: prologue_scale */
-      if (!LLVMIsAStoreInst(i) || (c->prologue && c->prologue->in_body[root->body[b]])) continue;
+      if (!LLVMIsAStoreInst(i) || !kr_in_slice(c, i) || (c->prologue && c->prologue->in_body[root->body[b]]))
+        continue;
       if (n == MAX_COPIES) return kr_fail(c, "stores to more than one array");
       stores[n++] = i;
     }

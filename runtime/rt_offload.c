@@ -479,3 +479,176 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   pthread_mutex_unlock(&rt_offload_lock);
   return done;
 }
+
+/* The bytes the parts of a nest will write, kept before the first launch
+ * so that a failed later launch can put them back. */
+typedef struct {
+  uint8_t *copy;
+  size_t bytes;
+} rt_saved;
+
+static bool save_writes(const rt_offload_plan *plans, uint32_t count, const uint8_t *base, rt_saved *s) {
+  s->bytes = 0;
+  for (uint32_t j = 0; j < count; j++)
+    for (int i = 0; i < plans[j].nspans; i++)
+      if (plans[j].spans[i].is_write) s->bytes += plans[j].spans[i].hi - plans[j].spans[i].lo;
+  s->copy = malloc(s->bytes ? s->bytes : 1);
+  if (!s->copy) return false;
+  size_t at = 0;
+  for (uint32_t j = 0; j < count; j++)
+    for (int i = 0; i < plans[j].nspans; i++) {
+      const rt_offload_span *x = &plans[j].spans[i];
+      if (!x->is_write) continue;
+      memcpy(s->copy + at, base + x->lo, x->hi - x->lo);
+      at += x->hi - x->lo;
+    }
+  return true;
+}
+
+static void restore_writes(const rt_offload_plan *plans, uint32_t count, uint8_t *base, const rt_saved *s) {
+  size_t at = 0;
+  for (uint32_t j = 0; j < count; j++)
+    for (int i = 0; i < plans[j].nspans; i++) {
+      const rt_offload_span *x = &plans[j].spans[i];
+      if (!x->is_write) continue;
+      memcpy(base + x->lo, s->copy + at, x->hi - x->lo);
+      at += x->hi - x->lo;
+    }
+}
+
+/* The parts' launches, in order, the decision made; 1 when all ran, else
+ * 0 with memory as before the first. */
+static uint32_t launch_parts(const twasm_kernel_abi **ks, rt_loaded **ls, const int64_t **ps,
+                             const rt_offload_plan *plans, uint32_t count, rt_memory *mem, rt_resident *res) {
+  rt_saved saved;
+  if (!save_writes(plans, count, mem->abi.base, &saved)) return on_cpu(ks[0], "out of memory");
+  uint32_t done = 1;
+  for (uint32_t j = 0; j < count && done; j++) {
+    int64_t unused = 0;
+    done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused);
+    if (!done && j > 0) {
+      restore_writes(plans, count, mem->abi.base, &saved);
+      cu_trace("offload %s: part %u of %u failed: the parts' writes put back, the nest runs on the CPU",
+               ks[0]->name, j + 1, count);
+    }
+  }
+  free(saved.copy);
+  return done;
+}
+
+/* As twasm_rt_offload, for the parts of one nest (twasm_abi.h): the
+ * decision is the nest's (its parts' operations summed, the first part's
+ * measurements in auto mode), every check before the first launch. */
+uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, const int64_t *params) {
+  __atomic_store_n(&rt_offload_calls, __atomic_load_n(&rt_offload_calls, __ATOMIC_RELAXED) + 1,
+                   __ATOMIC_RELAXED);
+  const twasm_vmctx *vm = vmctx;
+  const twasm_module_abi *mod = vm->module;
+  if (!mod || count == 0 || count > RT_OFFLOAD_MAX_PARTS || first >= mod->nkernels ||
+      count > mod->nkernels - first)
+    return 0;
+  const twasm_kernel_abi *ks[RT_OFFLOAD_MAX_PARTS];
+  const int64_t *ps[RT_OFFLOAD_MAX_PARTS];
+  rt_loaded *ls[RT_OFFLOAD_MAX_PARTS] = {0};
+  double ops = 0;
+  size_t at = 0;
+  for (uint32_t j = 0; j < count; j++) {
+    ks[j] = &mod->kernels[first + j];
+    if (ks[j]->launch.result_bytes) return 0;
+    ps[j] = params + at;
+    at += ks[j]->nparams;
+    ops += rt_offload_ops(ks[j], ps[j]);
+  }
+  const twasm_kernel_abi *k = ks[0];
+  if (rt_cpu_nest) cpu_run_ended();
+  double quick;
+  __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
+  if (quick > 0 && !twasm_cost_worth_it(ops, quick * count)) return quick_cpu();
+  for (uint32_t j = 0; j < count && cu_tracing(); j++) {
+    char line[600];
+    int n = 0;
+    for (uint32_t i = 0; i < ks[j]->nparams && n < (int)sizeof line - 40; i++)
+      n += snprintf(line + n, sizeof line - (size_t)n, " %lld", (long long)ps[j][i]);
+    cu_trace("offload %s (part %u of %u) params:%s", ks[j]->name, j + 1, count, line);
+  }
+  cu_mode mode = cu_mode_get();
+  if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
+  rt_memory *mem = (rt_memory *)vm->mem;
+  if (!mem) return on_cpu(k, "no linear memory");
+  if (mode == CU_MODE_AUTO && !rt_start_ready()) {
+    if (!cu_tracing()) set_quick(RT_START_LAUNCH_US);
+    char buf[200];
+    const char *why;
+    rt_start s = rt_start_decide(ops, mem, &why, buf, sizeof buf);
+    if (s == RT_START_NEVER && !cu_tracing()) return close_gate();
+    if (s == RT_START_STARTING || s == RT_START_LATER) {
+      pthread_mutex_lock(&rt_offload_lock);
+      for (uint32_t j = 0; j < count && s == RT_START_STARTING; j++) loaded_in_background(ks[j]);
+      rt_loaded *l = entry(k);
+      pthread_mutex_unlock(&rt_offload_lock);
+      if (twasm_cost_worth_it(ops, RT_START_LAUNCH_US * count)) cpu_run_begins(l, ops);
+    }
+    if (s != RT_START_READY) return on_cpu(k, why);
+  }
+  if (!cu_tracing() && !cu_available()) return close_gate();
+  if (!cu_tracing() && mode == CU_MODE_AUTO && isfinite(cu_launch_cost_us())) {
+    set_quick(cu_launch_cost_us());
+    if (!twasm_cost_worth_it(ops, cu_launch_cost_us() * count)) return TWASM_OFFLOAD_TOO_SMALL;
+  }
+  /* every part's checks, and the parts apart, before any launch */
+  rt_offload_plan plans[RT_OFFLOAD_MAX_PARTS];
+  const char *why = NULL;
+  for (uint32_t j = 0; j < count && !why; j++) {
+    why = rt_offload_plan_make(ks[j], ps[j], mem->abi.size_bytes, &plans[j]);
+    if (why) return on_cpu(ks[j], why);
+  }
+  why = rt_offload_plans_apart(plans, count);
+  if (why) return on_cpu(k, why);
+  if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
+  double launch_us = cu_launch_cost_us() * count;
+  if (mode == CU_MODE_AUTO) {
+    if (isinf(launch_us)) return on_cpu(k, "cost model: no launch could be timed on this GPU");
+    if (!twasm_cost_worth_it(ops, launch_us)) return on_cpu(k, "cost model: too little work for a launch");
+  }
+  pthread_mutex_lock(&rt_offload_lock);
+  bool over_bus = false, driver = false;
+  for (uint32_t j = 0; j < count && !why; j++) {
+    ls[j] = mode == CU_MODE_AUTO ? loaded_in_background(ks[j]) : loaded(ks[j]);
+    if (!ls[j]) why = mode == CU_MODE_AUTO ? "its kernel is being loaded in the background" : "out of memory";
+    else if (ls[j]->failed) why = "kernel not loaded";
+  }
+  if (!why && !(driver = rt_start_driver_try())) why = "the driver is busy loading a kernel (helper thread)";
+  if (!why) why = rt_memory_reachable(mem, &over_bus);
+  rt_resident *res = NULL;
+  if (!why && over_bus && rt_resident_wanted()) {
+    if (!mem->resident) mem->resident = rt_resident_new(mem->abi.base, mem->usable);
+    res = mem->resident;
+  }
+  double cpu_us = ops * TWASM_COST_CPU_NS_PER_OP / 1000, gpu_us = launch_us;
+  for (uint32_t j = 0; j < count && !why; j++) {
+    if (res)
+      gpu_us += (double)rt_resident_cost_bytes(res, &plans[j]) / RT_BUS_BYTES_PER_US +
+                (double)plans[j].bytes / RT_HBM_BYTES_PER_US;
+    else if (over_bus)
+      gpu_us += bus_us(&plans[j]);
+  }
+  char bus[200];
+  if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&ls[0]->choice, ops, launch_us, cpu_us, gpu_us)) {
+    snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us, %u launches) is slower than the CPU (%.0f us)",
+             ls[0]->choice.gpu_runs ? ", measured" : "", rt_choice_gpu_us(&ls[0]->choice, ops, launch_us, gpu_us),
+             count, rt_choice_cpu_us(&ls[0]->choice, ops, cpu_us));
+    why = bus;
+  }
+  uint32_t done;
+  if (why) {
+    done = on_cpu(k, why);
+    if (mode == CU_MODE_AUTO) cpu_run_begins(ls[0] ? ls[0] : entry(k), ops);
+  } else {
+    double t0 = now_us();
+    done = launch_parts(ks, ls, ps, plans, count, mem, res);
+    if (done && mode == CU_MODE_AUTO) rt_choice_gpu_ran(&ls[0]->choice, ops, now_us() - t0, launch_us, cpu_us);
+  }
+  if (driver) rt_start_driver_done();
+  pthread_mutex_unlock(&rt_offload_lock);
+  return done;
+}

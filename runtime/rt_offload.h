@@ -40,6 +40,14 @@ typedef struct {
 const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
                                  uint64_t mem_size, rt_offload_plan *p);
 
+/* A nest of several parts (twasm_rt_offload_group), their plans made:
+ * NULL when no part writes a byte that another part reads or writes (the
+ * parts may then run one after the other, kernels/kn_recog_split.c),
+ * else why not. */
+const char *rt_offload_plans_apart(const rt_offload_plan *plans, unsigned n);
+/* The most parts a nest may have (kernels/kn_recog_split.c's). */
+#define RT_OFFLOAD_MAX_PARTS 4
+
 /* The cost model's operations for a launch of k with the live params
  * (iterations times operations per iteration), without the checks: what
  * dispatch asks first, cheaply.  0 for a malformed table. */

@@ -167,3 +167,21 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
   grid_of(k, params, p);
   return NULL;
 }
+
+const char *rt_offload_plans_apart(const rt_offload_plan *plans, unsigned n) {
+  for (unsigned a = 0; a < n; a++)
+    for (unsigned b = 0; b < n; b++) {
+      if (a == b) continue;
+      for (int w = 0; w < plans[a].nspans; w++) {
+        const rt_offload_span *x = &plans[a].spans[w];
+        if (!x->is_write) continue;
+        for (int r = 0; r < plans[b].nspans; r++) {
+          const rt_offload_span *y = &plans[b].spans[r];
+          if (y->lo < x->hi && x->lo < y->hi)
+            return y->is_write ? "two parts of the nest write the same bytes"
+                               : "a part of the nest writes bytes another part reads";
+        }
+      }
+    }
+  return NULL;
+}

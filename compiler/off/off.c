@@ -196,9 +196,10 @@ static void add_times(off_times *t, const ptx_out *px) {
 /* One recognised nest: PTX per arch, embedded, and a kernel table entry;
  * false when it stays on the CPU (said in the report). */
 static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, uint32_t index,
-                         int k, tw_arena *arena) {
+                         int k, int part, tw_arena *arena) {
   char kname[64];
-  snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
+  if (part < 0) snprintf(kname, sizeof kname, "f%u_nest%d", index, k);
+  else snprintf(kname, sizeof kname, "f%u_nest%d_part%d", index, k, part);
   ptx_out px;
   tw_diag pd = {.offset = TW_DIAG_NO_OFFSET};
   ptx_options po = {.tf32 = c->o->tf32};
@@ -228,13 +229,46 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
 
 /* Where the report places a nest: its outermost Wasm loop instruction,
  * else (LLVM dropped the loop's metadata) the function's body. */
-static uint32_t nest_offset(const kn_recog_nest *n, const off_func *wf) {
-  for (int i = 0; i < n->nest->nlatches; i++) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(n->cfg->blocks[n->nest->latches[i]].bb);
+static uint32_t loop_offset(const ir_loop *l, const ir_cfg *cfg, const off_func *wf) {
+  for (int i = 0; i < l->nlatches; i++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(cfg->blocks[l->latches[i]].bb);
     uint32_t offset;
     if (t && ir_loop_offset(t, &offset)) return offset;
   }
   return wf->body_offset;
+}
+
+static uint32_t nest_offset(const kn_recog_nest *n, const off_func *wf) {
+  return loop_offset(n->nest, n->cfg, wf);
+}
+
+/* The bounds pass's checked copy of a nest (compiler/bnd_loop.c), which
+ * runs only when the test before the nest fails and traps at the exact
+ * access: never offloaded.  Where the nest also has its fast copy (the
+ * same Wasm loop), that copy's line speaks for both; where LLVM kept no
+ * fast copy, the checked copy gets a line of its own saying why the nest
+ * stays on the CPU, so every Wasm loop nest is in the report. */
+static void say_checked_copy(off_ctx *c, const kn_recog_result *res, int k, const off_func *wf,
+                             const char *where) {
+  /* merged into the fast copy's line */
+  const kn_recog_nest *n = &res->nests[k];
+  /* the fast copy of this Wasm loop, or of one around it (which holds it,
+   * as a whole or in the nests reported inside it) */
+  for (const ir_loop *l = n->nest; l; l = l->parent) {
+    uint32_t at = loop_offset(l, n->cfg, wf);
+    if (at == wf->body_offset) continue;
+    for (int f = 0; f < res->nnests; f++) {
+      const kn_recog_nest *fast = &res->nests[f];
+      if (f != k && !ir_checked_copy(fast->cfg->blocks[fast->nest->header].bb) && nest_offset(fast, wf) == at)
+        return;
+    }
+  }
+  if (!n->ok)
+    say(&c->report, "%s: not offloaded: %s (the nest exists only as its bounds-checked copy)\n", where,
+        n->reason);
+  else
+    say(&c->report, "%s: not offloaded: the nest exists only as its bounds-checked copy (each access "
+                    "checked, trapping at the exact one), which is never offloaded\n", where);
 }
 
 static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32_t index,
@@ -250,18 +284,38 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32
     for (int k = 0; k < res.nnests; k++) ids[k] = -1;
     for (int k = 0; k < res.nnests; k++) {
       const kn_recog_nest *n = &res.nests[k];
-      if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue; /* its fast copy speaks */
       char where[512];
       snprintf(where, sizeof where, "%s:0x%x: %s", base, nest_offset(n, wf), shown);
+      if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) {
+        say_checked_copy(c, &res, k, wf, where);
+        continue;
+      }
       if (!n->ok) {
         say(&c->report, "%s: not offloaded: %s\n", where, n->reason);
         continue;
       }
-      const char *why;
-      if (!off_version_check(n, &why))
+      const char *why = NULL;
+      for (int p = 0; p <= n->nparts && !why; p++)
+        if (off_version_check(p ? &n->parts[p - 1] : n, &why)) why = NULL;
+      if (why) {
         say(&c->report, "%s: not offloaded: %s\n", where, why);
-      else if (offload_nest(c, n, where, index, k, &arena))
-        ids[k] = (int)c->nkernels - 1;
+        continue;
+      }
+      if (!n->nparts) {
+        if (offload_nest(c, n, where, index, k, -1, &arena)) ids[k] = (int)c->nkernels - 1;
+        continue;
+      }
+      /* a nest of several parts: one kernel each, consecutive ids, all
+       * launched by one call (off_version_apply) */
+      int first = (int)c->nkernels;
+      bool all = true;
+      for (int p = 0; p <= n->nparts && all; p++) {
+        char part[600];
+        snprintf(part, sizeof part, "%s: part %d of %d", where, p + 1, n->nparts + 1);
+        all = offload_nest(c, p ? &n->parts[p - 1] : n, part, index, k, p, &arena);
+      }
+      if (all) ids[k] = first;
+      else say(&c->report, "%s: not offloaded: a part's kernel failed (above); the nest runs on the CPU\n", where);
     }
     /* Last nest first: a nest whose exit is the next nest's header then
      * finds that nest's offload call on its exit edge (off_version.c). */

@@ -7,6 +7,9 @@
  *   offload.skip:  s = skip[id]; br s == 0, offload.call, offload.dec
  *   offload.dec:   skip[id] = s - 1; br header
  *   offload.call:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
+ *                  (a nest of several parts, kn_recog_split.c: every part's
+ *                  params in order, done = twasm_rt_offload_group(vmctx,
+ *                  id, parts, params): kernels id .. id + parts - 1)
  *                  br done == 1, exit, offload.back
  *   offload.back:  n = done == TOO_SMALL ? min(2 * next[id] + 1, SKIP_MAX) : 0
  *                  next[id] = skip[id] = n; br header
@@ -333,7 +336,9 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   c.i32 = LLVMInt32TypeInContext(c.ctx);
   c.i64 = LLVMInt64TypeInContext(c.ctx);
   c.ptr = LLVMPointerTypeInContext(c.ctx, 0);
-  unsigned np = n->desc.nparams ? n->desc.nparams : 1;
+  unsigned np = 0;
+  for (int p = 0; p <= n->nparts; p++) np += (p ? &n->parts[p - 1] : n)->desc.nparams;
+  np = np ? np : 1;
   LLVMValueRef params = entry_alloca(&c, fn, LLVMArrayType2(c.i64, np), "offload.params");
   LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
   c.b = LLVMCreateBuilderInContext(c.ctx);
@@ -342,17 +347,30 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
   LLVMBasicBlockRef back;
   LLVMBasicBlockRef call_bb = gate_block(&c, pre, header, kernel_id, &back);
-  for (unsigned i = 0; i < n->desc.nparams; i++) {
-    const kn_bind *b = &n->binds[i];
-    LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
-    if (b->kind == KN_BIND_VALUE && b->addend)
-      v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
-    LLVMValueRef idx = LLVMConstInt(c.i64, i, false);
-    LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
+  /* the parts' params one after the other (a nest of several parts) */
+  unsigned at = 0;
+  for (int p = 0; p <= n->nparts; p++) {
+    const kn_recog_nest *part = p ? &n->parts[p - 1] : n;
+    for (unsigned i = 0; i < part->desc.nparams; i++, at++) {
+      const kn_bind *b = &part->binds[i];
+      LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+      if (b->kind == KN_BIND_VALUE && b->addend)
+        v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
+      LLVMValueRef idx = LLVMConstInt(c.i64, at, false);
+      LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
+    }
   }
-  LLVMTypeRef types[] = {c.ptr, c.i32, c.ptr, c.ptr};
-  LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
-  LLVMValueRef done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
+  LLVMValueRef done;
+  if (!n->nparts) {
+    LLVMTypeRef types[] = {c.ptr, c.i32, c.ptr, c.ptr};
+    LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
+    done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
+  } else {
+    LLVMTypeRef types[] = {c.ptr, c.i32, c.i32, c.ptr};
+    LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false),
+                           LLVMConstInt(c.i32, (unsigned)n->nparts + 1, false), params};
+    done = call(&c, runtime_fn(&c, "twasm_rt_offload_group", c.i32, types, 4), args, 4);
+  }
   LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
   LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntEQ, done, LLVMConstInt(c.i32, 1, false), "");
   LLVMBuildCondBr(c.b, cond, exit, back);

@@ -110,6 +110,35 @@ START_TEST(plan_overlap) {
 }
 END_TEST
 
+/* The parts of one nest (twasm_rt_offload_group): two maps, each apart
+ * from its own input; they may run one after the other only when no part
+ * writes what the other reads or writes. */
+START_TEST(plan_parts_apart) {
+  map_setup();
+  rt_offload_plan p[2];
+  int64_t first[] = {1000, 65536}, second[] = {1000, 65536 + 4000}; /* out1 right after out0 */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, first, 1 << 20, &p[0]));
+  ck_assert_ptr_null(rt_offload_plan_make(&map, second, 1 << 20, &p[1]));
+  ck_assert_ptr_null(rt_offload_plans_apart(p, 2));
+  /* both read in (byte 1024): reads are shared freely */
+  int64_t same_out[] = {1000, 65536 + 3996}; /* one element written by both */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, same_out, 1 << 20, &p[1]));
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "write the same bytes"));
+  int64_t into_in[] = {1000, 1024 + 4000}; /* part 1's out just past in */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, into_in, 1 << 20, &p[1]));
+  ck_assert_ptr_null(rt_offload_plans_apart(p, 2));
+  /* part 0 writes what part 1 reads (in), either order */
+  int64_t over_in[] = {1000, 1024 + 400};
+  map.check_overlap = 0; /* its own check aside: only the parts' */
+  ck_assert_ptr_null(rt_offload_plan_make(&map, over_in, 1 << 20, &p[0]));
+  ck_assert_ptr_null(rt_offload_plan_make(&map, first, 1 << 20, &p[1]));
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
+  rt_offload_plan swapped[2] = {p[1], p[0]};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(swapped, 2), "writes bytes another part reads"));
+  ck_assert_ptr_null(rt_offload_plans_apart(p, 1));
+}
+END_TEST
+
 START_TEST(plan_reading_own_output_is_no_overlap) {
   map_setup();
   ranges[1] = ranges[0];
@@ -483,6 +512,48 @@ START_TEST(fake_drivers_give_the_cpu_results) {
 }
 END_TEST
 
+/* A nest of two parts (tests/gpu/e2e/polybench_bicg.c at plain -O2:
+ * bicg's s and q, one kernel each, one twasm_rt_offload_group call):
+ * every part's checks run before any launch, and the answer is the CPU's
+ * under every mode.  The old fake driver loads no program PTX, so a call
+ * whose checks all pass reaches "kernel not loaded"; the calls whose parts
+ * write the same bytes (q inside s) or whose part overlaps its own input
+ * (s inside r) are refused before. */
+START_TEST(parts_are_checked_before_any_launch) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped parts: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  char cmd[2048], out[8192], want[16384], got[16384], trace[32768];
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -I tests/gpu/e2e -c tests/gpu/e2e/polybench_bicg.c "
+           "-o %s/b.o && clang-19 --target=wasm32-wasi --sysroot=/usr %s/b.o -o %s/b.wasm -lm && "
+           "%s --offload-report %s/b.wasm -o %s/b",
+           tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir);
+  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(strstr(out, "kernel_bicg: part 2 of 2: offloaded as matmul"), "%s", out);
+  snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE TWASM_DEVICE=cpu %s/b", tmpdir);
+  ck_assert_int_eq(sh(cmd, want, sizeof want), 0);
+  static const char *modes[] = {"gpu", "auto"};
+  for (int m = 0; m < 2; m++) {
+    snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=%s %s/b", dir,
+             modes[m], tmpdir);
+    ck_assert_int_eq(sh(cmd, got, sizeof got), 0);
+    ck_assert_msg(!strcmp(want, got), "%s: results differ", modes[m]);
+  }
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=gpu TWASM_TRACE=1 %s/b", dir, tmpdir);
+  sh(cmd, trace, sizeof trace);
+  static const char *says[] = {"_part0 (part 1 of 2) params: 300 280", "_part1 (part 2 of 2) params: 300 280",
+                               "(matmul): cpu: kernel not loaded",
+                               "(matmul): cpu: two parts of the nest write the same bytes",
+                               "(matmul): cpu: the output overlaps an input"};
+  for (size_t i = 0; i < sizeof says / sizeof *says; i++)
+    ck_assert_msg(strstr(trace, says[i]), "want '%s' in:\n%s", says[i], trace);
+}
+END_TEST
+
 /* ZSTD_decompress interposed with LD_PRELOAD: each call appends a line to
  * $TWASM_TEST_ZSTD_LOG, then the real one runs. */
 static const char zstd_spy[] =
@@ -699,6 +770,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_out_of_bounds);
   tcase_add_test(plan, plan_negative_stride);
   tcase_add_test(plan, plan_overlap);
+  tcase_add_test(plan, plan_parts_apart);
   tcase_add_test(plan, plan_reading_own_output_is_no_overlap);
   tcase_add_test(plan, plan_unknown_trip_and_empty);
   tcase_add_test(plan, plan_rejects_malformed_tables);
@@ -718,6 +790,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, out_of_bounds_traps_the_same);
   tcase_add_test(progs, aliasing_matmul_stays_on_the_cpu);
   tcase_add_test(progs, fake_drivers_give_the_cpu_results);
+  tcase_add_test(progs, parts_are_checked_before_any_launch);
   tcase_add_test(progs, ptx_inflated_only_for_a_gpu);
   tcase_add_test(progs, corrupt_ptx_stays_on_the_cpu);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);

@@ -114,6 +114,18 @@ static const struct {
     {"dot_f32", "", "dot_f32: not offloaded: float reduction needs --fp-reassociate\n"},
     {"dot_f32", "--fp-reassociate",
      ": offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
+    /* a nest that exists only as its bounds-checked copy still has its
+     * line (symm: LLVM kept no fast copy), and the fast copy's line
+     * speaks for a checked copy beside it (mvt: one line per nest) */
+    {"polybench_suite", "", ": neg_symm: not offloaded: stores to more than one array (2; as one kernel each, part 1: "
+                            "inner loop runs only under a condition) (the nest exists only as its bounds-checked copy)\n"},
+    /* bicg: one nest, two kernels, launched by one call */
+    {"polybench_suite", "", ": bicg: part 1 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
+    {"polybench_suite", "", ": bicg: part 2 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
+    {"polybench_suite", "", ": neg_gesummv: not offloaded: stores to more than one array (2; as one kernel each, part 2: "
+                            "stores to more than one array)\n"},
+    {"polybench_suite", "", ": neg_symm: not offloaded: the nest exists only as its bounds-checked copy (each "
+                            "access checked, trapping at the exact one), which is never offloaded\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };
@@ -127,6 +139,17 @@ END_TEST
 
 /* Each report line starts FILE:0xOFF with the offset of the nest's outer
  * Wasm `loop` instruction, as wasm-objdump shows it. */
+/* A nest the bounds pass versioned is one line, its fast copy's: mvt_x1's
+ * loop exists twice in the host IR (fast and bounds-checked copy). */
+START_TEST(report_one_line_per_versioned_nest) {
+  char out[8192];
+  report_of("polybench_suite", "", out, sizeof out);
+  int lines = 0;
+  for (const char *p = out; (p = strstr(p, ": mvt_x1: ")); p++) lines++;
+  ck_assert_msg(lines == 1, "%d lines for mvt_x1 in:\n%s", lines, out);
+}
+END_TEST
+
 START_TEST(report_names_loop_offset) {
   char out[8192], cmd[1024], dump[256];
   report_of("neg_dependence", "", out, sizeof out);
@@ -335,6 +358,7 @@ static Suite *offload_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, report_lines, 0, sizeof report_cases / sizeof report_cases[0]);
   tcase_add_test(tc, report_names_loop_offset);
+  tcase_add_test(tc, report_one_line_per_versioned_nest);
   tcase_add_test(tc, no_offload_reports_nothing);
   tcase_add_test(tc, simd_loops_not_offloaded);
   tcase_add_test(tc, report_folds_libc);

@@ -1,10 +1,13 @@
 /* polybench_suite.c: PolyBench's matrix-vector and triangular kernels in
  * plain C (no `restrict`, fixed row lengths, run-time counts), as
  * test_recog reads them at plain -O2 and with -fno-unroll-loops.  mvt's
- * two products and syrk's k-j product per row are products; the others
- * compute two outputs in one nest (bicg, gesummv, atax), a sum of two
- * products per term (syr2k), or update the matrix they read (trmm, symm),
- * and no nest of theirs may be taken as a product. */
+ * two products and syrk's k-j product per row are products; bicg's one
+ * nest is two (s = A^T r and q = A p: one kernel each,
+ * kernels/kn_recog_split.c); the others compute two outputs where one
+ * is no product alone (gesummv's y, also written after the j loop) or in
+ * two loops of one nest (atax), a sum of two products per term (syr2k),
+ * or update the matrix they read (trmm, symm), and no nest of theirs may
+ * be taken as a product. */
 #define N 256
 
 void mvt_x1(int n, double *x1, double A[N][N], double *y1) {
@@ -25,7 +28,7 @@ void syrk(int n, int m, double alpha, double beta, double C[N][N], double A[N][N
   }
 }
 
-void neg_bicg(int m, int n, double A[N][N], double *s, double *q, double *p, double *r) {
+void bicg(int m, int n, double A[N][N], double *s, double *q, double *p, double *r) {
   for (int i = 0; i < m; i++) s[i] = 0;
   for (int i = 0; i < n; i++) {
     q[i] = 0.0;
@@ -68,5 +71,21 @@ void neg_trmm(int m, int n, double alpha, double A[N][N], double B[N][N]) {
     for (int j = 0; j < n; j++) {
       for (int k = i + 1; k < m; k++) B[i][j] += A[k][i] * B[k][j];
       B[i][j] = alpha * B[i][j];
+    }
+}
+
+/* symm: C = alpha A B + beta C, A symmetric (its lower half read).  With
+ * the bounds pass its nests exist only as their bounds-checked copies
+ * (no fast copy): the report still has a line for each (test_offload). */
+void neg_symm(int m, int n, double alpha, double beta, double C[N][N], double A[N][N], double B[N][N]) {
+  double temp2;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      temp2 = 0;
+      for (int k = 0; k < i; k++) {
+        C[k][j] += alpha * B[i][j] * A[i][k];
+        temp2 += B[k][j] * A[i][k];
+      }
+      C[i][j] = beta * C[i][j] + alpha * B[i][j] * A[i][i] + alpha * temp2;
     }
 }

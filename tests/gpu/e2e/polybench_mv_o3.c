@@ -2,5 +2,5 @@
  * with plain `clang -O3` (unrolled, unswitched): mvt's two products as at
  * -O2. */
 /* clang-flags: -O3 */
-/* expect-gpu-launches: 2 */
+/* expect-gpu-launches: 4 */
 #include "polybench_mv.c"
