@@ -81,8 +81,19 @@ static LLVMAttributeRef swiftself(low_module_ctx *mc) {
   return LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("swiftself", 9), 0);
 }
 
+static LLVMAttributeRef attr(low_module_ctx *mc, const char *name, uint64_t value) {
+  return LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), value);
+}
+
+/* The vmctx is always a whole, valid twasm_vmctx (an instance's, or the
+ * callee's from its twasm_func): its invariant fields may then be loaded
+ * again where keeping them in a register across a call costs more. */
 void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, 1, swiftself(mc));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "nonnull", 0));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "noundef", 0));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "dereferenceable", sizeof(twasm_vmctx)));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "align", 8));
 }
 
 void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call) {
