@@ -33,6 +33,7 @@ LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LL
   low_module_ctx *mc = f->mc;
   unsigned n = mc->m->types[type_index].nparams + 1;
   LLVMValueRef r = LLVMBuildCall2(f->b, mc->fn_types[type_index], code, args, n, "");
+  low_wasm_abi_call(mc, r);
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */
   LLVMSetTailCallKind(r, LLVMTailCallKindNoTail);
@@ -58,7 +59,8 @@ static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMVa
 static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
-    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx, f->mc->stack_bounded[func_index]);
+    call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx,
+               !low_stack_call_checked(f->mc, f->func_index, func_index));
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);

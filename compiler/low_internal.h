@@ -49,8 +49,16 @@ typedef struct low_module_ctx {
   uint64_t devirt_budget;    /* instructions the switches may still copy (low_devirt.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
-  bool *stack_bounded;       /* [m->nfuncs] its calls use bounded stack: no check before a call to it (low_stack.c) */
+  uint32_t *stack_scc;       /* [m->nfuncs] component of the direct call graph (low_stack.c) */
+  int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
 } low_module_ctx;
+
+/* The Wasm function ABI: the vmctx (parameter 0) travels as swiftself,
+ * in a callee-saved register (r13 on x86-64), on every function with a
+ * Wasm signature (defined functions, libc wrappers, host trampolines) and
+ * every call to one (low_module.c). */
+void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn);
+void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call);
 
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
@@ -188,10 +196,12 @@ low_libc_kind low_libc_match(const wasm_module *m, const wasm_func *fn);
  * the functions are declared, before the sealed tables; low_libc.c). */
 void low_libc_init(low_module_ctx *mc);
 
-/* Sets mc->stack_bounded from the call graph (low_stack.c). */
+/* Sets mc->stack_scc and mc->stack_depth from the call graph (low_stack.c). */
 void low_stack_init(low_module_ctx *mc);
+/* Whether a direct call from caller to callee needs a stack check before it. */
+bool low_stack_call_checked(const low_module_ctx *mc, uint32_t caller, uint32_t callee);
 /* Whether fn's instructions [from, to) make a call that is checked: an
- * indirect one, or one to a function whose stack use is unbounded. */
+ * indirect one, one to an import, or a direct one low_stack_call_checked names. */
 bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint32_t from, uint32_t to);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */

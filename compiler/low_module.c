@@ -61,6 +61,43 @@ static void declare_runtime(low_module_ctx *mc) {
   mc->table_fill_fn = declare(mc, "twasm_rt_table_fill", &mc->table_fill_ty, i32, (LLVMTypeRef[]){p, i32, i32, p, i32}, 5);
   mc->elem_drop_fn = declare(mc, "twasm_rt_elem_drop", &mc->elem_drop_ty, v, (LLVMTypeRef[]){p, i32}, 2);
   mc->stack_limit = LLVMAddGlobal(mc->mod, mc->t_i64, "twasm_rt_stack_limit");
+  /* An executable links the runtime statically: the limit is then in the
+   * same link unit, and a hidden declaration lets each stack check compare
+   * with it directly (`cmp limit(%rip),%rsp`) instead of taking its
+   * address first (a GOT load the linker relaxes to `lea`).  Objects and
+   * shared objects may be linked against libtwasm-rt.so: default there. */
+  if (mc->opt->emit_main) LLVMSetVisibility(mc->stack_limit, LLVMHiddenVisibility);
+}
+
+/* A recursion passes its vmctx on unchanged; in a callee-saved register
+ * that every Wasm function leaves as it found it, the value is already in
+ * place for the next call and after it, where in the first argument
+ * register it had to be kept in another callee-saved register across each
+ * call (a push and a pop per call, and often one more push to keep the
+ * stack aligned).  The same register at every definition and call site;
+ * twasm_abi.h's code pointers are only ever called through the invokers
+ * built here. */
+static LLVMAttributeRef swiftself(low_module_ctx *mc) {
+  return LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("swiftself", 9), 0);
+}
+
+static LLVMAttributeRef attr(low_module_ctx *mc, const char *name, uint64_t value) {
+  return LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName(name, strlen(name)), value);
+}
+
+/* The vmctx is always a whole, valid twasm_vmctx (an instance's, or the
+ * callee's from its twasm_func): its invariant fields may then be loaded
+ * again where keeping them in a register across a call costs more. */
+void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn) {
+  LLVMAddAttributeAtIndex(fn, 1, swiftself(mc));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "nonnull", 0));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "noundef", 0));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "dereferenceable", sizeof(twasm_vmctx)));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "align", 8));
+}
+
+void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call) {
+  LLVMAddCallSiteAttribute(call, 1, swiftself(mc));
 }
 
 /* Symbol names: readable in profilers, always ASCII and unique. */
@@ -85,6 +122,7 @@ static void declare_functions(low_module_ctx *mc) {
     func_symbol(fn, i, name, sizeof name);
     mc->funcs[i] = LLVMAddFunction(mc->mod, name, mc->fn_types[fn->type_index]);
     LLVMSetLinkage(mc->funcs[i], LLVMInternalLinkage);
+    low_wasm_abi_fn(mc, mc->funcs[i]);
     /* No frame pointers (a push, a move and a pop per call, and one
      * register fewer: 12 % of a recursion's instructions): the runtime
      * names the Wasm frames of a trap from the unwind tables instead
@@ -147,6 +185,7 @@ static LLVMValueRef build_invoker(low_module_ctx *mc, LLVMBuilderRef b, uint32_t
   for (uint32_t i = 0; i < ft->nparams; i++)
     args[i + 1] = from_slot(b, mc, slot_at(b, mc, LLVMGetParam(fn, 2), ft->params, i), ft->params[i]);
   LLVMValueRef r = LLVMBuildCall2(b, mc->fn_types[t], LLVMGetParam(fn, 0), args, ft->nparams + 1, "");
+  low_wasm_abi_call(mc, r);
   LLVMValueRef results = LLVMGetParam(fn, 3);
   for (uint32_t i = 0; i < ft->nresults; i++) {
     LLVMValueRef v = ft->nresults == 1 ? r : LLVMBuildExtractValue(b, r, i, "");
@@ -164,6 +203,7 @@ static LLVMValueRef build_trampoline(low_module_ctx *mc, LLVMBuilderRef b, LLVMV
   snprintf(name, sizeof name, "twasm_host_t%u", t);
   LLVMValueRef fn = LLVMAddFunction(mc->mod, name, mc->fn_types[t]);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
+  low_wasm_abi_fn(mc, fn);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(mc->ctx, fn, "entry"));
   uint32_t na = slot_index(ft->params, ft->nparams), nr = slot_index(ft->results, ft->nresults);
   na = na ? na : 1;

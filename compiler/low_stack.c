@@ -1,74 +1,152 @@
-/* low_stack.c: which calls need no stack check.  Only an unbounded chain
- * of calls (recursion, direct or through a table) can exhaust the stack.
- * A function whose whole call tree is known, free of cycles and indirect
- * calls, shallow and made of small frames, uses a bounded amount of stack:
- * a call to it may go that far below the limit, well inside the runtime's
- * margin (RT_STACK_MARGIN, 128 KiB; a fault there is still reported as
- * stack exhaustion).  So calls to such functions are not checked, and a
- * function that makes no other call checks nothing, which leaves a small
- * wrapper (a comparator around strcmp, a getter) as cheap as a leaf.
- * Every cycle of the call graph still passes through a check. */
+/* low_stack.c: which calls need a stack check.  Only an unbounded chain
+ * of calls (recursion, direct or through a table or an import) can
+ * exhaust the stack, and every such chain runs around a cycle of the call
+ * graph.  So a check sits on every edge that may close a cycle: a call
+ * inside a strongly connected component of the direct call graph (a
+ * recursion, or a mutual one), an indirect call, a call to an import
+ * (another module may call back).  A direct call that leaves its caller's
+ * component goes unchecked as long as the chain of unchecked calls below
+ * it stays short (at most MAX_DEPTH small frames between two checks, well
+ * inside the runtime's margin, RT_STACK_MARGIN, 128 KiB; a fault there is
+ * still reported as stack exhaustion).  A function whose calls are all
+ * unchecked checks nothing, which leaves a small wrapper (a comparator
+ * around strcmp, a getter) as cheap as a leaf, and a function that calls
+ * a recursive one (main calling a recursive parser) pays no check of its
+ * own: the recursion checks its own cycle. */
 #include "low_internal.h"
 
 /* Frames at most this many locals deep count as small (low_func.c checks
- * larger ones at entry), and call trees at most this high as bounded:
- * together well under the runtime's margin. */
+ * larger ones at entry, and calls to them are checked), and chains of
+ * unchecked calls at most this many frames deep are allowed: together
+ * well under the runtime's margin. */
 #define SMALL_FRAME_LOCALS 512u
-#define MAX_HEIGHT 8
-/* The walk itself stops this deep (no unbounded recursion in twasmc). */
-#define MAX_WALK 64
+#define MAX_DEPTH 8
 
-enum { UNSEEN = 0, ON_PATH, DONE };
+/* Tarjan's algorithm without recursion (no unbounded recursion in
+ * twasmc): an explicit stack of (function, next instruction) frames. */
+typedef struct {
+  uint32_t func, pc;
+} scc_frame;
 
 typedef struct {
   const wasm_module *m;
-  uint8_t *state;
-  int8_t *height;   /* DONE: call tree height, or -1 when unbounded */
-} stack_walk;
+  uint32_t *index, *low;     /* 0: unvisited; DFS numbers from 1 */
+  uint32_t *stack;           /* Tarjan's stack of open functions */
+  bool *on_stack;
+  uint32_t nstack, next_index;
+  scc_frame *dfs;
+  uint32_t ndfs;
+  uint32_t *scc;             /* component id of each function */
+  int8_t *depth;             /* frames below a call to it before the next check; -1: check the call */
+} scc_walk;
 
-static int height_of(stack_walk *w, uint32_t f, int depth);
-
-static int calls_height(stack_walk *w, const wasm_func *fn, int depth) {
-  int h = 0;
-  for (uint32_t i = 0; i < fn->ncode; i++) {
-    const wasm_insn *in = &fn->code[i];
-    if (in->op == OP_CALL_INDIRECT) return -1;
-    if (in->op != OP_CALL) continue;
-    int c = height_of(w, in->u.index, depth + 1);
-    if (c < 0) return -1;
-    if (c > h) h = c;
-  }
-  return h;
+static bool is_small(const wasm_func *fn) {
+  return !fn->imported && fn->nlocals <= SMALL_FRAME_LOCALS;
 }
 
-/* Height of f's call tree (a leaf: 1), or -1 when it is unbounded or too
- * high to matter.  An import may be another module's function that calls
- * back into this one: unbounded. */
-static int height_of(stack_walk *w, uint32_t f, int depth) {
-  const wasm_func *fn = &w->m->funcs[f];
-  if (fn->imported) return -1;
-  if (w->state[f] == DONE) return w->height[f];
-  if (w->state[f] == ON_PATH || depth > MAX_WALK || fn->nlocals > SMALL_FRAME_LOCALS) return -1;
-  w->state[f] = ON_PATH;
-  int h = calls_height(w, fn, depth);
-  if (h >= 0) h = h + 1 > MAX_HEIGHT ? -1 : h + 1;
-  w->state[f] = DONE;
-  w->height[f] = (int8_t)h;
-  return h;
+/* Whether a call from component caller_scc to g is checked. */
+static bool call_checked(const scc_walk *w, uint32_t caller_scc, uint32_t g) {
+  return w->depth[g] < 1 || w->depth[g] >= MAX_DEPTH || w->scc[g] == caller_scc;
+}
+
+/* The depth of each member of the component just closed (its callees in
+ * other components are all done: Tarjan closes components callees first). */
+static void close_component(scc_walk *w, uint32_t root, uint32_t id) {
+  uint32_t first = w->nstack;
+  do {
+    first--;
+    w->on_stack[w->stack[first]] = false;
+    w->scc[w->stack[first]] = id;
+  } while (w->stack[first] != root);
+  for (uint32_t s = first; s < w->nstack; s++) {
+    uint32_t f = w->stack[s];
+    const wasm_func *fn = &w->m->funcs[f];
+    int d = 0;
+    for (uint32_t i = 0; i < fn->ncode; i++) {
+      const wasm_insn *in = &fn->code[i];
+      if (in->op != OP_CALL || call_checked(w, id, in->u.index)) continue;
+      if (w->depth[in->u.index] > d) d = w->depth[in->u.index];
+    }
+    w->depth[f] = is_small(fn) ? (int8_t)(d + 1) : -1;
+  }
+  w->nstack = first;
+}
+
+static void visit(scc_walk *w, uint32_t f) {
+  w->index[f] = w->low[f] = ++w->next_index;
+  w->stack[w->nstack++] = f;
+  w->on_stack[f] = true;
+  w->dfs[w->ndfs++] = (scc_frame){f, 0};
+}
+
+/* Runs Tarjan from root; component ids count up from *next_id. */
+static void walk_from(scc_walk *w, uint32_t root, uint32_t *next_id) {
+  visit(w, root);
+  while (w->ndfs > 0) {
+    scc_frame *top = &w->dfs[w->ndfs - 1];
+    const wasm_func *fn = &w->m->funcs[top->func];
+    bool descended = false;
+    while (top->pc < fn->ncode && !descended) {
+      const wasm_insn *in = &fn->code[top->pc++];
+      if (in->op != OP_CALL) continue;
+      uint32_t g = in->u.index;
+      if (w->m->funcs[g].imported) continue;
+      if (!w->index[g]) {
+        visit(w, g);
+        descended = true;
+      } else if (w->on_stack[g] && w->index[g] < w->low[top->func]) {
+        w->low[top->func] = w->index[g];
+      }
+    }
+    if (descended) continue;
+    uint32_t f = top->func;
+    if (w->low[f] == w->index[f]) close_component(w, f, (*next_id)++);
+    w->ndfs--;
+    if (w->ndfs > 0) {
+      uint32_t parent = w->dfs[w->ndfs - 1].func;
+      if (w->low[f] < w->low[parent]) w->low[parent] = w->low[f];
+    }
+  }
 }
 
 void low_stack_init(low_module_ctx *mc) {
   const wasm_module *m = mc->m;
-  stack_walk w = {m, tw_arena_alloc(&mc->arena, m->nfuncs + 1), tw_arena_alloc(&mc->arena, m->nfuncs + 1)};
-  mc->stack_bounded = tw_arena_alloc(&mc->arena, (m->nfuncs + 1) * sizeof *mc->stack_bounded);
-  for (uint32_t f = 0; f < m->nfuncs; f++) w.state[f] = UNSEEN;
-  for (uint32_t f = 0; f < m->nfuncs; f++) mc->stack_bounded[f] = height_of(&w, f, 0) >= 0;
+  uint32_t n = m->nfuncs + 1;
+  tw_arena *a = &mc->arena;
+  scc_walk w = {
+      .m = m,
+      .index = tw_arena_alloc(a, n * sizeof(uint32_t)),
+      .low = tw_arena_alloc(a, n * sizeof(uint32_t)),
+      .stack = tw_arena_alloc(a, n * sizeof(uint32_t)),
+      .on_stack = tw_arena_alloc(a, n),
+      .dfs = tw_arena_alloc(a, n * sizeof(scc_frame)),
+      .scc = tw_arena_alloc(a, n * sizeof(uint32_t)),
+      .depth = tw_arena_alloc(a, n),
+  };
+  uint32_t next_id = 1;
+  for (uint32_t f = 0; f < m->nfuncs; f++) {
+    w.index[f] = 0;
+    w.on_stack[f] = false;
+    w.scc[f] = 0; /* imports: a component of their own, id 0 */
+    w.depth[f] = -1;
+  }
+  for (uint32_t f = 0; f < m->nfuncs; f++)
+    if (!m->funcs[f].imported && !w.index[f]) walk_from(&w, f, &next_id);
+  mc->stack_scc = w.scc;
+  mc->stack_depth = w.depth;
+}
+
+bool low_stack_call_checked(const low_module_ctx *mc, uint32_t caller, uint32_t callee) {
+  const int8_t d = mc->stack_depth[callee];
+  return d < 1 || d >= MAX_DEPTH || mc->stack_scc[callee] == mc->stack_scc[caller];
 }
 
 bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint32_t from, uint32_t to) {
+  uint32_t caller = (uint32_t)(fn - mc->m->funcs);
   for (uint32_t i = from; i < to && i < fn->ncode; i++) {
     const wasm_insn *in = &fn->code[i];
-    if (in->op == OP_CALL_INDIRECT || (in->op == OP_CALL && !mc->stack_bounded[in->u.index])) return true;
+    if (in->op == OP_CALL_INDIRECT || (in->op == OP_CALL && low_stack_call_checked(mc, caller, in->u.index)))
+      return true;
   }
   return false;
 }

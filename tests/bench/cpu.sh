@@ -41,7 +41,7 @@ programs=("$@")
 # character of interpreters, databases and compressors; then two whose
 # loops vectorise (bytes and floats), for the -msimd128 column.
 kernels=" nbody mandel spectral matrix hashtab strsort bintrees vm "
-larger=" interp kvstore dispatch recurse compress "
+larger=" interp kvstore dispatch recurse compress json "
 vector=" imgproc dsp "
 # shellcheck disable=SC2206
 [ ${#programs[@]} -gt 0 ] || programs=($kernels $larger $vector)

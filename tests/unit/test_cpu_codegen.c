@@ -652,9 +652,9 @@ static int stack_checks_in_loops(LLVMValueRef fn) {
   return n;
 }
 
-/* A call whose callee's stack use is bounded goes unchecked; calls that
- * may recurse (directly, mutually, through a table, into an import) and
- * deep call trees keep their checks.  -O1 keeps the functions apart. */
+/* A call that cannot close a cycle goes unchecked; calls that may
+ * recurse (directly, mutually, through a table, into an import) keep
+ * their checks, and so do deep chains, every 8 frames.  -O1 keeps the functions apart. */
 START_TEST(stack_checks_only_where_unbounded) {
   if (!have_wat2wasm()) {
     printf("cpu_codegen: skipped stack_checks_only_where_unbounded: wat2wasm missing\n");
@@ -678,16 +678,19 @@ START_TEST(stack_checks_only_where_unbounded) {
     at += snprintf(wat + at, sizeof wat - (size_t)at,
                    "  (func (type $t) (i32.add (call %d (local.get 0)) (i32.const 1)))\n", i + 1);
   at += snprintf(wat + at, sizeof wat - (size_t)at, "  (func (type $t) (local.get 0))\n");
-  /* 20: indirect calls in a loop; 21: two checked calls in a row; one check each */
+  /* 20: indirect calls in a loop; 21: two checked calls in a row; one check each;
+   * 22: calls into two recursions from outside them, which check their own cycles */
   at += snprintf(wat + at, sizeof wat - (size_t)at,
                  "  (func (type $t) (local i32) (loop $l\n"
                  "    (local.set 1 (i32.add (local.get 1) (call_indirect (type $t) (local.get 0) (local.get 1))))\n"
                  "    (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 1))\n"
+                 "  (func (type $t) (i32.add (call $host (local.get 0))\n"
+                 "    (call $host (i32.const 1))))\n"
                  "  (func (type $t) (i32.add (call $ping (local.get 0))\n"
                  "    (call $self (local.get 0))))\n");
   snprintf(wat + at, sizeof wat - (size_t)at, "  (export \"all\" (func 2)) (export \"s\" (func 3)) (export \"p\" (func 4))\n"
            "  (export \"i\" (func 6)) (export \"x\" (func 7)) (export \"c\" (func 8)) (export \"c17\" (func 17))\n"
-           "  (export \"l\" (func 20)) (export \"t\" (func 21)))\n");
+           "  (export \"l\" (func 20)) (export \"t\" (func 21)) (export \"o\" (func 22)))\n");
   ir_module m = ir_of_at(wat, 1);
   ck_assert_int_eq(stack_checks(func(&m, 2)), 0);  /* calls only a leaf */
   ck_assert_int_ge(stack_checks(func(&m, 3)), 1);  /* recursion */
@@ -695,11 +698,15 @@ START_TEST(stack_checks_only_where_unbounded) {
   ck_assert_int_ge(stack_checks(func(&m, 5)), 1);
   ck_assert_int_ge(stack_checks(func(&m, 6)), 1);  /* through a table */
   ck_assert_int_ge(stack_checks(func(&m, 7)), 1);  /* into an import */
-  ck_assert_int_ge(stack_checks(func(&m, 8)), 1);  /* a tree 12 high */
-  ck_assert_int_eq(stack_checks(func(&m, 17)), 0); /* the last three are shallow */
+  /* a chain 12 high: at most 8 frames between two checks, so one of the
+   * first four checks; the last three are shallow */
+  ck_assert_int_ge(stack_checks(func(&m, 8)) + stack_checks(func(&m, 9)) + stack_checks(func(&m, 10)) +
+                       stack_checks(func(&m, 11)), 1);
+  ck_assert_int_eq(stack_checks(func(&m, 17)), 0);
   ck_assert_int_eq(stack_checks(func(&m, 20)), 1); /* before the loop, not in it */
   ck_assert_int_eq(stack_checks_in_loops(func(&m, 20)), 0);
   ck_assert_int_eq(stack_checks(func(&m, 21)), 1); /* the first covers the second */
+  ck_assert_int_eq(stack_checks(func(&m, 22)), 0); /* the recursions check themselves */
   ir_free(&m);
 }
 END_TEST
