@@ -177,34 +177,6 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_form *f, LLVMValueRef size) {
   return l.cond ? LLVMBuildAnd(n->b, in, l.cond, "") : in;
 }
 
-/* Whether a counter bound is at most 7 by its form: `x & m` with m < 8,
- * through casts and the `- 1` (`- 0`) of a trip count (the remainder loop of a
- * loop unrolled by 2, 4 or 8, which runs `n & 3` times).  Its check block
- * (i128 arithmetic, about 30 instructions at every entry) costs more than
- * the checks it would take out of at most 7 iterations, which the guard
- * pass mostly leaves to the guard pages anyway (decompression's copy of
- * a match, compress.c: 157 M instructions more than the old guard mode). */
-static bool tiny_bound(LLVMValueRef v) {
-  for (int depth = 0; depth < 8 && v && LLVMIsAInstruction(v); depth++) {
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    if (op == LLVMZExt || op == LLVMTrunc) {
-      v = LLVMGetOperand(v, 0);
-    } else if (op == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
-               LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1)) <= 0) {
-      v = LLVMGetOperand(v, 0);
-    } else if (op == LLVMSub && LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
-               LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1)) >= 0) {
-      v = LLVMGetOperand(v, 0);
-    } else if (op == LLVMAnd) {
-      LLVMValueRef m = LLVMGetOperand(v, 1);
-      return LLVMIsAConstantInt(m) && LLVMConstIntGetZExtValue(m) < 8;
-    } else {
-      return false;
-    }
-  }
-  return false;
-}
-
 /* Builds the check block for nest l; false when nothing can be proved at
  * this depth (the block is then gone again). */
 static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
@@ -215,7 +187,6 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   n.b = LLVMCreateBuilderInContext(f->ctx);
   LLVMPositionBuilderAtEnd(n.b, p->block);
   p->ok = emit_trips(f, &n);
-  if (p->ok && n.nloops == 1 && tiny_bound(n.last[0])) p->ok = NULL;
   LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
   /* the checks' forms first, grouped by their terms; then one range test
    * per group */

@@ -3,10 +3,8 @@
 ;; counter share one range test of the smallest and the largest offset.
 ;; Where the test fails, the checked loop runs and traps at the exact
 ;; access: the stores before it done, the ones after it not.  And a
-;; remainder loop of `n & 3` iterations (bnd_loop.c does not version such
-;; a loop where its counter bound reads as `x & 3`, a down counter; this
-;; up-counting one it does): exact traps either way.  Memory of one page;
-;; bytes 1..16 at 0 and 0xa1..0xa8 at 65528.
+;; remainder loop of `n & 3` iterations (versioned like any other).
+;; Memory of one page; bytes 1..16 at 0 and 0xa1..0xa8 at 65528.
 (module
   (memory 1)
   (data (i32.const 0) "\01\02\03\04\05\06\07\08\09\0a\0b\0c\0d\0e\0f\10")
