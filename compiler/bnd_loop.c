@@ -321,6 +321,7 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   LLVMBasicBlockRef fast = LLVMValueAsBasicBlock(bnd_clone_value(&c, LLVMBasicBlockAsValue(header)));
   mark_likely(f, LLVMBuildCondBr(b, p->ok, fast, header));
   LLVMDisposeBuilder(b);
+  bnd_narrow_block(p->block);
   unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));
   LLVMValueRef empty = LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0));
   for (int i = 0; i < l->nbody; i++) {
