@@ -93,7 +93,7 @@ static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
     LLVMValueRef x = LLVMGetOperand(i, 0);
     unsigned w = width(x);
     if (w == 32 || w == 16 || w == 8 || w == 1) {
-      bool s = op == LLVMSExt && w > 1;
+      bool s = op == LLVMSExt; /* sext i1: -1 or 0 */
       r->lo = s ? -((i128)1 << (w - 1)) : 0;
       r->hi = s ? ((i128)1 << (w - 1)) - 1 : ((i128)1 << w) - 1;
     } else if (w == 64 && op == LLVMZExt && range_max(c, x) >= 0) {
