@@ -126,6 +126,10 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext);
  * the copy of such an add becomes the i64 sum; returns how many. */
 unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
 
+/* Rewrites a check block's i128 arithmetic in i64 where every value of
+ * it provably lies within [-2^62, 2^62] (bnd_narrow.c); whether it did. */
+bool bnd_narrow_block(LLVMBasicBlockRef bb);
+
 /* Whether v is the constant false (a condition that never holds). */
 static inline bool bnd_is_false(LLVMValueRef v) {
   return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;

@@ -110,10 +110,22 @@ LLVMValueRef bnd_lin_in32(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool is
 /* zext or sext of an i32: the form, on condition that it stays within
  * the i32's reading for every counter value. */
 static bool extension(bnd_nest *n, LLVMValueRef x, bool is_signed, bnd_lin *out, int depth) {
+  /* one form per extended value and reading, however many zext
+   * instructions of it there are (each access of an unrolled body has its
+   * own): bnd_loop.c groups checks whose forms share their terms */
+  const char *key = (const char *)x + 1 + is_signed;
+  bnd_lin *memo = bnd_map_get(&n->memo, key);
+  if (memo) {
+    *out = *memo;
+    return true;
+  }
   if (width_of(x) != 32 || !lin_rec(n, x, out, depth + 1)) return false;
   LLVMValueRef lo, hi;
   bnd_lin_range(n, out, &lo, &hi);
   out->cond = both(n, out->cond, bnd_lin_in32(n, lo, hi, is_signed));
+  bnd_lin *keep = tw_arena_alloc(n->memo.arena, sizeof *keep);
+  *keep = *out;
+  bnd_map_put(&n->memo, key, keep);
   return true;
 }
 

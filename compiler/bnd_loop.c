@@ -108,18 +108,73 @@ static LLVMValueRef emit_trips(bnd_fn *f, bnd_nest *n) {
   return ok;
 }
 
-/* The condition under which check c cannot fail anywhere in the nest, or
- * NULL when its end address is not affine in the counters. */
-static LLVMValueRef proves(bnd_nest *n, const bnd_check *c, LLVMValueRef size) {
-  bnd_lin end;
+/* A check's end address (plus its constant) as base + k: the form's
+ * constant additions taken apart, so that the checks of one unrolled body
+ * (a[i], a[i + 1], ... through one counter) share their base. */
+typedef struct {
+  bnd_lin lin;
+  LLVMValueRef base;           /* NULL: 0 */
+  int64_t kmin, kmax;          /* over the checks of its group */
+  int leader;                  /* the group's first check */
+} bnd_form;
+
+static void split_constant(bnd_form *f) {
+  LLVMValueRef a = f->lin.alpha;
+  int64_t k = 0;
+  for (int depth = 0; depth < 8 && a && LLVMIsAInstruction(a) && LLVMGetInstructionOpcode(a) == LLVMAdd &&
+                      LLVMIsAConstantInt(LLVMGetOperand(a, 1));
+       depth++) {
+    int64_t c = LLVMConstIntGetSExtValue(LLVMGetOperand(a, 1));
+    if (c < -(INT64_C(1) << 40) || c > (INT64_C(1) << 40)) break;
+    k += c;
+    a = LLVMGetOperand(a, 0);
+  }
+  if (a && LLVMIsAConstantInt(a)) {
+    int64_t c = LLVMConstIntGetSExtValue(a);
+    if (c >= -(INT64_C(1) << 40) && c <= (INT64_C(1) << 40)) k += c, a = NULL;
+  }
+  f->base = a;
+  f->kmin = f->kmax = k;
+}
+
+/* The form of check c's end plus its constant; false when the end is not
+ * affine in the counters. */
+static bool form_of(bnd_nest *n, const bnd_check *c, bnd_form *f) {
   /* a narrow end reads unsigned: its form must stay within [0, 2^32) */
-  if (!(c->narrow ? bnd_lin_zext(n, c->end, &end) : bnd_lin_of(n, c->end, &end))) return NULL;
-  if (c->plus) end.alpha = LLVMBuildAdd(n->b, end.alpha, LLVMConstInt(n->i128, (uint64_t)c->plus, false), "");
-  LLVMValueRef lo, hi;
-  bnd_lin_range(n, &end, &lo, &hi);
+  if (!(c->narrow ? bnd_lin_zext(n, c->end, &f->lin) : bnd_lin_of(n, c->end, &f->lin))) return false;
+  split_constant(f);
+  f->kmin += c->plus, f->kmax += c->plus;
+  return true;
+}
+
+/* Same base, counter terms and condition (the forms are memoised, so
+ * equal terms are the same values). */
+static bool same_terms(const bnd_nest *n, const bnd_form *a, const bnd_form *b) {
+  if (a->base != b->base || a->lin.cond != b->lin.cond) return false;
+  for (int k = 0; k < n->nloops; k++)
+    if (a->lin.beta[k] != b->lin.beta[k]) return false;
+  return true;
+}
+
+static LLVMValueRef plus_k(bnd_nest *n, LLVMValueRef base, int64_t k) {
+  LLVMValueRef c = LLVMConstInt(n->i128, (unsigned long long)k, true);
+  return base ? LLVMBuildAdd(n->b, base, c, "") : c;
+}
+
+/* The condition under which no check of the group led by f can fail
+ * anywhere in the nest: each end is base + k + terms with k in
+ * [kmin, kmax], so its range lies within that of the smallest and the
+ * largest k, one compare each. */
+static LLVMValueRef proves(bnd_nest *n, const bnd_form *f, LLVMValueRef size) {
+  bnd_lin l = f->lin;
+  LLVMValueRef lo, hi, unused;
+  l.alpha = plus_k(n, f->base, f->kmin);
+  bnd_lin_range(n, &l, &lo, &unused);
+  l.alpha = f->kmax == f->kmin ? l.alpha : plus_k(n, f->base, f->kmax);
+  bnd_lin_range(n, &l, &unused, &hi);
   LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, LLVMConstInt(n->i128, 0, false), ""),
                                  LLVMBuildICmp(n->b, LLVMIntSLE, hi, size, ""), "");
-  return end.cond ? LLVMBuildAnd(n->b, in, end.cond, "") : in;
+  return l.cond ? LLVMBuildAnd(n->b, in, l.cond, "") : in;
 }
 
 /* Builds the check block for nest l; false when nothing can be proved at
@@ -133,10 +188,24 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   LLVMPositionBuilderAtEnd(n.b, p->block);
   p->ok = emit_trips(f, &n);
   LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
+  /* the checks' forms first, grouped by their terms; then one range test
+   * per group */
+  bnd_form *forms = tw_arena_alloc(&f->arena, (size_t)(p->nchecks + 1) * sizeof *forms);
   for (int i = 0; p->ok && !bnd_is_false(p->ok) && i < p->nchecks; i++) {
-    LLVMValueRef safe = proves(&n, &p->checks[i], size);
-    if (!safe) continue;
-    p->ok = LLVMBuildAnd(n.b, p->ok, safe, "");
+    forms[i].leader = -1;
+    if (!form_of(&n, &p->checks[i], &forms[i])) continue;
+    forms[i].leader = i;
+    for (int j = 0; j < i; j++)
+      if (forms[j].leader == j && same_terms(&n, &forms[j], &forms[i])) {
+        forms[i].leader = j;
+        if (forms[i].kmin < forms[j].kmin) forms[j].kmin = forms[i].kmin;
+        if (forms[i].kmax > forms[j].kmax) forms[j].kmax = forms[i].kmax;
+        break;
+      }
+  }
+  for (int i = 0; p->ok && !bnd_is_false(p->ok) && i < p->nchecks; i++) {
+    if (forms[i].leader < 0) continue;
+    if (forms[i].leader == i) p->ok = LLVMBuildAnd(n.b, p->ok, proves(&n, &forms[i], size), "");
     p->proved[i] = true;
     p->nproved++;
     unsigned sext;
@@ -252,6 +321,7 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   LLVMBasicBlockRef fast = LLVMValueAsBasicBlock(bnd_clone_value(&c, LLVMBasicBlockAsValue(header)));
   mark_likely(f, LLVMBuildCondBr(b, p->ok, fast, header));
   LLVMDisposeBuilder(b);
+  bnd_narrow_block(p->block);
   unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));
   LLVMValueRef empty = LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0));
   for (int i = 0; i < l->nbody; i++) {

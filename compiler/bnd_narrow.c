@@ -1,0 +1,243 @@
+/* bnd_narrow.c: a versioned nest's check block (bnd_loop.c) computes in
+ * i128 so that no sum of counters, starts and steps can wrap; at every
+ * entry of the nest that costs two instructions per operation and more
+ * per compare.  Where every i128 value of the block provably lies within
+ * [-2^62, 2^62] (each one's interval from its operands': zero-extended
+ * i32 values, the memory size by its !range, constants), the whole block
+ * is rewritten in i64: no operation wraps in either width, so each i64
+ * value is the i128 one and every compare reads the same.  All or
+ * nothing: one value out of reach (a sign-extended i64, an operation not
+ * listed here) leaves the block as it was. */
+#include "bnd.h"
+
+#include <string.h>
+
+typedef __int128 i128;
+
+#define LIMIT ((i128)1 << 62)
+
+typedef struct {
+  i128 lo, hi;
+  LLVMValueRef v64;
+} nw_val;
+
+typedef struct {
+  LLVMModuleRef mod;
+  LLVMContextRef ctx;
+  LLVMTypeRef i64, i128t;
+  LLVMBuilderRef b;
+  bnd_map map;   /* i128 instruction -> nw_val */
+  unsigned md_range;
+} nw_ctx;
+
+static bool is_i128(LLVMTypeRef t) {
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 128;
+}
+
+static unsigned width(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
+}
+
+static bool fits(i128 lo, i128 hi) { return lo >= -LIMIT && hi <= LIMIT && lo <= hi; }
+
+/* An i128 operand: its interval and i64 value; false when unknown. */
+static bool operand(nw_ctx *c, LLVMValueRef v, nw_val *out) {
+  if (LLVMIsAConstantInt(v)) {
+    long long s = LLVMConstIntGetSExtValue(v);
+    /* constants are uniqued: v fits in 64 bits iff it is its own sext */
+    if (LLVMConstInt(c->i128t, (unsigned long long)s, true) != v) return false;
+    out->lo = out->hi = s;
+    if (!fits(out->lo, out->hi)) return false;
+    out->v64 = LLVMConstInt(c->i64, (unsigned long long)s, true);
+    return true;
+  }
+  nw_val *m = bnd_map_get(&c->map, v);
+  if (!m) return false;
+  *out = *m;
+  return true;
+}
+
+/* The upper bound of an i64 load's !range (lo..hi exclusive), or -1. */
+static i128 range_max(nw_ctx *c, LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v)) return -1;
+  LLVMValueRef md = LLVMGetMetadata(v, c->md_range);
+  if (!md || LLVMGetMDNodeNumOperands(md) != 2) return -1;
+  LLVMValueRef ops[2];
+  LLVMGetMDNodeOperands(md, ops);
+  if (!ops[0] || !ops[1] || !LLVMIsAConstantInt(ops[0]) || !LLVMIsAConstantInt(ops[1])) return -1;
+  long long lo = LLVMConstIntGetSExtValue(ops[0]), hi = LLVMConstIntGetSExtValue(ops[1]);
+  if (lo < 0 || hi <= lo) return -1; /* a wrapped range */
+  return (i128)hi - 1;
+}
+
+static i128 min4(i128 a, i128 b, i128 c, i128 d) {
+  i128 m = a < b ? a : b;
+  m = m < c ? m : c;
+  return m < d ? m : d;
+}
+static i128 max4(i128 a, i128 b, i128 c, i128 d) {
+  i128 m = a > b ? a : b;
+  m = m > c ? m : c;
+  return m > d ? m : d;
+}
+
+/* The i64 form of i128 instruction i (operands already mapped); false
+ * when it is out of reach.  Builds before i. */
+static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(i);
+  nw_val a = {0}, b = {0};
+  LLVMPositionBuilderBefore(c->b, i);
+  switch (op) {
+  case LLVMZExt: case LLVMSExt: {
+    LLVMValueRef x = LLVMGetOperand(i, 0);
+    unsigned w = width(x);
+    if (w == 32 || w == 16 || w == 8 || w == 1) {
+      bool s = op == LLVMSExt; /* sext i1: -1 or 0 */
+      r->lo = s ? -((i128)1 << (w - 1)) : 0;
+      r->hi = s ? ((i128)1 << (w - 1)) - 1 : ((i128)1 << w) - 1;
+    } else if (w == 64 && op == LLVMZExt && range_max(c, x) >= 0) {
+      r->lo = 0, r->hi = range_max(c, x);
+      if (!fits(r->lo, r->hi)) return false;
+      r->v64 = x;
+      return true;
+    } else if (w == 64 && op == LLVMZExt && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMUDiv &&
+               LLVMIsAConstantInt(LLVMGetOperand(x, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(x, 1)) > 0 &&
+               LLVMIsATruncInst(LLVMGetOperand(x, 0)) && operand(c, LLVMGetOperand(LLVMGetOperand(x, 0), 0), &a) &&
+               a.lo >= 0) {
+      /* bnd_trip.c's 64-bit division of a value in reach */
+      i128 d = LLVMConstIntGetSExtValue(LLVMGetOperand(x, 1));
+      r->lo = a.lo / d, r->hi = a.hi / d;
+      r->v64 = x;
+      return true;
+    } else {
+      return false;
+    }
+    r->v64 = op == LLVMZExt ? LLVMBuildZExt(c->b, x, c->i64, "") : LLVMBuildSExt(c->b, x, c->i64, "");
+    return true;
+  }
+  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMAnd: case LLVMLShr: case LLVMAShr: case LLVMShl:
+    if (!operand(c, LLVMGetOperand(i, 0), &a) || !operand(c, LLVMGetOperand(i, 1), &b)) return false;
+    break;
+  case LLVMSelect:
+    if (!operand(c, LLVMGetOperand(i, 1), &a) || !operand(c, LLVMGetOperand(i, 2), &b)) return false;
+    r->lo = a.lo < b.lo ? a.lo : b.lo, r->hi = a.hi > b.hi ? a.hi : b.hi;
+    r->v64 = LLVMBuildSelect(c->b, LLVMGetOperand(i, 0), a.v64, b.v64, "");
+    return true;
+  default:
+    return false;
+  }
+  switch (op) {
+  case LLVMAdd:
+    r->lo = a.lo + b.lo, r->hi = a.hi + b.hi;
+    r->v64 = LLVMBuildAdd(c->b, a.v64, b.v64, "");
+    break;
+  case LLVMSub:
+    r->lo = a.lo - b.hi, r->hi = a.hi - b.lo;
+    r->v64 = LLVMBuildSub(c->b, a.v64, b.v64, "");
+    break;
+  case LLVMMul:
+    /* operands within 2^62: the corners fit in i128 */
+    r->lo = min4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
+    r->hi = max4(a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi);
+    r->v64 = LLVMBuildMul(c->b, a.v64, b.v64, "");
+    break;
+  case LLVMAnd:
+    /* non-negative operands: the result lies within [0, either's max] */
+    if (a.lo < 0 || b.lo < 0) return false;
+    r->lo = 0, r->hi = a.hi < b.hi ? a.hi : b.hi;
+    r->v64 = LLVMBuildAnd(c->b, a.v64, b.v64, "");
+    break;
+  case LLVMLShr: case LLVMAShr:
+    /* a shift of a non-negative value by a constant below 63 */
+    if (a.lo < 0 || b.lo != b.hi || b.lo < 0 || b.lo > 62) return false;
+    r->lo = a.lo >> (int)b.lo, r->hi = a.hi >> (int)b.lo;
+    r->v64 = LLVMBuildLShr(c->b, a.v64, b.v64, "");
+    break;
+  case LLVMShl:
+    if (b.lo != b.hi || b.lo < 0 || b.lo > 62 || !fits(a.lo, a.hi)) return false;
+    r->lo = a.lo * ((i128)1 << (int)b.lo), r->hi = a.hi * ((i128)1 << (int)b.lo);
+    r->v64 = LLVMBuildShl(c->b, a.v64, b.v64, "");
+    break;
+  default:
+    return false;
+  }
+  return fits(r->lo, r->hi);
+}
+
+/* A compare of two i128 values: the same compare of their i64 forms (both
+ * within [-2^62, 2^62]: signed and unsigned order agree in both widths). */
+static LLVMValueRef narrow_cmp(nw_ctx *c, LLVMValueRef i) {
+  nw_val a, b;
+  if (!operand(c, LLVMGetOperand(i, 0), &a) || !operand(c, LLVMGetOperand(i, 1), &b)) return NULL;
+  LLVMPositionBuilderBefore(c->b, i);
+  return LLVMBuildICmp(c->b, LLVMGetICmpPredicate(i), a.v64, b.v64, "");
+}
+
+/* A truncation of an i128 value: the same of its i64 form. */
+static LLVMValueRef narrow_trunc(nw_ctx *c, LLVMValueRef i) {
+  nw_val a;
+  if (!operand(c, LLVMGetOperand(i, 0), &a)) return NULL;
+  if (width(i) == 64) return a.v64;
+  LLVMPositionBuilderBefore(c->b, i);
+  return LLVMBuildTrunc(c->b, a.v64, LLVMTypeOf(i), "");
+}
+
+/* Rewrites block bb's i128 computation in i64 where all of it is in
+ * reach; returns whether it did. */
+bool bnd_narrow_block(LLVMBasicBlockRef bb) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
+  LLVMModuleRef mod = LLVMGetGlobalParent(fn);
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  tw_arena arena = {0};
+  nw_ctx c = {.mod = mod, .ctx = ctx, .i64 = LLVMInt64TypeInContext(ctx), .i128t = LLVMIntTypeInContext(ctx, 128),
+              .b = LLVMCreateBuilderInContext(ctx), .map = {.arena = &arena},
+              .md_range = LLVMGetMDKindIDInContext(ctx, "range", 5)};
+  unsigned n = 0, ncmp = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+  LLVMValueRef *wide = tw_arena_alloc(&arena, (n + 1) * sizeof *wide);
+  LLVMValueRef *cmps = tw_arena_alloc(&arena, (n + 1) * sizeof *cmps);
+  LLVMValueRef *cmps64 = tw_arena_alloc(&arena, (n + 1) * sizeof *cmps64);
+  unsigned nwide = 0;
+  bool ok = true;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); ok && i; i = LLVMGetNextInstruction(i)) {
+    bool wide_result = is_i128(LLVMTypeOf(i));
+    bool reads = LLVMGetNumOperands(i) > 0 && is_i128(LLVMTypeOf(LLVMGetOperand(i, 0)));
+    bool wide_cmp = reads && (LLVMIsAICmpInst(i) || (LLVMIsATruncInst(i) && !wide_result));
+    if (!wide_result && !wide_cmp) {
+      /* anything else must not read an i128 value */
+      for (int k = 0; k < LLVMGetNumOperands(i); k++)
+        if (is_i128(LLVMTypeOf(LLVMGetOperand(i, k)))) ok = false;
+      continue;
+    }
+    /* the block's i128 values feed its own compares only */
+    for (LLVMUseRef u = LLVMGetFirstUse(i); wide_result && u; u = LLVMGetNextUse(u))
+      if (LLVMGetInstructionParent(LLVMGetUser(u)) != bb) ok = false;
+    if (!ok) break;
+    if (wide_cmp) {
+      LLVMValueRef x = LLVMIsAICmpInst(i) ? narrow_cmp(&c, i) : narrow_trunc(&c, i);
+      if (!x) ok = false;
+      cmps[ncmp] = i, cmps64[ncmp++] = x;
+      continue;
+    }
+    nw_val r = {0};
+    if (!narrow_one(&c, i, &r)) {
+      ok = false;
+      break;
+    }
+    nw_val *keep = tw_arena_alloc(&arena, sizeof *keep);
+    *keep = r;
+    bnd_map_put(&c.map, i, keep);
+    wide[nwide++] = i;
+  }
+  if (ok) {
+    for (unsigned k = 0; k < ncmp; k++) LLVMReplaceAllUsesWith(cmps[k], cmps64[k]);
+    for (unsigned k = ncmp; k-- > 0;) LLVMInstructionEraseFromParent(cmps[k]);
+    for (unsigned k = nwide; k-- > 0;) LLVMInstructionEraseFromParent(wide[k]);
+  }
+  /* on failure the i64 copies built so far are dead: the optimiser's
+   * first cleanup removes them */
+  LLVMDisposeBuilder(c.b);
+  tw_arena_free(&arena);
+  return ok;
+}
