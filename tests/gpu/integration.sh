@@ -7,7 +7,7 @@
 # --no-offload), bauto/ (the bench programs) and bargs/NAME.args.  Writes
 # summary.txt and one file per part under $OUT.  Figures, not a test.
 set -u
-D=${1:?usage: integration.sh CARRY_DIR (build/gpu/{bin,bench,start}, bauto/, bargs/, tests/ copied by hand)}; O=${OUT:?}; L=/tmp/L; mkdir -p $L
+D=${1:?usage: integration.sh CARRY_DIR}; O=${OUT:?}; L=/tmp/L; mkdir -p "$L"
 S=$O/summary.txt
 say() { echo "$*" | tee -a $S; }
 { nvidia-smi; nproc; } >$O/machine.txt 2>&1
