@@ -117,6 +117,16 @@ static const char *path_name(uint32_t path) {
   return path < sizeof names / sizeof names[0] ? names[path] : "unknown path";
 }
 
+/* trace_params: the trace line of a call's parameters ("offload NAME
+ * [PART] params: ..."), cut short where it would pass the line. */
+static void trace_params(const twasm_kernel_abi *k, const int64_t *params, const char *part) {
+  char line[600];
+  int at = 0;
+  for (uint32_t i = 0; i < k->nparams && at < (int)sizeof line - 40; i++)
+    at += snprintf(line + at, sizeof line - (size_t)at, " %lld", (long long)params[i]);
+  cu_trace("offload %s%s params:%s", k->name, part, line);
+}
+
 static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
   cu_trace("offload %s (%s): cpu: %s", k->name, kind_name(k), why);
   return 0;
@@ -388,13 +398,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
   if (quick > 0 && !twasm_cost_worth_it(rt_offload_ops(k, params), quick)) return quick_cpu();
   double prof_t = cu_prof_on() ? cu_prof_now() : 0; /* TWASM_GPU_PROFILE */
-  if (cu_tracing()) {
-    char line[600];
-    int at = 0;
-    for (uint32_t i = 0; i < k->nparams && at < (int)sizeof line - 40; i++)
-      at += snprintf(line + at, sizeof line - (size_t)at, " %lld", (long long)params[i]);
-    cu_trace("offload %s params:%s", k->name, line);
-  }
+  if (cu_tracing()) trace_params(k, params, "");
   cu_mode mode = cu_mode_get();
   if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
   rt_memory *mem = (rt_memory *)vm->mem;
@@ -565,11 +569,9 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
   __atomic_load(&rt_quick_launch_us, &quick, __ATOMIC_RELAXED);
   if (quick > 0 && !twasm_cost_worth_it(ops, quick * count)) return quick_cpu();
   for (uint32_t j = 0; j < count && cu_tracing(); j++) {
-    char line[600];
-    int n = 0;
-    for (uint32_t i = 0; i < ks[j]->nparams && n < (int)sizeof line - 40; i++)
-      n += snprintf(line + n, sizeof line - (size_t)n, " %lld", (long long)ps[j][i]);
-    cu_trace("offload %s (part %u of %u) params:%s", ks[j]->name, j + 1, count, line);
+    char part[40];
+    snprintf(part, sizeof part, " (part %u of %u)", j + 1, count);
+    trace_params(ks[j], ps[j], part);
   }
   cu_mode mode = cu_mode_get();
   if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
