@@ -37,6 +37,11 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
  * many checks it removed. */
 unsigned bnd_late(LLVMModuleRef mod);
 
+/* Then (bnd_fresh.c): each check left whose size is GVN's phi of sizes
+ * loaded on the paths in compares with a load of its own, so that the
+ * phis (and the loads in loop latches feeding them) go; returns how many. */
+unsigned bnd_fresh_sizes(LLVMValueRef fn);
+
 /* Moves inst to where b is positioned, keeping its name (bnd_insert.c). */
 void bnd_move_here(LLVMBuilderRef b, LLVMValueRef inst);
 
@@ -112,6 +117,14 @@ typedef struct {
 
 /* Whether the terminator br is such a check (fills c). */
 bool bnd_check_match(LLVMValueRef br, bnd_check *c);
+
+/* Whether v is GVN's phi of sizes on the paths into its block: through
+ * phis, size loads less one constant (*less; *like: one of the loads). */
+bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like);
+
+/* Metadata kind on the branch of a versioned nest's check block, whose
+ * test may read the size anywhere before the nest (bnd_fresh.c). */
+#define BND_MD_TEST "twasm.bnd.test"
 
 /* The i32 add a check's end is, or is zext of (plus a constant), or NULL. */
 LLVMValueRef bnd_widen_sum(const bnd_check *c);

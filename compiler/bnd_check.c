@@ -130,12 +130,8 @@ static LLVMIntPredicate inverse(LLVMIntPredicate p) {
   }
 }
 
-/* A size load less a constant (`size - reach`, which bnd_insert.c only
- * forms where it cannot wrap), possibly truncated to i32 (exact: memory
- * stays below 2^32 bytes, so LLVM narrows compares of i32 addresses). */
-static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *less) {
-  *narrow = LLVMIsATruncInst(v) != NULL;
-  if (*narrow) v = LLVMGetOperand(v, 0);
+/* v as x less a constant (an add or sub of one), else x = v, less 0. */
+static LLVMValueRef less_const(LLVMValueRef v, int64_t *less) {
   *less = 0;
   LLVMOpcode op = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
   if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
@@ -143,7 +139,51 @@ static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *l
     *less = op == LLVMSub ? k : -k;
     v = LLVMGetOperand(v, 0);
   }
+  return v;
+}
+
+/* GVN's phi of `size - less` computed on the paths into a block (loop
+ * rotation copies a check into the preheader and the latch): every
+ * incoming value, through phis, a size load less the same constant.
+ * *load: one of those loads (its metadata stands for all). */
+static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *load) {
+  enum { MAX_PHIS = 32 };
+  LLVMValueRef seen[MAX_PHIS];
+  unsigned nseen = 0, next = 0;
+  bool first = true;
+  seen[nseen++] = v;
+  while (next < nseen) {
+    LLVMValueRef phi = seen[next++];
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+      if (LLVMIsAPHINode(in)) {
+        bool known = false;
+        for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
+        if (known) continue;
+        if (nseen == MAX_PHIS) return false;
+        seen[nseen++] = in;
+        continue;
+      }
+      int64_t d;
+      LLVMValueRef x = less_const(in, &d);
+      if (!is_size_load(x) || (!first && d != *less)) return false;
+      if (first) *less = d, *load = x;
+      first = false;
+    }
+  }
+  return !first && !LLVMIsAPHINode(*load);
+}
+
+/* A size load less a constant (`size - reach`, which bnd_insert.c only
+ * forms where it cannot wrap), possibly truncated to i32 (exact: memory
+ * stays below 2^32 bytes, so LLVM narrows compares of i32 addresses). */
+static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *less) {
+  *narrow = LLVMIsATruncInst(v) != NULL;
+  if (*narrow) v = LLVMGetOperand(v, 0);
+  v = less_const(v, less);
   *load = v;
+  if (LLVMIsAPHINode(v) && *less == 0 && !is_size_load(v))
+    return is_phi_of_size_less(v, less, load) && *less >= 0 && *less < (INT64_C(1) << 32);
   return *less >= 0 && *less < (INT64_C(1) << 32) && is_size_load(v);
 }
 
@@ -178,4 +218,8 @@ bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
   *c = (bnd_check){.br = br, .trap_succ = trap_succ, .end = a, .plus = less + (p == LLVMIntUGE),
                    .narrow = narrow, .size_load = load};
   return width(a) == (narrow ? 32u : 64u);
+}
+
+bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like) {
+  return LLVMIsAPHINode(v) && is_phi_of_size_less(v, less, like);
 }

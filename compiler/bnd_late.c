@@ -24,6 +24,12 @@
  *     since the DAG combiner may move a store it proves disjoint above a
  *     volatile access.
  *
+ * Where loop rotation or tail duplication copied an access's check into
+ * every block entering the access's block (an interpreter's dispatch
+ * load: checks in the preheader and the latch, the access at the header
+ * through a phi of the checked indices), all the copies go together when
+ * each edge's check guards exactly the access on that edge.
+ *
  * Checks of a group of accesses (a `bounds_which` block picks the one
  * that fails) stay, and so do checks of a vector store of a loaded value
  * (X86's store-forwarding fix splits such a copy into pieces, which would
@@ -156,8 +162,12 @@ static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach)
     if (!LLVMIsAConstantInt(end)) return false;
     d += (int64_t)LLVMConstIntGetZExtValue(end);
   } else if (ch->narrow) {
-    /* an i32 end: the access indexes by its zero extension */
-    if (!LLVMIsAZExtInst(index) || LLVMGetOperand(index, 0) != end) return false;
+    /* an i32 end: the access indexes by the zero extension of it plus a
+     * constant (an exact i32 add: LLVM compares `i < size - 2` for the
+     * index `i + 1` of the next iteration) */
+    int64_t more;
+    if (!LLVMIsAZExtInst(index) || peel(LLVMGetOperand(index, 0), &more) != end) return false;
+    d -= more;
   } else if (index != end) {
     return false;
   }
@@ -334,6 +344,106 @@ static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
   return NULL;
 }
 
+/* ---- an access at a join of checks ------------------------------------- */
+
+/* Loop rotation and tail duplication copy an access's check into every
+ * block that enters the access's block (an interpreter's dispatch load:
+ * its check in the preheader and in the latch, the access at the header
+ * through a phi of the checked indices).  Then no check is the only way
+ * into the access's block, but each edge in is the continuation of a
+ * check of the value the access indexes by on that edge, with the same
+ * reach and trap offset, and nothing with an effect lies between: the
+ * guard page tells as much as any of them. */
+
+/* How many edges into a join are looked at. */
+#define LATE_MAX_JOIN 32
+
+typedef struct {
+  LLVMValueRef br[LATE_MAX_JOIN];   /* the check of each edge */
+  LLVMBasicBlockRef via[LATE_MAX_JOIN]; /* the block entering the join */
+  int n;
+} late_join;
+
+/* The check above the edge from bb into its successor: bb's terminator, or
+ * that of the single predecessor of a block that only computes values and
+ * branches on (the preheader LLVM splits off); NULL when there is none. */
+static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlockRef to, uint32_t *offset) {
+  for (int hops = 0; hops < 4; hops++) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    bnd_check ch;
+    if (bnd_check_match(term, &ch)) {
+      LLVMBasicBlockRef trap = LLVMGetSuccessor(term, ch.trap_succ);
+      if (is_pinned(c, term) || LLVMGetSuccessor(term, !ch.trap_succ) != to || trap == to ||
+          !trap_offset(trap, bb, offset))
+        return NULL;
+      return term;
+    }
+    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return NULL;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAPHINode(i) || !pure(c, i)) return NULL;
+    LLVMBasicBlockRef pred = single_pred(bb);
+    if (!pred) return NULL;
+    to = bb, bb = pred;
+  }
+  return NULL;
+}
+
+/* The edges into bb, each with its check, all with one trap offset;
+ * false when an edge has none or bb has fewer than two. */
+static bool join_checks(late_ctx *c, LLVMBasicBlockRef bb, late_join *j, uint32_t *offset) {
+  j->n = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(term) || !LLVMIsATerminatorInst(term) || j->n == LATE_MAX_JOIN) return false;
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
+    uint32_t off = 0;
+    LLVMValueRef br = edge_check(c, from, bb, &off);
+    if (!br || (j->n && off != *offset)) return false;
+    for (int k = 0; k < j->n; k++)
+      if (j->via[k] == from) return false; /* two edges from one block */
+    *offset = off;
+    j->br[j->n] = br, j->via[j->n] = from, j->n++;
+  }
+  return j->n >= 2;
+}
+
+/* The value v has on the edge from `from` into its block's join (a phi
+ * there: its incoming value; else v). */
+static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from) {
+  if (!v || !LLVMIsAPHINode(v) || LLVMGetInstructionParent(v) != join) return v;
+  for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+    if (LLVMGetIncomingBlock(v, k) == from) return LLVMGetIncomingValue(v, k);
+  return NULL;
+}
+
+/* The access at the head of join bb (first effect) that every edge's
+ * check guards exactly, else NULL. */
+static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j, uint32_t *offset) {
+  if (!join_checks(c, bb, j, offset)) return NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) {
+      LLVMValueRef index;
+      int64_t end;
+      if (access_end(c, i, &index, &end) && !copies_vector(i)) {
+        int k = 0;
+        for (; k < j->n; k++) {
+          bnd_check ch;
+          int64_t reach;
+          LLVMValueRef at = on_edge(index, bb, j->via[k]);
+          bnd_check_match(j->br[k], &ch);
+          if ((index && !at) || !check_reach(&ch, at, &reach) || reach != end) break;
+        }
+        if (k == j->n) return i;
+      }
+    }
+    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
+        (LLVMIsAStoreInst(i) && frame_store(i)))
+      continue;
+    return NULL;
+  }
+  return NULL;
+}
+
 /* ---- the rewrite -------------------------------------------------------- */
 
 /* Deletes v and then the operands it alone used, while each computes a
@@ -437,7 +547,17 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
       n++;
     }
   }
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    late_join j;
+    uint32_t offset = 0;
+    LLVMValueRef access = join_guarded(c, bb, &j, &offset);
+    if (!access) continue;
+    for (int k = 0; k < j.n; k++) drop_check(c, j.br[k]);
+    give_to_guard(c, access, offset);
+    n += (unsigned)j.n;
+  }
 
+  bnd_fresh_sizes(fn);
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef i = c->marked[k];
     if (!store_follows(c, i)) continue;

@@ -319,7 +319,10 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   bnd_clone_exits(&c);
   LLVMPositionBuilderAtEnd(b, p->block);
   LLVMBasicBlockRef fast = LLVMValueAsBasicBlock(bnd_clone_value(&c, LLVMBasicBlockAsValue(header)));
-  mark_likely(f, LLVMBuildCondBr(b, p->ok, fast, header));
+  LLVMValueRef test = LLVMBuildCondBr(b, p->ok, fast, header);
+  mark_likely(f, test);
+  LLVMSetMetadata(test, LLVMGetMDKindIDInContext(f->ctx, BND_MD_TEST, strlen(BND_MD_TEST)),
+                  LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0)));
   LLVMDisposeBuilder(b);
   bnd_narrow_block(p->block);
   unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));

@@ -1,0 +1,182 @@
+/* bnd_fresh.c: guard mode, after bnd_late.c: the tests of versioned
+ * nests read the memory size where they are, not from GVN's phis of the
+ * sizes loaded on the paths into them.
+ *
+ * bnd_insert.c loads the size right before each check, bnd_loop.c at the
+ * top of each check block.  GVN forwards such loads across blocks where
+ * no call comes between, so a loop whose body checks accesses (an
+ * interpreter's) carries the size in a phi from the preheader and from a
+ * load in every latch.  Once bnd_late.c has left those checks to the
+ * guard pages, the phis may still cost a load in every latch and a
+ * register through the whole loop for nothing but the tests of the nests
+ * versioned inside it (interp's copy loops).  Where a phi's only uses
+ * outside other such phis are computations feeding a nest's test (branch
+ * marked BND_MD_TEST, through computations of its block), each gets a
+ * load of its own: memory never shrinks, so any size read before the
+ * nest's accesses proves them.  The phis then die, and with them the
+ * latch loads.  A phi with any other use (a check left, memory.size)
+ * stays as it is: a load per check executed costs more than one per
+ * latch where the check runs every iteration (compress: +5 % when checks
+ * were refreshed too). */
+#include "bnd.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "twasm_abi.h"
+
+/* A load of the size at b's position, with the metadata of `like` (a
+ * load of it elsewhere). */
+static LLVMValueRef load_size(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef like) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(like));
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+  LLVMValueRef at_mem = LLVMConstInt(i64, offsetof(twasm_vmctx, mem), false);
+  LLVMValueRef at_size = LLVMConstInt(i64, offsetof(twasm_memory_abi, size_bytes), false);
+  LLVMValueRef p = LLVMBuildInBoundsGEP2(b, i8, LLVMGetParam(fn, 0), &at_mem, 1, "");
+  LLVMValueRef mem = LLVMBuildLoad2(b, LLVMPointerTypeInContext(ctx, 0), p, "mem.fresh");
+  unsigned inv = LLVMGetMDKindIDInContext(ctx, "invariant.load", 14);
+  LLVMSetMetadata(mem, inv, LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, NULL, 0)));
+  p = LLVMBuildInBoundsGEP2(b, i8, mem, &at_size, 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(b, i64, p, "size_fresh");
+  static const char *const kinds[] = {"tbaa", "range"};
+  for (int k = 0; k < 2; k++) {
+    unsigned kind = LLVMGetMDKindIDInContext(ctx, kinds[k], (unsigned)strlen(kinds[k]));
+    LLVMValueRef md = LLVMGetMetadata(like, kind);
+    if (md) LLVMSetMetadata(size, kind, md);
+  }
+  LLVMSetAlignment(size, 8);
+  return size;
+}
+
+/* A computation that reads no memory and has no effect. */
+static bool pure(LLVMValueRef i) {
+  return LLVMIsABinaryOperator(i) || LLVMIsAICmpInst(i) || LLVMIsASelectInst(i) || LLVMIsACastInst(i) ||
+         LLVMIsAGetElementPtrInst(i);
+}
+
+/* Whether u (a pure computation) feeds only its block's terminator, a
+ * versioned nest's test, through pure computations of the block. */
+static bool feeds_test(LLVMValueRef u) {
+  enum { MAX_USERS = 64 };
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(u);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), seen[MAX_USERS];
+  unsigned nseen = 0, next = 0;
+  if (!pure(u) || !term || !LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return false;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(u));
+  if (!LLVMGetMetadata(term, LLVMGetMDKindIDInContext(ctx, BND_MD_TEST, strlen(BND_MD_TEST)))) return false;
+  seen[nseen++] = u;
+  while (next < nseen) {
+    LLVMValueRef v = seen[next++];
+    for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+      LLVMValueRef user = LLVMGetUser(use);
+      if (user == term) continue;
+      if (!LLVMIsAInstruction(user) || LLVMGetInstructionParent(user) != bb || !pure(user) || nseen == MAX_USERS)
+        return false;
+      bool known = false;
+      for (unsigned k = 0; k < nseen && !known; k++) known = seen[k] == user;
+      if (!known) seen[nseen++] = user;
+    }
+  }
+  return true;
+}
+
+enum { FRESH_MAX_PHIS = 256 };
+
+typedef struct {
+  LLVMValueRef phis[FRESH_MAX_PHIS]; /* the size phis seen */
+  unsigned nphis;
+} fresh_ctx;
+
+static void note_phi(fresh_ctx *f, LLVMValueRef phi) {
+  for (unsigned k = 0; k < f->nphis; k++)
+    if (f->phis[k] == phi) return;
+  if (f->nphis < FRESH_MAX_PHIS) f->phis[f->nphis++] = phi;
+}
+
+/* The uses of size phi `phi` that feed tests read the size themselves;
+ * returns how many. */
+static unsigned refresh(LLVMBuilderRef b, LLVMValueRef fn, LLVMValueRef phi, int64_t less, LLVMValueRef like) {
+  enum { MAX_USES = 64 };
+  LLVMValueRef users[MAX_USES];
+  unsigned n = 0, done = 0;
+  for (LLVMUseRef use = LLVMGetFirstUse(phi); use; use = LLVMGetNextUse(use)) {
+    if (n == MAX_USES) return 0;
+    LLVMValueRef user = LLVMGetUser(use);
+    bool known = false;
+    for (unsigned k = 0; k < n && !known; k++) known = users[k] == user;
+    if (known || LLVMIsAPHINode(user)) continue;
+    if (!LLVMIsAInstruction(user) || !feeds_test(user)) return 0; /* the phi stays: no load added */
+    users[n++] = user;
+  }
+  for (unsigned k = 0; k < n; k++) {
+    LLVMPositionBuilderBefore(b, users[k]);
+    LLVMValueRef now = load_size(b, fn, like);
+    if (less) now = LLVMBuildAdd(b, now, LLVMConstInt(LLVMTypeOf(now), (unsigned long long)-less, true), "");
+    for (int op = 0; op < LLVMGetNumOperands(users[k]); op++)
+      if (LLVMGetOperand(users[k], (unsigned)op) == phi) LLVMSetOperand(users[k], (unsigned)op, now), done++;
+  }
+  return done;
+}
+
+/* Deletes v when nothing uses it and it only computes the size (a load
+ * of it, a constant added), then its operands the same way; a phi among
+ * them is noted, for the caller to look at again. */
+static void erase_unused(fresh_ctx *f, LLVMValueRef v, int depth) {
+  if (depth > 8 || !v || !LLVMIsAInstruction(v) || LLVMGetFirstUse(v)) return;
+  if (LLVMIsAPHINode(v)) {
+    note_phi(f, v);
+    return;
+  }
+  if (!LLVMIsABinaryOperator(v) && !(LLVMIsALoadInst(v) && !LLVMGetVolatile(v))) return;
+  LLVMValueRef ops[2];
+  unsigned n = (unsigned)LLVMGetNumOperands(v);
+  if (n > 2) return;
+  for (unsigned k = 0; k < n; k++) ops[k] = LLVMGetOperand(v, k);
+  if (n == 2 && ops[1] == ops[0]) n = 1;
+  LLVMInstructionEraseFromParent(v);
+  for (unsigned k = 0; k < n; k++) erase_unused(f, ops[k], depth + 1);
+}
+
+/* The noted phis nothing uses any more go, with what only they used. */
+static void erase_phis(fresh_ctx *f) {
+  for (bool again = true; again;) {
+    again = false;
+    for (unsigned k = 0; k < f->nphis; k++) {
+      LLVMValueRef phi = f->phis[k];
+      if (!phi || LLVMGetFirstUse(phi)) continue;
+      enum { MAX_IN = 256 };
+      LLVMValueRef in[MAX_IN];
+      unsigned n = LLVMCountIncoming(phi);
+      if (n > MAX_IN) continue;
+      unsigned m = 0;
+      for (unsigned j = 0; j < n; j++) {
+        LLVMValueRef v = LLVMGetIncomingValue(phi, j);
+        bool known = v == phi;
+        for (unsigned i = 0; i < m && !known; i++) known = in[i] == v;
+        if (!known) in[m++] = v;
+      }
+      n = m;
+      f->phis[k] = NULL;
+      LLVMInstructionEraseFromParent(phi);
+      for (unsigned j = 0; j < n; j++) erase_unused(f, in[j], 0);
+      again = true;
+    }
+  }
+}
+
+unsigned bnd_fresh_sizes(LLVMValueRef fn) {
+  fresh_ctx f = {.nphis = 0};
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
+      int64_t less;
+      LLVMValueRef like;
+      if (!bnd_size_web(i, &less, &like)) continue;
+      n += refresh(b, fn, i, less, like);
+      note_phi(&f, i);
+    }
+  erase_phis(&f);
+  LLVMDisposeBuilder(b);
+  return n;
+}
