@@ -79,25 +79,25 @@ LLVMValueRef low_load_at(low_fn *f, LLVMTypeRef ty, LLVMValueRef obj, uint32_t b
 
 /* The vmctx and the pointer arrays it holds are filled before any
  * generated code runs on it and never change afterwards. */
-static LLVMValueRef mark_invariant(low_fn *f, LLVMValueRef load) {
-  LLVMContextRef c = f->mc->ctx;
+LLVMValueRef low_mark_invariant(low_module_ctx *mc, LLVMValueRef load) {
+  LLVMContextRef c = mc->ctx;
   unsigned kind = LLVMGetMDKindIDInContext(c, "invariant.load", 14);
   LLVMSetMetadata(load, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0)));
   return load;
 }
 
 LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name) {
-  return mark_invariant(f, low_load_at(f, ty, f->vmctx, field_offset, name));
+  return low_mark_invariant(f->mc, low_load_at(f, ty, f->vmctx, field_offset, name));
 }
 
 LLVMValueRef low_vmctx_entry(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
   LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
-  return mark_invariant(f, low_load_at(f, f->mc->t_ptr, array, index * 8, name));
+  return low_mark_invariant(f->mc, low_load_at(f, f->mc->t_ptr, array, index * 8, name));
 }
 
 LLVMValueRef low_vmctx_entry_u32(low_fn *f, uint32_t field_offset, uint32_t index, const char *name) {
   LLVMValueRef array = low_vmctx_load(f, field_offset, f->mc->t_ptr, "");
-  return mark_invariant(f, low_load_at(f, f->mc->t_i32, array, index * 4, name));
+  return low_mark_invariant(f->mc, low_load_at(f, f->mc->t_i32, array, index * 4, name));
 }
 
 /* Parameters and locals live in allocas (mem2reg turns them into SSA). */
@@ -149,6 +149,47 @@ void low_stack_check(low_fn *f) {
 static bool has_large_frame(const wasm_func *fn) { return fn->nlocals > 512; }
 
 
+/* Whether function func_index calls a function of its own component of
+ * the call graph (it recurses) and makes no call inside a loop. */
+static bool recursive_without_loop_calls(low_module_ctx *mc, uint32_t func_index) {
+  const wasm_func *fn = &mc->m->funcs[func_index];
+  bool *is_loop = tw_arena_alloc(&mc->arena, fn->ncode + 1);
+  uint32_t depth = 0, loops = 0;
+  bool recursive = false;
+  for (uint32_t i = 0; i < fn->ncode; i++) {
+    const wasm_insn *in = &fn->code[i];
+    switch (in->op) {
+    case OP_BLOCK: case OP_IF: is_loop[depth++] = false; break;
+    case OP_LOOP: is_loop[depth++] = true; loops++; break;
+    case OP_END: if (depth > 0 && is_loop[--depth]) loops--; break;
+    case OP_CALL:
+      if (loops > 0) return false;
+      recursive |= !mc->m->funcs[in->u.index].imported && mc->stack_scc[in->u.index] == mc->stack_scc[func_index];
+      break;
+    case OP_CALL_INDIRECT: if (loops > 0) return false; break;
+    default: break;
+    }
+  }
+  return recursive;
+}
+
+/* Memory never moves (the runtime reserves its whole range at
+ * instantiation), so its base is loaded once at entry and kept in a
+ * register.  Across a call that register is callee-saved: a push and a
+ * pop on every entry, which a recursion whose levels touch memory pays
+ * per level.  A recursive function without calls in loops loads it where
+ * accesses need it: not invariant, so a call ends its reach (LLVM loads
+ * it again after the call, from the vmctx that stays in r13) and nothing
+ * lives across calls; its own TBAA tag lets one load serve every access
+ * between calls, and be hoisted out of loops, past stores to memory and
+ * globals. */
+LLVMValueRef low_mem_base(low_fn *f) {
+  if (f->mem_base) return f->mem_base;
+  LLVMValueRef base = low_load_at(f, f->mc->t_ptr, f->vmctx, offsetof(twasm_vmctx, mem_base), "mem_base");
+  low_tbaa(f->mc, base, f->mc->tbaa_base);
+  return base;
+}
+
 static void build_entry(low_fn *f) {
   LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
   f->vmctx = LLVMGetParam(f->fn, 0);
@@ -156,7 +197,8 @@ static void build_entry(low_fn *f) {
   if (has_large_frame(f->func)) low_stack_check(f);
   else f->stack_check_at_calls = low_stack_checked_calls(f->mc, f->func, 0, f->func->ncode);
   if (f->mc->m->nmems > 0) {
-    f->mem_base = low_vmctx_load(f, offsetof(twasm_vmctx, mem_base), f->mc->t_ptr, "mem_base");
+    if (!recursive_without_loop_calls(f->mc, f->func_index))
+      f->mem_base = low_vmctx_load(f, offsetof(twasm_vmctx, mem_base), f->mc->t_ptr, "mem_base");
     f->mem_obj = low_vmctx_load(f, offsetof(twasm_vmctx, mem), f->mc->t_ptr, "mem");
   }
 }

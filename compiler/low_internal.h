@@ -44,10 +44,12 @@ typedef struct low_module_ctx {
   LLVMValueRef tbaa_memory, tbaa_global;
   LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
   uint32_t **sealed_funcs;   /* [m->ntables] a sealed table's function index + 1 per entry (0: null) */
+  bool *table_fixed;         /* [m->ntables] size and element array never change (low_sealed.c) */
   struct low_devirt_set **devirt; /* [m->ntables * m->ntypes] filled lazily (low_devirt.c) */
   bool *small_leaf;          /* [m->nfuncs] a callee worth a switch case (low_devirt.c) */
   uint64_t devirt_budget;    /* instructions the switches may still copy (low_devirt.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
+  LLVMValueRef tbaa_base;    /* the vmctx's mem_base, loaded where an access needs it */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   uint32_t *stack_scc;       /* [m->nfuncs] component of the direct call graph (low_stack.c) */
   int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
@@ -91,7 +93,8 @@ typedef struct low_fn {
   const wasm_functype *type;
   LLVMValueRef fn;
   LLVMValueRef vmctx;          /* first parameter */
-  LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without memory) */
+  LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without
+                                  memory, or when loaded at each use: low_mem_base) */
   LLVMValueRef mem_obj;        /* struct twasm_memory * (for size_bytes) */
   uint32_t nlocals;            /* params + declared locals */
   LLVMValueRef *locals;        /* allocas */
@@ -119,6 +122,12 @@ void low_trap(low_fn *f, uint32_t trap_code, uint32_t offset);
 
 /* Traps unless the current frame lies above the runtime's stack limit. */
 void low_stack_check(low_fn *f);
+
+/* Memory 0's base for an access at the current point (low_func.c). */
+LLVMValueRef low_mem_base(low_fn *f);
+
+/* Marks a load as reading memory that never changes (invariant.load). */
+LLVMValueRef low_mark_invariant(low_module_ctx *mc, LLVMValueRef load);
 
 /* Loads a field of the vmctx (byte offset from twasm_abi.h) as type ty. */
 LLVMValueRef low_vmctx_load(low_fn *f, uint32_t field_offset, LLVMTypeRef ty, const char *name);

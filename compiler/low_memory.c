@@ -63,7 +63,7 @@ static void check_range(low_fn *f, LLVMValueRef start, LLVMValueRef len, uint32_
 /* Not inbounds: in guard mode an out-of-bounds address is meant to reach
  * the guard region and fault. */
 static LLVMValueRef mem_ptr(low_fn *f, LLVMValueRef ea) {
-  return LLVMBuildGEP2(f->b, f->mc->t_i8, f->mem_base, &ea, 1, "");
+  return LLVMBuildGEP2(f->b, f->mc->t_i8, low_mem_base(f), &ea, 1, "");
 }
 
 static LLVMValueRef zext64(low_fn *f, LLVMValueRef v) {

@@ -115,8 +115,24 @@ static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
   return g;
 }
 
+/* Marks in fixed[] the tables whose size and element array never change
+ * (no table.grow of this module, and no other module can reach them:
+ * defined here, not exported). */
+static void mark_fixed(const wasm_module *m, bool *fixed) {
+  for (uint32_t t = 0; t < m->ntables; t++) fixed[t] = !m->tables[t].imported;
+  for (uint32_t e = 0; e < m->nexports; e++)
+    if (m->exports[e].kind == EXT_TABLE) fixed[m->exports[e].index] = false;
+  for (uint32_t f = 0; f < m->nfuncs; f++) {
+    const wasm_func *fn = &m->funcs[f];
+    for (uint32_t i = 0; !fn->imported && i < fn->ncode; i++)
+      if (fn->code[i].op == OP_TABLE_GROW) fixed[fn->code[i].u.index] = false;
+  }
+}
+
 void low_sealed_init(low_module_ctx *mc) {
   const wasm_module *m = mc->m;
+  mc->table_fixed = tw_arena_alloc(&mc->arena, m->ntables + 1);
+  mark_fixed(m, mc->table_fixed);
   mc->sealed = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed);
   mc->sealed_funcs = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed_funcs);
   for (uint32_t t = 0; t < m->ntables; t++) mc->sealed_funcs[t] = NULL;

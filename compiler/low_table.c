@@ -6,9 +6,13 @@ static LLVMValueRef table_obj(low_fn *f, uint32_t table_index) {
   return low_vmctx_entry(f, offsetof(twasm_vmctx, tables), table_index, "table");
 }
 
-/* Size and elems change on table.grow, so both are loaded at every use. */
-static LLVMValueRef table_size(low_fn *f, LLVMValueRef table) {
-  return low_load_at(f, f->mc->t_i32, table, offsetof(twasm_table_abi, size), "table_size");
+/* Size and elems change on table.grow, so both are loaded at every use,
+ * unless the table is fixed (low_sealed.c): then the loads are invariant,
+ * and LLVM hoists them out of loops and keeps them across calls. */
+static LLVMValueRef table_field(low_fn *f, uint32_t table_index, LLVMValueRef table, LLVMTypeRef ty,
+                                uint32_t field_offset, const char *name) {
+  LLVMValueRef v = low_load_at(f, ty, table, field_offset, name);
+  return f->mc->table_fixed[table_index] ? low_mark_invariant(f->mc, v) : v;
 }
 
 /* &elems[index] after trapping with trap_code when index >= size. */
@@ -16,9 +20,10 @@ LLVMValueRef low_table_elem_ptr(low_fn *f, uint32_t table_index, LLVMValueRef in
                                 uint32_t trap_code, uint32_t offset) {
   low_module_ctx *mc = f->mc;
   LLVMValueRef table = table_obj(f, table_index);
-  LLVMValueRef out = LLVMBuildICmp(f->b, LLVMIntUGE, index, table_size(f, table), "");
+  LLVMValueRef size = table_field(f, table_index, table, mc->t_i32, offsetof(twasm_table_abi, size), "table_size");
+  LLVMValueRef out = LLVMBuildICmp(f->b, LLVMIntUGE, index, size, "");
   low_trap_if(f, out, trap_code, offset);
-  LLVMValueRef elems = low_load_at(f, mc->t_ptr, table, offsetof(twasm_table_abi, elems), "elems");
+  LLVMValueRef elems = table_field(f, table_index, table, mc->t_ptr, offsetof(twasm_table_abi, elems), "elems");
   LLVMValueRef idx = LLVMBuildZExt(f->b, index, mc->t_i64, "");
   return LLVMBuildInBoundsGEP2(f->b, mc->t_ptr, elems, &idx, 1, "elem");
 }
@@ -75,7 +80,10 @@ bool low_emit_table(low_fn *f, const wasm_insn *insn) {
   switch (insn->op) {
   case OP_TABLE_GET: emit_table_get(f, insn); return true;
   case OP_TABLE_SET: emit_table_set(f, insn); return true;
-  case OP_TABLE_SIZE: low_push(f, table_size(f, table_obj(f, insn->u.index))); return true;
+  case OP_TABLE_SIZE:
+    low_push(f, table_field(f, insn->u.index, table_obj(f, insn->u.index), f->mc->t_i32,
+                            offsetof(twasm_table_abi, size), "table_size"));
+    return true;
   case OP_TABLE_GROW: emit_table_grow(f, insn); return true;
   case OP_TABLE_FILL:
     /* twasm_rt_table_fill(vmctx, table, dst, value, n) */

@@ -44,30 +44,34 @@ static inline int32_t byte_diff(const uint8_t *a, const uint8_t *b, size_t k) {
   return (int32_t)a[k] - (int32_t)b[k];
 }
 
-/* Chunks of 16, then words of 8, then one word overlapping the previous
- * (the bytes before its first difference were found equal already, so
- * its lowest differing index is the first of all; little-endian: lowest
- * byte first, hence ctz).  The chunks shrink towards the end so that no
- * read goes more than 7 bytes past the first difference: B-tree keys
- * often share a long prefix, and a wide read beyond the difference may
- * touch a cache line the comparison does not need (measured: slower than
- * the byte loop on kvstore's keys). */
+/* Chunks of 16, then one chunk overlapping the previous, ending at n (the
+ * bytes before its first difference were found equal already, so its
+ * lowest differing index is the first of all; little-endian: lowest byte
+ * first, hence ctz).  Below 16 bytes the same with two overlapping words
+ * of 8 or 4.  Every read lies inside [0, n): B-tree keys often share a
+ * long prefix, and a wide read beyond the range may touch a cache line the
+ * comparison does not need (measured: slower than the byte loop on
+ * kvstore's keys).  The overlapping last chunk replaced a loop of 8-byte
+ * words and a last word (kvstore: 46 instructions a call before, see
+ * docs/PERFORMANCE.md, issue 22). */
 int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n) {
   const uint8_t *a = base + l, *b = base + r;
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    uint32_t m = stop_mask16(a + i, b + i, 0);
-    if (m) return byte_diff(a, b, i + (size_t)__builtin_ctz(m));
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      uint32_t m = stop_mask16(a + i, b + i, 0);
+      if (m) return byte_diff(a, b, i + (size_t)__builtin_ctz(m));
+    }
+    if (i == n) return 0;
+    size_t j = n - 16;
+    uint32_t m = stop_mask16(a + j, b + j, 0);
+    return m ? byte_diff(a, b, j + (size_t)__builtin_ctz(m)) : 0;
   }
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x = load64(a + i) ^ load64(b + i);
-    if (x) return byte_diff(a, b, i + (size_t)__builtin_ctzll(x) / 8);
-  }
-  if (i == n) return 0;
   if (n >= 8) {
-    size_t j = n - 8;
-    uint64_t x = load64(a + j) ^ load64(b + j);
-    return x ? byte_diff(a, b, j + (size_t)__builtin_ctzll(x) / 8) : 0;
+    uint64_t x = load64(a) ^ load64(b);
+    if (x) return byte_diff(a, b, (size_t)__builtin_ctzll(x) / 8);
+    x = load64(a + n - 8) ^ load64(b + n - 8);
+    return x ? byte_diff(a, b, n - 8 + (size_t)__builtin_ctzll(x) / 8) : 0;
   }
   if (n >= 4) {
     uint32_t x = load32(a) ^ load32(b);
@@ -75,7 +79,7 @@ int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n)
     x = load32(a + n - 4) ^ load32(b + n - 4);
     return x ? byte_diff(a, b, n - 4 + (size_t)__builtin_ctz(x) / 8) : 0;
   }
-  for (; i < n; i++)
+  for (size_t i = 0; i < n; i++)
     if (a[i] != b[i]) return byte_diff(a, b, i);
   return 0;
 }

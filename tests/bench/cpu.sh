@@ -3,9 +3,12 @@
 # by twasmc (from a plain and from a -msimd128 wasm build), by wasm2c + clang
 # and run by node, timed interleaved; prints markdown tables of figures only.
 #
-# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu] [PROGRAM...]
+# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [PROGRAM...]
 #   -s: the statistic over the repetitions (default median); -t: wall-clock
-#   time (default) or CPU time (user + system of all threads, perf stat).
+#   time (default), CPU time (user + system of all threads, perf stat) or
+#   instructions (G, valgrind --tool=cachegrind: repeatable under load; only
+#   native, musl, twasmc and before, the others not being worth valgrind's
+#   time).
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), NODE (node),
 # WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr),
 # MUSL_DIR (/usr/lib/x86_64-linux-musl), MUSL_INCLUDE
@@ -21,7 +24,7 @@ reps=5
 work=build/bench
 stat=median
 clock=wall
-usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu] [PROGRAM...]"
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [PROGRAM...]"
 while getopts 'n:w:s:t:' opt; do
 	case $opt in
 	n) reps=$OPTARG ;;
@@ -33,7 +36,7 @@ while getopts 'n:w:s:t:' opt; do
 done
 shift $((OPTIND - 1))
 case $stat/$clock in
-median/wall | median/cpu | min/wall | min/cpu) ;;
+median/wall | median/cpu | min/wall | min/cpu | median/instr | min/instr) ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac
 programs=("$@")
@@ -56,6 +59,7 @@ MUSL_DIR=${MUSL_DIR:-/usr/lib/x86_64-linux-musl}
 MUSL_INCLUDE=${MUSL_INCLUDE:-/usr/include/x86_64-linux-musl}
 ways=(native musl twasmc simd wasm2c node)
 ratio_ways=(musl twasmc simd wasm2c node)
+[ "$clock" = instr ] && ways=(native musl twasmc) ratio_ways=(musl twasmc)
 if [ -n "${TWASMC_BEFORE:-}" ]; then
 	ways+=(before)
 	ratio_ways=(before "${ratio_ways[@]}")
@@ -77,6 +81,11 @@ seconds() {
 measure() {
 	if [ "$clock" = wall ]; then
 		seconds "$@"
+		return
+	fi
+	if [ "$clock" = instr ]; then
+		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+			awk '/I *refs/ { gsub(",", "", $4); printf "%.3f\n", $4 / 1e9; found = 1 } END { exit !found }'
 		return
 	fi
 	local out=$work/perf-stat.txt
@@ -214,14 +223,20 @@ ratio() {
 # build instead, which leaves the C libraries' speed out of the comparison
 # (wasi-libc is musl's code).
 [ "$stat" = min ] && what="best" || what="median"
-echo "## Run time ($what of $reps, $clock clock; seconds native glibc, others as ratio to it)"
+if [ "$clock" = instr ]; then
+	echo "## Instructions ($what of $reps, cachegrind; G native glibc, others as ratio to it)"
+else
+	echo "## Run time ($what of $reps, $clock clock; seconds native glibc, others as ratio to it)"
+fi
 echo
 columns=()
 for way in "${ratio_ways[@]}"; do
 	columns+=("$way")
 	[ "$way" = twasmc ] && columns+=(twasmc/musl)
 done
-header="| program | native s" rule="|---|---:"
+unit=s
+[ "$clock" = instr ] && unit=G
+header="| program | native $unit" rule="|---|---:"
 for col in "${columns[@]}"; do
 	case $col in
 	before) header+=" | twasmc before" ;;
@@ -275,6 +290,9 @@ for g in kernels larger vector other ""; do
 done
 
 echo
+# Instruction counts: only the table above (the SIMD and compile-time
+# tables need the ways -t instr leaves out).
+[ "$clock" = instr ] && exit 0
 echo "## SIMD: twasmc of the -msimd128 build against the plain build ($what of $reps; below 1: SIMD faster)"
 echo
 echo "| program | twasmc s | twasmc -msimd128 s | SIMD / plain |"
