@@ -183,7 +183,9 @@ typedef struct cu_copy {
  * Copies to the device (`in`) are queued before the launches, copies back
  * (`out`) after them, all on the launches' stream, before the one
  * synchronise; their device ends must be inside device copies
- * (cu_alloc_mirror), their host ends pinned. */
+ * (cu_alloc_mirror), their host ends pinned.  Copies of at most 64 KiB
+ * (TWASM_GPU_KCOPY) whose host end kernels reach are done by a copy
+ * kernel on the same stream instead of the copy engine. */
 typedef struct cu_args {
   void **params;
   const cu_range *ranges;

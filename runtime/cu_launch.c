@@ -58,6 +58,81 @@ bool cu_launch(const cu_kernel *k, cu_dim3 grid, cu_dim3 block,
   return cu_launch_steps(&step, 1, args, err);
 }
 
+/* Copies by kernel: a copy between pinned host memory (mapped, at its
+ * own addresses) and device memory done by a small kernel on the
+ * launches' stream instead of the copy engine.  A launch's copy in,
+ * kernel and copy back then run on the compute engine alone, with no
+ * hand-over between engines in between (measured in docs/PERFORMANCE.md,
+ * "Copies by kernel").  twasm_copy16 moves n 16-byte units (both ends and
+ * the length 16-byte aligned: the device copy's page-sized copies in),
+ * twasm_copy1 n bytes; each thread strides over the grid. */
+#define CU_COPY_PTX_BODY(NAME, SHIFT, LOAD, STORE)                                      \
+  ".visible .entry " NAME "(.param .u64 dst, .param .u64 src, .param .u64 n)\n{\n"      \
+  "\t.reg .pred %p<2>;\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<12>;\n"                      \
+  "\tld.param.u64 %rd1, [dst];\n\tld.param.u64 %rd2, [src];\n\tld.param.u64 %rd3, [n];\n" \
+  "\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n"           \
+  "\tmul.wide.u32 %rd4, %r1, %r2;\n\tcvt.u64.u32 %rd5, %r3;\n\tadd.u64 %rd4, %rd4, %rd5;\n" \
+  "\tmov.u32 %r4, %nctaid.x;\n\tmul.wide.u32 %rd6, %r4, %r2;\n"                          \
+  NAME "_loop:\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n\t@%p1 bra " NAME "_done;\n"             \
+  "\tshl.b64 %rd7, %rd4, " SHIFT ";\n\tadd.u64 %rd8, %rd2, %rd7;\n\tadd.u64 %rd9, %rd1, %rd7;\n" \
+  LOAD STORE "\tadd.u64 %rd4, %rd4, %rd6;\n\tbra " NAME "_loop;\n" NAME "_done:\n\tret;\n}\n"
+#define CU_COPY_PTX(VERSION, TARGET)                                                    \
+  ".version " VERSION "\n.target " TARGET "\n.address_size 64\n\n"                     \
+  CU_COPY_PTX_BODY("twasm_copy16", "4",                                               \
+                   "\tld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd8];\n",               \
+                   "\tst.global.v4.u32 [%rd9], {%r5, %r6, %r7, %r8};\n")               \
+  CU_COPY_PTX_BODY("twasm_copy1", "0", "\tld.global.u8 %r5, [%rd8];\n",                \
+                   "\tst.global.u8 [%rd9], %r5;\n")
+static const char cu_copy_ptx_50[] = CU_COPY_PTX("6.0", "sm_50");
+static const char cu_copy_ptx_75[] = CU_COPY_PTX("6.3", "sm_75");
+
+/* Copies up to this many bytes go by kernel (TWASM_GPU_KCOPY=BYTES; 0:
+ * every copy on the copy engine). */
+#define CU_KCOPY_MAX (64u << 10)
+#define CU_KCOPY_BLOCK 256u
+#define CU_KCOPY_GRID 64u
+
+static pthread_once_t cu_kcopy_once = PTHREAD_ONCE_INIT;
+static uint64_t cu_kcopy_max;
+static cu_kernel cu_kcopy16, cu_kcopy1;
+
+static void cu_kcopy_init(void) {
+  uint64_t max = CU_KCOPY_MAX;
+  const char *v = getenv("TWASM_GPU_KCOPY");
+  if (v && *v && !cu_parse_size(v, &max)) max = CU_KCOPY_MAX;
+  if (!max) return;
+  const cu_ptx set[] = {{50, 60, cu_copy_ptx_50}, {75, 63, cu_copy_ptx_75}};
+  cu_module *m = NULL;
+  cu_error err;
+  /* The module stays loaded for the process. */
+  if (!cu_module_load(set, 2, &m, &err) || !cu_module_kernel(m, "twasm_copy16", &cu_kcopy16, &err) ||
+      !cu_module_kernel(m, "twasm_copy1", &cu_kcopy1, &err)) {
+    cu_trace("gpu: copies by kernel off: %s", err.message);
+    cu_module_unload(m);
+    return;
+  }
+  cu_kcopy_max = max;
+  cu_trace("gpu: copies of up to %llu bytes by kernel", (unsigned long long)max);
+}
+
+/* Queues c by kernel when it is small and its host end is memory the
+ * device reaches at its own address; false in *done otherwise. */
+static bool cu_kcopy(const cu_copy *c, bool to_device, bool *done, cu_error *err) {
+  *done = false;
+  pthread_once(&cu_kcopy_once, cu_kcopy_init);
+  if (c->len > cu_kcopy_max || !cu_reachable(c->host, c->len)) return true;
+  uint64_t dst = (uint64_t)(uintptr_t)(to_device ? c->dev : c->host);
+  uint64_t src = (uint64_t)(uintptr_t)(to_device ? c->host : c->dev);
+  bool wide = ((dst | src | c->len) & 15) == 0;
+  uint64_t n = wide ? c->len / 16 : c->len;
+  uint64_t blocks = (n + CU_KCOPY_BLOCK - 1) / CU_KCOPY_BLOCK;
+  cu_dim3 grid = {(uint32_t)(blocks < CU_KCOPY_GRID ? blocks : CU_KCOPY_GRID), 1, 1};
+  cu_dim3 block = {CU_KCOPY_BLOCK, 1, 1};
+  void *params[] = {&dst, &src, &n};
+  *done = true;
+  return cu_start(wide ? &cu_kcopy16 : &cu_kcopy1, grid, block, 0, params, err);
+}
+
 /* Queues the copies of a launch on the null stream, in order with it. */
 static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error *err) {
   if (n && (to_device ? !cu_drv.memcpy_htod_async : !cu_drv.memcpy_dtoh_async))
@@ -67,6 +142,9 @@ static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error
     if (!cu_reachable(c[i].dev, c[i].len))
       return cu_fail_msg(err, "copy of %llu bytes to %p: not inside device memory; not launched",
                          (unsigned long long)c[i].len, c[i].dev);
+    bool by_kernel;
+    if (!cu_kcopy(&c[i], to_device, &by_kernel, err)) return false;
+    if (by_kernel) continue;
     uint64_t dev = (uint64_t)(uintptr_t)c[i].dev;
     cu_result r = to_device ? cu_drv.memcpy_htod_async(dev, c[i].host, (size_t)c[i].len, NULL)
                             : cu_drv.memcpy_dtoh_async(c[i].host, dev, (size_t)c[i].len, NULL);

@@ -6,7 +6,9 @@
 # program's own rates and whether its token ids equal a cpu run's (64
 # tokens); then one run of each with TWASM_GPU_PROFILE=1 (host time per
 # launch, by phase).  Figures, not tests: a failed run shows as its
-# output.  Issue 20; docs/PERFORMANCE.md, "The launch path measured".
+# output.  LLM_BEFORE=PATH adds, in every round, that binary (an older
+# build of the program and runtime) with the driver at once.  Issue 20;
+# docs/PERFORMANCE.md, "The launch path measured" and "Copies by kernel".
 set -u
 bin=${1:?usage: gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]}
 rounds=${2:-3}
@@ -16,8 +18,8 @@ llm=$bin/llm
 variants=(
   "default|X=1"
   "driver at once|TWASM_GPU_START_MS=0"
-  "driver at once, copies not merged, every span scanned|TWASM_GPU_START_MS=0 TWASM_GPU_MERGE_GAP=0 TWASM_GPU_SCAN_CACHE=0"
-  "driver at once, spinning synchronise|TWASM_GPU_START_MS=0 TWASM_GPU_SCHED=spin"
+  "driver at once, every copy on the copy engine|TWASM_GPU_START_MS=0 TWASM_GPU_KCOPY=0"
+  "default, every copy on the copy engine|TWASM_GPU_KCOPY=0"
 )
 TWASM_DEVICE=cpu timeout 120 "$llm" 64 >"$logs/cpu" 2>&1
 echo "cpu, 64 tokens: $(tail -n 1 "$logs/cpu")"
@@ -27,7 +29,7 @@ ids=$(grep '^tokens:' "$logs/cpu" | cut -d' ' -f2-65)
 one() {
   local name=$1 same=same
   shift
-  env TWASM_DEVICE=auto "$@" timeout 120 "$llm" 128 >"$logs/run" 2>&1
+  env TWASM_DEVICE=auto "$@" timeout 120 "${LLM:-$llm}" 128 >"$logs/run" 2>&1
   [ "$(grep '^tokens:' "$logs/run" | cut -d' ' -f2-65)" = "$ids" ] || same="IDS DIFFER"
   echo "$name: $(grep 'tokens/s' "$logs/run" | tail -n 1) [$same]"
   grep 'profile:' "$logs/run" | sed 's/^twasm: profile: /    /'
@@ -38,6 +40,7 @@ for r in $(seq "$rounds"); do
     read -r -a env <<<"${v#*|}"
     one "round $r, ${v%%|*}" "${env[@]}"
   done
+  [ -n "${LLM_BEFORE:-}" ] && LLM=$LLM_BEFORE one "round $r, before ($LLM_BEFORE), driver at once" TWASM_GPU_START_MS=0
 done
 for v in "${variants[@]:1}"; do
   read -r -a env <<<"${v#*|}"

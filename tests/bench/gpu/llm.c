@@ -87,7 +87,7 @@ static void state_make(const llm_shape *s, llm_state *st) {
   st->q = bench_alloc(d * 4);
   st->hb = bench_alloc((size_t)s->hidden * 4);
   st->hb2 = bench_alloc((size_t)s->hidden * 4);
-  st->att = bench_alloc((size_t)s->seq * 4);
+  st->att = bench_alloc((size_t)s->heads * s->seq * 4);
   st->logits = bench_alloc((size_t)s->vocab * 4);
   st->key_cache = bench_alloc(kv * 4);
   st->value_cache = bench_alloc(kv * 4);
@@ -146,14 +146,17 @@ __attribute__((noinline)) void head_scores(float *scores, const float *q, const 
   }
 }
 
-/* out[i] = sum_t att[t] * values[t * stride + i], t in order: the
- * vector-matrix form. */
+/* out[i] = sum_t att[t] * values[t * stride + i], t in order, as
+ * llama2.c writes it: out zeroed, then each cached value row, weighted,
+ * added to it (the same sums, element by element, as a dot product per
+ * output; the additions of one row independent of each other). */
 __attribute__((noinline)) void head_mix(float *out, const float *att, const float *values, int size, int stride,
                                         int n) {
-  for (int i = 0; i < size; i++) {
-    float sum = 0.0f;
-    for (int t = 0; t < n; t++) sum += att[t] * values[t * stride + i];
-    out[i] = sum;
+  for (int i = 0; i < size; i++) out[i] = 0.0f;
+  for (int t = 0; t < n; t++) {
+    float a = att[t];
+    const float *v = values + t * stride;
+    for (int i = 0; i < size; i++) out[i] += a * v[i];
   }
 }
 
@@ -169,15 +172,18 @@ __attribute__((noinline)) void swiglu(float *h, const float *g, int n) {
   for (int i = 0; i < n; i++) h[i] = h[i] / (1.0f + expf(-h[i])) * g[i];
 }
 
+/* Each head's scores, softmax and weighted values, the scores of head h
+ * in att + h * seq (llama2.c's layout). */
 static void attention(const llm_shape *s, llm_state *st, int layer, int pos) {
   int d = s->dim, head = d / s->heads;
   size_t base = (size_t)layer * s->seq * d;
   float *keys = st->key_cache + base, *values = st->value_cache + base;
   for (int h = 0; h < s->heads; h++) {
-    head_scores(st->att, st->q + h * head, keys + h * head, head, d, pos + 1);
-    scale_by(st->att, 1.0f / sqrtf((float)head), pos + 1);
-    softmax(st->att, pos + 1);
-    head_mix(st->xb + h * head, st->att, values + h * head, head, d, pos + 1);
+    float *att = st->att + (size_t)h * s->seq;
+    head_scores(att, st->q + h * head, keys + h * head, head, d, pos + 1);
+    scale_by(att, 1.0f / sqrtf((float)head), pos + 1);
+    softmax(att, pos + 1);
+    head_mix(st->xb + h * head, att, values + h * head, head, d, pos + 1);
   }
 }
 
