@@ -218,7 +218,13 @@ typedef struct twasm_kernel_range_abi {
   uint32_t is_write;
   int64_t pcoeff[TWASM_KERNEL_RANGE_DIMS]; /* 0: the dim has no param factor */
   uint32_t pindex[TWASM_KERNEL_RANGE_DIMS];
-  uint32_t pad;
+  /* 1: a read, in a later part of a nest of parts (twasm_rt_offload_group),
+   * of exactly the elements an earlier part writes, each on the outer
+   * iteration that wrote it (the compiler proved that much): the parts
+   * run in order, so it is no overlap with that part's written range when
+   * the two are the same bytes.  0 (every module before it): an ordinary
+   * range; a runtime that ignores the field only refuses more. */
+  uint32_t forwarded;
 } twasm_kernel_range_abi;
 
 /* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1
