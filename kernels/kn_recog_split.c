@@ -28,14 +28,9 @@
 
 /* The same affine terms, the constant aside: one array. */
 static bool same_array(const kr_affine *x, const kr_affine *y) {
-  if (x->n != y->n) return false;
-  for (int i = 0; i < x->n; i++) {
-    bool found = false;
-    for (int k = 0; k < y->n; k++)
-      found |= x->t[i].coeff == y->t[k].coeff && x->t[i].dim == y->t[k].dim && x->t[i].param == y->t[k].param;
-    if (!found) return false;
-  }
-  return true;
+  kr_affine z = *y;
+  z.c = x->c;
+  return kr_same_affine(x, &z);
 }
 
 typedef struct {
