@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 10u
+#define TWASM_ABI_VERSION 11u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -218,7 +218,13 @@ typedef struct twasm_kernel_range_abi {
   uint32_t is_write;
   int64_t pcoeff[TWASM_KERNEL_RANGE_DIMS]; /* 0: the dim has no param factor */
   uint32_t pindex[TWASM_KERNEL_RANGE_DIMS];
-  uint32_t pad;
+  /* ABI 11 (padding before): 1 for a read, in a later part of a nest of
+   * parts (twasm_rt_offload_group), of exactly the elements an earlier
+   * part writes, each on the outer iteration that wrote it (the compiler
+   * proved that much): the parts run in order, so it is no overlap with
+   * that part's written range when the two are the same bytes; 0 for an
+   * ordinary range. */
+  uint32_t forwarded;
 } twasm_kernel_range_abi;
 
 /* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1

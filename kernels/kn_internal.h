@@ -52,6 +52,12 @@ typedef struct {
    * another part's.  NULL: every store of the nest. */
   const LLVMValueRef *slice;
   int nslice;
+  /* Addresses (over dim 0, the nest's outer loop) of the elements an
+   * earlier part stores, each on its own outer iteration, that this part
+   * may read after it (kr_split_loops): such read ranges are marked
+   * forwarded (kr_add_range). */
+  const kr_affine *forward;
+  int nforward;
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -63,6 +69,13 @@ bool kr_kind(kr_ctx *c);
  * kernel per array; scanned: c as scan and chain left it.  True with
  * c->out filled (its parts) when every part is a kernel. */
 bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned);
+/* kn_recog_split.c: an outer loop holding two or more inner loops, one
+ * part per array stored, run in the loops' order (atax); scanned: c as
+ * scan left it (chain[0] the nest).  True with c->out filled; false with
+ * c->reason NULL when the nest has no such shape. */
+bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned);
+/* The same affine form: constant, and terms in any order. */
+bool kr_same_affine(const kr_affine *x, const kr_affine *y);
 
 bool kr_fail(kr_ctx *c, const char *reason);
 /* A param index for a live value (or a trip count); -1 when full. */

@@ -136,11 +136,29 @@ static const ir_trip *masked_trip(kr_ctx *c, const ir_loop *l) {
   return NULL;
 }
 
+/* The loop of outer other than l whose one exit, traps aside, is the edge
+ * from block `from` to block `to`, or NULL. */
+static const ir_loop *sibling_exiting(const kr_ctx *c, const ir_loop *outer, const ir_loop *l, int from, int to) {
+  for (int s = 0; s < outer->nchildren; s++) {
+    const ir_loop *x = outer->children[s];
+    if (x == l || !x->in_body[from]) continue;
+    int out = 0;
+    for (int e = 0; e < x->nexits; e++) {
+      if (x->exits[e].from == from && x->exits[e].to == to) out++;
+      else if (trap_code(c->cfg->blocks[x->exits[e].to].bb) != 5) return NULL;
+    }
+    return out == 1 ? x : NULL;
+  }
+  return NULL;
+}
+
 /* Whether chain[d] runs on every iteration of chain[d-1]: its header
  * dominates the outer latch, or the one branch that skips it tests a value
  * computed before the nest (`w > 2` that LICM hoisted but nothing
  * unswitched), which the host folds into the trip param (*guard, *enters).
- * A loop under any other condition (flag[y]) is no part of a map or
+ * A loop entered from the one exit of a loop before it in the same outer
+ * loop (atax's two j loops) runs whenever that one does: its guard.  A
+ * loop under any other condition (flag[y]) is no part of a map or
  * product. */
 static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LLVMValueRef *guard,
                            bool *enters) {
@@ -158,6 +176,8 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
   if (entry < 0) return false;
   int x = l->header, p = entry;
   for (;;) {
+    const ir_loop *before = sibling_exiting(c, outer, l, p, x);
+    if (before) return entered_always(c, before, outer, guard, enters);
     if (c->cfg->blocks[p].nsuccs != 1) {
       LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
       if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
@@ -328,11 +348,23 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
   c->chain[0] = root;
   c->depth = 1;
   bool ok = c->mem_base ? true : kr_fail(c, "no linear memory");
-  ok = ok && scan_nest(c) && build_chain(c, root);
+  ok = ok && scan_nest(c);
+  kr_ctx scanned_only = *c;
+  kn_recog_nest out_scanned_only = *o;
+  bool was_scanned = ok;
+  ok = ok && build_chain(c, root);
   kr_ctx scanned = *c;
   kn_recog_nest out_scanned = *o;
   bool chained = ok;
-  ok = ok && kr_kind(c);
+  if (!ok && was_scanned && root->nchildren >= 2) {
+    /* inner loops side by side, each storing its own arrays: one part
+     * each, in their order (kn_recog_split.c) */
+    const char *why = c->reason;
+    ok = kr_split_loops(c, &scanned_only, &out_scanned_only);
+    if (!ok && !c->reason) c->reason = why;
+  } else {
+    ok = ok && kr_kind(c);
+  }
   /* two or more outputs in one nest: one kernel each (kn_recog_split.c) */
   if (!ok && chained && c->reason && strcmp(c->reason, "stores to more than one array") == 0) {
     const char *why = c->reason;

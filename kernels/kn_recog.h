@@ -44,6 +44,11 @@ typedef struct {
   unsigned ndims;
   unsigned size;
   bool is_write;
+  /* A read of a later part of a nest of several parts of exactly what an
+   * earlier part stores on the same outer iteration (kn_recog_split.c):
+   * the parts then run in order, and the runtime lets this range be that
+   * part's written range (twasm_kernel_range_abi.forwarded). */
+  bool forwarded;
 } kn_range;
 
 typedef struct kn_recog_nest {

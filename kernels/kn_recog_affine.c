@@ -388,6 +388,17 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of) {
   return true;
 }
 
+bool kr_same_affine(const kr_affine *x, const kr_affine *y) {
+  if (x->c != y->c || x->n != y->n) return false;
+  for (int i = 0; i < x->n; i++) {
+    bool found = false;
+    for (int k = 0; k < y->n; k++)
+      found |= x->t[i].coeff == y->t[k].coeff && x->t[i].dim == y->t[k].dim && x->t[i].param == y->t[k].param;
+    if (!found) return false;
+  }
+  return true;
+}
+
 bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   kn_recog_nest *o = c->out;
   if (o->nranges % 8 == 0) {
@@ -396,6 +407,7 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
     o->ranges = grown;
   }
   kn_range r = {.size = size, .is_write = is_write, .ndims = (unsigned)c->depth};
+  for (int f = 0; f < c->nforward && !is_write; f++) r.forwarded |= kr_same_affine(a, &c->forward[f]);
   kr_affine rest = *a;
   for (int d = 0; d < c->depth; d++) {
     r.extent[d] = c->trips[d];

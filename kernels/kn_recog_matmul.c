@@ -177,17 +177,6 @@ static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, u
   return true;
 }
 
-static bool same_affine(const kr_affine *x, const kr_affine *y) {
-  if (x->c != y->c || x->n != y->n) return false;
-  for (int i = 0; i < x->n; i++) {
-    bool found = false;
-    for (int k = 0; k < y->n; k++)
-      found |= x->t[i].coeff == y->t[k].coeff && x->t[i].dim == y->t[k].dim && x->t[i].param == y->t[k].param;
-    if (!found) return false;
-  }
-  return true;
-}
-
 /* Whether two products of the batch provably write some C element twice:
  * with constant sizes and strides, C's (batch, row, col) strides sorted
  * must each pass everything the smaller ones reach (mixed radix, as the
@@ -379,7 +368,7 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
   kr_affine at = kr_address(c, LLVMGetOperand(store, 1)), from = kr_address(c, LLVMGetOperand(x, 0));
   c->copies = copies;
   c->copy = copy;
-  if (!at.ok || !from.ok || !same_affine(&at, &m->c) || !same_affine(&from, &m->c)) return kr_fail(c, why);
+  if (!at.ok || !from.ok || !kr_same_affine(&at, &m->c) || !kr_same_affine(&from, &m->c)) return kr_fail(c, why);
   kn_size n;
   if (!kr_loop_trip(c, p, il, 1, &n)) return false;
   if (!same_count(c, n, c->trips[c->depth - 1]))
@@ -403,12 +392,12 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
     int k = LLVMIsALoadInst(LLVMGetOperand(sum, 0)) ? 0 : 1;
     LLVMValueRef old = LLVMGetOperand(sum, (unsigned)k);
     kr_affine o = LLVMIsALoadInst(old) ? kr_address(c, LLVMGetOperand(old, 0)) : (kr_affine){0};
-    if (!m.c.ok || !o.ok || !same_affine(&o, &m.c)) return kr_fail(c, "loop-carried dependence");
+    if (!m.c.ok || !o.ok || !kr_same_affine(&o, &m.c)) return kr_fail(c, "loop-carried dependence");
     if (!product(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m) || kr_coeff(&m.c, m.dk))
       return kr_fail(c, "not a matmul access pattern");
     if (copy == 0) m0 = m;
-    else if (m.type != m0.type || !same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b) ||
-             !same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb))
+    else if (m.type != m0.type || !kr_same_affine(&m.a, &m0.a) || !kr_same_affine(&m.b, &m0.b) ||
+             !kr_same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb))
       return kr_fail(c, "unrolled copies differ");
   }
   if (c->prologue && !prologue_scale(c, &m0)) return false;
@@ -521,11 +510,11 @@ static bool find_mem_sum(kr_ctx *c, LLVMValueRef *stores, int n, mem_sum *ms) {
 static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LLVMValueRef init, unsigned esize) {
   if (!ms->before) {
     kr_affine o = init && LLVMIsALoadInst(init) ? kr_address(c, LLVMGetOperand(init, 0)) : (kr_affine){0};
-    return o.ok && same_affine(&o, cel);
+    return o.ok && kr_same_affine(&o, cel);
   }
   kr_affine b = kr_address(c, LLVMGetOperand(ms->before, 1));
   LLVMValueRef v = LLVMGetOperand(ms->before, 0);
-  if (!b.ok || !same_affine(&b, cel) || LLVMABISizeOfType(c->td, LLVMTypeOf(v)) != esize) return false;
+  if (!b.ok || !kr_same_affine(&b, cel) || LLVMABISizeOfType(c->td, LLVMTypeOf(v)) != esize) return false;
   return v == init || (init && zero_bits(v) && zero_bits(init));
 }
 
@@ -558,7 +547,7 @@ static bool reloaded_sum(kr_ctx *c, const mem_sum *ms, LLVMValueRef *ld, LLVMVal
     LLVMValueRef x = LLVMGetOperand(v, k), t = LLVMGetOperand(v, 1 - k);
     if (!LLVMIsALoadInst(x) || LLVMGetInstructionParent(x) != bb || LLVMTypeOf(x) != LLVMTypeOf(v)) continue;
     kr_affine a = kr_address(c, LLVMGetOperand(x, 0));
-    if (!a.ok || !cell.ok || !same_affine(&a, &cell) || uses(t, x, 0)) continue;
+    if (!a.ok || !cell.ok || !kr_same_affine(&a, &cell) || uses(t, x, 0)) continue;
     /* the load comes before the store in their block */
     LLVMValueRef i = x;
     while (i && i != ms->in_loop) i = LLVMGetNextInstruction(i);
@@ -594,7 +583,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
     mm_parts m = m0;
     if (!product(c, terms[t], &m)) return false;
     if (copy == 0) m0 = m;
-    else if (!same_affine(&m.a, &m0.a) || !same_affine(&m.b, &m0.b) || !same_factor(&m.fa, &m0.fa) ||
+    else if (!kr_same_affine(&m.a, &m0.a) || !kr_same_affine(&m.b, &m0.b) || !same_factor(&m.fa, &m0.fa) ||
              !same_factor(&m.fb, &m0.fb))
       return kr_fail(c, "unrolled copies differ");
   }
@@ -623,7 +612,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
     LLVMValueRef start = split_factor(c, init, &m0.fs);
     kr_affine o = start && LLVMIsALoadInst(start) ? kr_address(c, LLVMGetOperand(start, 0)) : (kr_affine){0};
     if (!o.ok || kr_coeff(&o, m0.dk)) return kr_fail(c, "sum starts from an unsupported value");
-    if (!same_affine(&o, &m0.c)) {
+    if (!kr_same_affine(&o, &m0.c)) {
       m0.has_start = true;
       m0.s = o;
     }

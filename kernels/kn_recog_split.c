@@ -28,14 +28,9 @@
 
 /* The same affine terms, the constant aside: one array. */
 static bool same_array(const kr_affine *x, const kr_affine *y) {
-  if (x->n != y->n) return false;
-  for (int i = 0; i < x->n; i++) {
-    bool found = false;
-    for (int k = 0; k < y->n; k++)
-      found |= x->t[i].coeff == y->t[k].coeff && x->t[i].dim == y->t[k].dim && x->t[i].param == y->t[k].param;
-    if (!found) return false;
-  }
-  return true;
+  kr_affine z = *y;
+  z.c = x->c;
+  return kr_same_affine(x, &z);
 }
 
 typedef struct {
@@ -45,15 +40,20 @@ typedef struct {
 } kr_part;
 
 /* The nest's stores in block order, grouped by array; the number of
- * groups, 0 when a store's address is not affine or there are too many. */
-static int group_stores(kr_ctx *c, kr_part *parts) {
+ * groups, 0 when a store's address is not affine or there are too many.
+ * A store inside one of loops[0..nl) (loops side by side in c's outer
+ * loop) is read with that loop as dim 1. */
+static int group_stores(const kr_ctx *c, const ir_loop *const *loops, int nl, kr_part *parts) {
   const ir_loop *l = c->chain[0];
   int n = 0;
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
          i = LLVMGetNextInstruction(i)) {
       if (!LLVMIsAStoreInst(i)) continue;
-      kr_affine a = kr_address(c, LLVMGetOperand(i, 1));
+      kr_ctx at = *c;
+      for (int k = 0; k < nl; k++)
+        if (loops[k]->in_body[l->body[b]]) at.chain[1] = loops[k], at.depth = 2;
+      kr_affine a = kr_address(&at, LLVMGetOperand(i, 1));
       if (!a.ok) return 0;
       int g = 0;
       while (g < n && !same_array(&parts[g].key, &a)) g++;
@@ -67,47 +67,196 @@ static int group_stores(kr_ctx *c, kr_part *parts) {
   return n;
 }
 
+/* Part p of n as a kernel of its own in pc (scanned's copy, its chain
+ * set), into *out; false with c->reason saying which part failed. */
+static bool recognise_part(kr_ctx *c, kr_ctx *pc, const kr_part *part, int p, int n,
+                           const kn_recog_nest *out_scanned, kn_recog_nest *out) {
+  pc->reason = NULL;
+  pc->nodes = NULL;
+  pc->nnodes = pc->cap = 0;
+  pc->nmemo = 0;
+  pc->slice = part->stores;
+  pc->nslice = part->nstores;
+  *out = *out_scanned;
+  pc->out = out;
+  bool ok = kr_kind(pc);
+  /* products only: a loop writing two arrays elementwise stays one
+   * loop on the CPU (two launches for it would rarely pay) */
+  if (ok && pc->out->desc.kind != KN_MATMUL) ok = kr_fail(pc, "not a product (only products are split out)");
+  if (ok && pc->out->result) ok = kr_fail(pc, "a reduction's result");
+  if (!ok) {
+    c->reason = tw_arena_alloc(c->arena, 200);
+    snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d: %s)", n,
+             p + 1, pc->reason ? pc->reason : "not recognised");
+    return false;
+  }
+  out->desc.nodes = pc->nodes;
+  out->desc.nnodes = pc->nnodes;
+  return true;
+}
+
+/* The nest is its first part (first: that part's context), the others
+ * hang from it. */
+static void hang_parts(kr_ctx *c, const kr_ctx *first, const kr_ctx *scanned, kn_recog_nest *outs, int n) {
+  *c = *first;
+  c->slice = NULL; /* the parts' stores are the caller's */
+  c->nslice = 0;
+  c->forward = NULL;
+  c->nforward = 0;
+  c->out = scanned->out;
+  *c->out = outs[0];
+  c->out->parts = outs + 1;
+  c->out->nparts = n - 1;
+}
+
 bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
   kr_part parts[KR_MAX_PARTS];
-  kr_ctx g = *scanned;
-  g.reason = NULL;
   if (scanned->prologue || scanned->depth < 2) return false;
-  int n = group_stores(&g, parts);
+  int n = group_stores(scanned, NULL, 0, parts);
   if (n < 2) return false;
   kn_recog_nest *outs = tw_arena_alloc(c->arena, (size_t)n * sizeof *outs);
   kr_ctx first;
   for (int p = 0; p < n; p++) {
     kr_ctx pc = *scanned;
-    pc.reason = NULL;
-    pc.nodes = NULL;
-    pc.nnodes = pc.cap = 0;
-    pc.nmemo = 0;
-    pc.slice = parts[p].stores;
-    pc.nslice = parts[p].nstores;
-    outs[p] = *out_scanned;
-    pc.out = &outs[p];
-    bool ok = kr_kind(&pc);
-    /* products only: a loop writing two arrays elementwise stays one
-     * loop on the CPU (two launches for it would rarely pay) */
-    if (ok && pc.out->desc.kind != KN_MATMUL) ok = kr_fail(&pc, "not a product (only products are split out)");
-    if (ok && pc.out->result) ok = kr_fail(&pc, "a reduction's result");
-    if (!ok) {
-      c->reason = tw_arena_alloc(c->arena, 200);
-      snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d: %s)", n,
-               p + 1, pc.reason ? pc.reason : "not recognised");
-      return false;
-    }
-    outs[p].desc.nodes = pc.nodes;
-    outs[p].desc.nnodes = pc.nnodes;
+    if (!recognise_part(c, &pc, &parts[p], p, n, out_scanned, &outs[p])) return false;
     if (p == 0) first = pc;
   }
-  /* the nest is its first part, the others hang from it */
-  *c = first;
-  c->slice = NULL; /* parts[] is this function's */
-  c->nslice = 0;
-  c->out = scanned->out;
-  *c->out = outs[0];
-  c->out->parts = outs + 1;
-  c->out->nparts = n - 1;
+  hang_parts(c, &first, scanned, outs, n);
+  return true;
+}
+
+/* ---- Parts in loops side by side, in order (atax) ----
+ *
+ * for i { tmp[i] = 0; for j tmp[i] += A[i][j] * x[j];
+ *         for j y[j] += A[i][j] * tmp[i]; }
+ * An outer loop holding two or more innermost loops; the stores are
+ * grouped by array as above, each group inside one inner loop (stores of
+ * the group in the outer loop must come before that loop: tmp[i] = 0),
+ * and the parts are ordered as their loops run (each loop's header
+ * dominating the next's).  Each part is recognised over the outer loop
+ * and its own inner loop, and must be a product.
+ *
+ * Why all of part 1, then all of part 2, ... computes what the nest does:
+ * the nest runs P1(0) P2(0) P1(1) P2(1) ..., the sequence P1(0) P1(1) ...
+ * P2(0) P2(1) ...; the two orders agree unless some P2(i) depends on, or
+ * is depended on by, a P1(i') with i' > i.  The runtime refuses the
+ * launch (before any) when a later part writes a byte an earlier part
+ * reads or writes, and when an earlier part writes a byte a later part
+ * reads, except through a forwarded range: a read of exactly the element
+ * the earlier part stores on the same outer iteration (tmp[i]).  For
+ * those, proved here: every store of that part's array is at one address
+ * that moves with the outer loop only, by at least its size (one element
+ * per i, written on iteration i only, so P1(i') with i' != i never
+ * touches it), the part's stores all run before the later loop on each
+ * iteration (in or before its own loop, whose header dominates the later
+ * loop's), and every load of that address outside the part's own loop
+ * runs after that loop (in a block its header dominates), while loads of
+ * it inside the part's loop serve only that loop.  So each forwarded
+ * read in P2(i) sees what P1(i) left there, the same value in both
+ * orders.  As for kr_split, the nest calls nothing and no value of it is
+ * used after it. */
+
+/* The address every store of part holds (in pc's terms), when it is one
+ * element per outer iteration; else not ok. */
+static kr_affine forwardable(kr_ctx *pc, const kr_part *part) {
+  kr_affine none = {.ok = false}, a = none;
+  for (int s = 0; s < part->nstores; s++) {
+    kr_affine x = kr_address(pc, LLVMGetOperand(part->stores[s], 1));
+    if (!x.ok || (s > 0 && !kr_same_affine(&x, &a))) return none;
+    a = x;
+  }
+  int64_t step = 0;
+  for (int t = 0; t < a.n; t++) {
+    if (a.t[t].dim > 0 || (a.t[t].dim == 0 && a.t[t].param)) return none;
+    if (a.t[t].dim == 0) step += a.t[t].coeff;
+  }
+  LLVMTypeRef ty = LLVMTypeOf(LLVMGetOperand(part->stores[0], 0));
+  int64_t size = (int64_t)LLVMABISizeOfType(pc->td, ty);
+  return step >= size || -step >= size ? a : none;
+}
+
+static bool used_only_in(const kr_ctx *c, LLVMValueRef v, const ir_loop *l) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(user) || !ir_loop_contains_block(l, LLVMGetInstructionParent(user), c->cfg))
+      return false;
+  }
+  return true;
+}
+
+/* Whether every load of address a in the nest reads it after loop l (the
+ * part's) on its iteration, or serves l alone. */
+static bool read_after(kr_ctx *pc, const kr_affine *a, const ir_loop *l) {
+  const ir_loop *root = pc->chain[0];
+  for (int b = 0; b < root->nbody; b++) {
+    int bi = root->body[b];
+    for (LLVMValueRef i = LLVMGetFirstInstruction(pc->cfg->blocks[bi].bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsALoadInst(i)) continue;
+      kr_affine x = kr_address(pc, LLVMGetOperand(i, 0));
+      pc->reason = NULL;
+      /* an address the part cannot express moves with another loop: not
+       * the same element on every iteration of that loop */
+      if (!x.ok || !kr_same_affine(&x, a)) continue;
+      if (l->in_body[bi] ? !used_only_in(pc, i, l) : !ir_dominates(pc->dom, l->header, bi)) return false;
+    }
+  }
+  return true;
+}
+
+bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
+  const ir_loop *root = scanned->chain[0], *loops[KR_MAX_PARTS];
+  int nl = root->nchildren;
+  if (root->nlatches != 1 || nl < 2 || nl > KR_MAX_PARTS) return false;
+  for (int i = 0; i < nl; i++) {
+    const ir_loop *l = root->children[i];
+    if (l->nchildren || l->nlatches != 1) return false;
+    int at = i;
+    for (; at > 0 && ir_dominates(c->dom, l->header, loops[at - 1]->header); at--) loops[at] = loops[at - 1];
+    loops[at] = l;
+  }
+  for (int i = 0; i + 1 < nl; i++)
+    if (!ir_dominates(c->dom, loops[i]->header, loops[i + 1]->header)) return false;
+  kr_part groups[KR_MAX_PARTS], parts[KR_MAX_PARTS];
+  int n = group_stores(scanned, loops, nl, groups);
+  if (n < 2) return false;
+  /* each group's loop; the parts in the loops' order */
+  int loop_of[KR_MAX_PARTS], np = 0;
+  for (int p = 0; p < n; p++) {
+    loop_of[p] = -1;
+    for (int s = 0; s < groups[p].nstores; s++) {
+      int bi = ir_cfg_index(c->cfg, LLVMGetInstructionParent(groups[p].stores[s]));
+      int l = 0;
+      while (l < nl && !loops[l]->in_body[bi]) l++;
+      if (l == nl) continue;
+      if (loop_of[p] >= 0 && loop_of[p] != l) return false;
+      loop_of[p] = l;
+    }
+    if (loop_of[p] < 0) return false;
+    for (int s = 0; s < groups[p].nstores; s++) {
+      int bi = ir_cfg_index(c->cfg, LLVMGetInstructionParent(groups[p].stores[s]));
+      if (!loops[loop_of[p]]->in_body[bi] && !ir_dominates(c->dom, bi, loops[loop_of[p]]->header)) return false;
+    }
+  }
+  int part_loop[KR_MAX_PARTS];
+  for (int l = 0; l < nl; l++)
+    for (int p = 0; p < n; p++)
+      if (loop_of[p] == l) part_loop[np] = l, parts[np++] = groups[p];
+  kn_recog_nest *outs = tw_arena_alloc(c->arena, (size_t)n * sizeof *outs);
+  kr_affine *forward = tw_arena_alloc(c->arena, (size_t)n * sizeof *forward);
+  int nforward = 0;
+  kr_ctx first;
+  for (int p = 0; p < n; p++) {
+    kr_ctx pc = *scanned;
+    pc.chain[1] = loops[part_loop[p]];
+    pc.depth = 2;
+    pc.prologue = NULL;
+    pc.forward = forward;
+    pc.nforward = nforward;
+    if (!recognise_part(c, &pc, &parts[p], p, n, out_scanned, &outs[p])) return false;
+    if (p == 0) first = pc;
+    kr_affine a = forwardable(&pc, &parts[p]);
+    if (a.ok && read_after(&pc, &a, pc.chain[1])) forward[nforward++] = a;
+  }
+  hang_parts(c, &first, scanned, outs, n);
   return true;
 }

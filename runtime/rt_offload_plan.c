@@ -95,7 +95,7 @@ static const char *span_of(const twasm_kernel_abi *k, const twasm_kernel_range_a
   }
   if (lo < 0 || hi + r->size > (wide)mem_size)
     return "an access would be out of bounds (the CPU loop traps where Wasm says)";
-  *s = (rt_offload_span){(uint64_t)lo, (uint64_t)(hi + r->size), r->is_write != 0};
+  *s = (rt_offload_span){(uint64_t)lo, (uint64_t)(hi + r->size), r->is_write != 0, false};
   return NULL;
 }
 
@@ -111,6 +111,7 @@ static const char *spans(const twasm_kernel_abi *k, const int64_t *params, uint6
     if (empty || (!r->is_write && reads_own_output(k, r))) continue;
     if (r->is_write && !writes_distinct(k, r, params))
       return "two iterations would write the same element";
+    s.forwarded = r->forwarded && !r->is_write;
     p->spans[p->nspans++] = s;
     p->bytes += s.hi - s.lo;
   }
@@ -177,6 +178,9 @@ const char *rt_offload_plans_apart(const rt_offload_plan *plans, unsigned n) {
         if (!x->is_write) continue;
         for (int r = 0; r < plans[b].nspans; r++) {
           const rt_offload_span *y = &plans[b].spans[r];
+          /* a later part reading what an earlier one wrote, each element
+           * on the outer iteration that wrote it: in order, the same */
+          if (b > a && y->forwarded && y->lo == x->lo && y->hi == x->hi) continue;
           if (y->lo < x->hi && x->lo < y->hi)
             return y->is_write ? "two parts of the nest write the same bytes"
                                : "a part of the nest writes bytes another part reads";

@@ -77,7 +77,8 @@ static LLVMValueRef range_abi(ot_ctx *c, const kn_range *r) {
                     F(extent, LLVMConstArray2(size_t_, ext, TWASM_KERNEL_RANGE_DIMS)),
                     F(size, u32(c, r->size)), F(is_write, u32(c, r->is_write)),
                     F(pcoeff, LLVMConstArray2(c->i64, pco, TWASM_KERNEL_RANGE_DIMS)),
-                    F(pindex, LLVMConstArray2(c->i32, pix, TWASM_KERNEL_RANGE_DIMS)), F(pad, u32(c, 0)));
+                    F(pindex, LLVMConstArray2(c->i32, pix, TWASM_KERNEL_RANGE_DIMS)),
+                    F(forwarded, u32(c, r->forwarded)));
 #undef F
 }
 

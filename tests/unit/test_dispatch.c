@@ -139,6 +139,39 @@ START_TEST(plan_parts_apart) {
 }
 END_TEST
 
+/* Parts in order (atax, kn_recog_split.c's kr_split_loops): a later
+ * part's forwarded read may be exactly the bytes an earlier part writes;
+ * any other overlap still refuses the nest. */
+START_TEST(plan_parts_forwarded) {
+  rt_offload_plan p[2];
+  memset(p, 0, sizeof p);
+  p[0].nspans = 2; /* tmp = A x */
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};   /* A, x */
+  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false};  /* tmp */
+  p[1].nspans = 3; /* y += tmp^T A */
+  p[1].spans[0] = (rt_offload_span){4096, 8192, false, false};   /* A */
+  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true};  /* tmp, forwarded */
+  p[1].spans[2] = (rt_offload_span){20480, 21504, true, false};  /* y */
+  ck_assert_ptr_null(rt_offload_plans_apart(p, 2));
+  /* the same read not forwarded: an ordinary overlap */
+  p[1].spans[1].forwarded = false;
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
+  /* forwarded, but part 1's read one element past what part 0 wrote */
+  p[1].spans[1] = (rt_offload_span){16384 + 4, 17408 + 4, false, true};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
+  /* a forwarded read comes only from an earlier part: the parts swapped */
+  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true};
+  rt_offload_plan swapped[2] = {p[1], p[0]};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(swapped, 2), "writes bytes another part reads"));
+  /* the later part writing what the earlier reads (y over x) */
+  p[1].spans[2] = (rt_offload_span){8000, 9000, true, false};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
+  /* or what it writes */
+  p[1].spans[2] = (rt_offload_span){17000, 18000, true, false};
+  ck_assert_ptr_nonnull(rt_offload_plans_apart(p, 2));
+}
+END_TEST
+
 START_TEST(plan_reading_own_output_is_no_overlap) {
   map_setup();
   ranges[1] = ranges[0];
@@ -771,6 +804,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_negative_stride);
   tcase_add_test(plan, plan_overlap);
   tcase_add_test(plan, plan_parts_apart);
+  tcase_add_test(plan, plan_parts_forwarded);
   tcase_add_test(plan, plan_reading_own_output_is_no_overlap);
   tcase_add_test(plan, plan_unknown_trip_and_empty);
   tcase_add_test(plan, plan_rejects_malformed_tables);

@@ -116,9 +116,9 @@ static void teardown(void) {
 static rt_offload_plan plan_of(void) {
   rt_offload_plan p;
   memset(&p, 0, sizeof p);
-  p.spans[0] = (rt_offload_span){0, 128 * 1024, false};
-  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false};
-  p.spans[2] = (rt_offload_span){300 * 1024 + 100, 300 * 1024 + 356, true};
+  p.spans[0] = (rt_offload_span){0, 128 * 1024, false, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false};
+  p.spans[2] = (rt_offload_span){300 * 1024 + 100, 300 * 1024 + 356, true, false};
   p.nspans = 3;
   return p;
 }
@@ -227,9 +227,9 @@ START_TEST(resident_merges_near_copies) {
     return;
   }
   rt_offload_plan p = plan_of();
-  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false};
-  p.spans[2] = (rt_offload_span){201 * 1024 + 512, 201 * 1024 + 768, true};
-  p.spans[3] = (rt_offload_span){210 * 1024, 211 * 1024, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false};
+  p.spans[2] = (rt_offload_span){201 * 1024 + 512, 201 * 1024 + 768, true, false};
+  p.spans[3] = (rt_offload_span){210 * 1024, 211 * 1024, false, false};
   p.nspans = 4;
   static rt_resident_launch L;
   cu_error err;

@@ -3,11 +3,18 @@
  * test_recog reads them at plain -O2 and with -fno-unroll-loops.  mvt's
  * two products and syrk's k-j product per row are products; bicg's one
  * nest is two (s = A^T r and q = A p: one kernel each,
- * kernels/kn_recog_split.c); the others compute two outputs where one
- * is no product alone (gesummv's y, also written after the j loop) or in
- * two loops of one nest (atax), a sum of two products per term (syr2k),
- * or update the matrix they read (trmm, symm), and no nest of theirs may
- * be taken as a product. */
+ * kernels/kn_recog_split.c), and so is atax's without unrolling (tmp =
+ * A x, then y += A^T tmp in a second j loop of the same i loop: two
+ * kernels in order, tmp's read in the second forwarded from the first;
+ * at plain -O2 the re-roller leaves a straight copy of both loops for n =
+ * 1 in the nest, whose stores no part takes); the neg_ ones compute two
+ * outputs where one is no product alone (gesummv's y, also written after
+ * the j loop), a sum of two products per term (syr2k), or update the
+ * matrix they read (trmm, symm), and no nest of theirs may be taken as a
+ * product.  atax_ahead and atax_before are atax reading tmp[i + 1], and
+ * tmp[i] as it was before the first loop: two parts as well, but no read
+ * of theirs is forwarded (the runtime then refuses them, tmp being
+ * written by the first part). */
 #define N 256
 
 void mvt_x1(int n, double *x1, double A[N][N], double *y1) {
@@ -52,11 +59,28 @@ void neg_gesummv(int n, double alpha, double beta, double A[N][N], double B[N][N
   }
 }
 
-void neg_atax(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
+void atax(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
   for (int i = 0; i < m; i++) {
     tmp[i] = 0.0;
     for (int j = 0; j < n; j++) tmp[i] = tmp[i] + A[i][j] * x[j];
     for (int j = 0; j < n; j++) y[j] = y[j] + A[i][j] * tmp[i];
+  }
+}
+
+void atax_ahead(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
+  for (int i = 0; i < m; i++) {
+    tmp[i] = 0.0;
+    for (int j = 0; j < n; j++) tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (int j = 0; j < n; j++) y[j] = y[j] + A[i][j] * tmp[i + 1];
+  }
+}
+
+void atax_before(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
+  for (int i = 0; i < m; i++) {
+    double old = tmp[i];
+    tmp[i] = 0.0;
+    for (int j = 0; j < n; j++) tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (int j = 0; j < n; j++) y[j] = y[j] + A[i][j] * old;
   }
 }
 

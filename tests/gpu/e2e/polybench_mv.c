@@ -2,11 +2,12 @@
  * them: plain C, no `restrict`, f64 arrays from an allocation function of
  * their own, run-time sizes, built with plain `clang -O2`.  mvt: x1 += A
  * y1 and x2 += A^T y2, each a nest of its own, the sums kept in memory;
- * atax: y = A^T (A x), tmp[i] and the update of y in one i loop; bicg: s =
+ * atax: y = A^T (A x), tmp[i] and the update of y in one i loop (two
+ * kernels in order, kn_recog_split.c's kr_split_loops); bicg: s =
  * A^T r and q = A p, both in one j loop; gesummv: y = alpha A x + beta B
  * x, two sums in one j loop.  Sizes from argv (default n 300, m 280). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 4 */
+/* expect-gpu-launches: 6 */
 #include "e2e.h"
 
 #define N 320
