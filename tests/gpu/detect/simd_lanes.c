@@ -1,0 +1,33 @@
+/* simd_lanes.c: loops clang vectorises at -O2 -msimd128 (a v128 loop, then
+ * the scalar remainder loop): lane-wise maps the recogniser reads lane by
+ * lane, and loops whose lanes are not independent iterations of the
+ * scalar loop (reversed, summed, inside an outer loop). */
+void saxpy4(int n, float a, const float *x, const float *y, float *out) {
+  for (int i = 0; i < n; i++) out[i] = a * x[i] + y[i];
+}
+
+void scale_i32(int n, int k, const int *x, int *out) {
+  for (int i = 0; i < n; i++) out[i] = x[i] * k + 7;
+}
+
+void axpy_f64(int n, double a, const double *x, double *y) {
+  for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+}
+
+/* each lane reads another lane's element: a shuffle reverses them */
+void reverse(int n, const float *x, float *out) {
+  for (int i = 0; i < n; i++) out[i] = x[n - 1 - i] * 2.0f;
+}
+
+/* an i32 sum: clang sums four lanes, each its own iterations */
+int sum_i32(int n, const int *x) {
+  int s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  return s;
+}
+
+/* the j loop vectorised inside the i loop */
+void rows(int m, int n, const float *x, float *out) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) out[i * 1024 + j] = x[i * 1024 + j] * 3.0f;
+}
