@@ -79,15 +79,18 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t) &&
       !(LLVMIsAFCmpInst(i) || LLVMIsAICmpInst(i)))
     return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet");
+  /* a v128 load read in another lane shape is a load of that shape */
+  if (LLVMIsABitCastInst(i) && kr_is_mem_load(c, LLVMGetOperand(i, 0))) return true;
   if (LLVMIsAExtractElementInst(i) || LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes moved between shapes or out of the vector: not recognised");
   return true;
 }
 
-/* The scalar load of lane `lane` of vector load ld, extended to type. */
-static int32_t lane_load(kr_ctx *c, LLVMValueRef ld, int lane, kn_type type, bool sign) {
+/* The scalar load of lane `lane` of vector load ld read as vector type vt
+ * (ld's own, or another shape of the same 16 bytes), extended to type. */
+static int32_t lane_load(kr_ctx *c, LLVMValueRef ld, LLVMTypeRef vt, int lane, kn_type type, bool sign) {
   kn_type mem;
-  if (!kr_type_of(LLVMGetElementType(LLVMTypeOf(ld)), &mem) || mem == KN_I1)
+  if (!kr_type_of(LLVMGetElementType(vt), &mem) || mem == KN_I1)
     return kr_fail(c, "loads an unsupported type"), -1;
   kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
   if (!a.ok) return kr_fail(c, "non-affine address"), -1;
@@ -124,11 +127,17 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   int32_t r;
   switch (op) {
   case LLVMLoad:
-    return lane_load(c, v, lane, t, false);
+    return lane_load(c, v, vt, lane, t, false);
+  case LLVMBitCast:
+    if (!kr_is_mem_load(c, LLVMGetOperand(v, 0)) || !kr_lane_count(vt))
+      return kr_fail(c, "vector (SIMD) lanes moved between shapes: not recognised"), -1;
+    return lane_load(c, LLVMGetOperand(v, 0), vt, lane, t, false);
   case LLVMSExt:
-  case LLVMZExt:
-    if (kr_is_mem_load(c, LLVMGetOperand(v, 0))) return lane_load(c, LLVMGetOperand(v, 0), lane, t, op == LLVMSExt);
+  case LLVMZExt: {
+    LLVMValueRef x = LLVMGetOperand(v, 0);
+    if (kr_is_mem_load(c, x)) return lane_load(c, x, LLVMTypeOf(x), lane, t, op == LLVMSExt);
     return kr_instruction(c, v, t);
+  }
   case LLVMShuffleVector: {
     int k = LLVMGetMaskValue(v, (unsigned)lane);
     if (k == LLVMGetUndefMaskElem()) return kr_fail(c, "undefined vector lane"), -1;

@@ -194,6 +194,32 @@ static void check_refused(const char *fn, const char *reason) {
 START_TEST(neg_lanes_reversed) { check_refused("reverse", "vector (SIMD)"); }
 END_TEST
 
+/* lane l reads element l + 1: the lanes' copies differ */
+START_TEST(neg_lanes_rotated) { check_refused("rotated", "unrolled copies differ"); }
+END_TEST
+
+/* shuffles that give every lane its own element back: the scalar map */
+START_TEST(lanes_shuffled_back) {
+  fixture f;
+  recognise(&f, "shuffled_back");
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true);
+  ck_assert_uint_eq(map_copies(v), 4);
+  ck_assert_int_eq(v->desc.map.out_addr.iv_coeff[0], 4);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), 2);
+  ck_assert_int_eq(count_op(v, KN_E_MUL), 1);
+  const kn_expr *mul = &v->desc.nodes[v->desc.map.value];
+  ck_assert_int_eq(mul->op, KN_E_MUL);
+  const kn_expr *a = &v->desc.nodes[mul->a], *b = &v->desc.nodes[mul->b];
+  ck_assert_int_eq(a->op, KN_E_LOAD);
+  ck_assert_int_eq(b->op, KN_E_LOAD);
+  ck_assert_int_eq(a->load.addr.c0, b->load.addr.c0);
+  ck_assert_int_eq(a->load.addr.iv_coeff[0], 4);
+  ck_assert_int_eq(b->load.addr.iv_coeff[0], 4);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_lanes_reduction) { check_refused("sum_i32", "vectorised reduction"); }
 END_TEST
 
@@ -208,6 +234,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, lanes_scale_i32);
   tcase_add_test(tc, lanes_axpy_f64);
   tcase_add_test(tc, neg_lanes_reversed);
+  tcase_add_test(tc, neg_lanes_rotated);
+  tcase_add_test(tc, lanes_shuffled_back);
   tcase_add_test(tc, neg_lanes_reduction);
   tcase_add_test(tc, neg_lanes_inner);
   suite_add_tcase(s, tc);

@@ -31,3 +31,20 @@ void rows(int m, int n, const float *x, float *out) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) out[i * 1024 + j] = x[i * 1024 + j] * 3.0f;
 }
+
+/* written with vector types: lane l adds lane l + 1 (rotated), or reads
+ * its own element back through two shuffles */
+typedef float f4 __attribute__((vector_size(16)));
+void rotated(int n, const f4 *x, f4 *o) {
+  for (int i = 0; i < n; i++) {
+    f4 a = x[i];
+    o[i] = a + __builtin_shufflevector(a, a, 1, 2, 3, 0);
+  }
+}
+
+void shuffled_back(int n, const f4 *x, f4 *o) {
+  for (int i = 0; i < n; i++) {
+    f4 a = x[i], b = __builtin_shufflevector(a, a, 0, 0, 2, 3);
+    o[i] = a * __builtin_shufflevector(b, a, 0, 5, 2, 3);
+  }
+}
