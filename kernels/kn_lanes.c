@@ -25,10 +25,11 @@
  * order the scalar loop does not have), horizontal reductions, bitcasts
  * between lane shapes, narrow lanes.
  *
- * Only a nest at the top of its function is read so: a vector loop inside
- * another loop comes with a scalar remainder loop beside it (the pair is
- * one scalar loop), which the recogniser does not take as one yet; alone,
- * the vector loop would launch once per outer iteration. */
+ * Only a single loop at the top of its function is read so, which only
+ * the map recogniser (it reads every store) ever sees: a vector loop
+ * inside another loop comes with a scalar remainder loop beside it (the
+ * pair is one scalar loop), which the recogniser does not take as one
+ * yet; alone, the vector loop would launch once per outer iteration. */
 #include <string.h>
 
 #include "kn_internal.h"
@@ -75,7 +76,11 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
+  /* one loop: only the map recogniser, which reads every store, sees it */
+  if (c->chain[0]->nchildren) return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
   LLVMTypeRef t = LLVMTypeOf(i);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
+    return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t) &&
       !(LLVMIsAFCmpInst(i) || LLVMIsAICmpInst(i)))
     return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet");
