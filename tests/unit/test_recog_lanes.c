@@ -220,6 +220,22 @@ START_TEST(lanes_shuffled_back) {
 }
 END_TEST
 
+/* two vector stores a trip, 16 bytes apart: 8 copies of one store (16
+ * where clang unrolled the loop by two as well) */
+START_TEST(lanes_two_stores) {
+  fixture f;
+  recognise(&f, "two_stores");
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true);
+  ck_assert_uint_ge(map_copies(v), 8);
+  ck_assert_uint_eq(map_copies(v) % 8, 0);
+  ck_assert_int_eq(v->desc.map.out_addr.iv_coeff[0], 4);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), 2);
+  ck_assert_int_eq(count_op(v, KN_E_MUL), 1);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_lanes_reduction) { check_refused("sum_i32", "vectorised reduction"); }
 END_TEST
 
@@ -236,6 +252,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_lanes_reversed);
   tcase_add_test(tc, neg_lanes_rotated);
   tcase_add_test(tc, lanes_shuffled_back);
+  tcase_add_test(tc, lanes_two_stores);
   tcase_add_test(tc, neg_lanes_reduction);
   tcase_add_test(tc, neg_lanes_inner);
   suite_add_tcase(s, tc);

@@ -2,6 +2,7 @@
  * the scalar remainder loop): lane-wise maps the recogniser reads lane by
  * lane, and loops whose lanes are not independent iterations of the
  * scalar loop (reversed, summed, inside an outer loop). */
+#include <wasm_simd128.h>
 void saxpy4(int n, float a, const float *x, const float *y, float *out) {
   for (int i = 0; i < n; i++) out[i] = a * x[i] + y[i];
 }
@@ -46,5 +47,15 @@ void shuffled_back(int n, const f4 *x, f4 *o) {
   for (int i = 0; i < n; i++) {
     f4 a = x[i], b = __builtin_shufflevector(a, a, 0, 0, 2, 3);
     o[i] = a * __builtin_shufflevector(b, a, 0, 5, 2, 3);
+  }
+}
+
+/* two v128 stores a trip (the form of a vector loop unrolled by two, as
+ * ir_vunroll.c asks LLVM for after the offload stage): 8 copies */
+void two_stores(int n, const float *x, float *o) {
+  for (int i = 0; i < n; i += 8) {
+    v128_t a = wasm_v128_load(x + i), b = wasm_v128_load(x + i + 4);
+    wasm_v128_store(o + i, wasm_f32x4_mul(a, a));
+    wasm_v128_store(o + i + 4, wasm_f32x4_mul(b, b));
   }
 }
