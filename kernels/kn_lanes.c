@@ -70,9 +70,17 @@ int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max) {
   return m;
 }
 
+/* A vector phi: an accumulator of lanes, each over its own iterations. */
+static const char *reduction_reason(LLVMValueRef phi) {
+  LLVMTypeKind k = LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(phi)));
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind
+             ? "vectorised float reduction (each lane sums its own iterations: not the scalar loop's order)"
+             : "vectorised integer reduction (each lane sums its own iterations): not recognised yet";
+}
+
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
-  if (LLVMIsAPHINode(i))
-    return kr_fail(c, "vectorised reduction (each lane sums its own iterations: not the scalar loop's order)");
+  if (LLVMIsAPHINode(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind)
+    return kr_fail(c, reduction_reason(i));
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
@@ -160,7 +168,7 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
     return kr_expr(c, LLVMGetOperand(v, 0));
   }
   case LLVMPHI:
-    return kr_fail(c, "vectorised reduction (each lane sums its own iterations: not the scalar loop's order)"), -1;
+    return kr_fail(c, reduction_reason(v)), -1;
   default:
     /* lane-wise: the scalar operation on this lane of each operand */
     return kr_instruction(c, v, t);

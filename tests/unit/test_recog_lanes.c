@@ -236,7 +236,10 @@ START_TEST(lanes_two_stores) {
 }
 END_TEST
 
-START_TEST(neg_lanes_reduction) { check_refused("sum_i32", "vectorised reduction"); }
+START_TEST(neg_lanes_reduction) { check_refused("sum_i32", "vectorised integer reduction"); }
+END_TEST
+
+START_TEST(neg_lanes_float_sum) { check_refused("sum_lanes", "vectorised float reduction"); }
 END_TEST
 
 START_TEST(neg_lanes_inner) { check_refused("rows", "vector (SIMD) loop inside another loop"); }
@@ -254,6 +257,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, lanes_shuffled_back);
   tcase_add_test(tc, lanes_two_stores);
   tcase_add_test(tc, neg_lanes_reduction);
+  tcase_add_test(tc, neg_lanes_float_sum);
   tcase_add_test(tc, neg_lanes_inner);
   suite_add_tcase(s, tc);
   return s;

@@ -59,3 +59,11 @@ void two_stores(int n, const float *x, float *o) {
     wasm_v128_store(o + i + 4, wasm_f32x4_mul(b, b));
   }
 }
+
+/* a float sum in four lanes, each over its own elements, added at the
+ * end: not the scalar loop's order */
+float sum_lanes(int n, const f4 *x) {
+  f4 s = {0, 0, 0, 0};
+  for (int i = 0; i < n; i++) s += x[i];
+  return s[0] + s[1] + s[2] + s[3];
+}
