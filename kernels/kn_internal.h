@@ -58,6 +58,10 @@ typedef struct {
    * forwarded (kr_add_range). */
   const kr_affine *forward;
   int nforward;
+  /* A vector loop read lane by lane (kn_lanes.c): while in_lanes, a
+   * vector value stands for its lane `lane`. */
+  bool in_lanes;
+  int lane;
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -93,6 +97,19 @@ int32_t kr_push(kr_ctx *c, kn_expr e);
 kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x);
 /* A load of the value ld, extended to type (sign- or zero-). */
 int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign);
+/* The scalar operation of instruction v (of element type t for a vector:
+ * on the lanes c->lane of its operands) as nodes (kn_recog_expr.c). */
+int32_t kr_instruction(kr_ctx *c, LLVMValueRef v, kn_type t);
+/* kn_lanes.c: v128 loops as the scalar loops they implement.  Lanes of a
+ * vector type of 32- or 64-bit lanes (0 otherwise); byte offset of a
+ * store's lane; the stores as items (store, lane; -1 for a scalar store),
+ * -1 on failure; whether vector instruction i may be read lane by lane
+ * (false with the reason); lane c->lane of vector value v. */
+unsigned kr_lane_count(LLVMTypeRef t);
+int64_t kr_lane_offset(LLVMValueRef store, int lane);
+int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
+bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
+int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
 /* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
  * to) as i32 nodes holding the zero extension of each value, and integer
  * division by constants that cannot trap. */

@@ -69,8 +69,7 @@ bool kr_safe_divisor(LLVMValueRef div) {
 
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
-  if (has_vector(i))
-    return kr_fail(c, "vector (SIMD) operations: not recognised yet (a scalar remainder loop is a nest of its own)");
+  if (has_vector(i) && !kr_lanes_allowed(c, i)) return false;
   if ((op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) && !kr_safe_divisor(i))
     return kr_fail(c, "may trap: integer division");
   if (op == LLVMLoad || op == LLVMStore) {

@@ -237,6 +237,8 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
   return kr_fail(c, "unsupported operation"), -1;
 }
 
+int32_t kr_instruction(kr_ctx *c, LLVMValueRef v, kn_type t) { return instruction(c, v, t); }
+
 /* A param node of type t for live value v. */
 static int32_t live_param(kr_ctx *c, LLVMValueRef v, kn_type t) {
   int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = v});
@@ -308,8 +310,7 @@ static bool counts(kr_ctx *c, LLVMValueRef v, kn_type t, kr_affine *form) {
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   kr_affine form;
   kn_type t;
-  if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind)
-    return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind) return kr_lane_expr(c, v);
   if (!kr_type_of(LLVMTypeOf(v), &t)) return kr_fail(c, "unsupported value type"), -1;
   for (int i = 0; i < c->nmemo; i++)
     if (c->memo_key[i] == v) return c->memo_val[i];

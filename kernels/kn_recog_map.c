@@ -4,8 +4,8 @@
  * LLVM unrolls loops at -O2: an unrolled body holds U copies of the store,
  * at constant offsets one element apart.  Each copy is rebuilt with the
  * virtual counter v = U * t + copy; when every copy gives the same
- * expression, the loop is the map over v.  Vectorised loops are rejected
- * (kn_recog.c), their scalar remainder loops are nests of their own. */
+ * expression, the loop is the map over v.  A vector store of L lanes is
+ * L such copies, one per lane (kn_lanes.c). */
 #include "kn_internal.h"
 
 #define MAX_STORES 32
@@ -36,7 +36,7 @@ static bool same_terms(const kr_affine *a, const kr_affine *b) {
 }
 
 /* The unroll copy of each store, from its address before substitution. */
-static bool number_copies(kr_ctx *c, LLVMValueRef *stores, int n, int *copy_of) {
+static bool number_copies(kr_ctx *c, LLVMValueRef *stores, const int *lanes, int n, int *copy_of) {
   kr_affine first = {0};
   int64_t keys[MAX_STORES];
   c->copies = 1;
@@ -45,7 +45,7 @@ static bool number_copies(kr_ctx *c, LLVMValueRef *stores, int n, int *copy_of) 
     if (!a.ok) return kr_fail(c, "non-affine address");
     if (i == 0) first = a;
     else if (!same_terms(&a, &first)) return kr_fail(c, "stores to more than one array");
-    keys[i] = a.c;
+    keys[i] = a.c + kr_lane_offset(stores[i], lanes[i]);
   }
   if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1), copy_of))
     return kr_fail(c, "stores to more than one array");
@@ -73,25 +73,32 @@ static bool check_dependences(kr_ctx *c, const kn_addr *out, unsigned first, uns
 }
 
 /* Builds copy c->copy of the store: its address and its value's nodes. */
-static bool build_copy(kr_ctx *c, LLVMValueRef store, kn_addr *addr, kn_type *out_type, int32_t *value) {
+static bool build_copy(kr_ctx *c, LLVMValueRef store, int lane, kn_addr *addr, kn_type *out_type,
+                       int32_t *value) {
   LLVMValueRef v = LLVMGetOperand(store, 0);
-  if (!kr_type_of(LLVMTypeOf(v), out_type)) return kr_fail(c, "stores an unsupported type");
+  LLVMTypeRef t = lane >= 0 ? LLVMGetElementType(LLVMTypeOf(v)) : LLVMTypeOf(v);
+  if (!kr_type_of(t, out_type)) return kr_fail(c, "stores an unsupported type");
   /* A narrow store of a truncated value: the descriptor truncates. */
   if ((*out_type == KN_I8 || *out_type == KN_I16) && LLVMIsATruncInst(v)) v = LLVMGetOperand(v, 0);
   kr_affine a = kr_address(c, LLVMGetOperand(store, 1));
+  a.c += kr_lane_offset(store, lane);
   if (!a.ok || !kr_to_addr(c, &a, 0, c->depth == 2 ? 1 : -1, 1, addr))
     return kr_fail(c, "non-affine address");
   c->nmemo = 0;
+  c->in_lanes = lane >= 0;
+  c->lane = lane;
   *value = kr_expr(c, v);
+  c->in_lanes = false;
   if (*value < 0) return false;
   return c->copy != 0 || kr_add_range(c, &a, kr_type_size(*out_type), true);
 }
 
 bool kr_map(kr_ctx *c) {
   LLVMValueRef stores[MAX_STORES];
-  int copy_of[MAX_STORES];
+  int copy_of[MAX_STORES], lanes[MAX_STORES];
   int n = collect_stores(c, stores);
-  if (n < 0 || !number_copies(c, stores, n, copy_of)) return false;
+  if (n >= 0) n = kr_lane_items(c, stores, lanes, n, MAX_STORES); /* a vector store: a copy per lane */
+  if (n < 0 || !number_copies(c, stores, lanes, n, copy_of)) return false;
   c->copies = n;
   if (!kr_set_trips(c, (unsigned)n)) return false;
   kn_map *m = &c->out->desc.map;
@@ -105,7 +112,7 @@ bool kr_map(kr_ctx *c) {
     kn_addr addr;
     kn_type type;
     int32_t value = -1;
-    if (!build_copy(c, stores[s], &addr, &type, &value)) return false;
+    if (!build_copy(c, stores[s], lanes[s], &addr, &type, &value)) return false;
     if (copy == 0) {
       first = start;
       count = c->nnodes - start;

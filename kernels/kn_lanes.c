@@ -1,0 +1,176 @@
+/* kn_lanes.c: a loop of v128 operations (clang's -msimd128 vectorisation,
+ * lowered to LLVM vectors) read as the scalar loop it implements: lane l of
+ * every vector value as the scalar expression of one iteration.
+ *
+ * A vector store of L lanes of e bytes at address A, on a loop whose
+ * address steps by L * e bytes a trip, is L copies of one scalar store:
+ * lane l writes A + l * e, the virtual iteration L * t + l.  The map
+ * recogniser (kn_recog_map.c) rebuilds each lane as it rebuilds each copy
+ * of an unrolled loop and accepts the loop only when every lane gives the
+ * same expression at its own virtual counter, its store one element after
+ * the previous lane's: that is the proof that each lane is an independent
+ * iteration of the scalar loop (lane l reads and writes only element
+ * L * t + l of each array; a lane moved by a shuffle reads another
+ * iteration's element, and the copies then differ).  Reads of the written
+ * array at another element are refused as a loop-carried dependence, and
+ * reads of other arrays must not overlap the written range, which the
+ * runtime checks before a launch: then the vector loop, which loads all
+ * lanes before it stores any, computes what the scalar loop computes.
+ *
+ * Lane-wise operations are read as their scalar operation on the lanes of
+ * their operands (kn_recog_expr.c builds them); a vector load is the scalar
+ * load of its lane's element; a splat (insertelement then shufflevector)
+ * and any shuffle pick the lane they name.  Anything else stays on the CPU:
+ * vector phis (a vectorised reduction sums each lane's own iterations, an
+ * order the scalar loop does not have), horizontal reductions, bitcasts
+ * between lane shapes, narrow lanes.
+ *
+ * Only a single loop at the top of its function is read so, which only
+ * the map recogniser (it reads every store) ever sees: a vector loop
+ * inside another loop comes with a scalar remainder loop beside it (the
+ * pair is one scalar loop), which the recogniser does not take as one
+ * yet; alone, the vector loop would launch once per outer iteration. */
+#include <string.h>
+
+#include "kn_internal.h"
+
+/* Lanes of a vector type of 32- or 64-bit lanes (f32x4, i32x4, f64x2,
+ * i64x2); 0 for anything else. */
+unsigned kr_lane_count(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return 0;
+  kn_type e;
+  if (!kr_type_of(LLVMGetElementType(t), &e)) return 0;
+  unsigned size = kr_type_size(e), n = LLVMGetVectorSize(t);
+  return (e == KN_I32 || e == KN_F32 || e == KN_I64 || e == KN_F64) && n * size == 16 ? n : 0;
+}
+
+/* Byte offset of lane `lane` of a store's value from the store's address. */
+int64_t kr_lane_offset(LLVMValueRef store, int lane) {
+  if (lane <= 0) return 0;
+  kn_type e;
+  kr_type_of(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(store, 0))), &e);
+  return (int64_t)lane * kr_type_size(e);
+}
+
+int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max) {
+  LLVMValueRef in[64];
+  int m = 0;
+  if (n > 64) return kr_fail(c, "stores to more than one array"), -1;
+  memcpy(in, stores, (size_t)n * sizeof *in);
+  for (int i = 0; i < n; i++) {
+    LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(in[i], 0));
+    unsigned lanes_of = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? kr_lane_count(t) : 1;
+    if (!lanes_of) return kr_fail(c, "vector (SIMD) store of narrow lanes: not recognised"), -1;
+    for (unsigned l = 0; l < lanes_of; l++) {
+      if (m == max) return kr_fail(c, "stores to more than one array"), -1;
+      stores[m] = in[i];
+      lanes[m++] = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? (int)l : -1;
+    }
+  }
+  return m;
+}
+
+/* A vector phi: an accumulator of lanes, each over its own iterations. */
+static const char *reduction_reason(LLVMValueRef phi) {
+  LLVMTypeKind k = LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(phi)));
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind
+             ? "vectorised float reduction (each lane sums its own iterations: not the scalar loop's order)"
+             : "vectorised integer reduction (each lane sums its own iterations): not recognised yet";
+}
+
+bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
+  if (LLVMIsAPHINode(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind)
+    return kr_fail(c, reduction_reason(i));
+  if (c->chain[0]->parent)
+    return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
+                      "the pair one scalar loop, not recognised yet");
+  /* one loop: only the map recogniser, which reads every store, sees it */
+  if (c->chain[0]->nchildren) return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
+  LLVMTypeRef t = LLVMTypeOf(i);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
+    return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t) &&
+      !(LLVMIsAFCmpInst(i) || LLVMIsAICmpInst(i)))
+    return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet");
+  /* a v128 load read in another lane shape is a load of that shape */
+  if (LLVMIsABitCastInst(i) && kr_is_mem_load(c, LLVMGetOperand(i, 0))) return true;
+  if (LLVMIsAExtractElementInst(i) || LLVMIsABitCastInst(i))
+    return kr_fail(c, "vector (SIMD) lanes moved between shapes or out of the vector: not recognised");
+  return true;
+}
+
+/* The scalar load of lane `lane` of vector load ld read as vector type vt
+ * (ld's own, or another shape of the same 16 bytes), extended to type. */
+static int32_t lane_load(kr_ctx *c, LLVMValueRef ld, LLVMTypeRef vt, int lane, kn_type type, bool sign) {
+  kn_type mem;
+  if (!kr_type_of(LLVMGetElementType(vt), &mem) || mem == KN_I1)
+    return kr_fail(c, "loads an unsupported type"), -1;
+  kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
+  if (!a.ok) return kr_fail(c, "non-affine address"), -1;
+  a.c += (int64_t)lane * kr_type_size(mem);
+  kn_expr e = kr_node(KN_E_LOAD, type, -1, -1, -1);
+  e.load.mem = mem;
+  e.load.sign = sign;
+  int d0 = c->depth >= 2 ? c->depth - 2 : 0, d1 = c->depth >= 2 ? c->depth - 1 : -1;
+  if (!kr_to_addr(c, &a, d0, d1, 1, &e.load.addr)) return kr_fail(c, "address uses an outer loop counter"), -1;
+  if (!kr_add_range(c, &a, kr_type_size(mem), false)) return -1;
+  return kr_push(c, e);
+}
+
+/* Element `lane` of a constant vector, as a scalar constant. */
+static int32_t lane_constant(kr_ctx *c, LLVMValueRef v, int lane) {
+  LLVMValueRef e = LLVMGetAggregateElement(v, (unsigned)lane);
+  if (!e || LLVMIsUndef(e) || LLVMIsPoison(e)) return kr_fail(c, "undefined vector lane"), -1;
+  return kr_expr(c, e);
+}
+
+int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
+  if (!c->in_lanes) return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
+  LLVMTypeRef vt = LLVMTypeOf(v);
+  kn_type t;
+  if (!kr_type_of(LLVMGetElementType(vt), &t)) return kr_fail(c, "unsupported vector lane type"), -1;
+  int lane = c->lane, n = (int)LLVMGetVectorSize(vt);
+  if (lane < 0 || lane >= n) return kr_fail(c, "vector lanes of another shape"), -1;
+  if (LLVMIsAConstant(v)) return lane_constant(c, v, lane);
+  if (!LLVMIsAInstruction(v)) return kr_fail(c, "unsupported vector value"), -1;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  /* a splat made before the loop is traced to its scalar, a live value */
+  if (op != LLVMShuffleVector && op != LLVMInsertElement && !ir_loop_defines(c->chain[0], v, c->cfg))
+    return kr_fail(c, "a vector value computed before the loop"), -1;
+  int32_t r;
+  switch (op) {
+  case LLVMLoad:
+    return lane_load(c, v, vt, lane, t, false);
+  case LLVMBitCast:
+    if (!kr_is_mem_load(c, LLVMGetOperand(v, 0)) || !kr_lane_count(vt))
+      return kr_fail(c, "vector (SIMD) lanes moved between shapes: not recognised"), -1;
+    return lane_load(c, LLVMGetOperand(v, 0), vt, lane, t, false);
+  case LLVMSExt:
+  case LLVMZExt: {
+    LLVMValueRef x = LLVMGetOperand(v, 0);
+    if (kr_is_mem_load(c, x)) return lane_load(c, x, LLVMTypeOf(x), lane, t, op == LLVMSExt);
+    return kr_instruction(c, v, t);
+  }
+  case LLVMShuffleVector: {
+    int k = LLVMGetMaskValue(v, (unsigned)lane);
+    if (k == LLVMGetUndefMaskElem()) return kr_fail(c, "undefined vector lane"), -1;
+    LLVMValueRef a = LLVMGetOperand(v, 0);
+    int w = (int)LLVMGetVectorSize(LLVMTypeOf(a));
+    c->lane = k % w;
+    r = kr_expr(c, LLVMGetOperand(v, k < w ? 0 : 1));
+    c->lane = lane;
+    return r;
+  }
+  case LLVMInsertElement: {
+    LLVMValueRef idx = LLVMGetOperand(v, 2);
+    if (!LLVMIsAConstantInt(idx)) return kr_fail(c, "vector lane chosen at run time"), -1;
+    if ((int)LLVMConstIntGetZExtValue(idx) == lane) return kr_expr(c, LLVMGetOperand(v, 1));
+    return kr_expr(c, LLVMGetOperand(v, 0));
+  }
+  case LLVMPHI:
+    return kr_fail(c, reduction_reason(v)), -1;
+  default:
+    /* lane-wise: the scalar operation on this lane of each operand */
+    return kr_instruction(c, v, t);
+  }
+}

@@ -1,0 +1,272 @@
+/* test_recog_lanes.c: Check suite "recog_lanes": loops clang vectorised
+ * (tests/gpu/detect/simd_lanes.c at -O2 -msimd128), read lane by lane as
+ * the scalar loops they implement (kernels/kn_lanes.c), or refused where
+ * the lanes are not independent iterations. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/IRReader.h>
+
+#include "driver.h"
+#include "kn_recog.h"
+
+#ifndef DETECT_DIR
+#define DETECT_DIR "tests/gpu/detect"
+#endif
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  tw_arena arena;
+  kn_recog_result res;
+  bool skipped;
+} fixture;
+
+static const char *twasmc_path(void) {
+  const char *p = getenv("TWASMC");
+  return p ? p : "build/bin/twasmc";
+}
+
+/* The function the module exports as `name`: @wasm_f<index>[_<name>]. */
+static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
+  LLVMValueRef init = LLVMGetInitializer(LLVMGetNamedGlobal(mod, "twasm_exports"));
+  for (int i = 0; i < LLVMGetNumOperands(init); i++) {
+    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
+    size_t len;
+    const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
+    size_t want = LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1));
+    if (want > len || want != strlen(name) || memcmp(s, name, want) != 0 ||
+        LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0)
+      continue;
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+      const char *fname = LLVMGetValueName2(fn, &len);
+      if (len >= (size_t)n && memcmp(fname, prefix, (size_t)n) == 0 && (len == (size_t)n || fname[n] == '_'))
+        return fn;
+    }
+  }
+  ck_abort_msg("no export %s", name);
+  return NULL;
+}
+
+/* simd_lanes.c at -O2 -msimd128, the IR the offload stage sees, fn recognised. */
+static void recognise(fixture *f, const char *fn) {
+  memset(f, 0, sizeof *f);
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
+    printf("recog_lanes: skipping %s: clang-19 or %s missing\n", fn, twasmc_path());
+    f->skipped = true;
+    return;
+  }
+  char dir[] = "/tmp/recog-lanes-XXXXXX", cmd[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -msimd128 -nostdlib -Wl,--no-entry "
+           "-Wl,--export-all -Wl,--allow-undefined %s/simd_lanes.c -o %s/m.wasm",
+           DETECT_DIR, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(cmd, sizeof cmd, "%s/m.wasm", dir);
+  uint8_t *bytes;
+  size_t size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_int_eq(drv_read_input(cmd, &bytes, &size, &d), DRV_OK);
+  drv_options o;
+  drv_options_default(&o);
+  o.stop_before_offload = true;
+  char *ir = NULL;
+  ck_assert_msg(drv_emit_llvm(bytes, size, cmd, &o, &ir, &d) == DRV_OK, "%s", d.msg);
+  free(bytes);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+  /* the module really holds vector code, or the test proves nothing */
+  ck_assert_msg(strstr(ir, "<4 x ") || strstr(ir, "<2 x "), "no vector code at -msimd128");
+  f->ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "simd_lanes");
+  free(ir);
+  char *msg = NULL;
+  if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  ck_assert(kn_recognise(exported(f->mod, fn), &f->res, &f->arena));
+}
+
+static void release(fixture *f) {
+  if (f->skipped) return;
+  tw_arena_free(&f->arena);
+  LLVMDisposeModule(f->mod);
+  LLVMContextDispose(f->ctx);
+}
+
+static void dump(const fixture *f) {
+  for (int i = 0; i < f->res.nnests; i++)
+    fprintf(stderr, "  nest %d: %s\n", i, f->res.nests[i].ok ? "ok" : f->res.nests[i].reason);
+}
+
+/* Whether the nest stores a vector: the v128 loop, not its remainder. */
+static bool stores_vector(const kn_recog_nest *n) {
+  for (int b = 0; b < n->nest->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMVectorTypeKind)
+        return true;
+  return false;
+}
+
+/* The map of the vector loop (vector true) or of its remainder loop. */
+static const kn_recog_nest *map_of(const fixture *f, bool vector) {
+  for (int i = 0; i < f->res.nnests; i++) {
+    const kn_recog_nest *n = &f->res.nests[i];
+    if (n->ok && n->desc.kind == KN_MAP && stores_vector(n) == vector) return n;
+  }
+  dump(f);
+  ck_abort_msg("no map of the %s loop", vector ? "vector" : "remainder");
+  return NULL;
+}
+
+/* The copies per trip of a map's innermost loop (lanes for a vector loop). */
+static unsigned map_copies(const kn_recog_nest *n) {
+  const kn_map *m = &n->desc.map;
+  const kn_size *trip = &m->trip[m->ndims - 1];
+  if (!trip->is_param) return 0;
+  const kn_bind *b = &n->binds[trip->value];
+  return b->kind == KN_BIND_TRIP ? b->scale : 0;
+}
+
+static int count_op(const kn_recog_nest *n, kn_op op) {
+  int k = 0;
+  for (unsigned i = 0; i < n->desc.nnodes; i++) k += n->desc.nodes[i].op == op;
+  return k;
+}
+
+/* The vector loop's map is the scalar loop's: one element per virtual
+ * iteration (`lanes` of them a trip), the same operations as the map of
+ * the remainder loop beside it. */
+static void check_lane_map(const char *fn, unsigned lanes, kn_type type, unsigned elem, int loads,
+                           int muls, int adds) {
+  fixture f;
+  recognise(&f, fn);
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true), *r = map_of(&f, false);
+  const kn_map *m = &v->desc.map;
+  ck_assert_uint_eq(m->ndims, 1);
+  ck_assert_uint_eq(map_copies(v), lanes);
+  ck_assert_int_eq(m->out_type, type);
+  ck_assert_int_eq(m->out_addr.iv_coeff[0], elem);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), loads);
+  ck_assert_int_eq(count_op(v, KN_E_MUL), muls);
+  ck_assert_int_eq(count_op(v, KN_E_ADD), adds);
+  ck_assert_uint_eq(v->desc.nnodes, r->desc.nnodes);
+  /* (LLVM may order a product's operands differently in the two loops) */
+  for (kn_op op = 0; op < KN_E_COUNT; op++) ck_assert_int_eq(count_op(v, op), count_op(r, op));
+  ck_assert(v->check_overlap);
+  ck_assert_int_eq(r->desc.map.out_addr.iv_coeff[0], elem);
+  release(&f);
+}
+
+START_TEST(lanes_saxpy_f32) { check_lane_map("saxpy4", 4, KN_F32, 4, 2, 1, 1); }
+END_TEST
+
+START_TEST(lanes_scale_i32) { check_lane_map("scale_i32", 4, KN_I32, 4, 1, 1, 1); }
+END_TEST
+
+START_TEST(lanes_axpy_f64) { check_lane_map("axpy_f64", 2, KN_F64, 8, 2, 1, 1); }
+END_TEST
+
+/* No nest read lane by lane, and one refused for `reason`. */
+static void check_refused(const char *fn, const char *reason) {
+  fixture f;
+  recognise(&f, fn);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || !stores_vector(n), "%s: a vector loop taken", fn);
+    seen |= !n->ok && strstr(n->reason, reason) != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "%s: no nest refused for: %s", fn, reason);
+  release(&f);
+}
+
+/* reversed lanes (a byte shuffle of the vector): lane l holds another
+ * iteration's element */
+START_TEST(neg_lanes_reversed) { check_refused("reverse", "vector (SIMD)"); }
+END_TEST
+
+/* lane l reads element l + 1: the lanes' copies differ */
+START_TEST(neg_lanes_rotated) { check_refused("rotated", "unrolled copies differ"); }
+END_TEST
+
+/* shuffles that give every lane its own element back: the scalar map */
+START_TEST(lanes_shuffled_back) {
+  fixture f;
+  recognise(&f, "shuffled_back");
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true);
+  ck_assert_uint_eq(map_copies(v), 4);
+  ck_assert_int_eq(v->desc.map.out_addr.iv_coeff[0], 4);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), 2);
+  ck_assert_int_eq(count_op(v, KN_E_MUL), 1);
+  const kn_expr *mul = &v->desc.nodes[v->desc.map.value];
+  ck_assert_int_eq(mul->op, KN_E_MUL);
+  const kn_expr *a = &v->desc.nodes[mul->a], *b = &v->desc.nodes[mul->b];
+  ck_assert_int_eq(a->op, KN_E_LOAD);
+  ck_assert_int_eq(b->op, KN_E_LOAD);
+  ck_assert_int_eq(a->load.addr.c0, b->load.addr.c0);
+  ck_assert_int_eq(a->load.addr.iv_coeff[0], 4);
+  ck_assert_int_eq(b->load.addr.iv_coeff[0], 4);
+  release(&f);
+}
+END_TEST
+
+/* two vector stores a trip, 16 bytes apart: 8 copies of one store (16
+ * where clang unrolled the loop by two as well) */
+START_TEST(lanes_two_stores) {
+  fixture f;
+  recognise(&f, "two_stores");
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true);
+  ck_assert_uint_ge(map_copies(v), 8);
+  ck_assert_uint_eq(map_copies(v) % 8, 0);
+  ck_assert_int_eq(v->desc.map.out_addr.iv_coeff[0], 4);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), 2);
+  ck_assert_int_eq(count_op(v, KN_E_MUL), 1);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_lanes_reduction) { check_refused("sum_i32", "vectorised integer reduction"); }
+END_TEST
+
+START_TEST(neg_lanes_float_sum) { check_refused("sum_lanes", "vectorised float reduction"); }
+END_TEST
+
+START_TEST(neg_lanes_inner) { check_refused("rows", "vector (SIMD) loop inside another loop"); }
+END_TEST
+
+static Suite *recog_lanes_suite(void) {
+  Suite *s = suite_create("recog_lanes");
+  TCase *tc = tcase_create("lanes");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, lanes_saxpy_f32);
+  tcase_add_test(tc, lanes_scale_i32);
+  tcase_add_test(tc, lanes_axpy_f64);
+  tcase_add_test(tc, neg_lanes_reversed);
+  tcase_add_test(tc, neg_lanes_rotated);
+  tcase_add_test(tc, lanes_shuffled_back);
+  tcase_add_test(tc, lanes_two_stores);
+  tcase_add_test(tc, neg_lanes_reduction);
+  tcase_add_test(tc, neg_lanes_float_sum);
+  tcase_add_test(tc, neg_lanes_inner);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(recog_lanes_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
