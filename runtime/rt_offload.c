@@ -372,7 +372,11 @@ static void cpu_run_ended(void) {
   double us = now_us() - rt_cpu_since;
   rt_loaded *l = rt_cpu_nest;
   rt_cpu_nest = NULL;
-  rt_start_cpu_ran(rt_cpu_ops * TWASM_COST_CPU_NS_PER_OP / 1000, us);
+  /* Products alone count as repeated nests (rt_start.c): a reduction
+   * called a thousand times (qlayer_i8's strided check) gained nothing
+   * from a start, the LLM's products everything. */
+  rt_start_cpu_ran(l->k->kind == TWASM_KERNEL_MATMUL ? l->k : NULL, rt_cpu_ops * TWASM_COST_CPU_NS_PER_OP / 1000,
+                   us);
   pthread_mutex_lock(&rt_offload_lock);
   rt_choice_cpu_ran(&l->choice, rt_cpu_ops, us);
   pthread_mutex_unlock(&rt_offload_lock);

@@ -71,10 +71,12 @@ double rt_offload_ops(const twasm_kernel_abi *k, const int64_t *params);
 typedef struct rt_memory rt_memory;
 typedef enum { RT_START_LATER, RT_START_STARTING, RT_START_READY, RT_START_NEVER } rt_start;
 rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf, size_t cap);
-/* A CPU run of a nest worth a launch ended before the start (rt_offload.c
- * times it): the smaller of the model's estimate and the measured time
- * counts towards the price. */
-void rt_start_cpu_ran(double model_us, double measured_us);
+/* A CPU run of nest (any pointer that names it; NULL: none) worth a
+ * launch ended before the start (rt_offload.c times it): the smaller of
+ * the model's estimate and the measured time counts towards the price,
+ * and the run towards the nest's count (a nest run RT_START_REPEATS
+ * times lowers the price). */
+void rt_start_cpu_ran(const void *nest, double model_us, double measured_us);
 /* The background start has finished and the GPU is up (one atomic load). */
 bool rt_start_ready(void);
 /* Called by an executable as it is about to exit with status: where the

@@ -265,13 +265,39 @@ END_TEST
 START_TEST(finished_runs_count_at_most_their_measured_time) {
   setenv("TWASM_GPU_START_MS", "1000000", 1);
   setenv("TWASM_DEVICE", "auto", 1);
-  rt_start_cpu_ran(4000, 100);  /* the model overstates: 0.1 ms */
-  rt_start_cpu_ran(300, 5000);  /* measured past the next call: 0.3 ms */
-  rt_start_cpu_ran(500, -1);    /* not timed: 0.5 ms */
+  rt_start_cpu_ran(NULL, 4000, 100);  /* the model overstates: 0.1 ms */
+  rt_start_cpu_ran(NULL, 300, 5000);  /* measured past the next call: 0.3 ms */
+  rt_start_cpu_ran(NULL, 500, -1);    /* not timed: 0.5 ms */
   const char *why = NULL;
   char buf[200];
   ck_assert_int_eq(rt_start_decide(1e12, NULL, &why, buf, sizeof buf), RT_START_LATER);
   ck_assert_msg(strstr(why, "not started: 0.9 ms of work"), "%s", why);
+}
+END_TEST
+
+/* One nest run RT_START_REPEATS (64) times pays the lower price
+ * (TWASM_GPU_START_REPEAT_MS), many nests run fewer times each the
+ * price; in process, with no driver the passed price says so. */
+START_TEST(a_nest_run_again_and_again_pays_less) {
+  setenv("TWASM_GPU_START_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEAT_MS", "1", 1);
+  setenv("TWASM_DEVICE", "auto", 1);
+  static const char nests[40];
+  const char *why = NULL;
+  char buf[200];
+  for (int i = 0; i < 40; i++) /* 40 nests once each, 2 ms */
+    rt_start_cpu_ran(&nests[i], 50, 50);
+  for (int i = 0; i < 62; i++) rt_start_cpu_ran(&nests[1], 50, 50);
+  ck_assert_int_eq(rt_start_decide(1e12, NULL, &why, buf, sizeof buf), RT_START_LATER);
+  ck_assert_msg(strstr(why, "not started: 5.1 ms of work") && strstr(why, "costs 1000000 ms"), "%s", why);
+  rt_start_cpu_ran(&nests[1], 50, 50); /* its 64th run */
+  rt_start s = rt_start_decide(1e12, NULL, &why, buf, sizeof buf);
+  if (s == RT_START_NEVER) {
+    ck_assert_msg(strstr(why, "no CUDA driver here"), "%s", why);
+  } else {
+    ck_assert_int_eq(s, RT_START_STARTING);
+    printf("start: a_nest_run_again_and_again_pays_less: a driver is installed here, its start begun\n");
+  }
 }
 END_TEST
 
@@ -290,6 +316,7 @@ int main(void) {
   tcase_add_test(t, gpu_mode_starts_at_once);
   tcase_add_test(t, no_driver_found_once);
   tcase_add_test(t, finished_runs_count_at_most_their_measured_time);
+  tcase_add_test(t, a_nest_run_again_and_again_pays_less);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
