@@ -59,6 +59,7 @@ enum { START_IDLE, START_RUNNING, START_READY, START_FAILED };
 static pthread_mutex_t rt_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t rt_start_once = PTHREAD_ONCE_INIT;
 static double rt_start_price_us, rt_start_repeat_price_us;
+static uint32_t rt_start_repeats = RT_START_REPEATS;
 static double rt_start_pending_us; /* CPU work of nests that would have launched */
 /* Finished CPU runs per nest (the first RT_START_NESTS nests), and the
  * most runs of one, under rt_start_lock. */
@@ -92,6 +93,17 @@ static void rt_start_read_env(void) {
   rt_start_repeat_price_us = env_ms("TWASM_GPU_START_REPEAT_MS", RT_START_REPEAT_DEFAULT_MS);
   /* never above the price itself */
   if (rt_start_repeat_price_us > rt_start_price_us) rt_start_repeat_price_us = rt_start_price_us;
+  /* TWASM_GPU_START_REPEATS: how many CPU runs of one nest make it
+   * repeated (default RT_START_REPEATS; 1 to 1000000) */
+  const char *v = getenv("TWASM_GPU_START_REPEATS");
+  if (v && *v) {
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end == 0 && n >= 1 && n <= 1000000)
+      rt_start_repeats = (uint32_t)n;
+    else
+      cu_trace("TWASM_GPU_START_REPEATS=%s is not a count from 1 to 1000000: %d used", v, RT_START_REPEATS);
+  }
 }
 
 /* The helper's jobs after the start (kernels to load, memories to
@@ -200,7 +212,7 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
    * use: on the H200 such a start slowed `mm 2048 1` 1.47 times). */
   pthread_mutex_lock(&rt_start_lock);
   double pending = rt_start_pending_us;
-  bool repeated = rt_start_most_runs >= RT_START_REPEATS;
+  bool repeated = rt_start_most_runs >= rt_start_repeats;
   double price = repeated ? rt_start_repeat_price_us : rt_start_price_us;
   bool begin = pending >= price && atomic_load(&rt_start_state) == START_IDLE;
   /* Looked for only now: loading the library costs 1.1-1.7 ms (H200), 3 %
