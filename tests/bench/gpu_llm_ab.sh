@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]: the LLM-style program
 # (BIN_DIR/llm, `make gpu-bench-apps`) in auto mode, 128 tokens, under
-# several settings of the launch path, ROUNDS interleaved rounds (default
+# several settings of the start and launch path, ROUNDS interleaved rounds (default
 # 3) after one warm-up run (the driver's JIT cache), each line the
 # program's own rates and whether its token ids equal a cpu run's (64
 # tokens); then one run of each with TWASM_GPU_PROFILE=1 (host time per
@@ -18,8 +18,8 @@ llm=$bin/llm
 variants=(
   "default|X=1"
   "driver at once|TWASM_GPU_START_MS=0"
-  "driver at once, every copy on the copy engine|TWASM_GPU_START_MS=0 TWASM_GPU_KCOPY=0"
-  "default, every copy on the copy engine|TWASM_GPU_KCOPY=0"
+  "repeated after 12 runs|TWASM_GPU_START_REPEATS=12"
+  "repeated after 12 runs, price 100 ms|TWASM_GPU_START_REPEATS=12 TWASM_GPU_START_REPEAT_MS=100"
 )
 TWASM_DEVICE=cpu timeout 120 "$llm" 64 >"$logs/cpu" 2>&1
 echo "cpu, 64 tokens: $(tail -n 1 "$logs/cpu")"
