@@ -70,17 +70,76 @@ int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max) {
   return m;
 }
 
+static bool float_lanes(LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind;
+}
+
+/* Whether the recurrence of vector phi `phi` in loop l computes in float
+ * lanes: a v128 accumulator is an <2 x i64> phi whatever its lanes hold
+ * (the Wasm lowering bitcasts around every operation), so its own type
+ * does not tell a float sum from an integer one.  The recurrence is what
+ * both depends on the phi (its users, in the loop) and flows back into it
+ * (its incoming values' operands, in the loop); a float value there makes
+ * a float reduction, whatever the terms added are made of.  Past the
+ * walk's limits it counts as float: the reason that claims no order. */
+#define KR_WALK 128
+
+static bool in_list(LLVMValueRef const *list, int n, LLVMValueRef v) {
+  for (int k = 0; k < n; k++)
+    if (list[k] == v) return true;
+  return false;
+}
+
+static bool float_recurrence(const kr_ctx *c, LLVMValueRef phi, const ir_loop *l) {
+  LLVMValueRef fwd[KR_WALK], stack[KR_WALK], back[KR_WALK];
+  int nfwd = 0, n = 0, nback = 0;
+  fwd[nfwd++] = phi;
+  for (int at = 0; at < nfwd; at++)
+    for (LLVMUseRef u = LLVMGetFirstUse(fwd[at]); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (!ir_loop_defines(l, user, c->cfg) || in_list(fwd, nfwd, user)) continue;
+      if (nfwd == KR_WALK) return true;
+      fwd[nfwd++] = user;
+    }
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++) stack[n++] = LLVMGetIncomingValue(phi, i);
+  while (n > 0) {
+    LLVMValueRef v = stack[--n];
+    if (v == phi || !in_list(fwd, nfwd, v) || in_list(back, nback, v)) continue;
+    if (nback == KR_WALK) return true;
+    back[nback++] = v;
+    if (float_lanes(LLVMTypeOf(v))) return true;
+    for (int k = 0; k < LLVMGetNumOperands(v); k++) {
+      if (n == KR_WALK) return true;
+      stack[n++] = LLVMGetOperand(v, (unsigned)k);
+    }
+  }
+  return false;
+}
+
 /* A vector phi: an accumulator of lanes, each over its own iterations. */
-static const char *reduction_reason(LLVMValueRef phi) {
-  LLVMTypeKind k = LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(phi)));
-  return k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind
+static const char *reduction_reason(const kr_ctx *c, LLVMValueRef phi) {
+  const ir_loop *l = c->chain[0];
+  return float_lanes(LLVMTypeOf(phi)) || float_recurrence(c, phi, l)
              ? "vectorised float reduction (each lane sums its own iterations: not the scalar loop's order)"
              : "vectorised integer reduction (each lane sums its own iterations): not recognised yet";
 }
 
+/* A vector phi anywhere in the nest, or NULL: the reason a nest holding a
+ * vectorised reduction gives, before any other about its vector code. */
+static LLVMValueRef vector_phi(const kr_ctx *c) {
+  const ir_loop *l = c->chain[0];
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return i;
+  return NULL;
+}
+
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
-  if (LLVMIsAPHINode(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind)
-    return kr_fail(c, reduction_reason(i));
+  LLVMValueRef phi = vector_phi(c);
+  if (phi) return kr_fail(c, reduction_reason(c, phi));
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
@@ -168,7 +227,7 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
     return kr_expr(c, LLVMGetOperand(v, 0));
   }
   case LLVMPHI:
-    return kr_fail(c, reduction_reason(v)), -1;
+    return kr_fail(c, reduction_reason(c, v)), -1;
   default:
     /* lane-wise: the scalar operation on this lane of each operand */
     return kr_instruction(c, v, t);

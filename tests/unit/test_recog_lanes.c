@@ -1,7 +1,7 @@
 /* test_recog_lanes.c: Check suite "recog_lanes": loops clang vectorised
- * (tests/gpu/detect/simd_lanes.c at -O2 -msimd128), read lane by lane as
- * the scalar loops they implement (kernels/kn_lanes.c), or refused where
- * the lanes are not independent iterations. */
+ * (tests/gpu/detect/simd_lanes.c and simd_nested.c at -O2 -msimd128), read
+ * lane by lane as the scalar loops they implement (kernels/kn_lanes.c), or
+ * refused where the lanes are not independent iterations. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +53,9 @@ static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
   return NULL;
 }
 
-/* simd_lanes.c at -O2 -msimd128, the IR the offload stage sees, fn recognised. */
-static void recognise(fixture *f, const char *fn) {
+/* src (in tests/gpu/detect) at -O2 -msimd128, the IR the offload stage
+ * sees, fn recognised. */
+static void recognise_in(fixture *f, const char *src, const char *fn) {
   memset(f, 0, sizeof *f);
   if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
     printf("recog_lanes: skipping %s: clang-19 or %s missing\n", fn, twasmc_path());
@@ -65,8 +66,8 @@ static void recognise(fixture *f, const char *fn) {
   ck_assert(mkdtemp(dir) != NULL);
   snprintf(cmd, sizeof cmd,
            "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -msimd128 -nostdlib -Wl,--no-entry "
-           "-Wl,--export-all -Wl,--allow-undefined %s/simd_lanes.c -o %s/m.wasm",
-           DETECT_DIR, dir);
+           "-Wl,--export-all -Wl,--allow-undefined %s/%s -o %s/m.wasm",
+           DETECT_DIR, src, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(cmd, sizeof cmd, "%s/m.wasm", dir);
   uint8_t *bytes;
@@ -90,6 +91,8 @@ static void recognise(fixture *f, const char *fn) {
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
   ck_assert(kn_recognise(exported(f->mod, fn), &f->res, &f->arena));
 }
+
+static void recognise(fixture *f, const char *fn) { recognise_in(f, "simd_lanes.c", fn); }
 
 static void release(fixture *f) {
   if (f->skipped) return;
@@ -245,6 +248,63 @@ END_TEST
 START_TEST(neg_lanes_inner) { check_refused("rows", "vector (SIMD) loop inside another loop"); }
 END_TEST
 
+/* Whether the nest holds a vector phi (a sum in lanes). */
+static bool has_vector_phi(const kn_recog_nest *n) {
+  for (int b = 0; b < n->nest->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i && LLVMIsAPHINode(i);
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+  return false;
+}
+
+/* simd_nested.c's fn: no nest storing a vector is taken; every nest with a
+ * sum in lanes is refused for `sum_reason`, whichever of its vector
+ * instructions the scan meets first (at least one such nest when
+ * sum_reason is given); of the other nests storing a vector (none when
+ * other is NULL) at least one is refused for `other` (the outer ones may
+ * give an earlier reason). */
+static void check_nested(const char *fn, const char *sum_reason, const char *other) {
+  fixture f;
+  recognise_in(&f, "simd_nested.c", fn);
+  if (f.skipped) return;
+  int sums = 0, others = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || !stores_vector(n), "%s: a vector loop taken", fn);
+    if (has_vector_phi(n)) {
+      ck_assert_msg(sum_reason, "%s: nest %d holds a sum in lanes", fn, i);
+      if (n->ok || !strstr(n->reason, sum_reason)) dump(&f);
+      ck_assert_msg(!n->ok && strstr(n->reason, sum_reason), "%s: nest %d not refused for: %s", fn, i, sum_reason);
+      sums++;
+    } else if (stores_vector(n)) {
+      ck_assert_msg(other, "%s: nest %d stores a vector", fn, i);
+      others += strstr(n->reason, other) != NULL;
+    }
+  }
+  if (sum_reason) ck_assert_msg(sums > 0, "%s: no nest with a sum in lanes", fn);
+  if (other && !others) dump(&f);
+  ck_assert_msg(!other || others > 0, "%s: no nest refused for: %s", fn, other);
+  release(&f);
+}
+
+/* the product's j loop vectorised inside the k and i loops: refused (its
+ * remainder loop beside it, issue 19 item 4), no vector loop launched
+ * once per outer iteration */
+START_TEST(neg_nested_product) { check_nested("gemm_ikj", NULL, "vector (SIMD) loop inside another loop"); }
+END_TEST
+
+/* a float sum in lanes per row, from zero or from a splat made before the
+ * j loop: a float reduction (not the scalar order) at every level of the
+ * nest, though the accumulator is an <2 x i64> phi */
+START_TEST(neg_nested_float_sum) {
+  check_nested("rows_dot_lanes", "vectorised float reduction", NULL);
+  check_nested("rows_dot_bias", "vectorised float reduction", NULL);
+}
+END_TEST
+
+START_TEST(neg_nested_int_sum) { check_nested("rows_dot_i32", "vectorised integer reduction", NULL); }
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -259,6 +319,9 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_lanes_reduction);
   tcase_add_test(tc, neg_lanes_float_sum);
   tcase_add_test(tc, neg_lanes_inner);
+  tcase_add_test(tc, neg_nested_product);
+  tcase_add_test(tc, neg_nested_float_sum);
+  tcase_add_test(tc, neg_nested_int_sum);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,43 @@
+/* simd_nested.c: vector loops inside other loops, at -O2 -msimd128: an ikj
+ * product whose j loop clang vectorises (next to its scalar remainder
+ * loop, not read as one loop yet: docs/PERFORMANCE.md, issue 19 item 4),
+ * and row sums in lanes, which must stay on the CPU with their reason: a
+ * float sum in four lanes is not the scalar loop's order, whatever the
+ * accumulator's v128 type says (an <2 x i64> phi holding f32 lanes). */
+#include <wasm_simd128.h>
+
+void gemm_ikj(int m, int n, int p, float alpha, float *C, const float *A, const float *B) {
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j < n; j++) C[i * n + j] += alpha * A[i * p + k] * B[k * n + j];
+}
+
+typedef float f4 __attribute__((vector_size(16)));
+
+/* y[i] = the lanes of A's row times x summed: each lane over its own j */
+void rows_dot_lanes(int m, int n, const f4 *A, const f4 *x, float *y) {
+  for (int i = 0; i < m; i++) {
+    f4 s = {0, 0, 0, 0};
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    y[i] = s[0] + s[1] + s[2] + s[3];
+  }
+}
+
+/* the same from a splat of bias[i], made before the j loop */
+void rows_dot_bias(int m, int n, const f4 *A, const f4 *x, const float *bias, float *y) {
+  for (int i = 0; i < m; i++) {
+    float b = bias[i];
+    f4 s = {b, b, b, b};
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    y[i] = s[0] + s[1] + s[2] + s[3];
+  }
+}
+
+/* an i32 row sum clang vectorises itself (exact in any order) */
+void rows_dot_i32(int m, int n, const int *A, const int *x, int *y) {
+  for (int i = 0; i < m; i++) {
+    int s = 0;
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    y[i] = s;
+  }
+}
