@@ -6,10 +6,11 @@
  * two matrix-vector products and a map over i last that reads both
  * products' outputs and writes y over the second's (kernels/
  * kn_recog_split.c's epilogue; twasm_rt_offload_group).  Four calls:
- * apart (three launches); tmp overlapping y (two parts write the same
- * bytes: no launch, the nest runs on the CPU); y in x, which both
- * products read (no launch); tmp in the row of B after the n rows read
- * (apart: three launches).  Every result printed bit for bit.  Size from
+ * apart (three launches); tmp overlapping y (inlined into main, where
+ * LLVM sees the overlap and keeps another nest, which stays on the CPU);
+ * y in x, which both products read (y's part refused before any launch:
+ * its output overlaps its input); tmp in the row of B after the n rows
+ * read (apart: three launches).  Every result printed bit for bit.  Size from
  * argv (default n 300). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 6 */
