@@ -139,13 +139,17 @@ static int take_epilogue(const kr_ctx *c, kr_part *parts, int n, kr_part *epi) {
   return m;
 }
 
-bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
-  kr_part parts[KR_MAX_PARTS], epi;
-  if (scanned->prologue || scanned->depth < 2) return false;
+/* The nest as parts, the stores after the inner loop an epilogue of
+ * their own when with_epilogue (else in their arrays' parts: a product's
+ * `y[i] = sum` after its k loop). */
+static bool split_parts(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned, bool with_epilogue) {
+  kr_part parts[KR_MAX_PARTS], epi = {0};
   int n = group_stores(scanned, NULL, 0, parts);
   if (n < 2) return false;
-  n = take_epilogue(scanned, parts, n, &epi);
-  if (n == 0 || n + (epi.nstores > 0) < 2) return false;
+  if (with_epilogue) {
+    n = take_epilogue(scanned, parts, n, &epi);
+    if (epi.nstores == 0 || n == 0) return false;
+  }
   kn_recog_nest *outs = tw_arena_alloc(c->arena, (size_t)(n + 1) * sizeof *outs);
   kr_ctx first;
   for (int p = 0; p < n; p++) {
@@ -156,6 +160,17 @@ bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned
   if (epi.nstores && !epilogue(c, parts, n, &epi, out_scanned, outs, scanned)) return false;
   hang_parts(c, &first, scanned, outs, n + (epi.nstores > 0));
   return true;
+}
+
+bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
+  if (scanned->prologue || scanned->depth < 2) return false;
+  if (split_parts(c, scanned, out_scanned, false)) return true;
+  /* the second attempt's reason, when it had an epilogue to try */
+  const char *why = c->reason;
+  c->reason = NULL;
+  if (split_parts(c, scanned, out_scanned, true)) return true;
+  if (!c->reason) c->reason = why;
+  return false;
 }
 
 /* ---- Parts in loops side by side, in order (atax) ----

@@ -89,6 +89,21 @@ void gesummv_over_x(int n, double alpha, double beta, double A[N][N], double B[N
   }
 }
 
+/* bicg with `restrict`: q's sum in a register, stored after the j loop,
+ * a product's own store there (no epilogue).  At plain -O2 clang splits
+ * the nest's loops (not a single chain): -fno-unroll-loops only. */
+void bicg_restrict(int n, double A[restrict N][N], double *restrict s, double *restrict q,
+                   const double *restrict p, const double *restrict r) {
+  for (int i = 0; i < n; i++) {
+    double sum = 0;
+    for (int j = 0; j < n; j++) {
+      s[j] = s[j] + r[i] * A[i][j];
+      sum = sum + A[i][j] * p[j];
+    }
+    q[i] = sum;
+  }
+}
+
 void atax(int m, int n, double A[N][N], double *x, double *y, double *tmp) {
   for (int i = 0; i < m; i++) {
     tmp[i] = 0.0;
