@@ -223,7 +223,10 @@ typedef struct twasm_kernel_range_abi {
    * part writes, each on the outer iteration that wrote it (the compiler
    * proved that much): the parts run in order, so it is no overlap with
    * that part's written range when the two are the same bytes; 0 for an
-   * ordinary range. */
+   * ordinary range.  Also 1 for a write, in a later part, of exactly the
+   * elements an earlier part writes, each after it on the same outer
+   * iteration (an epilogue, kernels/kn_recog_split.c): likewise no
+   * overlap with that part's written range when the same bytes. */
   uint32_t forwarded;
 } twasm_kernel_range_abi;
 

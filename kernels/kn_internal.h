@@ -62,6 +62,14 @@ typedef struct {
    * vector value stands for its lane `lane`. */
   bool in_lanes;
   int lane;
+  /* An epilogue after the inner loop (kn_recog_split.c): value stored[i],
+   * computed in that loop and stored there at stored_at[i] (over dim 0),
+   * is read as a load of that element (kr_expr); with forward_writes set,
+   * every write range is marked forwarded (kr_add_range). */
+  const LLVMValueRef *stored;
+  const kr_affine *stored_at;
+  int nstored;
+  bool forward_writes;
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -97,6 +105,8 @@ int32_t kr_push(kr_ctx *c, kn_expr e);
 kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x);
 /* A load of the value ld, extended to type (sign- or zero-). */
 int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign);
+/* A load of `mem` at address a, extended to type. */
+int32_t kr_load_at(kr_ctx *c, const kr_affine *a, kn_type mem, kn_type type, bool sign);
 /* The scalar operation of instruction v (of element type t for a vector:
  * on the lanes c->lane of its operands) as nodes (kn_recog_expr.c). */
 int32_t kr_instruction(kr_ctx *c, LLVMValueRef v, kn_type t);

@@ -408,6 +408,7 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   }
   kn_range r = {.size = size, .is_write = is_write, .ndims = (unsigned)c->depth};
   for (int f = 0; f < c->nforward && !is_write; f++) r.forwarded |= kr_same_affine(a, &c->forward[f]);
+  r.forwarded |= is_write && c->forward_writes;
   kr_affine rest = *a;
   for (int d = 0; d < c->depth; d++) {
     r.extent[d] = c->trips[d];

@@ -56,6 +56,11 @@ int32_t kr_load(kr_ctx *c, LLVMValueRef ld, kn_type type, bool sign) {
   if (!kr_type_of(LLVMTypeOf(ld), &mem) || mem == KN_I1) return kr_fail(c, "loads an unsupported type"), -1;
   kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
   if (!a.ok) return kr_fail(c, "non-affine address"), -1;
+  return kr_load_at(c, &a, mem, type, sign);
+}
+
+int32_t kr_load_at(kr_ctx *c, const kr_affine *at, kn_type mem, kn_type type, bool sign) {
+  kr_affine a = *at;
   kn_expr e = kr_node(KN_E_LOAD, type, -1, -1, -1);
   e.load.mem = mem;
   e.load.sign = sign;
@@ -317,7 +322,14 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   int32_t r;
   /* i8/i16 values are i32 nodes holding their zero extension */
   kn_type nt = t == KN_I8 || t == KN_I16 ? KN_I32 : t;
-  if (LLVMIsAConstant(v)) {
+  LLVMValueRef in = LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1 ? LLVMGetIncomingValue(v, 0) : v; /* LCSSA */
+  int s = 0;
+  while (s < c->nstored && c->stored[s] != in) s++;
+  if (s < c->nstored && t != KN_I1 && nt == t) {
+    /* an epilogue's read of what the inner loop stored last */
+    r = kr_load_at(c, &c->stored_at[s], t, t, false);
+    if (r < 0) return -1;
+  } else if (LLVMIsAConstant(v)) {
     r = constant(c, v, nt);
   } else if (!ir_loop_defines(c->chain[0], v, c->cfg)) {
     r = live_param(c, v, nt);

@@ -109,20 +109,68 @@ static void hang_parts(kr_ctx *c, const kr_ctx *first, const kr_ctx *scanned, kn
   c->out->nparts = n - 1;
 }
 
-bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
-  kr_part parts[KR_MAX_PARTS];
-  if (scanned->prologue || scanned->depth < 2) return false;
+static kr_affine forwardable(kr_ctx *pc, const kr_part *part);
+static bool read_after(kr_ctx *pc, const kr_affine *a, const ir_loop *l);
+static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_recog_nest *out_scanned,
+                     kn_recog_nest *outs, const kr_ctx *scanned);
+
+/* Moves the stores after the inner loop of a 2-deep nest (a block of the
+ * outer loop that the inner loop's header dominates) out of their groups
+ * into *epi; the groups left, emptied ones dropped. */
+static int take_epilogue(const kr_ctx *c, kr_part *parts, int n, kr_part *epi) {
+  const ir_loop *in = c->chain[1];
+  int m = 0;
+  *epi = (kr_part){0};
+  for (int p = 0; p < n; p++) {
+    kr_part kept = parts[p];
+    kept.nstores = 0;
+    for (int s = 0; s < parts[p].nstores; s++) {
+      LLVMValueRef st = parts[p].stores[s];
+      int bi = ir_cfg_index(c->cfg, LLVMGetInstructionParent(st));
+      if (c->depth != 2 || in->in_body[bi] || !ir_dominates(c->dom, in->header, bi)) {
+        kept.stores[kept.nstores++] = st;
+      } else {
+        if (epi->nstores == 0) epi->key = parts[p].key;
+        epi->stores[epi->nstores++] = st;
+      }
+    }
+    if (kept.nstores) parts[m++] = kept;
+  }
+  return m;
+}
+
+/* The nest as parts, the stores after the inner loop an epilogue of
+ * their own when with_epilogue (else in their arrays' parts: a product's
+ * `y[i] = sum` after its k loop). */
+static bool split_parts(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned, bool with_epilogue) {
+  kr_part parts[KR_MAX_PARTS], epi = {0};
   int n = group_stores(scanned, NULL, 0, parts);
   if (n < 2) return false;
-  kn_recog_nest *outs = tw_arena_alloc(c->arena, (size_t)n * sizeof *outs);
+  if (with_epilogue) {
+    n = take_epilogue(scanned, parts, n, &epi);
+    if (epi.nstores == 0 || n == 0) return false;
+  }
+  kn_recog_nest *outs = tw_arena_alloc(c->arena, (size_t)(n + 1) * sizeof *outs);
   kr_ctx first;
   for (int p = 0; p < n; p++) {
     kr_ctx pc = *scanned;
-    if (!recognise_part(c, &pc, &parts[p], p, n, out_scanned, &outs[p])) return false;
+    if (!recognise_part(c, &pc, &parts[p], p, n + (epi.nstores > 0), out_scanned, &outs[p])) return false;
     if (p == 0) first = pc;
   }
-  hang_parts(c, &first, scanned, outs, n);
+  if (epi.nstores && !epilogue(c, parts, n, &epi, out_scanned, outs, scanned)) return false;
+  hang_parts(c, &first, scanned, outs, n + (epi.nstores > 0));
   return true;
+}
+
+bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
+  if (scanned->prologue || scanned->depth < 2) return false;
+  if (split_parts(c, scanned, out_scanned, false)) return true;
+  /* the second attempt's reason, when it had an epilogue to try */
+  const char *why = c->reason;
+  c->reason = NULL;
+  if (split_parts(c, scanned, out_scanned, true)) return true;
+  if (!c->reason) c->reason = why;
+  return false;
 }
 
 /* ---- Parts in loops side by side, in order (atax) ----
@@ -258,5 +306,100 @@ bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_s
     if (a.ok && read_after(&pc, &a, pc.chain[1])) forward[nforward++] = a;
   }
   hang_parts(c, &first, scanned, outs, n);
+  return true;
+}
+
+/* ---- An epilogue after the parts (gesummv) ----
+ *
+ * for i { tmp[i] = 0; y[i] = 0;
+ *         for j { tmp[i] = A[i][j] * x[j] + tmp[i]; y[i] = B[i][j] * x[j] + y[i]; }
+ *         y[i] = alpha * tmp[i] + beta * y[i]; }
+ * The stores after the inner loop (take_epilogue) are one more part, the
+ * last: a map over the outer loop (kr_map at depth 1), reading what the
+ * product parts leave.  A value the inner loop computes and stores (y's
+ * running sum, used after the loop instead of a load) is read as a load
+ * of the element it was stored to (c->stored, kr_expr), when the part it
+ * belongs to stores it in the same block, after computing it, as its one
+ * store inside the loop, at an element of its own per outer iteration
+ * (forwardable, read_after): every computation of the value is followed
+ * by its store, no other store of that part in the loop, the other
+ * parts' stores writing other bytes (the runtime's check, below), so
+ * after the loop memory holds the value last computed.
+ *
+ * Why the parts in order, the epilogue last, compute what the nest does:
+ * the products commute with each other as in kr_split.  The epilogue
+ * E(i) reads elements the parts store on iteration i (forwarded reads)
+ * and other memory that no part writes (the runtime refuses the launch
+ * otherwise: a part's written bytes against the epilogue's other reads),
+ * and writes one element per outer iteration (its own output's check,
+ * writes_distinct), which no part reads (checked: the epilogue's writes
+ * against every earlier part's reads) except through the element it
+ * stores itself on that iteration, and which a part may write only as
+ * the same element on the same iteration (a forwarded write: the
+ * epilogue's stores are at an element some part writes per outer
+ * iteration, forwardable; the runtime then lets the two written ranges
+ * be the same bytes, and refuses any other overlap).  E(i) runs after the
+ * inner loop of iteration i, so after every store of the parts on that
+ * iteration; the parts on later iterations never touch what E(i) reads or
+ * writes.  So E(i) commutes with every part's later iterations, and
+ * running all of E after all parts leaves memory as the nest does. */
+
+/* The part's one store inside the inner loop l, when it stores a value
+ * computed before it in its own block; NULL otherwise. */
+static LLVMValueRef stored_value(const kr_ctx *c, const kr_part *part, const ir_loop *l) {
+  LLVMValueRef st = NULL;
+  for (int s = 0; s < part->nstores; s++) {
+    if (!ir_loop_contains_block(l, LLVMGetInstructionParent(part->stores[s]), c->cfg)) continue;
+    if (st) return NULL;
+    st = part->stores[s];
+  }
+  LLVMValueRef v = st ? LLVMGetOperand(st, 0) : NULL;
+  if (!v || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != LLVMGetInstructionParent(st)) return NULL;
+  return v;
+}
+
+static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_recog_nest *out_scanned,
+                     kn_recog_nest *outs, const kr_ctx *scanned) {
+  kr_affine *forward = tw_arena_alloc(c->arena, (size_t)n * sizeof *forward);
+  LLVMValueRef *stored = tw_arena_alloc(c->arena, (size_t)n * sizeof *stored);
+  kr_affine *stored_at = tw_arena_alloc(c->arena, (size_t)n * sizeof *stored_at);
+  int nforward = 0, nstored = 0;
+  const ir_loop *in = scanned->chain[1];
+  for (int p = 0; p < n; p++) {
+    kr_ctx pc = *scanned;
+    kr_affine a = forwardable(&pc, &parts[p]);
+    if (!a.ok || !read_after(&pc, &a, in)) continue;
+    forward[nforward++] = a;
+    LLVMValueRef v = stored_value(&pc, &parts[p], in);
+    if (v) stored[nstored] = v, stored_at[nstored++] = a;
+  }
+  kr_ctx ec = *scanned;
+  ec.depth = 1;
+  ec.forward = forward;
+  ec.nforward = nforward;
+  ec.stored = stored;
+  ec.stored_at = stored_at;
+  ec.nstored = nstored;
+  kr_affine at = forwardable(&ec, epi);
+  for (int f = 0; at.ok && f < nforward; f++) ec.forward_writes |= kr_same_affine(&at, &forward[f]);
+  ec.reason = NULL;
+  ec.nodes = NULL;
+  ec.nnodes = ec.cap = 0;
+  ec.nmemo = 0;
+  ec.slice = epi->stores;
+  ec.nslice = epi->nstores;
+  kn_recog_nest *out = &outs[n];
+  *out = *out_scanned;
+  ec.out = out;
+  bool ok = kr_kind(&ec);
+  if (ok && out->desc.kind != KN_MAP) ok = kr_fail(&ec, "not a map");
+  if (!ok) {
+    c->reason = tw_arena_alloc(c->arena, 200);
+    snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d, after the loop: %s)",
+             n + 1, n + 1, ec.reason ? ec.reason : "not recognised");
+    return false;
+  }
+  out->desc.nodes = ec.nodes;
+  out->desc.nnodes = ec.nnodes;
   return true;
 }

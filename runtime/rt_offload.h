@@ -18,7 +18,8 @@
 typedef struct {
   uint64_t lo, hi;
   bool is_write;
-  bool forwarded;          /* a read of what an earlier part wrote (twasm_kernel_range_abi) */
+  bool forwarded;          /* a read of what an earlier part wrote, or a write of
+                            * exactly that (twasm_kernel_range_abi) */
 } rt_offload_span;
 
 typedef struct {
@@ -44,8 +45,8 @@ const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *param
 /* A nest of several parts (twasm_rt_offload_group), their plans made, in
  * launch order: NULL when no part writes a byte that another part reads
  * or writes (the parts may then run one after the other,
- * kernels/kn_recog_split.c), except that a forwarded read of a part may
- * be exactly the bytes an earlier part writes; else why not. */
+ * kernels/kn_recog_split.c), except that a forwarded read or write of a
+ * part may be exactly the bytes an earlier part writes; else why not. */
 const char *rt_offload_plans_apart(const rt_offload_plan *plans, unsigned n);
 /* The most parts a nest may have (kernels/kn_recog_split.c's). */
 #define RT_OFFLOAD_MAX_PARTS 4

@@ -111,7 +111,7 @@ static const char *spans(const twasm_kernel_abi *k, const int64_t *params, uint6
     if (empty || (!r->is_write && reads_own_output(k, r))) continue;
     if (r->is_write && !writes_distinct(k, r, params))
       return "two iterations would write the same element";
-    s.forwarded = r->forwarded && !r->is_write;
+    s.forwarded = r->forwarded != 0;
     p->spans[p->nspans++] = s;
     p->bytes += s.hi - s.lo;
   }
@@ -181,6 +181,9 @@ const char *rt_offload_plans_apart(const rt_offload_plan *plans, unsigned n) {
           /* a later part reading what an earlier one wrote, each element
            * on the outer iteration that wrote it: in order, the same */
           if (b > a && y->forwarded && y->lo == x->lo && y->hi == x->hi) continue;
+          /* a later part's forwarded write of exactly the bytes an earlier
+           * one writes, each element after it on the same outer iteration */
+          if (a > b && x->forwarded && y->is_write && y->lo == x->lo && y->hi == x->hi) continue;
           if (y->lo < x->hi && x->lo < y->hi)
             return y->is_write ? "two parts of the nest write the same bytes"
                                : "a part of the nest writes bytes another part reads";

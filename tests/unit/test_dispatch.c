@@ -172,6 +172,40 @@ START_TEST(plan_parts_forwarded) {
 }
 END_TEST
 
+/* An epilogue after the parts (gesummv, kn_recog_split.c): a later
+ * part's forwarded write may be exactly the bytes an earlier part writes,
+ * in either pair order of the check; not when not forwarded, not other
+ * bytes, and not over what an earlier part reads. */
+START_TEST(plan_parts_forwarded_write) {
+  rt_offload_plan p[3];
+  memset(p, 0, sizeof p);
+  p[0].nspans = 2; /* tmp = A x */
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};
+  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false};
+  p[1].nspans = 2; /* y = B x */
+  p[1].spans[0] = (rt_offload_span){8192, 12288, false, false};
+  p[1].spans[1] = (rt_offload_span){20480, 21504, true, false};
+  p[2].nspans = 2; /* y = alpha tmp + beta y */
+  p[2].spans[0] = (rt_offload_span){16384, 17408, false, true};
+  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true};
+  ck_assert_ptr_null(rt_offload_plans_apart(p, 3));
+  /* the write not forwarded: two parts write the same bytes */
+  p[2].spans[1].forwarded = false;
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "write the same bytes"));
+  /* forwarded, one element off */
+  p[2].spans[1] = (rt_offload_span){20480 + 8, 21504 + 8, true, true};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "write the same bytes"));
+  /* forwarded, over what an earlier part reads (x inside y) */
+  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true};
+  p[0].spans[0] = (rt_offload_span){4096, 21000, false, false};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "writes bytes another part reads"));
+  /* a forwarded write comes only after the part it matches: swapped */
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};
+  rt_offload_plan swapped[3] = {p[0], p[2], p[1]};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(swapped, 3), "write the same bytes"));
+}
+END_TEST
+
 START_TEST(plan_reading_own_output_is_no_overlap) {
   map_setup();
   ranges[1] = ranges[0];
@@ -805,6 +839,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_overlap);
   tcase_add_test(plan, plan_parts_apart);
   tcase_add_test(plan, plan_parts_forwarded);
+  tcase_add_test(plan, plan_parts_forwarded_write);
   tcase_add_test(plan, plan_reading_own_output_is_no_overlap);
   tcase_add_test(plan, plan_unknown_trip_and_empty);
   tcase_add_test(plan, plan_rejects_malformed_tables);

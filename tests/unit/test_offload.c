@@ -122,8 +122,9 @@ static const struct {
     /* bicg: one nest, two kernels, launched by one call */
     {"polybench_suite", "", ": bicg: part 1 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
     {"polybench_suite", "", ": bicg: part 2 of 2: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
-    {"polybench_suite", "", ": neg_gesummv: not offloaded: stores to more than one array (2; as one kernel each, part 2: "
-                            "stores to more than one array)\n"},
+    /* gesummv: two products in one j loop, then a map after it */
+    {"polybench_suite", "", ": gesummv: part 2 of 3: offloaded as matmul (sm_75,sm_80,sm_90); exact matrix-vector"},
+    {"polybench_suite", "", ": gesummv: part 3 of 3: offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
     {"polybench_suite", "", ": neg_symm: not offloaded: the nest exists only as its bounds-checked copy (each "
                             "access checked, trapping at the exact one), which is never offloaded\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},

@@ -7,14 +7,18 @@
  * A x, then y += A^T tmp in a second j loop of the same i loop: two
  * kernels in order, tmp's read in the second forwarded from the first;
  * at plain -O2 the re-roller leaves a straight copy of both loops for n =
- * 1 in the nest, whose stores no part takes); the neg_ ones compute two
- * outputs where one is no product alone (gesummv's y, also written after
- * the j loop), a sum of two products per term (syr2k), or update the
+ * 1 in the nest, whose stores no part takes); gesummv's is three (tmp =
+ * A x and y = B x in one j loop, then y = alpha tmp + beta y after it: a
+ * map over i last, reading both parts' outputs forwarded, its write of y
+ * forwarded too); the neg_ ones compute
+ * a sum of two products per term (syr2k), or update the
  * matrix they read (trmm, symm), and no nest of theirs may be taken as a
  * product.  atax_ahead and atax_before are atax reading tmp[i + 1], and
  * tmp[i] as it was before the first loop: two parts as well, but no read
  * of theirs is forwarded (the runtime then refuses them, tmp being
- * written by the first part). */
+ * written by the first part); gesummv_ahead (tmp[i + 1] after the loop)
+ * and gesummv_over_x (x[i], which both products read, written after it)
+ * are three parts, with that read, or that write, not forwarded. */
 #define N 256
 
 void mvt_x1(int n, double *x1, double A[N][N], double *y1) {
@@ -46,8 +50,8 @@ void bicg(int m, int n, double A[N][N], double *s, double *q, double *p, double 
   }
 }
 
-void neg_gesummv(int n, double alpha, double beta, double A[N][N], double B[N][N], double *tmp, double *x,
-                 double *y) {
+void gesummv(int n, double alpha, double beta, double A[N][N], double B[N][N], double *tmp, double *x,
+             double *y) {
   for (int i = 0; i < n; i++) {
     tmp[i] = 0.0;
     y[i] = 0.0;
@@ -56,6 +60,47 @@ void neg_gesummv(int n, double alpha, double beta, double A[N][N], double B[N][N
       y[i] = B[i][j] * x[j] + y[i];
     }
     y[i] = alpha * tmp[i] + beta * y[i];
+  }
+}
+
+void gesummv_ahead(int n, double alpha, double beta, double A[N][N], double B[N][N], double *tmp, double *x,
+                   double *y) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = 0.0;
+    y[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+      tmp[i] = A[i][j] * x[j] + tmp[i];
+      y[i] = B[i][j] * x[j] + y[i];
+    }
+    y[i] = alpha * tmp[i + 1] + beta * y[i];
+  }
+}
+
+void gesummv_over_x(int n, double alpha, double beta, double A[N][N], double B[N][N], double *tmp, double *x,
+                    double *y) {
+  for (int i = 0; i < n; i++) {
+    tmp[i] = 0.0;
+    y[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+      tmp[i] = A[i][j] * x[j] + tmp[i];
+      y[i] = B[i][j] * x[j] + y[i];
+    }
+    x[i] = alpha * tmp[i] + beta * y[i];
+  }
+}
+
+/* bicg with `restrict`: q's sum in a register, stored after the j loop,
+ * a product's own store there (no epilogue).  At plain -O2 clang splits
+ * the nest's loops (not a single chain): -fno-unroll-loops only. */
+void bicg_restrict(int n, double A[restrict N][N], double *restrict s, double *restrict q,
+                   const double *restrict p, const double *restrict r) {
+  for (int i = 0; i < n; i++) {
+    double sum = 0;
+    for (int j = 0; j < n; j++) {
+      s[j] = s[j] + r[i] * A[i][j];
+      sum = sum + A[i][j] * p[j];
+    }
+    q[i] = sum;
   }
 }
 

@@ -7,7 +7,7 @@
  * A^T r and q = A p, both in one j loop; gesummv: y = alpha A x + beta B
  * x, two sums in one j loop.  Sizes from argv (default n 300, m 280). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 6 */
+/* expect-gpu-launches: 9 */
 #include "e2e.h"
 
 #define N 320

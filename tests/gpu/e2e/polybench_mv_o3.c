@@ -2,5 +2,5 @@
  * with plain `clang -O3` (unrolled, unswitched): mvt's two products, atax's two
  * parts and bicg's two as at -O2. */
 /* clang-flags: -O3 */
-/* expect-gpu-launches: 6 */
+/* expect-gpu-launches: 9 */
 #include "polybench_mv.c"
