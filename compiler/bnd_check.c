@@ -57,9 +57,9 @@ static bool is_plain_size_load(LLVMValueRef v) {
 }
 
 /* Phis (through loops too) whose every incoming value is a size load or
- * another of them, up to 32 phis. */
+ * another of them, up to 256 phis (an inlined parser's web of them: 79). */
 static bool is_size_load(LLVMValueRef v) {
-  enum { MAX_PHIS = 32 };
+  enum { MAX_PHIS = 256 };
   LLVMValueRef seen[MAX_PHIS];
   unsigned nseen = 0, next = 0;
   if (!LLVMIsAPHINode(v)) return is_plain_size_load(v);
@@ -147,7 +147,7 @@ static LLVMValueRef less_const(LLVMValueRef v, int64_t *less) {
  * incoming value, through phis, a size load less the same constant.
  * *load: one of those loads (its metadata stands for all). */
 static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *load) {
-  enum { MAX_PHIS = 32 };
+  enum { MAX_PHIS = 256 };
   LLVMValueRef seen[MAX_PHIS];
   unsigned nseen = 0, next = 0;
   bool first = true;
@@ -174,6 +174,11 @@ static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *loa
   return !first && !LLVMIsAPHINode(*load);
 }
 
+static unsigned width(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
+}
+
 /* A size load less a constant (`size - reach`, which bnd_insert.c only
  * forms where it cannot wrap), possibly truncated to i32 (exact: memory
  * stays below 2^32 bytes, so LLVM narrows compares of i32 addresses). */
@@ -181,15 +186,13 @@ static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *l
   *narrow = LLVMIsATruncInst(v) != NULL;
   if (*narrow) v = LLVMGetOperand(v, 0);
   v = less_const(v, less);
+  /* InstCombine's `trunc(size) - less` for `trunc(size - less)`: the same
+   * i32 value (truncation commutes with the subtraction) */
+  if (!*narrow && LLVMIsATruncInst(v) && width(v) == 32) *narrow = true, v = LLVMGetOperand(v, 0);
   *load = v;
   if (LLVMIsAPHINode(v) && *less == 0 && !is_size_load(v))
     return is_phi_of_size_less(v, less, load) && *less >= 0 && *less < (INT64_C(1) << 32);
   return *less >= 0 && *less < (INT64_C(1) << 32) && is_size_load(v);
-}
-
-static unsigned width(LLVMValueRef v) {
-  LLVMTypeRef t = LLVMTypeOf(v);
-  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
 }
 
 bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
