@@ -64,10 +64,6 @@ typedef struct {
 void bnd_map_put(bnd_map *m, const void *key, void *val);
 void *bnd_map_get(const bnd_map *m, const void *key);
 
-/* The defined functions of mod that lie on a cycle of direct calls, as
- * keys of *out (bnd_recur.c); false when out of memory. */
-bool bnd_recursive_functions(LLVMModuleRef mod, tw_arena *a, bnd_map *out);
-
 /* A value inside a nest as alpha + sum of beta[l] * t[l], where t[l] counts
  * the header runs of the nest's loop l from 0 (a new count at each entry
  * of an inner loop); all i128 values computed in the block before the

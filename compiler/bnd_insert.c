@@ -24,13 +24,12 @@ typedef struct {
   LLVMBuilderRef b;
   LLVMTypeRef i8, i32, i64, ptr;
   unsigned md_access, md_tbaa, md_range, md_prof, md_invariant;
-  LLVMValueRef size_tag, obj_tag, size_range, unlikely, empty;
+  LLVMValueRef size_tag, size_range, unlikely, empty;
   uint64_t min_bytes;
   /* per function */
   LLVMValueRef fn, mem_obj, trap_phi, func_phi;
   LLVMBasicBlockRef trap;
   bool in_loop;              /* the block being checked lies in a loop */
-  bool obj_at_use;           /* the memory object loaded at each check */
   const ir_dom *dom;         /* NULL when the function has no CFG */
   int block;                 /* the block being checked (RPO number), or -1 */
   bnd_map checked;           /* root -> ins_checked list: checks made so far */
@@ -62,7 +61,6 @@ static void init(ins_ctx *c, LLVMModuleRef mod, uint64_t min_bytes, uint64_t max
   c->md_prof = LLVMGetMDKindIDInContext(ctx, "prof", 4);
   c->md_invariant = LLVMGetMDKindIDInContext(ctx, "invariant.load", 14);
   c->size_tag = low_tbaa_tag(ctx, LOW_TBAA_SIZE);
-  c->obj_tag = low_tbaa_tag(ctx, "wasm memory object");
   LLVMValueRef range[] = {LLVMConstInt(c->i64, min_bytes, false), LLVMConstInt(c->i64, max_bytes + 1, false)};
   c->size_range = min_bytes <= max_bytes ? md_node(ctx, range, 2) : NULL;
   LLVMMetadataRef w[] = {LLVMMDStringInContext2(ctx, "branch_weights", 14),
@@ -119,35 +117,6 @@ static LLVMValueRef mem_obj(ins_ctx *c) {
   c->mem_obj = LLVMBuildLoad2(c->b, c->ptr, at, "mem");
   LLVMSetMetadata(c->mem_obj, c->md_invariant, c->empty);
   return c->mem_obj;
-}
-
-/* The memory object where a check needs it (at the builder): a
- * recursion without calls in loops would otherwise hold mem_obj's
- * register across its calls, a push and a pop per level.  Not invariant,
- * so a call ends its reach and LLVM loads it again after one (from the
- * vmctx, which stays in a register); its own TBAA tag lets one load serve
- * every check between calls, past stores to memory and globals, and be
- * hoisted out of loops. */
-static LLVMValueRef obj_here(ins_ctx *c) {
-  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
-  LLVMValueRef at = LLVMBuildInBoundsGEP2(c->b, c->i8, LLVMGetParam(c->fn, 0), &eight, 1, "");
-  LLVMValueRef obj = LLVMBuildLoad2(c->b, c->ptr, at, "mem.here");
-  LLVMSetMetadata(obj, c->md_tbaa, c->obj_tag);
-  return obj;
-}
-
-/* Whether a block of fn inside a loop calls a function (intrinsics and
- * inline asm aside). */
-static bool calls_in_loops(const ir_cfg *cfg, const ir_loops *lp) {
-  for (int i = 0; i < cfg->nblocks; i++) {
-    if (!lp->innermost[i]) continue;
-    for (LLVMValueRef v = LLVMGetFirstInstruction(cfg->blocks[i].bb); v; v = LLVMGetNextInstruction(v)) {
-      if (!LLVMIsACallInst(v)) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(v);
-      if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) return true;
-    }
-  }
-  return false;
 }
 
 /* Bytes the access reads or writes: its type's store size, or the width
@@ -294,9 +263,8 @@ static LLVMBasicBlockRef which(ins_ctx *c, const ins_access *g, unsigned count, 
 static void emit_check(ins_ctx *c, LLVMBasicBlockRef at, LLVMBasicBlockRef cont, const ins_access *g,
                        unsigned count) {
   trap_block(c);
-  LLVMValueRef obj = c->obj_at_use ? NULL : mem_obj(c);
+  LLVMValueRef obj = mem_obj(c);
   LLVMPositionBuilderAtEnd(c->b, at);
-  if (!obj) obj = obj_here(c);
   LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
   LLVMValueRef size_at = LLVMBuildInBoundsGEP2(c->b, c->i8, obj, &eight, 1, "");
   LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, size_at, "size_bytes");
@@ -392,9 +360,6 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
   bool ok = true;
   init(&c, mod, l->min * TWASM_PAGE_SIZE, max_pages * TWASM_PAGE_SIZE);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
-  tw_arena mod_arena = {0};
-  bnd_map recursive;
-  bool know_recursion = bnd_recursive_functions(mod, &mod_arena, &recursive);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); ok && fn; fn = LLVMGetNextFunction(fn)) {
     unsigned nblocks = LLVMCountBasicBlocks(fn);
     if (LLVMCountParams(fn) == 0 || nblocks == 0) continue;
@@ -417,7 +382,6 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
       ir_loops_build(&lp, &cfg, &dom);
     }
     c.dom = loops ? &dom : NULL;
-    c.obj_at_use = know_recursion && loops && bnd_map_get(&recursive, fn) && !calls_in_loops(&cfg, &lp);
     c.checked = (bnd_map){.arena = &arena};
     /* reachable blocks in reverse post-order (dominators first), then the rest */
     int nreached = loops ? cfg.nblocks : 0;
@@ -435,7 +399,6 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
     tw_arena_free(&arena);
     free(blocks);
   }
-  tw_arena_free(&mod_arena);
   LLVMDisposeTargetData(td);
   LLVMDisposeBuilder(c.b);
   return ok;
