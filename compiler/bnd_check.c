@@ -142,6 +142,20 @@ static LLVMValueRef less_const(LLVMValueRef v, int64_t *less) {
   return v;
 }
 
+/* One of the size loads a web of size phis (is_size_load) merges. */
+static LLVMValueRef a_load(LLVMValueRef phi) {
+  for (int hops = 0; hops < 256 && LLVMIsAPHINode(phi); hops++) {
+    LLVMValueRef next = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+      if (!LLVMIsAPHINode(in)) return in;
+      if (in != phi && !next) next = in;
+    }
+    phi = next;
+  }
+  return NULL;
+}
+
 /* GVN's phi of `size - less` computed on the paths into a block (loop
  * rotation copies a check into the preheader and the latch): every
  * incoming value, through phis, a size load less the same constant.
@@ -167,11 +181,13 @@ static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *loa
       int64_t d;
       LLVMValueRef x = less_const(in, &d);
       if (!is_size_load(x) || (!first && d != *less)) return false;
-      if (first) *less = d, *load = x;
+      if (first) *less = d, *load = NULL;
+      if (!*load || LLVMIsAPHINode(*load)) *load = x;
       first = false;
     }
   }
-  return !first && !LLVMIsAPHINode(*load);
+  if (!first && LLVMIsAPHINode(*load)) *load = a_load(*load);
+  return !first && *load != NULL;
 }
 
 static unsigned width(LLVMValueRef v) {
