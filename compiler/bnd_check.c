@@ -57,9 +57,9 @@ static bool is_plain_size_load(LLVMValueRef v) {
 }
 
 /* Phis (through loops too) whose every incoming value is a size load or
- * another of them, up to 32 phis. */
+ * another of them, up to 256 phis (an inlined parser's web of them: 79). */
 static bool is_size_load(LLVMValueRef v) {
-  enum { MAX_PHIS = 32 };
+  enum { MAX_PHIS = 256 };
   LLVMValueRef seen[MAX_PHIS];
   unsigned nseen = 0, next = 0;
   if (!LLVMIsAPHINode(v)) return is_plain_size_load(v);
@@ -142,12 +142,26 @@ static LLVMValueRef less_const(LLVMValueRef v, int64_t *less) {
   return v;
 }
 
+/* One of the size loads a web of size phis (is_size_load) merges. */
+static LLVMValueRef a_load(LLVMValueRef phi) {
+  for (int hops = 0; hops < 256 && LLVMIsAPHINode(phi); hops++) {
+    LLVMValueRef next = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+      if (!LLVMIsAPHINode(in)) return in;
+      if (in != phi && !next) next = in;
+    }
+    phi = next;
+  }
+  return NULL;
+}
+
 /* GVN's phi of `size - less` computed on the paths into a block (loop
  * rotation copies a check into the preheader and the latch): every
  * incoming value, through phis, a size load less the same constant.
  * *load: one of those loads (its metadata stands for all). */
 static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *load) {
-  enum { MAX_PHIS = 32 };
+  enum { MAX_PHIS = 256 };
   LLVMValueRef seen[MAX_PHIS];
   unsigned nseen = 0, next = 0;
   bool first = true;
@@ -167,11 +181,18 @@ static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *loa
       int64_t d;
       LLVMValueRef x = less_const(in, &d);
       if (!is_size_load(x) || (!first && d != *less)) return false;
-      if (first) *less = d, *load = x;
+      if (first) *less = d, *load = NULL;
+      if (!*load || LLVMIsAPHINode(*load)) *load = x;
       first = false;
     }
   }
-  return !first && !LLVMIsAPHINode(*load);
+  if (!first && LLVMIsAPHINode(*load)) *load = a_load(*load);
+  return !first && *load != NULL;
+}
+
+static unsigned width(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
 }
 
 /* A size load less a constant (`size - reach`, which bnd_insert.c only
@@ -181,15 +202,13 @@ static bool is_size(LLVMValueRef v, bool *narrow, LLVMValueRef *load, int64_t *l
   *narrow = LLVMIsATruncInst(v) != NULL;
   if (*narrow) v = LLVMGetOperand(v, 0);
   v = less_const(v, less);
+  /* InstCombine's `trunc(size) - less` for `trunc(size - less)`: the same
+   * i32 value (truncation commutes with the subtraction) */
+  if (!*narrow && LLVMIsATruncInst(v) && width(v) == 32) *narrow = true, v = LLVMGetOperand(v, 0);
   *load = v;
   if (LLVMIsAPHINode(v) && *less == 0 && !is_size_load(v))
     return is_phi_of_size_less(v, less, load) && *less >= 0 && *less < (INT64_C(1) << 32);
   return *less >= 0 && *less < (INT64_C(1) << 32) && is_size_load(v);
-}
-
-static unsigned width(LLVMValueRef v) {
-  LLVMTypeRef t = LLVMTypeOf(v);
-  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
 }
 
 bool bnd_check_match(LLVMValueRef br, bnd_check *c) {

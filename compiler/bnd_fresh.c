@@ -137,8 +137,39 @@ static void erase_unused(fresh_ctx *f, LLVMValueRef v, int depth) {
   for (unsigned k = 0; k < n; k++) erase_unused(f, ops[k], depth + 1);
 }
 
+static bool noted(const fresh_ctx *f, LLVMValueRef v) {
+  for (unsigned k = 0; k < f->nphis; k++)
+    if (f->phis[k] == v) return true;
+  return false;
+}
+
+/* Noted phis that only noted phis use, through cycles (the web a loop
+ * nest leaves once its checks went to the guard pages: each phi used by
+ * the next, around the loops), lose those uses: nothing reads them. */
+static void cut_dead_cycles(fresh_ctx *f) {
+  bool live[FRESH_MAX_PHIS];
+  unsigned work[FRESH_MAX_PHIS], nwork = 0;
+  for (unsigned k = 0; k < f->nphis; k++) {
+    live[k] = false;
+    for (LLVMUseRef u = LLVMGetFirstUse(f->phis[k]); u && !live[k]; u = LLVMGetNextUse(u))
+      live[k] = !noted(f, LLVMGetUser(u));
+    if (live[k]) work[nwork++] = k;
+  }
+  while (nwork) {
+    LLVMValueRef phi = f->phis[work[--nwork]];
+    for (unsigned j = 0; j < LLVMCountIncoming(phi); j++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, j);
+      for (unsigned k = 0; k < f->nphis; k++)
+        if (f->phis[k] == in && !live[k]) live[k] = true, work[nwork++] = k;
+    }
+  }
+  for (unsigned k = 0; k < f->nphis; k++)
+    if (!live[k]) LLVMReplaceAllUsesWith(f->phis[k], LLVMGetPoison(LLVMTypeOf(f->phis[k])));
+}
+
 /* The noted phis nothing uses any more go, with what only they used. */
 static void erase_phis(fresh_ctx *f) {
+  cut_dead_cycles(f);
   for (bool again = true; again;) {
     again = false;
     for (unsigned k = 0; k < f->nphis; k++) {

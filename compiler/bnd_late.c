@@ -312,6 +312,33 @@ static bool hoist_load(late_ctx *c, LLVMValueRef load, LLVMValueRef at, LLVMBasi
   return true;
 }
 
+/* The continuation of br when it is a branch to another trap (the
+ * stack check before a call: twasm_rt_trap, then unreachable) and the
+ * only way into that continuation, else NULL.  A load behind it moves up
+ * above it, where its own check was: it then faults before that trap can
+ * happen, as the Wasm order has it. */
+static LLVMBasicBlockRef other_trap_cont(LLVMValueRef br) {
+  if (!LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
+  for (unsigned s = 0; s < 2; s++) {
+    LLVMBasicBlockRef trap = LLVMGetSuccessor(br, s), cont = LLVMGetSuccessor(br, !s);
+    LLVMValueRef i = LLVMGetFirstInstruction(trap), term = LLVMGetBasicBlockTerminator(trap);
+    if (trap == cont || !term || !LLVMIsAUnreachableInst(term) || !i || !LLVMIsACallInst(i)) continue;
+    LLVMValueRef callee = LLVMGetCalledValue(i);
+    size_t len;
+    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+    if (!strcmp(name, "twasm_rt_trap") && only_from(cont, br)) return cont;
+  }
+  return NULL;
+}
+
+/* A read of the stack pointer (the stack check's). */
+static bool reads_register(LLVMValueRef i) {
+  LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+  size_t len;
+  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  return !strncmp(name, "llvm.read_register.", 19);
+}
+
 /* The access check br guards when it is the first effect of its
  * continuation (past other checks, for a load), else NULL; *offset: the
  * trap's. */
@@ -330,12 +357,13 @@ static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
       return LLVMIsALoadInst(i) && hoist_load(c, i, first_crossed, crossed, ncrossed) ? i : NULL;
     }
     if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && (safe_load(c, i) || anchored(c, i))) ||
-        (LLVMIsAStoreInst(i) && frame_store(i))) {
+        (LLVMIsAStoreInst(i) && frame_store(i)) || reads_register(i)) {
       i = LLVMGetNextInstruction(i);
       continue;
     }
     uint32_t other;
     LLVMBasicBlockRef next = ncrossed < LATE_MAX_CROSSED && LLVMIsATerminatorInst(i) ? check_cont(c, i, &other) : NULL;
+    if (!next && ncrossed < LATE_MAX_CROSSED && LLVMIsATerminatorInst(i)) next = other_trap_cont(i);
     if (!next) return NULL;
     if (!ncrossed) first_crossed = i;
     crossed[ncrossed++] = next;
@@ -388,25 +416,6 @@ static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlock
   return NULL;
 }
 
-/* The edges into bb, each with its check, all with one trap offset;
- * false when an edge has none or bb has fewer than two. */
-static bool join_checks(late_ctx *c, LLVMBasicBlockRef bb, late_join *j, uint32_t *offset) {
-  j->n = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef term = LLVMGetUser(u);
-    if (!LLVMIsAInstruction(term) || !LLVMIsATerminatorInst(term) || j->n == LATE_MAX_JOIN) return false;
-    LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
-    uint32_t off = 0;
-    LLVMValueRef br = edge_check(c, from, bb, &off);
-    if (!br || (j->n && off != *offset)) return false;
-    for (int k = 0; k < j->n; k++)
-      if (j->via[k] == from) return false; /* two edges from one block */
-    *offset = off;
-    j->br[j->n] = br, j->via[j->n] = from, j->n++;
-  }
-  return j->n >= 2;
-}
-
 /* The value v has on the edge from `from` into its block's join (a phi
  * there: its incoming value; else v). */
 static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from) {
@@ -416,24 +425,99 @@ static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlo
   return NULL;
 }
 
-/* The access at the head of join bb (first effect) that every edge's
+/* The smallest memory size a check's size load allows (its !range), or 0. */
+static uint64_t min_size(const bnd_check *ch) {
+  LLVMValueRef load = ch->size_load;
+  if (!load || !LLVMIsALoadInst(load)) return 0;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(load));
+  LLVMValueRef md = LLVMGetMetadata(load, LLVMGetMDKindIDInContext(ctx, "range", 5));
+  if (!md || LLVMGetMDNodeNumOperands(md) < 2) return 0;
+  LLVMValueRef ops[2];
+  LLVMGetMDNodeOperands(md, ops);
+  return ops[0] && LLVMIsAConstantInt(ops[0]) ? LLVMConstIntGetZExtValue(ops[0]) : 0;
+}
+
+/* bb holds nothing but phis and computations (loads of the instance's
+ * own structures among them) and branches on to one block. */
+static bool passes_on(late_ctx *c, LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term; i = LLVMGetNextInstruction(i))
+    if (!LLVMIsAPHINode(i) && !pure(c, i) && !(LLVMIsALoadInst(i) && safe_load(c, i))) return false;
+  return true;
+}
+
+/* What every path into a join needs: a check of the access's index as it
+ * is on that edge, reaching exactly the access's end (the checks into
+ * j), or a constant index inside the memory's smallest size (*need: the
+ * largest such end).  Where an edge comes from a block that only passes
+ * values on (a preheader, a latch merged from several others: an
+ * interpreter's dispatch reached from the ends of its cases and of its
+ * loops), the paths into that block, up to 3 deep. */
+typedef struct {
+  late_join j;
+  uint32_t offset;
+  uint64_t need, min;
+} late_cover;
+
+static bool covered(late_ctx *c, LLVMBasicBlockRef to, LLVMValueRef index, int64_t end, late_cover *cv, int depth) {
+  /* an index computed in `to` would be last round's value in a check
+   * on an edge back into it */
+  if (index && LLVMIsAInstruction(index) && !LLVMIsAPHINode(index) && LLVMGetInstructionParent(index) == to)
+    return false;
+  int edges = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(to)); u; u = LLVMGetNextUse(u), edges++) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (!LLVMIsAInstruction(term) || !LLVMIsATerminatorInst(term) || cv->j.n == LATE_MAX_JOIN) return false;
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
+    for (LLVMUseRef v = LLVMGetFirstUse(LLVMBasicBlockAsValue(to)); v != u; v = LLVMGetNextUse(v))
+      if (LLVMGetInstructionParent(LLVMGetUser(v)) == from) return false; /* two edges from one block */
+    LLVMValueRef at = on_edge(index, to, from);
+    if (index && !at) return false;
+    if (!at || LLVMIsAConstantInt(at)) {
+      int64_t k = at ? LLVMConstIntGetSExtValue(at) : 0;
+      if (k >= 0 && k + end > 0) {
+        if ((uint64_t)(k + end) > cv->need) cv->need = (uint64_t)(k + end);
+        continue;
+      }
+    }
+    uint32_t off = 0;
+    LLVMValueRef br = edge_check(c, from, to, &off);
+    if (br) {
+      bnd_check ch;
+      int64_t reach;
+      bnd_check_match(br, &ch);
+      if ((cv->j.n && off != cv->offset) || !check_reach(&ch, at, &reach) || reach != end) return false;
+      for (int k = 0; k < cv->j.n; k++)
+        if (cv->j.br[k] == br) return false;
+      uint64_t m = min_size(&ch);
+      if (!cv->j.n || m < cv->min) cv->min = m;
+      cv->offset = off;
+      cv->j.br[cv->j.n] = br, cv->j.via[cv->j.n] = from, cv->j.n++;
+      continue;
+    }
+    if (depth >= 3 || !passes_on(c, from) || !covered(c, from, at, end, cv, depth + 1)) return false;
+  }
+  return edges > 0;
+}
+
+/* The access at the head of join bb (first effect) that every path's
  * check guards exactly, else NULL. */
 static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j, uint32_t *offset) {
-  if (!join_checks(c, bb, j, offset)) return NULL;
+  int preds = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(bb)); u; u = LLVMGetNextUse(u)) preds++;
+  if (preds < 2) return NULL;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
     if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) {
       LLVMValueRef index;
       int64_t end;
       if (access_end(c, i, &index, &end) && !copies_vector(i)) {
-        int k = 0;
-        for (; k < j->n; k++) {
-          bnd_check ch;
-          int64_t reach;
-          LLVMValueRef at = on_edge(index, bb, j->via[k]);
-          bnd_check_match(j->br[k], &ch);
-          if ((index && !at) || !check_reach(&ch, at, &reach) || reach != end) break;
+        late_cover cv = {.j.n = 0};
+        if (covered(c, bb, index, end, &cv, 0) && cv.j.n > 0 && cv.need <= cv.min) {
+          *j = cv.j;
+          *offset = cv.offset;
+          return i;
         }
-        if (k == j->n) return i;
       }
     }
     if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
