@@ -265,8 +265,11 @@ static void emit_br_table(low_fn *f, const wasm_insn *insn) {
    * pages, so without a trap branch, was guessed 77.5 % likely and peeled
    * off before the jump table (a compare and branch per dispatch for an
    * opcode never run).  Equal weights on the cases and the default give
-   * one jump table (see docs/PERFORMANCE.md, issue 22). */
-  if (n >= 4) {
+   * one jump table (see docs/PERFORMANCE.md, issue 22).  Not on very
+   * large tables: LLVM keeps a switch's weights up to date case by case,
+   * which made the spec's br_table.wast (a table of tens of thousands of
+   * labels) take minutes to compile. */
+  if (n >= 4 && n <= 512) {
     LLVMContextRef c = f->mc->ctx;
     LLVMMetadataRef *ops = tw_arena_alloc(&f->mc->arena, (n + 2) * sizeof *ops);
     ops[0] = LLVMMDStringInContext2(c, "branch_weights", 14);
