@@ -259,6 +259,23 @@ static void emit_br_table(low_fn *f, const wasm_insn *insn) {
     if (loop->op != OP_LOOP) loop = fr;
   }
   mark_back_edge(f, sw, loop);
+  /* A br_table carries no profile, and LLVM's static guesses for the
+   * cases of the switch can be far off: in vm's bytecode loop (one case
+   * per opcode) the one case whose memory access was left to the guard
+   * pages, so without a trap branch, was guessed 77.5 % likely and peeled
+   * off before the jump table (a compare and branch per dispatch for an
+   * opcode never run).  Equal weights on the cases and the default give
+   * one jump table (see docs/PERFORMANCE.md, issue 22).  Not on very
+   * large tables: LLVM keeps a switch's weights up to date case by case,
+   * which made the spec's br_table.wast (a table of tens of thousands of
+   * labels) take minutes to compile. */
+  if (n >= 4 && n <= 512) {
+    LLVMContextRef c = f->mc->ctx;
+    LLVMMetadataRef *ops = tw_arena_alloc(&f->mc->arena, (n + 2) * sizeof *ops);
+    ops[0] = LLVMMDStringInContext2(c, "branch_weights", 14);
+    for (uint32_t i = 0; i <= n; i++) ops[i + 1] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false));
+    LLVMSetMetadata(sw, LLVMGetMDKindIDInContext(c, "prof", 4), LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, n + 2)));
+  }
   mark_dead(f);
 }
 

@@ -87,11 +87,70 @@ static LLVMValueRef in_memory(wrap_ctx *w, LLVMValueRef at, LLVMValueRef n) {
   return LLVMBuildICmp(w->b, LLVMIntULE, end, w->size, "");
 }
 
+static LLVMValueRef byte_at(wrap_ctx *w, LLVMValueRef at, LLVMValueRef k);
+static LLVMValueRef chunk_at(wrap_ctx *w, LLVMTypeRef v16, LLVMValueRef at);
+
+/* Bit i of the i16 set where bytes i of the chunks at l + k and r + k
+ * differ; branches to found (k and the mask in the phis of found) when
+ * one does, else to next. */
+static void chunk_compare(wrap_ctx *w, LLVMValueRef k, LLVMBasicBlockRef found, LLVMValueRef k_phi,
+                          LLVMValueRef mask_phi, LLVMBasicBlockRef next) {
+  low_module_ctx *mc = w->mc;
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16), i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMValueRef a = chunk_at(w, v16, LLVMBuildAdd(w->b, param(w, 1), k, ""));
+  LLVMValueRef b = chunk_at(w, v16, LLVMBuildAdd(w->b, param(w, 2), k, ""));
+  LLVMValueRef mask = LLVMBuildBitCast(w->b, LLVMBuildICmp(w->b, LLVMIntNE, a, b, ""), i16, "differ_mask");
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(w->b);
+  LLVMAddIncoming(k_phi, &k, &here, 1);
+  LLVMAddIncoming(mask_phi, &mask, &here, 1);
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, next);
+}
+
+/* memcmp(l, r, n) of 16 to 32 bytes, inline (after LLVM inlines the
+ * wrapper, at the caller): the first 16 bytes and the 16 ending at n, two
+ * chunks that overlap below 32 (the bytes before the second chunk's first
+ * difference were found equal in the first), every read inside both
+ * ranges.  Keys of a B-tree or hash table are mostly of these lengths,
+ * and the call to the runtime's helper cost as much as the comparison
+ * (kvstore: 41 instructions a call; see docs/PERFORMANCE.md, issue 22).
+ * Other lengths leave the builder in a block for the helper. */
+static void memcmp_two_chunks(wrap_ctx *w) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef n = param(w, 3), sixteen = LLVMConstInt(mc->t_i32, 16, false);
+  LLVMValueRef tail = LLVMBuildSub(w->b, n, sixteen, "");
+  LLVMBasicBlockRef first = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "chunk");
+  LLVMBasicBlockRef second = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "chunk_end");
+  LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "found");
+  LLVMBasicBlockRef equal = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "equal");
+  LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "rest");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntULE, tail, sixteen, "two_chunks"), first, rest);
+  LLVMPositionBuilderAtEnd(w->b, found);
+  LLVMValueRef k_phi = LLVMBuildPhi(w->b, mc->t_i32, "");
+  LLVMValueRef mask_phi = LLVMBuildPhi(w->b, LLVMIntTypeInContext(mc->ctx, 16), "");
+  LLVMPositionBuilderAtEnd(w->b, first);
+  chunk_compare(w, LLVMConstInt(mc->t_i32, 0, false), found, k_phi, mask_phi, second);
+  LLVMPositionBuilderAtEnd(w->b, second);
+  chunk_compare(w, tail, found, k_phi, mask_phi, equal);
+  LLVMPositionBuilderAtEnd(w->b, equal);
+  LLVMBuildRet(w->b, LLVMConstInt(mc->t_i32, 0, false));
+  LLVMPositionBuilderAtEnd(w->b, found);
+  LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
+  LLVMValueRef args[] = {mask_phi, LLVMConstInt(mc->t_i1, 1, false)};
+  LLVMValueRef first_diff = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
+  LLVMValueRef at = LLVMBuildAdd(w->b, LLVMBuildZExt(w->b, k_phi, mc->t_i64, ""),
+                                 LLVMBuildZExt(w->b, first_diff, mc->t_i64, ""), "");
+  LLVMBuildRet(w->b, LLVMBuildSub(w->b, byte_at(w, param(w, 1), at), byte_at(w, param(w, 2), at), ""));
+  LLVMPositionBuilderAtEnd(w->b, rest);
+}
+
 /* memcmp(l, r, n): native when both ranges lie in memory (no read traps). */
 static void wrap_memcmp(wrap_ctx *w) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef l = param(w, 1), r = param(w, 2), n = param(w, 3);
   branch_native(w, LLVMBuildAnd(w->b, in_memory(w, l, n), in_memory(w, r, n), ""));
+  memcmp_two_chunks(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i32, mc->t_i32, mc->t_i32};
   LLVMValueRef fn = helper(mc, "twasm_rt_memcmp", mc->t_i32, ps, 4);
   LLVMValueRef args[] = {w->base, l, r, n};
@@ -212,7 +271,14 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   /* memory.grow changes the size: loaded at every call. */
   LLVMValueRef size_at = LLVMBuildInBoundsGEP2(w.b, mc->t_i8, mem, (LLVMValueRef[]){LLVMConstInt(mc->t_i64, 8, false)}, 1, "");
   w.size = LLVMBuildLoad2(w.b, mc->t_i64, size_at, "size_bytes");
-  if (kind == LOW_LIBC_MEMCMP) wrap_memcmp(&w);
+  if (kind == LOW_LIBC_MEMCMP) {
+    /* Its inline chunks make it larger than the inliner's threshold in a
+     * big caller (kvstore's main): inlined all the same, as the smaller
+     * wrappers are by the threshold (a call costs what it saves). */
+    unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    LLVMAddAttributeAtIndex(wrap, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, always, 0));
+    wrap_memcmp(&w);
+  }
   else if (kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STRLEN) wrap_scan(&w, kind);
   else wrap_bulk(&w, kind);
   LLVMDisposeBuilder(w.b);
