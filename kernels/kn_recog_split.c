@@ -68,8 +68,9 @@ static int group_stores(const kr_ctx *c, const ir_loop *const *loops, int nl, kr
 }
 
 /* Part p of n as a kernel of its own in pc (scanned's copy, its chain
- * set), into *out; false with c->reason saying which part failed. */
-static bool recognise_part(kr_ctx *c, kr_ctx *pc, const kr_part *part, int p, int n,
+ * set), into *out, of kind want (KN_MATMUL for the parts, KN_MAP for an
+ * epilogue after the loop); false with c->reason saying which part failed. */
+static bool recognise_part(kr_ctx *c, kr_ctx *pc, const kr_part *part, int p, int n, kn_kind want,
                            const kn_recog_nest *out_scanned, kn_recog_nest *out) {
   pc->reason = NULL;
   pc->nodes = NULL;
@@ -80,14 +81,15 @@ static bool recognise_part(kr_ctx *c, kr_ctx *pc, const kr_part *part, int p, in
   *out = *out_scanned;
   pc->out = out;
   bool ok = kr_kind(pc);
-  /* products only: a loop writing two arrays elementwise stays one
-   * loop on the CPU (two launches for it would rarely pay) */
-  if (ok && pc->out->desc.kind != KN_MATMUL) ok = kr_fail(pc, "not a product (only products are split out)");
-  if (ok && pc->out->result) ok = kr_fail(pc, "a reduction's result");
+  /* parts are products only: a loop writing two arrays elementwise stays
+   * one loop on the CPU (two launches for it would rarely pay) */
+  if (ok && pc->out->desc.kind != want)
+    ok = kr_fail(pc, want == KN_MATMUL ? "not a product (only products are split out)" : "not a map");
+  if (ok && want == KN_MATMUL && pc->out->result) ok = kr_fail(pc, "a reduction's result");
   if (!ok) {
     c->reason = tw_arena_alloc(c->arena, 200);
-    snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d: %s)", n,
-             p + 1, pc->reason ? pc->reason : "not recognised");
+    snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d%s: %s)", n,
+             p + 1, want == KN_MAP ? ", after the loop" : "", pc->reason ? pc->reason : "not recognised");
     return false;
   }
   out->desc.nodes = pc->nodes;
@@ -154,7 +156,8 @@ static bool split_parts(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *o
   kr_ctx first;
   for (int p = 0; p < n; p++) {
     kr_ctx pc = *scanned;
-    if (!recognise_part(c, &pc, &parts[p], p, n + (epi.nstores > 0), out_scanned, &outs[p])) return false;
+    if (!recognise_part(c, &pc, &parts[p], p, n + (epi.nstores > 0), KN_MATMUL, out_scanned, &outs[p]))
+      return false;
     if (p == 0) first = pc;
   }
   if (epi.nstores && !epilogue(c, parts, n, &epi, out_scanned, outs, scanned)) return false;
@@ -300,7 +303,7 @@ bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_s
     pc.prologue = NULL;
     pc.forward = forward;
     pc.nforward = nforward;
-    if (!recognise_part(c, &pc, &parts[p], p, n, out_scanned, &outs[p])) return false;
+    if (!recognise_part(c, &pc, &parts[p], p, n, KN_MATMUL, out_scanned, &outs[p])) return false;
     if (p == 0) first = pc;
     kr_affine a = forwardable(&pc, &parts[p]);
     if (a.ok && read_after(&pc, &a, pc.chain[1])) forward[nforward++] = a;
@@ -382,24 +385,5 @@ static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_re
   ec.nstored = nstored;
   kr_affine at = forwardable(&ec, epi);
   for (int f = 0; at.ok && f < nforward; f++) ec.forward_writes |= kr_same_affine(&at, &forward[f]);
-  ec.reason = NULL;
-  ec.nodes = NULL;
-  ec.nnodes = ec.cap = 0;
-  ec.nmemo = 0;
-  ec.slice = epi->stores;
-  ec.nslice = epi->nstores;
-  kn_recog_nest *out = &outs[n];
-  *out = *out_scanned;
-  ec.out = out;
-  bool ok = kr_kind(&ec);
-  if (ok && out->desc.kind != KN_MAP) ok = kr_fail(&ec, "not a map");
-  if (!ok) {
-    c->reason = tw_arena_alloc(c->arena, 200);
-    snprintf((char *)c->reason, 200, "stores to more than one array (%d; as one kernel each, part %d, after the loop: %s)",
-             n + 1, n + 1, ec.reason ? ec.reason : "not recognised");
-    return false;
-  }
-  out->desc.nodes = ec.nodes;
-  out->desc.nnodes = ec.nnodes;
-  return true;
+  return recognise_part(c, &ec, epi, n, n + 1, KN_MAP, out_scanned, &outs[n]);
 }
