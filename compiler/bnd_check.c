@@ -105,11 +105,8 @@ static bool is_oob_trap(LLVMBasicBlockRef bb) {
     if (term && LLVMIsAUnreachableInst(term)) {
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
         if (!LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4) continue;
-        LLVMValueRef callee = LLVMGetCalledValue(i);
-        size_t len;
-        const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
         LLVMValueRef code = LLVMGetOperand(i, 1);
-        if (strcmp(name, "twasm_rt_trap") == 0 && LLVMIsAConstantInt(code) &&
+        if (strcmp(ir_callee_name(i), "twasm_rt_trap") == 0 && LLVMIsAConstantInt(code) &&
             LLVMConstIntGetZExtValue(code) == TWASM_TRAP_MEMORY_OOB)
           return true;
       }

@@ -236,10 +236,8 @@ static bool trap_offset(LLVMBasicBlockRef trap, LLVMBasicBlockRef from, uint32_t
   LLVMValueRef i = LLVMGetFirstInstruction(trap);
   while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
   if (!i || !LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4) return false;
-  LLVMValueRef callee = LLVMGetCalledValue(i), code = LLVMGetOperand(i, 1), off = LLVMGetOperand(i, 3);
-  size_t len;
-  const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-  if (strcmp(name, "twasm_rt_trap") || !LLVMIsAConstantInt(code) ||
+  LLVMValueRef code = LLVMGetOperand(i, 1), off = LLVMGetOperand(i, 3);
+  if (strcmp(ir_callee_name(i), "twasm_rt_trap") || !LLVMIsAConstantInt(code) ||
       LLVMConstIntGetZExtValue(code) != TWASM_TRAP_MEMORY_OOB)
     return false;
   if (LLVMIsAPHINode(off) && LLVMGetInstructionParent(off) == trap) {
@@ -323,20 +321,14 @@ static LLVMBasicBlockRef other_trap_cont(LLVMValueRef br) {
     LLVMBasicBlockRef trap = LLVMGetSuccessor(br, s), cont = LLVMGetSuccessor(br, !s);
     LLVMValueRef i = LLVMGetFirstInstruction(trap), term = LLVMGetBasicBlockTerminator(trap);
     if (trap == cont || !term || !LLVMIsAUnreachableInst(term) || !i || !LLVMIsACallInst(i)) continue;
-    LLVMValueRef callee = LLVMGetCalledValue(i);
-    size_t len;
-    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-    if (!strcmp(name, "twasm_rt_trap") && only_from(cont, br)) return cont;
+    if (!strcmp(ir_callee_name(i), "twasm_rt_trap") && only_from(cont, br)) return cont;
   }
   return NULL;
 }
 
 /* A read of the stack pointer (the stack check's). */
 static bool reads_register(LLVMValueRef i) {
-  LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
-  size_t len;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-  return !strncmp(name, "llvm.read_register.", 19);
+  return !strncmp(ir_callee_name(i), "llvm.read_register.", 19);
 }
 
 /* The access check br guards when it is the first effect of its

@@ -19,9 +19,7 @@ static const char *trap_reason(uint64_t code) {
 static int64_t trap_code(LLVMBasicBlockRef bb) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
     if (!LLVMIsACallInst(i)) continue;
-    LLVMValueRef callee = LLVMGetCalledValue(i);
-    size_t len;
-    if (!callee || strcmp(LLVMGetValueName2(callee, &len), "twasm_rt_trap") != 0) return -1;
+    if (strcmp(ir_callee_name(i), "twasm_rt_trap") != 0) return -1;
     LLVMValueRef code = LLVMGetOperand(i, 1);
     return LLVMIsAConstantInt(code) ? (int64_t)LLVMConstIntGetZExtValue(code) : 0;
   }
@@ -87,9 +85,7 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
 
 static bool is_real_call(LLVMValueRef i) {
   if (LLVMGetInstructionOpcode(i) != LLVMCall) return false;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  size_t len;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  const char *name = ir_callee_name(i);
   return strncmp(name, "llvm.", 5) != 0 || strncmp(name, "llvm.mem", 8) == 0;
 }
 

@@ -99,19 +99,13 @@ static const kn_cmp icmp_map[] = {
 
 kn_cmp kr_icmp(LLVMIntPredicate p) { return icmp_map[p]; }
 
-static const char *callee_name(LLVMValueRef call) {
-  LLVMValueRef callee = LLVMGetCalledValue(call);
-  size_t len;
-  return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-}
-
 bool kr_min_max(LLVMValueRef call, kn_cmp *cmp) {
   static const struct {
     const char *prefix;
     kn_cmp cmp;
   } table[] = {{"llvm.smin.", KN_CMP_SLT}, {"llvm.smax.", KN_CMP_SGT},
                {"llvm.umin.", KN_CMP_ULT}, {"llvm.umax.", KN_CMP_UGT}};
-  const char *name = callee_name(call);
+  const char *name = ir_callee_name(call);
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) == 0) return (*cmp = table[i].cmp, true);
   return false;
@@ -168,7 +162,7 @@ static kn_op cast_op(LLVMOpcode op) {
 
 /* Intrinsic calls with a descriptor op; NULL name for anything else. */
 static int32_t intrinsic(kr_ctx *c, LLVMValueRef call, kn_type t) {
-  const char *name = callee_name(call);
+  const char *name = ir_callee_name(call);
   static const struct { const char *prefix; kn_op op; } table[] = {
       {"llvm.fabs.", KN_E_ABS},           {"llvm.sqrt.", KN_E_SQRT},
       {"llvm.minimum.", KN_E_MIN},        {"llvm.maximum.", KN_E_MAX},

@@ -31,9 +31,7 @@ static kn_red_op op_of(LLVMValueRef v, bool *is_float) {
     }
   }
   if (!LLVMIsACallInst(v)) return KN_RED_COUNT;
-  LLVMValueRef callee = LLVMGetCalledValue(v);
-  size_t len;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+  const char *name = ir_callee_name(v);
   static const struct { const char *prefix; kn_red_op op; } table[] = {
       {"llvm.smin.", KN_RED_SMIN}, {"llvm.smax.", KN_RED_SMAX},
       {"llvm.umin.", KN_RED_UMIN}, {"llvm.umax.", KN_RED_UMAX}};

@@ -179,6 +179,16 @@ typedef struct {
 ir_access *ir_accesses(const ir_loop *nest, const ir_cfg *cfg, LLVMTargetDataRef td,
                        int *count);
 
+/* ---- Calls ---------------------------------------------------------------- */
+
+/* The name of the function a call calls directly; "" for an indirect call
+ * (a callee that is not a function) or an instruction with no callee. */
+static inline const char *ir_callee_name(LLVMValueRef call) {
+  LLVMValueRef callee = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
+  size_t len;
+  return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+}
+
 /* ---- Debug printing (ir_dump.c), for tests ----------------------------- */
 
 void ir_dump_loops(FILE *out, const ir_loops *lp);
