@@ -101,9 +101,11 @@ $(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $(SPEC_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)
 
-$(B)/tests/%: $(B)/obj/tests/unit/%.o $(LIBC) $(LIBRT)
+# unit_ir.c: what the tests reading twasmc's IR share.
+UNIT_LIB_OBJ := $(B)/obj/tests/unit/unit_ir.o
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $< $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
+	$(CC) -rdynamic -o $@ $< $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver) -Iruntime
 
 # ---- tests --------------------------------------------------------------

@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "unit_ir.h"
 
 /* Function 0: a v128 load at x, then an i32 load at x + 12 (inside the
  * 16 bytes just read).  Function 1: an i32 load at x, then a v128 load
@@ -36,47 +35,19 @@ static const char *const module_text =
     "    (i32.add (i32.load (i32.add (local.get 0) (i32.const 12)))\n"
     "             (i32x4.extract_lane 0 (v128.load (local.get 0))))))\n";
 
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
-
-static ir_module ir_of(const char *skip) {
-  char path[64];
-  snprintf(path, sizeof path, "/tmp/address-%d.wat", (int)getpid());
-  FILE *w = fopen(path, "w");
-  ck_assert(w != NULL);
-  fputs(module_text, w);
-  fclose(w);
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  remove(path);
+static unit_ir ir_of(const char *skip) {
   drv_options o;
   drv_options_default(&o);
   o.opt_level = 2;
   o.skip_pass = skip;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  return m;
+  return unit_ir_of_wat("address", module_text, &o);
 }
 
 /* The bounds checks of function index: its conditional branches (the
  * functions are straight-line code), and the labels of the checks left to
  * the guard pages after the IR passes (compiler/bnd_late.c). */
-static int checks(ir_module *m, unsigned index) {
-  char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", index);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
-  ck_assert_msg(fn != NULL, "no function %s", name);
+static int checks(unit_ir *m, unsigned index) {
+  LLVMValueRef fn = unit_ir_func(m, index);
   int n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -92,38 +63,33 @@ static int checks(ir_module *m, unsigned index) {
   return n;
 }
 
-static void dispose(ir_module *m) {
-  LLVMDisposeModule(m->mod);
-  LLVMContextDispose(m->ctx);
-}
-
 START_TEST(vector_access_proves_the_next) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   ck_assert_int_eq(checks(&m, 0), 1);
   ck_assert_int_eq(checks(&m, 2), 1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(vector_access_is_folded) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   ck_assert_int_eq(checks(&m, 1), 1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(unproved_stays_checked) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   ck_assert_int_eq(checks(&m, 3), 2);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(skip_pass_keeps_both) {
-  ir_module m = ir_of("addresses");
+  unit_ir m = ir_of("addresses");
   ck_assert_int_eq(checks(&m, 0), 2);
   ck_assert_int_eq(checks(&m, 1), 2);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 

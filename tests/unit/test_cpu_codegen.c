@@ -9,79 +9,42 @@
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
 #include "twasm_abi.h"
-
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
+#include "unit_ir.h"
 
 static bool have_wat2wasm(void) { return system("wat2wasm --version >/dev/null 2>&1") == 0; }
 
 /* Compiles text (a .wat module, or C when is_c) to optimised host IR at
  * -O opt_level. */
-static ir_module ir_of_source_at(const char *text, bool is_c, int opt_level) {
+static unit_ir ir_of_source_at(const char *text, bool is_c, int opt_level) {
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = opt_level;
+  if (!is_c) return unit_ir_of_wat("cpu-codegen", text, &o);
   char dir[] = "/tmp/cpu-codegen-XXXXXX", path[256], cmd[1024];
   ck_assert(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/m.%s", dir, is_c ? "c" : "wat");
+  snprintf(path, sizeof path, "%s/m.c", dir);
   FILE *f = fopen(path, "w");
   ck_assert(f != NULL);
   fputs(text, f);
   fclose(f);
-  if (is_c) {
-    snprintf(cmd, sizeof cmd,
-             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry "
-             "-Wl,--export-all %s -o %s/m.wasm",
-             path, dir);
-    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
-    snprintf(path, sizeof path, "%s/m.wasm", dir);
-  }
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  drv_options o;
-  drv_options_default(&o);
-  o.opt_level = opt_level;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry "
+           "-Wl,--export-all %s -o %s/m.wasm",
+           path, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(path, sizeof path, "%s/m.wasm", dir);
+  unit_ir m = unit_ir_of_file(path, &o, false);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ck_assert(system(cmd) == 0);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
   return m;
 }
 
-static ir_module ir_of_source(const char *text, bool is_c) { return ir_of_source_at(text, is_c, 2); }
-static ir_module ir_of(const char *wat) { return ir_of_source(wat, false); }
-static ir_module ir_of_at(const char *wat, int opt_level) { return ir_of_source_at(wat, false, opt_level); }
-
-static void ir_free(ir_module *m) {
-  LLVMDisposeModule(m->mod);
-  LLVMContextDispose(m->ctx);
-}
-
-/* Defined function index (wasm_f<index>, maybe followed by _name). */
-static LLVMValueRef func(ir_module *m, unsigned index) {
-  char prefix[32];
-  int n = snprintf(prefix, sizeof prefix, "wasm_f%u", index);
-  for (LLVMValueRef fn = LLVMGetFirstFunction(m->mod); fn; fn = LLVMGetNextFunction(fn)) {
-    size_t len;
-    const char *name = LLVMGetValueName2(fn, &len);
-    if (len >= (size_t)n && memcmp(name, prefix, (size_t)n) == 0 && (len == (size_t)n || name[n] == '_'))
-      return fn;
-  }
-  ck_abort_msg("no function %s", prefix);
-  return NULL;
-}
+static unit_ir ir_of_source(const char *text, bool is_c) { return ir_of_source_at(text, is_c, 2); }
+static unit_ir ir_of(const char *wat) { return ir_of_source(wat, false); }
+static unit_ir ir_of_at(const char *wat, int opt_level) { return ir_of_source_at(wat, false, opt_level); }
 
 static bool named(LLVMValueRef v, const char *name) {
   size_t len;
@@ -127,27 +90,27 @@ START_TEST(sealed_table_reads_constant_image) {
     printf("cpu_codegen: skipped sealed_table_reads_constant_image: wat2wasm missing\n");
     return;
   }
-  ir_module m = ir_of(sealed_wat);
+  unit_ir m = ir_of(sealed_wat);
   ck_assert_ptr_nonnull(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
-  LLVMValueRef call = func(&m, 2);
+  LLVMValueRef call = unit_ir_func(&m, 2);
   /* one key load from the image, no funcref record, no canonical ids */
   ck_assert_int_eq(count_insns(call, LLVMLoad, "type_key"), 1);
   ck_assert_int_eq(count_insns(call, LLVMLoad, "sig_id"), 0);
   ck_assert_int_eq(count_insns(call, LLVMLoad, "callee_vmctx"), 0);
   ck_assert_int_eq(indirect_calls(call), 1);
   /* a constant index: a direct call (here inlined away) */
-  ck_assert_int_eq(indirect_calls(func(&m, 3)), 0);
-  ck_assert_int_eq(count_insns(func(&m, 3), LLVMLoad, "type_key"), 0);
-  ir_free(&m);
+  ck_assert_int_eq(indirect_calls(unit_ir_func(&m, 3)), 0);
+  ck_assert_int_eq(count_insns(unit_ir_func(&m, 3), LLVMLoad, "type_key"), 0);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 /* Tables the host or the module may change keep the generic path. */
 static void assert_not_sealed(const char *wat, unsigned caller) {
-  ir_module m = ir_of(wat);
+  unit_ir m = ir_of(wat);
   ck_assert_ptr_null(LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0"));
-  ck_assert_int_eq(count_insns(func(&m, caller), LLVMLoad, "sig_id"), 1);
-  ir_free(&m);
+  ck_assert_int_eq(count_insns(unit_ir_func(&m, caller), LLVMLoad, "sig_id"), 1);
+  unit_ir_dispose(&m);
 }
 
 START_TEST(open_tables_are_not_sealed) {
@@ -225,8 +188,8 @@ START_TEST(sealed_switch_inlines_small_callees) {
     printf("cpu_codegen: skipped sealed_switch_inlines_small_callees: wat2wasm missing\n");
     return;
   }
-  ir_module m = ir_of(devirt_wat);
-  LLVMValueRef call = func(&m, 4);
+  unit_ir m = ir_of(devirt_wat);
+  LLVMValueRef call = unit_ir_func(&m, 4);
   /* both small callees inlined into the caller's switch ... */
   ck_assert_int_ge(count_insns(call, LLVMSwitch, NULL), 1);
   ck_assert(has_const_op(call, LLVMMul, 12347));
@@ -235,12 +198,12 @@ START_TEST(sealed_switch_inlines_small_callees) {
    * checked indirect call as before */
   ck_assert_int_eq(indirect_calls(call), 1);
   ck_assert_int_eq(count_insns(call, LLVMLoad, "type_key"), 1);
-  ir_free(&m);
+  unit_ir_dispose(&m);
   /* -O0: the plain sealed call */
   m = ir_of_at(devirt_wat, 0);
-  ck_assert(!has_const_op(func(&m, 4), LLVMMul, 12347));
-  ck_assert_int_eq(indirect_calls(func(&m, 4)), 1);
-  ir_free(&m);
+  ck_assert(!has_const_op(unit_ir_func(&m, 4), LLVMMul, 12347));
+  ck_assert_int_eq(indirect_calls(unit_ir_func(&m, 4)), 1);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
@@ -262,11 +225,11 @@ START_TEST(sealed_switch_has_a_limit) {
   snprintf(wat + n, sizeof wat - n,
            "  (func (export \"call\") (param i32 i32) (result i32)\n"
            "    (call_indirect (type $ii) (local.get 1) (local.get 0))))\n");
-  ir_module m = ir_of(wat);
-  LLVMValueRef call = func(&m, 17);
+  unit_ir m = ir_of(wat);
+  LLVMValueRef call = unit_ir_func(&m, 17);
   for (int i = 0; i < 17; i++) ck_assert(!has_const_op(call, LLVMAdd, 1000 + i));
   ck_assert_int_eq(indirect_calls(call), 1);
-  ir_free(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
@@ -309,7 +272,7 @@ START_TEST(offload_call_sits_behind_gate) {
     printf("cpu_codegen: skipped offload_call_sits_behind_gate: clang-19 missing\n");
     return;
   }
-  ir_module m = ir_of_source("void scale(float *restrict a, const float *restrict b, int n) {\n"
+  unit_ir m = ir_of_source("void scale(float *restrict a, const float *restrict b, int n) {\n"
                              "  for (int i = 0; i < n; i++) a[i] = b[i] * 3.0f;\n"
                              "}\n",
                              true);
@@ -328,7 +291,7 @@ START_TEST(offload_call_sits_behind_gate) {
         ck_assert_msg(loads_global(gate_cond, "twasm_rt_offload_gate"), "the skip count is not behind the gate");
       }
   ck_assert_int_ge(calls, 1);
-  ir_free(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
@@ -691,23 +654,23 @@ START_TEST(stack_checks_only_where_unbounded) {
   snprintf(wat + at, sizeof wat - (size_t)at, "  (export \"all\" (func 2)) (export \"s\" (func 3)) (export \"p\" (func 4))\n"
            "  (export \"i\" (func 6)) (export \"x\" (func 7)) (export \"c\" (func 8)) (export \"c17\" (func 17))\n"
            "  (export \"l\" (func 20)) (export \"t\" (func 21)) (export \"o\" (func 22)))\n");
-  ir_module m = ir_of_at(wat, 1);
-  ck_assert_int_eq(stack_checks(func(&m, 2)), 0);  /* calls only a leaf */
-  ck_assert_int_ge(stack_checks(func(&m, 3)), 1);  /* recursion */
-  ck_assert_int_ge(stack_checks(func(&m, 4)), 1);  /* mutual recursion, both sides */
-  ck_assert_int_ge(stack_checks(func(&m, 5)), 1);
-  ck_assert_int_ge(stack_checks(func(&m, 6)), 1);  /* through a table */
-  ck_assert_int_ge(stack_checks(func(&m, 7)), 1);  /* into an import */
+  unit_ir m = ir_of_at(wat, 1);
+  ck_assert_int_eq(stack_checks(unit_ir_func(&m, 2)), 0);  /* calls only a leaf */
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 3)), 1);  /* recursion */
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 4)), 1);  /* mutual recursion, both sides */
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 5)), 1);
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 6)), 1);  /* through a table */
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 7)), 1);  /* into an import */
   /* a chain 12 high: at most 8 frames between two checks, so one of the
    * first four checks; the last three are shallow */
-  ck_assert_int_ge(stack_checks(func(&m, 8)) + stack_checks(func(&m, 9)) + stack_checks(func(&m, 10)) +
-                       stack_checks(func(&m, 11)), 1);
-  ck_assert_int_eq(stack_checks(func(&m, 17)), 0);
-  ck_assert_int_eq(stack_checks(func(&m, 20)), 1); /* before the loop, not in it */
-  ck_assert_int_eq(stack_checks_in_loops(func(&m, 20)), 0);
-  ck_assert_int_eq(stack_checks(func(&m, 21)), 1); /* the first covers the second */
-  ck_assert_int_eq(stack_checks(func(&m, 22)), 0); /* the recursions check themselves */
-  ir_free(&m);
+  ck_assert_int_ge(stack_checks(unit_ir_func(&m, 8)) + stack_checks(unit_ir_func(&m, 9)) + stack_checks(unit_ir_func(&m, 10)) +
+                       stack_checks(unit_ir_func(&m, 11)), 1);
+  ck_assert_int_eq(stack_checks(unit_ir_func(&m, 17)), 0);
+  ck_assert_int_eq(stack_checks(unit_ir_func(&m, 20)), 1); /* before the loop, not in it */
+  ck_assert_int_eq(stack_checks_in_loops(unit_ir_func(&m, 20)), 0);
+  ck_assert_int_eq(stack_checks(unit_ir_func(&m, 21)), 1); /* the first covers the second */
+  ck_assert_int_eq(stack_checks(unit_ir_func(&m, 22)), 0); /* the recursions check themselves */
+  unit_ir_dispose(&m);
 }
 END_TEST
 

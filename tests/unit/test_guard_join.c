@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "unit_ir.h"
 
 /* Function 0: walks bytes from pc until a zero one, storing the count at
  * each step (a store before the next iteration's load, so the latch's
@@ -35,47 +34,19 @@ static const char *const module_text =
     "    (i32.store (i32.const 0) (i32.const 1))\n"
     "    (i32.load8_u (local.get $pc))))\n";
 
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
-
-static ir_module ir_of(const char *skip) {
-  char path[64];
-  snprintf(path, sizeof path, "/tmp/guard-join-%d.wat", (int)getpid());
-  FILE *w = fopen(path, "w");
-  ck_assert(w != NULL);
-  fputs(module_text, w);
-  fclose(w);
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  remove(path);
+static unit_ir ir_of(const char *skip) {
   drv_options o;
   drv_options_default(&o);
   o.opt_level = 2;
   o.skip_pass = skip;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  return m;
+  return unit_ir_of_wat("guard-join", module_text, &o);
 }
 
 /* In function index: the branches to the out-of-bounds trap block (named
  * bounds_trap by bnd_insert.c) and the accesses labelled for the guard
  * pages (the asm pushing to the pc map). */
-static void count(ir_module *m, unsigned index, int *checks, int *labels) {
-  char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", index);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
-  ck_assert_msg(fn != NULL, "no function %s", name);
+static void count(unit_ir *m, unsigned index, int *checks, int *labels) {
+  LLVMValueRef fn = unit_ir_func(m, index);
   *checks = *labels = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -96,38 +67,33 @@ static void count(ir_module *m, unsigned index, int *checks, int *labels) {
   }
 }
 
-static void dispose(ir_module *m) {
-  LLVMDisposeModule(m->mod);
-  LLVMContextDispose(m->ctx);
-}
-
 START_TEST(rotated_checks_go_together) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   int checks, labels;
   count(&m, 0, &checks, &labels);
   ck_assert_int_eq(checks, 0);
   ck_assert_int_eq(labels, 1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(single_check_still_goes) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   int checks, labels;
   count(&m, 1, &checks, &labels);
   ck_assert_int_eq(checks, 0);
   ck_assert_int_eq(labels, 1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(without_guard_pass_checks_stay) {
-  ir_module m = ir_of("guard");
+  unit_ir m = ir_of("guard");
   int checks, labels;
   count(&m, 0, &checks, &labels);
   ck_assert_int_ge(checks, 2);
   ck_assert_int_eq(labels, 0);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 

@@ -6,69 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "unit_ir.h"
 
 #define WAST "tests/wast/simd_lanes.wast"
 
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
-
-/* The first module of WAST, written to a .wat file; its path in out. */
-static void module_of_wast(char *out, size_t size) {
-  FILE *f = fopen(WAST, "r");
-  ck_assert_msg(f != NULL, "%s: run from the repository root", WAST);
-  static char text[16384];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = 0;
-  char *start = strstr(text, "\n(module");
-  char *end = start ? strstr(start, "\n)\n") : NULL;
-  ck_assert(start && end);
-  end[2] = 0;
-  snprintf(out, size, "/tmp/lanes-%d.wat", (int)getpid());
-  FILE *w = fopen(out, "w");
-  ck_assert(w != NULL);
-  fputs(start + 1, w);
-  fclose(w);
-}
-
-static ir_module ir_at(int opt_level, const char *skip) {
-  char path[64];
-  module_of_wast(path, sizeof path);
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  remove(path);
+static unit_ir ir_at(int opt_level, const char *skip) {
   drv_options o;
   drv_options_default(&o);
   o.opt_level = opt_level;
   o.skip_pass = skip;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  return m;
-}
-
-static LLVMValueRef func(ir_module *m, unsigned index) {
-  char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", index);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
-  ck_assert_msg(fn != NULL, "no function %s", name);
-  return fn;
+  return unit_ir_of_wast("lanes", WAST, &o);
 }
 
 /* and <N x i32> x, splat(0x7fff): the multiply's masks. */
@@ -111,26 +62,24 @@ static int count(LLVMValueRef fn, LLVMOpcode op) {
  * 11 not_absdiff. */
 START_TEST(multiplies_below_2_15_masked) {
   for (int level = 1; level <= 3; level++) {
-    ir_module m = ir_at(level, NULL);
-    ck_assert_int_eq(masks(func(&m, 1)), 1); /* the sum; the constant is visible */
-    ck_assert_int_eq(masks(func(&m, 2)), 1); /* one mask for both operands */
-    ck_assert_int_eq(masks(func(&m, 3)), 0); /* up to 255 * 129 + 255: not below 2^15 */
-    ck_assert_int_eq(masks(func(&m, 4)), 0); /* 16-bit lanes */
-    LLVMDisposeModule(m.mod);
-    LLVMContextDispose(m.ctx);
+    unit_ir m = ir_at(level, NULL);
+    ck_assert_int_eq(masks(unit_ir_func(&m, 1)), 1); /* the sum; the constant is visible */
+    ck_assert_int_eq(masks(unit_ir_func(&m, 2)), 1); /* one mask for both operands */
+    ck_assert_int_eq(masks(unit_ir_func(&m, 3)), 0); /* up to 255 * 129 + 255: not below 2^15 */
+    ck_assert_int_eq(masks(unit_ir_func(&m, 4)), 0); /* 16-bit lanes */
+    unit_ir_dispose(&m);
   }
 }
 END_TEST
 
 START_TEST(absolute_differences_traced) {
-  ir_module m = ir_at(2, NULL);
-  ck_assert_int_eq(calls(func(&m, 6), "llvm.usub.sat."), 2); /* bytes: |a - b| before widening */
-  ck_assert_int_eq(count(func(&m, 6), LLVMSExt), 0); /* |a - b| widened: zext nneg */
-  ck_assert_int_eq(count(func(&m, 6), LLVMSelect), 0);
+  unit_ir m = ir_at(2, NULL);
+  ck_assert_int_eq(calls(unit_ir_func(&m, 6), "llvm.usub.sat."), 2); /* bytes: |a - b| before widening */
+  ck_assert_int_eq(count(unit_ir_func(&m, 6), LLVMSExt), 0); /* |a - b| widened: zext nneg */
+  ck_assert_int_eq(count(unit_ir_func(&m, 6), LLVMSelect), 0);
   /* The comparison's lanes are not the subtraction's: left alone. */
-  ck_assert_int_eq(calls(func(&m, 11), "llvm.abs.") + calls(func(&m, 11), "llvm.usub.sat."), 0);
-  LLVMDisposeModule(m.mod);
-  LLVMContextDispose(m.ctx);
+  ck_assert_int_eq(calls(unit_ir_func(&m, 11), "llvm.abs.") + calls(unit_ir_func(&m, 11), "llvm.usub.sat."), 0);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
@@ -151,22 +100,20 @@ static int half_sums(LLVMValueRef fn) {
 }
 
 START_TEST(byte_sums_share_halves) {
-  ir_module m = ir_at(2, NULL);
-  ck_assert_int_eq(half_sums(func(&m, 1)), 9); /* nine loads, one half each */
-  ck_assert_int_eq(half_sums(func(&m, 9)), 6); /* three vectors, two halves */
-  ck_assert_int_eq(half_sums(func(&m, 10)), 0); /* bytes 4.. plus bytes 12..: left alone */
-  LLVMDisposeModule(m.mod);
-  LLVMContextDispose(m.ctx);
+  unit_ir m = ir_at(2, NULL);
+  ck_assert_int_eq(half_sums(unit_ir_func(&m, 1)), 9); /* nine loads, one half each */
+  ck_assert_int_eq(half_sums(unit_ir_func(&m, 9)), 6); /* three vectors, two halves */
+  ck_assert_int_eq(half_sums(unit_ir_func(&m, 10)), 0); /* bytes 4.. plus bytes 12..: left alone */
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(skip_pass_leaves_them) {
-  ir_module m = ir_at(2, "lanes");
-  ck_assert_int_eq(masks(func(&m, 1)), 0);
-  ck_assert_int_eq(calls(func(&m, 6), "llvm.usub.sat."), 0);
-  ck_assert_int_eq(half_sums(func(&m, 9)), 0);
-  LLVMDisposeModule(m.mod);
-  LLVMContextDispose(m.ctx);
+  unit_ir m = ir_at(2, "lanes");
+  ck_assert_int_eq(masks(unit_ir_func(&m, 1)), 0);
+  ck_assert_int_eq(calls(unit_ir_func(&m, 6), "llvm.usub.sat."), 0);
+  ck_assert_int_eq(half_sums(unit_ir_func(&m, 9)), 0);
+  unit_ir_dispose(&m);
 }
 END_TEST
 

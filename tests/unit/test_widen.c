@@ -7,48 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "unit_ir.h"
 #include "twasm_abi.h"
 
 #define WAST "tests/spec/traps/widened.wast"
 
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
-
-/* The module of WAST, written to a .wat file; its path in out. */
-static void module_of_wast(char *out, size_t size) {
-  FILE *f = fopen(WAST, "r");
-  ck_assert_msg(f != NULL, "%s: run from the repository root", WAST);
-  static char text[16384];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = 0;
-  char *start = strstr(text, "\n(module");
-  char *end = start ? strstr(start, "\n)\n") : NULL;
-  ck_assert(start && end);
-  end[2] = 0;
-  snprintf(out, size, "/tmp/widen-%d.wat", (int)getpid());
-  FILE *w = fopen(out, "w");
-  ck_assert(w != NULL);
-  fputs(start + 1, w);
-  fclose(w);
-}
-
-static ir_module ir_at(int opt_level, int bounds_mode) {
-  char path[64];
-  module_of_wast(path, sizeof path);
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  remove(path);
+static unit_ir ir_at(int opt_level, int bounds_mode) {
   drv_options o;
   drv_options_default(&o);
   o.opt_level = opt_level;
@@ -58,30 +26,13 @@ static ir_module ir_at(int opt_level, int bounds_mode) {
    * widening alone (simd branch, 28 Nov 2026: left for review) */
   o.skip_pass = "vunroll";
   o.bounds_mode = bounds_mode;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  return m;
-}
-
-static void dispose(ir_module *m) {
-  LLVMDisposeModule(m->mod);
-  LLVMContextDispose(m->ctx);
+  return unit_ir_of_wast("widen", WAST, &o);
 }
 
 /* In function index's blocks whose name starts with "bnd.fast" (the
  * unchecked copy; none: -1), the zexts to i64 of an i32 add. */
-static int narrow_sums_in_copy(ir_module *m, unsigned index) {
-  char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", index);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
-  ck_assert_msg(fn != NULL, "no function %s", name);
+static int narrow_sums_in_copy(unit_ir *m, unsigned index) {
+  LLVMValueRef fn = unit_ir_func(m, index);
   int n = 0, blocks = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     if (strncmp(LLVMGetBasicBlockName(bb), "bnd.fast", 8) != 0) continue;
@@ -98,9 +49,9 @@ static int narrow_sums_in_copy(ir_module *m, unsigned index) {
 /* Functions: 0 f64, 1 axpy, 2 sum_before, 3 sum_to_zero, 4 triangle. */
 START_TEST(row_plus_offset_widened) {
   for (int level = 2; level <= 3; level++) {
-    ir_module m = ir_at(level, TWASM_BOUNDS_GUARD);
+    unit_ir m = ir_at(level, TWASM_BOUNDS_GUARD);
     ck_assert_int_eq(narrow_sums_in_copy(&m, 1), 0);
-    dispose(&m);
+    unit_ir_dispose(&m);
   }
 }
 END_TEST
@@ -109,16 +60,16 @@ END_TEST
  * sign-extended; read as unsigned the fast copy's condition would be
  * false, and the copy dead. */
 START_TEST(negative_counter_widened) {
-  ir_module m = ir_at(2, TWASM_BOUNDS_GUARD);
+  unit_ir m = ir_at(2, TWASM_BOUNDS_GUARD);
   ck_assert_int_eq(narrow_sums_in_copy(&m, 3), 0);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(explicit_mode_has_no_copy) {
-  ir_module m = ir_at(2, TWASM_BOUNDS_EXPLICIT);
+  unit_ir m = ir_at(2, TWASM_BOUNDS_EXPLICIT);
   ck_assert_int_eq(narrow_sums_in_copy(&m, 1), -1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 

@@ -1,0 +1,36 @@
+/* unit_ir.h: for the unit tests that read twasmc's optimised IR: a module
+ * written to a temporary file (from text, or the first module of a .wast
+ * file), compiled by the driver as `twasmc --emit-llvm` would, parsed back
+ * into its own LLVM context.  Failures abort the running Check test. */
+#ifndef TW_UNIT_IR_H
+#define TW_UNIT_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "driver.h"
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+} unit_ir;
+
+/* Writes text to /tmp/<tag>-<pid>.wat; its path in out. */
+void unit_wat_file(const char *tag, const char *text, char *out, size_t size);
+/* Writes the first module of the .wast file at wast (from "\n(module" to
+ * the first "\n)\n") to /tmp/<tag>-<pid>.wat; its path in out. */
+void unit_wast_module(const char *tag, const char *wast, char *out, size_t size);
+/* The IR of the module at path (.wat or .wasm) compiled with o; the file
+ * is removed when remove_after. */
+unit_ir unit_ir_of_file(const char *path, const drv_options *o, bool remove_after);
+/* The IR of text (a .wat module) compiled with o. */
+unit_ir unit_ir_of_wat(const char *tag, const char *text, const drv_options *o);
+/* The IR of the first module of wast compiled with o. */
+unit_ir unit_ir_of_wast(const char *tag, const char *wast, const drv_options *o);
+/* Defined function index: @wasm_f<index>, maybe followed by `_<name>`. */
+LLVMValueRef unit_ir_func(const unit_ir *m, unsigned index);
+void unit_ir_dispose(unit_ir *m);
+
+#endif
