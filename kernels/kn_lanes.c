@@ -140,11 +140,15 @@ static LLVMValueRef vector_phi(const kr_ctx *c) {
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
+  /* in a vector loop read with its remainder as one scalar loop
+   * (kn_lanes_region.c): lane by lane, as a loop at the top */
+  bool region = c->chain[0]->nchildren && kr_region_vector_ok(c, i);
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
   /* one loop: only the map recogniser, which reads every store, sees it */
-  if (c->chain[0]->nchildren) return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
+  if (c->chain[0]->nchildren && !region)
+    return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
   LLVMTypeRef t = LLVMTypeOf(i);
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
