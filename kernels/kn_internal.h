@@ -41,6 +41,9 @@ typedef struct {
   LLVMValueRef peel_at;           /* s: the peeled iteration's j */
   LLVMValueRef peel;              /* its store */
   ir_trip trip;                   /* j from 0 while j < count: the region's count */
+  const ir_loop *inner;           /* a loop nest of outer beside the region, after
+                                   * it (the region is then a prologue), or NULL */
+  int done;                       /* the block every path of the region reaches */
 } kr_region;
 
 typedef struct {
@@ -93,8 +96,9 @@ typedef struct {
   /* The innermost chain loop stands for a region (kn_lanes_region.c):
    * R's counters start at s' = 0 (region_marker: s' read as a term of its
    * own while expanding one), and with peel_j, s is the inner counter. */
-  const kr_region *region;
-  bool region_marker, peel_j;
+  const kr_region *region, *pregion; /* the inner loop's; the prologue's */
+  LLVMValueRef region_marker;     /* s' of the region whose IV start is expanded */
+  const kr_region *peel_j;        /* the region whose peel is read (s is t_d) */
   /* kr_region_prove: counters of loops outside the two dims of an address
    * kept as pseudo live values (the nodes are compared, never launched) */
   bool region_proof;
@@ -155,7 +159,11 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
-bool kr_region_prove(kr_ctx *c);
+bool kr_region_prove(kr_ctx *c, const kr_region *r);
+/* The region r (prologue) runs before loop l on each iteration. */
+bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);
+/* The region whose loops include l as one of R's copies, or NULL. */
+const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
 /* A load of host state (the memory's size) that only steers the bounds
  * checks and copies of a region's outer loop. */
 bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld);

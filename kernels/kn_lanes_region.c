@@ -215,11 +215,17 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->nloops = 0;
   for (int k = 0; k < outer->nchildren; k++) {
     const ir_loop *l = outer->children[k];
+    if (l->nchildren) {
+      /* a nest beside the region: it is then a prologue */
+      if (r->inner) return false;
+      r->inner = l;
+      continue;
+    }
     LLVMValueRef st[KR_REGION_STORES];
     bool vector;
     int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
     LLVMValueRef id = wasm_loop(c, l);
-    if (l->nchildren || l->nlatches != 1 || n <= 0 || !id || r->nloops == KR_REGION_LOOPS) return false;
+    if (l->nlatches != 1 || n <= 0 || !id || r->nloops == KR_REGION_LOOPS) return false;
     LLVMValueRef *want = vector ? &vid : &rid;
     if (*want && *want != id) return false;
     *want = id;
@@ -237,6 +243,69 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     }
   }
   return vid && rid && r->rep && r->vec;
+}
+
+/* The peel P before a remainder unrolled by 2: s' = phi(s | 1 after P,
+ * s) in block D (which tests s == n - 1), P run from block J (where
+ * s = phi(M, 0)) when n & 1 != 0, straight code holding one store. */
+static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueRef n, LLVMValueRef s1,
+                       LLVMValueRef *s_out, int *J_out, int *D_out) {
+  /* s' = phi(s | 1 after P, s): the block D of the test s == n - 1 */
+  if (!LLVMIsAPHINode(s1)) return false;
+  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), P_end = -1, noP = -1;
+  LLVMValueRef ins[2], s = NULL, cond;
+  *D_out = D;
+  LLVMBasicBlockRef from[2];
+  if (phi_of(c, D, ins, from) != s1) return false;
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef v = ins[k];
+    if ((is_op(v, LLVMOr) && is_const(LLVMGetOperand(v, 1), 1)) ||
+        (is_op(v, LLVMAdd) && is_const(LLVMGetOperand(v, 1), 1))) {
+      P_end = ir_cfg_index(c->cfg, from[k]);
+      if (s && s != LLVMGetOperand(v, 0)) return false;
+      s = LLVMGetOperand(v, 0);
+    } else {
+      noP = ir_cfg_index(c->cfg, from[k]);
+      if (s && s != v) return false;
+      s = v;
+    }
+  }
+  if (P_end < 0 || noP < 0 || !LLVMIsAPHINode(s)) return false;
+  /* the block J of s = phi(M, 0), ending in P's test `n & 1 == 0` */
+  int J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s)), t, f;
+  *J_out = J;
+  *s_out = s;
+  if (J != noP || !branch_of(c, J, &cond, &t, &f) || t != D) return false;
+  if (!LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ || !is_const(LLVMGetOperand(cond, 1), 0) ||
+      !is_op(LLVMGetOperand(cond, 0), LLVMAnd) || LLVMGetOperand(LLVMGetOperand(cond, 0), 0) != n ||
+      !is_const(LLVMGetOperand(LLVMGetOperand(cond, 0), 1), 1))
+    return false;
+  int P = f;
+  /* P: straight code from J's false edge to P_end (traps aside), one store */
+  r->peel = NULL;
+  for (int b = P, steps = 0; steps < 16; steps++) {
+    if (!outer->in_body[b] || b == D) return false;
+    for (int k = 0; k < outer->nchildren; k++)
+      if (outer->children[k]->in_body[b]) return false;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i)) {
+        if (r->peel) return false;
+        r->peel = i;
+      }
+    if (b == P_end) break;
+    int next = -1;
+    for (int k = 0; k < c->cfg->blocks[b].nsuccs; k++) {
+      int x = c->cfg->blocks[b].succs[k];
+      if (outer->in_body[x]) {
+        if (next >= 0) return false;
+        next = x;
+      }
+    }
+    if (next < 0) return false;
+    b = next;
+  }
+  if (!r->peel) return false;
+  return true;
 }
 
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
@@ -270,61 +339,14 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   LLVMValueRef n = LLVMGetOperand(M, 0);
   if (ir_loop_defines(c->chain[0], n, c->cfg) || LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32)
     return fail(c, REGION_FAIL);
-  /* R: counts n - s' down by 2 (one peel) */
-  if (r->nstores != 2 || !is_op(rstart, LLVMSub) || LLVMGetOperand(rstart, 0) != n) return fail(c, REGION_FAIL);
-  LLVMValueRef s1 = LLVMGetOperand(rstart, 1);
-  /* s' = phi(s | 1 after P, s): the block D of the test s == n - 1 */
-  if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
-  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), P_end = -1, noP = -1;
-  LLVMValueRef ins[2], s = NULL, cond;
-  LLVMBasicBlockRef from[2];
-  if (phi_of(c, D, ins, from) != s1) return fail(c, REGION_FAIL);
-  for (int k = 0; k < 2; k++) {
-    LLVMValueRef v = ins[k];
-    if ((is_op(v, LLVMOr) && is_const(LLVMGetOperand(v, 1), 1)) ||
-        (is_op(v, LLVMAdd) && is_const(LLVMGetOperand(v, 1), 1))) {
-      P_end = ir_cfg_index(c->cfg, from[k]);
-      if (s && s != LLVMGetOperand(v, 0)) return fail(c, REGION_FAIL);
-      s = LLVMGetOperand(v, 0);
-    } else {
-      noP = ir_cfg_index(c->cfg, from[k]);
-      if (s && s != v) return fail(c, REGION_FAIL);
-      s = v;
-    }
-  }
-  if (P_end < 0 || noP < 0 || !LLVMIsAPHINode(s)) return fail(c, REGION_FAIL);
-  /* the block J of s = phi(M, 0), ending in P's test `n & 1 == 0` */
-  int J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s)), t, f;
-  if (J != noP || !branch_of(c, J, &cond, &t, &f) || t != D) return fail(c, REGION_FAIL);
-  if (!LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ || !is_const(LLVMGetOperand(cond, 1), 0) ||
-      !is_op(LLVMGetOperand(cond, 0), LLVMAnd) || LLVMGetOperand(LLVMGetOperand(cond, 0), 0) != n ||
-      !is_const(LLVMGetOperand(LLVMGetOperand(cond, 0), 1), 1))
-    return fail(c, REGION_FAIL);
-  int P = f;
-  /* P: straight code from J's false edge to P_end (traps aside), one store */
+  /* R: counts n - s' down by U: by 2 after a peel, or by 1 from s */
+  if (!is_op(rstart, LLVMSub) || LLVMGetOperand(rstart, 0) != n || r->nstores > 2) return fail(c, REGION_FAIL);
+  LLVMValueRef s1 = LLVMGetOperand(rstart, 1), s = s1, cond;
+  int J = -1, D = -1, t, f;
   r->peel = NULL;
-  for (int b = P, steps = 0; steps < 16; steps++) {
-    if (!outer->in_body[b] || b == D) return fail(c, REGION_FAIL);
-    for (int k = 0; k < outer->nchildren; k++)
-      if (outer->children[k]->in_body[b]) return fail(c, REGION_FAIL);
-    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMIsAStoreInst(i)) {
-        if (r->peel) return fail(c, REGION_FAIL);
-        r->peel = i;
-      }
-    if (b == P_end) break;
-    int next = -1;
-    for (int k = 0; k < c->cfg->blocks[b].nsuccs; k++) {
-      int x = c->cfg->blocks[b].succs[k];
-      if (outer->in_body[x]) {
-        if (next >= 0) return fail(c, REGION_FAIL);
-        next = x;
-      }
-    }
-    if (next < 0) return fail(c, REGION_FAIL);
-    b = next;
-  }
-  if (!r->peel) return fail(c, REGION_FAIL);
+  if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
+  if (r->nstores == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
+  if (r->nstores == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
   /* s = phi(M from E's false edge, 0 from the skip S) */
   LLVMValueRef sin[2];
   LLVMBasicBlockRef sfrom[2];
@@ -339,12 +361,15 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   int done, x;
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
     return fail(c, REGION_FAIL);
-  if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
-  LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
-  if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
-      !is_const(LLVMGetOperand(n1, 1), -1))
-    return fail(c, REGION_FAIL);
-  int R_entry = t;
+  int R_entry = J;
+  if (r->peel) {
+    if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
+    LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
+    if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
+        !is_const(LLVMGetOperand(n1, 1), -1))
+      return fail(c, REGION_FAIL);
+    R_entry = t;
+  }
   /* every loop of the region: V's copies exit to E, R's to done; R
    * entered (through its versioning test) from D's false edge, V from the
    * skip's false edge */
@@ -374,13 +399,14 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
    * outer loop stores between G and done */
   for (int b = 0; b < outer->nbody; b++) {
     int x = outer->body[b];
-    bool in_loop = false;
+    bool in_loop = r->inner && r->inner->in_body[x];
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
     if (in_loop) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
   }
   c->reason = why;
+  r->done = done;
   r->count = n;
   r->lanes = lanes;
   r->start = s1;
@@ -453,24 +479,49 @@ static int32_t store_nodes(kr_ctx *c, LLVMValueRef st, int lane, kr_affine *a) {
   return r;
 }
 
+/* Whether the expressions at nodes x and y are the same, operands of a
+ * commutative operation in either order (LLVM orders a product's operands
+ * differently in the vector and the scalar loop; IEEE addition and
+ * multiplication are commutative, exactly). */
+static bool same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
+  if (x < 0 || y < 0) return x == y;
+  if (depth > 64) return false;
+  const kn_expr *a = &c->nodes[x], *b = &c->nodes[y];
+  if (a->op != b->op || a->type != b->type || a->cmp != b->cmp) return false;
+  switch (a->op) {
+  case KN_E_CONST:
+  case KN_E_PARAM:
+  case KN_E_IV:
+  case KN_E_LOAD:
+    return kr_same_nodes(c, (unsigned)x, (unsigned)y, 1);
+  default:
+    break;
+  }
+  if (same_tree(c, a->a, b->a, depth + 1) && same_tree(c, a->b, b->b, depth + 1) &&
+      same_tree(c, a->c, b->c, depth + 1))
+    return true;
+  bool commutes = a->op == KN_E_ADD || a->op == KN_E_MUL || a->op == KN_E_AND || a->op == KN_E_OR ||
+                  a->op == KN_E_XOR;
+  return commutes && same_tree(c, a->a, b->b, depth + 1) && same_tree(c, a->b, b->a, depth + 1);
+}
+
 /* Appends the nodes of store st of region loop l (chain[depth-1] for the
  * time) at lane `lane` (-1: a scalar store) with unroll copy `copy` of
  * `copies`; compares them with the reference (*len 0: becomes it). */
 static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int lane, int copies, int copy,
-                              unsigned *base, unsigned *len, kr_affine *first) {
+                              int32_t *root, kr_affine *first) {
   kr_affine a;
   c->chain[c->depth - 1] = l;
   c->copies = copies;
   c->copy = copy;
-  unsigned at = c->nnodes;
-  if (store_nodes(c, st, lane, &a) < 0) return false;
-  if (*len == 0) {
-    *base = at;
-    *len = c->nnodes - at;
+  int32_t at = store_nodes(c, st, lane, &a);
+  if (at < 0) return false;
+  if (*root < 0) {
+    *root = at;
     *first = a;
     return true;
   }
-  return c->nnodes - at == *len && kr_same_nodes(c, *base, at, *len) && kr_same_affine(&a, first);
+  return same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
 }
 
 /* The copy number of each scalar store of l (U stores a trip, one element
@@ -493,12 +544,11 @@ static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, 
 /* (c): every store of the region, in every copy, the representative's
  * expression at its own j.  c: the chain built with the region's
  * representative innermost; c and c->out are left as they were. */
-bool kr_region_prove(kr_ctx *c) {
-  const kr_region *r = c->region;
+bool kr_region_prove(kr_ctx *c, const kr_region *r) {
   kr_ctx keep = *c;
   kn_recog_nest out_keep = *c->out;
   bool ok = c->depth >= 2;
-  unsigned base = 0, len = 0;
+  int32_t root = -1;
   kr_affine first = {0};
   /* compared in the region's outer loop (the loops around it give live
    * values, the same for every store) */
@@ -518,21 +568,21 @@ bool kr_region_prove(kr_ctx *c) {
     if (vector) {
       for (int s = 0; s < n && ok; s++)
         for (int lane = 0; lane < (int)r->lanes && ok; lane++)
-          ok = same_as_reference(c, l, st[s], lane, (int)r->lanes, lane, &base, &len, &first);
+          ok = same_as_reference(c, l, st[s], lane, (int)r->lanes, lane, &root, &first);
       continue;
     }
     ok = n == r->nstores && scalar_copies(c, l, st, n, copy_of);
     for (int u = 0; u < n && ok; u++) {
       int s = 0;
       while (copy_of[s] != u) s++;
-      ok = same_as_reference(c, l, st[s], -1, n, u, &base, &len, &first);
+      ok = same_as_reference(c, l, st[s], -1, n, u, &root, &first);
     }
   }
   /* P's store at j = s */
-  if (ok) {
-    c->peel_j = true;
-    ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &base, &len, &first);
-    c->peel_j = false;
+  if (ok && r->peel) {
+    c->peel_j = r;
+    ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
+    c->peel_j = NULL;
   }
   const char *why = c->reason;
   *c = keep;
@@ -583,4 +633,18 @@ bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
   bool ok = kr_region_find(c, l, &r);
   c->reason = why;
   return ok;
+}
+
+const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
+  const kr_region *rs[2] = {c->region, c->pregion};
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; rs[i] && k < rs[i]->nloops; k++)
+      if (rs[i]->loops[k] == l && !rs[i]->vector[k]) return rs[i];
+  return NULL;
+}
+
+/* Every path of the region reaches its done block, which dominates l: the
+ * region runs (whole) before l on each iteration of its outer loop. */
+bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l) {
+  return r->done >= 0 && ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
 }

@@ -211,9 +211,12 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   const ir_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
   bool enters = false;
-  if (c->region && l == c->region->rep) {
+  const kr_region *region = c->region && l == c->region->rep     ? c->region
+                            : c->pregion && l == c->pregion->rep ? c->pregion
+                                                                 : NULL;
+  if (region) {
     /* a region's scalar loop: j from 0 while j < n (kn_lanes_region.c) */
-    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &c->region->trip, .scale = 1, .top_tested = true});
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true});
     if (p < 0) return kr_fail(c, "too many live values");
     *out = (kn_size){true, p};
     return true;
@@ -260,9 +263,18 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
     kr_region r;
     if (l->nchildren >= 2 && kr_region_find(c, l, &r)) {
       /* a vector loop and its scalar remainder: one scalar loop, the
-       * remainder's stores the kernel's (kn_lanes_region.c) */
+       * remainder's stores the kernel's; before a nest of l, a prologue
+       * (kn_lanes_region.c) */
       kr_region *keep = tw_arena_alloc(c->arena, sizeof *keep);
       *keep = r;
+      if (r.inner) {
+        if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
+        c->pregion = keep;
+        c->prologue = keep->rep;
+        c->prologue_parent = c->depth - 1;
+        l = r.inner;
+        continue;
+      }
       c->region = keep;
       c->slice = keep->stores;
       c->nslice = keep->nstores;
@@ -391,7 +403,8 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
     ok = kr_split_loops(c, &scanned_only, &out_scanned_only);
     if (!ok && !c->reason) c->reason = why;
   } else {
-    ok = ok && (!c->region || kr_region_prove(c)) && kr_kind(c);
+    ok = ok && (!c->region || kr_region_prove(c, c->region)) && (!c->pregion || kr_region_prove(c, c->pregion)) &&
+         kr_kind(c);
   }
   /* two or more outputs in one nest: one kernel each (kn_recog_split.c) */
   if (!ok && chained && c->reason && strcmp(c->reason, "stores to more than one array") == 0) {

@@ -87,22 +87,20 @@ static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
  * that does not vary with s', s' times their step per j (step / U, U
  * copies a trip), read at s' = 0: j then counts from 0 over R's copies. */
 static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
-  const kr_region *r = c->region;
-  bool in_r = false;
-  for (int k = 0; k < r->nloops; k++) in_r |= !r->vector[k] && r->loops[k] == iv->loop;
-  bool marker = c->region_marker;
-  c->region_marker = in_r;
+  const kr_region *r = kr_region_of(c, iv->loop);
+  LLVMValueRef marker = c->region_marker;
+  c->region_marker = r ? r->start : NULL;
   kr_affine a = int_rec(c, iv->start, depth + 1);
   c->region_marker = marker;
   if (!a.ok) return not_affine;
-  if (in_r) {
+  if (r) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
       if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
     if (k * r->nstores != iv->step) return not_affine;
     add_term(&a, (kr_term){-k, -1, r->start});
   }
-  for (int i = 0; i < a.n; i++)
+  for (int i = 0; r && i < a.n; i++)
     if (a.t[i].param == r->start) return not_affine;
   add_term(&a, (kr_term){iv->step, d, NULL});
   if (c->copies > 1) {
@@ -119,12 +117,12 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
 static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
-  if (c->region && d == c->depth - 1 && !iv->step_inv) return kr_region_iv(c, iv, d, depth);
+  if ((c->region || c->pregion) && d == c->depth - 1 && !iv->step_inv) return kr_region_iv(c, iv, d, depth);
   kr_affine a = int_rec(c, iv->start, depth + 1);
   if (iv->step_inv) {
     /* start + t_d * (s0 + sum k * param): each part of the step gains t_d */
     /* (copies rescale the innermost counter only) */
-    if (c->copies > 1 && (d == c->depth - 1 || !c->region)) return not_affine;
+    if (c->copies > 1 && (d == c->depth - 1 || !(c->region || c->pregion))) return not_affine;
     kr_affine s = int_rec(c, iv->step_inv, depth + 1);
     if (!s.ok) return not_affine;
     add_term(&a, (kr_term){s.c, d, NULL});
@@ -291,10 +289,8 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
   /* a region's s (the peeled iteration's j) and s' (kn_lanes_region.c) */
-  if (c->region && c->peel_j && v == c->region->peel_at)
-    return (kr_affine){.ok = true, .n = 1, .t = {{1, c->depth - 1, NULL}}};
-  if (c->region && c->region_marker && v == c->region->start)
-    return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  if (c->peel_j && v == c->peel_j->peel_at) return (kr_affine){.ok = true, .n = 1, .t = {{1, c->depth - 1, NULL}}};
+  if (c->region_marker && v == c->region_marker) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
