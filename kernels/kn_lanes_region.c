@@ -176,11 +176,15 @@ static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
   return compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero);
 }
 
-/* The skip S: cond is true when n < L (`n <u L` or `n <s L`), alone or or'ed
+/* The skip S: cond is true when n < K, K >= L (`n <u K` or `n <s K`), alone or or'ed
  * (`or`, `select c, true, x`) with anything else. */
 static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
-  LLVMValueRef L = LLVMConstInt(LLVMTypeOf(n), lanes, 0);
-  if (compares(cond, LLVMIntULT, n, L) || compares(cond, LLVMIntSLT, n, L)) return true;
+  /* n < K for a K >= L (clang skips f64x2 loops below 4 iterations) */
+  if (cond && LLVMIsAICmpInst(cond) && LLVMGetOperand(cond, 0) == n && LLVMIsAConstantInt(LLVMGetOperand(cond, 1))) {
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+    int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
+    if ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) return true;
+  }
   if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
   if (is_op(cond, LLVMOr))
     return skips_below(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
