@@ -160,6 +160,7 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   /* in a vector loop read with its remainder as one scalar loop
    * (kn_lanes_region.c): lane by lane, as a loop at the top */
   bool region = c->chain[0]->nchildren && kr_region_vector_ok(c, i);
+  if (c->reason) return false; /* a region whose shape is not the one proved */
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");

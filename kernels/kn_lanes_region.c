@@ -442,14 +442,14 @@ bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
   const char *why = c->reason;
   if (l->nchildren == 0 && l->parent && l != root) {
     bool ok = kr_region_find(c, l->parent, &r);
-    c->reason = why;
+    if (ok || why) c->reason = why; /* else the shape's failure, if any */
     for (int k = 0; ok && k < r.nloops; k++)
       if (r.loops[k] == l) return r.vector[k];
     return false;
   }
   /* a value of the outer loop's body: every use in the region's V loops */
   bool ok = kr_region_find(c, l, &r);
-  c->reason = why;
+  if (ok || why) c->reason = why;
   if (!ok) return false;
   int nuses = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
@@ -635,7 +635,7 @@ bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
   kr_region r;
   const char *why = c->reason;
   bool ok = kr_region_find(c, l, &r);
-  c->reason = why;
+  if (ok || why) c->reason = why;
   return ok;
 }
 

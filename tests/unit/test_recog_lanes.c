@@ -56,7 +56,9 @@ static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
 
 /* src (in tests/gpu/detect) at -O2 and `flags`, the IR the offload stage
  * sees, fn recognised. */
-static void recognise_flags(fixture *f, const char *src, const char *fn, const char *flags) {
+typedef void (*mutation)(LLVMValueRef fn);
+
+static void recognise_mutated(fixture *f, const char *src, const char *fn, const char *flags, mutation mutate) {
   memset(f, 0, sizeof *f);
   if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
     printf("recog_lanes: skipping %s: clang-19 or %s missing\n", fn, twasmc_path());
@@ -91,7 +93,13 @@ static void recognise_flags(fixture *f, const char *src, const char *fn, const c
   free(ir);
   char *msg = NULL;
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  ck_assert(kn_recognise(exported(f->mod, fn), &f->res, &f->arena));
+  LLVMValueRef func = exported(f->mod, fn);
+  if (mutate) mutate(func);
+  ck_assert(kn_recognise(func, &f->res, &f->arena));
+}
+
+static void recognise_flags(fixture *f, const char *src, const char *fn, const char *flags) {
+  recognise_mutated(f, src, fn, flags, NULL);
 }
 
 static void recognise_in(fixture *f, const char *src, const char *fn) {
@@ -365,6 +373,98 @@ START_TEST(nested_product) {
 }
 END_TEST
 
+/* Each instruction of fn for which `pick` holds, replaced by what `make`
+ * builds in its place (before it); how many. */
+static int replace_each(LLVMValueRef fn, bool (*pick)(LLVMValueRef),
+                        LLVMValueRef (*make)(LLVMBuilderRef, LLVMValueRef)) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef next;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = next) {
+      next = LLVMGetNextInstruction(i);
+      if (!pick(i)) continue;
+      LLVMPositionBuilderBefore(b, i);
+      LLVMValueRef r = make(b, i);
+      LLVMReplaceAllUsesWith(i, r);
+      LLVMInstructionEraseFromParent(i);
+      n++;
+    }
+  }
+  LLVMDisposeBuilder(b);
+  return n;
+}
+
+static bool vector_fadd(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMFAdd && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+static LLVMValueRef as_fsub(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildFSub(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+}
+
+/* the vector loop (both of its copies) stores C - alpha A B, the remainder
+ * and the peel C + alpha A B */
+static void vector_subtracts(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, vector_fadd, as_fsub), 2); }
+
+/* `n - 1` in the test after the peel (the only `add x, -1` of gemm_ikj) */
+static bool minus_one(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == -1 && LLVMIsAArgument(LLVMGetOperand(i, 0));
+}
+
+static LLVMValueRef as_minus_three(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), (unsigned long long)-3, 1), "");
+}
+
+/* the region left when s == n - 3: the last elements never stored */
+static void skips_tail(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, minus_one, as_minus_three), 1); }
+
+/* `n < 1` (the guard before the region) */
+static bool below_one(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntSLT && LLVMIsAArgument(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 1;
+}
+
+static LLVMValueRef as_below_five(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntSLT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 5, 1), "");
+}
+
+/* the whole region skipped when n < 5 (every row, every k): rows of fewer
+ * than 5 columns never stored */
+static void skips_short_rows(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, below_one, as_below_five), 1); }
+
+/* gemm_ikj at -O2 -msimd128 changed by `mutate`: no product and no nest
+ * storing a vector taken (the scalar remainder alone stays a map, as
+ * before this analysis), one refused for `reason` */
+static void check_mutated(mutation mutate, const char *reason) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "gemm_ikj", "-msimd128", mutate);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_MAP && !stores_vector(n) && !n->nest->nchildren), "nest %d taken", i);
+    seen |= !n->ok && strstr(n->reason, reason) != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "no nest refused for: %s", reason);
+  release(&f);
+}
+
+START_TEST(neg_region_other_value) { check_mutated(vector_subtracts, "its parts store different values"); }
+END_TEST
+
+START_TEST(neg_region_skips_tail) {
+  check_mutated(skips_tail, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+START_TEST(neg_region_skips_rows) {
+  check_mutated(skips_short_rows, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
 /* a float sum in lanes per row, from zero or from a splat made before the
  * j loop: a float reduction (not the scalar order) at every level of the
  * nest, though the accumulator is an <2 x i64> phi */
@@ -392,6 +492,9 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_lanes_float_sum);
   tcase_add_test(tc, neg_lanes_inner);
   tcase_add_test(tc, nested_product);
+  tcase_add_test(tc, neg_region_other_value);
+  tcase_add_test(tc, neg_region_skips_tail);
+  tcase_add_test(tc, neg_region_skips_rows);
   tcase_add_test(tc, neg_nested_float_sum);
   tcase_add_test(tc, neg_nested_int_sum);
   suite_add_tcase(s, tc);
