@@ -122,6 +122,33 @@ static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMVal
   return false;
 }
 
+/* R runs j from s' (*start) to n by U: it counts n - s' down by U to 0
+ * (clang's `sub n, s'`), or an IV from s' up by U until it equals n. */
+static bool remainder_from(const kr_ctx *c, const ir_loop *l, int U, LLVMValueRef n, LLVMValueRef *start) {
+  LLVMValueRef x;
+  if (counts_down(c, l, U, &x)) {
+    if (!is_op(x, LLVMSub) || LLVMGetOperand(x, 0) != n) return false;
+    *start = LLVMGetOperand(x, 1);
+    return true;
+  }
+  LLVMValueRef br = latch_branch(c, l);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  LLVMValueRef cond = LLVMGetCondition(br);
+  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
+  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 1) != n) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
+    return false;
+  for (int k = 0; k < l->nivs; k++) {
+    const ir_iv *iv = &l->ivs[k];
+    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == U && iv->bits == 32) {
+      *start = iv->start;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* Follows single-successor blocks from b (LCSSA exit blocks). */
 static int straight(const kr_ctx *c, int b) {
   for (int n = 0; n < 8 && c->cfg->blocks[b].nsuccs == 1; n++) b = c->cfg->blocks[b].succs[0];
@@ -318,7 +345,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (!region_loops(c, outer, r)) return fail(c, c->reason);
   const char *why = c->reason;
   /* V: counts M = n & (2^31 - L) down by L */
-  LLVMValueRef vst[KR_REGION_STORES], M, rstart;
+  LLVMValueRef vst[KR_REGION_STORES], M;
   bool vector;
   if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
   unsigned lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
@@ -330,22 +357,20 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       if (!counts_down(c, r->loops[k], lanes, &start) || (M && start != M)) return fail(c, REGION_FAIL);
       M = start;
     }
-  rstart = NULL;
+  if (!is_op(M, LLVMAnd) || !is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))))
+    return fail(c, REGION_FAIL);
+  LLVMValueRef n = LLVMGetOperand(M, 0), s1 = NULL;
+  if (ir_loop_defines(c->chain[0], n, c->cfg) || LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32)
+    return fail(c, REGION_FAIL);
+  /* R: j from s' to n by U (U copies a trip): by 2 after a peel, by 1 from s */
   for (int k = 0; k < r->nloops; k++)
     if (!r->vector[k]) {
       LLVMValueRef start;
-      if (!counts_down(c, r->loops[k], r->nstores, &start) || (rstart && start != rstart))
-        return fail(c, REGION_FAIL);
-      rstart = start;
+      if (!remainder_from(c, r->loops[k], r->nstores, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      s1 = start;
     }
-  if (!is_op(M, LLVMAnd) || !is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))))
-    return fail(c, REGION_FAIL);
-  LLVMValueRef n = LLVMGetOperand(M, 0);
-  if (ir_loop_defines(c->chain[0], n, c->cfg) || LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32)
-    return fail(c, REGION_FAIL);
-  /* R: counts n - s' down by U: by 2 after a peel, or by 1 from s */
-  if (!is_op(rstart, LLVMSub) || LLVMGetOperand(rstart, 0) != n || r->nstores > 2) return fail(c, REGION_FAIL);
-  LLVMValueRef s1 = LLVMGetOperand(rstart, 1), s = s1, cond;
+  if (!s1 || r->nstores > 2) return fail(c, REGION_FAIL);
+  LLVMValueRef s = s1, cond;
   int J = -1, D = -1, t, f;
   r->peel = NULL;
   if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
@@ -392,7 +417,8 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     const ir_block *blk = &c->cfg->blocks[b];
     if (blk->npreds != 1) return fail(c, REGION_FAIL);
     int p = blk->preds[0];
-    if (branch_of(c, p, &cond, &t, &f)) {
+    /* (a bounds check on the way: one side traps) */
+    if (branch_of(c, p, &cond, &t, &f) && !traps(c, t) && !traps(c, f)) {
       if (t != done || f != straight(c, b) || !none_when_true(cond, n)) return fail(c, REGION_FAIL);
       G = p;
     }
