@@ -23,6 +23,29 @@ typedef struct {
   kr_term t[KR_MAX_TERMS];
 } kr_affine;
 
+/* A vector loop inside another loop with the scalar code beside it, read
+ * as one scalar loop over j in [0, count) (kn_lanes_region.c). */
+#define KR_REGION_LOOPS 8
+#define KR_REGION_STORES 8
+typedef struct {
+  const ir_loop *outer;           /* the loop whose body holds the region */
+  const ir_loop *loops[KR_REGION_LOOPS]; /* V's and R's copies */
+  bool vector[KR_REGION_LOOPS];   /* loops[k] is one of V's */
+  int nloops;
+  const ir_loop *vec, *rep;       /* V's and R's fast copies; rep stands for the j loop */
+  LLVMValueRef stores[KR_REGION_STORES]; /* rep's, one per unrolled copy */
+  int nstores;
+  unsigned lanes;
+  LLVMValueRef count;             /* n, computed before the nest */
+  LLVMValueRef start;             /* s': where R starts (its counters read at s' = 0) */
+  LLVMValueRef peel_at;           /* s: the peeled iteration's j */
+  LLVMValueRef peel;              /* its store */
+  ir_trip trip;                   /* j from 0 while j < count: the region's count */
+  const ir_loop *inner;           /* a loop nest of outer beside the region, after
+                                   * it (the region is then a prologue), or NULL */
+  int done;                       /* the block every path of the region reaches */
+} kr_region;
+
 typedef struct {
   tw_arena *arena;
   const ir_cfg *cfg;
@@ -70,6 +93,15 @@ typedef struct {
   const kr_affine *stored_at;
   int nstored;
   bool forward_writes;
+  /* The innermost chain loop stands for a region (kn_lanes_region.c):
+   * R's counters start at s' = 0 (region_marker: s' read as a term of its
+   * own while expanding one), and with peel_j, s is the inner counter. */
+  const kr_region *region, *pregion; /* the inner loop's; the prologue's */
+  LLVMValueRef region_marker;     /* s' of the region whose IV start is expanded */
+  const kr_region *peel_j;        /* the region whose peel is read (s is t_d) */
+  /* kr_region_prove: counters of loops outside the two dims of an address
+   * kept as pseudo live values (the nodes are compared, never launched) */
+  bool region_proof;
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -120,6 +152,23 @@ int64_t kr_lane_offset(LLVMValueRef store, int lane);
 int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
+/* kn_lanes_region.c: whether the loops of outer are a vector loop and its
+ * scalar remainder implementing one scalar loop, proved as far as the
+ * shape goes ((a), (b)); whether vector instruction v of the nest lies in
+ * (or feeds only) such a region's vector loop; (c): every store of the
+ * region (c->region, chain built) the same expression at its own j. */
+bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
+bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
+bool kr_region_prove(kr_ctx *c, const kr_region *r);
+/* The region r (prologue) runs before loop l on each iteration. */
+bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);
+/* The region whose loops include l as one of R's copies, or NULL. */
+const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
+/* A load of host state (the memory's size) that only steers the bounds
+ * checks and copies of a region's outer loop. */
+bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld);
+/* kn_recog.c: the block past a trap exit's LCSSA blocks (phis, a branch). */
+LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b);
 /* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
  * to) as i32 nodes holding the zero extension of each value, and integer
  * division by constants that cannot trap. */

@@ -137,14 +137,36 @@ static LLVMValueRef vector_phi(const kr_ctx *c) {
   return NULL;
 }
 
+/* Whether v is a bitcast between vectors of the same lanes (count and
+ * size) of insertelements whose lane `lane` (every inserted lane when -1)
+ * is a scalar load of linear memory: that lane read in v's lane type. */
+static LLVMValueRef inserted_load(const kr_ctx *c, LLVMValueRef v, int lane) {
+  LLVMTypeRef to = LLVMTypeOf(v), from = LLVMTypeOf(LLVMGetOperand(v, 0));
+  if (LLVMGetTypeKind(from) != LLVMVectorTypeKind || LLVMGetVectorSize(from) != LLVMGetVectorSize(to) ||
+      !kr_lane_count(to) || LLVMABISizeOfType(c->td, LLVMGetElementType(from)) != LLVMABISizeOfType(c->td, LLVMGetElementType(to)))
+    return NULL;
+  LLVMValueRef found = NULL;
+  for (LLVMValueRef x = LLVMGetOperand(v, 0); LLVMIsAInsertElementInst(x); x = LLVMGetOperand(x, 0)) {
+    LLVMValueRef idx = LLVMGetOperand(x, 2), ld = LLVMGetOperand(x, 1);
+    if (!LLVMIsAConstantInt(idx) || !kr_is_mem_load(c, ld)) return NULL;
+    if (lane < 0 || (int)LLVMConstIntGetZExtValue(idx) == lane) return found ? found : (found = ld);
+  }
+  return found;
+}
+
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
+  /* in a vector loop read with its remainder as one scalar loop
+   * (kn_lanes_region.c): lane by lane, as a loop at the top */
+  bool region = c->chain[0]->nchildren && kr_region_vector_ok(c, i);
+  if (c->reason) return false; /* a region whose shape is not the one proved */
   if (c->chain[0]->parent)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
   /* one loop: only the map recogniser, which reads every store, sees it */
-  if (c->chain[0]->nchildren) return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
+  if (c->chain[0]->nchildren && !region)
+    return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
   LLVMTypeRef t = LLVMTypeOf(i);
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
@@ -153,6 +175,9 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
     return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet");
   /* a v128 load read in another lane shape is a load of that shape */
   if (LLVMIsABitCastInst(i) && kr_is_mem_load(c, LLVMGetOperand(i, 0))) return true;
+  /* a scalar load put in a lane and read in another type of that size
+   * (v128.load32_splat of an f32: an i32 load, bitcast, splat) */
+  if (LLVMIsABitCastInst(i) && inserted_load(c, i, -1)) return true;
   if (LLVMIsAExtractElementInst(i) || LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes moved between shapes or out of the vector: not recognised");
   return true;
@@ -200,10 +225,18 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   switch (op) {
   case LLVMLoad:
     return lane_load(c, v, vt, lane, t, false);
-  case LLVMBitCast:
+  case LLVMBitCast: {
+    LLVMValueRef ld = inserted_load(c, v, lane);
+    if (ld) {
+      /* the scalar load's bytes read as lane type t */
+      kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
+      if (!a.ok) return kr_fail(c, "non-affine address"), -1;
+      return kr_load_at(c, &a, t, t, false);
+    }
     if (!kr_is_mem_load(c, LLVMGetOperand(v, 0)) || !kr_lane_count(vt))
       return kr_fail(c, "vector (SIMD) lanes moved between shapes: not recognised"), -1;
     return lane_load(c, LLVMGetOperand(v, 0), vt, lane, t, false);
+  }
   case LLVMSExt:
   case LLVMZExt: {
     LLVMValueRef x = LLVMGetOperand(v, 0);

@@ -26,6 +26,19 @@ static int64_t trap_code(LLVMBasicBlockRef bb) {
   return -1;
 }
 
+/* The block a trap exit reaches through LCSSA blocks (phis of the trap's
+ * offset, then one branch): bounds checks the bounds pass left in the
+ * copies inside a nest (kn_lanes_region.c). */
+LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b) {
+  for (int n = 0; n < 4 && c->cfg->blocks[b].nsuccs == 1; n++) {
+    LLVMValueRef first = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
+    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
+    if (!first || !LLVMIsABranchInst(first)) break;
+    b = c->cfg->blocks[b].succs[0];
+  }
+  return c->cfg->blocks[b].bb;
+}
+
 /* Exits to out-of-bounds traps are guards that the runtime's pre-launch
  * range check subsumes (when it passes, no access traps); any other trap
  * exit rejects the nest; the rest are the nest's exit blocks. */
@@ -35,7 +48,7 @@ static bool scan_exits(kr_ctx *c) {
   o->exits = tw_arena_alloc(c->arena, (size_t)(l->nexits + 1) * sizeof *o->exits);
   for (int i = 0; i < l->nexits; i++) {
     LLVMBasicBlockRef to = c->cfg->blocks[l->exits[i].to].bb;
-    int64_t code = trap_code(to);
+    int64_t code = trap_code(kr_past_phis(c, l->exits[i].to));
     if (code == 5) continue;
     if (code >= 0) return kr_fail(c, trap_reason((uint64_t)code));
     bool seen = false;
@@ -73,7 +86,7 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   if (op == LLVMLoad || op == LLVMStore) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
-    if (base != c->mem_base && !(op == LLVMLoad && only_compared(i)))
+    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i))))
       return kr_fail(c, op == LLVMLoad ? "reads host state" : "writes host state");
     if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
       return kr_fail(c, "volatile or atomic access");
@@ -198,6 +211,16 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   const ir_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
   bool enters = false;
+  const kr_region *region = c->region && l == c->region->rep     ? c->region
+                            : c->pregion && l == c->pregion->rep ? c->pregion
+                                                                 : NULL;
+  if (region) {
+    /* a region's scalar loop: j from 0 while j < n (kn_lanes_region.c) */
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true});
+    if (p < 0) return kr_fail(c, "too many live values");
+    *out = (kn_size){true, p};
+    return true;
+  }
   if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
@@ -237,6 +260,28 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
     if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
     if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
     c->chain[c->depth++] = l;
+    kr_region r;
+    if (l->nchildren >= 2 && kr_region_find(c, l, &r)) {
+      /* a vector loop and its scalar remainder: one scalar loop, the
+       * remainder's stores the kernel's; before a nest of l, a prologue
+       * (kn_lanes_region.c) */
+      kr_region *keep = tw_arena_alloc(c->arena, sizeof *keep);
+      *keep = r;
+      if (r.inner) {
+        if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
+        c->pregion = keep;
+        c->prologue = keep->rep;
+        c->prologue_parent = c->depth - 1;
+        l = r.inner;
+        continue;
+      }
+      c->region = keep;
+      c->slice = keep->stores;
+      c->nslice = keep->nstores;
+      if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
+      c->chain[c->depth++] = keep->rep;
+      break;
+    }
     if (l->nchildren == 2 && !c->prologue && l->children[0]->nchildren == 0 &&
         l->children[0]->nlatches == 1) {
       c->prologue = l->children[0];
@@ -358,7 +403,8 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
     ok = kr_split_loops(c, &scanned_only, &out_scanned_only);
     if (!ok && !c->reason) c->reason = why;
   } else {
-    ok = ok && kr_kind(c);
+    ok = ok && (!c->region || kr_region_prove(c, c->region)) && (!c->pregion || kr_region_prove(c, c->pregion)) &&
+         kr_kind(c);
   }
   /* two or more outputs in one nest: one kernel each (kn_recog_split.c) */
   if (!ok && chained && c->reason && strcmp(c->reason, "stores to more than one array") == 0) {

@@ -82,14 +82,47 @@ static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
   return NULL;
 }
 
+/* An IV of the innermost loop where it stands for a region: V's IVs as
+ * any (their starts are j = 0's values); R's start at s' plus a value
+ * that does not vary with s', s' times their step per j (step / U, U
+ * copies a trip), read at s' = 0: j then counts from 0 over R's copies. */
+static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
+  const kr_region *r = kr_region_of(c, iv->loop);
+  LLVMValueRef marker = c->region_marker;
+  c->region_marker = r ? r->start : NULL;
+  kr_affine a = int_rec(c, iv->start, depth + 1);
+  c->region_marker = marker;
+  if (!a.ok) return not_affine;
+  if (r) {
+    int64_t k = 0;
+    for (int i = 0; i < a.n; i++)
+      if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
+    if (k * r->nstores != iv->step) return not_affine;
+    add_term(&a, (kr_term){-k, -1, r->start});
+  }
+  for (int i = 0; r && i < a.n; i++)
+    if (a.t[i].param == r->start) return not_affine;
+  add_term(&a, (kr_term){iv->step, d, NULL});
+  if (c->copies > 1) {
+    if (iv->step % c->copies) return not_affine;
+    int64_t per = iv->step / c->copies;
+    for (int i = 0; i < a.n; i++)
+      if (a.t[i].dim == d && !a.t[i].param) a.t[i].coeff = per;
+    a.c -= per * c->copy;
+  }
+  return a;
+}
+
 /* iv = start + step * t_d, with the start expanded in the enclosing loops. */
 static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
+  if ((c->region || c->pregion) && d == c->depth - 1 && !iv->step_inv) return kr_region_iv(c, iv, d, depth);
   kr_affine a = int_rec(c, iv->start, depth + 1);
   if (iv->step_inv) {
     /* start + t_d * (s0 + sum k * param): each part of the step gains t_d */
-    if (c->copies > 1) return not_affine;
+    /* (copies rescale the innermost counter only) */
+    if (c->copies > 1 && (d == c->depth - 1 || !(c->region || c->pregion))) return not_affine;
     kr_affine s = int_rec(c, iv->step_inv, depth + 1);
     if (!s.ok) return not_affine;
     add_term(&a, (kr_term){s.c, d, NULL});
@@ -255,6 +288,9 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
+  /* a region's s (the peeled iteration's j) and s' (kn_lanes_region.c) */
+  if (c->peel_j && v == c->peel_j->peel_at) return (kr_affine){.ok = true, .n = 1, .t = {{1, c->depth - 1, NULL}}};
+  if (c->region_marker && v == c->region_marker) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
@@ -347,6 +383,17 @@ bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, k
   *out = (kn_addr){.c0 = a->c, .align = align};
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
+    if (t->dim >= 0 && t->dim != d0 && t->dim != d1 && c->region_proof) {
+      /* (kn_lanes_region.c) an outer counter (times a live value) as a
+       * pseudo live value: its loop's header (and that value), one each */
+      LLVMValueRef dim_marker = LLVMBasicBlockAsValue(c->cfg->blocks[c->chain[t->dim]->header].bb);
+      int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = dim_marker,
+                                    .addend = (int64_t)(intptr_t)t->param});
+      if (p < 0 || out->nparam_terms == KN_MAX_ADDR_PARAMS) return kr_fail(c, "too many live values");
+      out->param_index[out->nparam_terms] = (unsigned)p;
+      out->param_coeff[out->nparam_terms++] = t->coeff;
+      continue;
+    }
     if (t->dim >= 0) {
       if (t->dim != d0 && t->dim != d1) return false;
       int k = t->dim == d0 ? 0 : 1;
@@ -368,6 +415,17 @@ bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, k
     out->param_index[out->nparam_terms] = (unsigned)p;
     out->param_coeff[out->nparam_terms++] = t->coeff;
   }
+  /* kr_region_prove compares addresses whose forms list terms in another
+   * order: by param index there */
+  for (unsigned i = 1; c->region_proof && i < out->nparam_terms; i++)
+    for (unsigned k = i; k > 0 && out->param_index[k - 1] > out->param_index[k]; k--) {
+      unsigned pi = out->param_index[k];
+      int64_t pc = out->param_coeff[k];
+      out->param_index[k] = out->param_index[k - 1];
+      out->param_coeff[k] = out->param_coeff[k - 1];
+      out->param_index[k - 1] = pi;
+      out->param_coeff[k - 1] = pc;
+    }
   return true;
 }
 

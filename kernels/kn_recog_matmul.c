@@ -346,7 +346,7 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
   const ir_loop *p = c->prologue, *kl = c->chain[c->depth - 2], *il = c->chain[c->depth - 3];
   static const char *const why = "a loop before the product's k loop that is not `C[i][j] *= factor`";
   LLVMValueRef store = NULL;
-  if (c->slice) return kr_fail(c, why); /* one part of several: not taken */
+  if (c->slice && !c->region) return kr_fail(c, why); /* one part of several: not taken */
   for (int b = 0; b < p->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[p->body[b]].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i)) {
@@ -354,7 +354,8 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
         store = i;
       }
   /* one exit: its test's count is the count (no break out of it) */
-  if (!store || p->nexits != 1 || p->trip.other_exits || !runs_before(c, p, kl)) return kr_fail(c, why);
+  bool before = c->pregion ? kr_region_before(c, c->pregion, kl) : runs_before(c, p, kl); /* kn_lanes_region.c */
+  if (!store || p->nexits != 1 || p->trip.other_exits || !before) return kr_fail(c, why);
   mm_factor f;
   LLVMValueRef v = LLVMGetOperand(store, 0), x = split_factor(c, v, &f);
   kn_type t;

@@ -1,6 +1,7 @@
 /* simd_nested.c: vector loops inside other loops, at -O2 -msimd128: an ikj
- * product whose j loop clang vectorises (next to its scalar remainder
- * loop, not read as one loop yet: docs/PERFORMANCE.md, issue 19 item 4),
+ * product whose j loop clang vectorises (next to its peeled iteration and
+ * scalar remainder loop, read together as the scalar j loop:
+ * kernels/kn_lanes_region.c),
  * and row sums in lanes, which must stay on the CPU with their reason: a
  * float sum in four lanes is not the scalar loop's order, whatever the
  * accumulator's v128 type says (an <2 x i64> phi holding f32 lanes). */

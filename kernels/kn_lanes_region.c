@@ -1,0 +1,680 @@
+/* kn_lanes_region.c: a v128 loop inside another loop read, with the scalar
+ * code clang puts beside it, as the one scalar loop over j in [0, n) they
+ * implement (issue 19 item 4; docs/PERFORMANCE.md "vector loops inside
+ * other loops").
+ *
+ * At -O2 -msimd128 clang turns `for (j = 0; j < n; j++) C[j] = f(j)` inside
+ * an outer loop into a region of the outer loop's body:
+ *
+ *   if (n < 1) goto done;                      (the guard G)
+ *   s = 0;
+ *   if (!(n < L || overlap)) {                 (the skip S)
+ *     for (c = M; c != 0; c -= L) lanes ...;   (V: M = n & ~(L-1), L lanes)
+ *     if (M == n) goto done;                   (the test E)
+ *     s = M;
+ *   }
+ *   if (n & 1) { C[s] = f(s); s' = s | 1; } else s' = s;   (the peel P)
+ *   if (s == n - 1) goto done;                 (the test D)
+ *   for (c = n - s'; c != 0; c -= 2) two copies of the body;  (R)
+ *   done:
+ *
+ * and the bounds pass may copy V and R (fast and checked copies with one
+ * `!twasm.loop`).  What is proved here before the region is presented to
+ * the recognisers as the scalar loop (its fast remainder copy standing for
+ * it, kr_region_find and kn_recog.c):
+ *
+ *   (a) the copies: every loop of the region is one of two Wasm loops
+ *       (the same `!twasm.loop` node): V, whose stores are vectors, and R,
+ *       whose stores are scalars.
+ *   (b) coverage, from the shape above, checked block by block: V counts
+ *       M = n & (2^31 - L) down by L to 0, so it runs M / L trips when
+ *       entered, and it is entered only when n >= L (the skip S tests
+ *       n < L), so M >= L; its lanes store [0, M) (by (c)).  s joins M
+ *       after V and 0 on the skip.  E leaves with everything stored when
+ *       M == n.  s is even (0, or a multiple of L >= 2); P runs exactly when
+ *       n is odd and stores j = s, s' = s + 1; so n - s' is even.  D leaves
+ *       when s == n - 1, which (s even) happens only when n is odd: P
+ *       stored the last element.  Otherwise n - s' >= 2 (n - s' = 0 would
+ *       need M == n, or n == 1 with s == 0, both left before), and R, which
+ *       counts n - s' down by 2, runs (n - s') / 2 trips storing
+ *       [s', n) (two copies a trip, by (c)).  G leaves when n < 1, when the
+ *       scalar loop runs no iteration either.  So on every path each
+ *       j in [0, n) is stored exactly once, and nothing else.
+ *   (c) every store (each lane of V's, P's, each copy of R's, in every
+ *       copy of the loops) is the same expression at its own j: built as
+ *       recogniser nodes with j as the inner counter (V's lane l of trip t
+ *       at j = L t + l, P's at j = s, R's copy u of trip t at
+ *       j = s' + 2 t + u, read with s' = 0 after checking that R's
+ *       counters start at their step per j times s' plus a value that
+ *       does not vary with s') and compared node by node (kr_region_prove).
+ *   (d) each j reads the stored array only at the element it stores, and
+ *       the other arrays do not overlap it: the recognisers' own checks on
+ *       the representative and the runtime's overlap check before a
+ *       launch.  Then V, which loads its lanes before storing them, and
+ *       the order of the parts do not matter.
+ *
+ * Anything else (another order of the blocks, a second peel, a guard that
+ * skips part of the range, a sum in lanes) is not a region: the nest is
+ * refused with the reason kn_lanes.c gives. */
+#include <string.h>
+
+#include "ir_pass.h"
+#include "kn_internal.h"
+
+static unsigned md_kind(LLVMValueRef v, const char *name) {
+  return LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(v)), name, (unsigned)strlen(name));
+}
+
+static LLVMValueRef latch_branch(const kr_ctx *c, const ir_loop *l) {
+  return LLVMGetBasicBlockTerminator(c->cfg->blocks[l->latches[0]].bb);
+}
+
+/* The Wasm loop a loop comes from: its latch's `!twasm.loop` node. */
+static LLVMValueRef wasm_loop(const kr_ctx *c, const ir_loop *l) {
+  LLVMValueRef br = latch_branch(c, l);
+  return br ? LLVMGetMetadata(br, md_kind(br, IR_MD_LOOP)) : NULL;
+}
+
+/* Stores of l: how many, and whether they are vectors (all or none). */
+static int loop_stores(const kr_ctx *c, const ir_loop *l, bool *vector, LLVMValueRef *out, int max) {
+  int n = 0, nvec = 0;
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAStoreInst(i)) continue;
+      if (n == max) return -1;
+      nvec += LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMVectorTypeKind;
+      out[n++] = i;
+    }
+  if (nvec != 0 && nvec != n) return -1;
+  *vector = nvec > 0;
+  return n;
+}
+
+static bool is_const(LLVMValueRef v, int64_t k) {
+  return v && LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == k;
+}
+
+static bool is_op(LLVMValueRef v, LLVMOpcode op) {
+  return v && LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == op;
+}
+
+/* The loop counts `start` down by `step` to 0: an IV of step -step whose
+ * next value the latch compares with 0, leaving when equal (other exits
+ * only to traps); *start its start. */
+static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMValueRef *start) {
+  LLVMValueRef br = latch_branch(c, l);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  LLVMValueRef cond = LLVMGetCondition(br);
+  if (!LLVMIsAICmpInst(cond) || !is_const(LLVMGetOperand(cond, 1), 0)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
+  /* stays while next != 0 */
+  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
+    return false;
+  for (int k = 0; k < l->nivs; k++) {
+    const ir_iv *iv = &l->ivs[k];
+    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == -step && iv->bits == 32) {
+      *start = iv->start;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* R runs j from s' (*start) to n by U: it counts n - s' down by U to 0
+ * (clang's `sub n, s'`), or an IV from s' up by U until it equals n. */
+static bool remainder_from(const kr_ctx *c, const ir_loop *l, int U, LLVMValueRef n, LLVMValueRef *start) {
+  LLVMValueRef x;
+  if (counts_down(c, l, U, &x)) {
+    if (!is_op(x, LLVMSub) || LLVMGetOperand(x, 0) != n) return false;
+    *start = LLVMGetOperand(x, 1);
+    return true;
+  }
+  LLVMValueRef br = latch_branch(c, l);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  LLVMValueRef cond = LLVMGetCondition(br);
+  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
+  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 1) != n) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
+    return false;
+  for (int k = 0; k < l->nivs; k++) {
+    const ir_iv *iv = &l->ivs[k];
+    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == U && iv->bits == 32) {
+      *start = iv->start;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Follows single-successor blocks from b (LCSSA exit blocks). */
+static int straight(const kr_ctx *c, int b) {
+  for (int n = 0; n < 8 && c->cfg->blocks[b].nsuccs == 1; n++) b = c->cfg->blocks[b].succs[0];
+  return b;
+}
+
+static bool traps(const kr_ctx *c, int b) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
+    if (LLVMIsACallInst(i)) return strcmp(ir_callee_name(i), "twasm_rt_trap") == 0;
+  return false;
+}
+
+/* Where a loop's exits go, after straight-line blocks, traps aside: one
+ * block, or -1. */
+static int exit_block(const kr_ctx *c, const ir_loop *l) {
+  int to = -1;
+  for (int e = 0; e < l->nexits; e++) {
+    int x = straight(c, l->exits[e].to);
+    if (traps(c, x)) continue;
+    if (to >= 0 && to != x) return -1;
+    to = x;
+  }
+  return to;
+}
+
+/* The conditional branch ending block b: its condition, and the blocks
+ * taken when it is true and false (after straight-line blocks). */
+static bool branch_of(const kr_ctx *c, int b, LLVMValueRef *cond, int *on_true, int *on_false) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[b].bb);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  *cond = LLVMGetCondition(br);
+  *on_true = straight(c, ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 0)));
+  *on_false = straight(c, ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 1)));
+  return true;
+}
+
+/* cond is `icmp pred x, k` (or the swapped form) for this x and k. */
+static bool compares(LLVMValueRef cond, LLVMIntPredicate pred, LLVMValueRef x, LLVMValueRef k) {
+  if (!cond || !LLVMIsAICmpInst(cond)) return false;
+  LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  bool same_k = LLVMIsAConstantInt(k) ? is_const(b, LLVMConstIntGetSExtValue(k)) : b == k;
+  bool same_k_swapped = LLVMIsAConstantInt(k) ? is_const(a, LLVMConstIntGetSExtValue(k)) : a == k;
+  return (a == x && same_k && p == pred) || (b == x && same_k_swapped && ir_swapped_pred(p) == pred);
+}
+
+/* The guard G: true when n < 1 (`n < 1`, `n <= 0`). */
+static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(n));
+  LLVMValueRef one = LLVMConstInt(LLVMTypeOf(n), 1, 0), zero = LLVMConstInt(LLVMTypeOf(n), 0, 0);
+  (void)ctx;
+  return compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero);
+}
+
+/* The skip S: cond is true when n < K, K >= L (`n <u K` or `n <s K`), alone or or'ed
+ * (`or`, `select c, true, x`) with anything else. */
+static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
+  /* n < K for a K >= L (clang skips f64x2 loops below 4 iterations) */
+  if (cond && LLVMIsAICmpInst(cond) && LLVMGetOperand(cond, 0) == n && LLVMIsAConstantInt(LLVMGetOperand(cond, 1))) {
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+    int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
+    if ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) return true;
+  }
+  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
+  if (is_op(cond, LLVMOr))
+    return skips_below(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           skips_below(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
+  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 1), -1))
+    return skips_below(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           skips_below(LLVMGetOperand(cond, 2), n, lanes, depth + 1);
+  return false;
+}
+
+static bool fail(kr_ctx *c, const char *why) {
+  c->reason = why;
+  return false;
+}
+
+#define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
+
+/* The phi of block b with these two incoming values (from any blocks). */
+static LLVMValueRef phi_of(const kr_ctx *c, int b, LLVMValueRef *ins, LLVMBasicBlockRef *from) {
+  LLVMValueRef phi = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
+  if (!phi || !LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2) return NULL;
+  for (unsigned i = 0; i < 2; i++) {
+    ins[i] = LLVMGetIncomingValue(phi, i);
+    from[i] = LLVMGetIncomingBlock(phi, i);
+  }
+  return phi;
+}
+
+/* The loops of the region, (a): V's copies and R's copies. */
+static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
+  LLVMValueRef vid = NULL, rid = NULL;
+  r->nloops = 0;
+  for (int k = 0; k < outer->nchildren; k++) {
+    const ir_loop *l = outer->children[k];
+    if (l->nchildren) {
+      /* a nest beside the region: it is then a prologue */
+      if (r->inner) return false;
+      r->inner = l;
+      continue;
+    }
+    LLVMValueRef st[KR_REGION_STORES];
+    bool vector;
+    int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
+    LLVMValueRef id = wasm_loop(c, l);
+    if (l->nlatches != 1 || n <= 0 || !id || r->nloops == KR_REGION_LOOPS) return false;
+    LLVMValueRef *want = vector ? &vid : &rid;
+    if (*want && *want != id) return false;
+    *want = id;
+    bool checked = ir_checked_copy(c->cfg->blocks[l->header].bb);
+    r->loops[r->nloops] = l;
+    r->vector[r->nloops++] = vector;
+    if (!vector && !checked) {
+      if (r->rep) return false;
+      r->rep = l;
+      r->nstores = n;
+      memcpy(r->stores, st, (size_t)n * sizeof *st);
+    } else if (vector && !checked) {
+      if (r->vec) return false;
+      r->vec = l;
+    }
+  }
+  return vid && rid && r->rep && r->vec;
+}
+
+/* The peel P before a remainder unrolled by 2: s' = phi(s | 1 after P,
+ * s) in block D (which tests s == n - 1), P run from block J (where
+ * s = phi(M, 0)) when n & 1 != 0, straight code holding one store. */
+static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueRef n, LLVMValueRef s1,
+                       LLVMValueRef *s_out, int *J_out, int *D_out) {
+  /* s' = phi(s | 1 after P, s): the block D of the test s == n - 1 */
+  if (!LLVMIsAPHINode(s1)) return false;
+  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), P_end = -1, noP = -1;
+  LLVMValueRef ins[2], s = NULL, cond;
+  *D_out = D;
+  LLVMBasicBlockRef from[2];
+  if (phi_of(c, D, ins, from) != s1) return false;
+  for (int k = 0; k < 2; k++) {
+    LLVMValueRef v = ins[k];
+    if ((is_op(v, LLVMOr) && is_const(LLVMGetOperand(v, 1), 1)) ||
+        (is_op(v, LLVMAdd) && is_const(LLVMGetOperand(v, 1), 1))) {
+      P_end = ir_cfg_index(c->cfg, from[k]);
+      if (s && s != LLVMGetOperand(v, 0)) return false;
+      s = LLVMGetOperand(v, 0);
+    } else {
+      noP = ir_cfg_index(c->cfg, from[k]);
+      if (s && s != v) return false;
+      s = v;
+    }
+  }
+  if (P_end < 0 || noP < 0 || !LLVMIsAPHINode(s)) return false;
+  /* the block J of s = phi(M, 0), ending in P's test `n & 1 == 0` */
+  int J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s)), t, f;
+  *J_out = J;
+  *s_out = s;
+  if (J != noP || !branch_of(c, J, &cond, &t, &f) || t != D) return false;
+  if (!LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ || !is_const(LLVMGetOperand(cond, 1), 0) ||
+      !is_op(LLVMGetOperand(cond, 0), LLVMAnd) || LLVMGetOperand(LLVMGetOperand(cond, 0), 0) != n ||
+      !is_const(LLVMGetOperand(LLVMGetOperand(cond, 0), 1), 1))
+    return false;
+  int P = f;
+  /* P: straight code from J's false edge to P_end (traps aside), one store */
+  r->peel = NULL;
+  for (int b = P, steps = 0; steps < 16; steps++) {
+    if (!outer->in_body[b] || b == D) return false;
+    for (int k = 0; k < outer->nchildren; k++)
+      if (outer->children[k]->in_body[b]) return false;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i)) {
+        if (r->peel) return false;
+        r->peel = i;
+      }
+    if (b == P_end) break;
+    int next = -1;
+    for (int k = 0; k < c->cfg->blocks[b].nsuccs; k++) {
+      int x = c->cfg->blocks[b].succs[k];
+      if (outer->in_body[x]) {
+        if (next >= 0) return false;
+        next = x;
+      }
+    }
+    if (next < 0) return false;
+    b = next;
+  }
+  if (!r->peel) return false;
+  return true;
+}
+
+bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
+  memset(r, 0, sizeof *r);
+  r->outer = outer;
+  if (!region_loops(c, outer, r)) return fail(c, c->reason);
+  const char *why = c->reason;
+  /* V: counts M = n & (2^31 - L) down by L */
+  LLVMValueRef vst[KR_REGION_STORES], M;
+  bool vector;
+  if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
+  unsigned lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
+  if (!lanes) return fail(c, REGION_FAIL);
+  M = NULL;
+  for (int k = 0; k < r->nloops; k++)
+    if (r->vector[k]) {
+      LLVMValueRef start;
+      if (!counts_down(c, r->loops[k], lanes, &start) || (M && start != M)) return fail(c, REGION_FAIL);
+      M = start;
+    }
+  if (!is_op(M, LLVMAnd) || !is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))))
+    return fail(c, REGION_FAIL);
+  LLVMValueRef n = LLVMGetOperand(M, 0), s1 = NULL;
+  if (ir_loop_defines(c->chain[0], n, c->cfg) || LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32)
+    return fail(c, REGION_FAIL);
+  /* R: j from s' to n by U (U copies a trip): by 2 after a peel, by 1 from s */
+  for (int k = 0; k < r->nloops; k++)
+    if (!r->vector[k]) {
+      LLVMValueRef start;
+      if (!remainder_from(c, r->loops[k], r->nstores, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      s1 = start;
+    }
+  if (!s1 || r->nstores > 2) return fail(c, REGION_FAIL);
+  LLVMValueRef s = s1, cond;
+  int J = -1, D = -1, t, f;
+  r->peel = NULL;
+  if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
+  if (r->nstores == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
+  if (r->nstores == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
+  /* s = phi(M from E's false edge, 0 from the skip S) */
+  LLVMValueRef sin[2];
+  LLVMBasicBlockRef sfrom[2];
+  if (phi_of(c, J, sin, sfrom) != s) return fail(c, REGION_FAIL);
+  int E = -1, S = -1;
+  for (int k = 0; k < 2; k++) {
+    if (sin[k] == M) E = ir_cfg_index(c->cfg, sfrom[k]);
+    else if (is_const(sin[k], 0)) S = ir_cfg_index(c->cfg, sfrom[k]);
+  }
+  if (E < 0 || S < 0) return fail(c, REGION_FAIL);
+  /* the done block: where E's true edge, D's true edge and R's exits go */
+  int done, x;
+  if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
+    return fail(c, REGION_FAIL);
+  int R_entry = J;
+  if (r->peel) {
+    if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
+    LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
+    if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
+        !is_const(LLVMGetOperand(n1, 1), -1))
+      return fail(c, REGION_FAIL);
+    R_entry = t;
+  }
+  /* every loop of the region: V's copies exit to E, R's to done; R
+   * entered (through its versioning test) from D's false edge, V from the
+   * skip's false edge */
+  for (int k = 0; k < r->nloops; k++) {
+    int to = exit_block(c, r->loops[k]);
+    if (to < 0 || to != (r->vector[k] ? E : done)) return fail(c, REGION_FAIL);
+    int head = r->loops[k]->header;
+    if (!ir_dominates(c->dom, r->vector[k] ? S : R_entry, head)) return fail(c, REGION_FAIL);
+  }
+  /* the skip S: true when n < L (V then never runs with M = 0) */
+  if (!branch_of(c, S, &cond, &t, &f) || t != J || !skips_below(cond, n, lanes, 0)) return fail(c, REGION_FAIL);
+  if (!ir_dominates(c->dom, f, r->vec->header)) return fail(c, REGION_FAIL);
+  /* the guard G before S: true when n < 1, to done */
+  int G = -1;
+  for (int b = S, steps = 0; steps < 8 && G < 0; steps++) {
+    const ir_block *blk = &c->cfg->blocks[b];
+    if (blk->npreds != 1) return fail(c, REGION_FAIL);
+    int p = blk->preds[0];
+    /* (a bounds check on the way: one side traps) */
+    if (branch_of(c, p, &cond, &t, &f) && !traps(c, t) && !traps(c, f)) {
+      if (t != done || f != straight(c, b) || !none_when_true(cond, n)) return fail(c, REGION_FAIL);
+      G = p;
+    }
+    b = p;
+  }
+  if (G < 0) return fail(c, REGION_FAIL);
+  /* the region's stores are V's, P's and R's only: nothing else of the
+   * outer loop stores between G and done */
+  for (int b = 0; b < outer->nbody; b++) {
+    int x = outer->body[b];
+    bool in_loop = r->inner && r->inner->in_body[x];
+    for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
+    if (in_loop) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
+  }
+  c->reason = why;
+  r->done = done;
+  r->count = n;
+  r->lanes = lanes;
+  r->start = s1;
+  r->peel_at = s;
+  r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
+                      .step = 1, .pred = LLVMIntSLT, .bits = 32};
+  return true;
+}
+
+/* Whether v (a vector instruction of the nest) lies in a region's vector
+ * loop, or feeds only such loops (the splat of `alpha * A[i][k]` made in
+ * the outer loop's body). */
+bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
+  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
+  const ir_loop *root = c->chain[0];
+  if (b < 0 || !root->in_body[b]) return false;
+  /* the innermost loop of the nest holding v */
+  const ir_loop *l = root;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->in_body[b]) {
+        l = l->children[k];
+        deeper = true;
+        break;
+      }
+  }
+  kr_region r;
+  const char *why = c->reason;
+  if (l->nchildren == 0 && l->parent && l != root) {
+    bool ok = kr_region_find(c, l->parent, &r);
+    if (ok || why) c->reason = why; /* else the shape's failure, if any */
+    for (int k = 0; ok && k < r.nloops; k++)
+      if (r.loops[k] == l) return r.vector[k];
+    return false;
+  }
+  /* a value of the outer loop's body: every use in the region's V loops */
+  bool ok = kr_region_find(c, l, &r);
+  if (ok || why) c->reason = why;
+  if (!ok) return false;
+  int nuses = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    int ub = ir_cfg_index(c->cfg, LLVMGetInstructionParent(user));
+    bool in_v = false;
+    for (int k = 0; k < r.nloops; k++) in_v |= r.vector[k] && r.loops[k]->in_body[ub];
+    /* an insertelement feeding the splat's shuffle */
+    if (!in_v && LLVMGetTypeKind(LLVMTypeOf(user)) == LLVMVectorTypeKind && ub == b &&
+        kr_region_vector_ok(c, user))
+      in_v = true;
+    if (!in_v) return false;
+    nuses++;
+  }
+  return nuses > 0;
+}
+
+/* The nodes of one store (its address and value) at the region's j,
+ * appended to c->nodes; its address into *a.  -1 on failure. */
+static int32_t store_nodes(kr_ctx *c, LLVMValueRef st, int lane, kr_affine *a) {
+  c->nmemo = 0;
+  *a = kr_address(c, LLVMGetOperand(st, 1));
+  if (!a->ok) return -1;
+  a->c += kr_lane_offset(st, lane);
+  c->in_lanes = lane >= 0;
+  c->lane = lane;
+  int32_t r = kr_expr(c, LLVMGetOperand(st, 0));
+  c->in_lanes = false;
+  c->lane = 0;
+  c->nmemo = 0;
+  return r;
+}
+
+/* Whether the expressions at nodes x and y are the same, operands of a
+ * commutative operation in either order (LLVM orders a product's operands
+ * differently in the vector and the scalar loop; IEEE addition and
+ * multiplication are commutative, exactly). */
+static bool same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
+  if (x < 0 || y < 0) return x == y;
+  if (depth > 64) return false;
+  const kn_expr *a = &c->nodes[x], *b = &c->nodes[y];
+  if (a->op != b->op || a->type != b->type || a->cmp != b->cmp) return false;
+  switch (a->op) {
+  case KN_E_CONST:
+  case KN_E_PARAM:
+  case KN_E_IV:
+  case KN_E_LOAD:
+    return kr_same_nodes(c, (unsigned)x, (unsigned)y, 1);
+  default:
+    break;
+  }
+  if (same_tree(c, a->a, b->a, depth + 1) && same_tree(c, a->b, b->b, depth + 1) &&
+      same_tree(c, a->c, b->c, depth + 1))
+    return true;
+  bool commutes = a->op == KN_E_ADD || a->op == KN_E_MUL || a->op == KN_E_AND || a->op == KN_E_OR ||
+                  a->op == KN_E_XOR;
+  return commutes && same_tree(c, a->a, b->b, depth + 1) && same_tree(c, a->b, b->a, depth + 1);
+}
+
+/* Appends the nodes of store st of region loop l (chain[depth-1] for the
+ * time) at lane `lane` (-1: a scalar store) with unroll copy `copy` of
+ * `copies`; compares them with the reference (*len 0: becomes it). */
+static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int lane, int copies, int copy,
+                              int32_t *root, kr_affine *first) {
+  kr_affine a;
+  c->chain[c->depth - 1] = l;
+  c->copies = copies;
+  c->copy = copy;
+  int32_t at = store_nodes(c, st, lane, &a);
+  if (at < 0) return false;
+  if (*root < 0) {
+    *root = at;
+    *first = a;
+    return true;
+  }
+  return same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
+}
+
+/* The copy number of each scalar store of l (U stores a trip, one element
+ * apart): from their addresses read as copy 0. */
+static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, int *copy_of) {
+  int64_t keys[KR_REGION_STORES];
+  kr_affine a0 = {0};
+  c->chain[c->depth - 1] = l;
+  c->copies = 1;
+  c->copy = 0;
+  for (int s = 0; s < n; s++) {
+    kr_affine a = kr_address(c, LLVMGetOperand(st[s], 1));
+    if (!a.ok) return false;
+    if (s == 0) a0 = a;
+    keys[s] = a.c;
+  }
+  return kr_assign_copies(keys, n, kr_coeff(&a0, c->depth - 1), copy_of);
+}
+
+/* (c): every store of the region, in every copy, the representative's
+ * expression at its own j.  c: the chain built with the region's
+ * representative innermost; c and c->out are left as they were. */
+bool kr_region_prove(kr_ctx *c, const kr_region *r) {
+  kr_ctx keep = *c;
+  kn_recog_nest out_keep = *c->out;
+  bool ok = c->depth >= 2;
+  int32_t root = -1;
+  kr_affine first = {0};
+  /* compared in the region's outer loop (the loops around it give live
+   * values, the same for every store) */
+  c->region_proof = true;
+  /* R's fast copy first: the reference */
+  const ir_loop *order[KR_REGION_LOOPS];
+  int no = 0;
+  order[no++] = r->rep;
+  for (int k = 0; k < r->nloops; k++)
+    if (r->loops[k] != r->rep) order[no++] = r->loops[k];
+  for (int k = 0; k < no && ok; k++) {
+    const ir_loop *l = order[k];
+    LLVMValueRef st[KR_REGION_STORES];
+    int copy_of[KR_REGION_STORES];
+    bool vector;
+    int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
+    if (vector) {
+      for (int s = 0; s < n && ok; s++)
+        for (int lane = 0; lane < (int)r->lanes && ok; lane++)
+          ok = same_as_reference(c, l, st[s], lane, (int)r->lanes, lane, &root, &first);
+      continue;
+    }
+    ok = n == r->nstores && scalar_copies(c, l, st, n, copy_of);
+    for (int u = 0; u < n && ok; u++) {
+      int s = 0;
+      while (copy_of[s] != u) s++;
+      ok = same_as_reference(c, l, st[s], -1, n, u, &root, &first);
+    }
+  }
+  /* P's store at j = s */
+  if (ok && r->peel) {
+    c->peel_j = r;
+    ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
+    c->peel_j = NULL;
+  }
+  const char *why = c->reason;
+  *c = keep;
+  *c->out = out_keep;
+  if (!ok) return kr_fail(c, why ? why : "vector (SIMD) loop inside another loop: its parts store different values");
+  return true;
+}
+
+/* Whether every use of v, followed through integer arithmetic, ends in a
+ * branch's condition: a value that only steers. */
+static bool only_steers(LLVMValueRef v, int depth) {
+  if (depth > 8) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsABranchInst(user)) continue;
+    switch (LLVMGetInstructionOpcode(user)) {
+    case LLVMAdd: case LLVMSub: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMICmp:
+    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMSelect: case LLVMShl:
+      if (!only_steers(user, depth + 1)) return false;
+      break;
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
+/* A read of host state (the memory's size, loaded in a region's guards)
+ * that only steers branches of a region's outer loop: to the bounds
+ * pass's copy of V or R (proved alike, (c)) or to traps, which the
+ * runtime's range check before a launch subsumes. */
+bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
+  if (!only_steers(ld, 0)) return false;
+  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(ld));
+  const ir_loop *l = c->chain[0];
+  if (b < 0 || !l->in_body[b]) return false;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->in_body[b] && l->children[k]->nchildren) {
+        l = l->children[k];
+        deeper = true;
+        break;
+      }
+  }
+  kr_region r;
+  const char *why = c->reason;
+  bool ok = kr_region_find(c, l, &r);
+  if (ok || why) c->reason = why;
+  return ok;
+}
+
+const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
+  const kr_region *rs[2] = {c->region, c->pregion};
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; rs[i] && k < rs[i]->nloops; k++)
+      if (rs[i]->loops[k] == l && !rs[i]->vector[k]) return rs[i];
+  return NULL;
+}
+
+/* Every path of the region reaches its done block, which dominates l: the
+ * region runs (whole) before l on each iteration of its outer loop. */
+bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l) {
+  return r->done >= 0 && ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
+}

@@ -1,0 +1,59 @@
+/* simd_products.c: ikj products whose j loop clang vectorises at -O2
+ * -msimd128 inside the i and k loops (a v128 loop, a peeled iteration and
+ * a scalar remainder unrolled by two, copied by the bounds pass), as users
+ * write them: arrays from a separate allocation, no `restrict`.  Each nest
+ * is offloaded as the one product the plain -O2 build offloads
+ * (kernels/kn_lanes_region.c): polybench's gemm with its `C *= beta` loop
+ * (itself a vector loop and its remainder, the product's prologue), the
+ * same without it, and in f64 (f64x2 lanes).  Sizes from argv (default
+ * 64 x 48 x 40, multiples of 4: the peel and remainder do not run), then
+ * odd ones (n = 4q + 3: the peel and the remainder run).  3 products, 2
+ * calls each: 6 launches, as the plain build. */
+/* clang-flags: -O2 -msimd128 */
+/* expect-gpu-launches: 6 */
+#include "e2e.h"
+
+__attribute__((noinline)) void gemm_beta(int ni, int nj, int nk, float alpha, float beta, float *C, const float *A,
+                                         const float *B) {
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++) C[i * nj + j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];
+  }
+}
+
+__attribute__((noinline)) void gemm_acc(int ni, int nj, int nk, float *C, const float *A, const float *B) {
+  for (int i = 0; i < ni; i++)
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i * nj + j] += A[i * nk + k] * B[k * nj + j];
+}
+
+__attribute__((noinline)) void gemm_f64(int ni, int nj, int nk, double *C, const double *A, const double *B) {
+  for (int i = 0; i < ni; i++)
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i * nj + j] += A[i * nk + k] * B[k * nj + j];
+}
+
+static void run(int ni, int nj, int nk, uint32_t seed) {
+  float *A = e2e_alloc((size_t)ni * nk * sizeof(float)), *B = e2e_alloc((size_t)nk * nj * sizeof(float));
+  float *C = e2e_alloc((size_t)ni * nj * sizeof(float)), *D = e2e_alloc((size_t)ni * nj * sizeof(float));
+  double *Ad = e2e_alloc((size_t)ni * nk * sizeof(double)), *Bd = e2e_alloc((size_t)nk * nj * sizeof(double));
+  double *Cd = e2e_alloc((size_t)ni * nj * sizeof(double));
+  for (int i = 0; i < ni * nk; i++) A[i] = e2e_unit(&seed), Ad[i] = e2e_unit(&seed);
+  for (int i = 0; i < nk * nj; i++) B[i] = e2e_unit(&seed), Bd[i] = e2e_unit(&seed);
+  for (int i = 0; i < ni * nj; i++) C[i] = e2e_unit(&seed), D[i] = e2e_unit(&seed), Cd[i] = e2e_unit(&seed);
+  gemm_beta(ni, nj, nk, 1.5f, 1.2f, C, A, B);
+  gemm_acc(ni, nj, nk, D, A, B);
+  gemm_f64(ni, nj, nk, Cd, Ad, Bd);
+  e2e_print_f32("gemm_beta", C, (size_t)ni * nj);
+  e2e_print_f32("gemm_acc", D, (size_t)ni * nj);
+  e2e_print_f64("gemm_f64", Cd, (size_t)ni * nj);
+  free(A), free(B), free(C), free(D), free(Ad), free(Bd), free(Cd);
+}
+
+int main(int argc, char **argv) {
+  int ni = e2e_arg(argc, argv, 1, 64), nj = e2e_arg(argc, argv, 2, 48), nk = e2e_arg(argc, argv, 3, 40);
+  run(ni, nj, nk, 3);
+  run(ni + 3, nj + 3, nk + 1, 5);
+  return 0;
+}
