@@ -196,16 +196,42 @@ static bool is_pinned(const late_ctx *c, LLVMValueRef br) {
   return false;
 }
 
-/* A load of linear memory that a check kept in place proves inside
- * memory: one on its index with at least its end, on the way to it
- * through blocks of one predecessor (memory never shrinks), other than
- * the check being removed (the load would then fault before the access
- * that names the trap).  That check is pinned: it may not be removed
- * later. */
+/* A load of linear memory proved inside memory: by an earlier access
+ * (after_access), or by a check kept in place: one on its index with at
+ * least its end, on the way to it through blocks of one predecessor
+ * (memory never shrinks), other than the check being removed (the load
+ * would then fault before the access that names the trap).  That check
+ * is pinned: it may not be removed later. */
+/* An access of linear memory before load on every way to it (earlier in
+ * its block, or in a chain of blocks of one predecessor), on the same
+ * index, ending at least where load does: where it runs without fault
+ * (or, left to a guard page, faults first), memory, which never shrinks,
+ * holds the load too.  Volatile ones count: a guarded access still runs
+ * before the load. */
+static bool after_access(const late_ctx *c, LLVMValueRef load, LLVMValueRef index, int64_t end) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load);
+  LLVMValueRef i = LLVMGetPreviousInstruction(load);
+  for (int hops = 0; hops < 16; hops++) {
+    for (; i; i = LLVMGetPreviousInstruction(i)) {
+      bool store = LLVMIsAStoreInst(i) != NULL;
+      if ((!store && !LLVMIsALoadInst(i)) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) continue;
+      LLVMValueRef at;
+      int64_t e;
+      if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), &at, &e) || at != index) continue;
+      e += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
+      if (e >= end) return true;
+    }
+    if (!(bb = single_pred(bb))) return false;
+    i = LLVMGetLastInstruction(bb);
+  }
+  return false;
+}
+
 static bool anchored(late_ctx *c, LLVMValueRef load) {
   LLVMValueRef index;
   int64_t end, reach;
   if (!access_end(c, load, &index, &end)) return false;
+  if (after_access(c, load, index, end)) return true;
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred;
   for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
@@ -583,6 +609,84 @@ static void give_to_guard(late_ctx *c, LLVMValueRef i, uint32_t offset) {
   c->marked[c->nmarked++] = i;
 }
 
+/* ---- a guarded byte and the byte before it ------------------------------ */
+
+/* v as shl(zext(load i8), s) (s = 0: the zext alone), one use each; the
+ * load in *load. */
+static bool shifted_byte(LLVMValueRef v, LLVMValueRef *load, unsigned *s) {
+  *s = 0;
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMShl &&
+      LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+    *s = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
+    if (LLVMGetNextUse(LLVMGetFirstUse(v))) return false;
+    v = LLVMGetOperand(v, 0);
+  }
+  if (!LLVMIsAZExtInst(v) || LLVMGetNextUse(LLVMGetFirstUse(v))) return false;
+  *load = LLVMGetOperand(v, 0);
+  return LLVMIsALoadInst(*load) && LLVMGetTypeKind(LLVMTypeOf(*load)) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(*load)) == 8 && LLVMGetFirstUse(*load) &&
+         !LLVMGetNextUse(LLVMGetFirstUse(*load));
+}
+
+/* Guarded byte load g (volatile, its label before it) whose value is
+ * or'ed, 8 bits up, with the byte just below it, read by a plain load p
+ * later in the block with nothing but computations and plain loads
+ * between (an interpreter's 16-bit operand `pc[1] | pc[2] << 8`, clang's
+ * wasm code reading pc[2] first): both become one volatile 16-bit load
+ * at g's place.  It faults exactly when g does (its last byte is g's; the
+ * guard pages start at a page boundary, so a 2-byte load faults iff its
+ * last byte lies past memory), under g's label; p could not fault (it is
+ * plain: proved inside memory) and no store lies between, so it reads
+ * the same byte.  Returns the new load, or NULL. */
+static LLVMValueRef pair_bytes(late_ctx *c, LLVMValueRef g) {
+  LLVMUseRef u = LLVMGetFirstUse(g);
+  if (!LLVMIsALoadInst(g) || !u || LLVMGetNextUse(u) || LLVMGetTypeKind(LLVMTypeOf(g)) != LLVMIntegerTypeKind ||
+      LLVMGetIntTypeWidth(LLVMTypeOf(g)) != 8)
+    return NULL;
+  LLVMValueRef z = LLVMGetUser(u), top = z;
+  if (!LLVMIsAZExtInst(z) || !LLVMGetFirstUse(z) || LLVMGetNextUse(LLVMGetFirstUse(z))) return NULL;
+  LLVMValueRef user = LLVMGetUser(LLVMGetFirstUse(z));
+  if (LLVMIsABinaryOperator(user) && LLVMGetInstructionOpcode(user) == LLVMShl) {
+    top = user;
+    if (!LLVMGetFirstUse(top) || LLVMGetNextUse(LLVMGetFirstUse(top))) return NULL;
+    user = LLVMGetUser(LLVMGetFirstUse(top));
+  }
+  if (!LLVMIsABinaryOperator(user) || LLVMGetInstructionOpcode(user) != LLVMOr) return NULL;
+  LLVMValueRef other = LLVMGetOperand(user, LLVMGetOperand(user, 0) == top ? 1 : 0), p, gl;
+  unsigned sg, sp;
+  if (!shifted_byte(top, &gl, &sg) || gl != g || !shifted_byte(other, &p, &sp) || sg != sp + 8 ||
+      LLVMGetVolatile(p) || LLVMGetOrdering(p) != LLVMAtomicOrderingNotAtomic)
+    return NULL;
+  LLVMValueRef gi, pi;
+  int64_t gk, pk;
+  if (!split_address(c, LLVMGetOperand(g, 0), &gi, &gk) || !split_address(c, LLVMGetOperand(p, 0), &pi, &pk) ||
+      gi != pi || pk != gk - 1)
+    return NULL;
+  /* p after g in its block, nothing with an effect between */
+  LLVMValueRef i = LLVMGetNextInstruction(g);
+  for (; i && i != p; i = LLVMGetNextInstruction(i))
+    if (!pure(c, i) && !(LLVMIsALoadInst(i) && !LLVMGetVolatile(i))) return NULL;
+  if (i != p) return NULL;
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(c->ctx), i16 = LLVMInt16TypeInContext(c->ctx);
+  LLVMPositionBuilderBefore(c->b, g);
+  LLVMValueRef minus1 = LLVMConstInt(LLVMInt64TypeInContext(c->ctx), (unsigned long long)-1, true);
+  LLVMValueRef at = LLVMBuildGEP2(c->b, i8, LLVMGetOperand(g, 0), &minus1, 1, "");
+  LLVMValueRef w = LLVMBuildLoad2(c->b, i16, at, "");
+  LLVMSetVolatile(w, true);
+  LLVMSetAlignment(w, 1);
+  LLVMPositionBuilderBefore(c->b, user);
+  LLVMValueRef v = LLVMBuildZExt(c->b, w, LLVMTypeOf(user), "");
+  if (sp) v = LLVMBuildShl(c->b, v, LLVMConstInt(LLVMTypeOf(user), sp, false), "");
+  LLVMReplaceAllUsesWith(user, v);
+  LLVMInstructionEraseFromParent(user);
+  erase_dead(c, other);
+  LLVMValueRef dead = top;
+  LLVMInstructionEraseFromParent(dead);
+  if (top != z) LLVMInstructionEraseFromParent(z);
+  LLVMInstructionEraseFromParent(g);
+  return w;
+}
+
 /* The block after bb as code generation sees it: its single successor
  * when bb is that block's only predecessor (CodeGenPrepare merges them). */
 static LLVMBasicBlockRef falls_into(LLVMBasicBlockRef bb) {
@@ -634,6 +738,10 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   }
 
   bnd_fresh_sizes(fn);
+  for (unsigned k = 0; k < c->nmarked; k++) {
+    LLVMValueRef w = pair_bytes(c, c->marked[k]);
+    if (w) c->marked[k] = w;
+  }
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef i = c->marked[k];
     if (!store_follows(c, i)) continue;

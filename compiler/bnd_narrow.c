@@ -7,7 +7,16 @@
  * is rewritten in i64: no operation wraps in either width, so each i64
  * value is the i128 one and every compare reads the same.  All or
  * nothing: one value out of reach (a sign-extended i64, an operation not
- * listed here) leaves the block as it was. */
+ * listed here) leaves the block as it was.
+ *
+ * One exception, proved where it is taken: a right shift of a value that
+ * may be negative (bnd_trip.c's `(n + step - 1) >> k` of a count n =
+ * end - start, which the test itself requires to be >= 0) shifts
+ * max(value, 0) in i64.  That is exact wherever the value is >= 0; the
+ * block is rewritten only when every value computed from such a shift
+ * feeds nothing but the test's `and`s and the test has an exact conjunct
+ * `x >= 0` with value = x + k, k >= 0: where the value is negative both
+ * tests are false, elsewhere every value is exact (clamps_hold). */
 #include "bnd.h"
 
 #include <string.h>
@@ -19,7 +28,11 @@ typedef __int128 i128;
 typedef struct {
   i128 lo, hi;
   LLVMValueRef v64;
+  bool clamped;  /* computed from a clamped shift: exact only if its operand >= 0 */
 } nw_val;
+
+/* How many shifts of possibly negative values one block may clamp. */
+#define NW_MAX_CLAMPS 8
 
 typedef struct {
   LLVMModuleRef mod;
@@ -28,7 +41,24 @@ typedef struct {
   LLVMBuilderRef b;
   bnd_map map;   /* i128 instruction -> nw_val */
   unsigned md_range;
+  LLVMValueRef clamps[NW_MAX_CLAMPS]; /* i128 operands clamped at 0 */
+  unsigned nclamps;
+  LLVMBasicBlockRef bb;
 } nw_ctx;
+
+/* Whether v (of the block) is computed from a clamped value: an i128
+ * value so marked, or anything computed from one in the block. */
+static bool tainted(nw_ctx *c, LLVMValueRef v, int depth) {
+  if (!c->nclamps || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != c->bb || LLVMIsAPHINode(v)) return false;
+  nw_val *m = bnd_map_get(&c->map, v);
+  if (m) return m->clamped;
+  if (depth > 32) return true;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (tainted(c, LLVMGetOperand(v, k), depth + 1)) return true;
+  return false;
+}
+
+static bool tainted_bool(nw_ctx *c, LLVMValueRef v) { return tainted(c, v, 0); }
 
 static bool is_i128(LLVMTypeRef t) {
   return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 128;
@@ -121,12 +151,14 @@ static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
     break;
   case LLVMSelect:
     if (!operand(c, LLVMGetOperand(i, 1), &a) || !operand(c, LLVMGetOperand(i, 2), &b)) return false;
+    r->clamped = a.clamped || b.clamped || tainted_bool(c, LLVMGetOperand(i, 0));
     r->lo = a.lo < b.lo ? a.lo : b.lo, r->hi = a.hi > b.hi ? a.hi : b.hi;
     r->v64 = LLVMBuildSelect(c->b, LLVMGetOperand(i, 0), a.v64, b.v64, "");
     return true;
   default:
     return false;
   }
+  r->clamped = a.clamped || b.clamped;
   switch (op) {
   case LLVMAdd:
     r->lo = a.lo + b.lo, r->hi = a.hi + b.hi;
@@ -150,7 +182,19 @@ static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
     break;
   case LLVMLShr: case LLVMAShr:
     /* a shift of a non-negative value by a constant below 63 */
-    if (a.lo < 0 || b.lo != b.hi || b.lo < 0 || b.lo > 62) return false;
+    if (b.lo != b.hi || b.lo < 0 || b.lo > 62 || a.hi < 0) return false;
+    if (a.lo < 0) {
+      /* possibly negative (bnd_trip.c's `(n + step - 1) >> k` of a count
+       * n the test itself requires to be >= 0): shifted as smax(a, 0),
+       * exact whenever a >= 0; bnd_narrow_block accepts that only where
+       * a conjunct of the test fails whenever a < 0 */
+      if (c->nclamps == NW_MAX_CLAMPS) return false;
+      c->clamps[c->nclamps++] = LLVMGetOperand(i, 0);
+      LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
+      a.v64 = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, a.v64, zero, ""), zero, a.v64, "");
+      a.lo = 0;
+      r->clamped = true;
+    }
     r->lo = a.lo >> (int)b.lo, r->hi = a.hi >> (int)b.lo;
     r->v64 = LLVMBuildLShr(c->b, a.v64, b.v64, "");
     break;
@@ -183,6 +227,68 @@ static LLVMValueRef narrow_trunc(nw_ctx *c, LLVMValueRef i) {
   return LLVMBuildTrunc(c->b, a.v64, LLVMTypeOf(i), "");
 }
 
+/* Whether v's uses are all `and`s of the block or the block's branch,
+ * as its condition: v only ever makes the test false. */
+static bool only_into_test(nw_ctx *c, LLVMValueRef v, int depth) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(c->bb);
+  if (depth > 64 || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || width(v) != 1) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (user == term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && LLVMGetCondition(term) == v) continue;
+    if (!LLVMIsAInstruction(user) || LLVMGetInstructionParent(user) != c->bb ||
+        LLVMGetInstructionOpcode(user) != LLVMAnd || !only_into_test(c, user, depth + 1))
+      return false;
+  }
+  return LLVMGetFirstUse(v) != NULL;
+}
+
+/* Whether test leaf `leaf` is false whenever clamped operand a < 0: an
+ * exact `x >= 0` (sle 0 x, sge x 0, sgt x -1, slt -1 x) with
+ * a = x + k, k >= 0. */
+static bool guards(nw_ctx *c, LLVMValueRef leaf, LLVMValueRef a) {
+  if (!LLVMIsAICmpInst(leaf) || tainted(c, leaf, 0)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(leaf);
+  LLVMValueRef l = LLVMGetOperand(leaf, 0), r = LLVMGetOperand(leaf, 1), x = NULL;
+  long long k;
+  bool lc = LLVMIsAConstantInt(l), rc = LLVMIsAConstantInt(r);
+  if (p == LLVMIntSLE && lc && LLVMConstIntGetSExtValue(l) == 0) x = r;
+  if (p == LLVMIntSGE && rc && LLVMConstIntGetSExtValue(r) == 0) x = l;
+  if (p == LLVMIntSGT && rc && LLVMConstIntGetSExtValue(r) == -1) x = l;
+  if (p == LLVMIntSLT && lc && LLVMConstIntGetSExtValue(l) == -1) x = r;
+  if (!x || !is_i128(LLVMTypeOf(x))) return false;
+  while (a != x && LLVMIsAInstruction(a) && LLVMGetInstructionOpcode(a) == LLVMAdd &&
+         LLVMIsAConstantInt(LLVMGetOperand(a, 1)) && (k = LLVMConstIntGetSExtValue(LLVMGetOperand(a, 1))) >= 0 &&
+         LLVMConstInt(LLVMTypeOf(a), (unsigned long long)k, true) == LLVMGetOperand(a, 1))
+    a = LLVMGetOperand(a, 0);
+  return a == x;
+}
+
+/* Whether one leaf of the test's `and` tree below v guards a. */
+static bool guarded_by_test(nw_ctx *c, LLVMValueRef v, LLVMValueRef a, int depth) {
+  if (depth > 64) return false;
+  if (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == c->bb && LLVMGetInstructionOpcode(v) == LLVMAnd &&
+      width(v) == 1)
+    return guarded_by_test(c, LLVMGetOperand(v, 0), a, depth + 1) ||
+           guarded_by_test(c, LLVMGetOperand(v, 1), a, depth + 1);
+  return guards(c, v, a);
+}
+
+/* With clamps: every value computed from one only makes the test false
+ * (it feeds nothing but the test's `and`s), and each clamped operand's
+ * being negative makes the test false through an exact conjunct, so the
+ * i64 test equals the i128 one (where an operand is negative both are
+ * false; elsewhere every value is exact). */
+static bool clamps_hold(nw_ctx *c) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(c->bb);
+  if (!c->nclamps) return true;
+  if (!term || !LLVMIsABranchInst(term) || !LLVMIsConditional(term)) return false;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(c->bb); i != term; i = LLVMGetNextInstruction(i))
+    if (!is_i128(LLVMTypeOf(i)) && tainted(c, i, 0) && !only_into_test(c, i, 0)) return false;
+  for (unsigned k = 0; k < c->nclamps; k++)
+    if (!guarded_by_test(c, LLVMGetCondition(term), c->clamps[k], 0)) return false;
+  return true;
+}
+
 /* Rewrites block bb's i128 computation in i64 where all of it is in
  * reach; returns whether it did. */
 bool bnd_narrow_block(LLVMBasicBlockRef bb) {
@@ -192,7 +298,7 @@ bool bnd_narrow_block(LLVMBasicBlockRef bb) {
   tw_arena arena = {0};
   nw_ctx c = {.mod = mod, .ctx = ctx, .i64 = LLVMInt64TypeInContext(ctx), .i128t = LLVMIntTypeInContext(ctx, 128),
               .b = LLVMCreateBuilderInContext(ctx), .map = {.arena = &arena},
-              .md_range = LLVMGetMDKindIDInContext(ctx, "range", 5)};
+              .md_range = LLVMGetMDKindIDInContext(ctx, "range", 5), .bb = bb};
   unsigned n = 0, ncmp = 0;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
   LLVMValueRef *wide = tw_arena_alloc(&arena, (n + 1) * sizeof *wide);
@@ -230,6 +336,7 @@ bool bnd_narrow_block(LLVMBasicBlockRef bb) {
     bnd_map_put(&c.map, i, keep);
     wide[nwide++] = i;
   }
+  ok = ok && clamps_hold(&c);
   if (ok) {
     for (unsigned k = 0; k < ncmp; k++) LLVMReplaceAllUsesWith(cmps[k], cmps64[k]);
     for (unsigned k = ncmp; k-- > 0;) LLVMInstructionEraseFromParent(cmps[k]);

@@ -1,0 +1,195 @@
+/* test_guard_shape.c: Check suite "guard_shape": the shapes guard mode's
+ * late rules leave in twasmc's optimised IR at -O2 (compiler/bnd_late.c,
+ * compiler/bnd_narrow.c): a guarded byte and the plain byte below it
+ * read as one volatile 16-bit load, a store whose continuation reloads
+ * bytes an earlier access reached left to the guard page, and a
+ * versioned copy loop's check block computed in i64 although its trip
+ * count shifts a possibly negative value.  tests/spec/traps/paired.wast,
+ * anchored.wast and clamped.wast check the results and traps of the same
+ * functions. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "driver.h"
+
+/* f0: an interpreter loop whose opcode 1 adds (pc[1] | pc[2] << 8) << 4,
+ * pc[2] read first (in a function that only reads the two bytes, LLVM
+ * merges them itself).  f1: q[1] = p[1];
+ * q[2] = p[0] (8-byte words: p[0] lies below the p[1] read before it).
+ * f2: do { 4 bytes copied at i } while ((i += 4) != end). */
+static const char *const module_text =
+    "(module (memory 1)\n"
+    "  (func (param $pc i32) (result i32) (local $acc i32) (local $op i32)\n"
+    "    (loop $next\n"
+    "      (local.set $op (i32.load8_u (local.get $pc)))\n"
+    "      (if (i32.eq (local.get $op) (i32.const 1))\n"
+    "        (then (local.set $acc (i32.add (local.get $acc)\n"
+    "                 (i32.or (i32.shl (i32.load8_u offset=2 (local.get $pc)) (i32.const 12))\n"
+    "                         (i32.shl (i32.load8_u offset=1 (local.get $pc)) (i32.const 4)))))\n"
+    "              (local.set $pc (i32.add (local.get $pc) (i32.const 3))))\n"
+    "        (else (local.set $pc (i32.add (local.get $pc) (i32.const 1)))))\n"
+    "      (br_if $next (local.get $op)))\n"
+    "    (local.get $acc))\n"
+    "  (func (param $p i32) (param $q i32)\n"
+    "    (i64.store offset=8 (local.get $q) (i64.load offset=8 (local.get $p)))\n"
+    "    (i64.store offset=16 (local.get $q) (i64.load (local.get $p))))\n"
+    "  (func (param $dst i32) (param $src i32) (param $i i32) (param $end i32)\n"
+    "    (local $d i32) (local $s i32)\n"
+    "    (loop $next\n"
+    "      (local.set $d (i32.add (local.get $dst) (local.get $i)))\n"
+    "      (local.set $s (i32.add (local.get $src) (local.get $i)))\n"
+    "      (i32.store8 (local.get $d) (i32.load8_u (local.get $s)))\n"
+    "      (i32.store8 offset=1 (local.get $d) (i32.load8_u offset=1 (local.get $s)))\n"
+    "      (i32.store8 offset=2 (local.get $d) (i32.load8_u offset=2 (local.get $s)))\n"
+    "      (i32.store8 offset=3 (local.get $d) (i32.load8_u offset=3 (local.get $s)))\n"
+    "      (local.set $i (i32.add (local.get $i) (i32.const 4)))\n"
+    "      (br_if $next (i32.ne (local.get $i) (local.get $end))))))\n";
+
+typedef struct {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+} ir_module;
+
+static ir_module ir_of(const char *skip) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/guard-shape-%d.wat", (int)getpid());
+  FILE *w = fopen(path, "w");
+  ck_assert(w != NULL);
+  fputs(module_text, w);
+  fclose(w);
+  uint8_t *bytes;
+  size_t size;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
+  remove(path);
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  o.skip_pass = skip;
+  char *ir = NULL;
+  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
+  free(bytes);
+  ir_module m;
+  m.ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
+  free(ir);
+  char *msg = NULL;
+  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  return m;
+}
+
+static void dispose(ir_module *m) {
+  LLVMDisposeModule(m->mod);
+  LLVMContextDispose(m->ctx);
+}
+
+typedef struct {
+  int checks;      /* branches to the out-of-bounds trap block */
+  int labels;      /* accesses labelled for the guard pages */
+  int volatile16;  /* volatile i16 loads */
+  int volatile8;   /* volatile i8 loads */
+  int wide;        /* instructions of an i128 result */
+  int stores;      /* stores */
+} shape;
+
+static bool int_type(LLVMTypeRef t, unsigned bits) {
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == bits;
+}
+
+static shape shape_of(ir_module *m, unsigned index) {
+  char name[32];
+  snprintf(name, sizeof name, "wasm_f%u", index);
+  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
+  ck_assert_msg(fn != NULL, "no function %s", name);
+  shape s = {0};
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term))
+      for (unsigned k = 0; k < 2; k++)
+        s.checks += strncmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, k)), "bounds_trap", 11) == 0;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      s.wide += int_type(LLVMTypeOf(i), 128);
+      s.stores += LLVMIsAStoreInst(i) != NULL;
+      if (LLVMIsALoadInst(i) && LLVMGetVolatile(i)) {
+        s.volatile16 += int_type(LLVMTypeOf(i), 16);
+        s.volatile8 += int_type(LLVMTypeOf(i), 8);
+      }
+      LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+      if (!callee || LLVMGetValueKind(callee) != LLVMInlineAsmValueKind) continue;
+      size_t len;
+      const char *text = LLVMGetInlineAsmAsmString(callee, &len);
+      s.labels += memmem(text, len, ".pushsection", 12) != NULL;
+    }
+  }
+  return s;
+}
+
+START_TEST(byte_pair_one_load) {
+  ir_module m = ir_of(NULL);
+  shape s = shape_of(&m, 0);
+  /* the opcode's byte and the operand's 16 bits */
+  ck_assert_int_eq(s.checks, 0);
+  ck_assert_int_eq(s.labels, 2);
+  ck_assert_int_eq(s.volatile16, 1);
+  ck_assert_int_eq(s.volatile8, 1);
+  dispose(&m);
+}
+END_TEST
+
+START_TEST(reload_after_access_needs_no_check) {
+  ir_module m = ir_of(NULL);
+  shape s = shape_of(&m, 1);
+  /* the load of p[1], both stores: labelled; the reload of p[0] plain */
+  ck_assert_int_eq(s.checks, 0);
+  ck_assert_int_eq(s.labels, 3);
+  dispose(&m);
+}
+END_TEST
+
+START_TEST(clamped_check_block_in_i64) {
+  ir_module m = ir_of(NULL);
+  shape s = shape_of(&m, 2);
+  /* versioned: the 4 stores in the fast copy and in the checked one (a
+   * test false at compile time would leave one copy), the check block
+   * in i64 */
+  ck_assert_int_ge(s.stores, 8);
+  ck_assert_int_eq(s.wide, 0);
+  dispose(&m);
+}
+END_TEST
+
+START_TEST(without_guard_pass_checks_stay) {
+  ir_module m = ir_of("guard");
+  shape s = shape_of(&m, 0);
+  ck_assert_int_ge(s.checks, 1);
+  ck_assert_int_eq(s.labels, 0);
+  ck_assert_int_eq(s.volatile16, 0);
+  dispose(&m);
+}
+END_TEST
+
+static Suite *guard_shape_suite(void) {
+  Suite *s = suite_create("guard_shape");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, byte_pair_one_load);
+  tcase_add_test(tc, reload_after_access_needs_no_check);
+  tcase_add_test(tc, clamped_check_block_in_i64);
+  tcase_add_test(tc, without_guard_pass_checks_stay);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(guard_shape_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
