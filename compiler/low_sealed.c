@@ -150,6 +150,10 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
   uint32_t size = (uint32_t)mc->m->tables[table_index].limits.min;
   LLVMValueRef out = LLVMBuildICmp(f->b, LLVMIntUGE, index, LLVMConstInt(mc->t_i32, size, false), "");
   low_trap_if(f, out, TWASM_TRAP_UNDEFINED_ELEMENT, offset);
+  /* A constant index past the table traps above; the address below is
+   * dead then, but as a constant it would still be emitted, as a
+   * relocation whose offset need not fit (-O0 keeps the block). */
+  if (LLVMIsAConstantInt(index) && LLVMConstIntGetZExtValue(index) >= size) index = LLVMConstInt(mc->t_i32, 0, false);
   LLVMValueRef idx[] = {LLVMConstInt(mc->t_i64, 0, false), LLVMBuildZExt(f->b, index, mc->t_i64, ""),
                         LLVMConstInt(mc->t_i32, 1, false)};
   LLVMValueRef key_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
