@@ -149,12 +149,17 @@ void low_stack_check(low_fn *f) {
 static bool has_large_frame(const wasm_func *fn) { return fn->nlocals > 512; }
 
 
-/* Whether function func_index calls a function of its own component of
- * the call graph (it recurses) and makes no call inside a loop. */
+/* Whether function func_index may recurse and makes no call inside a
+ * loop.  It may recurse when it calls a function of its own component of
+ * the direct call graph, or makes a call_indirect of its own signature
+ * (a tree walker's or evaluator's call through a node's function pointer,
+ * which can reach it again).  Either answer is exact; this one only
+ * chooses where the memory base is loaded (low_mem_base). */
 static bool recursive_without_loop_calls(low_module_ctx *mc, uint32_t func_index) {
   const wasm_func *fn = &mc->m->funcs[func_index];
   bool *is_loop = tw_arena_alloc(&mc->arena, fn->ncode + 1);
   uint32_t depth = 0, loops = 0;
+  uint32_t own_key = low_sealed_key(mc->m, fn->type_index);
   bool recursive = false;
   for (uint32_t i = 0; i < fn->ncode; i++) {
     const wasm_insn *in = &fn->code[i];
@@ -166,7 +171,10 @@ static bool recursive_without_loop_calls(low_module_ctx *mc, uint32_t func_index
       if (loops > 0) return false;
       recursive |= !mc->m->funcs[in->u.index].imported && mc->stack_scc[in->u.index] == mc->stack_scc[func_index];
       break;
-    case OP_CALL_INDIRECT: if (loops > 0) return false; break;
+    case OP_CALL_INDIRECT:
+      if (loops > 0) return false;
+      recursive |= low_sealed_key(mc->m, in->u.pair.a) == own_key;
+      break;
     default: break;
     }
   }

@@ -674,6 +674,59 @@ START_TEST(stack_checks_only_where_unbounded) {
 }
 END_TEST
 
+/* ---- where the memory base is loaded (low_func.c) ---------------------- */
+
+/* Loads of fn's vmctx field 0 (the memory base), those marked
+ * !invariant.load (the one load at entry) or the others (at each use). */
+static int base_loads(LLVMValueRef fn, bool invariant) {
+  unsigned kind = LLVMGetMDKindID("invariant.load", 14);
+  LLVMValueRef vmctx = LLVMGetParam(fn, 0);
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMLoad && LLVMGetOperand(i, 0) == vmctx &&
+          (LLVMGetMetadata(i, kind) != NULL) == invariant)
+        n++;
+  return n;
+}
+
+/* $eval calls through the table with its own signature (a tree's
+ * evaluator: it may recurse), reading memory before and after each call:
+ * no register holds the base across the calls, it is loaded where the
+ * accesses need it.  $other makes the same calls through another
+ * signature and loads the base once at entry. */
+START_TEST(indirect_recursion_loads_base_at_use) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped indirect_recursion_loads_base_at_use: wat2wasm missing\n");
+    return;
+  }
+  ir_module m = ir_of("(module\n"
+                      "  (type $t (func (param i32) (result i32)))\n"
+                      "  (type $u (func (param i32 i32) (result i32)))\n"
+                      "  (memory 1) (table 4 funcref)\n"
+                      "  (elem (i32.const 0) $eval $leaf $other $pair)\n"
+                      "  (func $eval (type $t) (i32.add\n"
+                      "    (call_indirect (type $t) (i32.load offset=4 (local.get 0))\n"
+                      "      (i32.load (i32.load offset=4 (local.get 0))))\n"
+                      "    (call_indirect (type $t) (i32.load offset=8 (local.get 0))\n"
+                      "      (i32.load (i32.load offset=8 (local.get 0))))))\n"
+                      "  (func $leaf (type $t) (i32.load offset=12 (local.get 0)))\n"
+                      "  (func $other (type $t) (i32.add\n"
+                      "    (call_indirect (type $u) (i32.load offset=4 (local.get 0)) (i32.const 1)\n"
+                      "      (i32.load (local.get 0)))\n"
+                      "    (call_indirect (type $u) (i32.load offset=8 (local.get 0)) (i32.const 2)\n"
+                      "      (i32.load (local.get 0)))))\n"
+                      "  (func $pair (type $u) (i32.add (local.get 0) (local.get 1)))\n"
+                      "  (func (export \"_start\") (drop (call $eval (i32.const 16)))\n"
+                      "    (drop (call $other (i32.const 16)))))\n");
+  ck_assert_int_eq(base_loads(func(&m, 0), true), 0);
+  ck_assert_int_ge(base_loads(func(&m, 0), false), 2);
+  ck_assert_int_eq(base_loads(func(&m, 2), true), 1);
+  ck_assert_int_eq(base_loads(func(&m, 2), false), 0);
+  ir_free(&m);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -688,6 +741,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, trap_in_switch_case_names_callee);
   tcase_add_test(tc, recursion_exhausts_stack);
   tcase_add_test(tc, stack_checks_only_where_unbounded);
+  tcase_add_test(tc, indirect_recursion_loads_base_at_use);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
   suite_add_tcase(s, tc);
