@@ -192,6 +192,10 @@ typedef struct cu_args {
   size_t nranges;
   const cu_copy *in, *out;
   size_t nin, nout;
+  /* When every parameter is 8 bytes: their number, and a single launch
+   * seen before with the same kernel, shape, parameters and copies is
+   * replayed as a CUDA graph (cu_graph.c); 0: never. */
+  uint32_t param_words;
 } cu_args;
 
 /* Launches and synchronises.  On a sticky error the GPU is disabled for
@@ -220,7 +224,7 @@ double cu_launch_cost_us(void);
  *   double t = cu_prof_on() ? cu_prof_now() : 0; ...; if (t) cu_prof_add(PHASE, t); */
 typedef enum {
   CU_PROF_DECIDE, CU_PROF_RES_COST, CU_PROF_RES_PREPARE, CU_PROF_COPY_IN, CU_PROF_KERNEL,
-  CU_PROF_COPY_OUT, CU_PROF_SYNC, CU_PROF_LAUNCH, CU_PROF_PHASES
+  CU_PROF_COPY_OUT, CU_PROF_SYNC, CU_PROF_LAUNCH, CU_PROF_GRAPH, CU_PROF_GRAPH_BUILD, CU_PROF_PHASES
 } cu_prof_phase;
 extern int cu_prof_state;
 bool cu_prof_read(void);
@@ -277,6 +281,17 @@ typedef struct cu_driver {
   cu_result (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t len);
   /* TWASM_GPU_SCHED only. */
   cu_result (*primary_ctx_set_flags)(int device, unsigned flags);
+  /* TWASM_GPU_SYNC only. */
+  cu_result (*stream_synchronize)(void *stream);
+  cu_result (*stream_query)(void *stream);
+  /* Launches replayed as graphs (cu_graph.c); without them, none is. */
+  cu_result (*graph_create)(void **graph, unsigned flags);
+  cu_result (*graph_add_kernel_node)(void **node, void *graph, void *const *deps, size_t ndeps,
+                                     const void *params);
+  cu_result (*graph_instantiate)(void **exec, void *graph, unsigned long long flags);
+  cu_result (*graph_launch)(void *exec, void *stream);
+  cu_result (*graph_destroy)(void *graph);
+  cu_result (*graph_exec_destroy)(void *exec);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */
@@ -299,6 +314,18 @@ void cu_disable(cu_error *err);
 /* Fills err for a failed call (err may be NULL); a sticky code disables
  * the GPU.  Returns false for chaining. */
 bool cu_check_failure(cu_error *err, const char *what, cu_result code);
+
+/* cu_launch.c, for cu_graph.c: waits for everything queued (faults
+ * inside a kernel surface here; name is the kernel's, for the message);
+ * a copy cu_queue_copies would do by kernel as that kernel's step and
+ * its three parameters (false: it goes to the copy engine); one launch
+ * queued on the null stream. */
+bool cu_sync(const char *name, cu_error *err);
+bool cu_kcopy_plan(const cu_copy *c, bool to_device, cu_step *step, uint64_t words[3]);
+/* cu_graph.c: 1 when the single launch step (args->param_words set) ran
+ * and was synchronised as a graph, -1 when it failed (err), 0 when the
+ * caller launches it as usual (first sight, graphs off or refused). */
+int cu_graph_launch(const cu_step *step, const cu_args *args, cu_error *err);
 
 /* Test hook (TWASM_TEST_GPU_FAULT=1 in rt_offload.c): launches a kernel
  * that faults, so that a compiled program meets a sticky error at its

@@ -115,6 +115,15 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
   cu_resolve(lib, "cuMemcpyDtoHAsync_v2", &d->memcpy_dtoh_async);
   cu_resolve(lib, "cuMemcpyDtoD_v2", &d->memcpy_dtod);
   cu_resolve(lib, "cuDevicePrimaryCtxSetFlags_v2", &d->primary_ctx_set_flags);
+  cu_resolve(lib, "cuStreamSynchronize", &d->stream_synchronize);
+  cu_resolve(lib, "cuStreamQuery", &d->stream_query);
+  /* All of the graph calls, or none (CUDA 12.0 and later). */
+  if (!cu_resolve(lib, "cuGraphCreate", &d->graph_create) ||
+      !cu_resolve(lib, "cuGraphAddKernelNode_v2", &d->graph_add_kernel_node) ||
+      !cu_resolve(lib, "cuGraphInstantiateWithFlags", &d->graph_instantiate) ||
+      !cu_resolve(lib, "cuGraphLaunch", &d->graph_launch) || !cu_resolve(lib, "cuGraphDestroy", &d->graph_destroy) ||
+      !cu_resolve(lib, "cuGraphExecDestroy", &d->graph_exec_destroy))
+    d->graph_create = NULL;
   /* Never closed: the primary context stays retained for the process. */
   return true;
 }

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cu.h"
@@ -37,14 +38,51 @@ static bool cu_start(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t s
   return cu_check_failure(err, what, r);
 }
 
+/* How a launch is waited for (TWASM_GPU_SYNC): stream
+ * cuStreamSynchronize on the null stream that every launch and copy goes
+ * to (the default where the driver has it), ctx cuCtxSynchronize, query
+ * cuStreamQuery in a loop until the stream is done (never yields the
+ * core).  On the H200 the LLM-style program's medians were higher with
+ * stream than with ctx in all six comparisons of two calls, within the
+ * spread of single runs (docs/PERFORMANCE.md, "Launches as graphs"). */
+enum { CU_SYNC_CTX, CU_SYNC_STREAM, CU_SYNC_QUERY };
+#define CU_ERROR_NOT_READY 600
+static pthread_once_t cu_sync_once = PTHREAD_ONCE_INIT;
+static int cu_sync_mode = CU_SYNC_CTX;
+
+static void cu_sync_init(void) {
+  const char *v = getenv("TWASM_GPU_SYNC");
+  if (!v || !*v) {
+    if (cu_drv.stream_synchronize) cu_sync_mode = CU_SYNC_STREAM;
+    return;
+  }
+  if (strcmp(v, "ctx") == 0) return;
+  if (strcmp(v, "stream") == 0 && cu_drv.stream_synchronize)
+    cu_sync_mode = CU_SYNC_STREAM;
+  else if (strcmp(v, "query") == 0 && cu_drv.stream_query)
+    cu_sync_mode = CU_SYNC_QUERY;
+  else
+    cu_trace("gpu: TWASM_GPU_SYNC=%s is not ctx, stream or query (or the driver lacks it): ctx used", v);
+}
+
 /* Faults inside a kernel surface here, not at its launch. */
-static bool cu_finish(const cu_kernel *k, cu_error *err) {
-  char what[200];
-  cu_result r = cu_drv.ctx_synchronize();
+bool cu_sync(const char *name, cu_error *err) {
+  pthread_once(&cu_sync_once, cu_sync_init);
+  cu_result r;
+  if (cu_sync_mode == CU_SYNC_QUERY)
+    while ((r = cu_drv.stream_query(NULL)) == CU_ERROR_NOT_READY) {
+    }
+  else if (cu_sync_mode == CU_SYNC_STREAM)
+    r = cu_drv.stream_synchronize(NULL);
+  else
+    r = cu_drv.ctx_synchronize();
   if (r == 0) return true;
-  snprintf(what, sizeof what, "kernel %.120s", k->name);
+  char what[200];
+  snprintf(what, sizeof what, "kernel %.120s", name);
   return cu_check_failure(err, what, r);
 }
+
+static bool cu_finish(const cu_kernel *k, cu_error *err) { return cu_sync(k->name, err); }
 
 /* Launch and synchronise, nothing else: the context is current. */
 static bool cu_run(const cu_kernel *k, cu_dim3 grid, cu_dim3 block, uint32_t shared_bytes,
@@ -115,22 +153,30 @@ static void cu_kcopy_init(void) {
   cu_trace("gpu: copies of up to %llu bytes by kernel", (unsigned long long)max);
 }
 
-/* Queues c by kernel when it is small and its host end is memory the
- * device reaches at its own address; false in *done otherwise. */
-static bool cu_kcopy(const cu_copy *c, bool to_device, bool *done, cu_error *err) {
-  *done = false;
+bool cu_kcopy_plan(const cu_copy *c, bool to_device, cu_step *step, uint64_t words[3]) {
   pthread_once(&cu_kcopy_once, cu_kcopy_init);
-  if (c->len > cu_kcopy_max || !cu_reachable(c->host, c->len)) return true;
+  if (c->len > cu_kcopy_max || !cu_reachable(c->host, c->len)) return false;
   uint64_t dst = (uint64_t)(uintptr_t)(to_device ? c->dev : c->host);
   uint64_t src = (uint64_t)(uintptr_t)(to_device ? c->host : c->dev);
   bool wide = ((dst | src | c->len) & 15) == 0;
   uint64_t n = wide ? c->len / 16 : c->len;
   uint64_t blocks = (n + CU_KCOPY_BLOCK - 1) / CU_KCOPY_BLOCK;
-  cu_dim3 grid = {(uint32_t)(blocks < CU_KCOPY_GRID ? blocks : CU_KCOPY_GRID), 1, 1};
-  cu_dim3 block = {CU_KCOPY_BLOCK, 1, 1};
-  void *params[] = {&dst, &src, &n};
-  *done = true;
-  return cu_start(wide ? &cu_kcopy16 : &cu_kcopy1, grid, block, 0, params, err);
+  words[0] = dst, words[1] = src, words[2] = n;
+  *step = (cu_step){wide ? &cu_kcopy16 : &cu_kcopy1,
+                    {(uint32_t)(blocks < CU_KCOPY_GRID ? blocks : CU_KCOPY_GRID), 1, 1},
+                    {CU_KCOPY_BLOCK, 1, 1}, 0, NULL};
+  return true;
+}
+
+/* Queues c by kernel when cu_kcopy_plan takes it; false in *done
+ * otherwise. */
+static bool cu_kcopy(const cu_copy *c, bool to_device, bool *done, cu_error *err) {
+  cu_step step;
+  uint64_t words[3];
+  *done = cu_kcopy_plan(c, to_device, &step, words);
+  if (!*done) return true;
+  void *params[] = {&words[0], &words[1], &words[2]};
+  return cu_start(step.kernel, step.grid, step.block, 0, params, err);
 }
 
 /* Queues the copies of a launch on the null stream, in order with it. */
@@ -155,6 +201,11 @@ static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error
 
 bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_error *err) {
   if (!n || !cu_make_current(err) || !cu_check_ranges(steps[0].kernel, args, err)) return false;
+  /* A launch seen before runs as its graph (cu_graph.c) */
+  if (n == 1 && args->param_words) {
+    int g = cu_graph_launch(&steps[0], args, err);
+    if (g) return g > 0;
+  }
   double start = cu_now_us();
   bool prof = cu_prof_on();
   double t = prof ? start : 0;

@@ -19,6 +19,8 @@ static const char *const cu_prof_names[CU_PROF_PHASES] = {
     [CU_PROF_COPY_OUT] = "queue copies back",
     [CU_PROF_SYNC] = "synchronise (kernel, copies)",
     [CU_PROF_LAUNCH] = "launch as a whole (rt_offload's launch())",
+    [CU_PROF_GRAPH] = "queue a launch's graph (cuGraphLaunch)",
+    [CU_PROF_GRAPH_BUILD] = "make a launch's graph (create, add, instantiate)",
 };
 
 static double cu_prof_us[CU_PROF_PHASES];
@@ -27,9 +29,10 @@ static uint64_t cu_prof_copies_in, cu_prof_bytes_in;
 int cu_prof_state = -1; /* -1 not read, 0 off, 1 on */
 
 static void cu_prof_print(void) {
-  if (!cu_prof_n[CU_PROF_LAUNCH] && !cu_prof_n[CU_PROF_KERNEL]) return;
-  fprintf(stderr, "twasm: profile: %llu launches, %llu copies to the device (%llu bytes)\n",
-          (unsigned long long)cu_prof_n[CU_PROF_KERNEL], (unsigned long long)cu_prof_copies_in,
+  if (!cu_prof_n[CU_PROF_LAUNCH] && !cu_prof_n[CU_PROF_KERNEL] && !cu_prof_n[CU_PROF_GRAPH]) return;
+  fprintf(stderr, "twasm: profile: %llu launches (%llu as graphs), %llu copies to the device (%llu bytes)\n",
+          (unsigned long long)(cu_prof_n[CU_PROF_KERNEL] + cu_prof_n[CU_PROF_GRAPH]),
+          (unsigned long long)cu_prof_n[CU_PROF_GRAPH], (unsigned long long)cu_prof_copies_in,
           (unsigned long long)cu_prof_bytes_in);
   for (int i = 0; i < CU_PROF_PHASES; i++)
     if (cu_prof_n[i])

@@ -316,7 +316,7 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
     ranges[nranges++] = (cu_range){rt_result_cell, 8};
   }
   const twasm_kernel_launch_abi *g = &k->launch;
-  cu_args a = {.params = args, .ranges = ranges, .nranges = (size_t)nranges};
+  cu_args a = {.params = args, .ranges = ranges, .nranges = (size_t)nranges, .param_words = (uint32_t)nargs};
   if (copies) {
     a.in = copies->in, a.nin = copies->nin;
     a.out = copies->out, a.nout = copies->nout;

@@ -7,20 +7,35 @@
 # tokens); then one run of each with TWASM_GPU_PROFILE=1 (host time per
 # launch, by phase).  Figures, not tests: a failed run shows as its
 # output.  LLM_BEFORE=PATH adds, in every round, that binary (an older
-# build of the program and runtime) with the driver at once.  Issue 20;
-# docs/PERFORMANCE.md, "The launch path measured" and "Copies by kernel".
+# build of the program and runtime) with the driver at once.
+# LLM_AB_PROFILE_FROM / LLM_AB_PROFILE_COUNT: which variants the profiled
+# runs take (default: all but the first).  Issue 20; docs/PERFORMANCE.md,
+# "The launch path measured", "Copies by kernel", "Launches as graphs".
 set -u
 bin=${1:?usage: gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]}
 rounds=${2:-3}
 logs=${3:-${TMPDIR:-/tmp}/twasm-gpu-llm-ab}
 mkdir -p "$logs"
 llm=$bin/llm
-variants=(
-  "default|X=1"
-  "driver at once|TWASM_GPU_START_MS=0"
-  "repeated after 12 runs|TWASM_GPU_START_REPEATS=12"
-  "repeated after 12 runs, price 100 ms|TWASM_GPU_START_REPEATS=12 TWASM_GPU_START_REPEAT_MS=100"
-)
+# LLM_AB_SET=launch: the launch path's variants (graphs, how a launch
+# is waited for) instead of the start's.
+if [ "${LLM_AB_SET:-start}" = launch ]; then
+  variants=(
+    "at once, direct launches|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH=0"
+    "at once, graphs|TWASM_GPU_START_MS=0"
+    "at once, graphs, sync by query|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=query"
+    "at once, graphs, sync by stream|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=stream"
+    "default|X=1"
+    "default, sync by stream|TWASM_GPU_SYNC=stream"
+  )
+else
+  variants=(
+    "default|X=1"
+    "driver at once|TWASM_GPU_START_MS=0"
+    "repeated after 12 runs|TWASM_GPU_START_REPEATS=12"
+    "repeated after 12 runs, price 100 ms|TWASM_GPU_START_REPEATS=12 TWASM_GPU_START_REPEAT_MS=100"
+  )
+fi
 TWASM_DEVICE=cpu timeout 120 "$llm" 64 >"$logs/cpu" 2>&1
 echo "cpu, 64 tokens: $(tail -n 1 "$logs/cpu")"
 ids=$(grep '^tokens:' "$logs/cpu" | cut -d' ' -f2-65)
@@ -42,7 +57,7 @@ for r in $(seq "$rounds"); do
   done
   [ -n "${LLM_BEFORE:-}" ] && LLM=$LLM_BEFORE one "round $r, before ($LLM_BEFORE), driver at once" TWASM_GPU_START_MS=0
 done
-for v in "${variants[@]:1}"; do
+for v in "${variants[@]:${LLM_AB_PROFILE_FROM:-1}:${LLM_AB_PROFILE_COUNT:-99}}"; do
   read -r -a env <<<"${v#*|}"
   one "profiled, ${v%%|*}" "${env[@]}" TWASM_GPU_PROFILE=1
 done

@@ -14,7 +14,9 @@
  * cuMemHostUnregister) to FILE.
  * Device memory (cuMemAlloc_v2) is host memory too, and the copies to and
  * from it are plain memcpy, so the runtime's device copy of linear memory
- * (rt_resident.c) can be checked byte for byte. */
+ * (rt_resident.c) can be checked byte for byte.  Graphs of the empty
+ * kernel can be made and launched (cu_graph.c); FAKE_CUDA_LOG also gets
+ * cuGraphInstantiateWithFlags and cuGraphLaunch. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,5 +184,58 @@ int cuGetErrorName(int code, const char **out) {
 int cuGetErrorString(int code, const char **out) {
   (void)code;
   *out = "from the fake driver";
+  return OK;
+}
+
+/* Graphs (runtime/cu_graph.c): a graph is the kernel nodes' functions;
+ * launching it checks them as cuLaunchKernel would.  cuGraphInstantiate-
+ * WithFlags and cuGraphLaunch are logged (FAKE_CUDA_LOG). */
+typedef struct {
+  void *func;
+  unsigned dims[7];
+  void **params, **extra;
+  void *kern, *ctx;
+} fake_kernel_node;
+typedef struct {
+  int nodes;
+  void *funcs[16];
+} fake_graph;
+int cuGraphCreate(void **graph, unsigned flags) {
+  (void)flags;
+  *graph = calloc(1, sizeof(fake_graph));
+  return *graph ? OK : ERR_INVALID_VALUE;
+}
+int cuGraphAddKernelNode_v2(void **node, void *graph, void *const *deps, size_t ndeps, const void *params) {
+  (void)deps, (void)ndeps;
+  fake_graph *g = graph;
+  const fake_kernel_node *p = params;
+  if (g->nodes == 16) return ERR_INVALID_VALUE;
+  g->funcs[g->nodes] = p->func;
+  *node = &g->funcs[g->nodes++];
+  return OK;
+}
+int cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+  (void)flags;
+  log_call("cuGraphInstantiateWithFlags");
+  fake_graph *e = malloc(sizeof *e);
+  if (!e) return ERR_INVALID_VALUE;
+  *e = *(fake_graph *)graph;
+  *exec = e;
+  return OK;
+}
+int cuGraphLaunch(void *exec, void *stream) {
+  (void)stream;
+  log_call("cuGraphLaunch");
+  const fake_graph *g = exec;
+  for (int i = 0; i < g->nodes; i++)
+    if (g->funcs[i] != &empty_function) return ERR_NOT_SUPPORTED;
+  return OK;
+}
+int cuGraphDestroy(void *graph) {
+  free(graph);
+  return OK;
+}
+int cuGraphExecDestroy(void *exec) {
+  free(exec);
   return OK;
 }

@@ -1,0 +1,136 @@
+/* test_graph.c: launches replayed as CUDA graphs (runtime/cu_graph.c),
+ * through the stand-in libcuda.so.1 of tests/fake_cuda, which logs each
+ * graph instantiated and each graph launch: a launch becomes a graph at
+ * its second sight and is replayed from then on, a launch that differs in
+ * a parameter or a copy is a new one, a launch without param_words never
+ * becomes one, and the table stays usable past its size. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cu.h"
+
+static char log_path[64];
+static cu_kernel empty;
+
+static const char empty_ptx[] =
+    ".version 6.0\n.target sm_50\n.address_size 64\n\n"
+    ".visible .entry twasm_empty()\n{\n\tret;\n}\n";
+
+/* The fake driver up, the empty kernel loaded; false without the fake. */
+static bool fake_up(void) {
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) return false;
+  char lib[512];
+  snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
+  setenv("FAKE_CUDA", "old", 1);
+  snprintf(log_path, sizeof log_path, "/tmp/twasm-test-graph-%d.log", (int)getpid());
+  setenv("FAKE_CUDA_LOG", log_path, 1);
+  cu_test_use_library(lib);
+  if (!cu_available()) return false;
+  const cu_ptx set[] = {{50, 60, empty_ptx}};
+  cu_module *m;
+  cu_error err;
+  return cu_module_load(set, 1, &m, &err) && cu_module_kernel(m, "twasm_empty", &empty, &err);
+}
+
+/* Lines of the log equal to name. */
+static int logged(const char *name) {
+  FILE *f = fopen(log_path, "r");
+  int n = 0;
+  char line[128];
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    n += strcmp(line, name) == 0;
+  }
+  if (f) fclose(f);
+  return n;
+}
+
+static void log_clear(void) {
+  FILE *f = fopen(log_path, "w");
+  if (f) fclose(f);
+}
+
+/* One launch of the empty kernel with one 8-byte parameter. */
+static bool launch(int64_t value, uint32_t words) {
+  void *params[] = {&value};
+  cu_args a = {.params = params, .param_words = words};
+  cu_dim3 one = {1, 1, 1};
+  cu_error err;
+  bool ok = cu_launch(&empty, one, one, 0, &a, &err);
+  if (!ok) fprintf(stderr, "launch: %s\n", err.message);
+  return ok;
+}
+
+START_TEST(graph_made_at_second_sight_and_replayed) {
+  if (!fake_up()) {
+    fprintf(stderr, "SKIP graph tests: FAKE_CUDA_DIR not set or the fake driver did not come up\n");
+    return;
+  }
+  log_clear();
+  ck_assert(launch(5, 1));
+  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 0);
+  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert(launch(5, 1));
+  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  ck_assert(launch(5, 1));
+  ck_assert(launch(5, 1));
+  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(logged("cuGraphLaunch"), 3);
+  /* another parameter value is another launch: direct, then a graph */
+  log_clear();
+  ck_assert(launch(6, 1));
+  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert(launch(6, 1));
+  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  /* without param_words, never */
+  log_clear();
+  for (int i = 0; i < 3; i++) ck_assert(launch(7, 0));
+  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+}
+END_TEST
+
+START_TEST(graph_table_survives_many_launches_seen_once) {
+  if (!fake_up()) {
+    fprintf(stderr, "SKIP graph tests: FAKE_CUDA_DIR not set or the fake driver did not come up\n");
+    return;
+  }
+  ck_assert(launch(100, 1));
+  ck_assert(launch(100, 1));
+  log_clear();
+  /* a parameter that changes every time (a position): far more launches
+   * seen once than the table holds */
+  for (int64_t i = 0; i < 2000; i++) ck_assert(launch(1000 + i, 1));
+  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  /* the repeated launch's graph is still there, and new ones still come */
+  ck_assert(launch(100, 1));
+  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  log_clear();
+  ck_assert(launch(200, 1));
+  ck_assert(launch(200, 1));
+  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
+}
+END_TEST
+
+static Suite *graph_suite(void) {
+  Suite *s = suite_create("graph");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, graph_made_at_second_sight_and_replayed);
+  tcase_add_test(tc, graph_table_survives_many_launches_seen_once);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(graph_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  unlink(log_path);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
