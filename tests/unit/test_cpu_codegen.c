@@ -700,7 +700,7 @@ START_TEST(indirect_recursion_loads_base_at_use) {
     printf("cpu_codegen: skipped indirect_recursion_loads_base_at_use: wat2wasm missing\n");
     return;
   }
-  ir_module m = ir_of("(module\n"
+  unit_ir m = ir_of("(module\n"
                       "  (type $t (func (param i32) (result i32)))\n"
                       "  (type $u (func (param i32 i32) (result i32)))\n"
                       "  (memory 1) (table 4 funcref)\n"
@@ -719,11 +719,11 @@ START_TEST(indirect_recursion_loads_base_at_use) {
                       "  (func $pair (type $u) (i32.add (local.get 0) (local.get 1)))\n"
                       "  (func (export \"_start\") (drop (call $eval (i32.const 16)))\n"
                       "    (drop (call $other (i32.const 16)))))\n");
-  ck_assert_int_eq(base_loads(func(&m, 0), true), 0);
-  ck_assert_int_ge(base_loads(func(&m, 0), false), 2);
-  ck_assert_int_eq(base_loads(func(&m, 2), true), 1);
-  ck_assert_int_eq(base_loads(func(&m, 2), false), 0);
-  ir_free(&m);
+  ck_assert_int_eq(base_loads(unit_ir_func(&m, 0), true), 0);
+  ck_assert_int_ge(base_loads(unit_ir_func(&m, 0), false), 2);
+  ck_assert_int_eq(base_loads(unit_ir_func(&m, 2), true), 1);
+  ck_assert_int_eq(base_loads(unit_ir_func(&m, 2), false), 0);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
