@@ -76,6 +76,7 @@ typedef struct {
    * around the triangle, and sets last_tri; kr_set_trips records it in
    * tri (tri_dim the loop's dim, tri_outer o). */
   bool allow_tri, last_tri, tri;
+  bool bypassed;           /* entered_always took a bypass never taken */
   int tri_dim, tri_outer;
   int64_t tri_add;
 } kr_ctx;

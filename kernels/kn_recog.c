@@ -171,8 +171,11 @@ static bool value_at_first(kr_ctx *c, LLVMValueRef v, uint64_t *out, int depth) 
   return true;
 }
 
-/* Whether v is t_0 itself (the outer loop's counter from 0 by 1). */
+/* Whether v is t_0 itself (the outer loop's counter from 0 by 1), at
+ * least 32 bits wide. */
 static bool is_outer_counter(kr_ctx *c, LLVMValueRef v) {
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 32)
+    return false;
   kr_affine a = kr_int(c, v);
   return a.ok && a.c == 0 && a.n == 1 && a.t[0].dim == 0 && !a.t[0].param && a.t[0].coeff == 1;
 }
@@ -182,8 +185,12 @@ static bool is_outer_counter(kr_ctx *c, LLVMValueRef v) {
  * of a loop re-rolled inside an outer loop, `(x & 1 | t_0) == 0` after
  * InstCombine, where x is the outer loop's t_0 + 1.  Proved for every
  * t_0: cond = (v == 0) or (v != 0) with v an or of values one of which is
- * t_0 (so v != 0 for 0 < t_0 < 2^32, as the outer loop runs at most 2^32
- * times), and v != 0 at t_0 = 0 by evaluation. */
+ * t_0 (so v != 0 for 0 < t_0 < 2^32), and v != 0 at t_0 = 0 by
+ * evaluation.  Taken only for the j loop of a product over a triangle
+ * (kr_loop_trip), whose outer loop, the product's i, runs fewer than
+ * 2^32 times: C's j stride is a constant other than 0 (kr_matmul's
+ * finish), so the runtime's bounds check of C's corner (m-1, m-1) fails
+ * for any larger m. */
 static bool never_skips(kr_ctx *c, LLVMValueRef cond, bool skip) {
   if (!cond || !LLVMIsAICmpInst(cond)) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
@@ -244,7 +251,7 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
       /* a bypass in the nest that never skips: taken only by products
        * over a triangle, whose j loops sit behind one */
       if (ir_loop_defines(c->chain[0], cond, c->cfg))
-        return c->allow_tri && never_skips(c, cond, LLVMGetSuccessor(br, 0) != in);
+        return c->allow_tri && (c->bypassed = never_skips(c, cond, LLVMGetSuccessor(br, 0) != in));
       *guard = cond;
       *enters = LLVMGetSuccessor(br, 0) == in;
       return true;
@@ -289,9 +296,12 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   LLVMValueRef guard = NULL;
   bool enters = false;
   c->last_tri = false;
+  c->bypassed = false;
   if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
   if (c->allow_tri && outer && copies == 1 && !guard && triangle_trip(c, l, t, out)) return true;
+  /* a bypass proved never taken only behind a triangle's row loop */
+  if (c->bypassed) return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
   if (!t || t->kind == IR_TRIP_NONE) return kr_fail(c, "trip count unknown");
   if (t->kind == IR_TRIP_CONST && t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");

@@ -241,6 +241,10 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
      * depends on another outer loop (trmm's k from i + 1) is none */
     if (m->db >= 0 || c->tri_dim != m->dj || c->tri_outer != m->di || c->tri_add != 1)
       return kr_fail(c, "a loop's count depends on an outer loop, other than a triangle's j <= i");
+    /* j moves C: the bounds check of C's corner (m-1, m-1) then bounds m
+     * below 2^32, which triangle_trip and never_skips rely on */
+    if (mm->c.col_stride.is_param || mm->c.col_stride.value == 0)
+      return kr_fail(c, "a product over a triangle whose j does not move C by a constant");
     mm->tri = (kn_mm_tri){.on = true, .add = c->tri_add};
   }
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
