@@ -150,6 +150,19 @@ typedef struct {
   unsigned param;
 } kn_mm_scale;
 
+/* A product over a triangle (syrk's `for (j = 0; j <= i; j++)`): only
+ * the outputs (r, c) with c < r + add are computed and stored (add 1: the
+ * lower triangle with its diagonal, add 0: without it); n is the rectangle
+ * around them (n = m), whose other elements keep their values.  The
+ * runtime's checks cover that rectangle: its extremes are the triangle's
+ * (C[0][0] and C[m-1][m-1]), and an overlap of the rest refuses the launch
+ * (conservative, never wrong).  Only the exact kernel takes it, never with
+ * a batch (ptx_plan.c). */
+typedef struct {
+  bool on;
+  int64_t add;
+} kn_mm_tri;
+
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
  * the product whose matrices move with b by their batch strides); the
  * products write disjoint elements of C (proved at compile time or checked
@@ -167,6 +180,7 @@ typedef struct {
   unsigned align;          /* assumed for every element access, as kn_addr */
   kn_mm_scale a_scale, b_scale;  /* each A (B) element scaled before the product */
   kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
+  kn_mm_tri tri;           /* outputs below the diagonal only */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {

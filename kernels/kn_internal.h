@@ -102,6 +102,15 @@ typedef struct {
   /* kr_region_prove: counters of loops outside the two dims of an address
    * kept as pseudo live values (the nodes are compared, never launched) */
   bool region_proof;
+  /* Products over a triangle (kr_matmul, kn_mm_tri): with allow_tri set,
+   * kr_loop_trip takes a loop counting 0, 1, ... to t_o + add (t_o the
+   * counter of chain dim o, an outer loop) as o's count, the rectangle
+   * around the triangle, and sets last_tri; kr_set_trips records it in
+   * tri (tri_dim the loop's dim, tri_outer o). */
+  bool allow_tri, last_tri, tri;
+  bool bypassed;           /* entered_always took a bypass never taken */
+  int tri_dim, tri_outer;
+  int64_t tri_add;
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */

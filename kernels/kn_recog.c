@@ -160,6 +160,73 @@ static const ir_loop *sibling_exiting(const kr_ctx *c, const ir_loop *outer, con
   return NULL;
 }
 
+/* The value of v on the first iteration of the nest's outer loop (t_0 =
+ * 0), v computed from t_0 and constants alone by adds, ands and ors:
+ * false when it is not such a value. */
+static bool value_at_first(kr_ctx *c, LLVMValueRef v, uint64_t *out, int depth) {
+  if (depth > 8 || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
+  unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+  uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+  LLVMOpcode op = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
+  if (op == LLVMAnd || op == LLVMOr) {
+    uint64_t x, y;
+    if (!value_at_first(c, LLVMGetOperand(v, 0), &x, depth + 1) ||
+        !value_at_first(c, LLVMGetOperand(v, 1), &y, depth + 1))
+      return false;
+    *out = (op == LLVMAnd ? x & y : x | y) & mask;
+    return true;
+  }
+  kr_affine a = kr_int(c, v);
+  if (!a.ok) return false;
+  for (int i = 0; i < a.n; i++)
+    if (a.t[i].dim != 0 || a.t[i].param) return false;
+  *out = (uint64_t)a.c & mask;
+  return true;
+}
+
+/* Whether v is t_0 itself (the outer loop's counter from 0 by 1), at
+ * least 32 bits wide. */
+static bool is_outer_counter(kr_ctx *c, LLVMValueRef v) {
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 32)
+    return false;
+  kr_affine a = kr_int(c, v);
+  return a.ok && a.c == 0 && a.n == 1 && a.t[0].dim == 0 && !a.t[0].param && a.t[0].coeff == 1;
+}
+
+/* Whether a branch on cond, computed in the nest, never skips the loop
+ * behind it (skip: the value of cond that skips): the re-roller's bypass
+ * of a loop re-rolled inside an outer loop, `(x & 1 | t_0) == 0` after
+ * InstCombine, where x is the outer loop's t_0 + 1.  Proved for every
+ * t_0: cond = (v == 0) or (v != 0) with v an or of values one of which is
+ * t_0 (so v != 0 for 0 < t_0 < 2^32), and v != 0 at t_0 = 0 by
+ * evaluation.  Taken only for the j loop of a product over a triangle
+ * (kr_loop_trip), whose outer loop, the product's i, runs fewer than
+ * 2^32 times: C's j stride is a constant other than 0 (kr_matmul's
+ * finish), so the runtime's bounds check of C's corner (m-1, m-1) fails
+ * for any larger m. */
+static bool never_skips(kr_ctx *c, LLVMValueRef cond, bool skip) {
+  if (!cond || !LLVMIsAICmpInst(cond)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMValueRef v = LLVMGetOperand(cond, 0), zero = LLVMGetOperand(cond, 1);
+  if (!LLVMIsAConstantInt(zero) || LLVMConstIntGetZExtValue(zero) != 0) return false;
+  /* skipped where v == 0 */
+  if (!((p == LLVMIntEQ && skip) || (p == LLVMIntNE && !skip))) return false;
+  uint64_t first;
+  if (!value_at_first(c, v, &first, 0) || first == 0) return false;
+  LLVMValueRef parts[8];
+  int n = 0, seen = 0;
+  parts[n++] = v;
+  while (seen < n) {
+    LLVMValueRef x = parts[seen++];
+    if (is_outer_counter(c, x)) return true;
+    if (LLVMIsABinaryOperator(x) && LLVMGetInstructionOpcode(x) == LLVMOr && n + 2 <= 8) {
+      parts[n++] = LLVMGetOperand(x, 0);
+      parts[n++] = LLVMGetOperand(x, 1);
+    }
+  }
+  return false;
+}
+
 /* Whether chain[d] runs on every iteration of chain[d-1]: its header
  * dominates the outer latch, or the one branch that skips it tests a value
  * computed before the nest (`w > 2` that LICM hoisted but nothing
@@ -192,9 +259,12 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
           !outer->in_body[p] || !ir_dominates(c->dom, p, outer->latches[0]))
         return false;
       LLVMValueRef cond = LLVMGetCondition(br);
-      if (ir_loop_defines(c->chain[0], cond, c->cfg)) return false;
       LLVMBasicBlockRef in = c->cfg->blocks[x].bb;
       if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
+      /* a bypass in the nest that never skips: taken only by products
+       * over a triangle, whose j loops sit behind one */
+      if (ir_loop_defines(c->chain[0], cond, c->cfg))
+        return c->allow_tri && (c->bypassed = never_skips(c, cond, LLVMGetSuccessor(br, 0) != in));
       *guard = cond;
       *enters = LLVMGetSuccessor(br, 0) == in;
       return true;
@@ -205,12 +275,41 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
   }
 }
 
+/* A loop over a triangle's row: counting from 0 by 1 while the next
+ * counter differs from t_o + add (o an outer chain dim, add 1), or down
+ * by 1 from t_o + add while the next differs from 0 (clang's form without
+ * unrolling), so it runs t_o + add times, never 0 (t_o + 1 < 2^32: the
+ * outer loop runs at most 2^32 times); *out: o's count (kn_mm_tri's
+ * rectangle). */
+static bool triangle_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size *out) {
+  if (t->kind != IR_TRIP_SYMBOLIC || (t->step != 1 && t->step != -1) || t->start_add || !t->cmp_next ||
+      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(l, t->bound, c->cfg) ||
+      ir_loop_defines(l, t->start, c->cfg))
+    return false;
+  /* the end that is 0, and the one that is t_o + add */
+  LLVMValueRef zero = t->step == 1 ? t->start : t->bound, far = t->step == 1 ? t->bound : t->start;
+  if (!LLVMIsAConstantInt(zero) || LLVMConstIntGetZExtValue(zero) != 0) return false;
+  kr_affine b = kr_int(c, far);
+  if (!b.ok || b.n != 1 || b.t[0].param || b.t[0].coeff != 1 || b.t[0].dim < 0 || b.c != 1) return false;
+  int o = b.t[0].dim;
+  if (o >= c->depth || c->chain[o] == l || !ir_loop_contains_block(c->chain[o], c->cfg->blocks[l->header].bb, c->cfg))
+    return false;
+  if (c->tri && (c->tri_outer != o || c->tri_add != b.c)) return false;
+  c->last_tri = true;
+  c->tri_outer = o;
+  c->tri_add = b.c;
+  *out = c->trips[o];
+  return true;
+}
+
 /* The count of loop l on each iteration of outer (NULL for the nest's
  * outermost loop), *out: a constant or a trip param. */
 bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned copies, kn_size *out) {
   const ir_trip *t = &l->trip;
   LLVMValueRef guard = NULL;
   bool enters = false;
+  c->last_tri = false;
+  c->bypassed = false;
   const kr_region *region = c->region && l == c->region->rep     ? c->region
                             : c->pregion && l == c->pregion->rep ? c->pregion
                                                                  : NULL;
@@ -223,6 +322,9 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   }
   if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
+  if (c->allow_tri && outer && copies == 1 && !guard && triangle_trip(c, l, t, out)) return true;
+  /* a bypass proved never taken only behind a triangle's row loop */
+  if (c->bypassed) return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
   if (!t || t->kind == IR_TRIP_NONE) return kr_fail(c, "trip count unknown");
   if (t->kind == IR_TRIP_CONST && t->count > INT64_MAX / copies) return kr_fail(c, "trip count too large");
@@ -243,9 +345,15 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
 }
 
 bool kr_set_trips(kr_ctx *c, unsigned copies) {
-  for (int d = 0; d < c->depth; d++)
+  c->tri = false;
+  for (int d = 0; d < c->depth; d++) {
     if (!kr_loop_trip(c, c->chain[d], d ? c->chain[d - 1] : NULL, d == c->depth - 1 ? copies : 1, &c->trips[d]))
       return false;
+    if (!c->last_tri) continue;
+    if (c->tri) return kr_fail(c, "two loops over triangles");
+    c->tri = true;
+    c->tri_dim = d;
+  }
   return true;
 }
 

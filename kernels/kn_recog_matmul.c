@@ -236,6 +236,17 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
     *scales[i] = (kn_mm_scale){.on = true, .first = factors[i]->first, .param = (unsigned)p};
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
+  if (c->tri) {
+    /* j runs to i + add on row i: the product's triangle; a count that
+     * depends on another outer loop (trmm's k from i + 1) is none */
+    if (m->db >= 0 || c->tri_dim != m->dj || c->tri_outer != m->di || c->tri_add != 1)
+      return kr_fail(c, "a loop's count depends on an outer loop, other than a triangle's j <= i");
+    /* j moves C: the bounds check of C's corner (m-1, m-1) then bounds m
+     * below 2^32, which triangle_trip and never_skips rely on */
+    if (mm->c.col_stride.is_param || mm->c.col_stride.value == 0)
+      return kr_fail(c, "a product over a triangle whose j does not move C by a constant");
+    mm->tri = (kn_mm_tri){.on = true, .add = c->tri_add};
+  }
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
       !kr_add_range(c, &m->c, cs, true))
     return false;
@@ -372,7 +383,9 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
   if (!at.ok || !from.ok || !kr_same_affine(&at, &m->c) || !kr_same_affine(&from, &m->c)) return kr_fail(c, why);
   kn_size n;
   if (!kr_loop_trip(c, p, il, 1, &n)) return false;
-  if (!same_count(c, n, c->trips[c->depth - 1]))
+  /* over the product's triangle (the same row's j <= i) or its rectangle */
+  bool tri_j = c->tri && c->tri_dim == c->depth - 1;
+  if (c->last_tri != tri_j || !same_count(c, n, c->trips[c->depth - 1]))
     return kr_fail(c, "a loop before the product's k loop may run over other columns than the product");
   m->fs = f;
   return true;
@@ -625,6 +638,9 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
 bool kr_matmul(kr_ctx *c) {
   LLVMValueRef stores[MAX_COPIES] = {0};
   int n = 0;
+  /* a whole nest only: the parts of a split nest forward ranges over the
+   * rectangle, which a triangle does not write (kn_recog_split.c) */
+  c->allow_tri = !c->slice && !c->forward && !c->stored && !c->in_lanes;
   const ir_loop *root = c->chain[0];
   for (int b = 0; b < root->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;

@@ -61,6 +61,8 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: bad scale factor");
   if (m->start_scale.on && !m->accumulate)
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a scaled start without accumulate");
+  if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   return true;
 }
 
@@ -249,6 +251,9 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       if (load) LLVMBuildStore(g->b, LLVMConstNull(w->ty.acc), *acc);
       if (load && !m->accumulate) continue;
       LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
+      /* a triangle's outputs only (kn_mm_tri): the others keep their
+       * values, their sums computed and dropped */
+      if (m->tri.on) ok = LLVMBuildAnd(g->b, ok, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), "");
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
@@ -315,7 +320,17 @@ static void all_tiles(mm_gen *w) {
   }
   ptx_loop_begin(g, &ti, ptx_sreg(g, "ctaid.y"), tile_count(g, m->m), ptx_sreg(g, "nctaid.y"));
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tile_count(g, m->n), ptx_sreg(g, "nctaid.x"));
-  block_tile(w, ptx_mul_c(g, ti.iv, TILE), ptx_mul_c(g, tj.iv, TILE));
+  LLVMValueRef i0 = ptx_mul_c(g, ti.iv, TILE), j0 = ptx_mul_c(g, tj.iv, TILE);
+  if (m->tri.on) {
+    /* a tile wholly above a triangle's diagonal stores nothing: skipped
+     * (the test depends on block indices only: every thread agrees) */
+    LLVMValueRef last_row = ptx_add(g, i0, ptx_i64(g, TILE - 1 + m->tri.add));
+    LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, j0, last_row));
+    block_tile(w, i0, j0);
+    ptx_if_end(g, join);
+  } else {
+    block_tile(w, i0, j0);
+  }
   ptx_loop_end(g, &tj);
   ptx_loop_end(g, &ti);
   if (m->batched) ptx_loop_end(g, &tb);

@@ -80,7 +80,7 @@ static uint32_t family_of(const kn_desc *d, bool tf32) {
   if (d->kind == KN_MAP) return TWASM_PATH_MAP;
   if (d->kind == KN_REDUCE) return TWASM_PATH_REDUCE;
   const kn_matmul *m = &d->matmul;
-  if (kn_matmul_scaled(m)) return TWASM_PATH_EXACT;
+  if (kn_matmul_scaled(m) || m->tri.on) return TWASM_PATH_EXACT;
   if (ptx_batch_small(m)) return TWASM_PATH_BATCH;
   if (tensor_type(m, tf32) && !tiny(m) && !m->batched) return TWASM_PATH_WMMA;
   if (ptx_matvec_takes(m)) return TWASM_PATH_MATVEC;
@@ -134,6 +134,10 @@ static bool wants_hopper(const kn_desc *d, uint32_t family, const ptx_arch *arch
 static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   if (d->kind != KN_MATMUL) return NULL;
   const kn_matmul *m = &d->matmul;
+  if (m->tri.on)
+    return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
+                                 "or start (alpha * A, beta * C) per element as the source does"
+                               : "a product over a triangle (j <= i), its outputs stored alone";
   if (kn_matmul_scaled(m))
     return "scaled operands or start (alpha * A, beta * C) take the exact kernel, scaled per element as "
            "the source does";

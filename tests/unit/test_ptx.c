@@ -589,6 +589,42 @@ START_TEST(test_matmul_scaled) {
 }
 END_TEST
 
+/* A product over a triangle (kn_mm_tri) takes the exact kernel alone,
+ * even unscaled and where tensor cores or the matrix-vector kernel would
+ * take the rectangle, and its kernel differs from the rectangle's (the
+ * store test col < row + add, the tile skip); with a batch, or an offset
+ * other than 0 or 1, it is no descriptor the kernels take. */
+START_TEST(test_matmul_triangle) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  d.matmul.n = d.matmul.m;
+  ptx_options opts = {.tf32 = true};
+  ptx_plan plan;
+  tw_diag diag = {0};
+  ck_assert(ptx_plan_make(&d, NULL, 0, &opts, &plan, &diag));
+  ck_assert_uint_eq(plan.family, TWASM_PATH_WMMA);
+  kn_desc tri = d;
+  tri.matmul.tri = (kn_mm_tri){.on = true, .add = 1};
+  ck_assert_msg(ptx_plan_make(&tri, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+  ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+  for (unsigned i = 0; i < plan.ncodes; i++) ck_assert_uint_eq(plan.codes[i].path, TWASM_PATH_EXACT);
+  tw_arena arena = {0};
+  ptx_out rect, out;
+  ck_assert_msg(ptx_generate(&d, "rect", (const ptx_arch[]){{75, false}}, 1, &arena, &rect, &diag), "%s", diag.msg);
+  ck_assert_msg(ptx_generate(&tri, "rect", (const ptx_arch[]){{75, false}}, 1, &arena, &out, &diag), "%s", diag.msg);
+  ck_assert_str_ne(rect.codes[0].text, out.codes[0].text);
+  ck_assert(!strstr(out.codes[0].text, "fma") && !strstr(out.codes[0].text, "mad.rn"));
+  tri.matmul.tri.add = 2;
+  ck_assert(!ptx_generate(&tri, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "triangle"));
+  tri.matmul.tri.add = 1;
+  tri.matmul.batched = true;
+  tri.matmul.batch = (kn_size)C(2);
+  ck_assert(!ptx_generate(&tri, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "triangle"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -795,6 +831,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_grid_rule);
   tcase_add_test(tc, test_matmul_products_unfused);
   tcase_add_test(tc, test_matmul_scaled);
+  tcase_add_test(tc, test_matmul_triangle);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

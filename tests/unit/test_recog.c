@@ -635,6 +635,17 @@ static const kn_recog_nest *first_fast(const fixture *f) {
   return NULL;
 }
 
+/* The fast copy's outermost nest (the bounds-checked copy's mark is on
+ * its latch: its header may be a block LICM left unmarked). */
+static const kn_recog_nest *fast_whole(const fixture *f) {
+  for (int i = 0; i < f->res.nnests; i++)
+    if (f->res.nests[i].nest->depth == 1 &&
+        !ir_checked_copy(f->res.nests[i].cfg->blocks[f->res.nests[i].nest->latches[0]].bb))
+      return &f->res.nests[i];
+  ck_abort_msg("no nest");
+  return NULL;
+}
+
 static void check_factor(const kn_recog_nest *n, const kn_mm_scale *s, bool on, unsigned arg, LLVMValueRef fn) {
   ck_assert_int_eq(s->on, on);
   if (!on) return;
@@ -700,20 +711,23 @@ START_TEST(neg_scaled_products) {
 END_TEST
 
 /* PolyBench's mvt (x1 += A y1, x2 += A^T y2) and syrk (the lower
- * triangle's k-j nest, per row) at plain -O2 and with -fno-unroll-loops:
- * products whose sums clang keeps in memory, C checked against A and B
- * by the runtime.  The -O2 shapes are the re-roll's (a bypass `n - 1 !=
- * 0`, or `i == 0` with the count i + 1 a second phi). */
+ * triangle, j <= i: one product over the triangle, kn_mm_tri) at plain
+ * -O2 and with -fno-unroll-loops: products whose sums clang keeps in
+ * memory, C checked against A and B by the runtime.  The -O2 shapes are
+ * the re-roll's (a bypass `n - 1 != 0`, or `(i + 1 & 1 | i) == 0` with
+ * the count i + 1 a second phi); without unrolling syrk's j loops count
+ * down from i + 1. */
 typedef struct {
   const char *func;
   bool one_row, one_col; /* m = 1, n = 1 */
   bool a_scaled;
+  bool tri;              /* j < i + 1, n = m */
 } suite_case;
 
 static const suite_case suite_cases[] = {
-    {"mvt_x1", false, true, false},
-    {"mvt_x2", false, true, false},
-    {"syrk", true, false, true},
+    {"mvt_x1", false, true, false, false},
+    {"mvt_x2", false, true, false, false},
+    {"syrk", false, false, true, true},
 };
 enum { NSUITE = sizeof suite_cases / sizeof *suite_cases };
 
@@ -722,7 +736,11 @@ START_TEST(polybench_products) {
   fixture f;
   recognise_with(&f, "polybench_suite.c", c->func, false, _i < NSUITE ? "" : "-fno-unroll-loops");
   if (f.skipped) return;
-  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  /* a triangle: the fast copy's whole nest (the bounds-checked copy's
+   * nests are never offloaded) */
+  const kn_recog_nest *n = c->tri ? fast_whole(&f) : found(&f, KN_MATMUL);
+  if (!n->ok || n->desc.kind != KN_MATMUL) dump(&f);
+  ck_assert_msg(n->ok && n->desc.kind == KN_MATMUL, "%s: %s", c->func, n->ok ? "not a product" : n->reason);
   const kn_matmul *mm = &n->desc.matmul;
   ck_assert_int_eq(mm->type, KN_MM_F64);
   ck_assert_msg(n->check_overlap, "%s: C must be checked against A and B", c->func);
@@ -730,6 +748,13 @@ START_TEST(polybench_products) {
   ck_assert_int_eq(!mm->n.is_param && mm->n.value == 1, c->one_col);
   ck_assert(mm->k.is_param && mm->accumulate && !mm->has_start);
   ck_assert_int_eq(mm->a_scale.on, c->a_scaled);
+  ck_assert_int_eq(mm->tri.on, c->tri);
+  if (c->tri) {
+    ck_assert_int_eq(n->nest->depth, 1); /* the i loop's nest, not a row's */
+    ck_assert_int_eq(mm->tri.add, 1);
+    ck_assert(mm->m.is_param && mm->n.is_param && mm->m.value == mm->n.value);
+    ck_assert(mm->start_scale.on);
+  }
   release(&f);
 }
 END_TEST
@@ -878,6 +903,26 @@ START_TEST(neg_polybench) {
 }
 END_TEST
 
+/* Triangles other than j <= i, at -O2 and without unrolling: no nest is a
+ * product over a triangle (a row's k-j nest may still be one, launched
+ * per row). */
+START_TEST(neg_triangles) {
+  static const char *const funcs[] = {"neg_tri_past", "neg_tri_k_bound"};
+  enum { NNEG = sizeof funcs / sizeof *funcs };
+  fixture f;
+  recognise_with(&f, "polybench_suite.c", funcs[_i % NNEG], false, _i < NNEG ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (n->ok && n->desc.kind == KN_MATMUL && n->desc.matmul.tri.on) dump(&f);
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL || !n->desc.matmul.tri.on, "%s: taken as a triangle",
+                  funcs[_i % NNEG]);
+    ck_assert_msg(n->nest->depth != 1 || !n->ok, "%s: the whole nest taken", funcs[_i % NNEG]);
+  }
+  release(&f);
+}
+END_TEST
+
 static Suite *recog_suite(void) {
   Suite *s = suite_create("recog");
   TCase *tc = tcase_create("detect");
@@ -885,6 +930,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, saxpy);
   tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
   tcase_add_loop_test(tc, neg_polybench, 0, 6);
+  tcase_add_loop_test(tc, neg_triangles, 0, 4);
   tcase_add_loop_test(tc, polybench_epilogue, 0, 6);
   tcase_add_loop_test(tc, polybench_ordered_parts, 0, 3);
   tcase_add_loop_test(tc, polybench_parts, 0, 3);

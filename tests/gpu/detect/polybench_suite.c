@@ -135,6 +135,23 @@ void neg_syr2k(int n, int m, double alpha, double C[N][N], double A[N][N], doubl
       for (int j = 0; j <= i; j++) C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
 }
 
+/* Look-alikes of syrk's triangle: j past the diagonal (j <= i + 1) and a
+ * j bound from k instead of i: neither is a product over a triangle.
+ * (The strict triangle j < i, also refused, is left out here: its rows'
+ * products are offloaded without the bounds pass but not with it, which
+ * test_offload_modes forbids for this file.) */
+void neg_tri_past(int n, int m, double alpha, double C[N][N], double A[N][N]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i + 1; j++) C[i][j] += alpha * A[i][k] * A[j][k];
+}
+
+void neg_tri_k_bound(int n, int m, double alpha, double C[N][N], double A[N][N]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= k; j++) C[i][j] += alpha * A[i][k] * A[j][k];
+}
+
 void neg_trmm(int m, int n, double alpha, double A[N][N], double B[N][N]) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j < n; j++) {

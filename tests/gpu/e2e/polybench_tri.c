@@ -7,7 +7,7 @@
  * read; trmm: B = alpha A^T B with A unit lower triangular, B updated in
  * place.  Sizes from argv (default n 150, m 170). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 150 */
+/* expect-gpu-launches: 1 */
 #include "e2e.h"
 
 #define N 192
