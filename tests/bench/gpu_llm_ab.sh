@@ -24,9 +24,9 @@ if [ "${LLM_AB_SET:-start}" = launch ]; then
     "at once, direct launches|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH=0"
     "at once, graphs|TWASM_GPU_START_MS=0"
     "at once, graphs, sync by query|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=query"
-    "at once, graphs, sync by stream|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=stream"
+    "at once, graphs, sync by ctx (the old default)|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
     "default|X=1"
-    "default, sync by stream|TWASM_GPU_SYNC=stream"
+    "default, sync by ctx|TWASM_GPU_SYNC=ctx"
   )
 else
   variants=(
