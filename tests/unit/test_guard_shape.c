@@ -11,12 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "unit_ir.h"
 
 /* f0: an interpreter loop whose opcode 1 adds (pc[1] | pc[2] << 8) << 4,
  * pc[2] read first (in a function that only reads the two bytes, LLVM
@@ -51,42 +50,12 @@ static const char *const module_text =
     "      (local.set $i (i32.add (local.get $i) (i32.const 4)))\n"
     "      (br_if $next (i32.ne (local.get $i) (local.get $end))))))\n";
 
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-} ir_module;
-
-static ir_module ir_of(const char *skip) {
-  char path[64];
-  snprintf(path, sizeof path, "/tmp/guard-shape-%d.wat", (int)getpid());
-  FILE *w = fopen(path, "w");
-  ck_assert(w != NULL);
-  fputs(module_text, w);
-  fclose(w);
-  uint8_t *bytes;
-  size_t size;
-  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
-  ck_assert_msg(drv_read_input(path, &bytes, &size, &d) == DRV_OK, "%s", d.msg);
-  remove(path);
+static unit_ir ir_of(const char *skip) {
   drv_options o;
   drv_options_default(&o);
   o.opt_level = 2;
   o.skip_pass = skip;
-  char *ir = NULL;
-  ck_assert_msg(drv_emit_llvm(bytes, size, path, &o, &ir, &d) == DRV_OK, "%s", d.msg);
-  free(bytes);
-  ir_module m;
-  m.ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "m");
-  free(ir);
-  char *msg = NULL;
-  if (LLVMParseIRInContext(m.ctx, buf, &m.mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  return m;
-}
-
-static void dispose(ir_module *m) {
-  LLVMDisposeModule(m->mod);
-  LLVMContextDispose(m->ctx);
+  return unit_ir_of_wat("guard-shape", module_text, &o);
 }
 
 typedef struct {
@@ -102,11 +71,8 @@ static bool int_type(LLVMTypeRef t, unsigned bits) {
   return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == bits;
 }
 
-static shape shape_of(ir_module *m, unsigned index) {
-  char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", index);
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
-  ck_assert_msg(fn != NULL, "no function %s", name);
+static shape shape_of(unit_ir *m, unsigned index) {
+  LLVMValueRef fn = unit_ir_func(m, index);
   shape s = {0};
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -131,46 +97,46 @@ static shape shape_of(ir_module *m, unsigned index) {
 }
 
 START_TEST(byte_pair_one_load) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   shape s = shape_of(&m, 0);
   /* the opcode's byte and the operand's 16 bits */
   ck_assert_int_eq(s.checks, 0);
   ck_assert_int_eq(s.labels, 2);
   ck_assert_int_eq(s.volatile16, 1);
   ck_assert_int_eq(s.volatile8, 1);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(reload_after_access_needs_no_check) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   shape s = shape_of(&m, 1);
   /* the load of p[1], both stores: labelled; the reload of p[0] plain */
   ck_assert_int_eq(s.checks, 0);
   ck_assert_int_eq(s.labels, 3);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(clamped_check_block_in_i64) {
-  ir_module m = ir_of(NULL);
+  unit_ir m = ir_of(NULL);
   shape s = shape_of(&m, 2);
   /* versioned: the 4 stores in the fast copy and in the checked one (a
    * test false at compile time would leave one copy), the check block
    * in i64 */
   ck_assert_int_ge(s.stores, 8);
   ck_assert_int_eq(s.wide, 0);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
 START_TEST(without_guard_pass_checks_stay) {
-  ir_module m = ir_of("guard");
+  unit_ir m = ir_of("guard");
   shape s = shape_of(&m, 0);
   ck_assert_int_ge(s.checks, 1);
   ck_assert_int_eq(s.labels, 0);
   ck_assert_int_eq(s.volatile16, 0);
-  dispose(&m);
+  unit_ir_dispose(&m);
 }
 END_TEST
 
