@@ -298,15 +298,27 @@ static void move_to(ins_ctx *c, LLVMValueRef inst, LLVMBasicBlockRef bb) {
   bnd_move_here(c->b, inst);
 }
 
+/* A successor's phi rebuilt for the moved terminator: the checks noted
+ * for it hold for the fresh phi (the same value), and the old pointer
+ * must not stay a key (a value made later may reuse its memory and would
+ * then read as checked: found as a nondeterministic missing check). */
+static void phi_replaced(void *ctx, LLVMValueRef old, LLVMValueRef fresh) {
+  bnd_map *checked = ctx;
+  void *e = bnd_map_get(checked, old);
+  if (!e) return;
+  bnd_map_put(checked, fresh, e);
+  bnd_map_put(checked, old, NULL);
+}
+
 /* The successors' phis of the terminator that moved from bb to last. */
-static void moved_terminator(LLVMBasicBlockRef bb, LLVMBasicBlockRef last) {
+static void moved_terminator(ins_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlockRef last) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(last);
   unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
   for (unsigned s = 0; s < ns; s++) {
     LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
     bool seen = false;
     for (unsigned k = 0; k < s; k++) seen |= LLVMGetSuccessor(term, k) == to;
-    if (!seen) ir_retarget_phis(to, bb, last);
+    if (!seen) ir_retarget_phis_notify(to, bb, last, phi_replaced, &c->checked);
   }
 }
 
@@ -347,7 +359,7 @@ static bool check_block(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDataRef td) 
   }
   free(parts);
   free(a);
-  if (nheads) moved_terminator(bb, prev);
+  if (nheads) moved_terminator(c, bb, prev);
   return true;
 }
 

@@ -49,6 +49,12 @@ unsigned ir_widen_address_masks(LLVMModuleRef mod);
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (ir_reroll.c; loop versioning uses it too). */
 void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* The same, calling replaced(ctx, old, fresh) for each phi before old is
+ * erased: the C API cannot change a phi's incoming block, so every phi of
+ * bb is a new value afterwards, and old's memory may be reused by the next
+ * value made (a map keyed by old must move its entry). */
+void ir_retarget_phis_notify(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
+                             void (*replaced)(void *ctx, LLVMValueRef old, LLVMValueRef fresh), void *ctx);
 
 /* Gives `to` every metadata attachment of `from` but its debug location:
  * an instruction built to replace another keeps what later stages read

@@ -125,6 +125,11 @@ static void erase_unkept(const rr_shape *s, const rr_set *kept) {
 
 /* H takes the bypass only for an even x; E goes straight to J; Q goes. */
 void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to) {
+  ir_retarget_phis_notify(bb, from, to, NULL, NULL);
+}
+
+void ir_retarget_phis_notify(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to,
+                             void (*replaced)(void *ctx, LLVMValueRef old, LLVMValueRef fresh), void *ctx) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
   LLVMValueRef next;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi); phi = next) {
@@ -138,6 +143,7 @@ void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlo
       if (in) LLVMAddIncoming(fresh, &v, &in, 1);
     }
     LLVMReplaceAllUsesWith(phi, fresh);
+    if (replaced) replaced(ctx, phi, fresh);
     size_t len;
     const char *name = LLVMGetValueName2(phi, &len);
     char keep[256];
