@@ -92,5 +92,16 @@ else
   fail escape "build"
 fi
 
+# The same module compiled four times gives the same executable.  A
+# compiler that keeps values by pointer can decide by memory reuse: before
+# bnd_insert.c's fix (29 Nov 2026) compress.wasm came out two ways, about
+# half the runs each, so four builds caught it almost always.
+if "${wasm_cc[@]}" "$root/tests/bench/compress.c" -o "$work/same.wasm"; then
+  for i in 1 2 3 4; do "$twasmc" "$work/same.wasm" -o "$work/same.$i" || fail same "twasmc, build $i"; done
+  for i in 2 3 4; do cmp -s "$work/same.1" "$work/same.$i" || fail same "build $i differs from build 1"; done
+else
+  fail same "wasm build of tests/bench/compress.c"
+fi
+
 [ $failures -eq 0 ] && echo "programs: all passed" || echo "programs: $failures failure(s)"
 [ $failures -eq 0 ]
