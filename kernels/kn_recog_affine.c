@@ -82,6 +82,18 @@ static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
   return NULL;
 }
 
+/* t = (v - copy) / copies on the unrolled loop: a's terms in counter d
+ * (step iv_step per copy group) rescaled to one iteration; false when the
+ * step does not divide among the copies. */
+static bool per_copy(const kr_ctx *c, kr_affine *a, int d, int64_t iv_step) {
+  if (iv_step % c->copies) return false;
+  int64_t per = iv_step / c->copies;
+  for (int i = 0; i < a->n; i++)
+    if (a->t[i].dim == d && !a->t[i].param) a->t[i].coeff = per;
+  a->c -= per * c->copy;
+  return true;
+}
+
 /* An IV of the innermost loop where it stands for a region: V's IVs as
  * any (their starts are j = 0's values); R's start at s' plus a value
  * that does not vary with s', s' times their step per j (step / U, U
@@ -103,13 +115,7 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
   for (int i = 0; r && i < a.n; i++)
     if (a.t[i].param == r->start) return not_affine;
   add_term(&a, (kr_term){iv->step, d, NULL});
-  if (c->copies > 1) {
-    if (iv->step % c->copies) return not_affine;
-    int64_t per = iv->step / c->copies;
-    for (int i = 0; i < a.n; i++)
-      if (a.t[i].dim == d && !a.t[i].param) a.t[i].coeff = per;
-    a.c -= per * c->copy;
-  }
+  if (c->copies > 1 && !per_copy(c, &a, d, iv->step)) return not_affine;
   return a;
 }
 
@@ -133,14 +139,7 @@ static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
     return a;
   }
   add_term(&a, (kr_term){iv->step, d, NULL});
-  if (d == c->depth - 1 && c->copies > 1) {
-    /* t = (v - copy) / copies on the unrolled loop */
-    if (iv->step % c->copies) return not_affine;
-    int64_t per = iv->step / c->copies;
-    for (int i = 0; i < a.n; i++)
-      if (a.t[i].dim == d && !a.t[i].param) a.t[i].coeff = per;
-    a.c -= per * c->copy;
-  }
+  if (d == c->depth - 1 && c->copies > 1 && !per_copy(c, &a, d, iv->step)) return not_affine;
   return a;
 }
 
