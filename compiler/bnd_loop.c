@@ -302,6 +302,11 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++)
     if (LLVMGetSuccessor(term, s) == header) LLVMSetSuccessor(term, s, p->block);
+  /* the sums are read before the header's phis are rebuilt: a check's end
+   * may be one of those phis, which ir_retarget_phis erases (the sums
+   * themselves are adds, which survive with their operands replaced) */
+  LLVMValueRef *sums = tw_arena_alloc(&f->arena, (size_t)(p->nchecks ? p->nchecks : 1) * sizeof *sums);
+  for (int i = 0; i < p->nchecks; i++) sums[i] = p->widened[i] ? bnd_widen_sum(&p->checks[i]) : NULL;
   ir_retarget_phis(header, from, p->block);
   LLVMBasicBlockRef *blocks = tw_arena_alloc(&f->arena, (size_t)l->nbody * sizeof *blocks);
   for (int i = 0; i < l->nbody; i++) blocks[i] = block_of(f, l->body[i]);
@@ -310,7 +315,7 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
   /* widened first: dropping a check may erase an end nothing else uses */
   for (int i = 0; i < p->nchecks; i++) {
-    LLVMValueRef sum = p->widened[i] ? bnd_widen_sum(&p->checks[i]) : NULL;
+    LLVMValueRef sum = sums[i];
     LLVMValueRef copy = sum ? bnd_clone_value(&c, sum) : NULL;
     if (copy && copy != sum) bnd_widen_uses(b, copy, p->widened[i] & ~BND_WIDENED);
   }

@@ -77,7 +77,14 @@ static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
 /* A block that only branches to the header: the existing preheader, or a
  * new one on the edge from the entering block.  NULL when the header has
  * several ways in from outside. */
-static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
+/* ir_retarget_phis_notify's callback: *ctx is the nest's result, which may
+ * be one of the header's phis that a new preheader rebuilds. */
+static void follow_result(void *ctx, LLVMValueRef old, LLVMValueRef fresh) {
+  LLVMValueRef *result = ctx;
+  if (result && *result == old) *result = fresh;
+}
+
+static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create, LLVMValueRef *result) {
   if (n->preheader) return n->preheader;
   LLVMBasicBlockRef from = entering_block(n), header = n->cfg->blocks[n->nest->header].bb;
   if (!from) return NULL;
@@ -94,12 +101,12 @@ static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create) {
   LLVMDisposeBuilder(b);
   for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
     if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
-  ir_retarget_phis(header, from, pre);
+  ir_retarget_phis_notify(header, from, pre, follow_result, result);
   return pre;
 }
 
 bool off_version_check(const kn_recog_nest *n, const char **reason) {
-  LLVMBasicBlockRef pre = preheader_of(n, false);
+  LLVMBasicBlockRef pre = preheader_of(n, false, NULL);
   if (!pre) return (*reason = "loop has no single entry from outside", false);
   LLVMValueRef br = LLVMGetBasicBlockTerminator(pre);
   LLVMBasicBlockRef header = n->cfg->blocks[n->nest->header].bb;
@@ -219,13 +226,13 @@ static LLVMBasicBlockRef exit_now(const kn_recog_nest *n) {
 /* Adds the preheader's incoming value to every phi of the exit, and routes
  * other uses of the reduction's result through a new phi. */
 static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
-                       LLVMBasicBlockRef exit, LLVMValueRef result, bool merge) {
+                       LLVMBasicBlockRef exit, LLVMValueRef own, LLVMValueRef result, bool merge) {
   LLVMValueRef merged = NULL;
   if (merge) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
     LLVMValueRef first = LLVMGetFirstInstruction(exit);
     LLVMPositionBuilderBefore(b, first);
-    merged = LLVMBuildPhi(b, LLVMTypeOf(n->result), "offload.result");
+    merged = LLVMBuildPhi(b, LLVMTypeOf(own), "offload.result");
     LLVMDisposeBuilder(b);
   }
   for (LLVMValueRef phi = LLVMGetFirstInstruction(exit); phi && LLVMIsAPHINode(phi);
@@ -234,26 +241,26 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
     LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
       if (in_nest(n, LLVMGetIncomingBlock(phi, k))) v = LLVMGetIncomingValue(phi, k);
-    LLVMValueRef in = v == n->result && n->result ? result : v;
+    LLVMValueRef in = v == own && own ? result : v;
     LLVMAddIncoming(phi, &in, &pre, 1);
   }
   if (!merged) return;
   /* Every other use outside the nest now reads the merged value. */
   LLVMUseRef next;
-  for (LLVMUseRef u = LLVMGetFirstUse(n->result); u; u = next) {
+  for (LLVMUseRef u = LLVMGetFirstUse(own); u; u = next) {
     next = LLVMGetNextUse(u);
     LLVMValueRef user = LLVMGetUser(u);
     if (user == merged || in_nest(n, LLVMGetInstructionParent(user))) continue;
     if (LLVMIsAPHINode(user) && LLVMGetInstructionParent(user) == exit) continue;
     for (unsigned k = 0; k < (unsigned)LLVMGetNumOperands(user); k++)
-      if (LLVMGetOperand(user, k) == n->result) LLVMSetOperand(user, k, merged);
+      if (LLVMGetOperand(user, k) == own) LLVMSetOperand(user, k, merged);
   }
   for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef term = LLVMGetUser(u);
     if (!LLVMIsATerminatorInst(term)) continue;
     LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
     if (from == pre) continue;
-    LLVMValueRef v = n->result;
+    LLVMValueRef v = own;
     LLVMAddIncoming(merged, &v, &from, 1);
   }
   LLVMAddIncoming(merged, &result, &pre, 1);
@@ -343,7 +350,8 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
   c.b = LLVMCreateBuilderInContext(c.ctx);
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
-  LLVMBasicBlockRef pre = preheader_of(n, true);
+  LLVMValueRef own = n->result; /* the nest's result, followed if a new preheader rebuilds it */
+  LLVMBasicBlockRef pre = preheader_of(n, true, &own);
   LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
   LLVMBasicBlockRef back;
   LLVMBasicBlockRef call_bb = gate_block(&c, pre, header, kernel_id, &back);
@@ -371,10 +379,10 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
                            LLVMConstInt(c.i32, (unsigned)n->nparts + 1, false), params};
     done = call(&c, runtime_fn(&c, "twasm_rt_offload_group", c.i32, types, 4), args, 4);
   }
-  LLVMValueRef result = n->result ? LLVMBuildLoad2(c.b, LLVMTypeOf(n->result), cell, "") : NULL;
+  LLVMValueRef result = own ? LLVMBuildLoad2(c.b, LLVMTypeOf(own), cell, "") : NULL;
   LLVMValueRef cond = LLVMBuildICmp(c.b, LLVMIntEQ, done, LLVMConstInt(c.i32, 1, false), "");
   LLVMBuildCondBr(c.b, cond, exit, back);
   back_off(&c, back, header, done, kernel_id);
   LLVMDisposeBuilder(c.b);
-  patch_exit(&c, n, call_bb, exit, result, merge);
+  patch_exit(&c, n, call_bb, exit, own, result, merge);
 }
