@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "twasm_abi.h"
 #include "unit_ir.h"
+#include "unit_sh.h"
 
 static bool have_wat2wasm(void) { return system("wat2wasm --version >/dev/null 2>&1") == 0; }
 
@@ -297,11 +298,6 @@ END_TEST
 
 /* ---- backtraces without frame pointers ---------------------------------- */
 
-static const char *twasmc_path(void) {
-  const char *p = getenv("TWASMC");
-  return p ? p : "build/bin/twasmc";
-}
-
 /* Builds wat (with names) at -O2 into an executable, runs it and returns
  * its exit status; its stderr goes to out. */
 static int run_wat(const char *wat, char *out, size_t cap) {
@@ -313,7 +309,7 @@ static int run_wat(const char *wat, char *out, size_t cap) {
   fputs(wat, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "wat2wasm --debug-names %s/bt.wat -o %s/bt.wasm && %s -O2 %s/bt.wasm -o %s/bt",
-           dir, dir, twasmc_path(), dir, dir);
+           dir, dir, unit_twasmc(), dir, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(cmd, sizeof cmd, "%s/bt 2>&1", dir);
   FILE *p = popen(cmd, "r");
@@ -503,7 +499,7 @@ END_TEST
  * agree with byte-wise references, and the end of memory traps or not
  * exactly as the Wasm code does. */
 START_TEST(libc_routines_found_and_exact) {
-  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
     printf("cpu_codegen: skipped libc_routines_found_and_exact: clang-19 or twasmc missing\n");
     return;
   }
@@ -531,7 +527,7 @@ START_TEST(libc_routines_found_and_exact) {
     snprintf(cmd, sizeof cmd,
              "%sclang-19 --target=wasm32-wasi --sysroot=/usr %s %s/libc_edges.c -o %s/e.wasm && "
              "%s --emit-llvm %s/e.wasm -o %s/e.ll && %s %s/e.wasm -o %s/e",
-             path, raw ? "-O2" : levels[i], TEST_DATA_DIR, dir, twasmc_path(), dir, dir, twasmc_path(), dir, dir);
+             path, raw ? "-O2" : levels[i], TEST_DATA_DIR, dir, unit_twasmc(), dir, dir, unit_twasmc(), dir, dir);
     ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
     /* low_libc.c names each fast path's condition native.<routine>.
      * wasm-opt -O3 inlines memmove into its callers: none left to find. */

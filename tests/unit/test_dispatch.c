@@ -15,6 +15,7 @@
 
 #include "rt_offload.h"
 #include "rt_tc.h"
+#include "unit_sh.h"
 
 /* ---- the plan ------------------------------------------------------------ */
 
@@ -395,17 +396,6 @@ END_TEST
 
 static char tmpdir[64];
 
-static int sh(const char *cmd, char *out, size_t cap) {
-  char full[4096];
-  snprintf(full, sizeof full, "%s 2>&1", cmd);
-  FILE *p = popen(full, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static void setup(void) {
   strcpy(tmpdir, "/tmp/twasm-dispXXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(tmpdir));
@@ -414,7 +404,7 @@ static void setup(void) {
 static void teardown(void) {
   char cmd[128], out[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  sh(cmd, out, sizeof out);
+  unit_sh(cmd, out, sizeof out);
 }
 
 /* A map, an overlapping map, a reduction and matmuls on run-time sizes;
@@ -462,7 +452,7 @@ static void build(const char *flags, const char *name) {
   /* NAME/p: the same program name in every trap message */
   snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && %s %s %s/p.wasm -o %s/%s/p", tmpdir, name, tw, flags,
            tmpdir, tmpdir, name);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
 }
 
 static void build_all(void) {
@@ -475,7 +465,7 @@ static void build_all(void) {
   /* -O1: clang -O2 unrolls inner loops by two with a remainder step
    * after them, a shape the matmul recogniser does not take */
   snprintf(cmd, sizeof cmd, "clang-19 --target=wasm32-wasi --sysroot=/usr -O1 %s -o %s/p.wasm", path, tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s", out);
   build("--offload-report", "on");
   build("--no-offload", "off");
   build("--bounds-checks=explicit", "on_explicit");
@@ -485,7 +475,7 @@ static void build_all(void) {
 static int run_prog(const char *env, const char *name, const char *args, char *out, size_t cap) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE %s %s/%s/p %s", env, tmpdir, name, args);
-  return sh(cmd, out, cap);
+  return unit_sh(cmd, out, cap);
 }
 
 START_TEST(programs_match_without_gpu) {
@@ -502,7 +492,7 @@ START_TEST(programs_match_without_gpu) {
     }
   /* The trace names each offloaded nest and why it stayed on the CPU. */
   snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/on/p 20000", tmpdir);
-  ck_assert_int_eq(sh(cmd, trace, sizeof trace), 0);
+  ck_assert_int_eq(unit_sh(cmd, trace, sizeof trace), 0);
   ck_assert_msg(strstr(trace, "twasm: offload ") && strstr(trace, "(map): cpu: "), "%s", trace);
 }
 END_TEST
@@ -512,7 +502,7 @@ END_TEST
 static void trace_of_build(const char *name, const char *args, char *out, size_t cap) {
   char cmd[512];
   snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/%s/p %s", tmpdir, name, args);
-  sh(cmd, out, cap);
+  unit_sh(cmd, out, cap);
 }
 
 static void trace_of(const char *args, char *out, size_t cap) { trace_of_build("on", args, out, cap); }
@@ -571,7 +561,7 @@ START_TEST(fake_drivers_give_the_cpu_results) {
     ck_assert_int_eq(run_prog(env, "on", "20000", got, sizeof got), 0);
     ck_assert_msg(!strcmp(want, got), "%s: %s != %s", cases[i].mode, got, want);
     snprintf(cmd, sizeof cmd, "%s TWASM_TRACE=1 %s/on/p 20000", env, tmpdir);
-    ck_assert_int_eq(sh(cmd, trace, sizeof trace), 0);
+    ck_assert_int_eq(unit_sh(cmd, trace, sizeof trace), 0);
     ck_assert_msg(strstr(trace, cases[i].says), "%s: %s", cases[i].mode, trace);
   }
   /* the old driver's device was found, its managed memory used */
@@ -599,19 +589,19 @@ START_TEST(parts_are_checked_before_any_launch) {
            "-o %s/b.o && clang-19 --target=wasm32-wasi --sysroot=/usr %s/b.o -o %s/b.wasm -lm && "
            "%s --offload-report %s/b.wasm -o %s/b",
            tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
   ck_assert_msg(strstr(out, "kernel_bicg: part 2 of 2: offloaded as matmul"), "%s", out);
   snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE TWASM_DEVICE=cpu %s/b", tmpdir);
-  ck_assert_int_eq(sh(cmd, want, sizeof want), 0);
+  ck_assert_int_eq(unit_sh(cmd, want, sizeof want), 0);
   static const char *modes[] = {"gpu", "auto"};
   for (int m = 0; m < 2; m++) {
     snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=%s %s/b", dir,
              modes[m], tmpdir);
-    ck_assert_int_eq(sh(cmd, got, sizeof got), 0);
+    ck_assert_int_eq(unit_sh(cmd, got, sizeof got), 0);
     ck_assert_msg(!strcmp(want, got), "%s: results differ", modes[m]);
   }
   snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=old TWASM_DEVICE=gpu TWASM_TRACE=1 %s/b", dir, tmpdir);
-  sh(cmd, trace, sizeof trace);
+  unit_sh(cmd, trace, sizeof trace);
   static const char *says[] = {"_part0 (part 1 of 2) params: 300 280", "_part1 (part 2 of 2) params: 300 280",
                                "(matmul): cpu: kernel not loaded",
                                "(matmul): cpu: two parts of the nest write the same bytes",
@@ -640,7 +630,7 @@ static int inflations(const char *env, const char *cmd, char *out, size_t cap) {
   unlink(log);
   snprintf(line, sizeof line, "env -u TWASM_TRACE LD_PRELOAD=%s/spy.so TWASM_TEST_ZSTD_LOG=%s %s %s", tmpdir, log,
            env, cmd);
-  sh(line, out, cap);
+  unit_sh(line, out, cap);
   FILE *f = fopen(log, "r");
   int n = 0;
   for (int ch; f && (ch = fgetc(f)) != EOF;) n += ch == '\n';
@@ -660,7 +650,7 @@ START_TEST(ptx_inflated_only_for_a_gpu) {
   fputs(zstd_spy, f);
   fclose(f);
   snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o %s/spy.so %s -ldl", tmpdir, path);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s", out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s", out);
   /* the spy sees twasmc --extract-ptx inflate the store (to check it,
    * then to write it) */
   const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
@@ -800,10 +790,10 @@ START_TEST(tiny_nest_backs_off) {
            "clang-19 --target=wasm32-wasi --sysroot=/usr %s/tiny.o -o %s/tiny.wasm && " /* names kept */
            "%s --offload-report %s/tiny.wasm -o %s/tiny 2>&1 && %s --no-offload %s/tiny.wasm -o %s/tiny_off",
            path, tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir, tw, tmpdir, tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%.2000s", out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%.2000s", out);
   ck_assert_msg(strstr(out, ": tiny: offloaded as map"), "%.2000s", out);
   snprintf(cmd, sizeof cmd, "%s/tiny_off 32 100000", tmpdir);
-  ck_assert_int_eq(sh(cmd, want, sizeof want), 0);
+  ck_assert_int_eq(unit_sh(cmd, want, sizeof want), 0);
   /* the program's other nests (its own loop filling x, the allocator's)
    * ask too: count them with one call of tiny */
   unsigned long asked[2];
@@ -816,10 +806,10 @@ START_TEST(tiny_nest_backs_off) {
              "env -u TWASM_TRACE LD_LIBRARY_PATH=%s TWASM_DEVICE=auto TWASM_TEST_OFFLOAD_CALLS=%s "
              "%s/tiny 32 %d",
              dir, log, tmpdir, calls);
-    ck_assert_int_eq(sh(cmd, got, sizeof got), 0);
+    ck_assert_int_eq(unit_sh(cmd, got, sizeof got), 0);
     if (r) ck_assert_str_eq(got, want);
     snprintf(cmd, sizeof cmd, "cat %s", log);
-    ck_assert_int_eq(sh(cmd, count, sizeof count), 0);
+    ck_assert_int_eq(unit_sh(cmd, count, sizeof count), 0);
     asked[r] = strtoul(count, NULL, 10);
   }
   ck_assert_msg(asked[0] >= 1, "the runtime was never asked");

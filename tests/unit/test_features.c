@@ -13,6 +13,7 @@
 
 #include "decode.h"
 #include "validate.h"
+#include "unit_sh.h"
 
 #define HDR 0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00
 #define BYTES(...) (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__})
@@ -111,15 +112,6 @@ static const struct {
    "constant expression required"},
 };
 
-static int sh(const char *cmd, char *out, size_t cap) {
-  FILE *p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* twasmc on the binary wat2wasm made: status 1 and FILE:0xOFF: error: MSG. */
 START_TEST(cli_names_feature) {
   if (system("wat2wasm --version >/dev/null 2>&1") != 0) {
@@ -132,10 +124,10 @@ START_TEST(cli_names_feature) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(cmd, sizeof cmd, "echo '%s' > %s/m.wat && wat2wasm %s %s/m.wat -o %s/m.wasm 2>&1",
            wat_cases[_i].wat, dir, wat_cases[_i].flag, dir, dir);
-  int made = sh(cmd, out, sizeof out);
+  int made = unit_sh(cmd, out, sizeof out);
   ck_assert_msg(made == 0, "wat2wasm %s: %s", wat_cases[_i].flag, out);
   snprintf(cmd, sizeof cmd, "cd %s && %s m.wasm -o m 2>&1; echo \"status $?\"; ls", dir, twasmc);
-  sh(cmd, out, sizeof out);
+  unit_sh(cmd, out, sizeof out);
   snprintf(want, sizeof want, ": error: %s\nstatus 1\nm.wasm\nm.wat\n", wat_cases[_i].msg);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ck_assert_int_eq(system(cmd), 0);

@@ -14,30 +14,14 @@
 #include "driver.h"
 #include "rt_offload.h"
 #include "twasm_abi.h"
+#include "unit_sh.h"
 
 static char tmpdir[64];
 
-static const char *twasmc(void) {
-  const char *t = getenv("TWASMC");
-  return t ? t : "build/bin/twasmc";
-}
-
-/* Runs a shell command, capturing stdout+stderr; returns the exit status. */
-static int sh(const char *cmd, char *out, size_t cap) {
-  char full[4096];
-  snprintf(full, sizeof full, "%s 2>&1", cmd);
-  FILE *p = popen(full, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static int run(const char *args, char *out, size_t cap) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s %s", twasmc(), args);
-  return sh(cmd, out, cap);
+  snprintf(cmd, sizeof cmd, "%s %s", unit_twasmc(), args);
+  return unit_sh(cmd, out, cap);
 }
 
 /* tests/gpu/detect/NAME.c -> tmpdir/NAME.wasm.  Compiled and linked in two
@@ -50,7 +34,7 @@ static void wasm_of(const char *name) {
            "clang-19 --target=wasm32-wasi --sysroot=/usr -nostdlib -Wl,--no-entry -Wl,--export-all "
            "-Wl,--allow-undefined %s/%s.o -o %s/%s.wasm",
            name, tmpdir, name, tmpdir, name, tmpdir, name);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
 }
 
 static void setup(void) {
@@ -61,7 +45,7 @@ static void setup(void) {
 static void teardown(void) {
   char cmd[128], out[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-  sh(cmd, out, sizeof out);
+  unit_sh(cmd, out, sizeof out);
 }
 
 /* The report of `twasmc -c --offload-report [extra] NAME.wasm`. */
@@ -156,7 +140,7 @@ START_TEST(report_names_loop_offset) {
   report_of("neg_dependence", "", out, sizeof out);
   snprintf(cmd, sizeof cmd, "wasm-objdump -d %s/neg_dependence.wasm | grep -m1 -E '\\| +loop' "
            "| sed -E 's/^ *0*([0-9a-f]+):.*/\\1/'", tmpdir);
-  ck_assert_int_eq(sh(cmd, dump, sizeof dump), 0);
+  ck_assert_int_eq(unit_sh(cmd, dump, sizeof dump), 0);
   dump[strcspn(dump, "\n")] = 0;
   ck_assert_msg(dump[0] != 0, "wasm-objdump found no loop");
   char want[300];
@@ -177,14 +161,14 @@ START_TEST(simd_loops_offloaded) {
            "tests/gpu/e2e/map1d.c -o %s/map1d.o && clang-19 --target=wasm32-wasi --sysroot=/usr "
            "%s/map1d.o -o %s/map1d.wasm -lm",
            tmpdir, tmpdir, tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
   snprintf(cmd, sizeof cmd, "--offload-report %s/map1d.wasm -o %s/map1d 2>&1", tmpdir, tmpdir);
   ck_assert_int_eq(run(cmd, out, sizeof out), 0);
   ck_assert_msg(!strstr(out, "k_f32_select: not offloaded"), "%s", out);
   ck_assert_msg(strstr(out, "k_f32_select: offloaded as map"), "%s", out);
   ck_assert_msg(strstr(out, "k_u8_to_f32: not offloaded: vector (SIMD) operations on narrow lanes"), "%s", out);
   snprintf(cmd, sizeof cmd, "TWASM_DEVICE=cpu %s/map1d | cmp - tests/gpu/e2e/map1d.expected", tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "output differs: %s", out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "output differs: %s", out);
 }
 END_TEST
 
@@ -201,7 +185,7 @@ START_TEST(report_folds_libc) {
            "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -fno-unroll-loops -c %s/lib.c -o %s/lib.o && "
            "clang-19 --target=wasm32-wasi --sysroot=/usr %s/lib.o -o %s/lib.wasm",
            tmpdir, tmpdir, tmpdir, tmpdir, tmpdir);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
   snprintf(cmd, sizeof cmd, "-c --offload-report %s/lib.wasm -o %s/lib.o 2>&1", tmpdir, tmpdir);
   ck_assert_int_eq(run(cmd, out, sizeof out), 0);
   ck_assert_msg(strstr(out, ": scale: offloaded as map"), "%s", out);
@@ -256,7 +240,7 @@ static void check_ptx_file(const char *dir, const char *file, bool have_ptxas) {
   ck_assert_msg(!strstr(ptx, "fma."), "exact kernel %s contains fma", file);
   if (have_ptxas) {
     snprintf(cmd, sizeof cmd, "/usr/local/cuda/bin/ptxas -arch=sm_%u%s %s -o /dev/null", sm, a, path);
-    ck_assert_msg(sh(cmd, out, sizeof out) == 0, "ptxas rejects %s: %s", file, out);
+    ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "ptxas rejects %s: %s", file, out);
   }
 }
 
@@ -283,7 +267,7 @@ START_TEST(extract_ptx) {
                   "%s", out);
     snprintf(args, sizeof args, "ls %s", dir);
     char list[4096];
-    ck_assert_int_eq(sh(args, list, sizeof list), 0);
+    ck_assert_int_eq(unit_sh(args, list, sizeof list), 0);
     int files = 0;
     for (char *f = strtok(list, "\n"); f; f = strtok(NULL, "\n"), files++) check_ptx_file(dir, f, have_ptxas);
     ck_assert_int_eq(files, (int)written);
@@ -292,7 +276,7 @@ START_TEST(extract_ptx) {
              "objcopy -O binary --only-section=.twasm_ptx %s/%s.obj %s/sec && stat -c %%s %s/sec && "
              "cat %s/*.ptx | wc -c", tmpdir, app, dir, dir, dir);
     unsigned long packed = 0, plain = 0;
-    ck_assert_int_eq(sh(args, out, sizeof out), 0);
+    ck_assert_int_eq(unit_sh(args, out, sizeof out), 0);
     ck_assert_msg(sscanf(out, "%lu %lu", &packed, &plain) == 2 && packed && packed * 4 < plain,
                   "%s: .twasm_ptx %lu bytes for %lu of PTX", app, packed, plain);
   }
@@ -358,7 +342,7 @@ END_TEST
 static Suite *offload_suite(void) {
   Suite *s = suite_create("offload");
   TCase *tc = tcase_create("offload");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 600); /* extract_ptx: five compilations and ptxas on about 100 files */
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, report_lines, 0, sizeof report_cases / sizeof report_cases[0]);
   tcase_add_test(tc, report_names_loop_offset);

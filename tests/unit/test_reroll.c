@@ -20,6 +20,7 @@
 #include "lower.h"
 #include "twasm_abi.h"
 #include "validate.h"
+#include "unit_sh.h"
 
 #ifndef REROLL_DIR
 #define REROLL_DIR "tests/unit/reroll"
@@ -27,24 +28,8 @@
 
 static char tmpdir[64];
 
-static const char *twasmc(void) {
-  const char *t = getenv("TWASMC");
-  return t ? t : "build/bin/twasmc";
-}
-
 static bool have_tools(void) {
-  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(twasmc(), X_OK) == 0;
-}
-
-static int sh(const char *cmd, char *out, size_t cap) {
-  char full[4096];
-  snprintf(full, sizeof full, "%s 2>&1", cmd);
-  FILE *p = popen(full, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(unit_twasmc(), X_OK) == 0;
 }
 
 /* NAME.c -> tmpdir/NAME.wasm.  Compiled and linked in two steps (a linking
@@ -61,7 +46,7 @@ static void wasm_of(const char *name, bool opt) {
              "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s/%s.c -o %s/%s.o && "
              "clang-19 --target=wasm32-wasi --sysroot=/usr %s/%s.o -o %s/%s.wasm",
              REROLL_DIR, name, tmpdir, name, tmpdir, name, tmpdir, name);
-  ck_assert_msg(sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
 }
 
 static void setup(void) {
@@ -221,9 +206,9 @@ START_TEST(programs_print_the_same) {
   build(c->file, true, "on");
   build(c->file, false, "off");
   snprintf(cmd, sizeof cmd, "%s/%s-on", tmpdir, c->file);
-  ck_assert_int_eq(sh(cmd, on, sizeof on), 0);
+  ck_assert_int_eq(unit_sh(cmd, on, sizeof on), 0);
   snprintf(cmd, sizeof cmd, "%s/%s-off", tmpdir, c->file);
-  ck_assert_int_eq(sh(cmd, off, sizeof off), 0);
+  ck_assert_int_eq(unit_sh(cmd, off, sizeof off), 0);
   ck_assert_msg(strlen(on) > 100, "%s: little output: %s", c->file, on);
   ck_assert_msg(strcmp(on, off) == 0, "%s: outputs differ", c->file);
 }
