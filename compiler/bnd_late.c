@@ -152,10 +152,54 @@ static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
   return v;
 }
 
+static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k);
+static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from);
+
+/* v as x + k with x NULL for a constant. */
+static LLVMValueRef peel_const(LLVMValueRef v, int64_t *k) {
+  v = peel(v, k);
+  if (!LLVMIsAConstantInt(v)) return v;
+  *k += LLVMConstIntGetSExtValue(v);
+  return NULL;
+}
+
+/* A phi of addresses whose every incoming value is mem_base + x + k where
+ * an i64 phi q of the same block has x + k - s on the same edge (s one
+ * constant for all edges; x NULL where both are constants): the address
+ * is mem_base + q + s on every way in.  GVN makes such pairs where it
+ * carries an address and its index around a loop (vm's `frames[fp]`
+ * pointer and index, reloaded where fp changes). */
+static bool paired_phi(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(p);
+  unsigned n = LLVMCountIncoming(p);
+  for (LLVMValueRef q = LLVMGetFirstInstruction(bb); q && LLVMIsAPHINode(q); q = LLVMGetNextInstruction(q)) {
+    LLVMTypeRef t = LLVMTypeOf(q);
+    if (q == p || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64) continue;
+    bool same = true;
+    int64_t shift = 0;
+    for (unsigned e = 0; e < n && same; e++) {
+      LLVMValueRef in = LLVMGetIncomingValue(p, e), at, x;
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(p, e);
+      int64_t kp, kq;
+      same = !LLVMIsAPHINode(in) && split_address(c, in, &at, &kp);
+      LLVMValueRef qin = same ? on_edge(q, bb, from) : NULL;
+      same = same && qin && (x = peel_const(qin, &kq)) == at && (e == 0 || kp - kq == shift);
+      shift = kp - kq;
+    }
+    if (same) {
+      *index = q, *k = shift;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* A linear-memory access's address as mem_base + index + k, index an i64
  * value (NULL: none); false for other forms. */
 static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
   *index = NULL, *k = 0;
+  if (LLVMIsAPHINode(p) && LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind && !is_mem_base(c, p))
+    return paired_phi(c, p, index, k);
   while (LLVMIsAGetElementPtrInst(p)) {
     if (LLVMGetNumOperands(p) != 2) return false;
     uint64_t scale = LLVMABISizeOfType(c->td, LLVMGetGEPSourceElementType(p));
