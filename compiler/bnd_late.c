@@ -30,10 +30,12 @@
  * through a phi of the checked indices), all the copies go together when
  * each edge's check guards exactly the access on that edge.
  *
- * Checks of a group of accesses (a `bounds_which` block picks the one
- * that fails) stay, and so do checks of a vector store of a loaded value
- * (X86's store-forwarding fix splits such a copy into pieces, which would
- * write part of a store that must trap). */
+ * A check of a group of accesses (a `bounds_which` block picks the one
+ * that fails) goes when the group's accesses come first in its
+ * continuation, in order, each ending where the which block tests it:
+ * each then gets a label of its own.  Checks of a vector store of a
+ * loaded value stay (X86's store-forwarding fix splits such a copy into
+ * pieces, which would write part of a store that must trap). */
 #include "bnd.h"
 
 #include <stdio.h>
@@ -85,8 +87,38 @@ static LLVMValueRef pointer_root(LLVMValueRef p) {
 }
 
 /* The load of memory 0's base from the instance (vmctx field 0). */
-static bool is_mem_base(const late_ctx *c, LLVMValueRef v) {
+static bool is_base_load(const late_ctx *c, LLVMValueRef v) {
   return LLVMIsALoadInst(v) && LLVMGetOperand(v, 0) == LLVMGetParam(c->fn, 0);
+}
+
+/* Memory 0's base: its load, or GVN's phi of such loads (the base
+ * reloaded after a call on one path: bintrees' inlined malloc), through
+ * other such phis, up to LATE_MAX_BASE_PHIS of them.  The base never
+ * moves (the reservation is made once), so every load of it gives the
+ * same pointer, and so does a phi of them. */
+#define LATE_MAX_BASE_PHIS 16
+
+static bool is_mem_base(const late_ctx *c, LLVMValueRef v) {
+  if (!LLVMIsAPHINode(v)) return is_base_load(c, v);
+  LLVMValueRef seen[LATE_MAX_BASE_PHIS];
+  unsigned nseen = 0, next = 0;
+  seen[nseen++] = v;
+  while (next < nseen) {
+    LLVMValueRef phi = seen[next++];
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
+      if (!LLVMIsAPHINode(in)) {
+        if (!is_base_load(c, in)) return false;
+        continue;
+      }
+      bool known = false;
+      for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
+      if (known) continue;
+      if (nseen == LATE_MAX_BASE_PHIS) return false;
+      seen[nseen++] = in;
+    }
+  }
+  return true;
 }
 
 /* A load that cannot fault on a guard page: of the instance's own
@@ -120,10 +152,54 @@ static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
   return v;
 }
 
+static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k);
+static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from);
+
+/* v as x + k with x NULL for a constant. */
+static LLVMValueRef peel_const(LLVMValueRef v, int64_t *k) {
+  v = peel(v, k);
+  if (!LLVMIsAConstantInt(v)) return v;
+  *k += LLVMConstIntGetSExtValue(v);
+  return NULL;
+}
+
+/* A phi of addresses whose every incoming value is mem_base + x + k where
+ * an i64 phi q of the same block has x + k - s on the same edge (s one
+ * constant for all edges; x NULL where both are constants): the address
+ * is mem_base + q + s on every way in.  GVN makes such pairs where it
+ * carries an address and its index around a loop (vm's `frames[fp]`
+ * pointer and index, reloaded where fp changes). */
+static bool paired_phi(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(p);
+  unsigned n = LLVMCountIncoming(p);
+  for (LLVMValueRef q = LLVMGetFirstInstruction(bb); q && LLVMIsAPHINode(q); q = LLVMGetNextInstruction(q)) {
+    LLVMTypeRef t = LLVMTypeOf(q);
+    if (q == p || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64) continue;
+    bool same = true;
+    int64_t shift = 0;
+    for (unsigned e = 0; e < n && same; e++) {
+      LLVMValueRef in = LLVMGetIncomingValue(p, e), at, x;
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(p, e);
+      int64_t kp, kq;
+      same = !LLVMIsAPHINode(in) && split_address(c, in, &at, &kp);
+      LLVMValueRef qin = same ? on_edge(q, bb, from) : NULL;
+      same = same && qin && (x = peel_const(qin, &kq)) == at && (e == 0 || kp - kq == shift);
+      shift = kp - kq;
+    }
+    if (same) {
+      *index = q, *k = shift;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* A linear-memory access's address as mem_base + index + k, index an i64
  * value (NULL: none); false for other forms. */
 static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
   *index = NULL, *k = 0;
+  if (LLVMIsAPHINode(p) && LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind && !is_mem_base(c, p))
+    return paired_phi(c, p, index, k);
   while (LLVMIsAGetElementPtrInst(p)) {
     if (LLVMGetNumOperands(p) != 2) return false;
     uint64_t scale = LLVMABISizeOfType(c->td, LLVMGetGEPSourceElementType(p));
@@ -546,6 +622,131 @@ static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j
   return NULL;
 }
 
+/* ---- a group's check ---------------------------------------------------- */
+
+/* Loads off one root with nothing stored between share one check of the
+ * largest end (bnd_insert.c); when that check fails, a `bounds_which`
+ * block on the way to the trap picks the offset of the first access that
+ * fails, as selects `end_j > size ? offset_j : (...)` in access order
+ * (LLVM may sink that block and merge it with another group's, through
+ * phis of the index and the offsets).  Where the group's accesses are the
+ * first effects of the check's continuation, in that order, each ending
+ * exactly at its select's end (the last at the check's), each faults
+ * exactly when the which block would pick it: left to the guard pages,
+ * each with its own label, they trap at the access the check would have
+ * named (a dlmalloc `free` reads a chunk's fd and bk, offsets 8 and 12,
+ * under one check of 16 bytes). */
+
+#define LATE_MAX_GROUP 8
+
+typedef struct {
+  int n;
+  int64_t end[LATE_MAX_GROUP];     /* each access's end past the index */
+  uint32_t offset[LATE_MAX_GROUP]; /* and its trap offset */
+} late_group;
+
+/* v as the trap path from the check's block sees it: a phi of a block on
+ * the path (path[0] is the check's block) is its incoming value from the
+ * block before; NULL where there is none. */
+static LLVMValueRef on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n) {
+  for (int hops = 0; v && LLVMIsAPHINode(v) && hops < 8; hops++) {
+    LLVMBasicBlockRef at = LLVMGetInstructionParent(v);
+    int k = 1;
+    while (k < n && path[k] != at) k++;
+    if (k == n) return v;
+    v = on_edge(v, at, path[k - 1]);
+  }
+  return v;
+}
+
+/* v (on the path) as x + k, adds of constants peeled (i32 ones with nuw). */
+static LLVMValueRef peel_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n, int64_t *k) {
+  *k = 0;
+  for (int hops = 0; hops < 8; hops++) {
+    int64_t more;
+    v = on_path(v, path, n);
+    LLVMValueRef x = v ? peel(v, &more) : NULL;
+    if (x == v) return v;
+    *k += more;
+    v = x;
+  }
+  return NULL;
+}
+
+/* The offsets and ends the trap path of check ch (index: what its end is
+ * over) picks from, in access order. */
+static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
+  LLVMBasicBlockRef path[6];
+  int n = 0;
+  path[n++] = LLVMGetInstructionParent(ch->br);
+  LLVMBasicBlockRef bb = LLVMGetSuccessor(ch->br, ch->trap_succ);
+  LLVMValueRef call = NULL;
+  while (n < 6) {
+    path[n++] = bb;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !call; i = LLVMGetNextInstruction(i))
+      if (LLVMIsACallInst(i) && !strcmp(ir_callee_name(i), "twasm_rt_trap")) call = i;
+    if (call) break;
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
+    bb = LLVMGetSuccessor(term, 0);
+  }
+  if (!call || LLVMGetNumArgOperands(call) != 4) return false;
+  LLVMValueRef cmp = LLVMGetCondition(ch->br);
+  LLVMValueRef size = LLVMGetOperand(cmp, LLVMGetOperand(cmp, 0) == ch->end ? 1 : 0);
+  LLVMValueRef v = on_path(LLVMGetOperand(call, 3), path, n);
+  g->n = 0;
+  while (v && LLVMIsASelectInst(v) && g->n < LATE_MAX_GROUP - 1) {
+    LLVMValueRef cond = on_path(LLVMGetOperand(v, 0), path, n);
+    LLVMValueRef off = on_path(LLVMGetOperand(v, 1), path, n);
+    if (!cond || !LLVMIsAICmpInst(cond) || !off || !LLVMIsAConstantInt(off)) return false;
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+    LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
+    if (p == LLVMIntULT) {
+      LLVMValueRef t = a;
+      a = b, b = t, p = LLVMIntUGT;
+    }
+    int64_t k;
+    if (p != LLVMIntUGT || on_path(b, path, n) != size || peel_on_path(a, path, n, &k) != index) return false;
+    g->end[g->n] = k;
+    g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(off);
+    v = on_path(LLVMGetOperand(v, 2), path, n);
+  }
+  if (!v || !LLVMIsAConstantInt(v) || g->n == 0) return false;
+  g->end[g->n] = -1; /* the last: the check's end */
+  g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(v);
+  return true;
+}
+
+/* The accesses of the group check br guards, in order (acc[]), when they
+ * are the first effects of its continuation; 0 when not. */
+static int group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef *acc) {
+  bnd_check ch;
+  if (!bnd_check_match(br, &ch) || ch.narrow || is_pinned(c, br)) return 0;
+  LLVMBasicBlockRef cont = LLVMGetSuccessor(br, !ch.trap_succ);
+  if (cont == LLVMGetSuccessor(br, ch.trap_succ) || !only_from(cont, br)) return 0;
+  int64_t d;
+  LLVMValueRef index = peel(ch.end, &d);
+  if (!group_of(&ch, index, g)) return 0;
+  g->end[g->n - 1] = d + ch.plus;
+  c->self = br;
+  int found = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(cont); i && found < g->n; i = LLVMGetNextInstruction(i)) {
+    LLVMValueRef at;
+    int64_t end;
+    if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && access_end(c, i, &at, &end) && !safe_load(c, i)) {
+      bool last = found == g->n - 1;
+      if (at != index || end != g->end[found] || copies_vector(i) || (!last && !LLVMIsALoadInst(i))) return 0;
+      acc[found++] = i;
+      continue;
+    }
+    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
+        (LLVMIsAStoreInst(i) && frame_store(i)))
+      continue;
+    return 0;
+  }
+  return found == g->n ? found : 0;
+}
+
 /* ---- the rewrite -------------------------------------------------------- */
 
 /* Deletes v and then the operands it alone used, while each computes a
@@ -589,6 +790,31 @@ static void drop_check(late_ctx *c, LLVMValueRef br) {
   erase_dead(c, cond);
   ir_retarget_phis(trap, bb, NULL);
   if (!LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) LLVMDeleteBasicBlock(trap);
+}
+
+/* A group's check br becomes a branch to its continuation; the blocks of
+ * its trap path that nothing else enters go, each leaving the phis of the
+ * next first (drop_check's deletion of the trap block alone would leave a
+ * merged which block's successor with a phi entry from a deleted block). */
+static void drop_group_check(late_ctx *c, LLVMValueRef br) {
+  bnd_check ch;
+  bnd_check_match(br, &ch);
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(br);
+  LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
+  LLVMValueRef cond = LLVMGetCondition(br);
+  LLVMPositionBuilderBefore(c->b, br);
+  LLVMBuildBr(c->b, cont);
+  LLVMInstructionEraseFromParent(br);
+  erase_dead(c, cond);
+  ir_retarget_phis(trap, bb, NULL);
+  while (trap && !LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(trap);
+    LLVMBasicBlockRef next =
+        term && LLVMIsABranchInst(term) && !LLVMIsConditional(term) ? LLVMGetSuccessor(term, 0) : NULL;
+    if (next) ir_retarget_phis(next, trap, NULL);
+    LLVMDeleteBasicBlock(trap);
+    trap = next;
+  }
 }
 
 /* Access i, its check gone: the label (offset) before it, volatile. */
@@ -724,6 +950,15 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     if (br && (access = guarded(c, br, &offset)) != NULL) {
       drop_check(c, br);
       give_to_guard(c, access, offset);
+      n++;
+      continue;
+    }
+    late_group g;
+    LLVMValueRef acc[LATE_MAX_GROUP];
+    int count = br ? group_guarded(c, br, &g, acc) : 0;
+    if (count) {
+      drop_group_check(c, br);
+      for (int k = 0; k < count; k++) give_to_guard(c, acc[k], g.offset[k]);
       n++;
     }
   }

@@ -4,8 +4,11 @@
  * read as one volatile 16-bit load, a store whose continuation reloads
  * bytes an earlier access reached left to the guard page, and a
  * versioned copy loop's check block computed in i64 although its trip
- * count shifts a possibly negative value.  tests/spec/traps/paired.wast,
- * anchored.wast and clamped.wast check the results and traps of the same
+ * count shifts a possibly negative value, and the loads of a group
+ * under one check (a `bounds_which` block picking the one that fails)
+ * each labelled, and an access through a phi of addresses whose check
+ * is on the phi of their indices.  tests/spec/traps/paired.wast,
+ * anchored.wast, clamped.wast, picked.wast and carried.wast check the results and traps of the same
  * functions. */
 #include <check.h>
 #include <stdio.h>
@@ -21,7 +24,11 @@
  * pc[2] read first (in a function that only reads the two bytes, LLVM
  * merges them itself).  f1: q[1] = p[1];
  * q[2] = p[0] (8-byte words: p[0] lies below the p[1] read before it).
- * f2: do { 4 bytes copied at i } while ((i += 4) != end). */
+ * f2: do { 4 bytes copied at i } while ((i += 4) != end).
+ * f3: p->fd == p->bk (offsets 8 and 12 under one check of 16 bytes).
+ * f4: a bytecode loop reading frames[fp] + 12, fp changed by two of its
+ * cases (tests/spec/traps/carried.wast): GVN carries the address and its
+ * index around the loop in two phis. */
 static const char *const module_text =
     "(module (memory 1)\n"
     "  (func (param $pc i32) (result i32) (local $acc i32) (local $op i32)\n"
@@ -48,7 +55,25 @@ static const char *const module_text =
     "      (i32.store8 offset=2 (local.get $d) (i32.load8_u offset=2 (local.get $s)))\n"
     "      (i32.store8 offset=3 (local.get $d) (i32.load8_u offset=3 (local.get $s)))\n"
     "      (local.set $i (i32.add (local.get $i) (i32.const 4)))\n"
-    "      (br_if $next (i32.ne (local.get $i) (local.get $end))))))\n";
+    "      (br_if $next (i32.ne (local.get $i) (local.get $end)))))\n"
+    "  (func (param $p i32) (result i32)\n"
+    "    (i32.eq (i32.load offset=8 (local.get $p)) (i32.load offset=12 (local.get $p))))\n"
+    "  (func (param $code i32) (result i32) (local $pc i32) (local $fp i32) (local $op i32) (local $acc i32)\n"
+    "    (loop $next\n"
+    "      (local.set $op (i32.load (i32.add (local.get $code) (i32.shl (local.get $pc) (i32.const 2)))))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (block $done (block $ret (block $call (block $arg\n"
+    "        (br_table $arg $call $ret $done (local.get $op)))\n"
+    "        (local.set $acc (i32.add (local.get $acc)\n"
+    "          (i32.load offset=12 (i32.add (i32.const 65512) (i32.shl (local.get $fp) (i32.const 3))))))\n"
+    "        (br $next))\n"
+    "        (local.set $fp (i32.add (local.get $fp) (i32.const 1)))\n"
+    "        (i32.store offset=4 (i32.add (i32.const 65512) (i32.shl (local.get $fp) (i32.const 3))) (local.get $pc))\n"
+    "        (br $next))\n"
+    "        (local.set $fp (i32.sub (local.get $fp) (i32.const 1)))\n"
+    "        (br $next))\n"
+    "      (return (local.get $acc)))\n"
+    "    (unreachable)))\n";
 
 static unit_ir ir_of(const char *skip) {
   drv_options o;
@@ -59,7 +84,7 @@ static unit_ir ir_of(const char *skip) {
 }
 
 typedef struct {
-  int checks;      /* branches to the out-of-bounds trap block */
+  int checks;      /* branches to the out-of-bounds trap block or a group's which block */
   int labels;      /* accesses labelled for the guard pages */
   int volatile16;  /* volatile i16 loads */
   int volatile8;   /* volatile i8 loads */
@@ -78,7 +103,8 @@ static shape shape_of(unit_ir *m, unsigned index) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term))
       for (unsigned k = 0; k < 2; k++)
-        s.checks += strncmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, k)), "bounds_trap", 11) == 0;
+        s.checks += strncmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, k)), "bounds_trap", 11) == 0 ||
+                    strncmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, k)), "bounds_which", 12) == 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       s.wide += int_type(LLVMTypeOf(i), 128);
       s.stores += LLVMIsAStoreInst(i) != NULL;
@@ -130,6 +156,31 @@ START_TEST(clamped_check_block_in_i64) {
 }
 END_TEST
 
+START_TEST(group_loads_each_labelled) {
+  unit_ir m = ir_of(NULL);
+  shape s = shape_of(&m, 3);
+  /* the group's check gone, each load with its own label */
+  ck_assert_int_eq(s.checks, 0);
+  ck_assert_int_eq(s.labels, 2);
+  unit_ir_dispose(&m);
+  m = ir_of("guard");
+  s = shape_of(&m, 3);
+  ck_assert_int_eq(s.checks, 1);
+  ck_assert_int_eq(s.labels, 0);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+START_TEST(address_phi_read_through_its_index) {
+  unit_ir m = ir_of(NULL);
+  shape s = shape_of(&m, 4);
+  /* the dispatch load, the frame read, the frame write */
+  ck_assert_int_eq(s.checks, 0);
+  ck_assert_int_eq(s.labels, 3);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 START_TEST(without_guard_pass_checks_stay) {
   unit_ir m = ir_of("guard");
   shape s = shape_of(&m, 0);
@@ -147,6 +198,8 @@ static Suite *guard_shape_suite(void) {
   tcase_add_test(tc, byte_pair_one_load);
   tcase_add_test(tc, reload_after_access_needs_no_check);
   tcase_add_test(tc, clamped_check_block_in_i64);
+  tcase_add_test(tc, group_loads_each_labelled);
+  tcase_add_test(tc, address_phi_read_through_its_index);
   tcase_add_test(tc, without_guard_pass_checks_stay);
   suite_add_tcase(s, tc);
   return s;
