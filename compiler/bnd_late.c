@@ -33,31 +33,19 @@
  * A check of a group of accesses (a `bounds_which` block picks the one
  * that fails) goes when the group's accesses come first in its
  * continuation, in order, each ending where the which block tests it:
- * each then gets a label of its own.  Checks of a vector store of a
- * loaded value stay (X86's store-forwarding fix splits such a copy into
- * pieces, which would write part of a store that must trap). */
-#include "bnd.h"
+ * each then gets a label of its own (bnd_group.c).  Checks of a vector
+ * store of a loaded value stay (X86's store-forwarding fix splits such a
+ * copy into pieces, which would write part of a store that must trap).
+ * Last, a guarded byte and the plain load of the byte before it may
+ * become one 16-bit load (bnd_pair.c).  What these files share:
+ * bnd_late.h. */
+#include "bnd_late.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "twasm_abi.h"
-
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMBuilderRef b;
-  LLVMTargetDataRef td;
-  LLVMTypeRef asm_type;
-  LLVMValueRef barrier;      /* the asm without a label */
-  unsigned memory_kind, willreturn_kind;
-  LLVMValueRef fn;
-  LLVMValueRef *marked;      /* accesses given to the guard pages */
-  unsigned nmarked, cap;
-  LLVMValueRef *pinned;      /* checks that prove loads left before accesses */
-  unsigned npinned;
-  LLVMValueRef self;         /* the check being looked at: no proof for its own loads */
-} late_ctx;
 
 /* ---- what lies between a check and its access --------------------------- */
 
@@ -72,7 +60,7 @@ static bool pure_call(const late_ctx *c, LLVMValueRef call) {
 }
 
 /* Computes a value and nothing else. */
-static bool pure(const late_ctx *c, LLVMValueRef i) {
+bool late_pure(const late_ctx *c, LLVMValueRef i) {
   if (LLVMIsACallInst(i)) return pure_call(c, i);
   return !(LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) ||
            LLVMIsAAtomicCmpXchgInst(i) || LLVMIsAVAArgInst(i) || LLVMIsATerminatorInst(i) ||
@@ -124,7 +112,7 @@ static bool is_mem_base(const late_ctx *c, LLVMValueRef v) {
 /* A load that cannot fault on a guard page: of the instance's own
  * structures (vmctx fields, the memory object, globals, tables: pointers
  * the runtime made), of a constant global, or of the frame. */
-static bool safe_load(const late_ctx *c, LLVMValueRef i) {
+bool late_safe_load(const late_ctx *c, LLVMValueRef i) {
   if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) return false;
   LLVMValueRef root = pointer_root(LLVMGetOperand(i, 0));
   if (root == LLVMGetParam(c->fn, 0) || LLVMIsAGlobalVariable(root) || LLVMIsAAllocaInst(root)) return true;
@@ -132,7 +120,7 @@ static bool safe_load(const late_ctx *c, LLVMValueRef i) {
 }
 
 /* A store nobody can see after a trap: to the frame. */
-static bool frame_store(LLVMValueRef i) {
+bool late_frame_store(LLVMValueRef i) {
   return !LLVMGetVolatile(i) && LLVMIsAAllocaInst(pointer_root(LLVMGetOperand(i, 1)));
 }
 
@@ -140,7 +128,7 @@ static bool frame_store(LLVMValueRef i) {
 
 /* v as x + k (adds of constants peeled; i32 adds only with nuw, so that
  * the sum is exact). */
-static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
+LLVMValueRef late_peel(LLVMValueRef v, int64_t *k) {
   *k = 0;
   while (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
          LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind) {
@@ -152,12 +140,9 @@ static LLVMValueRef peel(LLVMValueRef v, int64_t *k) {
   return v;
 }
 
-static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k);
-static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from);
-
 /* v as x + k with x NULL for a constant. */
 static LLVMValueRef peel_const(LLVMValueRef v, int64_t *k) {
-  v = peel(v, k);
+  v = late_peel(v, k);
   if (!LLVMIsAConstantInt(v)) return v;
   *k += LLVMConstIntGetSExtValue(v);
   return NULL;
@@ -181,8 +166,8 @@ static bool paired_phi(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, i
       LLVMValueRef in = LLVMGetIncomingValue(p, e), at, x;
       LLVMBasicBlockRef from = LLVMGetIncomingBlock(p, e);
       int64_t kp, kq;
-      same = !LLVMIsAPHINode(in) && split_address(c, in, &at, &kp);
-      LLVMValueRef qin = same ? on_edge(q, bb, from) : NULL;
+      same = !LLVMIsAPHINode(in) && late_split_address(c, in, &at, &kp);
+      LLVMValueRef qin = same ? late_on_edge(q, bb, from) : NULL;
       same = same && qin && (x = peel_const(qin, &kq)) == at && (e == 0 || kp - kq == shift);
       shift = kp - kq;
     }
@@ -196,7 +181,7 @@ static bool paired_phi(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, i
 
 /* A linear-memory access's address as mem_base + index + k, index an i64
  * value (NULL: none); false for other forms. */
-static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
+bool late_split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k) {
   *index = NULL, *k = 0;
   if (LLVMIsAPHINode(p) && LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMPointerTypeKind && !is_mem_base(c, p))
     return paired_phi(c, p, index, k);
@@ -211,7 +196,7 @@ static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index
       if (*index || scale != 1 || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64)
         return false;
       int64_t more;
-      *index = peel(x, &more);
+      *index = late_peel(x, &more);
       *k += more;
     }
     p = LLVMGetOperand(p, 0);
@@ -220,10 +205,10 @@ static bool split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index
 }
 
 /* Where access i ends: mem_base + *index + *end (index NULL: none). */
-static bool access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int64_t *end) {
+bool late_access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int64_t *end) {
   bool store = LLVMIsAStoreInst(i) != NULL;
   if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) return false;
-  if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), index, end)) return false;
+  if (!late_split_address(c, LLVMGetOperand(i, store ? 1 : 0), index, end)) return false;
   *end += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
   return true;
 }
@@ -233,7 +218,7 @@ static bool access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, i
  * are the Wasm address plus offset, below 2^33). */
 static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach) {
   int64_t d;
-  LLVMValueRef end = peel(ch->end, &d);
+  LLVMValueRef end = late_peel(ch->end, &d);
   if (!index) {
     if (!LLVMIsAConstantInt(end)) return false;
     d += (int64_t)LLVMConstIntGetZExtValue(end);
@@ -242,7 +227,7 @@ static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach)
      * constant (an exact i32 add: LLVM compares `i < size - 2` for the
      * index `i + 1` of the next iteration) */
     int64_t more;
-    if (!LLVMIsAZExtInst(index) || peel(LLVMGetOperand(index, 0), &more) != end) return false;
+    if (!LLVMIsAZExtInst(index) || late_peel(LLVMGetOperand(index, 0), &more) != end) return false;
     d -= more;
   } else if (index != end) {
     return false;
@@ -255,7 +240,7 @@ static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach)
 static bool reaches(const late_ctx *c, LLVMValueRef i, const bnd_check *ch) {
   LLVMValueRef index;
   int64_t end, reach;
-  return access_end(c, i, &index, &end) && check_reach(ch, index, &reach) && end == reach;
+  return late_access_end(c, i, &index, &end) && check_reach(ch, index, &reach) && end == reach;
 }
 
 /* The block whose terminator is the only branch to bb, or NULL. */
@@ -266,7 +251,7 @@ static LLVMBasicBlockRef single_pred(LLVMBasicBlockRef bb) {
   return LLVMIsAInstruction(term) && LLVMIsATerminatorInst(term) ? LLVMGetInstructionParent(term) : NULL;
 }
 
-static bool is_pinned(const late_ctx *c, LLVMValueRef br) {
+bool late_is_pinned(const late_ctx *c, LLVMValueRef br) {
   for (unsigned k = 0; k < c->npinned; k++)
     if (c->pinned[k] == br) return true;
   return false;
@@ -293,7 +278,7 @@ static bool after_access(const late_ctx *c, LLVMValueRef load, LLVMValueRef inde
       if ((!store && !LLVMIsALoadInst(i)) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) continue;
       LLVMValueRef at;
       int64_t e;
-      if (!split_address(c, LLVMGetOperand(i, store ? 1 : 0), &at, &e) || at != index) continue;
+      if (!late_split_address(c, LLVMGetOperand(i, store ? 1 : 0), &at, &e) || at != index) continue;
       e += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
       if (e >= end) return true;
     }
@@ -306,7 +291,7 @@ static bool after_access(const late_ctx *c, LLVMValueRef load, LLVMValueRef inde
 static bool anchored(late_ctx *c, LLVMValueRef load) {
   LLVMValueRef index;
   int64_t end, reach;
-  if (!access_end(c, load, &index, &end)) return false;
+  if (!late_access_end(c, load, &index, &end)) return false;
   if (after_access(c, load, index, end)) return true;
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred;
   for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
@@ -314,7 +299,7 @@ static bool anchored(late_ctx *c, LLVMValueRef load) {
     bnd_check ch;
     if (term == c->self || !bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
     if (!check_reach(&ch, index, &reach) || reach < end) continue;
-    if (is_pinned(c, term)) return true;
+    if (late_is_pinned(c, term)) return true;
     LLVMValueRef *p = realloc(c->pinned, (c->npinned + 1) * sizeof *p);
     if (!p) return false;
     c->pinned = p;
@@ -326,7 +311,7 @@ static bool anchored(late_ctx *c, LLVMValueRef load) {
 
 /* A vector store of a loaded value: X86's store-forwarding fix may split
  * the copy into pieces. */
-static bool copies_vector(LLVMValueRef i) {
+bool late_copies_vector(LLVMValueRef i) {
   if (!LLVMIsAStoreInst(i)) return false;
   LLVMValueRef v = LLVMGetOperand(i, 0);
   return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind && LLVMIsALoadInst(v);
@@ -354,7 +339,7 @@ static bool trap_offset(LLVMBasicBlockRef trap, LLVMBasicBlockRef from, uint32_t
 }
 
 /* bb is the only block that branches to `to`. */
-static bool only_from(LLVMBasicBlockRef to, LLVMValueRef term) {
+bool late_only_from(LLVMBasicBlockRef to, LLVMValueRef term) {
   LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(to));
   if (!u || LLVMGetUser(u) != term) return false;
   for (u = LLVMGetNextUse(u); u; u = LLVMGetNextUse(u))
@@ -370,9 +355,9 @@ static bool only_from(LLVMBasicBlockRef to, LLVMValueRef term) {
  * and is the only way into its continuation, else NULL. */
 static LLVMBasicBlockRef check_cont(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
   bnd_check ch;
-  if (!bnd_check_match(br, &ch) || is_pinned(c, br)) return NULL;
+  if (!bnd_check_match(br, &ch) || late_is_pinned(c, br)) return NULL;
   LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
-  if (trap == cont || !trap_offset(trap, LLVMGetInstructionParent(br), offset) || !only_from(cont, br))
+  if (trap == cont || !trap_offset(trap, LLVMGetInstructionParent(br), offset) || !late_only_from(cont, br))
     return NULL;
   return cont;
 }
@@ -388,7 +373,7 @@ static bool collect_defs(late_ctx *c, LLVMValueRef v, LLVMBasicBlockRef *crossed
   if (!inside) return true;
   for (int k = 0; k < *n; k++)
     if (order[k] == v) return true;
-  if (LLVMIsAPHINode(v) || !pure(c, v) || LLVMIsACallInst(v) || *n == cap) return false;
+  if (LLVMIsAPHINode(v) || !late_pure(c, v) || LLVMIsACallInst(v) || *n == cap) return false;
   for (int k = 0; k < LLVMGetNumOperands(v); k++)
     if (!collect_defs(c, LLVMGetOperand(v, k), crossed, ncrossed, order, n, cap)) return false;
   order[(*n)++] = v;
@@ -423,7 +408,7 @@ static LLVMBasicBlockRef other_trap_cont(LLVMValueRef br) {
     LLVMBasicBlockRef trap = LLVMGetSuccessor(br, s), cont = LLVMGetSuccessor(br, !s);
     LLVMValueRef i = LLVMGetFirstInstruction(trap), term = LLVMGetBasicBlockTerminator(trap);
     if (trap == cont || !term || !LLVMIsAUnreachableInst(term) || !i || !LLVMIsACallInst(i)) continue;
-    if (!strcmp(ir_callee_name(i), "twasm_rt_trap") && only_from(cont, br)) return cont;
+    if (!strcmp(ir_callee_name(i), "twasm_rt_trap") && late_only_from(cont, br)) return cont;
   }
   return NULL;
 }
@@ -446,12 +431,12 @@ static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
   c->self = br;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
     if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && reaches(c, i, &ch)) {
-      if (copies_vector(i)) return NULL;
+      if (late_copies_vector(i)) return NULL;
       if (!ncrossed) return i;
       return LLVMIsALoadInst(i) && hoist_load(c, i, first_crossed, crossed, ncrossed) ? i : NULL;
     }
-    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && (safe_load(c, i) || anchored(c, i))) ||
-        (LLVMIsAStoreInst(i) && frame_store(i)) || reads_register(i)) {
+    if (LLVMIsAPHINode(i) || late_pure(c, i) || (LLVMIsALoadInst(i) && (late_safe_load(c, i) || anchored(c, i))) ||
+        (LLVMIsAStoreInst(i) && late_frame_store(i)) || reads_register(i)) {
       i = LLVMGetNextInstruction(i);
       continue;
     }
@@ -495,14 +480,14 @@ static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlock
     bnd_check ch;
     if (bnd_check_match(term, &ch)) {
       LLVMBasicBlockRef trap = LLVMGetSuccessor(term, ch.trap_succ);
-      if (is_pinned(c, term) || LLVMGetSuccessor(term, !ch.trap_succ) != to || trap == to ||
+      if (late_is_pinned(c, term) || LLVMGetSuccessor(term, !ch.trap_succ) != to || trap == to ||
           !trap_offset(trap, bb, offset))
         return NULL;
       return term;
     }
     if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return NULL;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term; i = LLVMGetNextInstruction(i))
-      if (LLVMIsAPHINode(i) || !pure(c, i)) return NULL;
+      if (LLVMIsAPHINode(i) || !late_pure(c, i)) return NULL;
     LLVMBasicBlockRef pred = single_pred(bb);
     if (!pred) return NULL;
     to = bb, bb = pred;
@@ -512,7 +497,7 @@ static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlock
 
 /* The value v has on the edge from `from` into its block's join (a phi
  * there: its incoming value; else v). */
-static LLVMValueRef on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from) {
+LLVMValueRef late_on_edge(LLVMValueRef v, LLVMBasicBlockRef join, LLVMBasicBlockRef from) {
   if (!v || !LLVMIsAPHINode(v) || LLVMGetInstructionParent(v) != join) return v;
   for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
     if (LLVMGetIncomingBlock(v, k) == from) return LLVMGetIncomingValue(v, k);
@@ -537,7 +522,7 @@ static bool passes_on(late_ctx *c, LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
   if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term; i = LLVMGetNextInstruction(i))
-    if (!LLVMIsAPHINode(i) && !pure(c, i) && !(LLVMIsALoadInst(i) && safe_load(c, i))) return false;
+    if (!LLVMIsAPHINode(i) && !late_pure(c, i) && !(LLVMIsALoadInst(i) && late_safe_load(c, i))) return false;
   return true;
 }
 
@@ -566,7 +551,7 @@ static bool covered(late_ctx *c, LLVMBasicBlockRef to, LLVMValueRef index, int64
     LLVMBasicBlockRef from = LLVMGetInstructionParent(term);
     for (LLVMUseRef v = LLVMGetFirstUse(LLVMBasicBlockAsValue(to)); v != u; v = LLVMGetNextUse(v))
       if (LLVMGetInstructionParent(LLVMGetUser(v)) == from) return false; /* two edges from one block */
-    LLVMValueRef at = on_edge(index, to, from);
+    LLVMValueRef at = late_on_edge(index, to, from);
     if (index && !at) return false;
     if (!at || LLVMIsAConstantInt(at)) {
       int64_t k = at ? LLVMConstIntGetSExtValue(at) : 0;
@@ -605,7 +590,7 @@ static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j
     if (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) {
       LLVMValueRef index;
       int64_t end;
-      if (access_end(c, i, &index, &end) && !copies_vector(i)) {
+      if (late_access_end(c, i, &index, &end) && !late_copies_vector(i)) {
         late_cover cv = {.j.n = 0};
         if (covered(c, bb, index, end, &cv, 0) && cv.j.n > 0 && cv.need <= cv.min) {
           *j = cv.j;
@@ -614,152 +599,27 @@ static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j
         }
       }
     }
-    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
-        (LLVMIsAStoreInst(i) && frame_store(i)))
+    if (LLVMIsAPHINode(i) || late_pure(c, i) || (LLVMIsALoadInst(i) && late_safe_load(c, i)) ||
+        (LLVMIsAStoreInst(i) && late_frame_store(i)))
       continue;
     return NULL;
   }
   return NULL;
 }
 
-/* ---- a group's check ---------------------------------------------------- */
-
-/* Loads off one root with nothing stored between share one check of the
- * largest end (bnd_insert.c); when that check fails, a `bounds_which`
- * block on the way to the trap picks the offset of the first access that
- * fails, as selects `end_j > size ? offset_j : (...)` in access order
- * (LLVM may sink that block and merge it with another group's, through
- * phis of the index and the offsets).  Where the group's accesses are the
- * first effects of the check's continuation, in that order, each ending
- * exactly at its select's end (the last at the check's), each faults
- * exactly when the which block would pick it: left to the guard pages,
- * each with its own label, they trap at the access the check would have
- * named (a dlmalloc `free` reads a chunk's fd and bk, offsets 8 and 12,
- * under one check of 16 bytes). */
-
-#define LATE_MAX_GROUP 8
-
-typedef struct {
-  int n;
-  int64_t end[LATE_MAX_GROUP];     /* each access's end past the index */
-  uint32_t offset[LATE_MAX_GROUP]; /* and its trap offset */
-} late_group;
-
-/* v as the trap path from the check's block sees it: a phi of a block on
- * the path (path[0] is the check's block) is its incoming value from the
- * block before; NULL where there is none. */
-static LLVMValueRef on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n) {
-  for (int hops = 0; v && LLVMIsAPHINode(v) && hops < 8; hops++) {
-    LLVMBasicBlockRef at = LLVMGetInstructionParent(v);
-    int k = 1;
-    while (k < n && path[k] != at) k++;
-    if (k == n) return v;
-    v = on_edge(v, at, path[k - 1]);
-  }
-  return v;
-}
-
-/* v (on the path) as x + k, adds of constants peeled (i32 ones with nuw). */
-static LLVMValueRef peel_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n, int64_t *k) {
-  *k = 0;
-  for (int hops = 0; hops < 8; hops++) {
-    int64_t more;
-    v = on_path(v, path, n);
-    LLVMValueRef x = v ? peel(v, &more) : NULL;
-    if (x == v) return v;
-    *k += more;
-    v = x;
-  }
-  return NULL;
-}
-
-/* The offsets and ends the trap path of check ch (index: what its end is
- * over) picks from, in access order. */
-static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
-  LLVMBasicBlockRef path[6];
-  int n = 0;
-  path[n++] = LLVMGetInstructionParent(ch->br);
-  LLVMBasicBlockRef bb = LLVMGetSuccessor(ch->br, ch->trap_succ);
-  LLVMValueRef call = NULL;
-  while (n < 6) {
-    path[n++] = bb;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !call; i = LLVMGetNextInstruction(i))
-      if (LLVMIsACallInst(i) && !strcmp(ir_callee_name(i), "twasm_rt_trap")) call = i;
-    if (call) break;
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
-    bb = LLVMGetSuccessor(term, 0);
-  }
-  if (!call || LLVMGetNumArgOperands(call) != 4) return false;
-  LLVMValueRef cmp = LLVMGetCondition(ch->br);
-  LLVMValueRef size = LLVMGetOperand(cmp, LLVMGetOperand(cmp, 0) == ch->end ? 1 : 0);
-  LLVMValueRef v = on_path(LLVMGetOperand(call, 3), path, n);
-  g->n = 0;
-  while (v && LLVMIsASelectInst(v) && g->n < LATE_MAX_GROUP - 1) {
-    LLVMValueRef cond = on_path(LLVMGetOperand(v, 0), path, n);
-    LLVMValueRef off = on_path(LLVMGetOperand(v, 1), path, n);
-    if (!cond || !LLVMIsAICmpInst(cond) || !off || !LLVMIsAConstantInt(off)) return false;
-    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-    LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
-    if (p == LLVMIntULT) {
-      LLVMValueRef t = a;
-      a = b, b = t, p = LLVMIntUGT;
-    }
-    int64_t k;
-    if (p != LLVMIntUGT || on_path(b, path, n) != size || peel_on_path(a, path, n, &k) != index) return false;
-    g->end[g->n] = k;
-    g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(off);
-    v = on_path(LLVMGetOperand(v, 2), path, n);
-  }
-  if (!v || !LLVMIsAConstantInt(v) || g->n == 0) return false;
-  g->end[g->n] = -1; /* the last: the check's end */
-  g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(v);
-  return true;
-}
-
-/* The accesses of the group check br guards, in order (acc[]), when they
- * are the first effects of its continuation; 0 when not. */
-static int group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef *acc) {
-  bnd_check ch;
-  if (!bnd_check_match(br, &ch) || ch.narrow || is_pinned(c, br)) return 0;
-  LLVMBasicBlockRef cont = LLVMGetSuccessor(br, !ch.trap_succ);
-  if (cont == LLVMGetSuccessor(br, ch.trap_succ) || !only_from(cont, br)) return 0;
-  int64_t d;
-  LLVMValueRef index = peel(ch.end, &d);
-  if (!group_of(&ch, index, g)) return 0;
-  g->end[g->n - 1] = d + ch.plus;
-  c->self = br;
-  int found = 0;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(cont); i && found < g->n; i = LLVMGetNextInstruction(i)) {
-    LLVMValueRef at;
-    int64_t end;
-    if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && access_end(c, i, &at, &end) && !safe_load(c, i)) {
-      bool last = found == g->n - 1;
-      if (at != index || end != g->end[found] || copies_vector(i) || (!last && !LLVMIsALoadInst(i))) return 0;
-      acc[found++] = i;
-      continue;
-    }
-    if (LLVMIsAPHINode(i) || pure(c, i) || (LLVMIsALoadInst(i) && safe_load(c, i)) ||
-        (LLVMIsAStoreInst(i) && frame_store(i)))
-      continue;
-    return 0;
-  }
-  return found == g->n ? found : 0;
-}
-
 /* ---- the rewrite -------------------------------------------------------- */
 
 /* Deletes v and then the operands it alone used, while each computes a
  * value only (the compare, the end, the size load). */
-static void erase_dead(const late_ctx *c, LLVMValueRef v) {
+void late_erase_dead(const late_ctx *c, LLVMValueRef v) {
   if (!v || !LLVMIsAInstruction(v) || LLVMGetFirstUse(v) || LLVMIsAPHINode(v)) return;
-  if (!pure(c, v) && !(LLVMIsALoadInst(v) && !LLVMGetVolatile(v))) return;
+  if (!late_pure(c, v) && !(LLVMIsALoadInst(v) && !LLVMGetVolatile(v))) return;
   unsigned n = (unsigned)LLVMGetNumOperands(v);
   LLVMValueRef ops[4];
   if (n > 4) n = 0;
   for (unsigned k = 0; k < n; k++) ops[k] = LLVMGetOperand(v, k);
   LLVMInstructionEraseFromParent(v);
-  for (unsigned k = 0; k < n; k++) erase_dead(c, ops[k]);
+  for (unsigned k = 0; k < n; k++) late_erase_dead(c, ops[k]);
 }
 
 /* The label asm: code address and file offset into the table. */
@@ -787,34 +647,9 @@ static void drop_check(late_ctx *c, LLVMValueRef br) {
   LLVMPositionBuilderBefore(c->b, br);
   LLVMBuildBr(c->b, cont);
   LLVMInstructionEraseFromParent(br);
-  erase_dead(c, cond);
+  late_erase_dead(c, cond);
   ir_retarget_phis(trap, bb, NULL);
   if (!LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) LLVMDeleteBasicBlock(trap);
-}
-
-/* A group's check br becomes a branch to its continuation; the blocks of
- * its trap path that nothing else enters go, each leaving the phis of the
- * next first (drop_check's deletion of the trap block alone would leave a
- * merged which block's successor with a phi entry from a deleted block). */
-static void drop_group_check(late_ctx *c, LLVMValueRef br) {
-  bnd_check ch;
-  bnd_check_match(br, &ch);
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(br);
-  LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
-  LLVMValueRef cond = LLVMGetCondition(br);
-  LLVMPositionBuilderBefore(c->b, br);
-  LLVMBuildBr(c->b, cont);
-  LLVMInstructionEraseFromParent(br);
-  erase_dead(c, cond);
-  ir_retarget_phis(trap, bb, NULL);
-  while (trap && !LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(trap);
-    LLVMBasicBlockRef next =
-        term && LLVMIsABranchInst(term) && !LLVMIsConditional(term) ? LLVMGetSuccessor(term, 0) : NULL;
-    if (next) ir_retarget_phis(next, trap, NULL);
-    LLVMDeleteBasicBlock(trap);
-    trap = next;
-  }
 }
 
 /* Access i, its check gone: the label (offset) before it, volatile. */
@@ -835,91 +670,13 @@ static void give_to_guard(late_ctx *c, LLVMValueRef i, uint32_t offset) {
   c->marked[c->nmarked++] = i;
 }
 
-/* ---- a guarded byte and the byte before it ------------------------------ */
-
-/* v as shl(zext(load i8), s) (s = 0: the zext alone), one use each; the
- * load in *load. */
-static bool shifted_byte(LLVMValueRef v, LLVMValueRef *load, unsigned *s) {
-  *s = 0;
-  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMShl &&
-      LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
-    *s = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
-    if (LLVMGetNextUse(LLVMGetFirstUse(v))) return false;
-    v = LLVMGetOperand(v, 0);
-  }
-  if (!LLVMIsAZExtInst(v) || LLVMGetNextUse(LLVMGetFirstUse(v))) return false;
-  *load = LLVMGetOperand(v, 0);
-  return LLVMIsALoadInst(*load) && LLVMGetTypeKind(LLVMTypeOf(*load)) == LLVMIntegerTypeKind &&
-         LLVMGetIntTypeWidth(LLVMTypeOf(*load)) == 8 && LLVMGetFirstUse(*load) &&
-         !LLVMGetNextUse(LLVMGetFirstUse(*load));
-}
-
-/* Guarded byte load g (volatile, its label before it) whose value is
- * or'ed, 8 bits up, with the byte just below it, read by a plain load p
- * later in the block with nothing but computations and plain loads
- * between (an interpreter's 16-bit operand `pc[1] | pc[2] << 8`, clang's
- * wasm code reading pc[2] first): both become one volatile 16-bit load
- * at g's place.  It faults exactly when g does (its last byte is g's; the
- * guard pages start at a page boundary, so a 2-byte load faults iff its
- * last byte lies past memory), under g's label; p could not fault (it is
- * plain: proved inside memory) and no store lies between, so it reads
- * the same byte.  Returns the new load, or NULL. */
-static LLVMValueRef pair_bytes(late_ctx *c, LLVMValueRef g) {
-  LLVMUseRef u = LLVMGetFirstUse(g);
-  if (!LLVMIsALoadInst(g) || !u || LLVMGetNextUse(u) || LLVMGetTypeKind(LLVMTypeOf(g)) != LLVMIntegerTypeKind ||
-      LLVMGetIntTypeWidth(LLVMTypeOf(g)) != 8)
-    return NULL;
-  LLVMValueRef z = LLVMGetUser(u), top = z;
-  if (!LLVMIsAZExtInst(z) || !LLVMGetFirstUse(z) || LLVMGetNextUse(LLVMGetFirstUse(z))) return NULL;
-  LLVMValueRef user = LLVMGetUser(LLVMGetFirstUse(z));
-  if (LLVMIsABinaryOperator(user) && LLVMGetInstructionOpcode(user) == LLVMShl) {
-    top = user;
-    if (!LLVMGetFirstUse(top) || LLVMGetNextUse(LLVMGetFirstUse(top))) return NULL;
-    user = LLVMGetUser(LLVMGetFirstUse(top));
-  }
-  if (!LLVMIsABinaryOperator(user) || LLVMGetInstructionOpcode(user) != LLVMOr) return NULL;
-  LLVMValueRef other = LLVMGetOperand(user, LLVMGetOperand(user, 0) == top ? 1 : 0), p, gl;
-  unsigned sg, sp;
-  if (!shifted_byte(top, &gl, &sg) || gl != g || !shifted_byte(other, &p, &sp) || sg != sp + 8 ||
-      LLVMGetVolatile(p) || LLVMGetOrdering(p) != LLVMAtomicOrderingNotAtomic)
-    return NULL;
-  LLVMValueRef gi, pi;
-  int64_t gk, pk;
-  if (!split_address(c, LLVMGetOperand(g, 0), &gi, &gk) || !split_address(c, LLVMGetOperand(p, 0), &pi, &pk) ||
-      gi != pi || pk != gk - 1)
-    return NULL;
-  /* p after g in its block, nothing with an effect between */
-  LLVMValueRef i = LLVMGetNextInstruction(g);
-  for (; i && i != p; i = LLVMGetNextInstruction(i))
-    if (!pure(c, i) && !(LLVMIsALoadInst(i) && !LLVMGetVolatile(i))) return NULL;
-  if (i != p) return NULL;
-  LLVMTypeRef i8 = LLVMInt8TypeInContext(c->ctx), i16 = LLVMInt16TypeInContext(c->ctx);
-  LLVMPositionBuilderBefore(c->b, g);
-  LLVMValueRef minus1 = LLVMConstInt(LLVMInt64TypeInContext(c->ctx), (unsigned long long)-1, true);
-  LLVMValueRef at = LLVMBuildGEP2(c->b, i8, LLVMGetOperand(g, 0), &minus1, 1, "");
-  LLVMValueRef w = LLVMBuildLoad2(c->b, i16, at, "");
-  LLVMSetVolatile(w, true);
-  LLVMSetAlignment(w, 1);
-  LLVMPositionBuilderBefore(c->b, user);
-  LLVMValueRef v = LLVMBuildZExt(c->b, w, LLVMTypeOf(user), "");
-  if (sp) v = LLVMBuildShl(c->b, v, LLVMConstInt(LLVMTypeOf(user), sp, false), "");
-  LLVMReplaceAllUsesWith(user, v);
-  LLVMInstructionEraseFromParent(user);
-  erase_dead(c, other);
-  LLVMValueRef dead = top;
-  LLVMInstructionEraseFromParent(dead);
-  if (top != z) LLVMInstructionEraseFromParent(z);
-  LLVMInstructionEraseFromParent(g);
-  return w;
-}
-
 /* The block after bb as code generation sees it: its single successor
  * when bb is that block's only predecessor (CodeGenPrepare merges them). */
 static LLVMBasicBlockRef falls_into(LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
   if (!term || !LLVMIsABranchInst(term) || LLVMIsConditional(term)) return NULL;
   LLVMBasicBlockRef next = LLVMGetSuccessor(term, 0);
-  return next != bb && only_from(next, term) ? next : NULL;
+  return next != bb && late_only_from(next, term) ? next : NULL;
 }
 
 /* Whether a store may follow access i before a barrier (a call other
@@ -955,9 +712,9 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     }
     late_group g;
     LLVMValueRef acc[LATE_MAX_GROUP];
-    int count = br ? group_guarded(c, br, &g, acc) : 0;
+    int count = br ? late_group_guarded(c, br, &g, acc) : 0;
     if (count) {
-      drop_group_check(c, br);
+      late_drop_group_check(c, br);
       for (int k = 0; k < count; k++) give_to_guard(c, acc[k], g.offset[k]);
       n++;
     }
@@ -974,7 +731,7 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
 
   bnd_fresh_sizes(fn);
   for (unsigned k = 0; k < c->nmarked; k++) {
-    LLVMValueRef w = pair_bytes(c, c->marked[k]);
+    LLVMValueRef w = late_pair_bytes(c, c->marked[k]);
     if (w) c->marked[k] = w;
   }
   for (unsigned k = 0; k < c->nmarked; k++) {
