@@ -448,6 +448,7 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
     while (copy_of[s] != copy) s++;
     c->copy = copy;
     mm_parts m = m0;
+    m.two = false; /* each copy's own term says (same_second compares) */
     LLVMValueRef sum = LLVMGetOperand(stores[s], 0);
     LLVMOpcode op = LLVMIsABinaryOperator(sum) ? LLVMGetInstructionOpcode(sum) : 0;
     if (op != LLVMAdd && op != LLVMFAdd) return kr_fail(c, "not a matmul update");
