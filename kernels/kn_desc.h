@@ -163,6 +163,20 @@ typedef struct {
   int64_t add;
 } kn_mm_tri;
 
+/* A second product summed per term (syr2k's `C[i][j] += A[j][k] * alpha
+ * * B[i][k] + B[j][k] * alpha * A[i][k]`): each step adds
+ *   (A[i][k]*B[k][j] + A2[i][k]*B2[k][j])
+ * to the sum, the two products rounded each, their sum rounded once, then
+ * added to the sum (the source's order: no product kernel's `sum + a*b`
+ * twice, which rounds after each product).  Floats only, no batch; only
+ * the exact kernel takes it (ptx_plan.c), its A2 and B2 scaled like A and
+ * B where a2_scale and b2_scale say. */
+typedef struct {
+  bool on;
+  kn_layout a, b;
+  kn_mm_scale a_scale, b_scale;
+} kn_mm_second;
+
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
  * the product whose matrices move with b by their batch strides); the
  * products write disjoint elements of C (proved at compile time or checked
@@ -181,10 +195,11 @@ typedef struct {
   kn_mm_scale a_scale, b_scale;  /* each A (B) element scaled before the product */
   kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
   kn_mm_tri tri;           /* outputs below the diagonal only */
+  kn_mm_second second;     /* a second product added to each term */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
-  return m->a_scale.on || m->b_scale.on || m->start_scale.on;
+  return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on;
 }
 
 /* Where each sum of an accumulating product starts. */

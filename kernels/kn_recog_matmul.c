@@ -27,6 +27,9 @@ typedef struct {
   bool has_start;          /* sums start from s, not C */
   kr_affine s;
   mm_factor fa, fb, fs;    /* A's, B's and the start's factors */
+  bool two;                /* a second product per term (kn_mm_second) */
+  kr_affine a2, b2;
+  mm_factor fa2, fb2;
 } mm_parts;
 
 /* v = f * x or x * f (a float multiply) with f live before the nest and x
@@ -104,6 +107,34 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   m->fb = x_is_a ? fy : fx;
   if (kr_coeff(&m->a, m->dj) || kr_coeff(&m->b, m->di)) return kr_fail(c, "not a matmul access pattern");
   return true;
+}
+
+/* t = P1 + P2, two float products (syr2k's term): P1 into m's A and B,
+ * P2 into its A2 and B2, in the source's operand order of the add (the
+ * kernel adds P1 + P2, one rounding, then adds that to the sum). */
+static bool product_pair(kr_ctx *c, LLVMValueRef t, mm_parts *m) {
+  LLVMValueRef p1 = LLVMGetOperand(t, 0), p2 = LLVMGetOperand(t, 1);
+  mm_parts second = *m;
+  if (!product(c, p1, m) || !product(c, p2, &second)) return false;
+  if (second.type != m->type || (m->type != KN_MM_F32 && m->type != KN_MM_F64))
+    return kr_fail(c, "two products per term of other types than one float type");
+  m->two = true;
+  m->a2 = second.a, m->b2 = second.b, m->fa2 = second.fa, m->fb2 = second.fb;
+  return true;
+}
+
+/* A term of the sum: one product, or with `pair` two products added
+ * (an fadd of two fmuls). */
+static bool term(kr_ctx *c, LLVMValueRef t, mm_parts *m, bool pair) {
+  if (pair && LLVMIsABinaryOperator(t) && LLVMGetInstructionOpcode(t) == LLVMFAdd) return product_pair(c, t, m);
+  return product(c, t, m);
+}
+
+/* Whether two copies' second products are the same. */
+static bool same_second(const mm_parts *x, const mm_parts *y) {
+  if (x->two != y->two) return false;
+  return !x->two || (kr_same_affine(&x->a2, &y->a2) && kr_same_affine(&x->b2, &y->b2) &&
+                     same_factor(&x->fa2, &y->fa2) && same_factor(&x->fb2, &y->fb2));
 }
 
 /* The chain dim of the product's outermost loop: 1 under a batch loop. */
@@ -234,6 +265,24 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
     int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = factors[i]->factor});
     if (p < 0) return kr_fail(c, "too many live values");
     *scales[i] = (kn_mm_scale){.on = true, .first = factors[i]->first, .param = (unsigned)p};
+  }
+  if (m->two) {
+    /* syr2k's term (product_pair): a whole nest only, no batch */
+    if (m->db >= 0 || c->slice || c->forward || c->stored)
+      return kr_fail(c, "two products summed per term inside a batch loop or a nest of several parts");
+    kn_mm_second *s2 = &mm->second;
+    s2->on = true;
+    if (!layout(c, &m->a2, m->di, m->dk, m->db, ab, &s2->a) || !layout(c, &m->b2, m->dk, m->dj, m->db, ab, &s2->b))
+      return false;
+    const mm_factor *f2[2] = {&m->fa2, &m->fb2};
+    kn_mm_scale *sc2[2] = {&s2->a_scale, &s2->b_scale};
+    for (int i = 0; i < 2; i++) {
+      if (!f2[i]->factor) continue;
+      int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = f2[i]->factor});
+      if (p < 0) return kr_fail(c, "too many live values");
+      *sc2[i] = (kn_mm_scale){.on = true, .first = f2[i]->first, .param = (unsigned)p};
+    }
+    if (!kr_add_range(c, &m->a2, ab, false) || !kr_add_range(c, &m->b2, ab, false)) return false;
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if (c->tri) {
@@ -399,6 +448,7 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
     while (copy_of[s] != copy) s++;
     c->copy = copy;
     mm_parts m = m0;
+    m.two = false; /* each copy's own term says (same_second compares) */
     LLVMValueRef sum = LLVMGetOperand(stores[s], 0);
     LLVMOpcode op = LLVMIsABinaryOperator(sum) ? LLVMGetInstructionOpcode(sum) : 0;
     if (op != LLVMAdd && op != LLVMFAdd) return kr_fail(c, "not a matmul update");
@@ -407,11 +457,12 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
     LLVMValueRef old = LLVMGetOperand(sum, (unsigned)k);
     kr_affine o = LLVMIsALoadInst(old) ? kr_address(c, LLVMGetOperand(old, 0)) : (kr_affine){0};
     if (!m.c.ok || !o.ok || !kr_same_affine(&o, &m.c)) return kr_fail(c, "loop-carried dependence");
-    if (!product(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m) || kr_coeff(&m.c, m.dk))
+    if (!term(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m, op == LLVMFAdd) || kr_coeff(&m.c, m.dk))
       return kr_fail(c, "not a matmul access pattern");
     if (copy == 0) m0 = m;
     else if (m.type != m0.type || !kr_same_affine(&m.a, &m0.a) || !kr_same_affine(&m.b, &m0.b) ||
-             !kr_same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb))
+             !kr_same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb) ||
+             !same_second(&m, &m0))
       return kr_fail(c, "unrolled copies differ");
   }
   if (c->prologue && !prologue_scale(c, &m0)) return false;

@@ -11,7 +11,9 @@
  * per add (never fused), so it matches the CPU loop bit for bit; the last,
  * partial k-tile runs only its k < K (a padded 0 * 0 would turn a -0 sum
  * into +0).  Blocks stride over tiles (and over the products of a batch
- * along z), so any grid is correct. */
+ * along z), so any grid is correct.  A second product per term (syr2k,
+ * kn_mm_second) stages four matrices, one buffer each (shared memory),
+ * and adds c = c + (a_ik * b_kj + a2_ik * b2_kj) as the source does. */
 #include <string.h>
 
 #include "ptx_internal.h"
@@ -61,6 +63,16 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: bad scale factor");
   if (m->start_scale.on && !m->accumulate)
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a scaled start without accumulate");
+  if (m->second.on) {
+    const kn_mm_second *s2 = &m->second;
+    const kn_size more[] = {s2->a.offset, s2->a.row_stride, s2->a.col_stride,
+                            s2->b.offset, s2->b.row_stride, s2->b.col_stride};
+    for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
+      if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
+    if (m->batched || (m->type != KN_MM_F32 && m->type != KN_MM_F64) ||
+        (s2->a_scale.on && s2->a_scale.param >= d->nparams) || (s2->b_scale.on && s2->b_scale.param >= d->nparams))
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a second product with a batch, of integers or with a bad scale factor");
+  }
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   return true;
@@ -79,9 +91,10 @@ typedef struct {
   LLVMValueRef M, N, K;
   LLVMValueRef batch;              /* the product of a batch, NULL without one */
   LLVMValueRef tcol, trow;         /* thread column / row in the block */
-  LLVMValueRef shared[2];          /* A, B: [2 buffers][BK][PITCH] */
-  mm_place place[2][STAGED];
-  LLVMValueRef staged[2][STAGED];  /* register stage of the next k-tile */
+  unsigned nmat, nbuf;             /* A, B (, A2, B2 of a second product); 2 buffers, or 1 */
+  LLVMValueRef shared[4];          /* A, B, A2, B2: [nbuf buffers][BK][PITCH] */
+  mm_place place[4][STAGED];
+  LLVMValueRef staged[4][STAGED];  /* register stage of the next k-tile */
   LLVMValueRef acc[MICRO * MICRO];
 } mm_gen;
 
@@ -127,13 +140,26 @@ static LLVMValueRef scaled(mm_gen *w, const kn_mm_scale *s, LLVMValueRef v) {
   return w->ty.fl ? LLVMBuildFMul(g->b, x, y, "") : LLVMBuildMul(g->b, x, y, "");
 }
 
-/* widen(M[row][col]), scaled where the descriptor says (alpha * A). */
-static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row, LLVMValueRef col) {
+/* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */
+static const kn_layout *layout_of(const kn_matmul *m, unsigned mat) {
+  const kn_layout *l[4] = {&m->a, &m->b, &m->second.a, &m->second.b};
+  return l[mat];
+}
+
+static const kn_mm_scale *scale_of(const kn_matmul *m, unsigned mat) {
+  const kn_mm_scale *s[4] = {&m->a_scale, &m->b_scale, &m->second.a_scale, &m->second.b_scale};
+  return s[mat];
+}
+
+/* widen(M[row][col]) of matrix mat, scaled where the descriptor says
+ * (alpha * A). */
+static LLVMValueRef load_element(mm_gen *w, unsigned mat, LLVMValueRef row, LLVMValueRef col) {
   ptx_gen *g = w->g;
   const kn_matmul *m = &g->d->matmul;
+  const kn_layout *l = layout_of(m, mat);
   LLVMValueRef p = element_at(w, l, ptx_type_bytes(w->ty.elem_kind), row, col);
   LLVMValueRef v = ptx_widen_operand(g, l, ptx_load(g, w->ty.elem, p, w->align_ab), w->ty.acc);
-  return scaled(w, l == &m->a ? &m->a_scale : &m->b_scale, v);
+  return scaled(w, scale_of(m, mat), v);
 }
 
 /* Global -> registers: the k-tile at k0 of block tile (i0, j0).  Indices
@@ -144,19 +170,19 @@ static LLVMValueRef load_element(mm_gen *w, const kn_layout *l, LLVMValueRef row
  * branches. */
 static void load_stage(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, LLVMValueRef k0) {
   ptx_gen *g = w->g;
-  const kn_matmul *m = &g->d->matmul;
   LLVMValueRef one = ptx_i64(g, 1);
   LLVMValueRef last_i = LLVMBuildSub(g->b, w->M, one, ""), last_j = LLVMBuildSub(g->b, w->N, one, "");
   LLVMValueRef last_k = LLVMBuildSub(g->b, w->K, one, "");
-  for (unsigned q = 0; q < STAGED; q++) {
-    const mm_place *a = &w->place[0][q], *b = &w->place[1][q];
-    LLVMValueRef row = ptx_smin(g, ptx_add(g, i0, a->other), last_i);
-    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, a->k), last_k);
-    LLVMBuildStore(g->b, load_element(w, &m->a, row, k), w->staged[0][q]);
-    LLVMValueRef col = ptx_smin(g, ptx_add(g, j0, b->other), last_j);
-    k = ptx_smin(g, ptx_add(g, k0, b->k), last_k);
-    LLVMBuildStore(g->b, load_element(w, &m->b, k, col), w->staged[1][q]);
-  }
+  for (unsigned pair = 0; pair < w->nmat; pair += 2)
+    for (unsigned q = 0; q < STAGED; q++) {
+      const mm_place *a = &w->place[pair][q], *b = &w->place[pair + 1][q];
+      LLVMValueRef row = ptx_smin(g, ptx_add(g, i0, a->other), last_i);
+      LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, a->k), last_k);
+      LLVMBuildStore(g->b, load_element(w, pair, row, k), w->staged[pair][q]);
+      LLVMValueRef col = ptx_smin(g, ptx_add(g, j0, b->other), last_j);
+      k = ptx_smin(g, ptx_add(g, k0, b->k), last_k);
+      LLVMBuildStore(g->b, load_element(w, pair + 1, k, col), w->staged[pair + 1][q]);
+    }
 }
 
 static LLVMValueRef shared_slot(mm_gen *w, unsigned mat, LLVMValueRef index) {
@@ -167,7 +193,7 @@ static LLVMValueRef shared_slot(mm_gen *w, unsigned mat, LLVMValueRef index) {
 static void store_stage(mm_gen *w, LLVMValueRef buf) {
   ptx_gen *g = w->g;
   unsigned bytes = ptx_type_bytes(w->ty.acc_kind);
-  for (unsigned mat = 0; mat < 2; mat++)
+  for (unsigned mat = 0; mat < w->nmat; mat++)
     for (unsigned q = 0; q < STAGED; q++) {
       const mm_place *p = &w->place[mat][q];
       LLVMValueRef index = ptx_add(g, ptx_add(g, ptx_mul_c(g, buf, BUF), ptx_mul_c(g, p->k, PITCH)), p->other);
@@ -184,7 +210,7 @@ static void read_fragment(mm_gen *w, unsigned mat, LLVMValueRef buf, LLVMValueRe
   LLVMTypeRef vec = LLVMVectorType(w->ty.acc, RUN);
   unsigned vec_bytes = RUN * ptx_type_bytes(w->ty.acc_kind);
   LLVMValueRef row = ptx_add(g, ptx_mul_c(g, buf, BUF), ptx_mul_c(g, kk, PITCH));
-  LLVMValueRef first = ptx_add(g, row, ptx_mul_c(g, mat == 0 ? w->trow : w->tcol, RUN));
+  LLVMValueRef first = ptx_add(g, row, ptx_mul_c(g, mat % 2 == 0 ? w->trow : w->tcol, RUN));
   for (unsigned run = 0; run < 2; run++) {
     LLVMValueRef index = ptx_add(g, first, ptx_i64(g, (int64_t)run * HALF));
     LLVMValueRef v = ptx_load(g, vec, shared_slot(w, mat, index), vec_bytes);
@@ -193,18 +219,29 @@ static void read_fragment(mm_gen *w, unsigned mat, LLVMValueRef buf, LLVMValueRe
   }
 }
 
-/* acc[i][j] = acc[i][j] + a[i] * b[j]: a separate multiply and add. */
+/* acc[i][j] = acc[i][j] + a[i] * b[j]: a separate multiply and add; with
+ * a second product (floats only) acc[i][j] + (a[i] * b[j] + a2[i] *
+ * b2[j]), each operation rounded on its own, in the source's order. */
 static void multiply_step(mm_gen *w, LLVMValueRef buf, LLVMValueRef kk) {
   ptx_gen *g = w->g;
-  LLVMValueRef a[MICRO], b[MICRO];
+  LLVMValueRef a[MICRO], b[MICRO], a2[MICRO], b2[MICRO];
   read_fragment(w, 0, buf, kk, a);
   read_fragment(w, 1, buf, kk, b);
+  if (w->nmat == 4) {
+    read_fragment(w, 2, buf, kk, a2);
+    read_fragment(w, 3, buf, kk, b2);
+  }
   for (unsigned i = 0; i < MICRO; i++)
     for (unsigned j = 0; j < MICRO; j++) {
       LLVMValueRef *acc = &w->acc[i * MICRO + j];
       LLVMValueRef sum = LLVMBuildLoad2(g->b, w->ty.acc, *acc, "");
-      sum = w->ty.fl ? LLVMBuildFAdd(g->b, sum, LLVMBuildFMul(g->b, a[i], b[j], ""), "")
-                     : LLVMBuildAdd(g->b, sum, LLVMBuildMul(g->b, a[i], b[j], ""), "");
+      if (w->nmat == 4) {
+        LLVMValueRef t = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, a[i], b[j], ""), LLVMBuildFMul(g->b, a2[i], b2[j], ""), "");
+        sum = LLVMBuildFAdd(g->b, sum, t, "");
+      } else {
+        sum = w->ty.fl ? LLVMBuildFAdd(g->b, sum, LLVMBuildFMul(g->b, a[i], b[j], ""), "")
+                       : LLVMBuildAdd(g->b, sum, LLVMBuildMul(g->b, a[i], b[j], ""), "");
+      }
       LLVMBuildStore(g->b, sum, *acc);
     }
 }
@@ -277,7 +314,9 @@ static LLVMValueRef opaque(ptx_gen *g, LLVMValueRef v) {
 }
 
 /* One 128x128 block tile of C over the whole k range.  Loop bounds depend
- * only on block indices and sizes, so every thread reaches every barrier. */
+ * only on block indices and sizes, so every thread reaches every barrier.
+ * With one buffer (a second product: four matrices in shared memory) the
+ * next k-tile is stored after a barrier that ends this tile's reads. */
 static void block_tile(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_gen *g = w->g;
   c_access(w, i0, j0, true);
@@ -290,14 +329,16 @@ static void block_tile(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0) {
   ptx_loop kt;
   ptx_loop_begin(g, &kt, ptx_i64(g, 0), tiles, ptx_i64(g, 1));
   LLVMValueRef k0 = ptx_mul_c(g, kt.iv, BK);
-  LLVMValueRef buf = LLVMBuildAnd(g->b, kt.iv, ptx_i64(g, 1), "");
+  bool two = w->nbuf == 2;
+  LLVMValueRef buf = two ? LLVMBuildAnd(g->b, kt.iv, ptx_i64(g, 1), "") : ptx_i64(g, 0);
   LLVMValueRef more = ptx_below(g, ptx_add(g, kt.iv, ptx_i64(g, 1)), tiles);
   join = ptx_if_begin(g, more);
   load_stage(w, i0, j0, ptx_add(g, k0, ptx_i64(g, BK)));
   ptx_if_end(g, join);
   multiply_tile(w, buf, k0);
+  if (!two) ptx_barrier(g);
   join = ptx_if_begin(g, more);
-  store_stage(w, LLVMBuildXor(g->b, buf, ptx_i64(g, 1), ""));
+  store_stage(w, two ? LLVMBuildXor(g->b, buf, ptx_i64(g, 1), "") : buf);
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop_end(g, &kt);
@@ -346,12 +387,14 @@ static void gen_init(mm_gen *w, ptx_gen *g) {
   w->tcol = ptx_sreg(g, "tid.x");
   w->trow = ptx_sreg(g, "tid.y");
   LLVMValueRef tid = ptx_add(g, ptx_mul_c(g, w->trow, THREADS_X), w->tcol);
-  static const char *names[2] = {"mm_a", "mm_b"};
-  for (unsigned mat = 0; mat < 2; mat++) {
-    w->shared[mat] = ptx_shared_array(g, w->ty.acc, 2 * BUF, names[mat]);
+  static const char *names[4] = {"mm_a", "mm_b", "mm_a2", "mm_b2"};
+  w->nmat = m->second.on ? 4 : 2;
+  w->nbuf = m->second.on ? 1 : 2;
+  for (unsigned mat = 0; mat < w->nmat; mat++) {
+    w->shared[mat] = ptx_shared_array(g, w->ty.acc, w->nbuf * BUF, names[mat]);
     LLVMSetAlignment(w->shared[mat], 128);
     for (unsigned q = 0; q < STAGED; q++) {
-      w->place[mat][q] = place_of(w, mat ? &m->b : &m->a, mat == 0, tid, q);
+      w->place[mat][q] = place_of(w, layout_of(m, mat), mat % 2 == 0, tid, q);
       w->staged[mat][q] = ptx_var(g, w->ty.acc, NULL);
     }
   }
@@ -394,6 +437,9 @@ static bool matmul_build(ptx_gen *g) {
     LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &m->a, ab_bytes),
                                    ptx_layout_aligned(g, &m->b, ab_bytes), "");
     ok = LLVMBuildAnd(g->b, ok, ptx_layout_aligned(g, &m->c, c_bytes), "");
+    if (m->second.on)
+      ok = LLVMBuildAnd(g->b, ok, LLVMBuildAnd(g->b, ptx_layout_aligned(g, &m->second.a, ab_bytes),
+                                               ptx_layout_aligned(g, &m->second.b, ab_bytes), ""), "");
     LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
     LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "unaligned");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "finished");

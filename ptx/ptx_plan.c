@@ -134,6 +134,11 @@ static bool wants_hopper(const kn_desc *d, uint32_t family, const ptx_arch *arch
 static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   if (d->kind != KN_MATMUL) return NULL;
   const kn_matmul *m = &d->matmul;
+  if (m->second.on)
+    return m->tri.on ? "two products summed per term (A B^T + B A^T) over a triangle (j <= i): the exact kernel "
+                       "adds each term's two products, then the sum, in the source's order"
+                     : "two products summed per term (A B^T + B A^T): the exact kernel adds each term's two "
+                       "products, then the sum, in the source's order";
   if (m->tri.on)
     return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
                                  "or start (alpha * A, beta * C) per element as the source does"

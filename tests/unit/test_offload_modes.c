@@ -354,6 +354,12 @@ static const struct {
      "(the kernel functions: one product each at both levels)"},
     {"tests/gpu/e2e/polybench_syrk_o3.c",
      "as polybench_syrk.c: kernel_syrk inlined into main only with -fno-unroll-loops, one copy as two maps"},
+    {"tests/gpu/e2e/polybench_syr2k.c",
+     "as polybench_syrk.c: with -fno-unroll-loops clang inlines kernel_syr2k into main, and one copy is "
+     "offloaded as two maps instead of a product over a triangle (the kernel functions: one product each "
+     "at both levels)"},
+    {"tests/gpu/e2e/polybench_syr2k_o3.c", "as polybench_syr2k.c"},
+    {"tests/gpu/e2e/polybench_syr2k_wasmopt.c", "as polybench_syr2k.c"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

@@ -178,6 +178,29 @@ static const ptx_case cases[] = {
                                     .a = ROW_MAJOR(P(3), P(6)), .b = ROW_MAJOR(P(4), P(7)),
                                     .c = ROW_MAJOR(P(5), P(8)), .align = 1}},
    {"ld.global.f32", "ld.global.u8", "st.global.f32", "st.global.u8", "mul.rn.f32"}, true},
+  /* syr2k over the triangle (p0 n = m, p1 K, p2 &C, p3 &A, p4 &B, p5
+   * alpha, p6 beta): B A^T (alpha-scaled A) + A B^T (alpha-scaled B)
+   * per term, f64 as PolyBench has it; four single-buffered tiles, 33
+   * KiB of shared memory, which ptxas takes (at most 48 KiB static). */
+  {"matmul_f64_syr2k", {.kind = KN_MATMUL, .nparams = 7,
+                        .matmul = {.m = P(0), .n = P(0), .k = P(1), .type = KN_MM_F64, .accumulate = true,
+                                   .a = ROW_MAJOR(P(4), C(192)), .b = {P(3), C(1), C(192)},
+                                   .c = ROW_MAJOR(P(2), C(192)), .align = 1,
+                                   .b_scale = {.on = true, .param = 5},
+                                   .start_scale = {.on = true, .param = 6},
+                                   .tri = {.on = true, .add = 1},
+                                   .second = {.on = true, .a = ROW_MAJOR(P(3), C(192)), .b = {P(4), C(1), C(192)},
+                                              .b_scale = {.on = true, .param = 5}}}},
+   {"bar.sync", "mul.rn.f64", "add.rn.f64", "mm_b2"}, true},
+  {"matmul_f32_syr2k", {.kind = KN_MATMUL, .nparams = 7,
+                        .matmul = {.m = P(0), .n = P(0), .k = P(1), .type = KN_MM_F32, .accumulate = true,
+                                   .a = ROW_MAJOR(P(4), C(192)), .b = {P(3), C(1), C(192)},
+                                   .c = ROW_MAJOR(P(2), C(192)), .align = 4,
+                                   .b_scale = {.on = true, .param = 5},
+                                   .tri = {.on = true, .add = 1},
+                                   .second = {.on = true, .a = ROW_MAJOR(P(3), C(192)), .b = {P(4), C(1), C(192)},
+                                              .b_scale = {.on = true, .param = 5}}}},
+   {"bar.sync", "mul.rn.f32", "add.rn.f32", "mm_a2"}, true},
   /* Every stride a param: column-major, transposed, any layout. */
   {"matmul_f32_strided", {.kind = KN_MATMUL, .nparams = 12,
                           .matmul = {.m = P(0), .n = P(1), .k = P(2), .type = KN_MM_F32,
@@ -625,6 +648,44 @@ START_TEST(test_matmul_triangle) {
 }
 END_TEST
 
+/* A second product per term (kn_mm_second, syr2k's A B^T + B A^T) takes
+ * the exact kernel alone, even where tensor cores would take the first
+ * product alone; its kernel stages four matrices (mm_a2, mm_b2 in shared
+ * memory) and fuses nothing; with a batch, or integers, it is no
+ * descriptor the kernels take. */
+START_TEST(test_matmul_second) {
+  kn_desc d = case_named("matmul_f32")->desc;
+  ptx_options opts = {.tf32 = true};
+  ptx_plan plan;
+  tw_diag diag = {0};
+  ck_assert(ptx_plan_make(&d, NULL, 0, &opts, &plan, &diag));
+  ck_assert_uint_eq(plan.family, TWASM_PATH_WMMA);
+  kn_desc two = d;
+  two.matmul.second = (kn_mm_second){.on = true, .a = d.matmul.b, .b = d.matmul.a};
+  ck_assert_msg(ptx_plan_make(&two, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+  ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+  ck_assert_ptr_nonnull(strstr(plan.reason, "two products"));
+  tw_arena arena = {0};
+  ptx_out one, out;
+  const ptx_arch sm75[] = {{75, false}};
+  ck_assert_msg(ptx_generate(&d, "one", sm75, 1, &arena, &one, &diag), "%s", diag.msg);
+  ck_assert_msg(ptx_generate(&two, "two", sm75, 1, &arena, &out, &diag), "%s", diag.msg);
+  ck_assert(!strstr(one.codes[0].text, "mm_b2"));
+  ck_assert_ptr_nonnull(strstr(out.codes[0].text, "mm_a2"));
+  ck_assert_ptr_nonnull(strstr(out.codes[0].text, "mm_b2"));
+  ck_assert(!strstr(out.codes[0].text, "fma") && !strstr(out.codes[0].text, "mad.rn"));
+  two.matmul.batched = true;
+  two.matmul.batch = (kn_size)C(2);
+  ck_assert(!ptx_generate(&two, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "second product"));
+  two.matmul.batched = false;
+  two.matmul.type = KN_MM_I32;
+  ck_assert(!ptx_generate(&two, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "second product"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -832,6 +893,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_products_unfused);
   tcase_add_test(tc, test_matmul_scaled);
   tcase_add_test(tc, test_matmul_triangle);
+  tcase_add_test(tc, test_matmul_second);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

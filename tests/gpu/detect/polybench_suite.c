@@ -10,10 +10,12 @@
  * 1 in the nest, whose stores no part takes); gesummv's is three (tmp =
  * A x and y = B x in one j loop, then y = alpha tmp + beta y after it: a
  * map over i last, reading both parts' outputs forwarded, its write of y
- * forwarded too); the neg_ ones compute
- * a sum of two products per term (syr2k), or update the
- * matrix they read (trmm, symm), and no nest of theirs may be taken as a
- * product.  atax_ahead and atax_before are atax reading tmp[i + 1], and
+ * forwarded too); syr2k's nest is one product over the triangle with
+ * two products summed per term (kn_mm_second, the source's order of
+ * adds); the neg_ ones add the two products to C one after the other
+ * (neg_syr2k_chain: two roundings into C, no product kernel's order
+ * either way), or update the matrix they read (trmm, symm), and no nest
+ * of theirs may be taken as a product.  atax_ahead and atax_before are atax reading tmp[i + 1], and
  * tmp[i] as it was before the first loop: two parts as well, but no read
  * of theirs is forwarded (the runtime then refuses them, tmp being
  * written by the first part); gesummv_ahead (tmp[i + 1] after the loop)
@@ -129,10 +131,16 @@ void atax_before(int m, int n, double A[N][N], double *x, double *y, double *tmp
   }
 }
 
-void neg_syr2k(int n, int m, double alpha, double C[N][N], double A[N][N], double B[N][N]) {
+void syr2k(int n, int m, double alpha, double C[N][N], double A[N][N], double B[N][N]) {
   for (int i = 0; i < n; i++)
     for (int k = 0; k < m; k++)
       for (int j = 0; j <= i; j++) C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
+}
+
+void neg_syr2k_chain(int n, int m, double alpha, double C[N][N], double A[N][N], double B[N][N]) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++) C[i][j] = C[i][j] + A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
 }
 
 /* Look-alikes of syrk's triangle: j past the diagonal (j <= i + 1) and a

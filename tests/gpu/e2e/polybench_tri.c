@@ -5,9 +5,11 @@
  * scaled by beta first, k-j order; syr2k: the same with A B^T + B A^T;
  * symm: C = alpha A B + beta C with A symmetric, only its lower triangle
  * read; trmm: B = alpha A^T B with A unit lower triangular, B updated in
- * place.  Sizes from argv (default n 150, m 170). */
+ * place.  syrk and syr2k are one launch each (products over the triangle,
+ * syr2k with two products per term); symm and trmm stay on the CPU.
+ * Sizes from argv (default n 150, m 170). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 1 */
+/* expect-gpu-launches: 2 */
 #include "e2e.h"
 
 #define N 192
