@@ -11,26 +11,12 @@
  * factors, below the #defined bounds). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 4 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define NI 256
 #define NJ 256
 #define NK 256
 #define NL 256
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f32(float *m, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) m[i] = e2e_unit(&seed);
-}
-
-void fill_f64(double *m, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) m[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
 
 /* C = alpha * A * B + beta * C, i-k-j order. */
 __attribute__((noinline)) void kernel_gemm(int ni, int nj, int nk, float alpha, float beta, float C[NI][NJ],

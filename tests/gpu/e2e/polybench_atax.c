@@ -12,20 +12,10 @@
  * bit.  Sizes from argv (default m 280 rows, n 300 columns). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 4 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 320
 #define M 320
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f32(float *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = e2e_unit(&seed);
-}
 
 /* y = A^T (A x), A of m rows and n columns. */
 __attribute__((noinline)) void kernel_atax(int m, int n, float A[M][N], float x[N], float y[N], float tmp[M]) {

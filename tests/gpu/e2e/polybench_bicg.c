@@ -10,20 +10,10 @@
  * (default n 300, m 280). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 2 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 320
 #define M 320
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f64(double *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
 
 __attribute__((noinline)) void kernel_bicg(int m, int n, double A[N][M], double s[M], double q[N],
                                            double p[M], double r[N]) {

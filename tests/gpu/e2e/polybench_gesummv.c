@@ -14,19 +14,9 @@
  * argv (default n 300). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 6 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 320
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f32(float *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = e2e_unit(&seed);
-}
 
 /* y = alpha A x + beta B x, A and B n x n. */
 __attribute__((noinline)) void kernel_gesummv(int n, float alpha, float beta, float A[N][N], float B[N][N],

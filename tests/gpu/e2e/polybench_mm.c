@@ -8,7 +8,7 @@
  * nq 24, np 40). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 3 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define NI 200
 #define NJ 200
@@ -18,20 +18,6 @@
 #define NR 32
 #define NQ 32
 #define NP 64
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f32(float *m, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) m[i] = e2e_unit(&seed);
-}
-
-void fill_f64(double *m, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) m[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
 
 /* G = (A B) (C D). */
 __attribute__((noinline)) void kernel_3mm(int ni, int nj, int nk, int nl, int nm, float E[NI][NJ],

@@ -8,20 +8,10 @@
  * x, two sums in one j loop.  Sizes from argv (default n 300, m 280). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 9 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 320
 #define M 320
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f64(double *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
 
 /* x1 = x1 + A y1; x2 = x2 + A^T y2. */
 __attribute__((noinline)) void kernel_mvt(int n, double x1[N], double x2[N], double y_1[N], double y_2[N],

@@ -10,24 +10,10 @@
  * keep their values.  Sizes from argv (default n 150, m 170). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 3 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 192
 #define M 192
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f64(double *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
-
-void fill_f32(float *v, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) v[i] = e2e_unit(&seed);
-}
 
 __attribute__((noinline)) void kernel_syrk(int n, int m, double alpha, double beta, double C[N][N],
                                            double A[N][M]) {

@@ -10,20 +10,10 @@
  * Sizes from argv (default n 150, m 170). */
 /* clang-flags: -O2 */
 /* expect-gpu-launches: 2 */
-#include "e2e.h"
+#include "polybench.h"
 
 #define N 192
 #define M 192
-
-void *new_array(size_t bytes) {
-  void *p = calloc(1, bytes);
-  if (!p) exit(2);
-  return p;
-}
-
-void fill_f64(double *m, size_t n, uint32_t seed) {
-  for (size_t i = 0; i < n; i++) m[i] = (double)e2e_unit(&seed) + (double)e2e_unit(&seed) * 0x1p-24;
-}
 
 /* C (n x n, lower) = alpha A A^T + beta C, A n x m. */
 __attribute__((noinline)) void kernel_syrk(int n, int m, double alpha, double beta, double C[N][N],
