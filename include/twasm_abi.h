@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 11u
+#define TWASM_ABI_VERSION 12u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -263,6 +263,13 @@ enum {
 enum {
   TWASM_ENTRY_MAIN = 1,      /* the entry named after the kernel */
   TWASM_ENTRY_PACKED = 2,    /* NAME_pack and NAME_tc: the packed product (below) */
+  /* ABI 12: the main entry takes one more pointer after its params, the
+   * base its outputs (and a product's start) are addressed from; the
+   * runtime passes the memory's base there, or, on the device copy of
+   * pinned host memory (rt_resident.c), the host memory's own base, so the
+   * kernel writes its outputs straight into the host's pages (no copy
+   * back).  The matrix-vector kernel's (ptx_matvec.c). */
+  TWASM_ENTRY_HOST_OUT = 4,
 };
 
 /* A module's PTX (ABI 8): every kernel's and arch's text, as the records

@@ -20,6 +20,7 @@ typedef struct {
   LLVMValueRef fn;
   LLVMBasicBlockRef entry;       /* allocas go here */
   LLVMValueRef mem;              /* ptr addrspace(1): linear memory base */
+  LLVMValueRef out_base;         /* the outputs' base (TWASM_ENTRY_HOST_OUT), else mem */
   LLVMValueRef params[KN_MAX_PARAMS];  /* i64 */
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
@@ -97,8 +98,11 @@ void ptx_wmma_annotate(ptx_gen *g);
 bool ptx_wmma_body(ptx_gen *g);
 
 /* ptx_ir.c */
+/* With out_base, the main entry takes one more pointer after its params
+ * (and result cell): g->out_base, the base its outputs are addressed from
+ * (TWASM_ENTRY_HOST_OUT); without, g->out_base is g->mem. */
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
-                  bool result_arg, tw_diag *diag);
+                  bool result_arg, bool out_base, tw_diag *diag);
 /* Starts another entry of g's module (g->fn, mem, params and entry then
  * refer to it) taking (mem, params..., result cell) or, with scratch,
  * (mem, params..., scratch pointer) and positions the builder in it. */

@@ -5,8 +5,10 @@
 
 #include "ptx_internal.h"
 
+static void gen_entry(ptx_gen *g, const char *name, bool result_arg, bool out_base, LLVMValueRef *scratch);
+
 void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *name,
-                  bool result_arg, tw_diag *diag) {
+                  bool result_arg, bool out_base, tw_diag *diag) {
   *g = (ptx_gen){.d = d, .diag = diag, .ctx = ctx};
   g->mod = LLVMModuleCreateWithNameInContext(name, ctx);
   g->b = LLVMCreateBuilderInContext(ctx);
@@ -20,16 +22,21 @@ void ptx_gen_init(ptx_gen *g, LLVMContextRef ctx, const kn_desc *d, const char *
   g->gptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_GLOBAL);
   g->sptr = LLVMPointerTypeInContext(ctx, PTX_ADDRSPACE_SHARED);
 
-  ptx_gen_entry(g, name, result_arg, NULL);
+  gen_entry(g, name, result_arg, out_base, NULL);
 }
 
 void ptx_gen_entry(ptx_gen *g, const char *name, bool result_arg, LLVMValueRef *scratch) {
+  gen_entry(g, name, result_arg, false, scratch);
+}
+
+static void gen_entry(ptx_gen *g, const char *name, bool result_arg, bool out_base, LLVMValueRef *scratch) {
   const kn_desc *d = g->d;
-  LLVMTypeRef args[KN_MAX_PARAMS + 2];
+  LLVMTypeRef args[KN_MAX_PARAMS + 3];
   unsigned n = 0;
   args[n++] = g->gptr;
   for (unsigned i = 0; i < d->nparams; i++) args[n++] = g->i64;
   if (result_arg || scratch) args[n++] = g->gptr;
+  if (out_base) args[n++] = g->gptr;
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), args, n, false);
   g->fn = LLVMAddFunction(g->mod, name, fty);
   LLVMSetFunctionCallConv(g->fn, PTX_KERNEL_CALLCONV);
@@ -43,6 +50,11 @@ void ptx_gen_entry(ptx_gen *g, const char *name, bool result_arg, LLVMValueRef *
   }
   g->result = result_arg ? LLVMGetParam(g->fn, d->nparams + 1) : NULL;
   if (scratch) *scratch = LLVMGetParam(g->fn, d->nparams + 1);
+  g->out_base = g->mem;
+  if (out_base) {
+    g->out_base = LLVMGetParam(g->fn, n - 1);
+    LLVMSetValueName2(g->out_base, "out_base", 8);
+  }
   g->entry = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "entry");
   LLVMPositionBuilderAtEnd(g->b, g->entry);
 }

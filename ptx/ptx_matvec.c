@@ -87,6 +87,28 @@ static bool outputs_fastest(const kn_layout *w) {
   return is_const(w->row_stride, 1) && !is_const(w->col_stride, 1);
 }
 
+/* Output o of layout l (the outputs, or the start a product adds to),
+ * addressed from g->out_base: on the device copy of pinned host memory
+ * the host memory itself (TWASM_ENTRY_HOST_OUT), so the outputs need no
+ * copy back and the start no copy in. */
+static LLVMValueRef out_at(mv_gen *v, const kn_layout *l, LLVMValueRef o) {
+  ptx_gen *g = v->g;
+  LLVMValueRef mem = g->mem;
+  g->mem = g->out_base;
+  LLVMValueRef p = ptx_element_at(g, l, v->esize, NULL, o, ptx_i64(g, 0));
+  g->mem = mem;
+  return p;
+}
+
+static LLVMValueRef out_aligned(mv_gen *v, const kn_layout *l) {
+  ptx_gen *g = v->g;
+  LLVMValueRef mem = g->mem;
+  g->mem = g->out_base;
+  LLVMValueRef ok = ptx_layout_aligned(g, l, v->esize);
+  g->mem = mem;
+  return ok;
+}
+
 static LLVMValueRef w_at(mv_gen *v, LLVMValueRef o, LLVMValueRef k) {
   return ptx_element_at(v->g, &v->w, v->esize, NULL, o, k);
 }
@@ -261,8 +283,7 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
   if (m->accumulate) {
     LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
-    LLVMValueRef p = ptx_element_at(g, &v->start, v->esize, NULL, o, ptx_i64(g, 0));
-    LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), acc);
+    LLVMBuildStore(g->b, ptx_load(g, v->elem, out_at(v, &v->start, o), v->align), acc);
     ptx_if_end(g, join);
   }
   LLVMValueRef chunks = LLVMBuildSDiv(g->b, ptx_add(g, v->K, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
@@ -288,8 +309,7 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   ptx_barrier(g);
   ptx_loop_end(g, &c);
   join = ptx_if_begin(g, owns(v, o));
-  LLVMValueRef p = ptx_element_at(g, &v->out, v->esize, NULL, o, ptx_i64(g, 0));
-  ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), p, v->align);
+  ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
   ptx_if_end(g, join);
 }
 
@@ -341,8 +361,8 @@ static bool matvec_build(ptx_gen *g) {
   ptx_annotate(g, "maxntidx", THREADS);
   LLVMValueRef aligned = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &v.w, v.esize),
                                       ptx_layout_aligned(g, &v.v, v.esize), "");
-  aligned = LLVMBuildAnd(g->b, aligned, ptx_layout_aligned(g, &v.out, v.esize), "");
-  if (m->accumulate) aligned = LLVMBuildAnd(g->b, aligned, ptx_layout_aligned(g, &v.start, v.esize), "");
+  aligned = LLVMBuildAnd(g->b, aligned, out_aligned(&v, &v.out), "");
+  if (m->accumulate) aligned = LLVMBuildAnd(g->b, aligned, out_aligned(&v, &v.start), "");
   LLVMValueRef vec_ok = LLVMBuildAnd(g->b, aligned, ptx_rows_aligned(g, &v.w, v.esize, VEC_BYTES), "");
   vec_ok = LLVMBuildAnd(g->b, vec_ok, ptx_multiple_of(g, v.K, v.lanes), "");
   LLVMBasicBlockRef vec_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "vectors");

@@ -113,6 +113,7 @@ static ptx_plan_code code_of(const kn_desc *d, uint32_t family, bool tensor, ptx
   ptx_plan_code c = {arch, path_on(family, tensor, caps_of(arch)), TWASM_ENTRY_MAIN, ""};
   const kn_matmul *m = &d->matmul;
   if (c.path == TWASM_PATH_WGMMA && packed(m)) c.entries |= TWASM_ENTRY_PACKED;
+  if (c.path == TWASM_PATH_MATVEC) c.entries |= TWASM_ENTRY_HOST_OUT;
   /* wgmma with s8 x u8 operands needs PTX ISA 8.4 */
   if (c.path == TWASM_PATH_WGMMA && m->type == KN_MM_I8_I32 && m->a_signed != m->b_signed)
     c.features = "+ptx84";

@@ -123,7 +123,7 @@ static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *
   if (!tm) return tw_fail(diag, TW_DIAG_NO_OFFSET, "no NVPTX target machine for %s", cpu);
   LLVMContextRef ctx = LLVMContextCreate();
   ptx_gen g = {0};
-  ptx_gen_init(&g, ctx, d, name, kind->result_arg, diag);
+  ptx_gen_init(&g, ctx, d, name, kind->result_arg, (pc->entries & TWASM_ENTRY_HOST_OUT) != 0, diag);
   g.path = pc->path;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);

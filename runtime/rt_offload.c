@@ -289,19 +289,26 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
     return on_cpu(k, err.message);
   cu_range ranges[RT_OFFLOAD_MAX_SPANS + 1];
   rt_resident_launch *copies = NULL;
+  /* A kernel addressing its outputs from a base of their own (the
+   * plan's TWASM_ENTRY_HOST_OUT) gets the memory's base there, or on the
+   * device copy the host memory's own (rt_resident.c: no copy back). */
+  bool out_arg = (l->code->entries & TWASM_ENTRY_HOST_OUT) != 0;
+  bool host_out = out_arg && res && rt_resident_host_out();
+  uint8_t *host = base;
   if (res) {
-    if (!rt_resident_prepare(res, mem_size, p, &rt_copies, &err)) return on_cpu(k, err.message);
+    if (!rt_resident_prepare(res, mem_size, p, host_out, &rt_copies, &err)) return on_cpu(k, err.message);
     copies = &rt_copies;
     base = copies->dev_base;
     for (int i = 0; i < p->nspans; i++)
-      ranges[i] = (cu_range){base + p->spans[i].lo, p->spans[i].hi - p->spans[i].lo};
+      ranges[i] = (cu_range){(host_out && p->spans[i].is_write ? host : base) + p->spans[i].lo,
+                             p->spans[i].hi - p->spans[i].lo};
   } else if (!prefetch(base, p, ranges, &err)) {
     return on_cpu(k, err.message);
   }
   int nranges = p->nspans;
   uint64_t mem = (uint64_t)(uintptr_t)base;
   int64_t values[16];
-  void *args[18];
+  void *args[19];
   int nargs = 0;
   args[nargs++] = &mem;
   for (uint32_t i = 0; i < k->nparams; i++) {
@@ -315,6 +322,8 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
     args[nargs++] = &cell;
     ranges[nranges++] = (cu_range){rt_result_cell, 8};
   }
+  uint64_t out_base = (uint64_t)(uintptr_t)(host_out ? host : base);
+  if (out_arg) args[nargs++] = &out_base;
   const twasm_kernel_launch_abi *g = &k->launch;
   cu_args a = {.params = args, .ranges = ranges, .nranges = (size_t)nranges, .param_words = (uint32_t)nargs};
   if (copies) {

@@ -143,9 +143,15 @@ rt_resident *rt_resident_new(uint8_t *host, uint64_t usable);
 void rt_resident_free(rt_resident *r);
 /* Bytes a launch of p would copy now (pages not kept, written spans). */
 uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p);
-/* Grows the device copy to mem_size and fills L for a launch of p. */
-bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, rt_resident_launch *L,
-                         cu_error *err);
+/* Grows the device copy to mem_size and fills L for a launch of p.  With
+ * host_out the kernel writes its written spans straight into the host
+ * pages (TWASM_ENTRY_HOST_OUT): those are neither copied in nor back, and
+ * none of their pages stays kept. */
+bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, bool host_out,
+                         rt_resident_launch *L, cu_error *err);
+/* Whether kernels that can write their outputs into host memory do so
+ * (TWASM_GPU_HOST_OUT is not 0). */
+bool rt_resident_host_out(void);
 /* After a launch that failed: no page L made kept stays so. */
 void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L);
 uint64_t rt_resident_kept_bytes(const rt_resident *r);

@@ -23,7 +23,14 @@
  *   rewrites between launches: protecting them would cost a fault each);
  * - after the kernel, each written span is copied back to the host, its
  *   exact bytes (the bytes of it the kernel did not write were copied in
- *   before, so they come back unchanged).
+ *   before, so they come back unchanged);
+ * - except for a kernel that addresses its outputs from a base of their
+ *   own (TWASM_ENTRY_HOST_OUT: the matrix-vector product): it gets the
+ *   host memory's base there and writes its outputs straight into the
+ *   pinned host pages over the bus, so its written spans are neither
+ *   copied in nor back, and none of their pages stays kept (a kept page's
+ *   mirror must equal the host page; opened after the read spans are
+ *   scanned, so a page shared with a long read span is opened again).
  *
  * So a kernel sees the host's bytes, and the host sees the kernel's: the
  * results are those of the pinned path.  Only executables turn it on
@@ -83,6 +90,9 @@ static bool res_env_off;
  * TWASM_GPU_SCAN_CACHE=0 (every span scanned). */
 static uint64_t res_merge_gap = RES_MERGE_GAP;
 static bool res_scan_cache = true;
+/* TWASM_GPU_HOST_OUT=0: outputs copied back even where the kernel can
+ * write them into host memory (for measurements). */
+static bool res_host_out = true;
 
 static void res_read_env(void) {
   const char *v = getenv("TWASM_GPU_RESIDENT");
@@ -92,6 +102,13 @@ static void res_read_env(void) {
   if (v && *v && cu_parse_size(v, &gap)) res_merge_gap = gap;
   v = getenv("TWASM_GPU_SCAN_CACHE");
   res_scan_cache = !(v && strcmp(v, "0") == 0);
+  v = getenv("TWASM_GPU_HOST_OUT");
+  res_host_out = !(v && strcmp(v, "0") == 0);
+}
+
+bool rt_resident_host_out(void) {
+  pthread_once(&res_env_once, res_read_env);
+  return res_host_out;
 }
 
 bool rt_resident_wanted(void) {
@@ -279,8 +296,8 @@ uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p) 
   return bytes;
 }
 
-bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, rt_resident_launch *L,
-                         cu_error *err) {
+bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_plan *p, bool host_out,
+                         rt_resident_launch *L, cu_error *err) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   L->nin = L->nout = 0;
   L->copy_bytes = 0;
@@ -289,7 +306,7 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
   if (!res_size(r, mem_size, err)) return false;
   for (int s = 0; s < p->nspans; s++) {
     const rt_offload_span *sp = &p->spans[s];
-    if (sp->hi <= sp->lo) continue;
+    if (sp->hi <= sp->lo || (host_out && sp->is_write)) continue;
     uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
     if (!res_pages(r, lo, hi, sp->hi - sp->lo >= RT_RESIDENT_KEEP_MIN, L))
       return cu_fail_msg(err, "more than %d copies for one launch", RT_RESIDENT_MAX_COPIES);
@@ -299,6 +316,17 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
       L->out[L->nout++] = (cu_copy){r->host + sp->lo, r->dev + sp->lo, sp->hi - sp->lo};
       L->copy_bytes += sp->hi - sp->lo;
     }
+  }
+  /* Written straight into the host pages: after the other spans, so
+   * that a page a read span has just made kept is opened again (its
+   * mirror bytes would go stale while kept).  Their pages are not copied
+   * in (a copy merged over them is harmless: not kept). */
+  for (int s = 0; host_out && s < p->nspans; s++) {
+    const rt_offload_span *sp = &p->spans[s];
+    if (sp->hi <= sp->lo || !sp->is_write) continue;
+    uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
+    for (uint64_t i = lo; i < hi && i < r->npages; i++)
+      if (atomic_load(&r->kept[i])) res_open(r, i);
   }
   res_merge(r, L);
   L->dev_base = r->dev;

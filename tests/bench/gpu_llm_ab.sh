@@ -10,7 +10,8 @@
 # build of the program and runtime) with the driver at once.
 # LLM_AB_PROFILE_FROM / LLM_AB_PROFILE_COUNT: which variants the profiled
 # runs take (default: all but the first).  Issue 20; docs/PERFORMANCE.md,
-# "The launch path measured", "Copies by kernel", "Launches as graphs".
+# "The launch path measured", "Copies by kernel", "Launches as graphs",
+# "Outputs into host memory".
 set -u
 bin=${1:?usage: gpu_llm_ab.sh BIN_DIR [ROUNDS] [LOG_DIR]}
 rounds=${2:-3}
@@ -19,7 +20,16 @@ mkdir -p "$logs"
 llm=$bin/llm
 # LLM_AB_SET=launch: the launch path's variants (graphs, how a launch
 # is waited for) instead of the start's.
-if [ "${LLM_AB_SET:-start}" = launch ]; then
+# LLM_AB_SET=host_out: the products writing their outputs into the host
+# pages (the default) against the copy back (TWASM_GPU_HOST_OUT=0).
+if [ "${LLM_AB_SET:-start}" = host_out ]; then
+  variants=(
+    "at once, outputs copied back (TWASM_GPU_HOST_OUT=0)|TWASM_GPU_START_MS=0 TWASM_GPU_HOST_OUT=0"
+    "at once, outputs into host memory|TWASM_GPU_START_MS=0"
+    "default, outputs copied back|TWASM_GPU_HOST_OUT=0"
+    "default, outputs into host memory|X=1"
+  )
+elif [ "${LLM_AB_SET:-start}" = launch ]; then
   variants=(
     "at once, direct launches|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH=0"
     "at once, graphs|TWASM_GPU_START_MS=0"

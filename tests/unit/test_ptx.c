@@ -819,6 +819,9 @@ START_TEST(test_plan_paths) {
       ck_assert(p.codes[c].arch.specific == (c == 3));
     }
     if (p.ncodes == 4) ck_assert_uint_eq(p.codes[3].entries, cases_[i].entries3);
+    for (unsigned c = 0; c < p.ncodes && c < 3; c++)
+      ck_assert_uint_eq(p.codes[c].entries,
+                        TWASM_ENTRY_MAIN | (p.codes[c].path == MV ? TWASM_ENTRY_HOST_OUT : 0));
     ck_assert_uint_eq(p.tc_elem_bytes, cases_[i].tc_bytes);
     ck_assert_str_eq(p.reason ? p.reason : "-", cases_[i].reason ? cases_[i].reason : "-");
     /* mixed signs on wgmma need PTX ISA 8.4 */
@@ -861,6 +864,14 @@ START_TEST(test_matvec_kernel) {
       ck_assert_uint_ge(muls, 3 * 2);   /* three bodies: a vector step and a tail each */
       ck_assert(strstr(text, ".shared .align 16 .b8 mv_w"));
       ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
+      /* ABI 12: the outputs' base, a pointer after the 6 params
+       * (TWASM_ENTRY_HOST_OUT), read by the kernel; none after it */
+      char param[96];
+      snprintf(param, sizeof param, "%s_param_7", tc->name);
+      ck_assert_msg(count_of(text, param) >= 2, "%s sm_%u: no out_base param read", tc->name, out.codes[a].sm);
+      snprintf(param, sizeof param, "%s_param_8", tc->name);
+      ck_assert(!strstr(text, param));
+      ck_assert_uint_eq(out.plan.codes[a].entries, TWASM_ENTRY_MAIN | TWASM_ENTRY_HOST_OUT);
     }
     ck_assert_uint_eq(out.plan.launch.block[0] * out.plan.launch.block[1] * out.plan.launch.block[2], 256);
     ck_assert_uint_eq(out.plan.launch.per_block[0], 16);

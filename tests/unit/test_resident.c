@@ -146,7 +146,7 @@ START_TEST(resident_copies_once_and_keeps_long_spans) {
   cu_error err;
   /* First launch: W's 32 pages, x's page, y's page. */
   ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), (32 + 1 + 1) * PAGE);
   ck_assert_uint_eq(L.nout, 1);
   ck_assert_uint_eq(L.out[0].len, 256);
@@ -157,14 +157,14 @@ START_TEST(resident_copies_once_and_keeps_long_spans) {
   ck_assert_uint_eq(rt_resident_kept_bytes(res), 32 * PAGE);
   /* Second launch: only the short spans move. */
   ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 2 * PAGE + 256);
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), 2 * PAGE);
   run(&L, &p);
   /* A CPU write to W faults, is let through, and its page moves again. */
   host[5 * PAGE + 17] = 99;
   ck_assert_uint_eq(host[5 * PAGE + 17], 99);
   ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 3 * PAGE + 256);
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), 3 * PAGE);
   run(&L, &p);
   ck_assert_uint_eq(L.dev_base[5 * PAGE + 17], 99);
@@ -172,7 +172,7 @@ START_TEST(resident_copies_once_and_keeps_long_spans) {
   rt_resident_touch(host + 9 * PAGE + 4000, 200);
   ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 4 * PAGE + 256);
   host[10 * PAGE] = 1; /* opened: no fault needed, none taken */
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   run(&L, &p);
   ck_assert(memcmp(L.dev_base, host, 128 * 1024) == 0);
 }
@@ -186,12 +186,12 @@ START_TEST(resident_abandon_forgets_uncopied_pages) {
   rt_offload_plan p = plan_of();
   static rt_resident_launch L;
   cu_error err;
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   /* The launch failed before its copies ran. */
   rt_resident_abandon(res, &L);
   ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
   host[0] = 5; /* writable again without a fault */
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   run(&L, &p);
   ck_assert_uint_eq(L.dev_base[0], 5);
 }
@@ -207,7 +207,7 @@ START_TEST(resident_owns_only_kept_pages) {
   rt_offload_plan p = plan_of();
   static rt_resident_launch L;
   cu_error err;
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   run(&L, &p);
   ck_assert(!rt_resident_fault((uintptr_t)host + 200 * 1024));
   ck_assert(!rt_resident_fault((uintptr_t)host + MEM + PAGE));
@@ -233,7 +233,7 @@ START_TEST(resident_merges_near_copies) {
   p.nspans = 4;
   static rt_resident_launch L;
   cu_error err;
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   /* W's 32 pages apart (100 KiB away), then pages 50..52 as one copy */
   ck_assert_uint_eq(L.nin, 2);
   ck_assert_ptr_eq(L.in[1].host, host + 50 * PAGE);
@@ -246,9 +246,69 @@ START_TEST(resident_merges_near_copies) {
   ck_assert_uint_eq(host[201 * 1024 + 511], (uint8_t)((201 * 1024 + 511) * 7 + 3));
   ck_assert(memcmp(L.dev_base + 210 * 1024, host + 210 * 1024, 1024) == 0);
   /* Again: W is kept, only the one merged copy goes. */
-  ck_assert_msg(rt_resident_prepare(res, MEM, &p, &L, &err), "%s", err.message);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(L.nin, 1);
   ck_assert_uint_eq(L.in[0].len, 3 * PAGE);
+}
+END_TEST
+
+/* A kernel writing its outputs into the host pages (TWASM_ENTRY_HOST_OUT,
+ * the matrix-vector product): y's page is neither copied in nor back. */
+START_TEST(resident_host_out_moves_no_output) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  static rt_resident_launch L;
+  cu_error err;
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, true, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), (32 + 1) * PAGE);
+  ck_assert_uint_eq(L.nout, 0);
+  for (size_t i = 0; i < L.nin; i++) {
+    uint64_t lo = (uint64_t)((uint8_t *)L.in[i].host - host), hi = lo + L.in[i].len;
+    ck_assert(hi <= p.spans[2].lo || lo >= p.spans[2].hi);
+  }
+  /* the kernel: reads W and x from the mirror, writes y to the host */
+  for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+  ck_assert(memcmp(L.dev_base, host, 128 * 1024) == 0);
+  memset(host + p.spans[2].lo, 0xCD, p.spans[2].hi - p.spans[2].lo);
+  /* again: W kept, x's page alone */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, true, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), PAGE);
+  ck_assert_uint_eq(L.nout, 0);
+  ck_assert_uint_eq(host[300 * 1024 + 100], 0xCD);
+}
+END_TEST
+
+/* A written span sharing a page with a long read span: that page would be
+ * kept by the read span, but the kernel writes its output bytes into the
+ * host page, so the mirror would go stale while kept.  With host_out the
+ * page is opened again (copied every launch); without, it stays kept (the
+ * copy back keeps mirror and host equal). */
+START_TEST(resident_host_out_keeps_no_written_page) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of();
+  p.spans[0] = (rt_offload_span){0, 128 * 1024 - 256, false, false};
+  p.spans[2] = (rt_offload_span){128 * 1024 - 256, 128 * 1024, true, false};
+  static rt_resident_launch L;
+  cu_error err;
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
+  ck_assert(rt_resident_fault((uintptr_t)host + 31 * PAGE)); /* kept: its fault, now opened */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, true, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(rt_resident_kept_bytes(res) / PAGE, 33); /* 32, then page 31 again, opened */
+  ck_assert(!rt_resident_fault((uintptr_t)host + 31 * PAGE)); /* not kept */
+  host[31 * PAGE + 4000] = 7; /* writable: no fault */
+  for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+  /* the next launch copies page 31 again, keeps it not */
+  ck_assert_msg(rt_resident_prepare(res, MEM, &p, true, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), 2 * PAGE); /* page 31 and x's page */
+  ck_assert(!rt_resident_fault((uintptr_t)host + 31 * PAGE));
+  for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+  ck_assert_uint_eq(L.dev_base[31 * PAGE + 4000], 7);
 }
 END_TEST
 
@@ -265,6 +325,8 @@ int main(void) {
   tcase_add_test(r, resident_abandon_forgets_uncopied_pages);
   tcase_add_test(r, resident_owns_only_kept_pages);
   tcase_add_test(r, resident_merges_near_copies);
+  tcase_add_test(r, resident_host_out_moves_no_output);
+  tcase_add_test(r, resident_host_out_keeps_no_written_page);
   suite_add_tcase(s, r);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);

@@ -200,7 +200,8 @@ static bool check(const mv_run *r, const char *out_dev) {
 static void launch(const mv_run *r, CUstream st) {
   void *mem = (void *)pool;
   int64_t p[6] = {r->out, r->k, r->w_off, r->stride, r->v_off, r->o_off};
-  void *args[7] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5]};
+  // the last: the outputs' base (ABI 12, TWASM_ENTRY_HOST_OUT), here the pool too
+  void *args[8] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &mem};
   uint64_t blocks = (uint64_t)(r->out + rows - 1) / rows;
   if (blocks > 65535) blocks = 65535;
   if (blocks == 0) blocks = 1;
