@@ -44,6 +44,11 @@ typedef struct {
   const ir_loop *inner;           /* a loop nest of outer beside the region, after
                                    * it (the region is then a prologue), or NULL */
   int done;                       /* the block every path of the region reaches */
+  /* A sum region (an integer row sum in lanes, kn_lanes_region.c): V and
+   * R store nothing and add into accumulators; result, a phi of done, is
+   * init + the sum of R's term over j in [0, count), modulo 2^width. */
+  bool sum;
+  LLVMValueRef result, init, hsum; /* hsum: V's lanes summed after V */
 } kr_region;
 
 typedef struct {
@@ -168,6 +173,9 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
+/* Whether vector value v is part of a sum region's lanes (V's
+ * accumulator, its start, its lanes summed after V) of the nest. */
+bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v);
 bool kr_region_prove(kr_ctx *c, const kr_region *r);
 /* The region r (prologue) runs before loop l on each iteration. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);

@@ -128,12 +128,12 @@ static const char *reduction_reason(const kr_ctx *c, LLVMValueRef phi) {
 
 /* A vector phi anywhere in the nest, or NULL: the reason a nest holding a
  * vectorised reduction gives, before any other about its vector code. */
-static LLVMValueRef vector_phi(const kr_ctx *c) {
+static LLVMValueRef vector_phi(kr_ctx *c) {
   const ir_loop *l = c->chain[0];
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
          i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return i;
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i)) return i;
   return NULL;
 }
 
@@ -155,6 +155,9 @@ static LLVMValueRef inserted_load(const kr_ctx *c, LLVMValueRef v, int lane) {
 }
 
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
+  /* an integer sum in lanes with its scalar remainder, proved one sum
+   * (kn_lanes_region.c): its accumulator and the lanes added up after it */
+  if (kr_region_sum_ok(c, i)) return true;
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
   /* in a vector loop read with its remainder as one scalar loop

@@ -222,6 +222,18 @@ static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int d
   return false;
 }
 
+/* The skip's other form: cond is true only when n >= K, K >= L (`n >u
+ * K - 1`, `n >s K - 1`, `n >=u K`, `n >=s K`). */
+static bool enters_from(LLVMValueRef cond, LLVMValueRef n, unsigned lanes) {
+  if (!cond || !LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 0) != n || !LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
+    return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
+  if (p == LLVMIntUGT || p == LLVMIntSGT) return k >= 0 && k + 1 >= (int64_t)lanes;
+  if (p == LLVMIntUGE || p == LLVMIntSGE) return k >= (int64_t)lanes;
+  return false;
+}
+
 static bool fail(kr_ctx *c, const char *why) {
   c->reason = why;
   return false;
@@ -240,6 +252,37 @@ static LLVMValueRef phi_of(const kr_ctx *c, int b, LLVMValueRef *ins, LLVMBasicB
   return phi;
 }
 
+/* The accumulator of a loop that stores nothing: its one header phi that
+ * is no counter, of an integer type (i32 or i64, or lanes of them), whose
+ * value from the latch is an integer `add` of the phi and a term (either
+ * order), and from outside the loop *init.  NULL when there is none. */
+static LLVMValueRef sum_acc(const kr_ctx *c, const ir_loop *l, LLVMValueRef *latch, LLVMValueRef *term,
+                            LLVMValueRef *init) {
+  LLVMValueRef phi = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[l->header].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p)) {
+    if (ir_iv_of(l, p)) continue;
+    if (phi) return NULL;
+    phi = p;
+  }
+  if (!phi || LLVMCountIncoming(phi) != 2) return NULL;
+  LLVMTypeRef t = LLVMTypeOf(phi), e = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+  if (LLVMGetTypeKind(e) != LLVMIntegerTypeKind || (LLVMGetIntTypeWidth(e) != 32 && LLVMGetIntTypeWidth(e) != 64))
+    return NULL;
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t)) return NULL;
+  LLVMBasicBlockRef lb = c->cfg->blocks[l->latches[0]].bb;
+  *latch = *init = NULL;
+  for (unsigned i = 0; i < 2; i++) {
+    if (LLVMGetIncomingBlock(phi, i) == lb) *latch = LLVMGetIncomingValue(phi, i);
+    else if (!l->in_body[ir_cfg_index(c->cfg, LLVMGetIncomingBlock(phi, i))]) *init = LLVMGetIncomingValue(phi, i);
+  }
+  if (!*latch || !*init || !is_op(*latch, LLVMAdd) || !ir_loop_defines(l, *latch, c->cfg)) return NULL;
+  LLVMValueRef a = LLVMGetOperand(*latch, 0), b = LLVMGetOperand(*latch, 1);
+  if ((a == phi) == (b == phi)) return NULL;
+  *term = a == phi ? b : a;
+  return phi;
+}
+
 /* The loops of the region, (a): V's copies and R's copies. */
 static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   LLVMValueRef vid = NULL, rid = NULL;
@@ -255,8 +298,15 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     LLVMValueRef st[KR_REGION_STORES];
     bool vector;
     int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
-    LLVMValueRef id = wasm_loop(c, l);
-    if (l->nlatches != 1 || n <= 0 || !id || r->nloops == KR_REGION_LOOPS) return false;
+    LLVMValueRef id = wasm_loop(c, l), latch, term, init, acc = NULL;
+    if (n == 0 && l->nlatches == 1) {
+      /* a sum region's loop: an accumulator, in lanes for V */
+      acc = sum_acc(c, l, &latch, &term, &init);
+      vector = acc && LLVMGetTypeKind(LLVMTypeOf(acc)) == LLVMVectorTypeKind;
+    }
+    if (r->nloops && r->sum != (acc != NULL)) return false;
+    r->sum = acc != NULL;
+    if (l->nlatches != 1 || (n <= 0 && !acc) || !id || r->nloops == KR_REGION_LOOPS) return false;
     LLVMValueRef *want = vector ? &vid : &rid;
     if (*want && *want != id) return false;
     *want = id;
@@ -339,17 +389,161 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
   return true;
 }
 
+#define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
+
+/* Adds to counts[] how many times each lane of V's final accumulator (the
+ * phi x of block E joining the latch values of V's copies) is summed into
+ * lane `lane` of v: v an integer `add` of vectors, a shuffle, or x. */
+static bool lane_counts(const kr_ctx *c, const kr_region *r, LLVMValueRef v, unsigned lane, LLVMValueRef x,
+                        int *counts, int depth) {
+  if (depth > 16 || !v || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind ||
+      LLVMTypeOf(v) != LLVMTypeOf(x) || lane >= r->lanes)
+    return false;
+  if (v == x) return ++counts[lane], true;
+  if (is_op(v, LLVMAdd))
+    return lane_counts(c, r, LLVMGetOperand(v, 0), lane, x, counts, depth + 1) &&
+           lane_counts(c, r, LLVMGetOperand(v, 1), lane, x, counts, depth + 1);
+  if (is_op(v, LLVMShuffleVector)) {
+    int k = LLVMGetMaskValue(v, lane);
+    if (k == LLVMGetUndefMaskElem() || k < 0) return false;
+    unsigned w = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(v, 0)));
+    return lane_counts(c, r, LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, depth + 1);
+  }
+  return false;
+}
+
+/* The latch value of one of V's copies (vector) or R's copies. */
+static bool latch_of(const kr_ctx *c, const kr_region *r, LLVMValueRef v, bool vector) {
+  for (int k = 0; k < r->nloops; k++) {
+    LLVMValueRef latch, term, init;
+    if (r->vector[k] == vector && sum_acc(c, r->loops[k], &latch, &term, &init) && latch == v) return true;
+  }
+  return false;
+}
+
+/* Whether block b is reached only from block from (through blocks of one
+ * predecessor each). */
+static bool only_from(const kr_ctx *c, int b, int from) {
+  for (int n = 0; n < 8; n++) {
+    if (b == from) return true;
+    if (c->cfg->blocks[b].npreds != 1) return false;
+    b = c->cfg->blocks[b].preds[0];
+  }
+  return false;
+}
+
+/* (e), a sum region: V adds, in lanes, a term per j of [0, M) to an
+ * accumulator whose lanes start summing to X0 (a zero vector and X0 = 0,
+ * or X0 put in one lane of zeros); after V (block E) the lanes are added
+ * up, each exactly once (lane_counts): hsum = X0 + the terms of [0, M),
+ * modulo 2^w whatever the order, since integer addition wraps and is
+ * associative and commutative.  J starts R's accumulator (every copy's)
+ * at acc0 = phi(hsum from E, X0 from the skip S): R adds the terms of
+ * [s, n) one a trip.  The done block's phi gives X0 from the guard G (no
+ * j), hsum from E (M == n) and R's sums from R's exits: on every path,
+ * X0 + the terms of [0, n), each j once ((b)).  The terms themselves are
+ * compared lane by lane with R's in kr_region_prove ((c)). */
+static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int done) {
+  LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL;
+  for (int k = 0; k < r->nloops; k++) {
+    LLVMValueRef latch, term, init;
+    if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
+    LLVMValueRef *want = r->vector[k] ? &vinit : &acc0;
+    if (*want && *want != init) return false;
+    *want = init;
+  }
+  /* V's start: lanes summing to X0 */
+  if (!vinit || !acc0) return false;
+  if (LLVMIsAConstant(vinit) && LLVMIsNull(vinit)) {
+    x0 = LLVMConstNull(LLVMGetElementType(LLVMTypeOf(vinit)));
+  } else if (LLVMIsAInsertElementInst(vinit) && LLVMIsAConstantInt(LLVMGetOperand(vinit, 2)) &&
+             LLVMIsAConstant(LLVMGetOperand(vinit, 0))) {
+    unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(vinit, 2));
+    for (unsigned l = 0; l < r->lanes; l++) {
+      LLVMValueRef e = LLVMGetAggregateElement(LLVMGetOperand(vinit, 0), l);
+      if (l != at && !(e && LLVMIsAConstantInt(e) && LLVMConstIntGetZExtValue(e) == 0)) return false;
+    }
+    x0 = LLVMGetOperand(vinit, 1);
+  } else {
+    return false;
+  }
+  /* acc0 = phi(hsum from E, X0 from S) in J */
+  if (!LLVMIsAPHINode(acc0) || LLVMGetInstructionParent(acc0) != c->cfg->blocks[J].bb ||
+      LLVMCountIncoming(acc0) != 2)
+    return false;
+  LLVMValueRef hsum = NULL;
+  bool from_s = false;
+  for (unsigned i = 0; i < 2; i++) {
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(acc0, i));
+    LLVMValueRef v = LLVMGetIncomingValue(acc0, i);
+    if (b == E) hsum = v;
+    else if (b == S && (v == x0 || (LLVMIsAConstantInt(v) && LLVMIsAConstantInt(x0) && LLVMIsNull(v) && LLVMIsNull(x0))))
+      from_s = true;
+  }
+  if (!hsum || !from_s) return false;
+  /* hsum: one lane of adds and shuffles of V's final accumulator, each
+   * lane of it counted once */
+  if (!LLVMIsAExtractElementInst(hsum) || !LLVMIsAConstantInt(LLVMGetOperand(hsum, 1))) return false;
+  LLVMValueRef xv = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[E].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p)) {
+    if (LLVMTypeOf(p) != LLVMTypeOf(vinit)) continue;
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+      if (!latch_of(c, r, LLVMGetIncomingValue(p, i), true)) return false;
+    if (xv) return false;
+    xv = p;
+  }
+  int counts[4] = {0};
+  if (!xv || !lane_counts(c, r, LLVMGetOperand(hsum, 0), (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
+                          xv, counts, 0))
+    return false;
+  for (unsigned l = 0; l < r->lanes; l++)
+    if (counts[l] != 1) return false;
+  /* done: X0 from G, hsum from E, R's sums from R's exits */
+  LLVMValueRef res = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[done].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p))
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+      if (LLVMGetIncomingValue(p, i) == hsum) {
+        if (res && res != p) return false;
+        res = p;
+      }
+  if (!res) return false;
+  int from_r = 0;
+  for (unsigned i = 0; i < LLVMCountIncoming(res); i++) {
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(res, i));
+    LLVMValueRef v = LLVMGetIncomingValue(res, i);
+    if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1 && ir_cfg_index(c->cfg, LLVMGetInstructionParent(v)) == b)
+      v = LLVMGetIncomingValue(v, 0); /* LCSSA */
+    if (b == E ? v != hsum : only_from(c, b, G) ? v != x0 : !latch_of(c, r, v, false)) return false;
+    from_r += b != E && !only_from(c, b, G);
+  }
+  if (from_r == 0) return false;
+  r->result = res;
+  r->init = x0;
+  r->hsum = hsum;
+  return true;
+}
+
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   memset(r, 0, sizeof *r);
   r->outer = outer;
   if (!region_loops(c, outer, r)) return fail(c, c->reason);
   const char *why = c->reason;
   /* V: counts M = n & (2^31 - L) down by L */
-  LLVMValueRef vst[KR_REGION_STORES], M;
+  LLVMValueRef vst[KR_REGION_STORES], M, latch, term, init;
   bool vector;
-  if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
-  unsigned lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
+  unsigned lanes;
+  if (r->sum) {
+    /* the lanes of V's accumulator (sum_acc: i32x4 or i64x2) */
+    lanes = kr_lane_count(LLVMTypeOf(sum_acc(c, r->vec, &latch, &term, &init)));
+  } else {
+    if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
+    lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
+  }
   if (!lanes) return fail(c, REGION_FAIL);
+  /* copies a trip of R: one term for a sum (its remainder not unrolled) */
+  int U = r->sum ? 1 : r->nstores;
   M = NULL;
   for (int k = 0; k < r->nloops; k++)
     if (r->vector[k]) {
@@ -366,20 +560,25 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   for (int k = 0; k < r->nloops; k++)
     if (!r->vector[k]) {
       LLVMValueRef start;
-      if (!remainder_from(c, r->loops[k], r->nstores, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      if (!remainder_from(c, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
       s1 = start;
     }
-  if (!s1 || r->nstores > 2) return fail(c, REGION_FAIL);
+  if (!s1 || U > 2) return fail(c, REGION_FAIL);
   LLVMValueRef s = s1, cond;
   int J = -1, D = -1, t, f;
   r->peel = NULL;
   if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
-  if (r->nstores == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
-  if (r->nstores == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
-  /* s = phi(M from E's false edge, 0 from the skip S) */
+  if (U == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
+  if (U == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
+  /* s = phi(M from E's false edge, 0 from the skip S) (a sum region's J
+   * also joins the accumulator: s need not be its first phi) */
   LLVMValueRef sin[2];
   LLVMBasicBlockRef sfrom[2];
-  if (phi_of(c, J, sin, sfrom) != s) return fail(c, REGION_FAIL);
+  if (LLVMGetInstructionParent(s) != c->cfg->blocks[J].bb || LLVMCountIncoming(s) != 2) return fail(c, REGION_FAIL);
+  for (unsigned k = 0; k < 2; k++) {
+    sin[k] = LLVMGetIncomingValue(s, k);
+    sfrom[k] = LLVMGetIncomingBlock(s, k);
+  }
   int E = -1, S = -1;
   for (int k = 0; k < 2; k++) {
     if (sin[k] == M) E = ir_cfg_index(c->cfg, sfrom[k]);
@@ -408,9 +607,12 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     int head = r->loops[k]->header;
     if (!ir_dominates(c->dom, r->vector[k] ? S : R_entry, head)) return fail(c, REGION_FAIL);
   }
-  /* the skip S: true when n < L (V then never runs with M = 0) */
-  if (!branch_of(c, S, &cond, &t, &f) || t != J || !skips_below(cond, n, lanes, 0)) return fail(c, REGION_FAIL);
-  if (!ir_dominates(c->dom, f, r->vec->header)) return fail(c, REGION_FAIL);
+  /* the skip S: true when n < L (V then never runs with M = 0), or false
+   * when n > K - 1 (clang's form before a sum in lanes) */
+  if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
+  if (t == J && skips_below(cond, n, lanes, 0)) t = f;
+  else if (!(f == J && enters_from(cond, n, lanes))) return fail(c, REGION_FAIL);
+  if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
   int G = -1;
   for (int b = S, steps = 0; steps < 8 && G < 0; steps++) {
@@ -427,7 +629,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (G < 0) return fail(c, REGION_FAIL);
   /* the region's stores are V's, P's and R's only: nothing else of the
    * outer loop stores between G and done */
-  for (int b = 0; b < outer->nbody; b++) {
+  for (int b = 0; b < outer->nbody && !r->sum; b++) {
     int x = outer->body[b];
     bool in_loop = r->inner && r->inner->in_body[x];
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
@@ -435,6 +637,8 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
   }
+  r->lanes = lanes;
+  if (r->sum && !sum_shape(c, r, G, E, S, J, done)) return fail(c, SUM_FAIL);
   c->reason = why;
   r->done = done;
   r->count = n;
@@ -571,6 +775,40 @@ static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, 
   return kr_assign_copies(keys, n, kr_coeff(&a0, c->depth - 1), copy_of);
 }
 
+/* The nodes of term v of loop l (chain[depth-1] for the time) at lane
+ * `lane` (-1: scalar) with unroll copy `copy` of `copies`. */
+static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane, int copies, int copy) {
+  c->chain[c->depth - 1] = l;
+  c->copies = copies;
+  c->copy = copy;
+  c->nmemo = 0;
+  c->in_lanes = lane >= 0;
+  c->lane = lane >= 0 ? lane : 0;
+  int32_t at = kr_expr(c, v);
+  c->in_lanes = false;
+  c->lane = 0;
+  c->nmemo = 0;
+  return at;
+}
+
+/* (c) of a sum region: every lane of the term V adds, in each of V's
+ * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
+ * each copy of R adds that term; the reference is R's fast copy's. */
+static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
+  LLVMValueRef latch, term, init;
+  if (!sum_acc(c, r->rep, &latch, &term, &init) || (*root = term_nodes(c, r->rep, term, -1, 1, 0)) < 0) return false;
+  for (int k = 0; k < r->nloops; k++) {
+    if (r->loops[k] == r->rep) continue;
+    if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
+    for (int lane = 0; lane < (r->vector[k] ? (int)r->lanes : 1); lane++) {
+      int32_t at = r->vector[k] ? term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane)
+                                : term_nodes(c, r->loops[k], term, -1, 1, 0);
+      if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+    }
+  }
+  return true;
+}
+
 /* (c): every store of the region, in every copy, the representative's
  * expression at its own j.  c: the chain built with the region's
  * representative innermost; c and c->out are left as they were. */
@@ -583,6 +821,10 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
   /* compared in the region's outer loop (the loops around it give live
    * values, the same for every store) */
   c->region_proof = true;
+  if (r->sum) {
+    ok = ok && sum_terms_alike(c, r, &root);
+    goto out;
+  }
   /* R's fast copy first: the reference */
   const ir_loop *order[KR_REGION_LOOPS];
   int no = 0;
@@ -614,11 +856,58 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
     ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
     c->peel_j = NULL;
   }
+out:;
   const char *why = c->reason;
   *c = keep;
   *c->out = out_keep;
+  if (!ok && r->sum) return kr_fail(c, why ? why : "vectorised integer reduction: its lanes add other terms than its remainder");
   if (!ok) return kr_fail(c, why ? why : "vector (SIMD) loop inside another loop: its parts store different values");
   return true;
+}
+
+/* Whether v is in the hsum tree of a sum region (the adds and shuffles
+ * from V's final accumulator to hsum, the phi of it) */
+static bool in_hsum(LLVMValueRef v, LLVMValueRef at, int depth) {
+  if (v == at) return true;
+  if (depth > 16 || !(is_op(at, LLVMAdd) || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
+    return false;
+  for (int k = 0; k < LLVMGetNumOperands(at); k++)
+    if (LLVMIsAInstruction(LLVMGetOperand(at, (unsigned)k)) && in_hsum(v, LLVMGetOperand(at, (unsigned)k), depth + 1))
+      return true;
+  return false;
+}
+
+bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
+  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
+  const ir_loop *root = c->chain[0];
+  if (b < 0 || !root->in_body[b] || !root->nchildren) return false;
+  /* the loop of the nest whose body (its loops aside) holds v, or whose
+   * child does */
+  const ir_loop *l = root;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->in_body[b] && l->children[k]->nchildren) {
+        l = l->children[k];
+        deeper = true;
+        break;
+      }
+  }
+  kr_region r;
+  const char *why = c->reason;
+  bool ok = kr_region_find(c, l, &r);
+  c->reason = why; /* no sum region: the nest's other reasons stand */
+  if (!ok || !r.sum) return false;
+  for (int k = 0; k < r.nloops; k++)
+    if (r.vector[k] && r.loops[k]->in_body[b]) {
+      LLVMValueRef latch, term, init;
+      /* V's accumulator and its add; the rest of V is read lane by lane */
+      return sum_acc(c, r.loops[k], &latch, &term, &init) == v || latch == v;
+    }
+  /* V's start, used by V's copies' phis only */
+  LLVMValueRef latch, term, init;
+  if (sum_acc(c, r.vec, &latch, &term, &init) && init == v) return true;
+  return in_hsum(v, r.hsum, 0);
 }
 
 /* Whether every use of v, followed through integer arithmetic, ends in a

@@ -384,8 +384,9 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
         continue;
       }
       c->region = keep;
-      c->slice = keep->stores;
-      c->nslice = keep->nstores;
+      /* a sum region stores nothing: the nest's stores are the kernel's */
+      c->slice = keep->sum ? NULL : keep->stores;
+      c->nslice = keep->sum ? 0 : keep->nstores;
       if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
       c->chain[c->depth++] = keep->rep;
       break;
