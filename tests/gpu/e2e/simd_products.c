@@ -5,12 +5,13 @@
  * is offloaded as the one product the plain -O2 build offloads
  * (kernels/kn_lanes_region.c): polybench's gemm with its `C *= beta` loop
  * (itself a vector loop and its remainder, the product's prologue), the
- * same without it, and in f64 (f64x2 lanes).  Sizes from argv (default
+ * same without it, and in f64 (f64x2 lanes); and an i32 row sum kept in
+ * i32x4 lanes (mv_i32, a matrix-vector product).  Sizes from argv (default
  * 64 x 48 x 40, multiples of 4: the peel and remainder do not run), then
- * odd ones (n = 4q + 3: the peel and the remainder run).  3 products, 2
- * calls each: 6 launches, as the plain build. */
+ * odd ones (n = 4q + 3: the peel and the remainder run).  4 products, 2
+ * calls each: 8 launches, as the plain build. */
 /* clang-flags: -O2 -msimd128 */
-/* expect-gpu-launches: 6 */
+/* expect-gpu-launches: 8 */
 #include "e2e.h"
 
 __attribute__((noinline)) void gemm_beta(int ni, int nj, int nk, float alpha, float beta, float *C, const float *A,
@@ -34,6 +35,28 @@ __attribute__((noinline)) void gemm_f64(int ni, int nj, int nk, double *C, const
       for (int j = 0; j < nj; j++) C[i * nj + j] += A[i * nk + k] * B[k * nj + j];
 }
 
+/* an i32 row sum: clang keeps it in i32x4 lanes, adds the lanes up after
+ * the vector loop and continues in a scalar remainder (a sum region,
+ * exact in any order: integer addition wraps); the plain build's
+ * matrix-vector product.  Its data overflows i32 on purpose. */
+__attribute__((noinline)) void mv_i32(int m, int k, const int32_t *w, const int32_t *x, int32_t *y) {
+  for (int i = 0; i < m; i++) {
+    int32_t s = 0;
+    for (int j = 0; j < k; j++) s += w[i * k + j] * x[j];
+    y[i] = s;
+  }
+}
+
+static void run_i32(int m, int k, uint32_t seed) {
+  int32_t *w = e2e_alloc((size_t)m * k * sizeof(int32_t)), *x = e2e_alloc((size_t)k * sizeof(int32_t));
+  int32_t *y = e2e_alloc((size_t)m * sizeof(int32_t));
+  for (int i = 0; i < m * k; i++) w[i] = (int32_t)e2e_next(&seed);
+  for (int i = 0; i < k; i++) x[i] = (int32_t)(e2e_next(&seed) >> 12);
+  mv_i32(m, k, w, x, y);
+  e2e_print_i32("mv_i32", y, (size_t)m);
+  free(w), free(x), free(y);
+}
+
 static void run(int ni, int nj, int nk, uint32_t seed) {
   float *A = e2e_alloc((size_t)ni * nk * sizeof(float)), *B = e2e_alloc((size_t)nk * nj * sizeof(float));
   float *C = e2e_alloc((size_t)ni * nj * sizeof(float)), *D = e2e_alloc((size_t)ni * nj * sizeof(float));
@@ -55,5 +78,7 @@ int main(int argc, char **argv) {
   int ni = e2e_arg(argc, argv, 1, 64), nj = e2e_arg(argc, argv, 2, 48), nk = e2e_arg(argc, argv, 3, 40);
   run(ni, nj, nk, 3);
   run(ni + 3, nj + 3, nk + 1, 5);
+  run_i32(ni * 4, nk * 8, 7);         /* k a multiple of 4: no remainder */
+  run_i32(ni * 4 + 1, nk * 8 + 3, 9); /* the remainder runs 3 times a row */
   return 0;
 }
