@@ -28,8 +28,9 @@
  * Only a single loop at the top of its function is read so, which only
  * the map recogniser (it reads every store) ever sees: a vector loop
  * inside another loop comes with a scalar remainder loop beside it (the
- * pair is one scalar loop), which the recogniser does not take as one
- * yet; alone, the vector loop would launch once per outer iteration. */
+ * pair is one scalar loop), which kn_lanes_region.c reads as one (also an
+ * integer row sum in lanes and its remainder: a sum region); alone, the
+ * vector loop would launch once per outer iteration. */
 #include <string.h>
 
 #include "kn_internal.h"

@@ -53,9 +53,18 @@
  *       launch.  Then V, which loads its lanes before storing them, and
  *       the order of the parts do not matter.
  *
+ * A sum region is the same shape around a row sum `s += f(j)` (an i32
+ * or i64 sum clang keeps in i32x4 or i64x2 lanes): V and R store nothing
+ * and add into accumulators, V's lanes are added up after V (block E) and
+ * R continues that sum; (e) in sum_shape proves that the sum after the
+ * region is, on every path, the scalar loop's (integer addition wraps and
+ * is associative and commutative, so the lanes' order does not matter),
+ * and kr_region_prove compares each lane's term with R's.  Float sums in
+ * lanes are no sum region (their order differs from the scalar loop's).
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
- * skips part of the range, a sum in lanes) is not a region: the nest is
- * refused with the reason kn_lanes.c gives. */
+ * skips part of the range, a float sum in lanes) is not a region: the
+ * nest is refused with the reason kn_lanes.c gives. */
 #include <string.h>
 
 #include "ir_pass.h"
