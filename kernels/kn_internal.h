@@ -166,6 +166,10 @@ int64_t kr_lane_offset(LLVMValueRef store, int lane);
 int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
+/* Whether vector instruction i is a link of i8 lanes widened to i16 lanes
+ * and multiplied there (a sext, shuffle, insertelement, mul or bitcast of
+ * i8/i16 lanes), which kr_lane_expr reads where i32 lanes are made of it. */
+bool kr_narrow_lane_link(LLVMValueRef i);
 /* kn_lanes_region.c: whether the loops of outer are a vector loop and its
  * scalar remainder implementing one scalar loop, proved as far as the
  * shape goes ((a), (b)); whether vector instruction v of the nest lies in

@@ -920,16 +920,22 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
 }
 
 /* Whether every use of v, followed through integer arithmetic, ends in a
- * branch's condition: a value that only steers. */
-static bool only_steers(LLVMValueRef v, int depth) {
+ * branch's condition or in the offset a trap reports (a phi of the trap's
+ * block): a value that only steers. */
+static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > 8) return false;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsABranchInst(user)) continue;
+    if (LLVMIsAPHINode(user)) {
+      int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(user));
+      if (b >= 0 && traps(c, b)) continue;
+      return false;
+    }
     switch (LLVMGetInstructionOpcode(user)) {
     case LLVMAdd: case LLVMSub: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMICmp:
     case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMSelect: case LLVMShl:
-      if (!only_steers(user, depth + 1)) return false;
+      if (!only_steers(c, user, depth + 1)) return false;
       break;
     default:
       return false;
@@ -943,7 +949,7 @@ static bool only_steers(LLVMValueRef v, int depth) {
  * pass's copy of V or R (proved alike, (c)) or to traps, which the
  * runtime's range check before a launch subsumes. */
 bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
-  if (!only_steers(ld, 0)) return false;
+  if (!only_steers(c, ld, 0)) return false;
   int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(ld));
   const ir_loop *l = c->chain[0];
   if (b < 0 || !l->in_body[b]) return false;
