@@ -232,9 +232,17 @@ static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int d
 }
 
 /* The skip's other form: cond is true only when n >= K, K >= L (`n >u
- * K - 1`, `n >s K - 1`, `n >=u K`, `n >=s K`). */
-static bool enters_from(LLVMValueRef cond, LLVMValueRef n, unsigned lanes) {
-  if (!cond || !LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 0) != n || !LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
+ * K - 1`, `n >s K - 1`, `n >=u K`, `n >=s K`), alone or and'ed (`and`,
+ * `select c, x, false`) with anything else (clang's alias check). */
+static bool enters_from(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
+  if (depth > 4 || !cond) return false;
+  if (is_op(cond, LLVMAnd))
+    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
+  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
+    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
+  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 0) != n || !LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
     return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
   int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
@@ -620,7 +628,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
    * when n > K - 1 (clang's form before a sum in lanes) */
   if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
   if (t == J && skips_below(cond, n, lanes, 0)) t = f;
-  else if (!(f == J && enters_from(cond, n, lanes))) return fail(c, REGION_FAIL);
+  else if (!(f == J && enters_from(cond, n, lanes, 0))) return fail(c, REGION_FAIL);
   if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
   int G = -1;

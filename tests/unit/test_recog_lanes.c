@@ -461,6 +461,43 @@ START_TEST(nested_int_sum) {
 }
 END_TEST
 
+/* an int8 ikj product whose j loop multiplies bytes widened to i16x8 and
+ * widens the products to i32x4 (narrow lanes, kn_lanes.c narrow_product):
+ * the plain build's int8 product */
+START_TEST(nested_i8_product) {
+  char plain[1024], simd[1024];
+  if (!product_of("qmm_ikj_i8", "", plain, sizeof plain) ||
+      !product_of("qmm_ikj_i8", "-msimd128", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+static bool narrow_mul(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(i))) == 16;
+}
+
+static LLVMValueRef as_narrow_add(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+}
+
+/* the i16 lanes add A + B where the remainder multiplies */
+static void narrow_adds(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, narrow_mul, as_narrow_add), 1); }
+
+START_TEST(neg_narrow_other_op) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "qmm_ikj_i8", "-msimd128", narrow_adds);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_MAP && !n->nest->nchildren), "nest %d taken", i);
+  }
+  release(&f);
+}
+END_TEST
+
 static bool vector_mul(LLVMValueRef i) {
   return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
 }
@@ -539,6 +576,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_region_skips_rows);
   tcase_add_test(tc, neg_nested_float_sum);
   tcase_add_test(tc, nested_int_sum);
+  tcase_add_test(tc, nested_i8_product);
+  tcase_add_test(tc, neg_narrow_other_op);
   tcase_add_test(tc, neg_sum_other_terms);
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
