@@ -49,6 +49,8 @@ typedef struct {
    * init + the sum of R's term over j in [0, count), modulo 2^width. */
   bool sum;
   LLVMValueRef result, init, hsum; /* hsum: V's lanes summed after V */
+  int copies;                     /* R's copies a trip: stores, or terms of a sum */
+  LLVMValueRef peel_sum;          /* a sum's value after the peel (D's phi), or NULL */
 } kr_region;
 
 typedef struct {

@@ -258,21 +258,40 @@ static bool fail(kr_ctx *c, const char *why) {
 
 #define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
 
-/* The phi of block b with these two incoming values (from any blocks). */
-static LLVMValueRef phi_of(const kr_ctx *c, int b, LLVMValueRef *ins, LLVMBasicBlockRef *from) {
-  LLVMValueRef phi = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
-  if (!phi || !LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2) return NULL;
-  for (unsigned i = 0; i < 2; i++) {
-    ins[i] = LLVMGetIncomingValue(phi, i);
-    from[i] = LLVMGetIncomingBlock(phi, i);
+/* The terms a sum adds to phi on its way to v, in the order added: v =
+ * add(add(phi, t0), t1) (operands of each add in either order, the inner
+ * add used once), at most KR_SUM_TERMS of them; 0 when v is no such chain. */
+#define KR_SUM_TERMS 2
+static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValueRef phi, LLVMValueRef *terms) {
+  LLVMValueRef back[KR_SUM_TERMS];
+  int n = 0;
+  while (v != phi) {
+    if (n == KR_SUM_TERMS || !is_op(v, LLVMAdd) || !ir_loop_defines(l, v, c->cfg)) return 0;
+    LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+    bool la = a == phi || (is_op(a, LLVMAdd) && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
+                           ir_loop_defines(l, a, c->cfg));
+    bool lb = b == phi || (is_op(b, LLVMAdd) && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
+                           ir_loop_defines(l, b, c->cfg));
+    if (la && lb) {
+      /* add(phi, x) with x itself an add: the phi's side is the chain */
+      if (a == phi) lb = false;
+      else if (b == phi) la = false;
+      else return 0;
+    }
+    if (!la && !lb) return 0;
+    back[n++] = la ? b : a;
+    v = la ? a : b;
   }
-  return phi;
+  for (int k = 0; k < n; k++) terms[k] = back[n - 1 - k];
+  return n;
 }
 
 /* The accumulator of a loop that stores nothing: its one header phi that
  * is no counter, of an integer type (i32 or i64, or lanes of them), whose
  * value from the latch is an integer `add` of the phi and a term (either
- * order), and from outside the loop *init.  NULL when there is none. */
+ * order; for R, up to two terms, an unrolled remainder: sum_chain), and
+ * from outside the loop *init; *term the first term.  NULL when there is
+ * none. */
 static LLVMValueRef sum_acc(const kr_ctx *c, const ir_loop *l, LLVMValueRef *latch, LLVMValueRef *term,
                             LLVMValueRef *init) {
   LLVMValueRef phi = NULL;
@@ -293,10 +312,11 @@ static LLVMValueRef sum_acc(const kr_ctx *c, const ir_loop *l, LLVMValueRef *lat
     if (LLVMGetIncomingBlock(phi, i) == lb) *latch = LLVMGetIncomingValue(phi, i);
     else if (!l->in_body[ir_cfg_index(c->cfg, LLVMGetIncomingBlock(phi, i))]) *init = LLVMGetIncomingValue(phi, i);
   }
-  if (!*latch || !*init || !is_op(*latch, LLVMAdd) || !ir_loop_defines(l, *latch, c->cfg)) return NULL;
-  LLVMValueRef a = LLVMGetOperand(*latch, 0), b = LLVMGetOperand(*latch, 1);
-  if ((a == phi) == (b == phi)) return NULL;
-  *term = a == phi ? b : a;
+  if (!*latch || !*init) return NULL;
+  LLVMValueRef terms[KR_SUM_TERMS];
+  int n = sum_chain(l, c, *latch, phi, terms);
+  if (n == 0 || (n > 1 && LLVMGetTypeKind(t) == LLVMVectorTypeKind)) return NULL;
+  *term = terms[0];
   return phi;
 }
 
@@ -354,7 +374,12 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
   LLVMValueRef ins[2], s = NULL, cond;
   *D_out = D;
   LLVMBasicBlockRef from[2];
-  if (phi_of(c, D, ins, from) != s1) return false;
+  /* (a sum's D also joins the accumulator: s' need not be its first phi) */
+  if (LLVMCountIncoming(s1) != 2) return false;
+  for (unsigned k = 0; k < 2; k++) {
+    ins[k] = LLVMGetIncomingValue(s1, k);
+    from[k] = LLVMGetIncomingBlock(s1, k);
+  }
   for (int k = 0; k < 2; k++) {
     LLVMValueRef v = ins[k];
     if ((is_op(v, LLVMOr) && is_const(LLVMGetOperand(v, 1), 1)) ||
@@ -387,7 +412,8 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
       if (outer->children[k]->in_body[b]) return false;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i)) {
-        if (r->peel) return false;
+        /* a sum's peel adds its term (sum_shape) and stores nothing */
+        if (r->peel || r->sum) return false;
         r->peel = i;
       }
     if (b == P_end) break;
@@ -402,8 +428,7 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
     if (next < 0) return false;
     b = next;
   }
-  if (!r->peel) return false;
-  return true;
+  return r->peel || r->sum;
 }
 
 #define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
@@ -460,8 +485,8 @@ static bool only_from(const kr_ctx *c, int b, int from) {
  * j), hsum from E (M == n) and R's sums from R's exits: on every path,
  * X0 + the terms of [0, n), each j once ((b)).  The terms themselves are
  * compared lane by lane with R's in kr_region_prove ((c)). */
-static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int done) {
-  LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL;
+static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D, int done) {
+  LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL, pd = NULL;
   for (int k = 0; k < r->nloops; k++) {
     LLVMValueRef latch, term, init;
     if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
@@ -483,6 +508,28 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int d
     x0 = LLVMGetOperand(vinit, 1);
   } else {
     return false;
+  }
+  /* with a peel (D >= 0): R starts at pd = phi(acc0 + the peel's term
+   * from P, acc0 from J) in D, the sum after j = s when n is odd */
+  if (D >= 0) {
+    pd = acc0;
+    acc0 = NULL;
+    if (!LLVMIsAPHINode(pd) || LLVMGetInstructionParent(pd) != c->cfg->blocks[D].bb || LLVMCountIncoming(pd) != 2)
+      return false;
+    LLVMValueRef added = NULL;
+    for (unsigned i = 0; i < 2; i++) {
+      LLVMValueRef v = LLVMGetIncomingValue(pd, i);
+      if (ir_cfg_index(c->cfg, LLVMGetIncomingBlock(pd, i)) == J) acc0 = v;
+      else added = v;
+    }
+    LLVMValueRef tp[KR_SUM_TERMS];
+    if (!acc0 || !added || sum_chain(r->outer, c, added, acc0, tp) != 1 || !ir_loop_defines(r->outer, added, c->cfg))
+      return false;
+    /* the add made in P (it is not J's or D's) */
+    int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(added));
+    if (at == J || at == D) return false;
+    r->peel = tp[0];
+    r->peel_sum = pd;
   }
   /* acc0 = phi(hsum from E, X0 from S) in J */
   if (!LLVMIsAPHINode(acc0) || LLVMGetInstructionParent(acc0) != c->cfg->blocks[J].bb ||
@@ -532,6 +579,7 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int d
     LLVMValueRef v = LLVMGetIncomingValue(res, i);
     if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1 && ir_cfg_index(c->cfg, LLVMGetInstructionParent(v)) == b)
       v = LLVMGetIncomingValue(v, 0); /* LCSSA */
+    if (pd && v == pd && only_from(c, b, D)) continue; /* s == n - 1 after the peel */
     if (b == E ? v != hsum : only_from(c, b, G) ? v != x0 : !latch_of(c, r, v, false)) return false;
     from_r += b != E && !only_from(c, b, G);
   }
@@ -559,8 +607,14 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
   }
   if (!lanes) return fail(c, REGION_FAIL);
-  /* copies a trip of R: one term for a sum (its remainder not unrolled) */
-  int U = r->sum ? 1 : r->nstores;
+  /* copies a trip of R: its stores, or for a sum the terms it adds */
+  int U = r->nstores;
+  if (r->sum) {
+    LLVMValueRef rt[KR_SUM_TERMS], phi = sum_acc(c, r->rep, &latch, &term, &init);
+    U = phi ? sum_chain(r->rep, c, latch, phi, rt) : 0;
+    if (!U) return fail(c, REGION_FAIL);
+  }
+  r->copies = U;
   M = NULL;
   for (int k = 0; k < r->nloops; k++)
     if (r->vector[k]) {
@@ -607,7 +661,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
     return fail(c, REGION_FAIL);
   int R_entry = J;
-  if (r->peel) {
+  if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
     if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
@@ -655,7 +709,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
   }
   r->lanes = lanes;
-  if (r->sum && !sum_shape(c, r, G, E, S, J, done)) return fail(c, SUM_FAIL);
+  if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, done)) return fail(c, SUM_FAIL);
   c->reason = why;
   r->done = done;
   r->count = n;
@@ -812,16 +866,34 @@ static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane,
  * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
  * each copy of R adds that term; the reference is R's fast copy's. */
 static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
-  LLVMValueRef latch, term, init;
-  if (!sum_acc(c, r->rep, &latch, &term, &init) || (*root = term_nodes(c, r->rep, term, -1, 1, 0)) < 0) return false;
+  LLVMValueRef latch, term, init, phi, terms[KR_SUM_TERMS];
+  int U = r->copies;
+  if (!(phi = sum_acc(c, r->rep, &latch, &term, &init)) || sum_chain(r->rep, c, latch, phi, terms) != U ||
+      (*root = term_nodes(c, r->rep, terms[0], -1, U, 0)) < 0)
+    return false;
   for (int k = 0; k < r->nloops; k++) {
-    if (r->loops[k] == r->rep) continue;
-    if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
-    for (int lane = 0; lane < (r->vector[k] ? (int)r->lanes : 1); lane++) {
-      int32_t at = r->vector[k] ? term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane)
-                                : term_nodes(c, r->loops[k], term, -1, 1, 0);
+    if (!(phi = sum_acc(c, r->loops[k], &latch, &term, &init))) return false;
+    if (r->vector[k]) {
+      for (int lane = 0; lane < (int)r->lanes; lane++) {
+        int32_t at = term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane);
+        if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+      }
+      continue;
+    }
+    /* R's copy u adds the term of j = s' + U t + u, in that order */
+    if (sum_chain(r->loops[k], c, latch, phi, terms) != U) return false;
+    for (int u = 0; u < U; u++) {
+      if (r->loops[k] == r->rep && u == 0) continue;
+      int32_t at = term_nodes(c, r->loops[k], terms[u], -1, U, u);
       if (at < 0 || !same_tree(c, *root, at, 0)) return false;
     }
+  }
+  /* the peel's term at j = s */
+  if (r->peel) {
+    c->peel_j = r;
+    int32_t at = term_nodes(c, r->rep, r->peel, -1, 1, 0);
+    c->peel_j = NULL;
+    if (at < 0 || !same_tree(c, *root, at, 0)) return false;
   }
   return true;
 }
@@ -931,7 +1003,9 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
  * branch's condition or in the offset a trap reports (a phi of the trap's
  * block): a value that only steers. */
 static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
-  if (depth > 8) return false;
+  /* (the bounds pass's tests of a remainder after a peel are and'ed i128
+   * sums: up to about a dozen links from the load to the branch) */
+  if (depth > 16) return false;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsABranchInst(user)) continue;
@@ -963,12 +1037,23 @@ bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
   if (b < 0 || !l->in_body[b]) return false;
   for (bool deeper = true; deeper;) {
     deeper = false;
+    int nested = 0;
+    const ir_loop *only = NULL;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->nchildren) nested++, only = l->children[k];
     for (int k = 0; k < l->nchildren; k++)
       if (l->children[k]->in_body[b] && l->children[k]->nchildren) {
         l = l->children[k];
         deeper = true;
         break;
       }
+    /* hoisted out of the loop holding the region (LICM moves the size
+     * read of a region's bounds test to the loop around): the one nest
+     * of l, when l holds no region itself */
+    if (!deeper && nested == 1 && l->nchildren == 1) {
+      l = only;
+      deeper = true;
+    }
   }
   kr_region r;
   const char *why = c->reason;

@@ -613,7 +613,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
    * stands for, from the lanes' start */
   const kr_region *sr = c->region && c->region->sum && c->region->rep == c->chain[c->depth - 1] ? c->region : NULL;
   if (sr) {
-    if (ms || reloaded || v != sr->result || nterms != 1) return kr_fail(c, "stores something other than the sum");
+    if (ms || reloaded || v != sr->result || nterms != sr->copies) return kr_fail(c, "stores something other than the sum");
     init = sr->init;
   } else if (ms ? v != latch || nterms != 1 : v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
     return kr_fail(c, "stores something other than the sum");

@@ -474,6 +474,19 @@ START_TEST(nested_i8_product) {
 }
 END_TEST
 
+/* an int8 row sum in lanes (narrow lanes in a sum region), its remainder
+ * unrolled by 2 after a peeled iteration that adds to the sum: the plain
+ * build's int8 matrix-vector product, whose k count is the argument n */
+START_TEST(nested_i8_sum) {
+  char plain[1024], simd[1024];
+  if (!product_of("rows_dot_i8", "", plain, sizeof plain) ||
+      !product_of("rows_dot_i8", "-msimd128", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
 static bool narrow_mul(LLVMValueRef i) {
   return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind &&
          LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(i))) == 16;
@@ -493,6 +506,20 @@ START_TEST(neg_narrow_other_op) {
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
     ck_assert_msg(!n->ok || (n->desc.kind == KN_MAP && !n->nest->nchildren), "nest %d taken", i);
+  }
+  release(&f);
+}
+END_TEST
+
+/* the same in the int8 row sum: no product (the remainder alone stays a
+ * reduce) */
+START_TEST(neg_narrow_sum_other_op) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "rows_dot_i8", "-msimd128", narrow_adds);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_REDUCE && !n->nest->nchildren), "nest %d taken", i);
   }
   release(&f);
 }
@@ -578,6 +605,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, nested_int_sum);
   tcase_add_test(tc, nested_i8_product);
   tcase_add_test(tc, neg_narrow_other_op);
+  tcase_add_test(tc, nested_i8_sum);
+  tcase_add_test(tc, neg_narrow_sum_other_op);
   tcase_add_test(tc, neg_sum_other_terms);
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
