@@ -7,12 +7,12 @@
  * (itself a vector loop and its remainder, the product's prologue), the
  * same without it, and in f64 (f64x2 lanes); an i32 row sum kept in
  * i32x4 lanes (mv_i32, a matrix-vector product); an int8 ikj product in
- * narrow lanes (qmm_ikj).  Sizes from argv (default
+ * narrow lanes (qmm_ikj); an int8 row sum in narrow lanes (mv_i8).  Sizes from argv (default
  * 64 x 48 x 40, multiples of 4: the peel and remainder do not run), then
- * odd ones (n = 4q + 3: the peel and the remainder run).  5 products, 2
- * calls each: 10 launches, as the plain build. */
+ * odd ones (n = 4q + 3: the peel and the remainder run).  6 products, 2
+ * calls each: 12 launches, as the plain build. */
 /* clang-flags: -O2 -msimd128 */
-/* expect-gpu-launches: 10 */
+/* expect-gpu-launches: 12 */
 #include "e2e.h"
 
 __attribute__((noinline)) void gemm_beta(int ni, int nj, int nk, float alpha, float beta, float *C, const float *A,
@@ -70,6 +70,27 @@ static void run_i8(int ni, int nj, int nk, uint32_t seed) {
   free(A), free(B), free(C);
 }
 
+/* an int8 row sum: bytes widened and multiplied in i16x8 lanes, the
+ * products widened and summed in i32x4 lanes (a sum region of narrow
+ * lanes); the plain build's int8 matrix-vector product */
+__attribute__((noinline)) void mv_i8(int m, int k, const signed char *w, const signed char *x, int32_t *y) {
+  for (int i = 0; i < m; i++) {
+    int32_t s = 0;
+    for (int j = 0; j < k; j++) s += w[i * k + j] * x[j];
+    y[i] = s;
+  }
+}
+
+static void run_mv_i8(int m, int k, uint32_t seed) {
+  signed char *w = e2e_alloc((size_t)m * k), *x = e2e_alloc((size_t)k);
+  int32_t *y = e2e_alloc((size_t)m * sizeof(int32_t));
+  for (int i = 0; i < m * k; i++) w[i] = (signed char)(e2e_next(&seed) >> 24);
+  for (int i = 0; i < k; i++) x[i] = (signed char)(e2e_next(&seed) >> 24);
+  mv_i8(m, k, w, x, y);
+  e2e_print_i32("mv_i8", y, (size_t)m);
+  free(w), free(x), free(y);
+}
+
 static void run_i32(int m, int k, uint32_t seed) {
   int32_t *w = e2e_alloc((size_t)m * k * sizeof(int32_t)), *x = e2e_alloc((size_t)k * sizeof(int32_t));
   int32_t *y = e2e_alloc((size_t)m * sizeof(int32_t));
@@ -105,5 +126,7 @@ int main(int argc, char **argv) {
   run_i32(ni * 4 + 1, nk * 8 + 3, 9); /* the remainder runs 3 times a row */
   run_i8(ni, nj, nk, 11);
   run_i8(ni + 3, nj + 3, nk + 1, 13); /* the peel and the remainder run */
+  run_mv_i8(ni * 4, nk * 8, 15);
+  run_mv_i8(ni * 4 + 1, nk * 8 + 3, 17); /* the remainder runs 3 times a row */
   return 0;
 }
