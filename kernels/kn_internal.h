@@ -44,6 +44,13 @@ typedef struct {
   const ir_loop *inner;           /* a loop nest of outer beside the region, after
                                    * it (the region is then a prologue), or NULL */
   int done;                       /* the block every path of the region reaches */
+  /* A sum region (an integer row sum in lanes, kn_lanes_region.c): V and
+   * R store nothing and add into accumulators; result, a phi of done, is
+   * init + the sum of R's term over j in [0, count), modulo 2^width. */
+  bool sum;
+  LLVMValueRef result, init, hsum; /* hsum: V's lanes summed after V */
+  int copies;                     /* R's copies a trip: stores, or terms of a sum */
+  LLVMValueRef peel_sum;          /* a sum's value after the peel (D's phi), or NULL */
 } kr_region;
 
 typedef struct {
@@ -161,6 +168,10 @@ int64_t kr_lane_offset(LLVMValueRef store, int lane);
 int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
+/* Whether vector instruction i is a link of i8 lanes widened to i16 lanes
+ * and multiplied there (a sext, shuffle, insertelement, mul or bitcast of
+ * i8/i16 lanes), which kr_lane_expr reads where i32 lanes are made of it. */
+bool kr_narrow_lane_link(LLVMValueRef i);
 /* kn_lanes_region.c: whether the loops of outer are a vector loop and its
  * scalar remainder implementing one scalar loop, proved as far as the
  * shape goes ((a), (b)); whether vector instruction v of the nest lies in
@@ -168,6 +179,9 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
+/* Whether vector value v is part of a sum region's lanes (V's
+ * accumulator, its start, its lanes summed after V) of the nest. */
+bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v);
 bool kr_region_prove(kr_ctx *c, const kr_region *r);
 /* The region r (prologue) runs before loop l on each iteration. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);

@@ -28,8 +28,9 @@
  * Only a single loop at the top of its function is read so, which only
  * the map recogniser (it reads every store) ever sees: a vector loop
  * inside another loop comes with a scalar remainder loop beside it (the
- * pair is one scalar loop), which the recogniser does not take as one
- * yet; alone, the vector loop would launch once per outer iteration. */
+ * pair is one scalar loop), which kn_lanes_region.c reads as one (also an
+ * integer row sum in lanes and its remainder: a sum region); alone, the
+ * vector loop would launch once per outer iteration. */
 #include <string.h>
 
 #include "kn_internal.h"
@@ -69,6 +70,8 @@ int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max) {
   }
   return m;
 }
+
+static bool is_zero_index(LLVMValueRef v) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0; }
 
 static bool float_lanes(LLVMTypeRef t) {
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
@@ -128,12 +131,12 @@ static const char *reduction_reason(const kr_ctx *c, LLVMValueRef phi) {
 
 /* A vector phi anywhere in the nest, or NULL: the reason a nest holding a
  * vectorised reduction gives, before any other about its vector code. */
-static LLVMValueRef vector_phi(const kr_ctx *c) {
+static LLVMValueRef vector_phi(kr_ctx *c) {
   const ir_loop *l = c->chain[0];
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
          i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return i;
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i)) return i;
   return NULL;
 }
 
@@ -155,6 +158,9 @@ static LLVMValueRef inserted_load(const kr_ctx *c, LLVMValueRef v, int lane) {
 }
 
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
+  /* an integer sum in lanes with its scalar remainder, proved one sum
+   * (kn_lanes_region.c): its accumulator and the lanes added up after it */
+  if (kr_region_sum_ok(c, i)) return true;
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
   /* in a vector loop read with its remainder as one scalar loop
@@ -167,6 +173,9 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   /* one loop: only the map recogniser, which reads every store, sees it */
   if (c->chain[0]->nchildren && !region)
     return kr_fail(c, "vector (SIMD) operations in a loop nest: not recognised yet");
+  /* i8 lanes widened and multiplied in i16 lanes: read lane by lane
+   * (narrow_product) where the i32 lanes they make are read */
+  if (region && kr_narrow_lane_link(i)) return true;
   LLVMTypeRef t = LLVMTypeOf(i);
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
@@ -208,6 +217,101 @@ static int32_t lane_constant(kr_ctx *c, LLVMValueRef v, int lane) {
   return kr_expr(c, e);
 }
 
+/* Narrow lanes (i8 widened to i16x8 and multiplied there, then widened to
+ * i32x4: clang's i8 products at -msimd128).  The i8 value in lane `lane`
+ * of vector x, as its scalar extended to i32: a byte of a v128 load, a
+ * byte of a 4-byte load put in lane 0 and read as i8x16
+ * (`v128.load32_zero`), a splat of a scalar i8 load, through shuffles. */
+static int32_t byte_lane(kr_ctx *c, LLVMValueRef x, int lane, bool sign, int depth) {
+  LLVMTypeRef vt = LLVMTypeOf(x);
+  if (depth > 8 || LLVMGetTypeKind(vt) != LLVMVectorTypeKind || LLVMGetIntTypeWidth(LLVMGetElementType(vt)) != 8 ||
+      lane < 0 || lane >= (int)LLVMGetVectorSize(vt))
+    return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet"), -1;
+  if (LLVMIsAShuffleVectorInst(x)) {
+    int k = LLVMGetMaskValue(x, (unsigned)lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
+    if (k == LLVMGetUndefMaskElem() || k < 0) return kr_fail(c, "undefined vector lane"), -1;
+    return byte_lane(c, LLVMGetOperand(x, k < w ? 0 : 1), k % w, sign, depth + 1);
+  }
+  if (LLVMIsAInsertElementInst(x)) {
+    LLVMValueRef idx = LLVMGetOperand(x, 2), s = LLVMGetOperand(x, 1);
+    if (!LLVMIsAConstantInt(idx)) return kr_fail(c, "vector lane chosen at run time"), -1;
+    if ((int)LLVMConstIntGetZExtValue(idx) != lane) return byte_lane(c, LLVMGetOperand(x, 0), lane, sign, depth + 1);
+    if (!kr_is_mem_load(c, s)) return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet"), -1;
+    return kr_load(c, s, KN_I32, sign);
+  }
+  if (kr_is_mem_load(c, x)) {
+    if (!ir_loop_defines(c->chain[c->depth - 1], x, c->cfg))
+      return kr_fail(c, "a vector value computed before the loop"), -1;
+    return lane_load(c, x, vt, lane, KN_I32, sign);
+  }
+  /* the bytes of a scalar load in lane 0 of a wider vector */
+  if (LLVMIsABitCastInst(x)) {
+    LLVMValueRef ins = LLVMGetOperand(x, 0);
+    LLVMTypeRef it = LLVMTypeOf(ins);
+    if (!LLVMIsAInsertElementInst(ins) || LLVMGetTypeKind(it) != LLVMVectorTypeKind ||
+        !is_zero_index(LLVMGetOperand(ins, 2)) || !kr_is_mem_load(c, LLVMGetOperand(ins, 1)))
+      return kr_fail(c, "vector (SIMD) lanes moved between shapes: not recognised"), -1;
+    LLVMValueRef ld = LLVMGetOperand(ins, 1);
+    int64_t bytes = (int64_t)LLVMABISizeOfType(c->td, LLVMTypeOf(ld));
+    if (lane >= bytes) return kr_fail(c, "undefined vector lane"), -1;
+    if (!ir_loop_defines(c->chain[c->depth - 1], ld, c->cfg))
+      return kr_fail(c, "a vector value computed before the loop"), -1;
+    kr_affine a = kr_address(c, LLVMGetOperand(ld, 0));
+    if (!a.ok) return kr_fail(c, "non-affine address"), -1;
+    a.c += lane;
+    return kr_load_at(c, &a, KN_I8, KN_I32, sign);
+  }
+  return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet"), -1;
+}
+
+/* v = sext (i16 lanes -> i32 lanes) of (shuffles of) `mul <N x i16>` of
+ * two sext (i8 lanes -> i16 lanes): each i16 product of two i8 values is
+ * exact (|x y| <= 2^14 < 2^15), so its sign extension is the i32 product
+ * of the i8 values sign-extended to i32, the scalar loop's `mul i32`
+ * (sext a, sext b).  -2 when v has not that shape. */
+static int32_t narrow_product(kr_ctx *c, LLVMValueRef v, int lane) {
+  LLVMValueRef x = LLVMGetOperand(v, 0);
+  if (LLVMGetInstructionOpcode(v) != LLVMSExt || LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMVectorTypeKind ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(x))) != 16 ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) != 32)
+    return -2;
+  for (int n = 0; n < 4 && LLVMIsAShuffleVectorInst(x); n++) {
+    int k = LLVMGetMaskValue(x, (unsigned)lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
+    if (k == LLVMGetUndefMaskElem() || k < 0) return -2;
+    x = LLVMGetOperand(x, k < w ? 0 : 1);
+    lane = k % w;
+  }
+  if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMMul) return -2;
+  int32_t f[2];
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef e = LLVMGetOperand(x, k);
+    if (!LLVMIsAInstruction(e) || LLVMGetInstructionOpcode(e) != LLVMSExt ||
+        LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(e, 0)))) != 8)
+      return -2;
+    if ((f[k] = byte_lane(c, LLVMGetOperand(e, 0), lane, true, 0)) < 0) return -1;
+  }
+  return kr_push(c, kr_node(KN_E_MUL, KN_I32, f[0], f[1], -1));
+}
+
+bool kr_narrow_lane_link(LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind)
+    return false;
+  unsigned w = LLVMGetIntTypeWidth(LLVMGetElementType(t));
+  switch (LLVMGetInstructionOpcode(i)) {
+  case LLVMSExt:
+  case LLVMShuffleVector:
+  case LLVMInsertElement:
+    return w == 8 || w == 16;
+  case LLVMMul:
+    return w == 16;
+  case LLVMBitCast:
+    return w == 8;
+  default:
+    return false;
+  }
+}
+
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   if (!c->in_lanes) return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
   LLVMTypeRef vt = LLVMTypeOf(v);
@@ -240,6 +344,7 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   case LLVMSExt:
   case LLVMZExt: {
     LLVMValueRef x = LLVMGetOperand(v, 0);
+    if ((r = narrow_product(c, v, lane)) != -2) return r;
     if (kr_is_mem_load(c, x)) return lane_load(c, x, LLVMTypeOf(x), lane, t, op == LLVMSExt);
     return kr_instruction(c, v, t);
   }

@@ -53,9 +53,18 @@
  *       launch.  Then V, which loads its lanes before storing them, and
  *       the order of the parts do not matter.
  *
+ * A sum region is the same shape around a row sum `s += f(j)` (an i32
+ * or i64 sum clang keeps in i32x4 or i64x2 lanes): V and R store nothing
+ * and add into accumulators, V's lanes are added up after V (block E) and
+ * R continues that sum; (e) in sum_shape proves that the sum after the
+ * region is, on every path, the scalar loop's (integer addition wraps and
+ * is associative and commutative, so the lanes' order does not matter),
+ * and kr_region_prove compares each lane's term with R's.  Float sums in
+ * lanes are no sum region (their order differs from the scalar loop's).
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
- * skips part of the range, a sum in lanes) is not a region: the nest is
- * refused with the reason kn_lanes.c gives. */
+ * skips part of the range, a float sum in lanes) is not a region: the
+ * nest is refused with the reason kn_lanes.c gives. */
 #include <string.h>
 
 #include "ir_pass.h"
@@ -222,6 +231,26 @@ static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int d
   return false;
 }
 
+/* The skip's other form: cond is true only when n >= K, K >= L (`n >u
+ * K - 1`, `n >s K - 1`, `n >=u K`, `n >=s K`), alone or and'ed (`and`,
+ * `select c, x, false`) with anything else (clang's alias check). */
+static bool enters_from(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
+  if (depth > 4 || !cond) return false;
+  if (is_op(cond, LLVMAnd))
+    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
+  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
+    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
+           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
+  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 0) != n || !LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
+    return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
+  if (p == LLVMIntUGT || p == LLVMIntSGT) return k >= 0 && k + 1 >= (int64_t)lanes;
+  if (p == LLVMIntUGE || p == LLVMIntSGE) return k >= (int64_t)lanes;
+  return false;
+}
+
 static bool fail(kr_ctx *c, const char *why) {
   c->reason = why;
   return false;
@@ -229,14 +258,65 @@ static bool fail(kr_ctx *c, const char *why) {
 
 #define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
 
-/* The phi of block b with these two incoming values (from any blocks). */
-static LLVMValueRef phi_of(const kr_ctx *c, int b, LLVMValueRef *ins, LLVMBasicBlockRef *from) {
-  LLVMValueRef phi = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
-  if (!phi || !LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2) return NULL;
-  for (unsigned i = 0; i < 2; i++) {
-    ins[i] = LLVMGetIncomingValue(phi, i);
-    from[i] = LLVMGetIncomingBlock(phi, i);
+/* The terms a sum adds to phi on its way to v, in the order added: v =
+ * add(add(phi, t0), t1) (operands of each add in either order, the inner
+ * add used once), at most KR_SUM_TERMS of them; 0 when v is no such chain. */
+#define KR_SUM_TERMS 2
+static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValueRef phi, LLVMValueRef *terms) {
+  LLVMValueRef back[KR_SUM_TERMS];
+  int n = 0;
+  while (v != phi) {
+    if (n == KR_SUM_TERMS || !is_op(v, LLVMAdd) || !ir_loop_defines(l, v, c->cfg)) return 0;
+    LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+    bool la = a == phi || (is_op(a, LLVMAdd) && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
+                           ir_loop_defines(l, a, c->cfg));
+    bool lb = b == phi || (is_op(b, LLVMAdd) && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
+                           ir_loop_defines(l, b, c->cfg));
+    if (la && lb) {
+      /* add(phi, x) with x itself an add: the phi's side is the chain */
+      if (a == phi) lb = false;
+      else if (b == phi) la = false;
+      else return 0;
+    }
+    if (!la && !lb) return 0;
+    back[n++] = la ? b : a;
+    v = la ? a : b;
   }
+  for (int k = 0; k < n; k++) terms[k] = back[n - 1 - k];
+  return n;
+}
+
+/* The accumulator of a loop that stores nothing: its one header phi that
+ * is no counter, of an integer type (i32 or i64, or lanes of them), whose
+ * value from the latch is an integer `add` of the phi and a term (either
+ * order; for R, up to two terms, an unrolled remainder: sum_chain), and
+ * from outside the loop *init; *term the first term.  NULL when there is
+ * none. */
+static LLVMValueRef sum_acc(const kr_ctx *c, const ir_loop *l, LLVMValueRef *latch, LLVMValueRef *term,
+                            LLVMValueRef *init) {
+  LLVMValueRef phi = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[l->header].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p)) {
+    if (ir_iv_of(l, p)) continue;
+    if (phi) return NULL;
+    phi = p;
+  }
+  if (!phi || LLVMCountIncoming(phi) != 2) return NULL;
+  LLVMTypeRef t = LLVMTypeOf(phi), e = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+  if (LLVMGetTypeKind(e) != LLVMIntegerTypeKind || (LLVMGetIntTypeWidth(e) != 32 && LLVMGetIntTypeWidth(e) != 64))
+    return NULL;
+  if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t)) return NULL;
+  LLVMBasicBlockRef lb = c->cfg->blocks[l->latches[0]].bb;
+  *latch = *init = NULL;
+  for (unsigned i = 0; i < 2; i++) {
+    if (LLVMGetIncomingBlock(phi, i) == lb) *latch = LLVMGetIncomingValue(phi, i);
+    else if (!l->in_body[ir_cfg_index(c->cfg, LLVMGetIncomingBlock(phi, i))]) *init = LLVMGetIncomingValue(phi, i);
+  }
+  if (!*latch || !*init) return NULL;
+  LLVMValueRef terms[KR_SUM_TERMS];
+  int n = sum_chain(l, c, *latch, phi, terms);
+  if (n == 0 || (n > 1 && LLVMGetTypeKind(t) == LLVMVectorTypeKind)) return NULL;
+  *term = terms[0];
   return phi;
 }
 
@@ -255,8 +335,15 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     LLVMValueRef st[KR_REGION_STORES];
     bool vector;
     int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
-    LLVMValueRef id = wasm_loop(c, l);
-    if (l->nlatches != 1 || n <= 0 || !id || r->nloops == KR_REGION_LOOPS) return false;
+    LLVMValueRef id = wasm_loop(c, l), latch, term, init, acc = NULL;
+    if (n == 0 && l->nlatches == 1) {
+      /* a sum region's loop: an accumulator, in lanes for V */
+      acc = sum_acc(c, l, &latch, &term, &init);
+      vector = acc && LLVMGetTypeKind(LLVMTypeOf(acc)) == LLVMVectorTypeKind;
+    }
+    if (r->nloops && r->sum != (acc != NULL)) return false;
+    r->sum = acc != NULL;
+    if (l->nlatches != 1 || (n <= 0 && !acc) || !id || r->nloops == KR_REGION_LOOPS) return false;
     LLVMValueRef *want = vector ? &vid : &rid;
     if (*want && *want != id) return false;
     *want = id;
@@ -287,7 +374,12 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
   LLVMValueRef ins[2], s = NULL, cond;
   *D_out = D;
   LLVMBasicBlockRef from[2];
-  if (phi_of(c, D, ins, from) != s1) return false;
+  /* (a sum's D also joins the accumulator: s' need not be its first phi) */
+  if (LLVMCountIncoming(s1) != 2) return false;
+  for (unsigned k = 0; k < 2; k++) {
+    ins[k] = LLVMGetIncomingValue(s1, k);
+    from[k] = LLVMGetIncomingBlock(s1, k);
+  }
   for (int k = 0; k < 2; k++) {
     LLVMValueRef v = ins[k];
     if ((is_op(v, LLVMOr) && is_const(LLVMGetOperand(v, 1), 1)) ||
@@ -320,7 +412,8 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
       if (outer->children[k]->in_body[b]) return false;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[b].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i)) {
-        if (r->peel) return false;
+        /* a sum's peel adds its term (sum_shape) and stores nothing */
+        if (r->peel || r->sum) return false;
         r->peel = i;
       }
     if (b == P_end) break;
@@ -335,7 +428,165 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
     if (next < 0) return false;
     b = next;
   }
-  if (!r->peel) return false;
+  return r->peel || r->sum;
+}
+
+#define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
+
+/* Adds to counts[] how many times each lane of V's final accumulator (the
+ * phi x of block E joining the latch values of V's copies) is summed into
+ * lane `lane` of v: v an integer `add` of vectors, a shuffle, or x. */
+static bool lane_counts(const kr_ctx *c, const kr_region *r, LLVMValueRef v, unsigned lane, LLVMValueRef x,
+                        int *counts, int depth) {
+  if (depth > 16 || !v || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind ||
+      LLVMTypeOf(v) != LLVMTypeOf(x) || lane >= r->lanes)
+    return false;
+  if (v == x) return ++counts[lane], true;
+  if (is_op(v, LLVMAdd))
+    return lane_counts(c, r, LLVMGetOperand(v, 0), lane, x, counts, depth + 1) &&
+           lane_counts(c, r, LLVMGetOperand(v, 1), lane, x, counts, depth + 1);
+  if (is_op(v, LLVMShuffleVector)) {
+    int k = LLVMGetMaskValue(v, lane);
+    if (k == LLVMGetUndefMaskElem() || k < 0) return false;
+    unsigned w = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(v, 0)));
+    return lane_counts(c, r, LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, depth + 1);
+  }
+  return false;
+}
+
+/* The latch value of one of V's copies (vector) or R's copies. */
+static bool latch_of(const kr_ctx *c, const kr_region *r, LLVMValueRef v, bool vector) {
+  for (int k = 0; k < r->nloops; k++) {
+    LLVMValueRef latch, term, init;
+    if (r->vector[k] == vector && sum_acc(c, r->loops[k], &latch, &term, &init) && latch == v) return true;
+  }
+  return false;
+}
+
+/* Whether block b is reached only from block from (through blocks of one
+ * predecessor each). */
+static bool only_from(const kr_ctx *c, int b, int from) {
+  for (int n = 0; n < 8; n++) {
+    if (b == from) return true;
+    if (c->cfg->blocks[b].npreds != 1) return false;
+    b = c->cfg->blocks[b].preds[0];
+  }
+  return false;
+}
+
+/* (e), a sum region: V adds, in lanes, a term per j of [0, M) to an
+ * accumulator whose lanes start summing to X0 (a zero vector and X0 = 0,
+ * or X0 put in one lane of zeros); after V (block E) the lanes are added
+ * up, each exactly once (lane_counts): hsum = X0 + the terms of [0, M),
+ * modulo 2^w whatever the order, since integer addition wraps and is
+ * associative and commutative.  J starts R's accumulator (every copy's)
+ * at acc0 = phi(hsum from E, X0 from the skip S): R adds the terms of
+ * [s, n) one a trip.  The done block's phi gives X0 from the guard G (no
+ * j), hsum from E (M == n) and R's sums from R's exits: on every path,
+ * X0 + the terms of [0, n), each j once ((b)).  The terms themselves are
+ * compared lane by lane with R's in kr_region_prove ((c)). */
+static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D, int done) {
+  LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL, pd = NULL;
+  for (int k = 0; k < r->nloops; k++) {
+    LLVMValueRef latch, term, init;
+    if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
+    LLVMValueRef *want = r->vector[k] ? &vinit : &acc0;
+    if (*want && *want != init) return false;
+    *want = init;
+  }
+  /* V's start: lanes summing to X0 */
+  if (!vinit || !acc0) return false;
+  if (LLVMIsAConstant(vinit) && LLVMIsNull(vinit)) {
+    x0 = LLVMConstNull(LLVMGetElementType(LLVMTypeOf(vinit)));
+  } else if (LLVMIsAInsertElementInst(vinit) && LLVMIsAConstantInt(LLVMGetOperand(vinit, 2)) &&
+             LLVMIsAConstant(LLVMGetOperand(vinit, 0))) {
+    unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(vinit, 2));
+    for (unsigned l = 0; l < r->lanes; l++) {
+      LLVMValueRef e = LLVMGetAggregateElement(LLVMGetOperand(vinit, 0), l);
+      if (l != at && !(e && LLVMIsAConstantInt(e) && LLVMConstIntGetZExtValue(e) == 0)) return false;
+    }
+    x0 = LLVMGetOperand(vinit, 1);
+  } else {
+    return false;
+  }
+  /* with a peel (D >= 0): R starts at pd = phi(acc0 + the peel's term
+   * from P, acc0 from J) in D, the sum after j = s when n is odd */
+  if (D >= 0) {
+    pd = acc0;
+    acc0 = NULL;
+    if (!LLVMIsAPHINode(pd) || LLVMGetInstructionParent(pd) != c->cfg->blocks[D].bb || LLVMCountIncoming(pd) != 2)
+      return false;
+    LLVMValueRef added = NULL;
+    for (unsigned i = 0; i < 2; i++) {
+      LLVMValueRef v = LLVMGetIncomingValue(pd, i);
+      if (ir_cfg_index(c->cfg, LLVMGetIncomingBlock(pd, i)) == J) acc0 = v;
+      else added = v;
+    }
+    LLVMValueRef tp[KR_SUM_TERMS];
+    if (!acc0 || !added || sum_chain(r->outer, c, added, acc0, tp) != 1 || !ir_loop_defines(r->outer, added, c->cfg))
+      return false;
+    /* the add made in P (it is not J's or D's) */
+    int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(added));
+    if (at == J || at == D) return false;
+    r->peel = tp[0];
+    r->peel_sum = pd;
+  }
+  /* acc0 = phi(hsum from E, X0 from S) in J */
+  if (!LLVMIsAPHINode(acc0) || LLVMGetInstructionParent(acc0) != c->cfg->blocks[J].bb ||
+      LLVMCountIncoming(acc0) != 2)
+    return false;
+  LLVMValueRef hsum = NULL;
+  bool from_s = false;
+  for (unsigned i = 0; i < 2; i++) {
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(acc0, i));
+    LLVMValueRef v = LLVMGetIncomingValue(acc0, i);
+    if (b == E) hsum = v;
+    else if (b == S && (v == x0 || (LLVMIsAConstantInt(v) && LLVMIsAConstantInt(x0) && LLVMIsNull(v) && LLVMIsNull(x0))))
+      from_s = true;
+  }
+  if (!hsum || !from_s) return false;
+  /* hsum: one lane of adds and shuffles of V's final accumulator, each
+   * lane of it counted once */
+  if (!LLVMIsAExtractElementInst(hsum) || !LLVMIsAConstantInt(LLVMGetOperand(hsum, 1))) return false;
+  LLVMValueRef xv = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[E].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p)) {
+    if (LLVMTypeOf(p) != LLVMTypeOf(vinit)) continue;
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+      if (!latch_of(c, r, LLVMGetIncomingValue(p, i), true)) return false;
+    if (xv) return false;
+    xv = p;
+  }
+  int counts[4] = {0};
+  if (!xv || !lane_counts(c, r, LLVMGetOperand(hsum, 0), (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
+                          xv, counts, 0))
+    return false;
+  for (unsigned l = 0; l < r->lanes; l++)
+    if (counts[l] != 1) return false;
+  /* done: X0 from G, hsum from E, R's sums from R's exits */
+  LLVMValueRef res = NULL;
+  for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[done].bb); p && LLVMIsAPHINode(p);
+       p = LLVMGetNextInstruction(p))
+    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+      if (LLVMGetIncomingValue(p, i) == hsum) {
+        if (res && res != p) return false;
+        res = p;
+      }
+  if (!res) return false;
+  int from_r = 0;
+  for (unsigned i = 0; i < LLVMCountIncoming(res); i++) {
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(res, i));
+    LLVMValueRef v = LLVMGetIncomingValue(res, i);
+    if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1 && ir_cfg_index(c->cfg, LLVMGetInstructionParent(v)) == b)
+      v = LLVMGetIncomingValue(v, 0); /* LCSSA */
+    if (pd && v == pd && only_from(c, b, D)) continue; /* s == n - 1 after the peel */
+    if (b == E ? v != hsum : only_from(c, b, G) ? v != x0 : !latch_of(c, r, v, false)) return false;
+    from_r += b != E && !only_from(c, b, G);
+  }
+  if (from_r == 0) return false;
+  r->result = res;
+  r->init = x0;
+  r->hsum = hsum;
   return true;
 }
 
@@ -345,11 +596,25 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (!region_loops(c, outer, r)) return fail(c, c->reason);
   const char *why = c->reason;
   /* V: counts M = n & (2^31 - L) down by L */
-  LLVMValueRef vst[KR_REGION_STORES], M;
+  LLVMValueRef vst[KR_REGION_STORES], M, latch, term, init;
   bool vector;
-  if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
-  unsigned lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
+  unsigned lanes;
+  if (r->sum) {
+    /* the lanes of V's accumulator (sum_acc: i32x4 or i64x2) */
+    lanes = kr_lane_count(LLVMTypeOf(sum_acc(c, r->vec, &latch, &term, &init)));
+  } else {
+    if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
+    lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
+  }
   if (!lanes) return fail(c, REGION_FAIL);
+  /* copies a trip of R: its stores, or for a sum the terms it adds */
+  int U = r->nstores;
+  if (r->sum) {
+    LLVMValueRef rt[KR_SUM_TERMS], phi = sum_acc(c, r->rep, &latch, &term, &init);
+    U = phi ? sum_chain(r->rep, c, latch, phi, rt) : 0;
+    if (!U) return fail(c, REGION_FAIL);
+  }
+  r->copies = U;
   M = NULL;
   for (int k = 0; k < r->nloops; k++)
     if (r->vector[k]) {
@@ -366,20 +631,25 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   for (int k = 0; k < r->nloops; k++)
     if (!r->vector[k]) {
       LLVMValueRef start;
-      if (!remainder_from(c, r->loops[k], r->nstores, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      if (!remainder_from(c, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
       s1 = start;
     }
-  if (!s1 || r->nstores > 2) return fail(c, REGION_FAIL);
+  if (!s1 || U > 2) return fail(c, REGION_FAIL);
   LLVMValueRef s = s1, cond;
   int J = -1, D = -1, t, f;
   r->peel = NULL;
   if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
-  if (r->nstores == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
-  if (r->nstores == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
-  /* s = phi(M from E's false edge, 0 from the skip S) */
+  if (U == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
+  if (U == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
+  /* s = phi(M from E's false edge, 0 from the skip S) (a sum region's J
+   * also joins the accumulator: s need not be its first phi) */
   LLVMValueRef sin[2];
   LLVMBasicBlockRef sfrom[2];
-  if (phi_of(c, J, sin, sfrom) != s) return fail(c, REGION_FAIL);
+  if (LLVMGetInstructionParent(s) != c->cfg->blocks[J].bb || LLVMCountIncoming(s) != 2) return fail(c, REGION_FAIL);
+  for (unsigned k = 0; k < 2; k++) {
+    sin[k] = LLVMGetIncomingValue(s, k);
+    sfrom[k] = LLVMGetIncomingBlock(s, k);
+  }
   int E = -1, S = -1;
   for (int k = 0; k < 2; k++) {
     if (sin[k] == M) E = ir_cfg_index(c->cfg, sfrom[k]);
@@ -391,7 +661,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
     return fail(c, REGION_FAIL);
   int R_entry = J;
-  if (r->peel) {
+  if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
     if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
@@ -408,9 +678,12 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     int head = r->loops[k]->header;
     if (!ir_dominates(c->dom, r->vector[k] ? S : R_entry, head)) return fail(c, REGION_FAIL);
   }
-  /* the skip S: true when n < L (V then never runs with M = 0) */
-  if (!branch_of(c, S, &cond, &t, &f) || t != J || !skips_below(cond, n, lanes, 0)) return fail(c, REGION_FAIL);
-  if (!ir_dominates(c->dom, f, r->vec->header)) return fail(c, REGION_FAIL);
+  /* the skip S: true when n < L (V then never runs with M = 0), or false
+   * when n > K - 1 (clang's form before a sum in lanes) */
+  if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
+  if (t == J && skips_below(cond, n, lanes, 0)) t = f;
+  else if (!(f == J && enters_from(cond, n, lanes, 0))) return fail(c, REGION_FAIL);
+  if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
   int G = -1;
   for (int b = S, steps = 0; steps < 8 && G < 0; steps++) {
@@ -427,7 +700,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (G < 0) return fail(c, REGION_FAIL);
   /* the region's stores are V's, P's and R's only: nothing else of the
    * outer loop stores between G and done */
-  for (int b = 0; b < outer->nbody; b++) {
+  for (int b = 0; b < outer->nbody && !r->sum; b++) {
     int x = outer->body[b];
     bool in_loop = r->inner && r->inner->in_body[x];
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
@@ -435,6 +708,8 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
   }
+  r->lanes = lanes;
+  if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, done)) return fail(c, SUM_FAIL);
   c->reason = why;
   r->done = done;
   r->count = n;
@@ -571,6 +846,58 @@ static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, 
   return kr_assign_copies(keys, n, kr_coeff(&a0, c->depth - 1), copy_of);
 }
 
+/* The nodes of term v of loop l (chain[depth-1] for the time) at lane
+ * `lane` (-1: scalar) with unroll copy `copy` of `copies`. */
+static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane, int copies, int copy) {
+  c->chain[c->depth - 1] = l;
+  c->copies = copies;
+  c->copy = copy;
+  c->nmemo = 0;
+  c->in_lanes = lane >= 0;
+  c->lane = lane >= 0 ? lane : 0;
+  int32_t at = kr_expr(c, v);
+  c->in_lanes = false;
+  c->lane = 0;
+  c->nmemo = 0;
+  return at;
+}
+
+/* (c) of a sum region: every lane of the term V adds, in each of V's
+ * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
+ * each copy of R adds that term; the reference is R's fast copy's. */
+static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
+  LLVMValueRef latch, term, init, phi, terms[KR_SUM_TERMS];
+  int U = r->copies;
+  if (!(phi = sum_acc(c, r->rep, &latch, &term, &init)) || sum_chain(r->rep, c, latch, phi, terms) != U ||
+      (*root = term_nodes(c, r->rep, terms[0], -1, U, 0)) < 0)
+    return false;
+  for (int k = 0; k < r->nloops; k++) {
+    if (!(phi = sum_acc(c, r->loops[k], &latch, &term, &init))) return false;
+    if (r->vector[k]) {
+      for (int lane = 0; lane < (int)r->lanes; lane++) {
+        int32_t at = term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane);
+        if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+      }
+      continue;
+    }
+    /* R's copy u adds the term of j = s' + U t + u, in that order */
+    if (sum_chain(r->loops[k], c, latch, phi, terms) != U) return false;
+    for (int u = 0; u < U; u++) {
+      if (r->loops[k] == r->rep && u == 0) continue;
+      int32_t at = term_nodes(c, r->loops[k], terms[u], -1, U, u);
+      if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+    }
+  }
+  /* the peel's term at j = s */
+  if (r->peel) {
+    c->peel_j = r;
+    int32_t at = term_nodes(c, r->rep, r->peel, -1, 1, 0);
+    c->peel_j = NULL;
+    if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+  }
+  return true;
+}
+
 /* (c): every store of the region, in every copy, the representative's
  * expression at its own j.  c: the chain built with the region's
  * representative innermost; c and c->out are left as they were. */
@@ -583,6 +910,10 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
   /* compared in the region's outer loop (the loops around it give live
    * values, the same for every store) */
   c->region_proof = true;
+  if (r->sum) {
+    ok = ok && sum_terms_alike(c, r, &root);
+    goto out;
+  }
   /* R's fast copy first: the reference */
   const ir_loop *order[KR_REGION_LOOPS];
   int no = 0;
@@ -614,24 +945,79 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
     ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
     c->peel_j = NULL;
   }
+out:;
   const char *why = c->reason;
   *c = keep;
   *c->out = out_keep;
+  if (!ok && r->sum) return kr_fail(c, why ? why : "vectorised integer reduction: its lanes add other terms than its remainder");
   if (!ok) return kr_fail(c, why ? why : "vector (SIMD) loop inside another loop: its parts store different values");
   return true;
 }
 
+/* Whether v is in the hsum tree of a sum region (the adds and shuffles
+ * from V's final accumulator to hsum, the phi of it) */
+static bool in_hsum(LLVMValueRef v, LLVMValueRef at, int depth) {
+  if (v == at) return true;
+  if (depth > 16 || !(is_op(at, LLVMAdd) || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
+    return false;
+  for (int k = 0; k < LLVMGetNumOperands(at); k++)
+    if (LLVMIsAInstruction(LLVMGetOperand(at, (unsigned)k)) && in_hsum(v, LLVMGetOperand(at, (unsigned)k), depth + 1))
+      return true;
+  return false;
+}
+
+bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
+  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
+  const ir_loop *root = c->chain[0];
+  if (b < 0 || !root->in_body[b] || !root->nchildren) return false;
+  /* the loop of the nest whose body (its loops aside) holds v, or whose
+   * child does */
+  const ir_loop *l = root;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->in_body[b] && l->children[k]->nchildren) {
+        l = l->children[k];
+        deeper = true;
+        break;
+      }
+  }
+  kr_region r;
+  const char *why = c->reason;
+  bool ok = kr_region_find(c, l, &r);
+  c->reason = why; /* no sum region: the nest's other reasons stand */
+  if (!ok || !r.sum) return false;
+  for (int k = 0; k < r.nloops; k++)
+    if (r.vector[k] && r.loops[k]->in_body[b]) {
+      LLVMValueRef latch, term, init;
+      /* V's accumulator and its add; the rest of V is read lane by lane */
+      return sum_acc(c, r.loops[k], &latch, &term, &init) == v || latch == v;
+    }
+  /* V's start, used by V's copies' phis only */
+  LLVMValueRef latch, term, init;
+  if (sum_acc(c, r.vec, &latch, &term, &init) && init == v) return true;
+  return in_hsum(v, r.hsum, 0);
+}
+
 /* Whether every use of v, followed through integer arithmetic, ends in a
- * branch's condition: a value that only steers. */
-static bool only_steers(LLVMValueRef v, int depth) {
-  if (depth > 8) return false;
+ * branch's condition or in the offset a trap reports (a phi of the trap's
+ * block): a value that only steers. */
+static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
+  /* (the bounds pass's tests of a remainder after a peel are and'ed i128
+   * sums: up to about a dozen links from the load to the branch) */
+  if (depth > 16) return false;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsABranchInst(user)) continue;
+    if (LLVMIsAPHINode(user)) {
+      int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(user));
+      if (b >= 0 && traps(c, b)) continue;
+      return false;
+    }
     switch (LLVMGetInstructionOpcode(user)) {
     case LLVMAdd: case LLVMSub: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMICmp:
     case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMSelect: case LLVMShl:
-      if (!only_steers(user, depth + 1)) return false;
+      if (!only_steers(c, user, depth + 1)) return false;
       break;
     default:
       return false;
@@ -645,18 +1031,29 @@ static bool only_steers(LLVMValueRef v, int depth) {
  * pass's copy of V or R (proved alike, (c)) or to traps, which the
  * runtime's range check before a launch subsumes. */
 bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
-  if (!only_steers(ld, 0)) return false;
+  if (!only_steers(c, ld, 0)) return false;
   int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(ld));
   const ir_loop *l = c->chain[0];
   if (b < 0 || !l->in_body[b]) return false;
   for (bool deeper = true; deeper;) {
     deeper = false;
+    int nested = 0;
+    const ir_loop *only = NULL;
+    for (int k = 0; k < l->nchildren; k++)
+      if (l->children[k]->nchildren) nested++, only = l->children[k];
     for (int k = 0; k < l->nchildren; k++)
       if (l->children[k]->in_body[b] && l->children[k]->nchildren) {
         l = l->children[k];
         deeper = true;
         break;
       }
+    /* hoisted out of the loop holding the region (LICM moves the size
+     * read of a region's bounds test to the loop around): the one nest
+     * of l, when l holds no region itself */
+    if (!deeper && nested == 1 && l->nchildren == 1) {
+      l = only;
+      deeper = true;
+    }
   }
   kr_region r;
   const char *why = c->reason;

@@ -26,13 +26,14 @@ static int64_t trap_code(LLVMBasicBlockRef bb) {
   return -1;
 }
 
-/* The block a trap exit reaches through LCSSA blocks (phis of the trap's
- * offset, then one branch): bounds checks the bounds pass left in the
- * copies inside a nest (kn_lanes_region.c). */
+/* The block a trap exit reaches through LCSSA blocks (phis or selects of
+ * the trap's offset, then one branch): bounds checks the bounds pass left
+ * in the copies inside a nest (kn_lanes_region.c), two of them merged by
+ * SimplifyCFG into one exit that selects the offset. */
 LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b) {
   for (int n = 0; n < 4 && c->cfg->blocks[b].nsuccs == 1; n++) {
     LLVMValueRef first = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
-    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
+    while (first && (LLVMIsAPHINode(first) || LLVMIsASelectInst(first))) first = LLVMGetNextInstruction(first);
     if (!first || !LLVMIsABranchInst(first)) break;
     b = c->cfg->blocks[b].succs[0];
   }
@@ -384,8 +385,9 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
         continue;
       }
       c->region = keep;
-      c->slice = keep->stores;
-      c->nslice = keep->nstores;
+      /* a sum region stores nothing: the nest's stores are the kernel's */
+      c->slice = keep->sum ? NULL : keep->stores;
+      c->nslice = keep->sum ? 0 : keep->nstores;
       if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
       c->chain[c->depth++] = keep->rep;
       break;

@@ -109,7 +109,7 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
       if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
-    if (k * r->nstores != iv->step) return not_affine;
+    if (k * r->copies != iv->step) return not_affine;
     add_term(&a, (kr_term){-k, -1, r->start});
   }
   for (int i = 0; r && i < a.n; i++)

@@ -659,7 +659,14 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
     if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
-  if (ms ? v != latch || nterms != 1 : v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
+  /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
+   * result is init + the terms of [0, n), the sum R (the chain's k loop)
+   * stands for, from the lanes' start */
+  const kr_region *sr = c->region && c->region->sum && c->region->rep == c->chain[c->depth - 1] ? c->region : NULL;
+  if (sr) {
+    if (ms || reloaded || v != sr->result || nterms != sr->copies) return kr_fail(c, "stores something other than the sum");
+    init = sr->init;
+  } else if (ms ? v != latch || nterms != 1 : v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
     return kr_fail(c, "stores something other than the sum");
   c->copy = 0;
   c->copies = 1;

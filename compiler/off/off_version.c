@@ -50,6 +50,10 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
                    const char **reason) {
   LLVMBasicBlockRef at = LLVMGetInstructionParent(user);
   if (in_nest(n, at)) return true;
+  /* a block entered only from the nest, not its exit (a trap's exit block
+   * selecting the offset it reports): the launch's path, which goes to
+   * the exit, never reaches it, so the use stays where its value is */
+  if (at != exit && preds_all_in_nest(n, at)) return true;
   if (v == n->result) {
     /* Through the exit's phis, or directly when every way into the exit
      * comes from the nest (then a new phi there merges both results). */

@@ -11,6 +11,8 @@
 #include "driver.h"
 #include "ir_pass.h"
 #include "kn_recog.h"
+#include "unit_ir.h"
+#include "unit_sh.h"
 
 #ifndef DETECT_DIR
 #define DETECT_DIR "tests/gpu/detect"
@@ -24,49 +26,15 @@ typedef struct {
   bool skipped;
 } fixture;
 
-static const char *twasmc_path(void) {
-  const char *p = getenv("TWASMC");
-  return p ? p : "build/bin/twasmc";
-}
-
 static bool have_tools(void) {
-  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(twasmc_path(), X_OK) == 0;
-}
-
-/* The function the module exports as `name`: @wasm_f<index>, followed by
- * `_<name>` when the module has a name section. */
-static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
-  LLVMValueRef table = LLVMGetNamedGlobal(mod, "twasm_exports");
-  ck_assert_msg(table != NULL, "no export table");
-  LLVMValueRef init = LLVMGetInitializer(table);
-  for (int i = 0; i < LLVMGetNumOperands(init); i++) {
-    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
-    size_t len;
-    const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
-    size_t want = LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1));
-    if (want > len || want != strlen(name) || memcmp(s, name, want) != 0 ||
-        LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0)
-      continue;
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
-    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
-      size_t flen;
-      const char *fname = LLVMGetValueName2(fn, &flen);
-      if (flen >= (size_t)n && memcmp(fname, prefix, (size_t)n) == 0 &&
-          (flen == (size_t)n || fname[n] == '_'))
-        return fn;
-    }
-    ck_abort_msg("export %s: no function %s", name, prefix);
-  }
-  ck_abort_msg("no export %s", name);
-  return NULL;
+  return system("clang-19 --version >/dev/null 2>&1") == 0 && access(unit_twasmc(), X_OK) == 0;
 }
 
 static void recognise_with(fixture *f, const char *file, const char *export, bool reassociate,
                            const char *cflags) {
   memset(f, 0, sizeof *f);
   if (!have_tools()) {
-    printf("recog: skipping %s: clang-19 or %s missing\n", file, twasmc_path());
+    printf("recog: skipping %s: clang-19 or %s missing\n", file, unit_twasmc());
     f->skipped = true;
     return;
   }
@@ -97,7 +65,7 @@ static void recognise_with(fixture *f, const char *file, const char *export, boo
   char *msg = NULL;
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
   kn_recog_opts opts = {.fp_reassociate = reassociate};
-  ck_assert(kn_recognise_opts(exported(f->mod, export), &opts, &f->res, &f->arena));
+  ck_assert(kn_recognise_opts(unit_ir_exported(f->mod, export), &opts, &f->res, &f->arena));
 }
 
 static void recognise(fixture *f, const char *file, const char *export, bool reassociate) {
@@ -670,7 +638,7 @@ START_TEST(scaled_products) {
   ck_assert_int_eq(mm->accumulate, c->accumulate);
   ck_assert(!mm->has_start);
   ck_assert(n->check_overlap);
-  LLVMValueRef fn = exported(f.mod, c->func);
+  LLVMValueRef fn = unit_ir_exported(f.mod, c->func);
   check_factor(n, &mm->a_scale, c->a_scaled, 1 + c->alpha_arg, fn);
   check_factor(n, &mm->start_scale, c->start_scaled, 1 + c->beta_arg, fn);
   ck_assert(!mm->b_scale.on);
@@ -912,7 +880,7 @@ START_TEST(polybench_syr2k) {
   ck_assert(n->check_overlap && mm->accumulate && !mm->has_start && !mm->batched);
   ck_assert(mm->tri.on && mm->tri.add == 1 && mm->m.is_param && mm->k.is_param);
   ck_assert(mm->second.on);
-  LLVMValueRef fn = exported(f.mod, "syr2k");
+  LLVMValueRef fn = unit_ir_exported(f.mod, "syr2k");
   /* args: n m alpha C A B, after vmctx */
   check_operand(n, &mm->a, 1 + 5, fn);
   check_operand(n, &mm->b, 1 + 4, fn);

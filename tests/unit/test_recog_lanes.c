@@ -13,6 +13,8 @@
 #include "driver.h"
 #include "ir_pass.h"
 #include "kn_recog.h"
+#include "unit_ir.h"
+#include "unit_sh.h"
 
 #ifndef DETECT_DIR
 #define DETECT_DIR "tests/gpu/detect"
@@ -26,42 +28,14 @@ typedef struct {
   bool skipped;
 } fixture;
 
-static const char *twasmc_path(void) {
-  const char *p = getenv("TWASMC");
-  return p ? p : "build/bin/twasmc";
-}
-
-/* The function the module exports as `name`: @wasm_f<index>[_<name>]. */
-static LLVMValueRef exported(LLVMModuleRef mod, const char *name) {
-  LLVMValueRef init = LLVMGetInitializer(LLVMGetNamedGlobal(mod, "twasm_exports"));
-  for (int i = 0; i < LLVMGetNumOperands(init); i++) {
-    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
-    size_t len;
-    const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
-    size_t want = LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1));
-    if (want > len || want != strlen(name) || memcmp(s, name, want) != 0 ||
-        LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0)
-      continue;
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
-    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
-      const char *fname = LLVMGetValueName2(fn, &len);
-      if (len >= (size_t)n && memcmp(fname, prefix, (size_t)n) == 0 && (len == (size_t)n || fname[n] == '_'))
-        return fn;
-    }
-  }
-  ck_abort_msg("no export %s", name);
-  return NULL;
-}
-
 /* src (in tests/gpu/detect) at -O2 and `flags`, the IR the offload stage
  * sees, fn recognised. */
 typedef void (*mutation)(LLVMValueRef fn);
 
 static void recognise_mutated(fixture *f, const char *src, const char *fn, const char *flags, mutation mutate) {
   memset(f, 0, sizeof *f);
-  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(twasmc_path(), X_OK) != 0) {
-    printf("recog_lanes: skipping %s: clang-19 or %s missing\n", fn, twasmc_path());
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("recog_lanes: skipping %s: clang-19 or %s missing\n", fn, unit_twasmc());
     f->skipped = true;
     return;
   }
@@ -93,7 +67,7 @@ static void recognise_mutated(fixture *f, const char *src, const char *fn, const
   free(ir);
   char *msg = NULL;
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  LLVMValueRef func = exported(f->mod, fn);
+  LLVMValueRef func = unit_ir_exported(f->mod, fn);
   if (mutate) mutate(func);
   ck_assert(kn_recognise(func, &f->res, &f->arena));
 }
@@ -474,7 +448,140 @@ START_TEST(neg_nested_float_sum) {
 }
 END_TEST
 
-START_TEST(neg_nested_int_sum) { check_nested("rows_dot_i32", "vectorised integer reduction", NULL); }
+/* an i32 row sum clang keeps in i32x4 lanes, its lanes added up after the
+ * vector loop and its scalar remainder continuing the sum
+ * (kernels/kn_lanes_region.c, a sum region): exact in any order, so the
+ * plain build's matrix-vector product, whose k count is the argument n */
+START_TEST(nested_int_sum) {
+  char plain[1024], simd[1024];
+  if (!product_of("rows_dot_i32", "", plain, sizeof plain) ||
+      !product_of("rows_dot_i32", "-msimd128", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
+/* an int8 ikj product whose j loop multiplies bytes widened to i16x8 and
+ * widens the products to i32x4 (narrow lanes, kn_lanes.c narrow_product):
+ * the plain build's int8 product */
+START_TEST(nested_i8_product) {
+  char plain[1024], simd[1024];
+  if (!product_of("qmm_ikj_i8", "", plain, sizeof plain) ||
+      !product_of("qmm_ikj_i8", "-msimd128", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+/* an int8 row sum in lanes (narrow lanes in a sum region), its remainder
+ * unrolled by 2 after a peeled iteration that adds to the sum: the plain
+ * build's int8 matrix-vector product, whose k count is the argument n */
+START_TEST(nested_i8_sum) {
+  char plain[1024], simd[1024];
+  if (!product_of("rows_dot_i8", "", plain, sizeof plain) ||
+      !product_of("rows_dot_i8", "-msimd128", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
+static bool narrow_mul(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(i))) == 16;
+}
+
+static LLVMValueRef as_narrow_add(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+}
+
+/* the i16 lanes add A + B where the remainder multiplies */
+static void narrow_adds(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, narrow_mul, as_narrow_add), 1); }
+
+START_TEST(neg_narrow_other_op) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "qmm_ikj_i8", "-msimd128", narrow_adds);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_MAP && !n->nest->nchildren), "nest %d taken", i);
+  }
+  release(&f);
+}
+END_TEST
+
+/* the same in the int8 row sum: no product (the remainder alone stays a
+ * reduce) */
+START_TEST(neg_narrow_sum_other_op) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "rows_dot_i8", "-msimd128", narrow_adds);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_REDUCE && !n->nest->nchildren), "nest %d taken", i);
+  }
+  release(&f);
+}
+END_TEST
+
+static bool vector_mul(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+static LLVMValueRef as_sub(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildSub(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+}
+
+/* the lanes (both copies of the vector loop) add A - x, the remainder A x */
+static void lanes_subtract(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, vector_mul, as_sub), 2); }
+
+/* the first shuffle of the lanes' sum after the vector loop (lanes 2, 3
+ * onto 0, 1) */
+static bool first_hsum_shuffle(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMShuffleVector && LLVMGetNumMaskElements(i) == 4 &&
+         LLVMGetMaskValue(i, 0) == 2 && LLVMGetMaskValue(i, 1) == 3;
+}
+
+static LLVMValueRef as_lanes_01(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
+  LLVMValueRef mask[4] = {LLVMConstInt(i32, 0, 0), LLVMConstInt(i32, 1, 0), LLVMConstInt(i32, 0, 0),
+                          LLVMConstInt(i32, 0, 0)};
+  return LLVMBuildShuffleVector(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), LLVMConstVector(mask, 4), "");
+}
+
+/* the lanes' sum adds lanes 0 and 1 twice and never lanes 2 and 3 */
+static void hsum_twice(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, first_hsum_shuffle, as_lanes_01), 1); }
+
+/* rows_dot_i32 at -O2 -msimd128 changed by `mutate`: no product taken (the
+ * scalar remainder alone stays a reduce, as before), one nest refused for
+ * `reason` */
+static void check_sum_mutated(mutation mutate, const char *reason) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "rows_dot_i32", "-msimd128", mutate);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_REDUCE && !n->nest->nchildren && !has_vector_phi(n)),
+                  "nest %d taken", i);
+    seen |= !n->ok && strstr(n->reason, reason) != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "no nest refused for: %s", reason);
+  release(&f);
+}
+
+START_TEST(neg_sum_other_terms) { check_sum_mutated(lanes_subtract, "its lanes add other terms than its remainder"); }
+END_TEST
+
+START_TEST(neg_sum_lane_twice) { check_sum_mutated(hsum_twice, "vectorised integer reduction"); }
+END_TEST
+
+START_TEST(neg_sum_skips_rows) {
+  check_sum_mutated(skips_short_rows, "vectorised integer reduction");
+}
 END_TEST
 
 static Suite *recog_lanes_suite(void) {
@@ -496,7 +603,14 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_region_skips_tail);
   tcase_add_test(tc, neg_region_skips_rows);
   tcase_add_test(tc, neg_nested_float_sum);
-  tcase_add_test(tc, neg_nested_int_sum);
+  tcase_add_test(tc, nested_int_sum);
+  tcase_add_test(tc, nested_i8_product);
+  tcase_add_test(tc, neg_narrow_other_op);
+  tcase_add_test(tc, nested_i8_sum);
+  tcase_add_test(tc, neg_narrow_sum_other_op);
+  tcase_add_test(tc, neg_sum_other_terms);
+  tcase_add_test(tc, neg_sum_lane_twice);
+  tcase_add_test(tc, neg_sum_skips_rows);
   suite_add_tcase(s, tc);
   return s;
 }

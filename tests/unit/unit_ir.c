@@ -78,3 +78,30 @@ void unit_ir_dispose(unit_ir *m) {
   LLVMDisposeModule(m->mod);
   LLVMContextDispose(m->ctx);
 }
+
+LLVMValueRef unit_ir_exported(LLVMModuleRef mod, const char *name) {
+  LLVMValueRef table = LLVMGetNamedGlobal(mod, "twasm_exports");
+  ck_assert_msg(table != NULL, "no export table");
+  LLVMValueRef init = LLVMGetInitializer(table);
+  for (int i = 0; i < LLVMGetNumOperands(init); i++) {
+    LLVMValueRef e = LLVMGetOperand(init, (unsigned)i);
+    size_t len;
+    const char *s = LLVMGetAsString(LLVMGetInitializer(LLVMGetOperand(e, 0)), &len);
+    size_t want = LLVMConstIntGetZExtValue(LLVMGetOperand(e, 1));
+    if (want > len || want != strlen(name) || memcmp(s, name, want) != 0 ||
+        LLVMConstIntGetZExtValue(LLVMGetOperand(e, 2)) != 0)
+      continue;
+    char prefix[32];
+    int n = snprintf(prefix, sizeof prefix, "wasm_f%llu", LLVMConstIntGetZExtValue(LLVMGetOperand(e, 3)));
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+      size_t flen;
+      const char *fname = LLVMGetValueName2(fn, &flen);
+      if (flen >= (size_t)n && memcmp(fname, prefix, (size_t)n) == 0 &&
+          (flen == (size_t)n || fname[n] == '_'))
+        return fn;
+    }
+    ck_abort_msg("export %s: no function %s", name, prefix);
+  }
+  ck_abort_msg("no export %s", name);
+  return NULL;
+}

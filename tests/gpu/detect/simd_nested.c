@@ -42,3 +42,23 @@ void rows_dot_i32(int m, int n, const int *A, const int *x, int *y) {
     y[i] = s;
   }
 }
+
+/* an int8 ikj product: clang loads 4 bytes of B's row a trip, widens them
+ * to i16x8, multiplies by a splat of A[i][k] there and widens the i16
+ * products to i32x4 (narrow lanes: each i16 product of two i8 is exact) */
+void qmm_ikj_i8(int m, int n, int p, int *C, const signed char *A, const signed char *B) {
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j < n; j++) C[i * n + j] += A[i * p + k] * B[k * n + j];
+}
+
+/* an int8 row sum: bytes widened and multiplied in i16x8 lanes, the
+ * products widened to i32x4 and summed there; the remainder unrolled by 2
+ * after a peeled iteration, each adding to the sum */
+void rows_dot_i8(int m, int n, const signed char *A, const signed char *x, int *y) {
+  for (int i = 0; i < m; i++) {
+    int s = 0;
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    y[i] = s;
+  }
+}

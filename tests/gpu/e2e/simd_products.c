@@ -5,12 +5,14 @@
  * is offloaded as the one product the plain -O2 build offloads
  * (kernels/kn_lanes_region.c): polybench's gemm with its `C *= beta` loop
  * (itself a vector loop and its remainder, the product's prologue), the
- * same without it, and in f64 (f64x2 lanes).  Sizes from argv (default
+ * same without it, and in f64 (f64x2 lanes); an i32 row sum kept in
+ * i32x4 lanes (mv_i32, a matrix-vector product); an int8 ikj product in
+ * narrow lanes (qmm_ikj); an int8 row sum in narrow lanes (mv_i8).  Sizes from argv (default
  * 64 x 48 x 40, multiples of 4: the peel and remainder do not run), then
- * odd ones (n = 4q + 3: the peel and the remainder run).  3 products, 2
- * calls each: 6 launches, as the plain build. */
+ * odd ones (n = 4q + 3: the peel and the remainder run).  6 products, 2
+ * calls each: 12 launches, as the plain build. */
 /* clang-flags: -O2 -msimd128 */
-/* expect-gpu-launches: 6 */
+/* expect-gpu-launches: 12 */
 #include "e2e.h"
 
 __attribute__((noinline)) void gemm_beta(int ni, int nj, int nk, float alpha, float beta, float *C, const float *A,
@@ -34,6 +36,71 @@ __attribute__((noinline)) void gemm_f64(int ni, int nj, int nk, double *C, const
       for (int j = 0; j < nj; j++) C[i * nj + j] += A[i * nk + k] * B[k * nj + j];
 }
 
+/* an i32 row sum: clang keeps it in i32x4 lanes, adds the lanes up after
+ * the vector loop and continues in a scalar remainder (a sum region,
+ * exact in any order: integer addition wraps); the plain build's
+ * matrix-vector product.  Its data overflows i32 on purpose. */
+__attribute__((noinline)) void mv_i32(int m, int k, const int32_t *w, const int32_t *x, int32_t *y) {
+  for (int i = 0; i < m; i++) {
+    int32_t s = 0;
+    for (int j = 0; j < k; j++) s += w[i * k + j] * x[j];
+    y[i] = s;
+  }
+}
+
+/* an int8 ikj product: clang widens 4 bytes of B's row to i16x8 lanes,
+ * multiplies them by a splat of A[i][k] there and widens the products to
+ * i32x4 (narrow lanes, each i16 product exact); the plain build's int8
+ * product */
+__attribute__((noinline)) void qmm_ikj(int ni, int nj, int nk, int32_t *C, const signed char *A,
+                                       const signed char *B) {
+  for (int i = 0; i < ni; i++)
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i * nj + j] += A[i * nk + k] * B[k * nj + j];
+}
+
+static void run_i8(int ni, int nj, int nk, uint32_t seed) {
+  signed char *A = e2e_alloc((size_t)ni * nk), *B = e2e_alloc((size_t)nk * nj);
+  int32_t *C = e2e_alloc((size_t)ni * nj * sizeof(int32_t));
+  for (int i = 0; i < ni * nk; i++) A[i] = (signed char)(e2e_next(&seed) >> 24);
+  for (int i = 0; i < nk * nj; i++) B[i] = (signed char)(e2e_next(&seed) >> 24);
+  for (int i = 0; i < ni * nj; i++) C[i] = (int32_t)e2e_next(&seed);
+  qmm_ikj(ni, nj, nk, C, A, B);
+  e2e_print_i32("qmm_ikj", C, (size_t)ni * nj);
+  free(A), free(B), free(C);
+}
+
+/* an int8 row sum: bytes widened and multiplied in i16x8 lanes, the
+ * products widened and summed in i32x4 lanes (a sum region of narrow
+ * lanes); the plain build's int8 matrix-vector product */
+__attribute__((noinline)) void mv_i8(int m, int k, const signed char *w, const signed char *x, int32_t *y) {
+  for (int i = 0; i < m; i++) {
+    int32_t s = 0;
+    for (int j = 0; j < k; j++) s += w[i * k + j] * x[j];
+    y[i] = s;
+  }
+}
+
+static void run_mv_i8(int m, int k, uint32_t seed) {
+  signed char *w = e2e_alloc((size_t)m * k), *x = e2e_alloc((size_t)k);
+  int32_t *y = e2e_alloc((size_t)m * sizeof(int32_t));
+  for (int i = 0; i < m * k; i++) w[i] = (signed char)(e2e_next(&seed) >> 24);
+  for (int i = 0; i < k; i++) x[i] = (signed char)(e2e_next(&seed) >> 24);
+  mv_i8(m, k, w, x, y);
+  e2e_print_i32("mv_i8", y, (size_t)m);
+  free(w), free(x), free(y);
+}
+
+static void run_i32(int m, int k, uint32_t seed) {
+  int32_t *w = e2e_alloc((size_t)m * k * sizeof(int32_t)), *x = e2e_alloc((size_t)k * sizeof(int32_t));
+  int32_t *y = e2e_alloc((size_t)m * sizeof(int32_t));
+  for (int i = 0; i < m * k; i++) w[i] = (int32_t)e2e_next(&seed);
+  for (int i = 0; i < k; i++) x[i] = (int32_t)(e2e_next(&seed) >> 12);
+  mv_i32(m, k, w, x, y);
+  e2e_print_i32("mv_i32", y, (size_t)m);
+  free(w), free(x), free(y);
+}
+
 static void run(int ni, int nj, int nk, uint32_t seed) {
   float *A = e2e_alloc((size_t)ni * nk * sizeof(float)), *B = e2e_alloc((size_t)nk * nj * sizeof(float));
   float *C = e2e_alloc((size_t)ni * nj * sizeof(float)), *D = e2e_alloc((size_t)ni * nj * sizeof(float));
@@ -55,5 +122,11 @@ int main(int argc, char **argv) {
   int ni = e2e_arg(argc, argv, 1, 64), nj = e2e_arg(argc, argv, 2, 48), nk = e2e_arg(argc, argv, 3, 40);
   run(ni, nj, nk, 3);
   run(ni + 3, nj + 3, nk + 1, 5);
+  run_i32(ni * 4, nk * 8, 7);         /* k a multiple of 4: no remainder */
+  run_i32(ni * 4 + 1, nk * 8 + 3, 9); /* the remainder runs 3 times a row */
+  run_i8(ni, nj, nk, 11);
+  run_i8(ni + 3, nj + 3, nk + 1, 13); /* the peel and the remainder run */
+  run_mv_i8(ni * 4, nk * 8, 15);
+  run_mv_i8(ni * 4 + 1, nk * 8 + 3, 17); /* the remainder runs 3 times a row */
   return 0;
 }
