@@ -280,7 +280,7 @@ static const drv_pass pipeline[] = {
   {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)", false},
   {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values", false},
   {"reroll",    rerolling,   reroll,         "loops clang unrolled (by 2 to 32, or sums unrolled completely), re-rolled (ir_reroll*.c)", false},
-  {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
+  {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c); nuw on pointer increments accesses bound (ir_address_loop.c)", false},
   {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
   {"optimise",  always,      optimise,       "LLVM's default<On>", false},

@@ -18,7 +18,9 @@
 /* After mem2reg, before the optimisation pipeline: rewrites memory
  * addresses zext(x + c) to zext(x) + c where an earlier access proves that
  * x + c does not wrap, memory 0 being at most max_memory_bytes (below
- * 2^32) (ir_address.c).  Returns how many it rewrote. */
+ * 2^32) (ir_address.c); then gives nuw to the increment of each loop's
+ * i32 pointer that an access in every iteration bounds
+ * (ir_address_loop.c).  Returns how many it rewrote or marked. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
 /* Last, on optimised IR: vector integer code that clang's wasm vectoriser
