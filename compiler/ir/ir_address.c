@@ -198,7 +198,6 @@ unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes) {
     if (LLVMCountParams(fn) == 0) continue;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       fold_block(p, fn, bb);
-    p->rewritten += ir_fold_loop_addresses(fn, p->i8, p->invariant_kind, p->slack);
   }
   unsigned n = p->rewritten;
   LLVMDisposeBuilder(p->b);

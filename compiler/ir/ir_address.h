@@ -22,11 +22,4 @@ typedef struct {
 bool ir_match_access(LLVMValueRef fn, LLVMValueRef inst, LLVMTypeRef i8, unsigned invariant_kind,
                      ir_mem_access *a);
 
-/* The loops of fn: the increment next = p + s of an i32 induction
- * variable p gets nuw where an access at zext(p) runs in every iteration
- * before it (ir_address_loop.c).  slack is 2^32 less the largest memory
- * size.  Returns how many increments it marked. */
-unsigned ir_fold_loop_addresses(LLVMValueRef fn, LLVMTypeRef i8, unsigned invariant_kind,
-                                uint64_t slack);
-
 #endif

@@ -73,8 +73,8 @@ static void fold_iv(lp_pass *p, const ir_loop *l, const ir_iv *iv) {
   }
 }
 
-unsigned ir_fold_loop_addresses(LLVMValueRef fn, LLVMTypeRef i8, unsigned invariant_kind,
-                                uint64_t slack) {
+static unsigned mark_function(LLVMValueRef fn, LLVMTypeRef i8, unsigned invariant_kind,
+                              uint64_t slack) {
   tw_arena arena = {0};
   lp_pass p = {.fn = fn, .i8 = i8, .invariant_kind = invariant_kind, .slack = slack};
   if (!ir_cfg_build(&p.cfg, &arena, fn)) {
@@ -92,4 +92,14 @@ unsigned ir_fold_loop_addresses(LLVMValueRef fn, LLVMTypeRef i8, unsigned invari
   }
   tw_arena_free(&arena);
   return p.changed;
+}
+
+unsigned ir_mark_pointer_increments(LLVMModuleRef mod, uint64_t max_memory_bytes) {
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
+  unsigned kind = LLVMGetMDKindIDInContext(ctx, "invariant.load", 14), n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    if (LLVMCountParams(fn) > 0 && LLVMGetFirstBasicBlock(fn))
+      n += mark_function(fn, i8, kind, (1ull << 32) - max_memory_bytes);
+  return n;
 }

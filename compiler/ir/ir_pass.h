@@ -18,10 +18,13 @@
 /* After mem2reg, before the optimisation pipeline: rewrites memory
  * addresses zext(x + c) to zext(x) + c where an earlier access proves that
  * x + c does not wrap, memory 0 being at most max_memory_bytes (below
- * 2^32) (ir_address.c); then gives nuw to the increment of each loop's
- * i32 pointer that an access in every iteration bounds
- * (ir_address_loop.c).  Returns how many it rewrote or marked. */
+ * 2^32) (ir_address.c).  Returns how many it rewrote. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
+
+/* After the bounds pass, before the optimisation pipeline: the increment
+ * of each loop's i32 pointer that an access bounds in every iteration
+ * gets nuw (ir_address_loop.c).  Returns how many it marked. */
+unsigned ir_mark_pointer_increments(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
 /* Last, on optimised IR: vector integer code that clang's wasm vectoriser
  * wrote in wider lanes than its values need, rewritten exactly so that
