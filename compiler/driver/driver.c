@@ -136,6 +136,15 @@ static bool fold_addresses(drv_run *r) {
   return true;
 }
 
+/* After the bounds pass, so that its loop versioning does not see the
+ * flags (more loops versioned, whose tests at entry cost more than
+ * short loops gain: json, recurse). */
+static bool mark_pointers(drv_run *r) {
+  unsigned n = ir_mark_pointer_increments(r->mod, max_memory_bytes(r->m));
+  snprintf(r->detail, sizeof r->detail, "%u increment%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 /* Guard mode: the bounds check of every access, and check-free copies of
  * the loops one test can prove (compiler/bnd*.c). */
 static bool bounds(drv_run *r) {
@@ -282,6 +291,7 @@ static const drv_pass pipeline[] = {
   {"reroll",    rerolling,   reroll,         "loops clang unrolled (by 2 to 32, or sums unrolled completely), re-rolled (ir_reroll*.c)", false},
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
   {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
+  {"pointers",  with_memory, mark_pointers,  "nuw on loops' i32 pointer increments an access bounds (ir_address_loop.c)", false},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
   {"optimise",  always,      optimise,       "LLVM's default<On>", false},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},

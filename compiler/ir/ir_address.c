@@ -14,6 +14,7 @@
  * Then for k < reach + (2^32 - max_bytes), r + k < 2^32: the i32 sum
  * r + k does not wrap and zext(r + k) == zext(r) + k.  A faulting earlier
  * access traps before the rewritten one runs, in both bounds modes. */
+#include "ir_address.h"
 #include "ir_pass.h"
 
 #include <stdint.h>
@@ -46,13 +47,7 @@ typedef struct {
   unsigned rewritten;
 } addr_pass;
 
-/* An access of linear memory: base (memory 0's base, an invariant load of
- * the vmctx's first field), i32 address value, constant offset, width. */
-typedef struct {
-  LLVMValueRef inst, base, value;
-  unsigned ptr_operand;
-  uint64_t offset, width;
-} mem_access;
+typedef ir_mem_access mem_access;
 
 static bool is_memory_base(LLVMValueRef fn, LLVMValueRef v, unsigned invariant_kind) {
   return LLVMIsALoadInst(v) && LLVMGetOperand(v, 0) == LLVMGetParam(fn, 0) &&
@@ -78,7 +73,8 @@ static bool is_zext_i32(LLVMValueRef v) {
 
 /* Matches the form access_ptr (low_memory.c) builds:
  * gep i8, base, zext(value) [+ offset]. */
-static bool match_access(LLVMValueRef fn, LLVMValueRef inst, addr_pass *p, mem_access *a) {
+bool ir_match_access(LLVMValueRef fn, LLVMValueRef inst, LLVMTypeRef i8, unsigned invariant_kind,
+                     ir_mem_access *a) {
   bool is_load = LLVMIsALoadInst(inst) != NULL;
   if (!is_load && !LLVMIsAStoreInst(inst)) return false;
   a->inst = inst;
@@ -86,10 +82,10 @@ static bool match_access(LLVMValueRef fn, LLVMValueRef inst, addr_pass *p, mem_a
   a->width = width_of(LLVMTypeOf(is_load ? inst : LLVMGetOperand(inst, 0)));
   LLVMValueRef gep = LLVMGetOperand(inst, a->ptr_operand);
   if (!a->width || !LLVMIsAGetElementPtrInst(gep) || LLVMGetNumOperands(gep) != 2 ||
-      LLVMGetGEPSourceElementType(gep) != p->i8)
+      LLVMGetGEPSourceElementType(gep) != i8)
     return false;
   a->base = LLVMGetOperand(gep, 0);
-  if (!is_memory_base(fn, a->base, p->invariant_kind)) return false;
+  if (!is_memory_base(fn, a->base, invariant_kind)) return false;
   LLVMValueRef index = LLVMGetOperand(gep, 1);
   a->offset = 0;
   if (LLVMIsABinaryOperator(index) && LLVMGetInstructionOpcode(index) == LLVMAdd &&
@@ -177,7 +173,7 @@ static void fold_block(addr_pass *p, LLVMValueRef fn, LLVMBasicBlockRef bb) {
   LLVMValueRef base = NULL;
   for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
     mem_access a;
-    if (!match_access(fn, inst, p, &a)) continue;
+    if (!ir_match_access(fn, inst, p->i8, p->invariant_kind, &a)) continue;
     /* One memory, one base: facts from another base prove nothing. */
     if (base && a.base != base) continue;
     base = a.base;

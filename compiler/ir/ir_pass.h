@@ -21,6 +21,11 @@
  * 2^32) (ir_address.c).  Returns how many it rewrote. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
+/* After the bounds pass, before the optimisation pipeline: the increment
+ * of each loop's i32 pointer that an access bounds in every iteration
+ * gets nuw (ir_address_loop.c).  Returns how many it marked. */
+unsigned ir_mark_pointer_increments(LLVMModuleRef mod, uint64_t max_memory_bytes);
+
 /* Last, on optimised IR: vector integer code that clang's wasm vectoriser
  * wrote in wider lanes than its values need, rewritten exactly so that
  * SSE2 gets short sequences (|a - b| of widened lanes as llvm.abs, sign

@@ -723,6 +723,51 @@ START_TEST(indirect_recursion_loads_base_at_use) {
 }
 END_TEST
 
+/* ---- counted addresses (ir_address_loop.c) ----------------------------- */
+
+/* zext i32 -> i64 instructions of fn inside a loop: what an i32 counter
+ * that addresses memory costs in every iteration when LLVM keeps it
+ * 32 bits wide. */
+static int zexts_in_loops(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMZExt &&
+          LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(i, 0))) == 32 &&
+          LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 64)
+        n += in_cycle(bb);
+  return n;
+}
+
+/* Loops addressing memory through an i32 pointer advanced by 1 ($sum,
+ * $cmp: wasi-libc's memcmp loop): the accesses bound the pointers, whose
+ * increments get nuw, so LLVM widens them to 64 bits and no loop
+ * zero-extends an address (tests/spec/traps/counted.wast checks the
+ * traps).  Fails before ir_address_loop.c. */
+START_TEST(counted_addresses_widen) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped counted_addresses_widen: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of("(module (memory 1)\n"
+                      "  (func $sum (export \"sum\") (param $p i32) (param $n i32) (result i32) (local $s i32)\n"
+                      "    (block $done (br_if $done (i32.eqz (local.get $n)))\n"
+                      "      (loop $l (local.set $s (i32.add (local.get $s) (i32.load8_u (local.get $p))))\n"
+                      "        (local.set $p (i32.add (local.get $p) (i32.const 1)))\n"
+                      "        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))\n"
+                      "    (local.get $s))\n"
+                      "  (func $cmp (export \"cmp\") (param $a i32) (param $b i32) (param $n i32) (result i32)\n"
+                      "    (block $done (br_if $done (i32.eqz (local.get $n)))\n"
+                      "      (loop $l (br_if $done (i32.ne (i32.load8_u (local.get $a)) (i32.load8_u (local.get $b))))\n"
+                      "        (local.set $a (i32.add (local.get $a) (i32.const 1)))\n"
+                      "        (local.set $b (i32.add (local.get $b) (i32.const 1)))\n"
+                      "        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))\n"
+                      "    (local.get $n)))\n");
+  for (unsigned f = 0; f < 2; f++) ck_assert_msg(zexts_in_loops(unit_ir_func(&m, f)) == 0, "function %u", f);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -738,6 +783,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, recursion_exhausts_stack);
   tcase_add_test(tc, stack_checks_only_where_unbounded);
   tcase_add_test(tc, indirect_recursion_loads_base_at_use);
+  tcase_add_test(tc, counted_addresses_widen);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
   suite_add_tcase(s, tc);
