@@ -35,7 +35,8 @@
                  (i64.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 3)))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $c)))
-    (local.get $acc)))
+    (local.get $acc))
+)
 
 (assert_return (invoke "run" (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 1024) (i32.const 8)) (i32.const 0))
 ;; the copy's second word lies past one page
