@@ -17,7 +17,10 @@
  * latch loads.  A phi with any other use (a check left, memory.size)
  * stays as it is: a load per check executed costs more than one per
  * latch where the check runs every iteration (compress: +5 % when checks
- * were refreshed too). */
+ * were refreshed too).  Such a phi is settled instead where nothing may
+ * change the size between it and the block dominating its uses: one load
+ * there, the same value (a merge loop's size for the copy loops after
+ * it, no longer loaded in each of its cases). */
 #include "bnd.h"
 
 #include <stddef.h>
