@@ -217,12 +217,7 @@ static bool keeps_size(LLVMBasicBlockRef bb) {
 typedef struct {
   const ir_cfg *cfg;
   const ir_dom *dom;
-  const ir_loops *lp;
 } fresh_cfg;
-
-static int loop_depth(const fresh_cfg *g, int block) {
-  return g->lp->innermost[block] ? g->lp->innermost[block]->depth : 0;
-}
 
 /* The block nearest the phi's block p that dominates every use of phi, or
  * -1 when a use is a phi or lies outside the CFG. */
@@ -261,26 +256,15 @@ static bool path_keeps_size(const fresh_cfg *g, int p, int d) {
   return ok;
 }
 
-/* Size phi `phi` (the size less `less`), its uses not all tests: when the
- * block that dominates its uses lies in fewer loops than a value the phi
- * takes (a load in a loop, a phi there) and no
- * call may change the size between the two, one load there stands for
- * it (the same value: no loop's loads for a use after the loop).  Returns
- * whether it did. */
+/* Size phi `phi` (the size less `less`), its uses not all tests: when no
+ * call may change the size between the phi and the block that dominates
+ * its uses, one load there stands for it (the same value: no loop's
+ * latch loads for a use after the loop).  Returns whether it did. */
 static bool settle(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g, LLVMValueRef phi, int64_t less,
                    LLVMValueRef like) {
   int p = ir_cfg_index(g->cfg, LLVMGetInstructionParent(phi));
   int d = p < 0 || !LLVMGetFirstUse(phi) ? -1 : uses_dominator(g, phi);
-  /* only out of a loop: at a join outside one, the phi of two loads costs
-   * less than a load of the memory object and the size (strsort's malloc) */
-  int deepest = 0;
-  for (unsigned k = 0; d >= 0 && k < LLVMCountIncoming(phi); k++) {
-    LLVMValueRef in = LLVMGetIncomingValue(phi, k);
-    int x = LLVMIsAInstruction(in) ? ir_cfg_index(g->cfg, LLVMGetInstructionParent(in)) : -1;
-    if (x >= 0 && loop_depth(g, x) > deepest) deepest = loop_depth(g, x);
-  }
-  if (d < 0 || loop_depth(g, d) >= deepest) return false;
-  if (!ir_dominates(g->dom, p, d) || !path_keeps_size(g, p, d)) return false;
+  if (d < 0 || !ir_dominates(g->dom, p, d) || !path_keeps_size(g, p, d)) return false;
   LLVMBasicBlockRef bb = g->cfg->blocks[d].bb;
   LLVMValueRef at = LLVMGetFirstInstruction(bb);
   while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
@@ -298,8 +282,7 @@ unsigned bnd_fresh_sizes(LLVMValueRef fn) {
   tw_arena arena = {0};
   ir_cfg cfg;
   ir_dom dom;
-  ir_loops lp;
-  fresh_cfg g = {NULL, NULL, NULL};
+  fresh_cfg g = {NULL, NULL};
   unsigned n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
@@ -311,8 +294,7 @@ unsigned bnd_fresh_sizes(LLVMValueRef fn) {
       if (!LLVMGetFirstUse(i)) continue;
       if (!g.cfg && ir_cfg_build(&cfg, &arena, fn)) { /* built once: loads added do not change it */
         ir_dom_build(&dom, &cfg);
-        ir_loops_build(&lp, &cfg, &dom);
-        g = (fresh_cfg){&cfg, &dom, &lp};
+        g = (fresh_cfg){&cfg, &dom};
       }
       if (g.cfg && settle(b, fn, &g, i, less, like)) n++;
     }
