@@ -17,12 +17,17 @@
  * latch loads.  A phi with any other use (a check left, memory.size)
  * stays as it is: a load per check executed costs more than one per
  * latch where the check runs every iteration (compress: +5 % when checks
- * were refreshed too). */
+ * were refreshed too).  Such a phi is settled instead where nothing may
+ * change the size between it and the block dominating its uses: one load
+ * there, the same value (a merge loop's size for the copy loops after
+ * it, no longer loaded in each of its cases). */
 #include "bnd.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ir.h"
 #include "twasm_abi.h"
 
 /* A load of the size at b's position, with the metadata of `like` (a
@@ -195,9 +200,89 @@ static void erase_phis(fresh_ctx *f) {
   }
 }
 
+/* ---- a phi read again where it is still the same ------------------------ */
+
+/* Whether block bb runs nothing that may change the size: no call but
+ * inline asm (bnd_late.c's labels and barriers) and intrinsics. */
+static bool keeps_size(LLVMBasicBlockRef bb) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+    if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) continue;
+    LLVMValueRef callee = LLVMGetCalledValue(i);
+    if (LLVMIsAInlineAsm(callee)) continue;
+    if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) return false;
+  }
+  return true;
+}
+
+typedef struct {
+  const ir_cfg *cfg;
+  const ir_dom *dom;
+} fresh_cfg;
+
+/* The block nearest the phi's block p that dominates every use of phi, or
+ * -1 when a use is a phi or lies outside the CFG. */
+static int uses_dominator(const fresh_cfg *g, LLVMValueRef phi) {
+  int d = -1;
+  for (LLVMUseRef use = LLVMGetFirstUse(phi); use; use = LLVMGetNextUse(use)) {
+    LLVMValueRef user = LLVMGetUser(use);
+    if (!LLVMIsAInstruction(user) || LLVMIsAPHINode(user)) return -1;
+    int u = ir_cfg_index(g->cfg, LLVMGetInstructionParent(user));
+    if (u < 0) return -1;
+    if (d < 0) d = u;
+    while (!ir_dominates(g->dom, d, u)) d = g->dom->idom[d];
+  }
+  return d;
+}
+
+/* Whether every path from block p (its phis evaluated) to block d keeps
+ * the size: a walk back from d over predecessors, stopping at p. */
+static bool path_keeps_size(const fresh_cfg *g, int p, int d) {
+  int n = g->cfg->nblocks, *work = malloc((size_t)n * sizeof *work);
+  bool *seen = calloc((size_t)n, sizeof *seen), ok = work && seen;
+  int nwork = 0;
+  if (ok) work[nwork++] = d, seen[d] = true;
+  ok = ok && keeps_size(g->cfg->blocks[p].bb);
+  while (ok && nwork) {
+    int x = work[--nwork];
+    if (x == p) continue;
+    if (!keeps_size(g->cfg->blocks[x].bb) || !g->cfg->blocks[x].npreds) ok = false;
+    for (int k = 0; ok && k < g->cfg->blocks[x].npreds; k++) {
+      int y = g->cfg->blocks[x].preds[k];
+      if (!seen[y]) seen[y] = true, work[nwork++] = y;
+    }
+  }
+  free(work);
+  free(seen);
+  return ok;
+}
+
+/* Size phi `phi` (the size less `less`), its uses not all tests: when no
+ * call may change the size between the phi and the block that dominates
+ * its uses, one load there stands for it (the same value: no loop's
+ * latch loads for a use after the loop).  Returns whether it did. */
+static bool settle(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g, LLVMValueRef phi, int64_t less,
+                   LLVMValueRef like) {
+  int p = ir_cfg_index(g->cfg, LLVMGetInstructionParent(phi));
+  int d = p < 0 || !LLVMGetFirstUse(phi) ? -1 : uses_dominator(g, phi);
+  if (d < 0 || !ir_dominates(g->dom, p, d) || !path_keeps_size(g, p, d)) return false;
+  LLVMBasicBlockRef bb = g->cfg->blocks[d].bb;
+  LLVMValueRef at = LLVMGetFirstInstruction(bb);
+  while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
+  if (!at) return false;
+  LLVMPositionBuilderBefore(b, at);
+  LLVMValueRef now = load_size(b, fn, like);
+  if (less) now = LLVMBuildAdd(b, now, LLVMConstInt(LLVMTypeOf(now), (unsigned long long)-less, true), "");
+  LLVMReplaceAllUsesWith(phi, now);
+  return true;
+}
+
 unsigned bnd_fresh_sizes(LLVMValueRef fn) {
   fresh_ctx f = {.nphis = 0};
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+  tw_arena arena = {0};
+  ir_cfg cfg;
+  ir_dom dom;
+  fresh_cfg g = {NULL, NULL};
   unsigned n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
@@ -206,8 +291,15 @@ unsigned bnd_fresh_sizes(LLVMValueRef fn) {
       if (!bnd_size_web(i, &less, &like)) continue;
       n += refresh(b, fn, i, less, like);
       note_phi(&f, i);
+      if (!LLVMGetFirstUse(i)) continue;
+      if (!g.cfg && ir_cfg_build(&cfg, &arena, fn)) { /* built once: loads added do not change it */
+        ir_dom_build(&dom, &cfg);
+        g = (fresh_cfg){&cfg, &dom};
+      }
+      if (g.cfg && settle(b, fn, &g, i, less, like)) n++;
     }
   erase_phis(&f);
+  tw_arena_free(&arena);
   LLVMDisposeBuilder(b);
   return n;
 }
