@@ -230,7 +230,11 @@ static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach)
     if (!LLVMIsAZExtInst(index) || late_peel(LLVMGetOperand(index, 0), &more) != end) return false;
     d -= more;
   } else if (index != end) {
-    return false;
+    /* an i64 index a constant past the check's (LLVM's widened counter:
+     * the next iteration's index iv + 1 checked as `size - 1 > iv`) */
+    int64_t more;
+    if (late_peel(index, &more) != end || more == 0) return false;
+    d -= more;
   }
   *reach = d + ch->plus;
   return true;
