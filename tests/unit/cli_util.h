@@ -13,23 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static inline const char *twasmc(void) {
-  const char *t = getenv("TWASMC");
-  return t ? t : "build/bin/twasmc";
-}
+#include "unit_sh.h"
 
-/* Runs the shell command cmd, stdout+stderr into out; the exit status
- * (128 + signal when killed). */
-static inline int run_shell(const char *cmd, char *out, size_t cap) {
-  char full[8192];
-  snprintf(full, sizeof full, "%s 2>&1", cmd);
-  FILE *p = popen(full, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = 0;
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static inline const char *twasmc(void) { return unit_twasmc(); }
+
+/* The shell command cmd, stdout+stderr into out: unit_sh.h. */
+static inline int run_shell(const char *cmd, char *out, size_t cap) { return unit_sh(cmd, out, cap); }
 
 /* Runs `twasmc ARGS`, capturing stdout+stderr into out; returns the exit status. */
 static inline int run(const char *args, char *out, size_t cap) {
