@@ -185,6 +185,10 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v);
 bool kr_region_prove(kr_ctx *c, const kr_region *r);
 /* The region r (prologue) runs before loop l on each iteration. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);
+/* The start of a region loop's counter as its Wasm i32 value: x for an
+ * i64 counter starting at zext(x), x i32 (widened by LLVM after the
+ * pointers pass), else the start itself. */
+LLVMValueRef kr_region_widened_start(const ir_iv *iv);
 /* The region whose loops include l as one of R's copies, or NULL. */
 const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
 /* A load of host state (the memory's size) that only steers the bounds

@@ -108,6 +108,14 @@ static bool is_op(LLVMValueRef v, LLVMOpcode op) {
   return v && LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == op;
 }
 
+/* The i32 start of a counter: its start, or x for an i64 counter LLVM
+ * widened from an i32 one starting at x (kr_region_widened_start); NULL
+ * for any other. */
+static LLVMValueRef start32(const ir_iv *iv) {
+  LLVMValueRef s = kr_region_widened_start(iv);
+  return s && LLVMGetIntTypeWidth(LLVMTypeOf(s)) == 32 ? s : NULL;
+}
+
 /* The loop counts `start` down by `step` to 0: an IV of step -step whose
  * next value the latch compares with 0, leaving when equal (other exits
  * only to traps); *start its start. */
@@ -123,10 +131,8 @@ static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMVal
     return false;
   for (int k = 0; k < l->nivs; k++) {
     const ir_iv *iv = &l->ivs[k];
-    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == -step && iv->bits == 32) {
-      *start = iv->start;
+    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == -step && (*start = start32(iv)))
       return true;
-    }
   }
   return false;
 }
@@ -144,16 +150,22 @@ static bool remainder_from(const kr_ctx *c, const ir_loop *l, int U, LLVMValueRe
   if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
   LLVMValueRef cond = LLVMGetCondition(br);
   LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
-  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 1) != n) return false;
+  if (!LLVMIsAICmpInst(cond)) return false;
+  /* an i64 counter widened from s' (start32) against zext(n): both
+   * below 2^32, the same trips as the i32 counter against n when
+   * s' <= n, n - s' a multiple of U (kr_region_find's shape) */
+  LLVMValueRef bound = LLVMGetOperand(cond, 1);
+  bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(bound)) == 64;
+  if (wide && LLVMIsAZExtInst(bound)) bound = LLVMGetOperand(bound, 0);
+  if (bound != n) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
   if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
     return false;
   for (int k = 0; k < l->nivs; k++) {
     const ir_iv *iv = &l->ivs[k];
-    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == U && iv->bits == 32) {
-      *start = iv->start;
+    if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == U && iv->bits == (wide ? 64 : 32) &&
+        (*start = start32(iv)))
       return true;
-    }
   }
   return false;
 }
@@ -862,6 +874,7 @@ static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane,
   return at;
 }
 
+
 /* (c) of a sum region: every lane of the term V adds, in each of V's
  * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
  * each copy of R adds that term; the reference is R's fast copy's. */
@@ -1060,6 +1073,19 @@ bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld) {
   bool ok = kr_region_find(c, l, &r);
   if (ok || why) c->reason = why;
   return ok;
+}
+
+/* The pointers pass (compiler/ir/ir_address_loop.c) puts nuw on an i32
+ * pointer's increment p + s where an access at p bounds it, and LLVM then
+ * widens p to an i64 counter q = phi(zext(x), q + s): q is zext(p) in
+ * every iteration (p never wraps), so q reads as the Wasm address x + s t
+ * that p did.  Read so, V's counters give the same live values (x, not
+ * its extension) as R's i32 ones, which the lane compare needs. */
+LLVMValueRef kr_region_widened_start(const ir_iv *iv) {
+  LLVMValueRef s = iv->start;
+  if (iv->bits == 64 && s && LLVMIsAZExtInst(s) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(s, 0))) == 32)
+    return LLVMGetOperand(s, 0);
+  return s;
 }
 
 const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {

@@ -102,7 +102,7 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
   const kr_region *r = kr_region_of(c, iv->loop);
   LLVMValueRef marker = c->region_marker;
   c->region_marker = r ? r->start : NULL;
-  kr_affine a = int_rec(c, iv->start, depth + 1);
+  kr_affine a = int_rec(c, kr_region_widened_start(iv), depth + 1);
   c->region_marker = marker;
   if (!a.ok) return not_affine;
   if (r) {

@@ -100,22 +100,12 @@ static unsigned mark_function(LLVMValueRef fn, LLVMTypeRef i8, unsigned invarian
   return p.changed;
 }
 
-/* A function computing in v128 lanes: left alone, since widened counters
- * would hide its vector loops' regions from kernels/kn_lanes_region.c
- * (test_recog_lanes' nested sums and int8 products). */
-static bool has_vectors(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
-  return false;
-}
-
 unsigned ir_mark_pointer_increments(LLVMModuleRef mod, uint64_t max_memory_bytes) {
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
   unsigned kind = LLVMGetMDKindIDInContext(ctx, "invariant.load", 14), n = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
-    if (LLVMCountParams(fn) > 0 && LLVMGetFirstBasicBlock(fn) && !has_vectors(fn))
+    if (LLVMCountParams(fn) > 0 && LLVMGetFirstBasicBlock(fn))
       n += mark_function(fn, i8, kind, (1ull << 32) - max_memory_bytes);
   return n;
 }
