@@ -668,6 +668,11 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     else if (is_const(sin[k], 0)) S = ir_cfg_index(c->cfg, sfrom[k]);
   }
   if (E < 0 || S < 0) return fail(c, REGION_FAIL);
+  /* 0 may come through a block GVN put on the skip's edge to J (the
+   * critical edge split for its partial redundancies): the skip is the
+   * block before it */
+  for (int n = 0; n < 4 && c->cfg->blocks[S].nsuccs == 1 && c->cfg->blocks[S].npreds == 1; n++)
+    S = c->cfg->blocks[S].preds[0];
   /* the done block: where E's true edge, D's true edge and R's exits go */
   int done, x;
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
@@ -1012,9 +1017,9 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
   return in_hsum(v, r.hsum, 0);
 }
 
-/* Whether every use of v, followed through integer arithmetic, ends in a
- * branch's condition or in the offset a trap reports (a phi of the trap's
- * block): a value that only steers. */
+/* Whether every use of v, followed through integer arithmetic and phis,
+ * ends in a branch's condition or in the offset a trap reports (a phi of
+ * the trap's block): a value that only steers. */
 static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
   /* (the bounds pass's tests of a remainder after a peel are and'ed i128
    * sums: up to about a dozen links from the load to the branch) */
@@ -1025,7 +1030,11 @@ static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
     if (LLVMIsAPHINode(user)) {
       int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(user));
       if (b >= 0 && traps(c, b)) continue;
-      return false;
+      /* a join of such values (GVN's phi of the limit a bounds check
+       * compares with, computed on both paths to the remainder) steers
+       * as they do; a cycle runs out of depth and is refused */
+      if (!only_steers(c, user, depth + 1)) return false;
+      continue;
     }
     switch (LLVMGetInstructionOpcode(user)) {
     case LLVMAdd: case LLVMSub: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMICmp:

@@ -347,10 +347,27 @@ static kr_affine masked_address(kr_ctx *c, LLVMValueRef idx) {
   return multiple ? a : not_affine;
 }
 
-/* An i64 GEP index: constants, zext of an i32 Wasm address, and sums. */
+/* x when every incoming value of phi p is zext(x), x one i32 value (GVN
+ * joins copies of an extension it made on two paths); else NULL. */
+static LLVMValueRef same_zext(LLVMValueRef p) {
+  LLVMValueRef x = NULL;
+  for (unsigned i = 0; i < LLVMCountIncoming(p); i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(p, i);
+    if (!LLVMIsAZExtInst(v) || LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) != 32 ||
+        (x && LLVMGetOperand(v, 0) != x))
+      return NULL;
+    x = LLVMGetOperand(v, 0);
+  }
+  return x;
+}
+
+/* An i64 GEP index: constants, zext of an i32 Wasm address (or a phi of
+ * copies of one), and sums. */
 static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
   if (LLVMIsAConstantInt(idx)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(idx)};
+  LLVMValueRef x = LLVMIsAPHINode(idx) ? same_zext(idx) : NULL;
+  if (x) return wasm_address(c, x);
   if (LLVMIsAZExtInst(idx) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(idx, 0))) == 32)
     return wasm_address(c, LLVMGetOperand(idx, 0));
   if (LLVMIsABinaryOperator(idx) && LLVMGetInstructionOpcode(idx) == LLVMAnd)

@@ -488,6 +488,64 @@ START_TEST(nested_i8_sum) {
 }
 END_TEST
 
+/* The int8 ikj product built with -fno-unroll-loops: its remainder not
+ * unrolled (no peel), the skip's edge to the remainder split by GVN, the
+ * splat's address a phi of two copies of one extension and the memory
+ * size read for the bounds tests joined by a phi: the plain build's
+ * product (failed before: "reads host state") */
+START_TEST(nested_i8_product_no_unroll) {
+  char plain[1024], simd[1024];
+  if (!product_of("qmm_ikj_i8", "", plain, sizeof plain) ||
+      !product_of("qmm_ikj_i8", "-msimd128 -fno-unroll-loops", simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+}
+END_TEST
+
+static bool vector_access(LLVMValueRef u) {
+  bool vec_type = LLVMGetTypeKind(LLVMTypeOf(LLVMIsAStoreInst(u) ? LLVMGetOperand(u, 0) : u)) == LLVMVectorTypeKind;
+  if (LLVMIsAStoreInst(u)) return vec_type;
+  if (!LLVMIsALoadInst(u)) return false;
+  /* a v128.load32_zero: the scalar loaded into lane 0 */
+  LLVMUseRef f = LLVMGetFirstUse(u);
+  return vec_type || (f && LLVMIsAInsertElementInst(LLVMGetUser(f)));
+}
+
+/* Whether fn accesses v128 lanes at an i64 counter (a GEP of an i64 phi):
+ * a vector loop whose i32 pointers LLVM widened after the pointers pass
+ * (compiler/ir/ir_address_loop.c). */
+static bool widened_vector_loop(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
+      LLVMTypeRef t = LLVMTypeOf(i);
+      if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64) continue;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef g = LLVMGetUser(u);
+        if (!LLVMIsAGetElementPtrInst(g)) continue;
+        for (LLVMUseRef w = LLVMGetFirstUse(g); w; w = LLVMGetNextUse(w))
+          if (vector_access(LLVMGetUser(w))) return true;
+      }
+    }
+  return false;
+}
+
+/* The nested sums and products above are read through counters widened
+ * to i64 (kn_lanes_region.c kr_region_widened_start): the IR the offload
+ * stage sees holds them, so those tests cover the widened form (fails
+ * while the pointers pass leaves v128 functions alone) */
+START_TEST(nested_widened_counters) {
+  static const char *const fns[] = {"rows_dot_i32", "qmm_ikj_i8", "rows_dot_i8", "gemm_ikj"};
+  for (size_t k = 0; k < sizeof fns / sizeof *fns; k++) {
+    fixture f;
+    recognise_in(&f, "simd_nested.c", fns[k]);
+    if (f.skipped) return;
+    ck_assert_msg(widened_vector_loop(unit_ir_exported(f.mod, fns[k])), "%s: no vector loop with an i64 counter",
+                  fns[k]);
+    release(&f);
+  }
+}
+END_TEST
+
 static bool narrow_mul(LLVMValueRef i) {
   return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind &&
          LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(i))) == 16;
@@ -607,6 +665,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, nested_i8_product);
   tcase_add_test(tc, neg_narrow_other_op);
   tcase_add_test(tc, nested_i8_sum);
+  tcase_add_test(tc, nested_i8_product_no_unroll);
+  tcase_add_test(tc, nested_widened_counters);
   tcase_add_test(tc, neg_narrow_sum_other_op);
   tcase_add_test(tc, neg_sum_other_terms);
   tcase_add_test(tc, neg_sum_lane_twice);
