@@ -365,11 +365,6 @@ static const struct {
      "at both levels)"},
     {"tests/gpu/e2e/polybench_syr2k_o3.c", "as polybench_syr2k.c"},
     {"tests/gpu/e2e/polybench_syr2k_wasmopt.c", "as polybench_syr2k.c"},
-    {"tests/gpu/detect/simd_nested.c",
-     "built with -msimd128: qmm_ikj_i8 (int8 ikj product in narrow lanes) is offloaded at -O2 (its "
-     "remainder unrolled after a peel) but not with -fno-unroll-loops, where its nest is refused "
-     "for a read of the memory size (\"reads host state\") not yet traced to the region's bounds "
-     "tests (not looked into); only the remainder's map there"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},
