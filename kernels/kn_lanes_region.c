@@ -1017,6 +1017,13 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
   return in_hsum(v, r.hsum, 0);
 }
 
+/* Whether block b is a loop's header: a predecessor it dominates. */
+static bool loop_header(const kr_ctx *c, int b) {
+  for (int k = 0; k < c->cfg->blocks[b].npreds; k++)
+    if (ir_dominates(c->dom, b, c->cfg->blocks[b].preds[k])) return true;
+  return false;
+}
+
 /* Whether every use of v, followed through integer arithmetic and phis,
  * ends in a branch's condition or in the offset a trap reports (a phi of
  * the trap's block): a value that only steers. */
@@ -1032,8 +1039,8 @@ static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
       if (b >= 0 && traps(c, b)) continue;
       /* a join of such values (GVN's phi of the limit a bounds check
        * compares with, computed on both paths to the remainder) steers
-       * as they do; a cycle runs out of depth and is refused */
-      if (!only_steers(c, user, depth + 1)) return false;
+       * as they do; not a loop header's phi (no cycles to follow) */
+      if (b < 0 || loop_header(c, b) || !only_steers(c, user, depth + 1)) return false;
       continue;
     }
     switch (LLVMGetInstructionOpcode(user)) {
