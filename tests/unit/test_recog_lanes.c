@@ -334,15 +334,22 @@ static bool product_of(const char *fn, const char *flags, char *out, size_t size
   return true;
 }
 
+/* fn's product built with `flags` (into simd) is the plain build's;
+ * false when skipped. */
+static bool same_as_plain(const char *fn, const char *flags, char *simd, size_t size) {
+  char plain[1024];
+  if (!product_of(fn, "", plain, sizeof plain) || !product_of(fn, flags, simd, size)) return false;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n%s:  %s", plain, flags, simd);
+  return true;
+}
+
 /* the product's j loop vectorised inside the k and i loops, with its
  * peeled iteration and its scalar remainder beside it
  * (kernels/kn_lanes_region.c): the plain build's product, the same sizes,
  * layouts and operands, whose j count is the argument n */
 START_TEST(nested_product) {
-  char plain[1024], simd[1024];
-  if (!product_of("gemm_ikj", "", plain, sizeof plain) || !product_of("gemm_ikj", "-msimd128", simd, sizeof simd))
-    return;
-  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  char simd[1024];
+  if (!same_as_plain("gemm_ikj", "-msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "n count(arg 2"), "%s", simd);
 }
 END_TEST
@@ -453,11 +460,8 @@ END_TEST
  * (kernels/kn_lanes_region.c, a sum region): exact in any order, so the
  * plain build's matrix-vector product, whose k count is the argument n */
 START_TEST(nested_int_sum) {
-  char plain[1024], simd[1024];
-  if (!product_of("rows_dot_i32", "", plain, sizeof plain) ||
-      !product_of("rows_dot_i32", "-msimd128", simd, sizeof simd))
-    return;
-  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  char simd[1024];
+  if (!same_as_plain("rows_dot_i32", "-msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
 }
 END_TEST
@@ -466,11 +470,8 @@ END_TEST
  * widens the products to i32x4 (narrow lanes, kn_lanes.c narrow_product):
  * the plain build's int8 product */
 START_TEST(nested_i8_product) {
-  char plain[1024], simd[1024];
-  if (!product_of("qmm_ikj_i8", "", plain, sizeof plain) ||
-      !product_of("qmm_ikj_i8", "-msimd128", simd, sizeof simd))
-    return;
-  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  char simd[1024];
+  if (!same_as_plain("qmm_ikj_i8", "-msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
 }
 END_TEST
@@ -479,11 +480,8 @@ END_TEST
  * unrolled by 2 after a peeled iteration that adds to the sum: the plain
  * build's int8 matrix-vector product, whose k count is the argument n */
 START_TEST(nested_i8_sum) {
-  char plain[1024], simd[1024];
-  if (!product_of("rows_dot_i8", "", plain, sizeof plain) ||
-      !product_of("rows_dot_i8", "-msimd128", simd, sizeof simd))
-    return;
-  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  char simd[1024];
+  if (!same_as_plain("rows_dot_i8", "-msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
 }
 END_TEST
@@ -494,11 +492,8 @@ END_TEST
  * size read for the bounds tests joined by a phi: the plain build's
  * product (failed before: "reads host state") */
 START_TEST(nested_i8_product_no_unroll) {
-  char plain[1024], simd[1024];
-  if (!product_of("qmm_ikj_i8", "", plain, sizeof plain) ||
-      !product_of("qmm_ikj_i8", "-msimd128 -fno-unroll-loops", simd, sizeof simd))
-    return;
-  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  char simd[1024];
+  if (!same_as_plain("qmm_ikj_i8", "-msimd128 -fno-unroll-loops", simd, sizeof simd)) return;
 }
 END_TEST
 
