@@ -118,6 +118,15 @@ typedef struct {
 /* Whether the terminator br is such a check (fills c). */
 bool bnd_check_match(LLVMValueRef br, bnd_check *c);
 
+/* A web of phis (loops' cycles too): v itself when no phi, else every
+ * value entering v or a phi it reaches through phis, up to max_phis phis
+ * (at most BND_MAX_WEB), passes leaf(ctx, value), which sees them in
+ * breadth-first order (bnd_check.c).  For GVN's phis of one value loaded
+ * on several paths (the memory's size, its base). */
+#define BND_MAX_WEB 256
+typedef bool (*bnd_leaf_fn)(void *ctx, LLVMValueRef v);
+bool bnd_phi_web(LLVMValueRef v, unsigned max_phis, bnd_leaf_fn leaf, void *ctx);
+
 /* Whether v is GVN's phi of sizes on the paths into its block: through
  * phis, size loads less one constant (*less; *like: one of the loads). */
 bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like);
