@@ -85,7 +85,13 @@ typedef struct {
   LLVMValueRef last[BND_MAX_LOOPS]; /* i128 trip count - 1 of each loop */
   int nloops;
   bnd_map memo;              /* value -> bnd_lin * already built */
+  bool hi_tests;             /* extensions built from now on keep their upper test */
 } bnd_nest;
+
+/* With n->hi_tests, each zero extension of an i32 x that bnd_lin_of
+ * decomposes keeps the upper half of its condition (form <= 2^32 - 1, an
+ * icmp) in n->memo at key (const char *)x + BND_HI_KEY. */
+#define BND_HI_KEY 3
 
 /* Decomposes v (an i32 or i64 value used in the nest); false when v is not
  * affine in the nest's counters.  Emits i128 arithmetic at n->b. */
