@@ -2,7 +2,8 @@
 ;; copy), versioned in guard mode at -O2 and up (compiler/bnd_loop.c): a
 ;; check block whose end test `s + k + 1 <= size` already bounds the sum
 ;; below 2^32 keeps no test of its own that the sum stays below 2^32
-;; (drop_implied_hi).  Results where the copy runs, exact traps where the
+;; (drop_implied_hi), nor tests that each operand of the sum does
+;; (bnd_widen.c).  Results where the copy runs, exact traps where the
 ;; checked loop runs instead, and sums that wrap past 2^32 to valid
 ;; addresses (the unchecked copy, which adds in i64, must not run).
 ;; Memory of one page; the bytes 1 .. 8 at 0.
