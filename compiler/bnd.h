@@ -85,7 +85,13 @@ typedef struct {
   LLVMValueRef last[BND_MAX_LOOPS]; /* i128 trip count - 1 of each loop */
   int nloops;
   bnd_map memo;              /* value -> bnd_lin * already built */
+  bool hi_tests;             /* extensions built from now on keep their upper test */
 } bnd_nest;
+
+/* With n->hi_tests, each zero extension of an i32 x that bnd_lin_of
+ * decomposes keeps the upper half of its condition (form <= 2^32 - 1, an
+ * icmp) in n->memo at key (const char *)x + BND_HI_KEY. */
+#define BND_HI_KEY 3
 
 /* Decomposes v (an i32 or i64 value used in the nest); false when v is not
  * affine in the nest's counters.  Emits i128 arithmetic at n->b. */
@@ -117,6 +123,15 @@ typedef struct {
 
 /* Whether the terminator br is such a check (fills c). */
 bool bnd_check_match(LLVMValueRef br, bnd_check *c);
+
+/* A web of phis (loops' cycles too): v itself when no phi, else every
+ * value entering v or a phi it reaches through phis, up to max_phis phis
+ * (at most BND_MAX_WEB), passes leaf(ctx, value), which sees them in
+ * breadth-first order (bnd_check.c).  For GVN's phis of one value loaded
+ * on several paths (the memory's size, its base). */
+#define BND_MAX_WEB 256
+typedef bool (*bnd_leaf_fn)(void *ctx, LLVMValueRef v);
+bool bnd_phi_web(LLVMValueRef v, unsigned max_phis, bnd_leaf_fn leaf, void *ctx);
 
 /* Whether v is GVN's phi of sizes on the paths into its block: through
  * phis, size loads less one constant (*less; *like: one of the loads). */

@@ -56,30 +56,39 @@ static bool is_plain_size_load(LLVMValueRef v) {
   return vmctx == LLVMGetParam(LLVMGetBasicBlockParent(LLVMGetInstructionParent(v)), 0);
 }
 
-/* Phis (through loops too) whose every incoming value is a size load or
- * another of them, up to 256 phis (an inlined parser's web of them: 79). */
-static bool is_size_load(LLVMValueRef v) {
-  enum { MAX_PHIS = 256 };
-  LLVMValueRef seen[MAX_PHIS];
+bool bnd_phi_web(LLVMValueRef v, unsigned max_phis, bnd_leaf_fn leaf, void *ctx) {
+  LLVMValueRef seen[BND_MAX_WEB];
   unsigned nseen = 0, next = 0;
-  if (!LLVMIsAPHINode(v)) return is_plain_size_load(v);
+  if (!LLVMIsAPHINode(v)) return leaf(ctx, v);
+  if (max_phis > BND_MAX_WEB) max_phis = BND_MAX_WEB;
   seen[nseen++] = v;
   while (next < nseen) {
     LLVMValueRef phi = seen[next++];
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
       LLVMValueRef in = LLVMGetIncomingValue(phi, k);
       if (!LLVMIsAPHINode(in)) {
-        if (!is_plain_size_load(in)) return false;
+        if (!leaf(ctx, in)) return false;
         continue;
       }
       bool known = false;
       for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
       if (known) continue;
-      if (nseen == MAX_PHIS) return false;
+      if (nseen == max_phis) return false;
       seen[nseen++] = in;
     }
   }
   return true;
+}
+
+static bool size_leaf(void *ctx, LLVMValueRef v) {
+  (void)ctx;
+  return is_plain_size_load(v);
+}
+
+/* Phis (through loops too) whose every incoming value is a size load or
+ * another of them, up to 256 phis (an inlined parser's web of them: 79). */
+static bool is_size_load(LLVMValueRef v) {
+  return bnd_phi_web(v, BND_MAX_WEB, size_leaf, NULL);
 }
 
 /* Computes a value and nothing else: what a group's `bounds_which` block
@@ -153,38 +162,34 @@ static LLVMValueRef a_load(LLVMValueRef phi) {
   return NULL;
 }
 
+/* What is_phi_of_size_less's walk has seen of the leaves so far. */
+typedef struct {
+  bool first;
+  int64_t less;
+  LLVMValueRef load;
+} size_less;
+
+static bool size_less_leaf(void *ctx, LLVMValueRef in) {
+  size_less *s = ctx;
+  int64_t d;
+  LLVMValueRef x = less_const(in, &d);
+  if (!is_size_load(x) || (!s->first && d != s->less)) return false;
+  if (s->first) s->less = d, s->load = NULL;
+  if (!s->load || LLVMIsAPHINode(s->load)) s->load = x;
+  s->first = false;
+  return true;
+}
+
 /* GVN's phi of `size - less` computed on the paths into a block (loop
  * rotation copies a check into the preheader and the latch): every
  * incoming value, through phis, a size load less the same constant.
  * *load: one of those loads (its metadata stands for all). */
 static bool is_phi_of_size_less(LLVMValueRef v, int64_t *less, LLVMValueRef *load) {
-  enum { MAX_PHIS = 256 };
-  LLVMValueRef seen[MAX_PHIS];
-  unsigned nseen = 0, next = 0;
-  bool first = true;
-  seen[nseen++] = v;
-  while (next < nseen) {
-    LLVMValueRef phi = seen[next++];
-    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
-      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
-      if (LLVMIsAPHINode(in)) {
-        bool known = false;
-        for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
-        if (known) continue;
-        if (nseen == MAX_PHIS) return false;
-        seen[nseen++] = in;
-        continue;
-      }
-      int64_t d;
-      LLVMValueRef x = less_const(in, &d);
-      if (!is_size_load(x) || (!first && d != *less)) return false;
-      if (first) *less = d, *load = NULL;
-      if (!*load || LLVMIsAPHINode(*load)) *load = x;
-      first = false;
-    }
-  }
-  if (!first && LLVMIsAPHINode(*load)) *load = a_load(*load);
-  return !first && *load != NULL;
+  size_less s = {.first = true};
+  if (!bnd_phi_web(v, BND_MAX_WEB, size_less_leaf, &s) || s.first) return false;
+  *less = s.less;
+  *load = LLVMIsAPHINode(s.load) ? a_load(s.load) : s.load;
+  return *load != NULL;
 }
 
 static unsigned width(LLVMValueRef v) {

@@ -119,10 +119,11 @@ int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef
   return found == g->n ? found : 0;
 }
 
-/* A group's check br becomes a branch to its continuation; the blocks of
- * its trap path that nothing else enters go, each leaving the phis of the
- * next first (drop_check's deletion of the trap block alone would leave a
- * merged which block's successor with a phi entry from a deleted block). */
+/* A check br (a group's or one access's: bnd_late.c's drop_check) becomes
+ * a branch to its continuation; the blocks of its trap path that nothing
+ * else enters go, each leaving the phis of the next first (deleting the
+ * trap block alone would leave a merged which block's successor with a phi
+ * entry from a deleted block). */
 void late_drop_group_check(late_ctx *c, LLVMValueRef br) {
   bnd_check ch;
   bnd_check_match(br, &ch);

@@ -86,27 +86,12 @@ static bool is_base_load(const late_ctx *c, LLVMValueRef v) {
  * same pointer, and so does a phi of them. */
 #define LATE_MAX_BASE_PHIS 16
 
+static bool base_leaf(void *ctx, LLVMValueRef v) {
+  return is_base_load(ctx, v);
+}
+
 static bool is_mem_base(const late_ctx *c, LLVMValueRef v) {
-  if (!LLVMIsAPHINode(v)) return is_base_load(c, v);
-  LLVMValueRef seen[LATE_MAX_BASE_PHIS];
-  unsigned nseen = 0, next = 0;
-  seen[nseen++] = v;
-  while (next < nseen) {
-    LLVMValueRef phi = seen[next++];
-    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
-      LLVMValueRef in = LLVMGetIncomingValue(phi, k);
-      if (!LLVMIsAPHINode(in)) {
-        if (!is_base_load(c, in)) return false;
-        continue;
-      }
-      bool known = false;
-      for (unsigned j = 0; j < nseen && !known; j++) known = seen[j] == in;
-      if (known) continue;
-      if (nseen == LATE_MAX_BASE_PHIS) return false;
-      seen[nseen++] = in;
-    }
-  }
-  return true;
+  return bnd_phi_web(v, LATE_MAX_BASE_PHIS, base_leaf, (void *)c);
 }
 
 /* A load that cannot fault on a guard page: of the instance's own
@@ -640,20 +625,11 @@ static void call_asm(late_ctx *c, LLVMValueRef fn_asm) {
   LLVMBuildCall2(c->b, c->asm_type, fn_asm, NULL, 0, "");
 }
 
-/* Check br becomes a branch to its continuation; the trap block goes
- * when nothing else leads there. */
+/* Check br becomes a branch to its continuation; its trap block goes
+ * when nothing else leads there (bnd_group.c, which also takes the blocks
+ * after it that only that block entered). */
 static void drop_check(late_ctx *c, LLVMValueRef br) {
-  bnd_check ch;
-  bnd_check_match(br, &ch);
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(br);
-  LLVMBasicBlockRef trap = LLVMGetSuccessor(br, ch.trap_succ), cont = LLVMGetSuccessor(br, !ch.trap_succ);
-  LLVMValueRef cond = LLVMGetCondition(br);
-  LLVMPositionBuilderBefore(c->b, br);
-  LLVMBuildBr(c->b, cont);
-  LLVMInstructionEraseFromParent(br);
-  late_erase_dead(c, cond);
-  ir_retarget_phis(trap, bb, NULL);
-  if (!LLVMGetFirstUse(LLVMBasicBlockAsValue(trap))) LLVMDeleteBasicBlock(trap);
+  late_drop_group_check(c, br);
 }
 
 /* Access i, its check gone: the label (offset) before it, volatile. */

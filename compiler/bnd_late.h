@@ -64,8 +64,8 @@ typedef struct {
 /* The accesses of the group check br guards, in order (acc[]), when they
  * are the first effects of its continuation; 0 when not. */
 int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef *acc);
-/* The group's check br becomes a branch to its continuation; its trap
- * path's blocks that nothing else enters go. */
+/* A check br (a group's, or one access's) becomes a branch to its
+ * continuation; its trap path's blocks that nothing else enters go. */
 void late_drop_group_check(late_ctx *c, LLVMValueRef br);
 
 /* ---- bnd_pair.c ---- */

@@ -120,9 +120,18 @@ static bool extension(bnd_nest *n, LLVMValueRef x, bool is_signed, bnd_lin *out,
     return true;
   }
   if (width_of(x) != 32 || !lin_rec(n, x, out, depth + 1)) return false;
-  LLVMValueRef lo, hi;
+  LLVMValueRef lo, hi, in;
   bnd_lin_range(n, out, &lo, &hi);
-  out->cond = both(n, out->cond, bnd_lin_in32(n, lo, hi, is_signed));
+  if (!is_signed && n->hi_tests) {
+    /* its upper half kept apart: bnd_loop.c drops it where a check's own
+     * end test implies it */
+    LLVMValueRef hi_ok = LLVMBuildICmp(n->b, LLVMIntSLE, hi, i128_const(n, (int64_t)UINT32_MAX), "");
+    if (LLVMIsAICmpInst(hi_ok)) bnd_map_put(&n->memo, (const char *)x + BND_HI_KEY, hi_ok);
+    in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, i128_const(n, 0), ""), hi_ok, "");
+  } else {
+    in = bnd_lin_in32(n, lo, hi, is_signed);
+  }
+  out->cond = both(n, out->cond, in);
   bnd_lin *keep = tw_arena_alloc(n->memo.arena, sizeof *keep);
   *keep = *out;
   bnd_map_put(&n->memo, key, keep);

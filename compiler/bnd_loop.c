@@ -177,6 +177,34 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_form *f, LLVMValueRef size) {
   return l.cond ? LLVMBuildAnd(n->b, in, l.cond, "") : in;
 }
 
+/* A zero extension's upper test that a proved check's end test implies
+ * goes.  The check's end is zext(x) + d (d >= 1: its constant and plus;
+ * a narrow end is x itself, d its plus), so its group's test hi_end <=
+ * size, size at most 2^32 (memory 0 holds at most 65536 pages), gives
+ * form(x) <= 2^32 - d over the nest: the upper half of x's condition
+ * (form(x) <= 2^32 - 1) holds wherever the block's condition, which ands
+ * both, does.  Only tests built after the trip counts are recorded (the
+ * bounds hi_end is computed from may rest on those), and every condition
+ * of the block ends in that one conjunction (compress's match copy: the
+ * store's and the load's upper tests, two of the remainder loop's four). */
+static void drop_implied_hi(bnd_nest *n, const bnd_check *c) {
+  LLVMValueRef x = c->end;
+  int64_t d = c->plus;
+  if (!c->narrow) {
+    if (LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(x, 1))) {
+      d += LLVMConstIntGetSExtValue(LLVMGetOperand(x, 1));
+      x = LLVMGetOperand(x, 0);
+    }
+    if (!LLVMIsAZExtInst(x)) return;
+    x = LLVMGetOperand(x, 0);
+  }
+  LLVMValueRef hi_ok = d >= 1 ? bnd_map_get(&n->memo, (const char *)x + BND_HI_KEY) : NULL;
+  if (!hi_ok || !LLVMGetFirstUse(hi_ok)) return;
+  LLVMReplaceAllUsesWith(hi_ok, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(x))), 1, false));
+  LLVMInstructionEraseFromParent(hi_ok);
+  bnd_map_put(&n->memo, (const char *)x + BND_HI_KEY, NULL);
+}
+
 /* Builds the check block for nest l; false when nothing can be proved at
  * this depth (the block is then gone again). */
 static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
@@ -187,6 +215,7 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   n.b = LLVMCreateBuilderInContext(f->ctx);
   LLVMPositionBuilderAtEnd(n.b, p->block);
   p->ok = emit_trips(f, &n);
+  n.hi_tests = true;
   LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
   /* the checks' forms first, grouped by their terms; then one range test
    * per group */
@@ -215,6 +244,8 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
       p->widened[i] = BND_WIDENED | sext;
     }
   }
+  for (int i = 0; p->ok && i < p->nchecks; i++)
+    if (p->proved[i]) drop_implied_hi(&n, &p->checks[i]);
   LLVMDisposeBuilder(n.b);
   /* a condition false at compile time (a triangular nest: the inner
    * loop's counter bound over every outer counter, the last of which skips

@@ -44,25 +44,52 @@ LLVMValueRef bnd_widen_sum(const bnd_check *c) {
   return is_add(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 32 ? v : NULL;
 }
 
+/* The end's constant past zext(v) (offset and width; a narrow end is v
+ * itself): its group's test hi_end <= size bounds hi(v) by 2^32 - d. */
+static int64_t past_sum(const bnd_check *c) {
+  LLVMValueRef e = c->end;
+  int64_t d = c->plus;
+  if (!c->narrow && is_add(e) && LLVMIsAConstantInt(LLVMGetOperand(e, 1)))
+    d += LLVMConstIntGetSExtValue(LLVMGetOperand(e, 1));
+  return d;
+}
+
 LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
   LLVMValueRef v = bnd_widen_sum(c);
   *sext = 0;
   if (!v || !ir_loop_defines(n->root, v, n->cfg)) return NULL;
-  LLVMValueRef cond = NULL;
+  bnd_lin l[2];
+  LLVMValueRef lo[2], hi[2];
+  bool neg[2], konst[2];
   for (unsigned k = 0; k < 2; k++) {
     LLVMValueRef x = LLVMGetOperand(v, k);
-    if (LLVMIsAConstantInt(x)) continue;
-    bnd_lin l;
-    if (!bnd_lin_of(n, x, &l)) return NULL;
-    LLVMValueRef lo, hi;
-    bnd_lin_range(n, &l, &lo, &hi);
+    konst[k] = LLVMIsAConstantInt(x) != NULL;
+    if (konst[k]) {
+      neg[k] = LLVMConstIntGetSExtValue(x) < 0;
+      continue;
+    }
+    if (!bnd_lin_of(n, x, &l[k])) return NULL;
+    bnd_lin_range(n, &l[k], &lo[k], &hi[k]);
     /* a counter clang runs up to zero (-64 .. 0) reads signed: where the
      * lower end is a negative constant, sign-extend */
-    bool neg = LLVMIsAConstantInt(lo) && LLVMConstIntGetSExtValue(lo) < 0;
-    LLVMValueRef in = bnd_lin_in32(n, lo, hi, neg);
-    if (l.cond) in = LLVMBuildAnd(n->b, in, l.cond, "");
+    neg[k] = LLVMIsAConstantInt(lo[k]) && LLVMConstIntGetSExtValue(lo[k]) < 0;
+  }
+  /* form(v) = form(a) + form(b), so hi(a) <= hi(v) - lo(b) <= 2^32 - d
+   * where lo(b) >= 0 (b a constant >= 0, or zero-extended under its own
+   * test lo(b) >= 0): with d >= 1 the check's end test in the same block
+   * implies a's upper test (bnd_loop.c's drop_implied_hi, for v itself) */
+  bool implied = past_sum(c) >= 1;
+  LLVMValueRef cond = NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    if (konst[k]) continue;
+    LLVMValueRef in;
+    if (!neg[k] && !neg[!k] && implied)
+      in = LLVMBuildICmp(n->b, LLVMIntSGE, lo[k], LLVMConstInt(n->i128, 0, false), "");
+    else
+      in = bnd_lin_in32(n, lo[k], hi[k], neg[k]);
+    if (l[k].cond) in = LLVMBuildAnd(n->b, in, l[k].cond, "");
     if (bnd_is_false(in)) return NULL; /* never: the fast copy would never run */
-    if (neg) *sext |= 1u << k;
+    if (neg[k]) *sext |= 1u << k;
     cond = cond ? LLVMBuildAnd(n->b, cond, in, "") : in;
   }
   return cond && !bnd_is_false(cond) ? cond : NULL;
