@@ -727,6 +727,65 @@ START_TEST(polybench_products) {
 }
 END_TEST
 
+/* Sums divided or scaled as they are stored after the k loop
+ * (tests/gpu/detect/post_scaled.c, kn_mm_post) at plain -O2, -O3 and
+ * -fno-unroll-loops: one product each, its factor bound to the function's
+ * argument, the division or the operand order the source's. */
+typedef struct {
+  const char *func;
+  unsigned arg;          /* the factor's argument, after vmctx */
+  bool div, first;
+  kn_mm_type type;
+} post_case;
+
+static const post_case post_cases[] = {
+    {"cov_rect", 1 + 2, true, false, KN_MM_F64},
+    {"scores", 1 + 2, false, false, KN_MM_F32},
+    {"scaled_first", 1 + 3, false, true, KN_MM_F32},
+};
+enum { NPOST = sizeof post_cases / sizeof *post_cases };
+static const char *const post_flags[] = {"", "-O3", "-fno-unroll-loops"};
+
+START_TEST(post_scaled) {
+  const post_case *c = &post_cases[_i % NPOST];
+  fixture f;
+  recognise_with(&f, "post_scaled.c", c->func, false, post_flags[_i / NPOST]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert(n->check_overlap && !mm->accumulate && !mm->batched && mm->k.is_param);
+  ck_assert_msg(mm->post.on, "%s %s: no factor after the sum", c->func, post_flags[_i / NPOST]);
+  ck_assert_int_eq(mm->post.div, c->div);
+  if (!c->div) ck_assert_int_eq(mm->post.first, c->first);
+  LLVMValueRef fn = unit_ir_exported(f.mod, c->func);
+  ck_assert_uint_lt(mm->post.param, n->desc.nparams);
+  ck_assert_int_eq(n->binds[mm->post.param].kind, KN_BIND_VALUE);
+  ck_assert_msg(n->binds[mm->post.param].value == LLVMGetParam(fn, c->arg), "%s: factor bound to another value",
+                c->func);
+  ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */
+  release(&f);
+}
+END_TEST
+
+/* A divisor loaded in the nest, and an add after the division: no
+ * product with a factor after its sum. */
+START_TEST(neg_post_scaled) {
+  static const char *const funcs[] = {"neg_div_by_elem", "neg_div_then_add"};
+  fixture f;
+  recognise_with(&f, "post_scaled.c", funcs[_i % 2], false, _i < 2 ? "" : "-O3");
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL || !n->desc.matmul.post.on, "%s: nest %d taken with a factor",
+                  funcs[_i % 2], i);
+    for (int p = 0; n->ok && p < n->nparts; p++)
+      ck_assert(n->parts[p].desc.kind != KN_MATMUL || !n->parts[p].desc.matmul.post.on);
+  }
+  release(&f);
+}
+END_TEST
+
 /* bicg: s[j] += r[i] * A[i][j] and q[i] += A[i][j] * p[j] in one j loop,
  * at -O2 and without unrolling: one nest of two parts, each a
  * matrix-vector product (s: one row, the sum over i kept in s; q: one
@@ -983,6 +1042,8 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, neg_div_live);
   tcase_add_test(tc, guarded_interior);
   tcase_add_test(tc, neg_rows_if);
+  tcase_add_loop_test(tc, post_scaled, 0, 3 * NPOST);
+  tcase_add_loop_test(tc, neg_post_scaled, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }
