@@ -181,8 +181,7 @@ typedef struct {
  * source does it after the k loop: `C[i][j] = sum / d` (div: the sum the
  * dividend), `sum * f` or `f * sum` (first: the factor the left
  * operand); one rounding, the factor the live value of `param` (f32/f64
- * bits).  Floats only, no batch; only the exact kernel takes it
- * (ptx_plan.c). */
+ * bits).  Floats only; only the exact kernel takes it (ptx_plan.c). */
 typedef struct {
   bool on;
   bool div;

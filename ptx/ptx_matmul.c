@@ -73,8 +73,8 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
         (s2->a_scale.on && s2->a_scale.param >= d->nparams) || (s2->b_scale.on && s2->b_scale.param >= d->nparams))
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a second product with a batch, of integers or with a bad scale factor");
   }
-  if (m->post.on && (m->post.param >= d->nparams || m->batched || (m->type != KN_MM_F32 && m->type != KN_MM_F64)))
-    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum with a batch, of integers or out of range");
+  if (m->post.on && (m->post.param >= d->nparams || (m->type != KN_MM_F32 && m->type != KN_MM_F64)))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   return true;

@@ -5,7 +5,8 @@
  * over the whole square, C = D^T D / d, the sum kept in memory after
  * `C[i][j] = 0` and divided in place after the loop; scores: attention
  * scores, a matrix-vector product summed in a register and stored times a
- * scale; scaled_first: `alpha * sum`; neg_div_by_elem divides by an
+ * scale; scaled_first: `alpha * sum` (LLVM moves the sum first: the
+ * multiply commutes); neg_div_by_elem divides by an
  * element of C's own row (a load: no factor), neg_div_then_add adds to
  * the divided sum (no store of sum OP factor). */
 #define N 256
