@@ -142,7 +142,7 @@ static LLVMValueRef scaled(mm_gen *w, const kn_mm_scale *s, LLVMValueRef v) {
   return w->ty.fl ? LLVMBuildFMul(g->b, x, y, "") : LLVMBuildMul(g->b, x, y, "");
 }
 
-/* The factor of `s` (f32/f64 bits in an i64 param) in the accumulator's
+/* Param `param` (f32/f64 bits in an i64) as a value of the accumulator's
  * float type. */
 static LLVMValueRef factor_of(mm_gen *w, unsigned param) {
   ptx_gen *g = w->g;
