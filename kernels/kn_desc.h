@@ -177,6 +177,18 @@ typedef struct {
   kn_mm_scale a_scale, b_scale;
 } kn_mm_second;
 
+/* A factor applied to each finished sum before it is stored, where the
+ * source does it after the k loop: `C[i][j] = sum / d` (div: the sum the
+ * dividend), `sum * f` or `f * sum` (first: the factor the left
+ * operand); one rounding, the factor the live value of `param` (f32/f64
+ * bits).  Floats only; only the exact kernel takes it (ptx_plan.c). */
+typedef struct {
+  bool on;
+  bool div;
+  bool first;
+  unsigned param;
+} kn_mm_post;
+
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
  * the product whose matrices move with b by their batch strides); the
  * products write disjoint elements of C (proved at compile time or checked
@@ -196,10 +208,11 @@ typedef struct {
   kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
   kn_mm_tri tri;           /* outputs below the diagonal only */
   kn_mm_second second;     /* a second product added to each term */
+  kn_mm_post post;         /* each sum scaled or divided before its store */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
-  return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on;
+  return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on;
 }
 
 /* Where each sum of an accumulating product starts. */

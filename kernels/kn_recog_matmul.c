@@ -19,6 +19,14 @@ typedef struct {
   bool first;
 } mm_factor;
 
+/* What the source does to a finished sum before storing it (`C[i][j] =
+ * sum / d`, `sum * f`, `f * sum`): a float value the nest does not
+ * compute, the divisor with div, else the left operand when first. */
+typedef struct {
+  LLVMValueRef factor;     /* NULL: none */
+  bool div, first;
+} mm_post;
+
 typedef struct {
   int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
@@ -30,6 +38,7 @@ typedef struct {
   bool two;                /* a second product per term (kn_mm_second) */
   kr_affine a2, b2;
   mm_factor fa2, fb2;
+  mm_post post;            /* applied to each sum before its store */
 } mm_parts;
 
 /* v = f * x or x * f (a float multiply) with f live before the nest and x
@@ -41,6 +50,22 @@ static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) 
     LLVMValueRef s = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
     if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(s) || ir_loop_defines(c->chain[0], s, c->cfg)) continue;
     *f = (mm_factor){s, k == 0};
+    return x;
+  }
+  return v;
+}
+
+/* v = x / f, x * f or f * x (one float division or multiply) with f live
+ * before the nest and x computed in it: x, with f in *p; else v, no
+ * factor. */
+static LLVMValueRef split_post(const kr_ctx *c, LLVMValueRef v, mm_post *p) {
+  *p = (mm_post){0};
+  LLVMOpcode op = v && LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
+  if (op != LLVMFDiv && op != LLVMFMul) return v;
+  for (unsigned k = op == LLVMFDiv ? 1 : 0; k < 2; k++) {
+    LLVMValueRef f = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
+    if (ir_loop_defines(c->chain[0], f, c->cfg) || !ir_loop_defines(c->chain[0], x, c->cfg)) continue;
+    *p = (mm_post){f, op == LLVMFDiv, k == 0};
     return x;
   }
   return v;
@@ -283,6 +308,13 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
       *sc2[i] = (kn_mm_scale){.on = true, .first = f2[i]->first, .param = (unsigned)p};
     }
     if (!kr_add_range(c, &m->a2, ab, false) || !kr_add_range(c, &m->b2, ab, false)) return false;
+  }
+  if (m->post.factor) {
+    /* `C[i][j] = sum / d` after the k loop: floats only (split_post) */
+    if (m->type != KN_MM_F32 && m->type != KN_MM_F64) return kr_fail(c, "an integer sum scaled before its store");
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = m->post.factor});
+    if (p < 0) return kr_fail(c, "too many live values");
+    mm->post = (kn_mm_post){.on = true, .div = m->post.div, .first = m->post.first, .param = (unsigned)p};
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if (c->tri) {
@@ -542,6 +574,8 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
 typedef struct {
   LLVMValueRef in_loop;    /* the store of the running sum */
   LLVMValueRef before;     /* the store before the k loop, or NULL */
+  LLVMValueRef after;      /* the store of the finished sum after the k loop
+                            * (`C[i][j] /= d`), or NULL (mem_sum_after) */
 } mem_sum;
 
 static bool zero_bits(LLVMValueRef v) {
@@ -549,23 +583,22 @@ static bool zero_bits(LLVMValueRef v) {
 }
 
 /* Whether stores (n of them) are that shape: one store in the k loop at an
- * address that does not move with k, and at most one more in the loop
- * around it, before the k loop. */
+ * address that does not move with k, and in the loop around it at most
+ * one more before the k loop and one after it. */
 static bool find_mem_sum(kr_ctx *c, LLVMValueRef *stores, int n, mem_sum *ms) {
   const ir_loop *kl = c->chain[c->depth - 1], *jl = c->chain[c->depth - 2];
   memset(ms, 0, sizeof *ms);
-  if (n < 1 || n > 2) return false;
+  if (n < 1 || n > 3) return false;
   for (int i = 0; i < n; i++) {
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[i]);
-    if (ir_loop_contains_block(kl, bb, c->cfg)) {
-      if (ms->in_loop) return false;
-      ms->in_loop = stores[i];
-    } else if (ir_loop_contains_block(jl, bb, c->cfg) &&
-               ir_dominates(c->dom, ir_cfg_index(c->cfg, bb), kl->header)) {
-      ms->before = stores[i];
-    }
+    LLVMValueRef *slot = NULL;
+    if (ir_loop_contains_block(kl, bb, c->cfg)) slot = &ms->in_loop;
+    else if (ir_loop_contains_block(jl, bb, c->cfg))
+      slot = ir_dominates(c->dom, ir_cfg_index(c->cfg, bb), kl->header) ? &ms->before : &ms->after;
+    if (!slot || *slot) return false;
+    *slot = stores[i];
   }
-  if (!ms->in_loop || (n == 2 && !ms->before)) return false;
+  if (!ms->in_loop) return false;
   kr_affine a = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
   return a.ok && !moves_with(&a, c->depth - 1);
 }
@@ -581,6 +614,33 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
   LLVMValueRef v = LLVMGetOperand(ms->before, 0);
   if (!b.ok || !kr_same_affine(&b, cel) || LLVMABISizeOfType(c->td, LLVMTypeOf(v)) != esize) return false;
   return v == init || (init && zero_bits(v) && zero_bits(init));
+}
+
+/* The store after the k loop (ms->after), at the sum's cell, of the
+ * finished sum maybe divided or scaled (split_post): the k loop's last
+ * sum where it ran, the sum's start init where the loop's own test skips
+ * it (guarded_sum's phi, in the store's block, so that the store runs on
+ * both paths).  It overwrites the last running sum with what the kernel
+ * stores, post(sum), also for an empty sum.  A phi of the loop's exit
+ * alone only where the k count is a constant (the loop is never
+ * skipped), the sum itself where the loop runs on every j (below). */
+static bool mem_sum_after(kr_ctx *c, const mem_sum *ms, LLVMValueRef latch, LLVMValueRef init, mm_post *post) {
+  static const char *const why = "a store after the k loop other than the sum, divided or scaled";
+  LLVMValueRef x = split_post(c, LLVMGetOperand(ms->after, 0), post);
+  kr_affine a = kr_address(c, LLVMGetOperand(ms->after, 1)), cell = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
+  if (!a.ok || !cell.ok || !kr_same_affine(&a, &cell)) return kr_fail(c, why);
+  /* the sum itself (-O3 unswitches `K > 0` out of the nest): the k loop
+   * and the store both run on every j iteration (their blocks dominate
+   * the j loop's latch), the k loop at least once */
+  const ir_loop *kl = c->chain[c->depth - 1], *jl = c->chain[c->depth - 2];
+  int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(ms->after));
+  if (x == latch)
+    return ir_dominates(c->dom, kl->header, jl->latches[0]) && ir_dominates(c->dom, at, jl->latches[0])
+               ? true : kr_fail(c, why);
+  if (!LLVMIsAPHINode(x) || LLVMGetInstructionParent(x) != LLVMGetInstructionParent(ms->after)) return kr_fail(c, why);
+  bool ok = LLVMCountIncoming(x) == 1 ? LLVMGetIncomingValue(x, 0) == latch && !c->trips[c->depth - 1].is_param
+                                      : guarded_sum(c, x, latch, init);
+  return ok ? true : kr_fail(c, why);
 }
 
 static bool uses(LLVMValueRef v, LLVMValueRef x, int depth) {
@@ -658,6 +718,8 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   for (unsigned i = 0; !reloaded && i < LLVMCountIncoming(phi); i++)
     if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
+  /* the sum divided or scaled as it is stored (`C[i][j] = sum / d`) */
+  if (!ms) v = split_post(c, v, &m0.post);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
   /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
    * result is init + the terms of [0, n), the sum R (the chain's k loop)
@@ -674,6 +736,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
   if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
     return kr_fail(c, "a sum kept in memory starts from an unknown value");
+  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post)) return false;
   bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
                        (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
   bool accumulate = false;
@@ -713,7 +776,13 @@ bool kr_matmul(kr_ctx *c) {
   mem_sum ms;
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
   bool ikj = ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg);
-  if (find_mem_sum(c, stores, n, &ms)) return matmul_ijk(c, ms.in_loop, &ms);
+  if (find_mem_sum(c, stores, n, &ms)) {
+    if (matmul_ijk(c, ms.in_loop, &ms)) return true;
+    /* no sum stored again after the k loop: the stores are several
+     * outputs, as before that store was read (kr_split takes them) */
+    if (ms.after) c->reason = "stores to more than one array";
+    return false;
+  }
   if (ikj) {
     int64_t keys[MAX_COPIES];
     int copy_of[MAX_COPIES];

@@ -73,6 +73,8 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
         (s2->a_scale.on && s2->a_scale.param >= d->nparams) || (s2->b_scale.on && s2->b_scale.param >= d->nparams))
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a second product with a batch, of integers or with a bad scale factor");
   }
+  if (m->post.on && (m->post.param >= d->nparams || (m->type != KN_MM_F32 && m->type != KN_MM_F64)))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   return true;
@@ -138,6 +140,25 @@ static LLVMValueRef scaled(mm_gen *w, const kn_mm_scale *s, LLVMValueRef v) {
   else f = LLVMBuildTrunc(g->b, f, w->ty.acc, "");
   LLVMValueRef x = s->first ? f : v, y = s->first ? v : f;
   return w->ty.fl ? LLVMBuildFMul(g->b, x, y, "") : LLVMBuildMul(g->b, x, y, "");
+}
+
+/* Param `param` (f32/f64 bits in an i64) as a value of the accumulator's
+ * float type. */
+static LLVMValueRef factor_of(mm_gen *w, unsigned param) {
+  ptx_gen *g = w->g;
+  LLVMValueRef f = g->params[param];
+  if (w->ty.acc_kind == KN_F32) return LLVMBuildBitCast(g->b, LLVMBuildTrunc(g->b, f, g->i32, ""), g->f32, "");
+  return LLVMBuildBitCast(g->b, f, g->f64, "");
+}
+
+/* A finished sum as the source stores it (kn_mm_post): sum / f, sum * f or
+ * f * sum, one rounding; or the sum itself. */
+static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum) {
+  const kn_mm_post *p = &w->g->d->matmul.post;
+  if (!p->on) return sum;
+  LLVMValueRef f = factor_of(w, p->param);
+  if (p->div) return LLVMBuildFDiv(w->g->b, sum, f, "");
+  return p->first ? LLVMBuildFMul(w->g->b, f, sum, "") : LLVMBuildFMul(w->g->b, sum, f, "");
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */
@@ -294,7 +315,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
-      else ptx_store(g, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), p, w->align_c);
+      else ptx_store(g, posted(w, LLVMBuildLoad2(g->b, w->ty.acc, *acc, "")), p, w->align_c);
       ptx_if_end(g, join);
     }
   }

@@ -257,6 +257,10 @@ static const struct {
      "main's inlined copy of jacobi (0x577 in its -c build) is a map in guard mode; without the bounds "
      "pass (a measuring switch, no user mode) the pointers pass's nuw lets LLVM widen its counters "
      "and the copy reads as a loop-carried dependence"},
+    {"tests/gpu/e2e/polybench_tri.c",
+     "kernel_trmm's row nest (0x57a) is a matrix-vector product with alpha after its sum (kn_mm_post) "
+     "without the bounds pass (a measuring switch, no user mode); in guard mode that nest exists only as "
+     "its bounds-checked copy, never offloaded"},
 };
 
 static const char *bounds_gap(const char *path) {

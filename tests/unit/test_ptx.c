@@ -686,6 +686,57 @@ START_TEST(test_matmul_second) {
 }
 END_TEST
 
+/* A sum divided or scaled before its store (kn_mm_post, `C[i][j] = sum /
+ * d`) takes the exact kernel alone, even where tensor cores or the
+ * matrix-vector kernel would take the product; the kernel divides (or
+ * multiplies) each of a thread's 64 sums once as it stores it, nothing
+ * fused; of integers, or with its factor past the params, it is no
+ * descriptor the kernels take. */
+START_TEST(test_matmul_post) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  d.nparams = 13;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out plain, out;
+  const ptx_arch sm75[] = {{75, false}};
+  ck_assert_msg(ptx_generate(&d, "plain", sm75, 1, &arena, &plain, &diag), "%s", diag.msg);
+  ck_assert(!strstr(plain.codes[0].text, "div.rn.f32"));
+  for (unsigned c = 0; c < 3; c++) {
+    kn_desc p = d;
+    p.matmul.post = (kn_mm_post){.on = true, .div = c == 0, .first = c == 2, .param = 12};
+    for (unsigned one_col = 0; one_col < 2; one_col++) {
+      kn_desc q = p;
+      if (one_col) q.matmul.n = (kn_size)C(1);
+      ptx_options opts = {.tf32 = true};
+      ptx_plan plan;
+      ck_assert_msg(ptx_plan_make(&q, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+      ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+      for (unsigned i = 0; i < plan.ncodes; i++) ck_assert_uint_eq(plan.codes[i].path, TWASM_PATH_EXACT);
+      ck_assert_ptr_nonnull(strstr(plan.reason, "divided or scaled"));
+    }
+    ck_assert_msg(ptx_generate(&p, "post", sm75, 1, &arena, &out, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text, *base = plain.codes[0].text;
+    ck_assert(!strstr(text, "fma") && !strstr(text, "mad.rn"));
+    if (c == 0) {
+      ck_assert_uint_ge(count_of(text, "div.rn.f32"), 64);
+      ck_assert_uint_eq(count_of(text, "mul.rn.f32"), count_of(base, "mul.rn.f32"));
+    } else {
+      ck_assert_uint_ge(count_of(text, "mul.rn.f32"), count_of(base, "mul.rn.f32") + 64);
+      ck_assert(!strstr(text, "div.rn.f32"));
+    }
+  }
+  kn_desc bad = d;
+  bad.matmul.post = (kn_mm_post){.on = true, .div = true, .param = 13};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "factor after the sum"));
+  bad = case_named("matmul_i8_i32")->desc;
+  bad.matmul.post = (kn_mm_post){.on = true, .param = 0};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "factor after the sum"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -905,6 +956,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_scaled);
   tcase_add_test(tc, test_matmul_triangle);
   tcase_add_test(tc, test_matmul_second);
+  tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

@@ -562,13 +562,21 @@ START_TEST(sums_in_memory) {
 }
 END_TEST
 
+/* neg_prefix is no product; neg_scaled_after (`y[i] *= 0.5f` after the
+ * sum, a third store) is one only with that factor after its sum
+ * (kn_mm_post), never as the bare sum. */
 START_TEST(neg_sums_in_memory) {
   const char *funcs[] = {"neg_scaled_after", "neg_prefix"};
   fixture f;
   recognise(&f, "sums_in_memory.c", funcs[_i], false);
   if (f.skipped) return;
-  for (int i = 0; i < f.res.nnests; i++)
-    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "%s: taken as a product", funcs[_i]);
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (!n->ok || n->desc.kind != KN_MATMUL) continue;
+    ck_assert_msg(_i == 0 && n->desc.matmul.post.on && !n->desc.matmul.post.div, "%s: taken as a product", funcs[_i]);
+    const kn_bind *b = &n->binds[n->desc.matmul.post.param];
+    ck_assert(b->kind == KN_BIND_VALUE && LLVMIsAConstantFP(b->value));
+  }
   release(&f);
 }
 END_TEST
@@ -722,6 +730,65 @@ START_TEST(polybench_products) {
     ck_assert_int_eq(mm->tri.add, 1);
     ck_assert(mm->m.is_param && mm->n.is_param && mm->m.value == mm->n.value);
     ck_assert(mm->start_scale.on);
+  }
+  release(&f);
+}
+END_TEST
+
+/* Sums divided or scaled as they are stored after the k loop
+ * (tests/gpu/detect/post_scaled.c, kn_mm_post) at plain -O2, -O3 and
+ * -fno-unroll-loops: one product each, its factor bound to the function's
+ * argument, the division or the operand order the source's. */
+typedef struct {
+  const char *func;
+  unsigned arg;          /* the factor's argument, after vmctx */
+  bool div, first;
+  kn_mm_type type;
+} post_case;
+
+static const post_case post_cases[] = {
+    {"cov_rect", 1 + 2, true, false, KN_MM_F64},
+    {"scores", 1 + 2, false, false, KN_MM_F32},
+    {"scaled_first", 1 + 3, false, false, KN_MM_F32}, /* LLVM puts the sum first */
+};
+enum { NPOST = sizeof post_cases / sizeof *post_cases };
+static const char *const post_flags[] = {"", "-O3", "-fno-unroll-loops"};
+
+START_TEST(post_scaled) {
+  const post_case *c = &post_cases[_i % NPOST];
+  fixture f;
+  recognise_with(&f, "post_scaled.c", c->func, false, post_flags[_i / NPOST]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert(n->check_overlap && !mm->accumulate && !mm->batched && mm->k.is_param);
+  ck_assert_msg(mm->post.on, "%s %s: no factor after the sum", c->func, post_flags[_i / NPOST]);
+  ck_assert_int_eq(mm->post.div, c->div);
+  if (!c->div) ck_assert_int_eq(mm->post.first, c->first);
+  LLVMValueRef fn = unit_ir_exported(f.mod, c->func);
+  ck_assert_uint_lt(mm->post.param, n->desc.nparams);
+  ck_assert_int_eq(n->binds[mm->post.param].kind, KN_BIND_VALUE);
+  ck_assert_msg(n->binds[mm->post.param].value == LLVMGetParam(fn, c->arg), "%s: factor bound to another value",
+                c->func);
+  ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */
+  release(&f);
+}
+END_TEST
+
+/* A divisor loaded in the nest, and an add after the division: no
+ * product with a factor after its sum. */
+START_TEST(neg_post_scaled) {
+  static const char *const funcs[] = {"neg_div_by_elem", "neg_div_then_add"};
+  fixture f;
+  recognise_with(&f, "post_scaled.c", funcs[_i % 2], false, _i < 2 ? "" : "-O3");
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL || !n->desc.matmul.post.on, "%s: nest %d taken with a factor",
+                  funcs[_i % 2], i);
+    for (int p = 0; n->ok && p < n->nparts; p++)
+      ck_assert(n->parts[p].desc.kind != KN_MATMUL || !n->parts[p].desc.matmul.post.on);
   }
   release(&f);
 }
@@ -902,16 +969,28 @@ END_TEST
 
 /* Near misses: no nest of theirs is a product, at -O2 or without
  * unrolling (two products added to C one by one, a matrix updated from
- * itself). */
+ * itself); but trmm's nest of one row i (`B[i][j] = alpha * (B[i][j] +
+ * sum over k > i of A[k][i] * B[k][j])`) may be a matrix-vector product
+ * (the row's j as its one column, B^T times A's column i) from B's own
+ * row, alpha after the sum (kn_mm_post), launched per row: its output
+ * row is none of the rows it reads, which the runtime checks. */
 START_TEST(neg_polybench) {
   static const char *const funcs[] = {"neg_symm", "neg_syr2k_chain", "neg_trmm"};
   enum { NNEG = sizeof funcs / sizeof *funcs };
   fixture f;
   recognise_with(&f, "polybench_suite.c", funcs[_i % NNEG], false, _i < NNEG ? "" : "-fno-unroll-loops");
   if (f.skipped) return;
-  for (int i = 0; i < f.res.nnests; i++)
-    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "%s: taken as a product",
-                  funcs[_i % NNEG]);
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (!n->ok || n->desc.kind != KN_MATMUL) continue;
+    const kn_matmul *mm = &n->desc.matmul;
+    bool one = (!mm->m.is_param && mm->m.value == 1) || (!mm->n.is_param && mm->n.value == 1);
+    bool row = _i % NNEG == 2 && n->nest->depth > 1 && one && mm->accumulate && !mm->has_start && mm->post.on &&
+               !mm->post.div && n->check_overlap;
+    ck_assert_msg(row, "%s: taken as a product (depth %d, m %d/%lld, accumulate %d, start %d, post %d/%d)",
+                  funcs[_i % NNEG], n->nest->depth, mm->m.is_param, (long long)mm->m.value, mm->accumulate,
+                  mm->has_start, mm->post.on, mm->post.div);
+  }
   release(&f);
 }
 END_TEST
@@ -983,6 +1062,8 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, neg_div_live);
   tcase_add_test(tc, guarded_interior);
   tcase_add_test(tc, neg_rows_if);
+  tcase_add_loop_test(tc, post_scaled, 0, 3 * NPOST);
+  tcase_add_loop_test(tc, neg_post_scaled, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }

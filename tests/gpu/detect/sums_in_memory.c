@@ -29,7 +29,8 @@ void vecmat(int m, int k, const float *a, const float *x, float *y) {
     for (int j = 0; j < m; j++) y[j] += x[p] * a[p * m + j];
 }
 
-/* Not a product: the element is scaled after the sum (a third store). */
+/* The element scaled after the sum (a third store): a product only with
+ * that factor after its sum (kn_mm_post). */
 void neg_scaled_after(int m, int k, const float *a, const float *x, float *y) {
   for (int i = 0; i < m; i++) {
     y[i] = 0;
