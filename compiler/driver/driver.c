@@ -4,6 +4,7 @@
  * module).  Each phase and pass is reported through drv_options.progress. */
 #include "driver.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "arena.h"
@@ -149,6 +151,33 @@ static bool mark_pointers(drv_run *r) {
  * the loops one test can prove (compiler/bnd*.c). */
 static bool bounds(drv_run *r) {
   return bnd_module(r->mod, r->tm, r->m, r->o->opt_level, r->d);
+}
+
+/* LLVM's threshold for non-trivial unswitching, raised once for the
+ * process (ir_unswitch.c says why). */
+static void raise_unswitch_threshold(void) {
+  char arg[48];
+  snprintf(arg, sizeof arg, "-unswitch-threshold=%d", IR_UNSWITCH_THRESHOLD);
+  const char *argv[] = {"twasmc", arg};
+  LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+/* Loops switching on a loop-invariant devirtualised table index, one copy
+ * per case; other functions masked from the unswitching (ir_unswitch.c). */
+static bool unswitch(drv_run *r) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  /* at every -O2 and above, so that every compilation in a process sees
+   * the same LLVM options (default<O3>'s own non-trivial unswitching
+   * reads the threshold too) */
+  pthread_once(&once, raise_unswitch_threshold);
+  unsigned n = ir_unswitch_mask(r->mod);
+  bool ok = true;
+  if (n > 0) {
+    ok = run_passes(r->mod, r->tm, "function(loop-mssa(simple-loop-unswitch<nontrivial>))", r->d);
+  }
+  ir_unswitch_unmask(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u function%s", n, n == 1 ? "" : "s");
+  return ok;
 }
 
 static bool hold(drv_run *r) {
@@ -292,6 +321,7 @@ static const drv_pass pipeline[] = {
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
   {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
   {"pointers",  with_memory, mark_pointers,  "nuw on loops' i32 pointer increments an access bounds (ir_address_loop.c)", false},
+  {"unswitch",  at_o2,       unswitch,       "loops switching on an invariant devirtualised call_indirect index, one copy per case (ir_unswitch.c)", false},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
   {"optimise",  always,      optimise,       "LLVM's default<On>", false},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
