@@ -35,6 +35,12 @@ unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 unsigned ir_unswitch_mask(LLVMModuleRef mod);
 void ir_unswitch_unmask(LLVMModuleRef mod);
 
+/* Last, before code generation: blocks ending in a call of twasm_rt_trap
+ * and `unreachable` branch to their function's one return block, and the
+ * trap loses noreturn, so that LLVM shrink-wraps prologues past early
+ * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
+unsigned ir_join_trap_exits(LLVMModuleRef mod);
+
 /* After the bounds pass, before the optimisation pipeline: the increment
  * of each loop's i32 pointer that an access bounds in every iteration
  * gets nuw (ir_address_loop.c).  Returns how many it marked. */
