@@ -12,6 +12,7 @@
  * cannot do for a function pointer, a closed Wasm table allows. */
 #include <string.h>
 
+#include "ir_pass.h"
 #include "low_internal.h"
 
 /* A site switches over at most this many distinct small functions, and
@@ -105,6 +106,8 @@ bool low_devirt_call(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMV
   LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "devirt_other");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(mc->ctx, f->fn, "devirt_join");
   LLVMValueRef sw = LLVMBuildSwitch(f->b, index, other, s->ncases);
+  LLVMSetMetadata(sw, LLVMGetMDKindIDInContext(mc->ctx, IR_MD_DEVIRT, strlen(IR_MD_DEVIRT)),
+                  LLVMMetadataAsValue(mc->ctx, LLVMMDNodeInContext2(mc->ctx, NULL, 0)));
   LLVMValueRef results[DEVIRT_MAX_FUNCS + 1];
   LLVMBasicBlockRef from[DEVIRT_MAX_FUNCS + 1];
   for (uint32_t k = 0; k < s->nfuncs; k++) {

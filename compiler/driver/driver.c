@@ -4,6 +4,7 @@
  * module).  Each phase and pass is reported through drv_options.progress. */
 #include "driver.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "arena.h"
@@ -151,6 +153,33 @@ static bool bounds(drv_run *r) {
   return bnd_module(r->mod, r->tm, r->m, r->o->opt_level, r->d);
 }
 
+/* LLVM's threshold for non-trivial unswitching, raised once for the
+ * process (ir_unswitch.c says why). */
+static void raise_unswitch_threshold(void) {
+  char arg[48];
+  snprintf(arg, sizeof arg, "-unswitch-threshold=%d", IR_UNSWITCH_THRESHOLD);
+  const char *argv[] = {"twasmc", arg};
+  LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+/* Loops switching on a loop-invariant devirtualised table index, one copy
+ * per case; other functions masked from the unswitching (ir_unswitch.c). */
+static bool unswitch(drv_run *r) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  /* at every -O2 and above, so that every compilation in a process sees
+   * the same LLVM options (default<O3>'s own non-trivial unswitching
+   * reads the threshold too) */
+  pthread_once(&once, raise_unswitch_threshold);
+  unsigned n = ir_unswitch_mask(r->mod);
+  bool ok = true;
+  if (n > 0) {
+    ok = run_passes(r->mod, r->tm, "function(loop-mssa(simple-loop-unswitch<nontrivial>))", r->d);
+  }
+  ir_unswitch_unmask(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u function%s", n, n == 1 ? "" : "s");
+  return ok;
+}
+
 static bool hold(drv_run *r) {
   ir_hold_loops(r->mod);
   return true;
@@ -255,6 +284,14 @@ static bool late_bounds(drv_run *r) {
   return true;
 }
 
+/* Last: the trap's blocks joined to the return, for shrink wrapping
+ * (ir_trap_exit.c). */
+static bool join_traps(drv_run *r) {
+  unsigned n = ir_join_trap_exits(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u block%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 static bool always(const drv_run *r) { return r->o != NULL; }
 static bool at_o1(const drv_run *r) { return r->o->opt_level >= 1; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
@@ -292,6 +329,7 @@ static const drv_pass pipeline[] = {
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
   {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
   {"pointers",  with_memory, mark_pointers,  "nuw on loops' i32 pointer increments an access bounds (ir_address_loop.c)", false},
+  {"unswitch",  at_o2,       unswitch,       "loops switching on an invariant devirtualised call_indirect index, one copy per case (ir_unswitch.c)", false},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
   {"optimise",  always,      optimise,       "LLVM's default<On>", false},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
@@ -302,6 +340,7 @@ static const drv_pass pipeline[] = {
   {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
+  {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

@@ -21,6 +21,26 @@
  * 2^32) (ir_address.c).  Returns how many it rewrote. */
 unsigned ir_fold_address_adds(LLVMModuleRef mod, uint64_t max_memory_bytes);
 
+/* Metadata kind lowering puts on the switch of a devirtualised
+ * call_indirect (low_devirt.c): !{}.  ir_unswitch.c looks for it. */
+#define IR_MD_DEVIRT "twasm.devirt"
+
+/* Before the optimisation pipeline, around the driver's run of
+ * simple-loop-unswitch<nontrivial> with IR_UNSWITCH_THRESHOLD
+ * (ir_unswitch.c): every function with a body but without a loop whose
+ * IR_MD_DEVIRT switch tests a loop-invariant index is marked optsize
+ * (which that unswitching skips) until ir_unswitch_unmask.  Returns how
+ * many functions are left unmarked. */
+#define IR_UNSWITCH_THRESHOLD 2000
+unsigned ir_unswitch_mask(LLVMModuleRef mod);
+void ir_unswitch_unmask(LLVMModuleRef mod);
+
+/* Last, before code generation: blocks ending in a call of twasm_rt_trap
+ * and `unreachable` branch to their function's one return block, and the
+ * trap loses noreturn, so that LLVM shrink-wraps prologues past early
+ * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
+unsigned ir_join_trap_exits(LLVMModuleRef mod);
+
 /* After the bounds pass, before the optimisation pipeline: the increment
  * of each loop's i32 pointer that an access bounds in every iteration
  * gets nuw (ir_address_loop.c).  Returns how many it marked. */

@@ -723,6 +723,98 @@ START_TEST(indirect_recursion_loads_base_at_use) {
 }
 END_TEST
 
+/* ---- loops over a devirtualised call (ir_unswitch.c) -------------------- */
+
+/* Switch instructions of fn inside a loop. */
+static int switches_in_loops(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) n += in_cycle(bb);
+  }
+  return n;
+}
+
+/* $count calls the comparator at table index $cmp, a parameter, in every
+ * iteration (a merge loop's comparator): the loop is copied once per
+ * small comparator, each with it inlined, and no switch is left in a
+ * loop; $each's index changes in the loop, so its switch stays.  Fails
+ * before ir_unswitch.c (one switch in $count's loop). */
+START_TEST(invariant_devirt_switch_unswitched) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped invariant_devirt_switch_unswitched: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of("(module (memory 1)\n"
+                      "  (type $c (func (param i32 i32) (result i32)))\n"
+                      "  (table 3 funcref) (elem (i32.const 0) $lt $gt $by_byte)\n"
+                      "  (func $lt (type $c) (i32.lt_u (local.get 0) (local.get 1)))\n"
+                      "  (func $gt (type $c) (i32.gt_s (local.get 0) (local.get 1)))\n"
+                      "  (func $by_byte (type $c) (i32.lt_u (i32.and (local.get 0) (i32.const 255))\n"
+                      "    (i32.and (local.get 1) (i32.const 255))))\n"
+                      "  (func $count (export \"count\") (param $v i32) (param $n i32) (param $cmp i32)\n"
+                      "    (result i32) (local $k i32)\n"
+                      "    (block $done (br_if $done (i32.lt_u (local.get $n) (i32.const 2)))\n"
+                      "      (loop $l\n"
+                      "        (local.set $k (i32.add (local.get $k) (call_indirect (type $c)\n"
+                      "          (i32.load (local.get $v)) (i32.load offset=4 (local.get $v)) (local.get $cmp))))\n"
+                      "        (local.set $v (i32.add (local.get $v) (i32.const 4)))\n"
+                      "        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))\n"
+                      "    (local.get $k))\n"
+                      "  (func $each (export \"each\") (param $v i32) (param $n i32) (result i32) (local $k i32)\n"
+                      "    (loop $l\n"
+                      "      (local.set $k (i32.add (local.get $k) (call_indirect (type $c)\n"
+                      "        (local.get $k) (local.get $n) (i32.load (local.get $v)))))\n"
+                      "      (local.set $v (i32.add (local.get $v) (i32.const 4)))\n"
+                      "      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))\n"
+                      "    (local.get $k)))\n");
+  LLVMValueRef count = unit_ir_func(&m, 3);
+  ck_assert_int_eq(switches_in_loops(count), 0);
+  ck_assert_int_ge(count_insns(count, LLVMSwitch, NULL), 1);
+  ck_assert_int_ge(count_insns(count, LLVMAnd, NULL), 2);
+  ck_assert_int_ge(switches_in_loops(unit_ir_func(&m, 4)), 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+/* ---- trap exits joined to the return (ir_trap_exit.c) ------------------ */
+
+/* Calls of twasm_rt_trap in fn, and those followed by `unreachable`. */
+static void trap_calls(LLVMValueRef fn, int *calls, int *unreachable) {
+  *calls = *unreachable = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsACallInst(i) || !named(LLVMGetCalledValue(i), "twasm_rt_trap")) continue;
+      (*calls)++;
+      LLVMValueRef next = LLVMGetNextInstruction(i);
+      *unreachable += next && LLVMGetInstructionOpcode(next) == LLVMUnreachable;
+    }
+}
+
+/* Ackermann: its stack check's trap is a second exit that returns
+ * nothing, which kept LLVM from shrink-wrapping the push of a
+ * callee-saved register past the `m == 0` return; the trap's block now
+ * branches to the one return block.  Fails before ir_trap_exit.c. */
+START_TEST(trap_exits_join_return) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped trap_exits_join_return: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of("(module\n"
+                      "  (func $ack (export \"ack\") (param $m i32) (param $n i32) (result i32)\n"
+                      "    (if (i32.eqz (local.get $m)) (then (return (i32.add (local.get $n) (i32.const 1)))))\n"
+                      "    (if (i32.eqz (local.get $n))\n"
+                      "      (then (return (call $ack (i32.sub (local.get $m) (i32.const 1)) (i32.const 1)))))\n"
+                      "    (call $ack (i32.sub (local.get $m) (i32.const 1))\n"
+                      "      (call $ack (local.get $m) (i32.sub (local.get $n) (i32.const 1))))))\n");
+  int calls, unreachable;
+  trap_calls(unit_ir_func(&m, 0), &calls, &unreachable);
+  ck_assert_int_ge(calls, 1);
+  ck_assert_int_eq(unreachable, 0);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 /* ---- counted addresses (ir_address_loop.c) ----------------------------- */
 
 /* zext i32 -> i64 instructions of fn inside a loop: what an i32 counter
@@ -784,6 +876,8 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, stack_checks_only_where_unbounded);
   tcase_add_test(tc, indirect_recursion_loads_base_at_use);
   tcase_add_test(tc, counted_addresses_widen);
+  tcase_add_test(tc, invariant_devirt_switch_unswitched);
+  tcase_add_test(tc, trap_exits_join_return);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
   suite_add_tcase(s, tc);
