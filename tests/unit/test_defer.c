@@ -44,6 +44,7 @@ static bool fake_up(void) {
   setenv("FAKE_CUDA", "old", 1);
   snprintf(log_path, sizeof log_path, "/tmp/twasm-test-defer-%d.log", (int)getpid());
   setenv("FAKE_CUDA_LOG", log_path, 1);
+  setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
   cu_test_use_library(lib);
   return cu_available();
 }

@@ -29,6 +29,7 @@ static bool fake_up(void) {
   setenv("FAKE_CUDA", "old", 1);
   snprintf(log_path, sizeof log_path, "/tmp/twasm-test-graph-%d.log", (int)getpid());
   setenv("FAKE_CUDA_LOG", log_path, 1);
+  setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
   cu_test_use_library(lib);
   if (!cu_available()) return false;
   const cu_ptx set[] = {{50, 60, empty_ptx}};

@@ -301,6 +301,34 @@ START_TEST(a_nest_run_again_and_again_pays_less) {
 }
 END_TEST
 
+/* A product run TWASM_GPU_START_REPEATS times counts from then on at
+ * its measured time, up to twice the model's estimate (the measure runs
+ * to the next dispatch call); TWASM_GPU_START_COUNT=model: at the
+ * estimate, as before. */
+static void count_repeated(const char *count, const char *want) {
+  setenv("TWASM_GPU_START_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEAT_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEATS", "4", 1);
+  setenv("TWASM_DEVICE", "auto", 1);
+  if (count) setenv("TWASM_GPU_START_COUNT", count, 1);
+  static const char nest;
+  for (int i = 0; i < 3; i++) rt_start_cpu_ran(&nest, 100, 300); /* the model's 0.1 ms each */
+  rt_start_cpu_ran(&nest, 100, 160); /* the 4th run: measured, 0.16 ms */
+  rt_start_cpu_ran(&nest, 100, 900); /* at most twice the model: 0.2 ms */
+  const char *why = NULL;
+  char buf[200];
+  ck_assert_int_eq(rt_start_decide(1e12, NULL, &why, buf, sizeof buf), RT_START_LATER);
+  ck_assert_msg(strstr(why, want), "%s", why);
+}
+
+START_TEST(a_repeated_product_counts_its_measured_time) { count_repeated(NULL, "not started: 0.7 ms of work"); }
+END_TEST
+
+START_TEST(a_repeated_product_counts_the_model_when_asked) {
+  count_repeated("model", "not started: 0.5 ms of work");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("start");
   TCase *t = tcase_create("programs");
@@ -317,6 +345,8 @@ int main(void) {
   tcase_add_test(t, no_driver_found_once);
   tcase_add_test(t, finished_runs_count_at_most_their_measured_time);
   tcase_add_test(t, a_nest_run_again_and_again_pays_less);
+  tcase_add_test(t, a_repeated_product_counts_its_measured_time);
+  tcase_add_test(t, a_repeated_product_counts_the_model_when_asked);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
