@@ -68,7 +68,6 @@ static int defer_slots_of[DEFER_LAUNCHES]; /* the pending launches' slots */
 static atomic_int defer_nlaunches;
 static rt_resident *defer_res;
 static defer_slot defer_table[DEFER_SLOTS];
-static uint64_t defer_count, defer_fault_waits;
 
 static void defer_read_env(void) {
   const char *v = getenv("TWASM_GPU_DEFER");
@@ -155,7 +154,6 @@ bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int s
       if (!out && sp->hi - sp->lo >= RT_RESIDENT_KEEP_MIN) continue; /* kept: read-only already */
       ok = defer_protect(host + sp->lo, host + sp->hi, out == 1);
     }
-  defer_count++;
   if (t) cu_prof_add(CU_PROF_DEFER, t);
   return ok;
 }
@@ -212,12 +210,6 @@ bool rt_defer_fault(uintptr_t addr) {
   }
   defer_sync_or_die();
   defer_reopen();
-  defer_fault_waits++;
   if (t) cu_prof_add(CU_PROF_DEFER_FAULT, t);
   return ours;
-}
-
-void rt_defer_counts(uint64_t *deferred, uint64_t *fault_waits) {
-  *deferred = defer_count;
-  *fault_waits = defer_fault_waits;
 }

@@ -183,8 +183,6 @@ void rt_defer_synced(void);
 /* A fault at addr while launches are pending: waits for them; true when
  * addr was in a page they protected (now open again). */
 bool rt_defer_fault(uintptr_t addr);
-/* Launches deferred so far, and waits a fault or system call forced. */
-void rt_defer_counts(uint64_t *deferred, uint64_t *fault_waits);
 
 /* The TWASM_TEST_OFFLOAD_CALLS count (a destructor writes it; _exit
  * skips destructors). */
