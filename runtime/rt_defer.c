@@ -1,4 +1,6 @@
-/* rt_defer.c: launches not waited for (TWASM_GPU_DEFER, on by default).
+/* rt_defer.c: launches not waited for (TWASM_GPU_DEFER=1; off by default:
+ * on the H200 the page protection cost more than the waits it moved,
+ * docs/PERFORMANCE.md "Launches not waited for").
  *
  * A launch on the device copy (rt_resident.c) whose kernel writes its
  * outputs straight into the host pages (TWASM_ENTRY_HOST_OUT: the
@@ -61,7 +63,7 @@ typedef struct {
 } defer_slot;
 
 static pthread_once_t defer_once = PTHREAD_ONCE_INIT;
-static bool defer_on = true;
+static bool defer_on;
 static defer_range defer_ranges[DEFER_RANGES];
 static atomic_int defer_nranges;
 static int defer_slots_of[DEFER_LAUNCHES]; /* the pending launches' slots */
@@ -71,7 +73,7 @@ static defer_slot defer_table[DEFER_SLOTS];
 
 static void defer_read_env(void) {
   const char *v = getenv("TWASM_GPU_DEFER");
-  defer_on = !(v && strcmp(v, "0") == 0);
+  defer_on = v && strcmp(v, "1") == 0;
 }
 
 bool rt_defer_wanted(void) {

@@ -161,7 +161,7 @@ uint64_t rt_resident_kept_bytes(const rt_resident *r);
 void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi);
 
 /* Launches not waited for (rt_defer.c), under rt_offload_lock except
- * rt_defer_fault and rt_defer_wait.  TWASM_GPU_DEFER is not 0: */
+ * rt_defer_fault and rt_defer_wait.  TWASM_GPU_DEFER=1: */
 bool rt_defer_wanted(void);
 /* Launches queued and not yet waited for. */
 bool rt_defer_pending(void);

@@ -13,7 +13,9 @@
 #          first two variants profiled
 #   whole  traced auto runs: when the start begins and is ready, launches
 #          not waited for and the waits at faults
-#   bench  batch16 auto against cpu (5 interleaved runs, auto_cpu.sh)
+#   bench  batch16 auto against cpu (5 interleaved runs, auto_cpu.sh), at
+#          the start's count and with TWASM_GPU_START_COUNT=model
+# E2E_LIMIT: seconds for the e2e part (default 110).
 # Writes summary.txt and logs under $OUT.  Figures, not a test.
 set -u
 rounds=${1:-3}
@@ -29,7 +31,7 @@ t0=$(date +%s)
 ids() { grep '^tokens:' "$1" | cut -d' ' -f2-$(($2 + 1)); }
 if has e2e; then
   say "== e2e $(date -u +%T)"
-  GPU_TEST_TIMEOUT=60 timeout 110 bash tests/gpu/e2e.sh bin "$L/e2e" >"$O/e2e.txt" 2>&1
+  GPU_TEST_TIMEOUT=60 timeout "${E2E_LIMIT:-110}" bash tests/gpu/e2e.sh bin "$L/e2e" >"$O/e2e.txt" 2>&1
   say "e2e rc=$? $(tail -n 2 "$O/e2e.txt" | tr '\n' ' ')"
   grep -E '^FAIL' "$O/e2e.txt" | tee -a "$S"
 fi
@@ -47,7 +49,8 @@ if has ab; then
 fi
 if has whole; then
   say "== llm, traced (auto) $(date -u +%T)"
-  for v in "at once|TWASM_GPU_START_MS=0" "default|X=1" "default, start by the model|TWASM_GPU_START_COUNT=model"; do
+  for v in "at once|TWASM_GPU_START_MS=0" "at once, not waited for|TWASM_GPU_START_MS=0 TWASM_GPU_DEFER=1" "default|X=1" \
+    "default, start by the model|TWASM_GPU_START_COUNT=model"; do
     say "-- ${v%%|*}"
     env TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_TRACE_TIME=1 ${v#*|} timeout 60 bench/llm 128 >"$L/out" 2>"$L/trace"
     grep -E 'tokens/s' "$L/out" | tail -n 1 | tee -a "$S"
@@ -64,6 +67,10 @@ if has bench; then
   AUTO_CPU_COMPARE='check .*|checksum [0-9a-f ]+' timeout 50 bash tests/bench/auto_cpu.sh "$L/bauto" 5 "$L/bargs" \
     >"$O/auto_bench.md" 2>&1
   say "rc=$?"; cat "$O/auto_bench.md" >>"$S"
+  say "-- TWASM_GPU_START_COUNT=model (the start's count before)"
+  TWASM_GPU_START_COUNT=model AUTO_CPU_COMPARE='check .*|checksum [0-9a-f ]+' timeout 50 \
+    bash tests/bench/auto_cpu.sh "$L/bauto" 5 "$L/bargs" >"$O/auto_bench_model.md" 2>&1
+  say "rc=$?"; cat "$O/auto_bench_model.md" >>"$S"
   TWASM_DEVICE=auto TWASM_TRACE=1 TWASM_TRACE_TIME=1 timeout 20 "$L/bauto/batch16" 65536 3 2>&1 |
     grep -E 'gpu: |offload .*(gpu:|cost model)' | head -n 12 >>"$S"
 fi

@@ -33,13 +33,11 @@ elif [ "${LLM_AB_SET:-start}" = defer ]; then
   # LLM_AB_SET=defer: launches not waited for (TWASM_GPU_DEFER), the
   # start's count of repeated products (TWASM_GPU_START_COUNT), the sync.
   variants=(
-    "at once, waited (TWASM_GPU_DEFER=0)|TWASM_GPU_START_MS=0 TWASM_GPU_DEFER=0"
-    "at once, not waited for|TWASM_GPU_START_MS=0"
-    "default, waited, start by the model (before)|TWASM_GPU_DEFER=0 TWASM_GPU_START_COUNT=model"
-    "default, start by the model|TWASM_GPU_START_COUNT=model"
+    "at once|TWASM_GPU_START_MS=0"
+    "at once, not waited for (TWASM_GPU_DEFER=1)|TWASM_GPU_START_MS=0 TWASM_GPU_DEFER=1"
+    "default, start by the model (before)|TWASM_GPU_START_COUNT=model"
     "default|X=1"
-    "at once, waited, sync by ctx|TWASM_GPU_START_MS=0 TWASM_GPU_DEFER=0 TWASM_GPU_SYNC=ctx"
-    "at once, not waited for, sync by ctx|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
+    "at once, sync by ctx|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
   )
 elif [ "${LLM_AB_SET:-start}" = launch ]; then
   variants=(

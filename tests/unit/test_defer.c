@@ -5,7 +5,7 @@
  * (write) pages, a system call's buffers, or a launch whose spans meet its
  * output; the fault waits once and lets the access through; a launch that
  * faulted before the next came is waited for on its next 2 launches;
- * TWASM_GPU_DEFER=0 defers nothing. */
+ * without TWASM_GPU_DEFER=1 nothing is deferred (the default). */
 #include <check.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +45,7 @@ static bool fake_up(void) {
   snprintf(log_path, sizeof log_path, "/tmp/twasm-test-defer-%d.log", (int)getpid());
   setenv("FAKE_CUDA_LOG", log_path, 1);
   setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
+  if (!getenv("TWASM_GPU_DEFER")) setenv("TWASM_GPU_DEFER", "1", 1);
   cu_test_use_library(lib);
   return cu_available();
 }
@@ -222,12 +223,13 @@ START_TEST(defer_waits_before_a_system_call) {
 }
 END_TEST
 
-START_TEST(defer_off_by_env) {
+START_TEST(defer_off_by_default) {
+  unsetenv("TWASM_GPU_DEFER");
+  setenv("TWASM_GPU_DEFER", "", 1);
   if (!fake_up()) {
     fprintf(stderr, "test_defer: SKIP (no fake driver)\n");
     return;
   }
-  setenv("TWASM_GPU_DEFER", "0", 1);
   ck_assert(!rt_defer_wanted());
   rt_offload_plan p = plan_of(0, 300 * 1024);
   ck_assert_int_lt(deferred_launch(&kernel_a, &p), 0);
@@ -246,7 +248,7 @@ int main(void) {
   tcase_add_test(c, defer_chains_launches_and_a_waited_one_settles_them);
   tcase_add_test(c, defer_learns_which_launches_fault);
   tcase_add_test(c, defer_waits_before_a_system_call);
-  tcase_add_test(c, defer_off_by_env);
+  tcase_add_test(c, defer_off_by_default);
   suite_add_tcase(s, c);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);
