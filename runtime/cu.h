@@ -196,6 +196,10 @@ typedef struct cu_args {
    * seen before with the same kernel, shape, parameters and copies is
    * replayed as a CUDA graph (cu_graph.c); 0: never. */
   uint32_t param_words;
+  /* Queue the copies and the kernel and return without waiting for them
+   * (rt_defer.c waits later, with cu_sync); a failure while queueing
+   * still waits for what was queued. */
+  bool no_wait;
 } cu_args;
 
 /* Launches and synchronises.  On a sticky error the GPU is disabled for
@@ -224,7 +228,8 @@ double cu_launch_cost_us(void);
  *   double t = cu_prof_on() ? cu_prof_now() : 0; ...; if (t) cu_prof_add(PHASE, t); */
 typedef enum {
   CU_PROF_DECIDE, CU_PROF_RES_COST, CU_PROF_RES_PREPARE, CU_PROF_COPY_IN, CU_PROF_KERNEL,
-  CU_PROF_COPY_OUT, CU_PROF_SYNC, CU_PROF_LAUNCH, CU_PROF_GRAPH, CU_PROF_GRAPH_BUILD, CU_PROF_PHASES
+  CU_PROF_COPY_OUT, CU_PROF_SYNC, CU_PROF_LAUNCH, CU_PROF_GRAPH, CU_PROF_GRAPH_BUILD,
+  CU_PROF_DEFER, CU_PROF_DEFER_WAIT, CU_PROF_DEFER_FAULT, CU_PROF_PHASES
 } cu_prof_phase;
 extern int cu_prof_state;
 bool cu_prof_read(void);

@@ -236,8 +236,10 @@ int cu_graph_launch(const cu_step *step, const cu_args *args, cu_error *err) {
     cu_prof_copies(args->nin, bytes);
     cu_prof_add(CU_PROF_GRAPH, t), t = cu_prof_now();
   }
-  if (!cu_sync(step->kernel->name, err)) return -1;
-  if (prof) cu_prof_add(CU_PROF_SYNC, t);
+  if (!args->no_wait) {
+    if (!cu_sync(step->kernel->name, err)) return -1;
+    if (prof) cu_prof_add(CU_PROF_SYNC, t);
+  }
   if (cu_tracing())
     cu_trace("gpu: launch %s grid=(%u,%u,%u) block=(%u,%u,%u) shared=%u: as a graph", step->kernel->name,
              step->grid.x, step->grid.y, step->grid.z, step->block.x, step->block.y, step->block.z,

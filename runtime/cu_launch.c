@@ -240,8 +240,10 @@ bool cu_launch_steps(const cu_step *steps, size_t n, const cu_args *args, cu_err
     return false;
   }
   if (prof) cu_prof_add(CU_PROF_COPY_OUT, t), t = cu_prof_now();
-  if (!cu_finish(steps[n - 1].kernel, err)) return false;
-  if (prof) cu_prof_add(CU_PROF_SYNC, t);
+  if (!args->no_wait) {
+    if (!cu_finish(steps[n - 1].kernel, err)) return false;
+    if (prof) cu_prof_add(CU_PROF_SYNC, t);
+  }
   if (cu_tracing()) {
     double us = cu_now_us() - start;
     for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,9 @@ static const char *const cu_prof_names[CU_PROF_PHASES] = {
     [CU_PROF_LAUNCH] = "launch as a whole (rt_offload's launch())",
     [CU_PROF_GRAPH] = "queue a launch's graph (cuGraphLaunch)",
     [CU_PROF_GRAPH_BUILD] = "make a launch's graph (create, add, instantiate)",
+    [CU_PROF_DEFER] = "launches not waited for: protect their pages",
+    [CU_PROF_DEFER_WAIT] = "wait for them at a later launch (reopen pages)",
+    [CU_PROF_DEFER_FAULT] = "wait for them at a fault or system call",
 };
 
 static double cu_prof_us[CU_PROF_PHASES];

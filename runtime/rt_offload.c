@@ -281,8 +281,10 @@ static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan
 static rt_resident_launch rt_copies;
 
 static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, uint64_t mem_size,
-                       rt_resident *res, const int64_t *params, const rt_offload_plan *p, int64_t *result) {
+                       rt_resident *res, const int64_t *params, const rt_offload_plan *p, int64_t *result,
+                       bool may_defer, bool *deferred) {
   cu_error err;
+  *deferred = false;
   if (inject_fault(&err)) return on_cpu(k, err.message);
   uint32_t rbytes = k->launch.result_bytes;
   if (rbytes && !rt_result_cell && !cu_alloc_managed(4096, &rt_result_cell, &err))
@@ -295,6 +297,11 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
   bool out_arg = (l->code->entries & TWASM_ENTRY_HOST_OUT) != 0;
   bool host_out = out_arg && res && rt_resident_host_out();
   uint8_t *host = base;
+  /* Launches not waited for (rt_defer.c): this one waits for them first
+   * where its pages meet theirs, or where it is not on the device copy. */
+  if (rt_defer_pending() && (!res || rt_defer_conflicts(p, host) ||
+                             (l->code->entries & TWASM_ENTRY_PACKED)))
+    rt_defer_wait();
   if (res) {
     if (!rt_resident_prepare(res, mem_size, p, host_out, &rt_copies, &err)) return on_cpu(k, err.message);
     copies = &rt_copies;
@@ -333,10 +340,22 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
   int tc = packed(k, l, p, args, &a);
   if (tc < 0) return on_cpu(k, cu_unavailable_reason());
   if (tc > 0) return 1;
+  /* Its outputs go straight to the host pages, nothing comes back, no
+   * result: it may go unwaited. */
+  int slot = may_defer && host_out && !rbytes && copies && !copies->unkept ? rt_defer_choose(k, p) : -1;
+  a.no_wait = slot >= 0;
   cu_dim3 grid = {p->grid[0], p->grid[1], p->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
   if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) {
+    /* waited for what was queued, the pending launches too */
+    rt_defer_wait();
     if (copies && cu_available()) rt_resident_abandon(res, copies);
     return on_cpu(k, err.message);
+  }
+  if (slot >= 0) {
+    *deferred = true;
+    if (!rt_defer_add(res, host, p, slot)) rt_defer_wait();
+  } else {
+    rt_defer_synced();
   }
   if (rbytes) {
     *result = 0;
@@ -349,9 +368,9 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
     if (copies)
       snprintf(moved, sizeof moved, ", device copy: %llu bytes copied, %llu kept", (unsigned long long)copies->copy_bytes,
                (unsigned long long)rt_resident_kept_bytes(res));
-    cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s%s", k->name,
+    cu_trace("offload %s (%s): gpu: %s, %.0f iterations, %llu bytes checked%s%s%s", k->name,
              kind_name(k), cu_arch_name(cu_module_arch(l->module), arch), p->iterations,
-             (unsigned long long)p->bytes, batch, moved);
+             (unsigned long long)p->bytes, batch, moved, *deferred ? ", not waited for" : "");
   }
   return 1;
 }
@@ -488,8 +507,11 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   } else {
     if (prof_t) cu_prof_add(CU_PROF_DECIDE, prof_t);
     double t0 = now_us();
-    done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result);
-    if (done && mode == CU_MODE_AUTO) rt_choice_gpu_ran(&l->choice, plan.ops, now_us() - t0, launch_us, cpu_us);
+    bool deferred;
+    done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result, true, &deferred);
+    /* an unwaited launch's time is not its cost: the waited ones measure */
+    if (done && !deferred && mode == CU_MODE_AUTO)
+      rt_choice_gpu_ran(&l->choice, plan.ops, now_us() - t0, launch_us, cpu_us);
     if (prof_t) cu_prof_add(CU_PROF_LAUNCH, t0);
   }
   if (driver) rt_start_driver_done();
@@ -538,11 +560,15 @@ static void restore_writes(const rt_offload_plan *plans, uint32_t count, uint8_t
 static uint32_t launch_parts(const twasm_kernel_abi **ks, rt_loaded **ls, const int64_t **ps,
                              const rt_offload_plan *plans, uint32_t count, rt_memory *mem, rt_resident *res) {
   rt_saved saved;
+  /* the CPU reads the parts' outputs: launches not waited for finish first */
+  rt_defer_wait();
   if (!save_writes(plans, count, mem->abi.base, &saved)) return on_cpu(ks[0], "out of memory");
   uint32_t done = 1;
   for (uint32_t j = 0; j < count && done; j++) {
     int64_t unused = 0;
-    done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused);
+    bool deferred;
+    done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused, false,
+                  &deferred);
     if (!done && j > 0) {
       restore_writes(plans, count, mem->abi.base, &saved);
       cu_trace("offload %s: part %u of %u failed: the parts' writes put back, the nest runs on the CPU",

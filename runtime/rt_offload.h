@@ -130,6 +130,7 @@ typedef struct {
   size_t nin, nout;
   uint64_t copy_bytes;     /* both ways */
   uint8_t *dev_base;       /* the base the kernel takes */
+  uint32_t unkept;         /* runs of a long span's pages that could not be kept */
 } rt_resident_launch;
 /* Whether executables may use it (rt_resident_enable) and
  * TWASM_GPU_RESIDENT is not 0. */
@@ -155,6 +156,33 @@ bool rt_resident_host_out(void);
 /* After a launch that failed: no page L made kept stays so. */
 void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L);
 uint64_t rt_resident_kept_bytes(const rt_resident *r);
+/* Makes the pages of [lo, hi) (page-aligned) that are not kept readable
+ * and writable again (async-signal-safe); r NULL: all of them. */
+void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi);
+
+/* Launches not waited for (rt_defer.c), under rt_offload_lock except
+ * rt_defer_fault and rt_defer_wait.  TWASM_GPU_DEFER=1: */
+bool rt_defer_wanted(void);
+/* Launches queued and not yet waited for. */
+bool rt_defer_pending(void);
+/* The launch of kernel with plan p may go unwaited: its slot in the
+ * learned table, else -1. */
+int rt_defer_choose(const void *kernel, const rt_offload_plan *p);
+/* Whether p's spans touch a pending launch's output pages (host: the
+ * memory's base): wait first. */
+bool rt_defer_conflicts(const rt_offload_plan *p, const uint8_t *host);
+/* After the launch of p (on r's device copy, host memory at host) was
+ * queued without a wait: protects its pages.  False when they could not
+ * be: wait at once. */
+bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int slot);
+/* Waits for every pending launch and reopens their pages; the process
+ * stops when the wait fails. */
+void rt_defer_wait(void);
+/* After a launch that waited (so for the pending ones too): reopens. */
+void rt_defer_synced(void);
+/* A fault at addr while launches are pending: waits for them; true when
+ * addr was in a page they protected (now open again). */
+bool rt_defer_fault(uintptr_t addr);
 
 /* The TWASM_TEST_OFFLOAD_CALLS count (a destructor writes it; _exit
  * skips destructors). */

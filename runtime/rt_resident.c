@@ -130,6 +130,9 @@ static void res_open(rt_resident *r, uint64_t i) {
 
 bool rt_resident_fault(uintptr_t addr) {
   if (atomic_load(&res_nlive) == 0) return false;
+  /* Pages of launches not waited for (rt_defer.c); any kept page's copy
+   * in may be one of theirs: they are waited for first. */
+  if (rt_defer_fault(addr)) return true;
   for (int s = 0; s < RES_SLOTS; s++) {
     rt_resident *r = atomic_load(&res_live[s]);
     if (!r || addr < (uintptr_t)r->host) continue;
@@ -144,6 +147,11 @@ bool rt_resident_fault(uintptr_t addr) {
 
 void rt_resident_touch(const void *ptr, uint64_t len) {
   if (atomic_load(&res_nlive) == 0 || len == 0) return;
+  if (rt_defer_pending()) {
+    double t = cu_prof_on() ? cu_prof_now() : 0;
+    rt_defer_wait();
+    if (t) cu_prof_add(CU_PROF_DEFER_FAULT, t);
+  }
   uintptr_t a = (uintptr_t)ptr;
   for (int s = 0; s < RES_SLOTS; s++) {
     rt_resident *r = atomic_load(&res_live[s]);
@@ -179,6 +187,7 @@ rt_resident *rt_resident_new(uint8_t *host, uint64_t usable) {
 
 void rt_resident_free(rt_resident *r) {
   if (!r) return;
+  rt_defer_wait();
   for (int s = 0; s < RES_SLOTS; s++) {
     rt_resident *me = r;
     if (atomic_compare_exchange_strong(&res_live[s], &me, NULL)) atomic_fetch_sub(&res_nlive, 1);
@@ -240,6 +249,7 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
       if (res_protect(h, len, PROT_READ) != 0) {
         for (uint64_t p = i; p < j; p++) atomic_store(&r->kept[p], 0);
         all = false;
+        L->unkept++;
       } else {
         r->kept_bytes += len;
       }
@@ -301,6 +311,7 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
   double t = cu_prof_on() ? cu_prof_now() : 0;
   L->nin = L->nout = 0;
   L->copy_bytes = 0;
+  L->unkept = 0;
   if (mem_size > r->npages * RES_PAGE)
     return cu_fail_msg(err, "linear memory larger than its device copy's page table");
   if (!res_size(r, mem_size, err)) return false;
@@ -346,3 +357,21 @@ void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L) {
 }
 
 uint64_t rt_resident_kept_bytes(const rt_resident *r) { return r->kept_bytes; }
+
+void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi) {
+  uint8_t *p = lo;
+  while (p < hi) {
+    uint64_t i = r && p >= r->host ? (uint64_t)(p - r->host) / RES_PAGE : 0;
+    bool kept = r && p >= r->host && i < r->npages && atomic_load(&r->kept[i]);
+    if (kept) {
+      p += RES_PAGE;
+      continue;
+    }
+    uint8_t *q = p + RES_PAGE;
+    while (q < hi && !(r && q >= r->host && (uint64_t)(q - r->host) / RES_PAGE < r->npages &&
+                       atomic_load(&r->kept[(uint64_t)(q - r->host) / RES_PAGE])))
+      q += RES_PAGE;
+    (void)res_protect(p, (uint64_t)(q - p), PROT_READ | PROT_WRITE);
+    p = q;
+  }
+}

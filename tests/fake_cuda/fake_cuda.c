@@ -16,7 +16,9 @@
  * from it are plain memcpy, so the runtime's device copy of linear memory
  * (rt_resident.c) can be checked byte for byte.  Graphs of the empty
  * kernel can be made and launched (cu_graph.c); FAKE_CUDA_LOG also gets
- * cuGraphInstantiateWithFlags and cuGraphLaunch. */
+ * cuGraphInstantiateWithFlags and cuGraphLaunch, and with
+ * FAKE_CUDA_LOG_WAITS=1 each wait (cuCtxSynchronize, cuStreamSynchronize)
+ * as "synchronise". */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,7 +91,22 @@ int cuDevicePrimaryCtxRetain(void **ctx, int dev) {
 }
 int cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
 int cuCtxSetCurrent(void *ctx) { (void)ctx; return OK; }
-int cuCtxSynchronize(void) { return OK; }
+/* With FAKE_CUDA_LOG_WAITS=1 both waits are logged (FAKE_CUDA_LOG), as
+ * "synchronise": tests of launches not waited for (rt_defer.c) count
+ * them. */
+static void log_wait(void) {
+  const char *v = getenv("FAKE_CUDA_LOG_WAITS");
+  if (v && strcmp(v, "1") == 0) log_call("synchronise");
+}
+int cuCtxSynchronize(void) {
+  log_wait();
+  return OK;
+}
+int cuStreamSynchronize(void *stream) {
+  (void)stream;
+  log_wait();
+  return OK;
+}
 
 int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
   *free_bytes = (size_t)14 << 30;

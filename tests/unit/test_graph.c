@@ -3,7 +3,8 @@
  * graph instantiated and each graph launch: a launch becomes a graph at
  * its second sight and is replayed from then on, a launch that differs in
  * a parameter or a copy is a new one, a launch without param_words never
- * becomes one, and the table stays usable past its size. */
+ * becomes one, and the table stays usable past its size; a launch not
+ * waited for (no_wait) queues without a synchronise. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static bool fake_up(void) {
   setenv("FAKE_CUDA", "old", 1);
   snprintf(log_path, sizeof log_path, "/tmp/twasm-test-graph-%d.log", (int)getpid());
   setenv("FAKE_CUDA_LOG", log_path, 1);
+  setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
   cu_test_use_library(lib);
   if (!cu_available()) return false;
   const cu_ptx set[] = {{50, 60, empty_ptx}};
@@ -55,15 +57,17 @@ static void log_clear(void) {
 }
 
 /* One launch of the empty kernel with one 8-byte parameter. */
-static bool launch(int64_t value, uint32_t words) {
+static bool launch_waiting(int64_t value, uint32_t words, bool wait) {
   void *params[] = {&value};
-  cu_args a = {.params = params, .param_words = words};
+  cu_args a = {.params = params, .param_words = words, .no_wait = !wait};
   cu_dim3 one = {1, 1, 1};
   cu_error err;
   bool ok = cu_launch(&empty, one, one, 0, &a, &err);
   if (!ok) fprintf(stderr, "launch: %s\n", err.message);
   return ok;
 }
+
+static bool launch(int64_t value, uint32_t words) { return launch_waiting(value, words, true); }
 
 START_TEST(graph_made_at_second_sight_and_replayed) {
   if (!fake_up()) {
@@ -117,11 +121,36 @@ START_TEST(graph_table_survives_many_launches_seen_once) {
 }
 END_TEST
 
+/* A launch not waited for (cu_args.no_wait, rt_defer.c) queues without a
+ * synchronise, direct or as a graph; a waited one synchronises once. */
+START_TEST(launch_without_wait_does_not_synchronise) {
+  if (!fake_up()) {
+    fprintf(stderr, "SKIP graph tests: FAKE_CUDA_DIR not set or the fake driver did not come up\n");
+    return;
+  }
+  log_clear();
+  ck_assert(launch_waiting(300, 1, false)); /* direct */
+  ck_assert(launch_waiting(300, 1, false)); /* made a graph */
+  ck_assert(launch_waiting(300, 1, false)); /* replayed */
+  ck_assert(launch_waiting(301, 0, false)); /* never a graph */
+  ck_assert_int_eq(logged("cuGraphLaunch"), 2);
+  ck_assert_int_eq(logged("synchronise"), 0);
+  ck_assert(launch_waiting(300, 1, true));
+  ck_assert(launch_waiting(301, 0, true));
+  ck_assert_int_eq(logged("cuGraphLaunch"), 3);
+  ck_assert_int_eq(logged("synchronise"), 2);
+  cu_error err;
+  ck_assert(cu_sync("test", &err));
+  ck_assert_int_eq(logged("synchronise"), 3);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, graph_made_at_second_sight_and_replayed);
   tcase_add_test(tc, graph_table_survives_many_launches_seen_once);
+  tcase_add_test(tc, launch_without_wait_does_not_synchronise);
   suite_add_tcase(s, tc);
   return s;
 }

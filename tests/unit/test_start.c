@@ -301,6 +301,66 @@ START_TEST(a_nest_run_again_and_again_pays_less) {
 }
 END_TEST
 
+/* A product run TWASM_GPU_START_REPEATS times counts from then on at
+ * its measured time, up to twice the model's estimate (the measure runs
+ * to the next dispatch call); TWASM_GPU_START_COUNT=model: at the
+ * estimate, as before. */
+static void count_repeated(const char *count, const char *want) {
+  setenv("TWASM_GPU_START_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEAT_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEATS", "4", 1);
+  setenv("TWASM_DEVICE", "auto", 1);
+  if (count) setenv("TWASM_GPU_START_COUNT", count, 1);
+  static const char nest;
+  for (int i = 0; i < 3; i++) rt_start_cpu_ran(&nest, 100, 300); /* the model's 0.1 ms each */
+  rt_start_cpu_ran(&nest, 100, 160); /* the 4th run: measured, 0.16 ms */
+  rt_start_cpu_ran(&nest, 100, 900); /* at most twice the model: 0.2 ms */
+  const char *why = NULL;
+  char buf[200];
+  ck_assert_int_eq(rt_start_decide(1e12, NULL, &why, buf, sizeof buf), RT_START_LATER);
+  ck_assert_msg(strstr(why, want), "%s", why);
+}
+
+START_TEST(a_repeated_product_counts_its_measured_time) { count_repeated(NULL, "not started: 0.7 ms of work"); }
+END_TEST
+
+START_TEST(a_repeated_product_counts_the_model_when_asked) {
+  count_repeated("model", "not started: 0.5 ms of work");
+}
+END_TEST
+
+/* Products run 12 times each, 64 runs together, make the program's
+ * products repeated (8 nests a token, as the LLM's): the lower price
+ * after 12 tokens' worth, not after one nest's 64th run; with
+ * TWASM_GPU_START_COUNT=model, not. */
+static void several_repeated(const char *count) {
+  setenv("TWASM_GPU_START_MS", "1000000", 1);
+  setenv("TWASM_GPU_START_REPEAT_MS", "1", 1);
+  setenv("TWASM_DEVICE", "auto", 1);
+  if (count) setenv("TWASM_GPU_START_COUNT", count, 1);
+  static const char nests[8];
+  const char *why = NULL;
+  char buf[200];
+  for (int token = 0; token < 11; token++)
+    for (int i = 0; i < 8; i++) rt_start_cpu_ran(&nests[i], 50, 50);
+  ck_assert_int_eq(rt_start_decide(1e12, NULL, &why, buf, sizeof buf), RT_START_LATER);
+  ck_assert_msg(strstr(why, "costs 1000000 ms"), "%s", why);
+  for (int i = 0; i < 8; i++) rt_start_cpu_ran(&nests[i], 50, 50);
+  rt_start s = rt_start_decide(1e12, NULL, &why, buf, sizeof buf);
+  if (count) {
+    ck_assert_int_eq(s, RT_START_LATER);
+    ck_assert_msg(strstr(why, "costs 1000000 ms"), "%s", why);
+  } else {
+    ck_assert_msg(s == RT_START_NEVER || s == RT_START_STARTING, "%d %s", (int)s, why);
+  }
+}
+
+START_TEST(several_products_run_again_and_again_pay_less) { several_repeated(NULL); }
+END_TEST
+
+START_TEST(several_products_pay_the_price_when_counted_by_the_model) { several_repeated("model"); }
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("start");
   TCase *t = tcase_create("programs");
@@ -317,6 +377,10 @@ int main(void) {
   tcase_add_test(t, no_driver_found_once);
   tcase_add_test(t, finished_runs_count_at_most_their_measured_time);
   tcase_add_test(t, a_nest_run_again_and_again_pays_less);
+  tcase_add_test(t, a_repeated_product_counts_its_measured_time);
+  tcase_add_test(t, a_repeated_product_counts_the_model_when_asked);
+  tcase_add_test(t, several_products_run_again_and_again_pay_less);
+  tcase_add_test(t, several_products_pay_the_price_when_counted_by_the_model);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
