@@ -102,7 +102,7 @@ $(SPECRUN): $(SPEC_OBJ) $(LIBC) $(LIBRT)
 	$(CC) -rdynamic -o $@ $(SPEC_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(RT_LIBS)
 
 # unit_ir.c: what the tests reading twasmc's IR share.
-UNIT_LIB_OBJ := $(B)/obj/tests/unit/unit_ir.o $(B)/obj/tests/unit/unit_sh.o
+UNIT_LIB_OBJ := $(B)/obj/tests/unit/unit_ir.o $(B)/obj/tests/unit/unit_sh.o $(B)/obj/tests/unit/unit_fake.o
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)

@@ -17,6 +17,7 @@
 #include "cu.h"
 #include "rt_internal.h"
 #include "rt_offload.h"
+#include "unit_fake.h"
 
 #define PAGE 4096u
 #define MEM (1u << 20)
@@ -33,30 +34,11 @@ static void on_segv(int sig, siginfo_t *si, void *uctx) {
 
 static uint8_t *host;
 static rt_resident *res;
-static char log_path[64];
 static const int kernel_a = 1, kernel_b = 2; /* stand-ins for two kernels */
 
 static bool fake_up(void) {
-  const char *dir = getenv("FAKE_CUDA_DIR");
-  if (!dir) return false;
-  char lib[512];
-  snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
-  setenv("FAKE_CUDA", "old", 1);
-  snprintf(log_path, sizeof log_path, "/tmp/twasm-test-defer-%d.log", (int)getpid());
-  setenv("FAKE_CUDA_LOG", log_path, 1);
-  setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
   if (!getenv("TWASM_GPU_DEFER")) setenv("TWASM_GPU_DEFER", "1", 1);
-  cu_test_use_library(lib);
-  return cu_available();
-}
-
-static int waits(void) {
-  FILE *f = fopen(log_path, "r");
-  int n = 0;
-  char line[128];
-  while (f && fgets(line, sizeof line, f)) n += strcmp(line, "synchronise\n") == 0;
-  if (f) fclose(f);
-  return n;
+  return unit_fake_up("defer");
 }
 
 static void setup(void) {
@@ -77,7 +59,7 @@ static void teardown(void) {
   rt_resident_free(res);
   munmap(host, MEM);
   sigaction(SIGSEGV, &old_segv, NULL);
-  unlink(log_path);
+  unlink(unit_fake_log());
 }
 
 /* A matrix-vector launch: W (128 KiB at w, read), x (1 KiB at 200 KiB,
@@ -111,7 +93,7 @@ START_TEST(defer_waits_where_the_output_is_read) {
   rt_offload_plan p = plan_of(0, 300 * 1024);
   ck_assert_int_ge(deferred_launch(&kernel_a, &p), 0);
   ck_assert(rt_defer_pending());
-  ck_assert_int_eq(waits(), 0);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
   /* other pages: no fault, no wait */
   host[400 * 1024] = 1;
   ck_assert_uint_eq(host[250 * 1024], (uint8_t)(250 * 1024 * 7 + 3));
@@ -119,7 +101,7 @@ START_TEST(defer_waits_where_the_output_is_read) {
   /* reading the output waits once, then reads */
   ck_assert_uint_eq(host[300 * 1024 + 4000], (uint8_t)((300 * 1024 + 4000) * 7 + 3));
   ck_assert_int_eq(faults, 1);
-  ck_assert_int_eq(waits(), 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
   ck_assert(!rt_defer_pending());
   host[300 * 1024 + 100] = 9; /* open again */
   host[200 * 1024] = 9;
@@ -140,12 +122,12 @@ START_TEST(defer_waits_where_an_input_is_written) {
   /* but not written before its copy in ran */
   host[200 * 1024 + 5] = 42;
   ck_assert_int_eq(faults, 1);
-  ck_assert_int_eq(waits(), 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
   ck_assert_uint_eq(host[200 * 1024 + 5], 42);
   /* W stays kept: a write to it faults once more and opens it */
   host[3 * PAGE] = 1;
   ck_assert_int_eq(faults, 2);
-  ck_assert_int_eq(waits(), 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
 }
 END_TEST
 
@@ -160,7 +142,7 @@ START_TEST(defer_chains_launches_and_a_waited_one_settles_them) {
   ck_assert_int_ge(deferred_launch(&kernel_a, &a), 0);
   ck_assert(!rt_defer_conflicts(&b, host));
   ck_assert_int_ge(deferred_launch(&kernel_a, &b), 0);
-  ck_assert_int_eq(waits(), 0);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
   /* a launch reading a's output waits first */
   rt_offload_plan c = plan_of(0, 320 * 1024);
   c.spans[1] = (rt_offload_span){300 * 1024, 300 * 1024 + 400, false, false};
@@ -168,7 +150,7 @@ START_TEST(defer_chains_launches_and_a_waited_one_settles_them) {
   /* a waited launch covers both: pages open, no extra wait */
   rt_defer_synced();
   ck_assert(!rt_defer_pending());
-  ck_assert_int_eq(waits(), 0);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
   host[300 * 1024 + 100] = 1;
   host[310 * 1024 + 100] = 1;
   host[200 * 1024] = 1;
@@ -212,7 +194,7 @@ START_TEST(defer_waits_before_a_system_call) {
   rt_offload_plan p = plan_of(0, 300 * 1024);
   ck_assert_int_ge(deferred_launch(&kernel_a, &p), 0);
   rt_resident_touch(host + 300 * 1024, 512);
-  ck_assert_int_eq(waits(), 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
   ck_assert(!rt_defer_pending());
   int fd[2];
   ck_assert_int_eq(pipe(fd), 0);

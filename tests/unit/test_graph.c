@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cu.h"
+#include "unit_fake.h"
 
-static char log_path[64];
 static cu_kernel empty;
 
 static const char empty_ptx[] =
@@ -22,37 +22,15 @@ static const char empty_ptx[] =
 
 /* The fake driver up, the empty kernel loaded; false without the fake. */
 static bool fake_up(void) {
-  const char *dir = getenv("FAKE_CUDA_DIR");
-  if (!dir) return false;
-  char lib[512];
-  snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
-  setenv("FAKE_CUDA", "old", 1);
-  snprintf(log_path, sizeof log_path, "/tmp/twasm-test-graph-%d.log", (int)getpid());
-  setenv("FAKE_CUDA_LOG", log_path, 1);
-  setenv("FAKE_CUDA_LOG_WAITS", "1", 1);
-  cu_test_use_library(lib);
-  if (!cu_available()) return false;
+  if (!unit_fake_up("graph")) return false;
   const cu_ptx set[] = {{50, 60, empty_ptx}};
   cu_module *m;
   cu_error err;
   return cu_module_load(set, 1, &m, &err) && cu_module_kernel(m, "twasm_empty", &empty, &err);
 }
 
-/* Lines of the log equal to name. */
-static int logged(const char *name) {
-  FILE *f = fopen(log_path, "r");
-  int n = 0;
-  char line[128];
-  while (f && fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    n += strcmp(line, name) == 0;
-  }
-  if (f) fclose(f);
-  return n;
-}
-
 static void log_clear(void) {
-  FILE *f = fopen(log_path, "w");
+  FILE *f = fopen(unit_fake_log(), "w");
   if (f) fclose(f);
 }
 
@@ -76,26 +54,26 @@ START_TEST(graph_made_at_second_sight_and_replayed) {
   }
   log_clear();
   ck_assert(launch(5, 1));
-  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 0);
-  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 0);
   ck_assert(launch(5, 1));
-  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
-  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 1);
   ck_assert(launch(5, 1));
   ck_assert(launch(5, 1));
-  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
-  ck_assert_int_eq(logged("cuGraphLaunch"), 3);
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 3);
   /* another parameter value is another launch: direct, then a graph */
   log_clear();
   ck_assert(launch(6, 1));
-  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 0);
   ck_assert(launch(6, 1));
-  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
-  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 1);
   /* without param_words, never */
   log_clear();
   for (int i = 0; i < 3; i++) ck_assert(launch(7, 0));
-  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 0);
 }
 END_TEST
 
@@ -110,14 +88,14 @@ START_TEST(graph_table_survives_many_launches_seen_once) {
   /* a parameter that changes every time (a position): far more launches
    * seen once than the table holds */
   for (int64_t i = 0; i < 2000; i++) ck_assert(launch(1000 + i, 1));
-  ck_assert_int_eq(logged("cuGraphLaunch"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 0);
   /* the repeated launch's graph is still there, and new ones still come */
   ck_assert(launch(100, 1));
-  ck_assert_int_eq(logged("cuGraphLaunch"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 1);
   log_clear();
   ck_assert(launch(200, 1));
   ck_assert(launch(200, 1));
-  ck_assert_int_eq(logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
 }
 END_TEST
 
@@ -133,15 +111,15 @@ START_TEST(launch_without_wait_does_not_synchronise) {
   ck_assert(launch_waiting(300, 1, false)); /* made a graph */
   ck_assert(launch_waiting(300, 1, false)); /* replayed */
   ck_assert(launch_waiting(301, 0, false)); /* never a graph */
-  ck_assert_int_eq(logged("cuGraphLaunch"), 2);
-  ck_assert_int_eq(logged("synchronise"), 0);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 2);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
   ck_assert(launch_waiting(300, 1, true));
   ck_assert(launch_waiting(301, 0, true));
-  ck_assert_int_eq(logged("cuGraphLaunch"), 3);
-  ck_assert_int_eq(logged("synchronise"), 2);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 3);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 2);
   cu_error err;
   ck_assert(cu_sync("test", &err));
-  ck_assert_int_eq(logged("synchronise"), 3);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 3);
 }
 END_TEST
 
@@ -160,6 +138,6 @@ int main(void) {
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  unlink(log_path);
+  unlink(unit_fake_log());
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #include "cu.h"
 #include "rt_internal.h"
 #include "rt_offload.h"
+#include "unit_fake.h"
 
 #define PAGE 4096u
 #define MEM (1u << 20)
@@ -82,15 +83,7 @@ static void on_segv(int sig, siginfo_t *si, void *uctx) {
 static uint8_t *host;
 static rt_resident *res;
 
-static bool fake_up(void) {
-  const char *dir = getenv("FAKE_CUDA_DIR");
-  if (!dir) return false;
-  char lib[512];
-  snprintf(lib, sizeof lib, "%s/libcuda.so.1", dir);
-  setenv("FAKE_CUDA", "old", 1);
-  cu_test_use_library(lib);
-  return cu_available();
-}
+static bool fake_up(void) { return unit_fake_up(NULL); }
 
 static void setup(void) {
   struct sigaction sa;
