@@ -145,8 +145,10 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
                                  "or start (alpha * A, beta * C) per element as the source does"
                                : "a product over a triangle (j <= i), its outputs stored alone";
   if (m->post.on)
-    return "each sum divided or scaled before its store (`C[i][j] = sum / d`), as the source does after the k "
-           "loop: the exact kernel, one rounding per operation";
+    return m->post.div ? "each sum divided before its store (`C[i][j] = sum / d`), as the source does after the "
+                         "k loop: the exact kernel, one rounding per operation"
+                       : "each sum scaled before its store (`C[i][j] = sum * f`), as the source does after the "
+                         "k loop: the exact kernel, one rounding per operation";
   if (kn_matmul_scaled(m))
     return "scaled operands or start (alpha * A, beta * C) take the exact kernel, scaled per element as "
            "the source does";
