@@ -143,6 +143,11 @@ bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like);
 
 /* The i32 add a check's end is, or is zext of (plus a constant), or NULL. */
 LLVMValueRef bnd_widen_sum(const bnd_check *c);
+/* The check's constant past its end's base (offset and width: `plus`, and
+ * the end's constant where the end is `base + k`); *base the end less that
+ * constant (a narrow end is the i32 base itself).  The check's test
+ * hi_end <= size (size <= 2^32) bounds the base's form by 2^32 - d. */
+int64_t bnd_end_past(const bnd_check *c, LLVMValueRef *base);
 /* For a check proved over nest n whose end is such an add in the nest: the
  * run-time condition under which zext(end) equals the i64 sum of its
  * operands, each zero- or sign-extended (bit k of *sext: operand k is

@@ -188,13 +188,9 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_form *f, LLVMValueRef size) {
  * of the block ends in that one conjunction (compress's match copy: the
  * store's and the load's upper tests, two of the remainder loop's four). */
 static void drop_implied_hi(bnd_nest *n, const bnd_check *c) {
-  LLVMValueRef x = c->end;
-  int64_t d = c->plus;
+  LLVMValueRef x;
+  int64_t d = bnd_end_past(c, &x);
   if (!c->narrow) {
-    if (LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(x, 1))) {
-      d += LLVMConstIntGetSExtValue(LLVMGetOperand(x, 1));
-      x = LLVMGetOperand(x, 0);
-    }
     if (!LLVMIsAZExtInst(x)) return;
     x = LLVMGetOperand(x, 0);
   }

@@ -44,13 +44,14 @@ LLVMValueRef bnd_widen_sum(const bnd_check *c) {
   return is_add(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 32 ? v : NULL;
 }
 
-/* The end's constant past zext(v) (offset and width; a narrow end is v
- * itself): its group's test hi_end <= size bounds hi(v) by 2^32 - d. */
-static int64_t past_sum(const bnd_check *c) {
+int64_t bnd_end_past(const bnd_check *c, LLVMValueRef *base) {
   LLVMValueRef e = c->end;
   int64_t d = c->plus;
-  if (!c->narrow && is_add(e) && LLVMIsAConstantInt(LLVMGetOperand(e, 1)))
+  if (!c->narrow && is_add(e) && LLVMIsAConstantInt(LLVMGetOperand(e, 1))) {
     d += LLVMConstIntGetSExtValue(LLVMGetOperand(e, 1));
+    e = LLVMGetOperand(e, 0);
+  }
+  *base = e;
   return d;
 }
 
@@ -78,7 +79,8 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext) {
    * where lo(b) >= 0 (b a constant >= 0, or zero-extended under its own
    * test lo(b) >= 0): with d >= 1 the check's end test in the same block
    * implies a's upper test (bnd_loop.c's drop_implied_hi, for v itself) */
-  bool implied = past_sum(c) >= 1;
+  LLVMValueRef base;
+  bool implied = bnd_end_past(c, &base) >= 1;
   LLVMValueRef cond = NULL;
   for (unsigned k = 0; k < 2; k++) {
     if (konst[k]) continue;
