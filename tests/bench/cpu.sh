@@ -3,12 +3,15 @@
 # by twasmc (from a plain and from a -msimd128 wasm build), by wasm2c + clang
 # and run by node, timed interleaved; prints markdown tables of figures only.
 #
-# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [PROGRAM...]
+# usage: tests/bench/cpu.sh [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [-p] [PROGRAM...]
 #   -s: the statistic over the repetitions (default median); -t: wall-clock
 #   time (default), CPU time (user + system of all threads, perf stat) or
 #   instructions (G, valgrind --tool=cachegrind: repeatable under load; only
 #   native, musl, twasmc and before, the others not being worth valgrind's
 #   time).
+# -p: time the builds an earlier run left under WORKDIR (copied to a
+# machine without the compilers: clang, twasmc, wasm2c), no large module;
+# with -t cpu and no perf there, user + system time from bash's time.
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), NODE (node),
 # WASM2C (wasm2c), WASM2C_RT (/usr/share/wabt/wasm2c), WASI_SYSROOT (/usr),
 # MUSL_DIR (/usr/lib/x86_64-linux-musl), MUSL_INCLUDE
@@ -24,9 +27,11 @@ reps=5
 work=build/bench
 stat=median
 clock=wall
-usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [PROGRAM...]"
-while getopts 'n:w:s:t:' opt; do
+prebuilt=0
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s median|min] [-t wall|cpu|instr] [-p] [PROGRAM...]"
+while getopts 'n:w:s:t:p' opt; do
 	case $opt in
+	p) prebuilt=1 ;;
 	n) reps=$OPTARG ;;
 	w) work=$OPTARG ;;
 	s) stat=$OPTARG ;;
@@ -86,6 +91,13 @@ measure() {
 	if [ "$clock" = instr ]; then
 		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
 			awk '/I *refs/ { gsub(",", "", $4); printf "%.3f\n", $4 / 1e9; found = 1 } END { exit !found }'
+		return
+	fi
+	if ! command -v perf >/dev/null; then
+		# no perf (the device machine): user + system time of the child
+		local TIMEFORMAT='%U %S' t
+		t=$( { time "$@" >/dev/null 2>&1; } 2>&1) || return 1
+		awk -v t="$t" 'BEGIN { split(t, f, " "); printf "%.3f\n", f[1] + f[2] }'
 		return
 	fi
 	local out=$work/perf-stat.txt
@@ -197,10 +209,40 @@ text_bytes() {
 	size "$1" | awk 'NR == 2 { print $1 }'
 }
 
-echo "building ${programs[*]} ..." >&2
-for p in "${programs[@]}"; do
-	build "$p"
-done
+# adopt PROGRAM: with -p, the forms an earlier run built under WORKDIR
+# (copied to a machine without the compilers), each checked again against
+# native's output there.
+adopt() {
+	local p=$1 dir=$work/$1 way ok=native
+	[ -x "$dir/native" ] && [ -f "$dir/expected.out" ] || { echo "note: $p: no native build in $dir" >&2; return 1; }
+	run_way "$p" native | cmp -s - "$dir/expected.out" || { echo "note: $p: native output differs here" >&2; return 1; }
+	for way in musl twasmc simd wasm2c before node; do
+		if [ "$way" = node ]; then
+			command -v "$NODE" >/dev/null && [ -f "$dir/prog.wasm" ] || continue
+		else
+			[ -x "$dir/$way" ] || continue
+		fi
+		if run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out"; then
+			ok+=" $way"
+		else
+			echo "note: $p via $way: output differs from native (stderr in $dir/$way.err)" >&2
+		fi
+	done
+	built[$p]=$ok
+	rm -f "$dir"/time.*
+}
+
+if [ "$prebuilt" = 1 ]; then
+	echo "adopting the builds under $work ..." >&2
+	for p in "${programs[@]}"; do
+		adopt "$p" || built[$p]=""
+	done
+else
+	echo "building ${programs[*]} ..." >&2
+	for p in "${programs[@]}"; do
+		build "$p"
+	done
+fi
 
 echo "timing: $reps interleaved repetitions ..." >&2
 for ((r = 1; r <= reps; r++)); do
@@ -320,7 +362,7 @@ for p in "${programs[@]}"; do
 done
 
 # A large module: generated handlers, compiled once each way (LARGE=0 skips it).
-[ "${LARGE:-1}" = 0 ] && exit 0
+[ "${LARGE:-1}" = 0 ] || [ "$prebuilt" = 1 ] && exit 0
 echo
 echo "## Compile time of a large module (s)"
 echo
