@@ -22,16 +22,6 @@
 #define PAGE 4096u
 #define MEM (1u << 20)
 
-static struct sigaction old_segv;
-static int faults;
-
-static void on_segv(int sig, siginfo_t *si, void *uctx) {
-  (void)uctx;
-  faults++;
-  if (rt_resident_fault((uintptr_t)si->si_addr)) return;
-  sigaction(sig, &old_segv, NULL);
-}
-
 static uint8_t *host;
 static rt_resident *res;
 static const int kernel_a = 1, kernel_b = 2; /* stand-ins for two kernels */
@@ -41,24 +31,10 @@ static bool fake_up(void) {
   return unit_fake_up("defer");
 }
 
-static void setup(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &sa, &old_segv);
-  host = mmap(NULL, MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ck_assert_ptr_ne(host, MAP_FAILED);
-  for (uint32_t i = 0; i < MEM; i++) host[i] = (uint8_t)(i * 7 + 3);
-  res = rt_resident_new(host, MEM);
-  ck_assert_ptr_nonnull(res);
-  faults = 0;
-}
+static void setup(void) { res = unit_resident_up(&host, MEM); }
 
 static void teardown(void) {
-  rt_resident_free(res);
-  munmap(host, MEM);
-  sigaction(SIGSEGV, &old_segv, NULL);
+  unit_resident_down(res, host, MEM);
   unlink(unit_fake_log());
 }
 
@@ -97,15 +73,15 @@ START_TEST(defer_waits_where_the_output_is_read) {
   /* other pages: no fault, no wait */
   host[400 * 1024] = 1;
   ck_assert_uint_eq(host[250 * 1024], (uint8_t)(250 * 1024 * 7 + 3));
-  ck_assert_int_eq(faults, 0);
+  ck_assert_int_eq(unit_resident_faults(), 0);
   /* reading the output waits once, then reads */
   ck_assert_uint_eq(host[300 * 1024 + 4000], (uint8_t)((300 * 1024 + 4000) * 7 + 3));
-  ck_assert_int_eq(faults, 1);
+  ck_assert_int_eq(unit_resident_faults(), 1);
   ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
   ck_assert(!rt_defer_pending());
   host[300 * 1024 + 100] = 9; /* open again */
   host[200 * 1024] = 9;
-  ck_assert_int_eq(faults, 1);
+  ck_assert_int_eq(unit_resident_faults(), 1);
 }
 END_TEST
 
@@ -118,15 +94,15 @@ START_TEST(defer_waits_where_an_input_is_written) {
   ck_assert_int_ge(deferred_launch(&kernel_a, &p), 0);
   /* x may be read (its copy in reads it too) */
   ck_assert_uint_eq(host[200 * 1024 + 5], (uint8_t)((200 * 1024 + 5) * 7 + 3));
-  ck_assert_int_eq(faults, 0);
+  ck_assert_int_eq(unit_resident_faults(), 0);
   /* but not written before its copy in ran */
   host[200 * 1024 + 5] = 42;
-  ck_assert_int_eq(faults, 1);
+  ck_assert_int_eq(unit_resident_faults(), 1);
   ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
   ck_assert_uint_eq(host[200 * 1024 + 5], 42);
   /* W stays kept: a write to it faults once more and opens it */
   host[3 * PAGE] = 1;
-  ck_assert_int_eq(faults, 2);
+  ck_assert_int_eq(unit_resident_faults(), 2);
   ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
 }
 END_TEST
@@ -154,7 +130,7 @@ START_TEST(defer_chains_launches_and_a_waited_one_settles_them) {
   host[300 * 1024 + 100] = 1;
   host[310 * 1024 + 100] = 1;
   host[200 * 1024] = 1;
-  ck_assert_int_eq(faults, 0);
+  ck_assert_int_eq(unit_resident_faults(), 0);
   /* both stay deferred next time (followed by a launch) */
   ck_assert_int_ge(rt_defer_choose(&kernel_a, &a), 0);
 }
@@ -170,14 +146,14 @@ START_TEST(defer_learns_which_launches_fault) {
   rt_offload_plan p = plan_of(0, 300 * 1024), q = plan_of(128 * 1024, 300 * 1024);
   ck_assert_int_ge(deferred_launch(&kernel_b, &p), 0);
   ck_assert_uint_eq(host[300 * 1024 + 100], (uint8_t)((300 * 1024 + 100) * 7 + 3));
-  ck_assert_int_eq(faults, 1);
+  ck_assert_int_eq(unit_resident_faults(), 1);
   ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
   ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
   ck_assert_int_ge(rt_defer_choose(&kernel_b, &q), 0); /* another W */
   ck_assert_int_ge(rt_defer_choose(&kernel_a, &p), 0); /* another kernel */
   ck_assert_int_ge(deferred_launch(&kernel_b, &p), 0);
   host[300 * 1024 + 100] = 0;
-  ck_assert_int_eq(faults, 2);
+  ck_assert_int_eq(unit_resident_faults(), 2);
   /* twice in a row: four launches waited */
   for (int i = 0; i < 4; i++) ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
   ck_assert_int_ge(rt_defer_choose(&kernel_b, &p), 0);
@@ -201,7 +177,7 @@ START_TEST(defer_waits_before_a_system_call) {
   ck_assert_int_eq(write(fd[1], host + 300 * 1024, 512), 512);
   close(fd[0]);
   close(fd[1]);
-  ck_assert_int_eq(faults, 0);
+  ck_assert_int_eq(unit_resident_faults(), 0);
 }
 END_TEST
 
@@ -217,7 +193,7 @@ START_TEST(defer_off_by_default) {
   ck_assert_int_lt(deferred_launch(&kernel_a, &p), 0);
   ck_assert(!rt_defer_pending());
   host[300 * 1024 + 100] = 1;
-  ck_assert_int_eq(faults, 0);
+  ck_assert_int_eq(unit_resident_faults(), 0);
 }
 END_TEST
 

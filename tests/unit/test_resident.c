@@ -72,37 +72,14 @@ END_TEST
 
 /* ---- rt_resident --------------------------------------------------------- */
 
-static struct sigaction old_segv;
-
-static void on_segv(int sig, siginfo_t *si, void *uctx) {
-  (void)uctx;
-  if (rt_resident_fault((uintptr_t)si->si_addr)) return;
-  sigaction(sig, &old_segv, NULL);
-}
-
 static uint8_t *host;
 static rt_resident *res;
 
 static bool fake_up(void) { return unit_fake_up(NULL); }
 
-static void setup(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &sa, &old_segv);
-  host = mmap(NULL, MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ck_assert_ptr_ne(host, MAP_FAILED);
-  for (uint32_t i = 0; i < MEM; i++) host[i] = (uint8_t)(i * 7 + 3);
-  res = rt_resident_new(host, MEM);
-  ck_assert_ptr_nonnull(res);
-}
+static void setup(void) { res = unit_resident_up(&host, MEM); }
 
-static void teardown(void) {
-  rt_resident_free(res);
-  munmap(host, MEM);
-  sigaction(SIGSEGV, &old_segv, NULL);
-}
+static void teardown(void) { unit_resident_down(res, host, MEM); }
 
 /* A matrix-vector launch: W (128 KiB, read), x (1 KiB, read), y (256
  * bytes, written, not page-aligned). */
