@@ -249,15 +249,20 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
     LLVMAddIncoming(phi, &in, &pre, 1);
   }
   if (!merged) return;
-  /* Every other use outside the nest now reads the merged value. */
-  LLVMUseRef next;
-  for (LLVMUseRef u = LLVMGetFirstUse(own); u; u = next) {
-    next = LLVMGetNextUse(u);
+  /* Every other use outside the nest now reads the merged value.  A user
+   * can hold own several times (a header's phi that an earlier nest's
+   * versioning gave more ways in): all of them move at once, the next use
+   * saved may be one of them, so the walk starts again after each user. */
+  for (LLVMUseRef u = LLVMGetFirstUse(own); u;) {
     LLVMValueRef user = LLVMGetUser(u);
-    if (user == merged || in_nest(n, LLVMGetInstructionParent(user))) continue;
-    if (LLVMIsAPHINode(user) && LLVMGetInstructionParent(user) == exit) continue;
+    if (user == merged || in_nest(n, LLVMGetInstructionParent(user)) ||
+        (LLVMIsAPHINode(user) && LLVMGetInstructionParent(user) == exit)) {
+      u = LLVMGetNextUse(u);
+      continue;
+    }
     for (unsigned k = 0; k < (unsigned)LLVMGetNumOperands(user); k++)
       if (LLVMGetOperand(user, k) == own) LLVMSetOperand(user, k, merged);
+    u = LLVMGetFirstUse(own);
   }
   for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(exit)); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef term = LLVMGetUser(u);

@@ -204,6 +204,22 @@ START_TEST(report_folds_libc) {
 }
 END_TEST
 
+/* Two reduction nests of one accumulator in one function, versioned one
+ * after the other: every bounds mode compiles it (the module was invalid
+ * in explicit mode and without the bounds pass: a use of the first sum
+ * left behind when the second nest's phi held it several times). */
+START_TEST(offload_twice_merged) {
+  static const char *modes[] = {"--bounds-checks=explicit", "--bounds-checks=guard", "--skip-pass=bounds"};
+  for (int m = 0; m < 3; m++) {
+    char args[1024], out[4096];
+    snprintf(args, sizeof args, "-O2 -c --offload-report %s tests/gpu/detect/reduce_twice.wat -o %s/twice.o",
+             modes[m], tmpdir);
+    ck_assert_msg(run(args, out, sizeof out) == 0, "%s: %s", modes[m], out);
+    ck_assert_msg(strstr(out, "offloaded as reduce"), "%s: %s", modes[m], out);
+  }
+}
+END_TEST
+
 START_TEST(no_offload_reports_nothing) {
   char args[1024], out[4096];
   wasm_of("saxpy");
@@ -352,6 +368,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, report_names_loop_offset);
   tcase_add_test(tc, report_one_line_per_versioned_nest);
   tcase_add_test(tc, no_offload_reports_nothing);
+  tcase_add_test(tc, offload_twice_merged);
   tcase_add_test(tc, simd_loops_offloaded);
   tcase_add_test(tc, report_folds_libc);
   tcase_add_test(tc, extract_ptx);
