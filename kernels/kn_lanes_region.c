@@ -62,6 +62,11 @@
  * and kr_region_prove compares each lane's term with R's.  Float sums in
  * lanes are no sum region (their order differs from the scalar loop's).
  *
+ * A triangle's row (syrk's `j <= i`): n is the row loop's widened i + 1,
+ * the tests read that i64 counter, and no guard G stands before S (n >= 1);
+ * tri_count has what each test then means and why, and kr_region_tri
+ * hands the region to the product over a triangle, the only taker.
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
