@@ -75,3 +75,11 @@ void syrk_tri(int m, int p, float alpha, float beta, float C[][64], float A[][64
       for (int j = 0; j <= i; j++) C[i][j] += alpha * A[i][k] * A[j][k];
   }
 }
+
+/* the lower triangle scaled alone (j <= i): a vector region whose count
+ * is the row's i + 1, as in syrk_tri, but no product to take it; a map
+ * over a triangle is none (the region's count varies with the i loop) */
+void scale_tri(int m, float beta, float C[][64]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j <= i; j++) C[i][j] *= beta;
+}
