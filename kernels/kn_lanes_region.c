@@ -653,7 +653,9 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
  * row loop's count m is below 2^32 / 8 when the kernel runs: wide =
  * i + 1 <= m is below 2^31, n = trunc(wide) exact and positive, and
  * unsigned and signed compares of n, of wide and of i + 1 agree.  n >= 1
- * on every row: no guard G. */
+ * on every row: no guard G (the skip S must then dominate the latch of
+ * the loop holding the region, so that the region runs on each of its
+ * iterations, as G's path to S shows otherwise). */
 static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
   if (!LLVMIsATruncInst(n)) return false;
   LLVMValueRef w = LLVMGetOperand(n, 0);
@@ -797,6 +799,9 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     b = p;
   }
   if (G < 0 && !r->wide) return fail(c, REGION_FAIL);
+  /* a triangle's row has no G: S itself then runs on every iteration of
+   * the loop holding the region (it dominates that loop's latch) */
+  if (r->wide && !ir_dominates(c->dom, S, outer->latches[0])) return fail(c, REGION_FAIL);
   /* the region's stores are V's, P's and R's only: nothing else of the
    * outer loop stores between G and done */
   for (int b = 0; b < outer->nbody && !r->sum; b++) {
