@@ -36,7 +36,12 @@ typedef struct {
   LLVMValueRef stores[KR_REGION_STORES]; /* rep's, one per unrolled copy */
   int nstores;
   unsigned lanes;
-  LLVMValueRef count;             /* n, computed before the nest */
+  LLVMValueRef count;             /* n, computed before the nest, or a row's count */
+  /* A triangle's row (syrk's `j <= i`): n = trunc(wide), wide the i64 IV
+   * 1, 2, ... of the chain loop row (LLVM's widened i + 1), last that
+   * loop's i32 counter 0, 1, ... (n - 1); NULL, NULL, NULL otherwise. */
+  LLVMValueRef wide, last;
+  const ir_loop *row;
   LLVMValueRef start;             /* s': where R starts (its counters read at s' = 0) */
   LLVMValueRef peel_at;           /* s: the peeled iteration's j */
   LLVMValueRef peel;              /* its store */
@@ -183,6 +188,10 @@ bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
  * accumulator, its start, its lanes summed after V) of the nest. */
 bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v);
 bool kr_region_prove(kr_ctx *c, const kr_region *r);
+/* A region whose count is a triangle's row (r->wide): its count is the
+ * row loop's, as a triangle's j <= i (kr_loop_trip's triangle_trip); only
+ * with allow_tri. */
+bool kr_region_tri(kr_ctx *c, const kr_region *r, kn_size *out);
 /* The region r (prologue) runs before loop l on each iteration. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);
 /* The start of a region loop's counter as its Wasm i32 value: x for an

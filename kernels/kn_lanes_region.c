@@ -62,6 +62,11 @@
  * and kr_region_prove compares each lane's term with R's.  Float sums in
  * lanes are no sum region (their order differs from the scalar loop's).
  *
+ * A triangle's row (syrk's `j <= i`): n is the row loop's widened i + 1,
+ * the tests read that i64 counter, and no guard G stands before S (n >= 1);
+ * tri_count has what each test then means and why, and kr_region_tri
+ * hands the region to the product over a triangle, the only taker.
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
@@ -137,10 +142,34 @@ static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMVal
   return false;
 }
 
+/* A triangle's R (r->wide): an i32 IV from s' up by U while zext(next)
+ * differs from wide (`icmp eq i64 wide, zext(j + U)`): the same trips as
+ * j against n = trunc(wide), wide being below 2^32 (tri_count). */
+static bool counts_up_to_row(const kr_ctx *c, const kr_region *r, const ir_loop *l, int U, LLVMValueRef *start) {
+  LLVMValueRef br = latch_branch(c, l);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
+  LLVMValueRef cond = LLVMGetCondition(br);
+  if (!LLVMIsAICmpInst(cond)) return false;
+  LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1), x = a == r->wide ? b : b == r->wide ? a : NULL;
+  if (!x || !LLVMIsAZExtInst(x)) return false;
+  x = LLVMGetOperand(x, 0);
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
+  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
+    return false;
+  for (int k = 0; k < l->nivs; k++) {
+    const ir_iv *iv = &l->ivs[k];
+    if (iv->next == x && !iv->step_inv && iv->step == U && iv->bits == 32 && (*start = start32(iv))) return true;
+  }
+  return false;
+}
+
 /* R runs j from s' (*start) to n by U: it counts n - s' down by U to 0
  * (clang's `sub n, s'`), or an IV from s' up by U until it equals n. */
-static bool remainder_from(const kr_ctx *c, const ir_loop *l, int U, LLVMValueRef n, LLVMValueRef *start) {
+static bool remainder_from(const kr_ctx *c, const kr_region *r, const ir_loop *l, int U, LLVMValueRef n,
+                           LLVMValueRef *start) {
   LLVMValueRef x;
+  if (r->wide && counts_up_to_row(c, r, l, U, start)) return true;
   if (counts_down(c, l, U, &x)) {
     if (!is_op(x, LLVMSub) || LLVMGetOperand(x, 0) != n) return false;
     *start = LLVMGetOperand(x, 1);
@@ -168,6 +197,15 @@ static bool remainder_from(const kr_ctx *c, const ir_loop *l, int U, LLVMValueRe
       return true;
   }
   return false;
+}
+
+/* A triangle's test E: `wide == wide & (2^32 - L)` (i64), which is
+ * M == n for wide below 2^32 (tri_count). */
+static bool wide_all_lanes(const kr_region *r, LLVMValueRef cond) {
+  if (!r->wide || !LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ) return false;
+  LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1), m = a == r->wide ? b : b == r->wide ? a : NULL;
+  return is_op(m, LLVMAnd) && LLVMGetOperand(m, 0) == r->wide &&
+         is_const(LLVMGetOperand(m, 1), (int64_t)(0xffffffffu & ~(r->lanes - 1)));
 }
 
 /* Follows single-successor blocks from b (LCSSA exit blocks). */
@@ -602,6 +640,44 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
   return true;
 }
 
+/* A triangle's row count (syrk's `for (j = 0; j <= i; j++)` at -O2
+ * -msimd128): n = trunc(wide), wide an i64 IV of a chain loop row (outer
+ * or a loop around it) from 1 by 1: LLVM's i + 1 widened, i that loop's
+ * counter.  The region then reads wide where its i32 forms read n (the
+ * skip `wide <u K`, the test E `wide == wide & (2^32 - L)`, R's exit
+ * `wide == zext(j + U)`), and D's `s == n - 1` as `s == i` (last, the
+ * loop's i32 IV from 0 by 1, when it has one).  Only a product over a
+ * triangle takes such a region (kr_loop_trip in kn_recog.c, with
+ * allow_tri): its launch checks that C's corner (m - 1, m - 1) lies in
+ * memory with j moving C by a constant (kn_recog_matmul.c finish), so the
+ * row loop's count m is below 2^32 / 8 when the kernel runs: wide =
+ * i + 1 <= m is below 2^31, n = trunc(wide) exact and positive, and
+ * unsigned and signed compares of n, of wide and of i + 1 agree.  n >= 1
+ * on every row: no guard G (the skip S must then dominate the latch of
+ * the loop holding the region, so that the region runs on each of its
+ * iterations, as G's path to S shows otherwise). */
+static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
+  if (!LLVMIsATruncInst(n)) return false;
+  LLVMValueRef w = LLVMGetOperand(n, 0);
+  if (!LLVMIsAPHINode(w) || LLVMGetIntTypeWidth(LLVMTypeOf(w)) != 64) return false;
+  for (int d = 0; d < c->depth; d++) {
+    const ir_loop *l = c->chain[d];
+    const ir_iv *iv = NULL;
+    for (int k = 0; k < l->nivs; k++)
+      if (l->ivs[k].phi == w) iv = &l->ivs[k];
+    if (!iv || iv->step_inv || iv->step != 1 || !is_const(iv->start, 1)) continue;
+    r->wide = w;
+    r->row = l;
+    r->last = NULL;
+    for (int k = 0; k < l->nivs; k++) {
+      const ir_iv *i = &l->ivs[k];
+      if (!i->step_inv && i->step == 1 && i->bits == 32 && is_const(i->start, 0)) r->last = i->phi;
+    }
+    return true;
+  }
+  return false;
+}
+
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   memset(r, 0, sizeof *r);
   r->outer = outer;
@@ -619,6 +695,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
   }
   if (!lanes) return fail(c, REGION_FAIL);
+  r->lanes = lanes;
   /* copies a trip of R: its stores, or for a sum the terms it adds */
   int U = r->nstores;
   if (r->sum) {
@@ -634,16 +711,20 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       if (!counts_down(c, r->loops[k], lanes, &start) || (M && start != M)) return fail(c, REGION_FAIL);
       M = start;
     }
-  if (!is_op(M, LLVMAnd) || !is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))))
-    return fail(c, REGION_FAIL);
+  if (!is_op(M, LLVMAnd)) return fail(c, REGION_FAIL);
   LLVMValueRef n = LLVMGetOperand(M, 0), s1 = NULL;
-  if (ir_loop_defines(c->chain[0], n, c->cfg) || LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32)
+  if (LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32) return fail(c, REGION_FAIL);
+  /* n computed before the nest, or a triangle's row count (tri_count),
+   * which clang masks with 2^32 - L (n below 2^31 either way there) */
+  if (ir_loop_defines(c->chain[0], n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
+  if (!is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))) &&
+      !(r->wide && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes)))
     return fail(c, REGION_FAIL);
   /* R: j from s' to n by U (U copies a trip): by 2 after a peel, by 1 from s */
   for (int k = 0; k < r->nloops; k++)
     if (!r->vector[k]) {
       LLVMValueRef start;
-      if (!remainder_from(c, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      if (!remainder_from(c, r, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
       s1 = start;
     }
   if (!s1 || U > 2) return fail(c, REGION_FAIL);
@@ -675,14 +756,16 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     S = c->cfg->blocks[S].preds[0];
   /* the done block: where E's true edge, D's true edge and R's exits go */
   int done, x;
-  if (!branch_of(c, E, &cond, &done, &x) || x != J || !compares(cond, LLVMIntEQ, M, n))
+  if (!branch_of(c, E, &cond, &done, &x) || x != J || !(compares(cond, LLVMIntEQ, M, n) || wide_all_lanes(r, cond)))
     return fail(c, REGION_FAIL);
   int R_entry = J;
   if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
-    if (!compares(cond, LLVMIntEQ, s, n1) || !is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n ||
-        !is_const(LLVMGetOperand(n1, 1), -1))
+    if (n1 == s) n1 = LLVMGetOperand(cond, 0);
+    bool last = r->last && n1 == r->last; /* a triangle's i = n - 1 */
+    if (!compares(cond, LLVMIntEQ, s, n1) ||
+        (!last && (!is_op(n1, LLVMAdd) || LLVMGetOperand(n1, 0) != n || !is_const(LLVMGetOperand(n1, 1), -1))))
       return fail(c, REGION_FAIL);
     R_entry = t;
   }
@@ -698,12 +781,13 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   /* the skip S: true when n < L (V then never runs with M = 0), or false
    * when n > K - 1 (clang's form before a sum in lanes) */
   if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
-  if (t == J && skips_below(cond, n, lanes, 0)) t = f;
-  else if (!(f == J && enters_from(cond, n, lanes, 0))) return fail(c, REGION_FAIL);
+  if (t == J && (skips_below(cond, n, lanes, 0) || (r->wide && skips_below(cond, r->wide, lanes, 0)))) t = f;
+  else if (!(f == J && (enters_from(cond, n, lanes, 0) || (r->wide && enters_from(cond, r->wide, lanes, 0)))))
+    return fail(c, REGION_FAIL);
   if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
   int G = -1;
-  for (int b = S, steps = 0; steps < 8 && G < 0; steps++) {
+  for (int b = S, steps = 0; steps < 8 && G < 0 && !r->wide; steps++) {
     const ir_block *blk = &c->cfg->blocks[b];
     if (blk->npreds != 1) return fail(c, REGION_FAIL);
     int p = blk->preds[0];
@@ -714,7 +798,10 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     }
     b = p;
   }
-  if (G < 0) return fail(c, REGION_FAIL);
+  if (G < 0 && !r->wide) return fail(c, REGION_FAIL);
+  /* a triangle's row has no G: S itself then runs on every iteration of
+   * the loop holding the region (it dominates that loop's latch) */
+  if (r->wide && !ir_dominates(c->dom, S, outer->latches[0])) return fail(c, REGION_FAIL);
   /* the region's stores are V's, P's and R's only: nothing else of the
    * outer loop stores between G and done */
   for (int b = 0; b < outer->nbody && !r->sum; b++) {
@@ -735,6 +822,19 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->peel_at = s;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
                       .step = 1, .pred = LLVMIntSLT, .bits = 32};
+  return true;
+}
+
+bool kr_region_tri(kr_ctx *c, const kr_region *r, kn_size *out) {
+  int o = -1;
+  for (int d = 0; d < c->depth; d++)
+    if (c->chain[d] == r->row) o = d;
+  if (!c->allow_tri || o < 0 || c->chain[o] == r->rep) return kr_fail(c, "trip count depends on an outer loop");
+  if (c->tri && (c->tri_outer != o || c->tri_add != 1)) return kr_fail(c, "two loops over triangles");
+  c->last_tri = true;
+  c->tri_outer = o;
+  c->tri_add = 1;
+  *out = c->trips[o];
   return true;
 }
 

@@ -27,13 +27,18 @@ static int64_t trap_code(LLVMBasicBlockRef bb) {
 }
 
 /* The block a trap exit reaches through LCSSA blocks (phis or selects of
- * the trap's offset, then one branch): bounds checks the bounds pass left
- * in the copies inside a nest (kn_lanes_region.c), two of them merged by
- * SimplifyCFG into one exit that selects the offset. */
+ * the trap's offset, and the arithmetic and compares choosing them, then
+ * one branch):
+ * bounds checks the bounds pass left in the copies inside a nest
+ * (kn_lanes_region.c), two of them merged by SimplifyCFG into one exit
+ * that selects the offset (syrk's V at -msimd128 compares which of its
+ * two loads is out of bounds there). */
 LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b) {
   for (int n = 0; n < 4 && c->cfg->blocks[b].nsuccs == 1; n++) {
     LLVMValueRef first = LLVMGetFirstInstruction(c->cfg->blocks[b].bb);
-    while (first && (LLVMIsAPHINode(first) || LLVMIsASelectInst(first))) first = LLVMGetNextInstruction(first);
+    while (first && (LLVMIsAPHINode(first) || LLVMIsASelectInst(first) || LLVMIsAICmpInst(first) ||
+                     LLVMIsABinaryOperator(first) || LLVMIsACastInst(first)))
+      first = LLVMGetNextInstruction(first);
     if (!first || !LLVMIsABranchInst(first)) break;
     b = c->cfg->blocks[b].succs[0];
   }
@@ -314,6 +319,7 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   const kr_region *region = c->region && l == c->region->rep     ? c->region
                             : c->pregion && l == c->pregion->rep ? c->pregion
                                                                  : NULL;
+  if (region && region->wide) return kr_region_tri(c, region, out); /* a triangle's row */
   if (region) {
     /* a region's scalar loop: j from 0 while j < n (kn_lanes_region.c) */
     int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true});

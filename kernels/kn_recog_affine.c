@@ -307,6 +307,14 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
       add_scaled(&out, &x, INT64_C(1) << LLVMConstIntGetZExtValue(k), NULL);
       return out;
     }
+    /* s' * 1536 (a region's R counter over rows of a stride that is no
+     * power of two, syrk's A[j][k]; the peel's s * 1536): s' and s are markers
+     * ir_affine_of cannot see */
+    if (op == LLVMMul && LLVMIsAConstantInt(k) && (c->region_marker || c->peel_j)) {
+      kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1), out = {.ok = true};
+      add_scaled(&out, &x, LLVMConstIntGetSExtValue(k), NULL);
+      return out;
+    }
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
   if (!ir_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);

@@ -293,7 +293,7 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   }
   if (m->two) {
     /* syr2k's term (product_pair): a whole nest only, no batch */
-    if (m->db >= 0 || c->slice || c->forward || c->stored)
+    if (m->db >= 0 || (c->slice && !(c->region && c->slice == c->region->stores)) || c->forward || c->stored)
       return kr_fail(c, "two products summed per term inside a batch loop or a nest of several parts");
     kn_mm_second *s2 = &mm->second;
     s2->on = true;
@@ -760,8 +760,10 @@ bool kr_matmul(kr_ctx *c) {
   LLVMValueRef stores[MAX_COPIES] = {0};
   int n = 0;
   /* a whole nest only: the parts of a split nest forward ranges over the
-   * rectangle, which a triangle does not write (kn_recog_split.c) */
-  c->allow_tri = !c->slice && !c->forward && !c->stored && !c->in_lanes;
+   * rectangle, which a triangle does not write (kn_recog_split.c); a
+   * region's slice (kn_lanes_region.c) is its whole nest's stores */
+  c->allow_tri = (!c->slice || (c->region && c->slice == c->region->stores)) && !c->forward && !c->stored &&
+                 !c->in_lanes;
   const ir_loop *root = c->chain[0];
   for (int b = 0; b < root->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[root->body[b]].bb); i;

@@ -248,11 +248,11 @@ static const struct {
   const char *path, *why;
 } bounds_gaps[] = {
     {"tests/gpu/detect/simd_nested.c",
-     "gemm_ikj's and qmm_ikj_i8's vector loops and scalar remainders are read as one scalar loop, "
-     "rows_dot_i32's and rows_dot_i8's sums in lanes and remainders as one sum (kn_lanes_region.c), "
-     "in the shape the bounds pass leaves (each loop in a fast and a checked copy): guard mode "
-     "offloads the four products; without the pass (a measuring switch, no user mode) only maps "
-     "or reduces of the remainders"},
+     "gemm_ikj's, qmm_ikj_i8's and syrk_tri's vector loops and scalar remainders are read as one "
+     "scalar loop, rows_dot_i32's and rows_dot_i8's sums in lanes and remainders as one sum "
+     "(kn_lanes_region.c), in the shape the bounds pass leaves (each loop in a fast and a checked "
+     "copy): guard mode offloads the five products; without the pass (a measuring switch, no user "
+     "mode) only maps or reduces of the remainders"},
     {"tests/unit/reroll/matmul.c",
      "main's inlined copy of jacobi (0x577 in its -c build) is a map in guard mode; without the bounds "
      "pass (a measuring switch, no user mode) the pointers pass's nuw lets LLVM widen its counters "
@@ -369,6 +369,10 @@ static const struct {
      "at both levels)"},
     {"tests/gpu/e2e/polybench_syr2k_o3.c", "as polybench_syr2k.c"},
     {"tests/gpu/e2e/polybench_syr2k_wasmopt.c", "as polybench_syr2k.c"},
+    {"tests/gpu/e2e/polybench_syrk_simd.c",
+     "as polybench_syrk.c (built here without -msimd128, which only sources that include "
+     "wasm_simd128.h get)"},
+    {"tests/gpu/e2e/polybench_syr2k_simd.c", "as polybench_syr2k.c (built here without -msimd128)"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

@@ -310,9 +310,9 @@ static void matmul_key(const kn_recog_nest *n, char *out, size_t size) {
   for (int i = 0; i < 12; i++) size_key(n, sizes[i], k[i], sizeof k[i]);
   if (size < 1024) return;
   snprintf(out, 1024,
-           "m %s n %s k %s A %s %s %s B %s %s %s C %s %s %s type %d acc %d start %d scales %d %d %d",
+           "m %s n %s k %s A %s %s %s B %s %s %s C %s %s %s type %d acc %d start %d scales %d %d %d tri %d+%d",
            k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], m->type, m->accumulate,
-           m->has_start, m->a_scale.on, m->b_scale.on, m->start_scale.on);
+           m->has_start, m->a_scale.on, m->b_scale.on, m->start_scale.on, m->tri.on, (int)m->tri.add);
 }
 
 /* The one product of simd_nested.c's fn built with `flags`, described. */
@@ -418,9 +418,9 @@ static void skips_short_rows(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn
 /* gemm_ikj at -O2 -msimd128 changed by `mutate`: no product and no nest
  * storing a vector taken (the scalar remainder alone stays a map, as
  * before this analysis), one refused for `reason` */
-static void check_mutated(mutation mutate, const char *reason) {
+static void check_mutated_in(const char *fn, mutation mutate, const char *reason) {
   fixture f;
-  recognise_mutated(&f, "simd_nested.c", "gemm_ikj", "-msimd128", mutate);
+  recognise_mutated(&f, "simd_nested.c", fn, "-msimd128", mutate);
   if (f.skipped) return;
   bool seen = false;
   for (int i = 0; i < f.res.nnests; i++) {
@@ -432,6 +432,58 @@ static void check_mutated(mutation mutate, const char *reason) {
   ck_assert_msg(seen, "no nest refused for: %s", reason);
   release(&f);
 }
+
+static void check_mutated(mutation mutate, const char *reason) { check_mutated_in("gemm_ikj", mutate, reason); }
+
+/* syrk over a triangle (j <= i): both j loops vector regions whose count
+ * is the row's i + 1, LLVM's widened counter of the i loop
+ * (kn_lanes_region.c tri_count): the plain build's product over the
+ * triangle, its beta prologue included */
+START_TEST(nested_triangle) {
+  char simd[1024];
+  if (!same_as_plain("syrk_tri", "-msimd128", simd, sizeof simd)) return;
+  /* over the triangle, C scaled by beta (the prologue region) as its start */
+  ck_assert_msg(strstr(simd, "acc 1") && strstr(simd, " 1 tri 1+1"), "%s", simd);
+}
+END_TEST
+
+/* `wide & (2^32 - 4)`, the test E of syrk_tri's regions (all of the row
+ * stored by the lanes) */
+static bool wide_mask(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMAnd && LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 64 &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetZExtValue(LLVMGetOperand(i, 1)) == 0xfffffffcu;
+}
+
+static LLVMValueRef as_mask8(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAnd(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 0xfffffff8u, 0), "");
+}
+
+/* E then leaves rows whose length is a multiple of 8 only: a row of
+ * 4 (mod 8) elements never reaches its remainder */
+static void skips_row_tails(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, wide_mask, as_mask8), 1); }
+
+START_TEST(neg_triangle_skips_tail) {
+  check_mutated_in("syrk_tri", skips_row_tails, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+/* a triangle's row region with no product around it: no nest storing a
+ * vector taken, refused as a count that varies with the outer loop */
+START_TEST(neg_triangle_map) {
+  fixture f;
+  recognise_in(&f, "simd_nested.c", "scale_tri");
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || (!stores_vector(n) && !n->nest->nchildren), "nest %d taken", i);
+    seen |= !n->ok && strstr(n->reason, "trip count depends on an outer loop") != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert(seen);
+  release(&f);
+}
+END_TEST
 
 START_TEST(neg_region_other_value) { check_mutated(vector_subtracts, "its parts store different values"); }
 END_TEST
@@ -666,6 +718,9 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_sum_other_terms);
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
+  tcase_add_test(tc, nested_triangle);
+  tcase_add_test(tc, neg_triangle_skips_tail);
+  tcase_add_test(tc, neg_triangle_map);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -62,3 +62,24 @@ void rows_dot_i8(int m, int n, const signed char *A, const signed char *x, int *
     y[i] = s;
   }
 }
+
+/* syrk over the lower triangle (j <= i), PolyBench's rows of 64: both j
+ * loops are vector loops whose count is the row's i + 1, which LLVM
+ * widens to an i64 counter of the i loop (a triangle's row,
+ * kn_lanes_region.c); B's lanes are A's rows j and j + 1, loaded one by
+ * one */
+void syrk_tri(int m, int p, float alpha, float beta, float C[][64], float A[][64]) {
+  for (int i = 0; i < m; i++) {
+    for (int j = 0; j <= i; j++) C[i][j] *= beta;
+    for (int k = 0; k < p; k++)
+      for (int j = 0; j <= i; j++) C[i][j] += alpha * A[i][k] * A[j][k];
+  }
+}
+
+/* the lower triangle scaled alone (j <= i): a vector region whose count
+ * is the row's i + 1, as in syrk_tri, but no product to take it; a map
+ * over a triangle is none (the region's count varies with the i loop) */
+void scale_tri(int m, float beta, float C[][64]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j <= i; j++) C[i][j] *= beta;
+}
