@@ -17,6 +17,16 @@
 #define RT_MAX_PAGES TWASM_MAX_PAGES
 #define RT_MAX_TABLE_ELEMS 10000000u
 
+/* ---- huge pages of linear memories (rt_huge.c) -------------------------- */
+
+/* A PROT_NONE reservation of `bytes` at a 2 MiB boundary, advised for
+ * transparent huge pages; NULL when mmap fails. */
+void *rt_huge_reserve(size_t bytes);
+/* After [old_bytes, new_bytes) of the memory at `base` became read-write:
+ * collapses the 2 MiB range the old end cut, now wholly read-write, into a
+ * huge page (best effort: MADV_COLLAPSE, Linux 6.1). */
+void rt_huge_grown(uint8_t *base, uint64_t old_bytes, uint64_t new_bytes);
+
 /* ---- arena (rt_arena.c) -------------------------------------------------- */
 
 typedef struct rt_arena_block rt_arena_block;

@@ -169,10 +169,8 @@ rt_memory *rt_memory_create(uint64_t min_pages, uint64_t max_pages, bool has_max
   m->gpu = gpu && usable;
   m->usable = usable;
   if (!base) {
-    base = mmap(NULL, RT_MEMORY_RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED) goto fail;
-    /* A hint: fewer TLB misses on large heaps; failure changes nothing. */
-    (void)madvise(base, RT_MEMORY_RESERVE, MADV_HUGEPAGE);
+    base = rt_huge_reserve(RT_MEMORY_RESERVE);
+    if (!base) goto fail;
   }
   m->abi.base = base;
   uint64_t bytes = min_pages * TWASM_PAGE_SIZE;
@@ -213,6 +211,8 @@ int32_t twasm_memory_grow(twasm_memory *mem, uint32_t delta_pages) {
   if (delta_pages == 0) return (int32_t)old_pages;
   uint64_t add = (uint64_t)delta_pages * TWASM_PAGE_SIZE;
   if (mprotect(m->abi.base + m->abi.size_bytes, add, PROT_READ | PROT_WRITE) != 0) return -1;
+  /* Not on memory the device reaches: the driver owns or pins its pages. */
+  if (!m->managed && m->exposed <= 0) rt_huge_grown(m->abi.base, m->abi.size_bytes, m->abi.size_bytes + add);
   m->abi.size_bytes += add;
   return (int32_t)old_pages;
 }

@@ -284,6 +284,14 @@ static bool late_bounds(drv_run *r) {
   return true;
 }
 
+/* Selects waiting on pointer-chasing loads, branches again
+ * (ir_select_branch.c). */
+static bool branch_selects(drv_run *r) {
+  unsigned n = ir_branch_chasing_selects(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u select%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 /* Last: the trap's blocks joined to the return, for shrink wrapping
  * (ir_trap_exit.c). */
 static bool join_traps(drv_run *r) {
@@ -340,6 +348,7 @@ static const drv_pass pipeline[] = {
   {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
+  {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };

@@ -41,6 +41,13 @@ void ir_unswitch_unmask(LLVMModuleRef mod);
  * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
 unsigned ir_join_trap_exits(LLVMModuleRef mod);
 
+/* Before the traps pass, on optimised IR: each integer select carried to a
+ * loop's next iteration whose condition waits on a pointer-chasing load
+ * (a load through another load's value, addressed from the carried value)
+ * becomes a branch, so that the CPU runs ahead past the cache miss
+ * (ir_select_branch.c).  Returns how many it turned. */
+unsigned ir_branch_chasing_selects(LLVMModuleRef mod);
+
 /* After the bounds pass, before the optimisation pipeline: the increment
  * of each loop's i32 pointer that an access bounds in every iteration
  * gets nuw (ir_address_loop.c).  Returns how many it marked. */

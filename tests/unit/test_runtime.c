@@ -3,8 +3,10 @@
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "twasm_abi.h"
 
@@ -632,6 +634,73 @@ START_TEST(guard_fault_traps_on_other_thread) {
 }
 END_TEST
 
+/* Huge pages of a memory grown a page at a time (rt_huge.c): NULL when the
+ * kernel can collapse none, else why not in *why. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+static bool huge_pages_usable(const char **why) {
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  char line[128] = "";
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = 0;
+    fclose(f);
+  }
+  if (!f || strstr(line, "[never]")) {
+    *why = "transparent huge pages are off on this host";
+    return false;
+  }
+  size_t huge = 2u << 20;
+  uint8_t *raw = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint8_t *p = (uint8_t *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+  p[0] = 1;
+  int r = madvise(p, huge, MADV_COLLAPSE);
+  munmap(raw, 2 * huge);
+  if (r != 0) *why = "MADV_COLLAPSE fails here (Linux before 6.1, or no free huge page)";
+  return r == 0;
+}
+
+/* AnonHugePages (KiB) of the mappings inside [lo, hi). */
+static unsigned long huge_kib_in(uintptr_t lo, uintptr_t hi) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[256];
+  unsigned long start = 0, end = 0, s, e, kib, total = 0;
+  while (fgets(line, sizeof line, f)) {
+    /* Into s and e first: "AnonHugePages" begins with a hex digit. */
+    if (sscanf(line, "%lx-%lx ", &s, &e) == 2) {
+      start = s, end = e;
+      continue;
+    }
+    if (sscanf(line, "AnonHugePages: %lu kB", &kib) == 1 && start >= lo && end <= hi) total += kib;
+  }
+  fclose(f);
+  return total;
+}
+
+START_TEST(memory_grown_by_pages_gets_huge_pages) {
+  const char *why = NULL;
+  if (!huge_pages_usable(&why)) {
+    printf("memory_grown_by_pages_gets_huge_pages: skipped: %s\n", why);
+    return;
+  }
+  /* As wasi-libc's allocator does: a page more, written at once. */
+  twasm_memory *mem = twasm_memory_new(1, 0, false);
+  uint8_t *base = twasm_memory_data(mem);
+  base[0] = 1;
+  for (int i = 1; i <= 128; i++) {
+    ck_assert_int_eq(twasm_memory_grow(mem, 1), i);
+    base[(size_t)i * 65536] = 1;
+  }
+  ck_assert_uint_eq((uintptr_t)base % (2u << 20), 0);
+  /* [0, 8 MiB) is whole: the four 2 MiB ranges each cut by the growing
+   * end were collapsed when the end passed them (8192 KiB here; at least
+   * one asked, since a collapse may fail when no huge page is free). */
+  ck_assert_uint_ge(huge_kib_in((uintptr_t)base, (uintptr_t)base + twasm_memory_size(mem)), 2048);
+  twasm_memory_delete(mem);
+}
+END_TEST
+
 static Suite *runtime_suite(void) {
   Suite *s = suite_create("runtime");
   TCase *tc = tcase_create("core");
@@ -658,6 +727,7 @@ static Suite *runtime_suite(void) {
   tcase_add_test(tc, globals_initialised_and_checked);
   tcase_add_test(tc, failed_elem_segment_keeps_functions_callable);
   tcase_add_test(tc, guard_fault_traps_on_other_thread);
+  tcase_add_test(tc, memory_grown_by_pages_gets_huge_pages);
   suite_add_tcase(s, tc);
   /* Apart, so that CK_FORK=no CK_RUN_CASE=core runs the rest in-process. */
   TCase *faults = tcase_create("faults");
