@@ -119,19 +119,21 @@ build_sqlite() {
 		(cd "$out/amal" && "$tree/configure" --disable-tcl --disable-readline >configure.log 2>&1 &&
 			make sqlite3.c >make.log 2>&1) || { echo "sqlite: amalgamation failed (tclsh?), see $out/amal" >&2; return 1; }
 	fi
-	[ -x "$out/twasmc" ] && [ "$nobounds" = 0 -o -x "$out/nobounds" ] && return 0
+	[ -x "$out/twasmc" ] && { [ "$nobounds" = 0 ] || [ -x "$out/nobounds" ]; } && return 0
 	cc_ways "$out" -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OS_OTHER=1 \
 		-DSQLITE_TEMP_STORE=3 -I"$out/amal" \
 		-- "$tree/test/speedtest1.c" "$out/amal/sqlite3.c" "$real_dir/sqlite_vfs.c" --
 }
 
 build_lua() {
-	local tree out=$work/lua srcs
+	local tree out=$work/lua srcs f
 	tree=$(source_tree 'lua5.4_*.orig.tar.*' src/lvm.c lua5.4) || return 1
 	mkdir -p "$out"
-	[ -x "$out/twasmc" ] && [ "$nobounds" = 0 -o -x "$out/nobounds" ] && return 0
-	# shellcheck disable=SC2046
-	mapfile -t srcs < <(ls "$tree"/src/*.c | grep -v '/luac\.c$')
+	[ -x "$out/twasmc" ] && { [ "$nobounds" = 0 ] || [ -x "$out/nobounds" ]; } && return 0
+	srcs=()
+	for f in "$tree"/src/*.c; do
+		[ "${f##*/}" = luac.c ] || srcs+=("$f")
+	done
 	cc_ways "$out" -DLUA_COMPAT_5_3 -include "$real_dir/lua_bench.h" -- "${srcs[@]}" -- \
 		-I"$real_dir/wasi-include" -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_PROCESS_CLOCKS \
 		-lwasi-emulated-signal -lwasi-emulated-process-clocks
