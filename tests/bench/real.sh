@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Real programs nobody here wrote (issue 22): SQLite's speedtest1 and the Lua
-# 5.4 interpreter running the scripts of tests/bench/real/, each built
+# Real programs nobody here wrote (issue 22): SQLite's speedtest1, the Lua
+# 5.4 interpreter and the mujs JavaScript engine running the scripts of
+# tests/bench/real/, each built
 # natively against glibc and against musl (by the same clang-19 -O2) and by
 # twasmc -O2 from a wasm32-wasi build (and with -b also by twasmc -O2
 # --skip-pass=bounds, not exact, only to measure what the bounds checks
@@ -10,11 +11,11 @@
 # nothing in make check calls it.
 #
 # usage: tests/bench/real.sh [-n REPS] [-w WORKDIR] [-s SRCDIR] [-t cpu|instr] [-b] [PROGRAM...]
-#   PROGRAM: sqlite, lua (default both).
+#   PROGRAM: sqlite, lua, mujs (default all three).
 #   -s: a folder holding the Debian source packages (sqlite3_*.orig.tar.xz,
-#   lua5.4_*.orig.tar.gz) or their unpacked trees; without it, or when it
-#   lacks one, `apt-get source` fetches them into WORKDIR/src (deb-src
-#   lines needed); a program whose sources cannot be had is skipped with a
+#   lua5.4_*.orig.tar.gz, mujs_*.orig.tar.xz) or their unpacked trees;
+#   without it, or when it lacks one, `apt-get source` fetches them into
+#   WORKDIR/src (deb-src lines needed); a program whose sources cannot be had is skipped with a
 #   message.  Default WORKDIR build/real.
 #   -t instr runs smaller sizes (valgrind is ~50x slower).
 # The sources are not part of the repository; how they are configured:
@@ -26,6 +27,8 @@
 #   Lua: every file of src/ but luac.c, -DLUA_COMPAT_5_3 -include
 #   real/lua_bench.h (errors abort instead of longjmp, which Wasm 2.0
 #   lacks); scripts read from standard input (lua - N < script.lua).
+#   mujs: one.c and main.c, -include real/mujs_bench.h (setjmp returns 0,
+#   longjmp aborts, for the same reason); real/bench.js on standard input.
 # environment: TWASMC (build/bin/twasmc), CLANG (clang-19), WASI_SYSROOT
 # (/usr), MUSL_DIR (/usr/lib/x86_64-linux-musl), MUSL_INCLUDE
 # (/usr/include/x86_64-linux-musl).
@@ -52,7 +55,7 @@ done
 shift $((OPTIND - 1))
 case $clock in cpu | instr) ;; *) echo "$usage" >&2; exit 2 ;; esac
 programs=("$@")
-[ ${#programs[@]} -gt 0 ] || programs=(sqlite lua)
+[ ${#programs[@]} -gt 0 ] || programs=(sqlite lua mujs)
 
 TWASMC=$(realpath "${TWASMC:-build/bin/twasmc}")
 CLANG=${CLANG:-clang-19}
@@ -139,6 +142,15 @@ build_lua() {
 		-lwasi-emulated-signal -lwasi-emulated-process-clocks
 }
 
+build_mujs() {
+	local tree out=$work/mujs
+	tree=$(source_tree 'mujs_*.orig.tar.*' one.c mujs) || return 1
+	mkdir -p "$out"
+	[ -x "$out/twasmc" ] && { [ "$nobounds" = 0 ] || [ -x "$out/nobounds" ]; } && return 0
+	cc_ways "$out" -include "$real_dir/mujs_bench.h" -I"$tree" -- "$tree/one.c" "$tree/main.c" -- \
+		-I"$real_dir/wasi-include"
+}
+
 # rows: NAME PROGRAM ARGS-FOR-CPU ARGS-FOR-INSTR [STDIN]
 rows=()
 add_rows() {
@@ -150,6 +162,7 @@ add_rows() {
 		rows+=("lua loops|lua|- 150|- 100|loops.lua")
 		rows+=("lua trees|lua|- 14|- 12|trees.lua")
 		;;
+	mujs) rows+=("mujs bench.js|mujs|||bench.js") ;;
 	esac
 }
 
@@ -174,7 +187,7 @@ measure() {
 normalise() { sed 's/ *[0-9.]*s$//'; }
 
 for p in "${programs[@]}"; do
-	case $p in sqlite | lua) ;; *) echo "$0: unknown program $p (sqlite, lua)" >&2; exit 2 ;; esac
+	case $p in sqlite | lua | mujs) ;; *) echo "$0: unknown program $p (sqlite, lua, mujs)" >&2; exit 2 ;; esac
 	if ! "build_$p"; then
 		echo "$p: skipped: sources or build not available (see above)"
 		continue
