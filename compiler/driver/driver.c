@@ -227,8 +227,17 @@ static bool offload(drv_run *r) {
 static bool verify(drv_run *r) {
   char *msg = NULL;
   bool broken = LLVMVerifyModule(r->mod, LLVMReturnStatusAction, &msg);
-  if (broken)
-    tw_fail(r->d, TW_DIAG_NO_OFFSET, "internal error: offloaded module is invalid: %.300s", msg ? msg : "");
+  if (broken) {
+    /* name the first broken function, so that the fault can be reduced */
+    const char *fname = "?";
+    for (LLVMValueRef f = LLVMGetFirstFunction(r->mod); f; f = LLVMGetNextFunction(f))
+      if (!LLVMIsDeclaration(f) && LLVMVerifyFunction(f, LLVMReturnStatusAction)) {
+        fname = LLVMGetValueName(f);
+        break;
+      }
+    tw_fail(r->d, TW_DIAG_NO_OFFSET, "internal error: offloaded module is invalid (in %s): %.300s", fname,
+            msg ? msg : "");
+  }
   LLVMDisposeMessage(msg);
   return !broken;
 }
