@@ -363,6 +363,69 @@ static bool check_block(ins_ctx *c, LLVMBasicBlockRef bb, LLVMTargetDataRef td) 
   return true;
 }
 
+/* gep(base, 8) as the only index, a constant: the field at offset 8. */
+static bool field_8(LLVMValueRef p, LLVMValueRef *base) {
+  if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2) return false;
+  LLVMValueRef k = LLVMGetOperand(p, 1);
+  if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != 8) return false;
+  *base = LLVMGetOperand(p, 0);
+  return true;
+}
+
+/* Whether call i cannot write memory: an intrinsic (none grows memory),
+ * or a function whose memory effects (LLVM's `memory` attribute: two
+ * bits per location, the Mod bit the higher) write nothing. */
+static bool reads_only(LLVMValueRef i) {
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  if (!callee || !LLVMIsAFunction(callee)) return false;
+  if (LLVMGetIntrinsicID(callee)) return true;
+  LLVMAttributeRef a = LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+                                                   LLVMGetEnumAttributeKindForName("memory", 6));
+  return a && (LLVMGetEnumAttributeValue(a) & 0x2aa) == 0;
+}
+
+/* Whether loop l calls nothing that may write memory. */
+static bool loop_reads_only(const ir_cfg *cfg, const ir_loop *l) {
+  for (int k = 0; k < l->nbody; k++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[l->body[k]].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsACallInst(i) && !reads_only(i)) return false;
+  return true;
+}
+
+/* Loads of the size (vmctx->mem->size_bytes) made without the size's
+ * TBAA tag and range, which inlined library helpers (low_libc.c's memcmp
+ * wrapper) leave out, get them where they lie in a loop that calls
+ * nothing that may write memory: untagged, such a load may alias every
+ * store to linear memory, so a loop that stores (kvstore's binary search,
+ * counting its compares in a global) reloaded the size on every step
+ * where GVN, with the tag, takes the value loaded before the loop
+ * (29 Nov 2026).  Not elsewhere: in a loop that calls (interp's dispatch
+ * loop) GVN then carried the size in more phis around the loop, each a
+ * register (interp +99 M instructions, compress +101 M).  The tag says
+ * what the load reads (vmctx field 8 is the memory object, its field 8
+ * the size: twasm_abi.h), a field nothing but memory.grow's runtime call
+ * writes. */
+static void tag_size_loads(ins_ctx *c, LLVMValueRef fn, const ir_cfg *cfg, const ir_loops *lp) {
+  /* a Wasm function's (or a wrapper's) vmctx is its swiftself parameter */
+  if (!LLVMGetEnumAttributeAtIndex(fn, 1, LLVMGetEnumAttributeKindForName("swiftself", 9))) return;
+  LLVMValueRef vmctx = LLVMGetParam(fn, 0);
+  for (int b = 0; b < cfg->nblocks; b++) {
+    const ir_loop *l = lp->innermost[b];
+    int quiet = -1; /* whether l calls nothing that writes: unknown yet */
+    for (LLVMValueRef i = l ? LLVMGetFirstInstruction(cfg->blocks[b].bb) : NULL; i; i = LLVMGetNextInstruction(i)) {
+      LLVMValueRef obj, ctx;
+      if (!LLVMIsALoadInst(i) || LLVMTypeOf(i) != c->i64 || LLVMGetVolatile(i) ||
+          LLVMGetMetadata(i, c->md_tbaa) || !field_8(LLVMGetOperand(i, 0), &obj) || !LLVMIsALoadInst(obj) ||
+          !field_8(LLVMGetOperand(obj, 0), &ctx) || ctx != vmctx)
+        continue;
+      if (quiet < 0) quiet = loop_reads_only(cfg, l);
+      if (!quiet) break;
+      LLVMSetMetadata(i, c->md_tbaa, c->size_tag);
+      if (c->size_range && !LLVMGetMetadata(i, c->md_range)) LLVMSetMetadata(i, c->md_range, c->size_range);
+    }
+  }
+}
+
 bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
   if (m->nmems == 0) return true;
   /* memory never shrinks; an imported one is at least its import's minimum */
@@ -393,6 +456,7 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m) {
       ir_dom_build(&dom, &cfg);
       ir_loops_build(&lp, &cfg, &dom);
     }
+    if (loops) tag_size_loads(&c, fn, &cfg, &lp);
     c.dom = loops ? &dom : NULL;
     c.checked = (bnd_map){.arena = &arena};
     /* reachable blocks in reverse post-order (dominators first), then the rest */
