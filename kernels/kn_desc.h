@@ -161,6 +161,14 @@ typedef struct {
 typedef struct {
   bool on;
   int64_t add;
+  /* upper: the outputs with c >= r + add instead (covariance's `for (j =
+   * i; j < m; j++)`, add 0), the rectangle n = m the row loop's count,
+   * which the column loop's bound equals (kr_loop_trip); mirror: each
+   * value also stored at C's element (c, r) after (r, c), where the source
+   * does `cov[j][i] = cov[i][j]` (only with upper and add 0: the stores
+   * then write each element of the square once, the diagonal twice with
+   * one value, and no thread's start reads an element another stores). */
+  bool upper, mirror;
 } kn_mm_tri;
 
 /* A second product summed per term (syr2k's `C[i][j] += A[j][k] * alpha
@@ -206,7 +214,7 @@ typedef struct {
   unsigned align;          /* assumed for every element access, as kn_addr */
   kn_mm_scale a_scale, b_scale;  /* each A (B) element scaled before the product */
   kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
-  kn_mm_tri tri;           /* outputs below the diagonal only */
+  kn_mm_tri tri;           /* outputs below (or above) the diagonal only */
   kn_mm_second second;     /* a second product added to each term */
   kn_mm_post post;         /* each sum scaled or divided before its store */
 } kn_matmul;

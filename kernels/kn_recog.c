@@ -295,10 +295,48 @@ static bool triangle_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size
   int o = b.t[0].dim;
   if (o >= c->depth || c->chain[o] == l || !ir_loop_contains_block(c->chain[o], c->cfg->blocks[l->header].bb, c->cfg))
     return false;
-  if (c->tri && (c->tri_outer != o || c->tri_add != b.c)) return false;
+  if (c->tri && (c->tri_upper || c->tri_outer != o || c->tri_add != b.c)) return false;
   c->last_tri = true;
+  c->tri_upper = false;
   c->tri_outer = o;
   c->tri_add = b.c;
+  *out = c->trips[o];
+  return true;
+}
+
+/* v without zero extensions. */
+static LLVMValueRef unzext(LLVMValueRef v) {
+  while (v && LLVMIsAZExtInst(v)) v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+/* A loop over an upper triangle's row (covariance's `for (j = i; j < m;
+ * j++)`): counting by 1 from t_o (o an outer chain dim) while the next
+ * counter differs from a bound b, where chain loop o counts by 1 from 0
+ * while its next counter differs from b (or b zero-extended), so b is
+ * o's count T and on row t_o < T this loop runs t_o, ..., T - 1 (never
+ * 0 times, no wrap).  *out: T, the rectangle's columns; the loop's
+ * counter then reads as the column itself (kn_recog_affine.c). */
+static bool upper_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size *out) {
+  if (c->region || c->pregion || t->kind != IR_TRIP_SYMBOLIC || t->step != 1 || t->start_add || !t->cmp_next ||
+      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(c->chain[0], t->bound, c->cfg) ||
+      ir_loop_defines(l, t->start, c->cfg))
+    return false;
+  kr_affine b = kr_int(c, t->start);
+  if (!b.ok || b.n != 1 || b.t[0].param || b.t[0].coeff != 1 || b.t[0].dim < 0 || b.c != 0) return false;
+  int o = b.t[0].dim;
+  if (o >= c->depth || c->chain[o] == l || !ir_loop_contains_block(c->chain[o], c->cfg->blocks[l->header].bb, c->cfg))
+    return false;
+  const ir_trip *ot = &c->chain[o]->trip;
+  if (ot->kind != IR_TRIP_SYMBOLIC || ot->step != 1 || ot->start_add || !ot->cmp_next || ot->pred != LLVMIntNE ||
+      ot->other_exits || !LLVMIsAConstantInt(ot->start) || LLVMConstIntGetZExtValue(ot->start) != 0 ||
+      ot->bits < t->bits || unzext(ot->bound) != unzext(t->bound) || !c->trips[o].is_param)
+    return false;
+  if (c->tri && (!c->tri_upper || c->tri_outer != o || c->tri_add != 0)) return false;
+  c->last_tri = true;
+  c->tri_upper = true;
+  c->tri_outer = o;
+  c->tri_add = 0;
   *out = c->trips[o];
   return true;
 }
@@ -323,7 +361,8 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   }
   if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
-  if (c->allow_tri && outer && copies == 1 && !guard && triangle_trip(c, l, t, out)) return true;
+  if (c->allow_tri && outer && copies == 1 && !guard && (triangle_trip(c, l, t, out) || upper_trip(c, l, t, out)))
+    return true;
   /* a bypass proved never taken only behind a triangle's row loop */
   if (c->bypassed) return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);
