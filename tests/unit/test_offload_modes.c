@@ -369,6 +369,10 @@ static const struct {
      "at both levels)"},
     {"tests/gpu/e2e/polybench_syr2k_o3.c", "as polybench_syr2k.c"},
     {"tests/gpu/e2e/polybench_syr2k_wasmopt.c", "as polybench_syr2k.c"},
+    {"tests/gpu/detect/upper_tri.c",
+     "gram_upper (an upper triangle, the sum in a register): at -O2 clang unrolls its k loop by 4 and the "
+     "nest exists only as its bounds-checked copy (not a single chain of loops), with -fno-unroll-loops one "
+     "product; cov_tri (the sum kept in memory) one product at both"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},
