@@ -162,13 +162,17 @@ typedef struct {
   bool on;
   int64_t add;
   /* upper: the outputs with c >= r + add instead (covariance's `for (j =
-   * i; j < m; j++)`, add 0), the rectangle n = m the row loop's count,
-   * which the column loop's bound equals (kr_loop_trip); mirror: each
-   * value also stored at C's element (c, r) after (r, c), where the source
-   * does `cov[j][i] = cov[i][j]` (only with upper and add 0: the stores
-   * then write each element of the square once, the diagonal twice with
-   * one value, and no thread's start reads an element another stores). */
-  bool upper, mirror;
+   * i; j < m; j++)`, add 0: n = m; correlation's j from i + 1 over rows
+   * i < m - 1, add 1: n = m + 1); mirror: each value also stored at C's
+   * element (c, r) after (r, c), where the source does `cov[j][i] =
+   * cov[i][j]` (only with upper: the stores then write each element
+   * once, with add 0 the diagonal twice with one value, and no output's
+   * start reads an element another output stores); diag (only with upper
+   * and add 1, no accumulate): C's element (r, r) of each row r < m set
+   * to the constant diag_bits (f32/f64 bits), correlation's `corr[i][i] =
+   * 1.0`, an element no output writes. */
+  bool upper, mirror, diag;
+  uint64_t diag_bits;
 } kn_mm_tri;
 
 /* A second product summed per term (syr2k's `C[i][j] += A[j][k] * alpha

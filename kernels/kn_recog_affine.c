@@ -140,10 +140,12 @@ static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
     return a;
   }
   if (c->tri && c->tri_upper && d == c->tri_dim) {
-    /* an upper triangle's row loop (upper_trip) counts t_d from t_o: its
-     * dim stands for the column jj = t_o + t_d, so start + step * t_d
-     * reads start - step * t_o + step * jj */
+    /* an upper triangle's row loop (upper_trip) counts t_d from t_o +
+     * add: its dim stands for the column jj = t_o + add + t_d, so start +
+     * step * t_d reads start - step * (t_o + add) + step * jj */
     add_term(&a, (kr_term){-iv->step, c->tri_outer, NULL});
+    if (__builtin_mul_overflow(iv->step, c->tri_add, &(int64_t){0}) || __builtin_sub_overflow(a.c, iv->step * c->tri_add, &a.c))
+      return not_affine;
   }
   add_term(&a, (kr_term){iv->step, d, NULL});
   if (d == c->depth - 1 && c->copies > 1 && !per_copy(c, &a, d, iv->step)) return not_affine;

@@ -77,9 +77,10 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
-  if ((m->tri.upper && !m->tri.on) || (m->tri.mirror && (!m->tri.upper || m->tri.add != 0 || m->m.is_param != m->n.is_param ||
-                                                          m->m.value != m->n.value || m->second.on)))
-    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a mirrored store off an upper square triangle with offset 0");
+  if ((m->tri.upper && !m->tri.on) || (m->tri.mirror && (!m->tri.upper || m->second.on)) ||
+      (m->tri.diag && (!m->tri.upper || m->tri.add != 1 || m->accumulate || (m->type != KN_MM_F32 && m->type != KN_MM_F64))))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET,
+                   "matmul kernel: a mirrored store off an upper triangle, or a diagonal off a strict one of floats");
   return true;
 }
 
@@ -319,6 +320,16 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
         ok = LLVMBuildAnd(g->b, ok, LLVMBuildNot(g->b, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), ""), "");
       else if (m->tri.on)
         ok = LLVMBuildAnd(g->b, ok, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), "");
+      if (!load && m->tri.diag) {
+        /* the source's `C[i][i] = constant` on each row i < M: the
+         * element on the diagonal, no output's (kn_mm_tri's diag) */
+        LLVMValueRef on = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, row, col, ""), ptx_below(g, row, w->M), "");
+        LLVMBasicBlockRef dj = ptx_if_begin(g, on);
+        LLVMValueRef bits = LLVMConstInt(w->ty.acc_kind == KN_F32 ? g->i32 : g->i64, m->tri.diag_bits, false);
+        ptx_store(g, LLVMBuildBitCast(g->b, bits, w->ty.acc, ""),
+                  element_at(w, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col), w->align_c);
+        ptx_if_end(g, dj);
+      }
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
       if (load) {

@@ -651,8 +651,8 @@ END_TEST
 /* An upper triangle (c >= r) with its mirrored store (covariance's
  * `C[j][i] = C[i][j]`): the exact kernel, a kernel other than the lower
  * triangle's, with twice its global stores (each output at (r, c) and
- * (c, r)); a mirror with an offset other than 0, off a square or without
- * an upper triangle is no descriptor the kernels take. */
+ * (c, r)); a mirror without an upper triangle, or a diagonal off a strict
+ * one, is no descriptor the kernels take. */
 START_TEST(test_matmul_upper_mirror) {
   kn_desc d = case_named("matmul_f32_strided")->desc;
   d.matmul.n = d.matmul.m;
@@ -673,15 +673,25 @@ START_TEST(test_matmul_upper_mirror) {
   unsigned st_lo = count_of(lo.codes[0].text, "st.global"), st_up = count_of(up.codes[0].text, "st.global");
   ck_assert_msg(st_up == 2 * st_lo, "stores: upper with mirror %u, lower %u", st_up, st_lo);
   kn_desc bad = upper;
-  bad.matmul.tri.add = 1;
-  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &up, &diag));
-  ck_assert_ptr_nonnull(strstr(diag.msg, "mirror"));
-  bad = upper;
-  bad.matmul.n = (kn_size)C(64);
-  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &up, &diag));
-  bad = upper;
   bad.matmul.tri.upper = false;
   ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &up, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "mirror"));
+  /* correlation's strict triangle: rows m, columns m + 1 (any n), the
+   * diagonal's constant stored as its bits; not on a non-strict one */
+  kn_desc strict = upper;
+  strict.matmul.tri.add = 1;
+  strict.matmul.n = (kn_size)C(64);
+  strict.matmul.accumulate = false;
+  ptx_out st;
+  ck_assert_msg(ptx_generate(&strict, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &st, &diag), "%s", diag.msg);
+  strict.matmul.tri.diag = true;
+  strict.matmul.tri.diag_bits = 0x3f800000; /* 1.0f */
+  ptx_out sd;
+  ck_assert_msg(ptx_generate(&strict, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &sd, &diag), "%s", diag.msg);
+  ck_assert_uint_gt(count_of(sd.codes[0].text, "st.global"), count_of(st.codes[0].text, "st.global"));
+  ck_assert_ptr_nonnull(strstr(sd.codes[0].text, "1065353216")); /* 0x3f800000 */
+  strict.matmul.tri.add = 0;
+  ck_assert(!ptx_generate(&strict, "bad", NULL, 0, &arena, &sd, &diag));
   tw_arena_free(&arena);
 }
 END_TEST
