@@ -120,6 +120,9 @@ static const struct {
     {"upper_tri", "", ": cov_tri: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (a product over an upper "
                       "triangle (j >= i), each output also stored at its transposed element"},
     {"upper_tri", "", ": neg_mirror_shift: not offloaded: stores to more than one array"},
+    /* correlation's: the strict triangle, its mirror and its diagonal */
+    {"upper_tri", "", ": corr_tri: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (a product over a strict "
+                      "upper triangle (j > i), each output also stored at its transposed element"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };
