@@ -161,6 +161,18 @@ typedef struct {
 typedef struct {
   bool on;
   int64_t add;
+  /* upper: the outputs with c >= r + add instead (covariance's `for (j =
+   * i; j < m; j++)`, add 0: n = m; correlation's j from i + 1 over rows
+   * i < m - 1, add 1: n = m + 1); mirror: each value also stored at C's
+   * element (c, r) after (r, c), where the source does `cov[j][i] =
+   * cov[i][j]` (only with upper: the stores then write each element
+   * once, with add 0 the diagonal twice with one value, and no output's
+   * start reads an element another output stores); diag (only with upper
+   * and add 1, no accumulate): C's element (r, r) of each row r < m set
+   * to the constant diag_bits (f32/f64 bits), correlation's `corr[i][i] =
+   * 1.0`, an element no output writes. */
+  bool upper, mirror, diag;
+  uint64_t diag_bits;
 } kn_mm_tri;
 
 /* A second product summed per term (syr2k's `C[i][j] += A[j][k] * alpha
@@ -206,7 +218,7 @@ typedef struct {
   unsigned align;          /* assumed for every element access, as kn_addr */
   kn_mm_scale a_scale, b_scale;  /* each A (B) element scaled before the product */
   kn_mm_scale start_scale; /* with accumulate: each sum's start scaled */
-  kn_mm_tri tri;           /* outputs below the diagonal only */
+  kn_mm_tri tri;           /* outputs below (or above) the diagonal only */
   kn_mm_second second;     /* a second product added to each term */
   kn_mm_post post;         /* each sum scaled or divided before its store */
 } kn_matmul;

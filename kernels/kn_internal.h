@@ -120,6 +120,10 @@ typedef struct {
    * around the triangle, and sets last_tri; kr_set_trips records it in
    * tri (tri_dim the loop's dim, tri_outer o). */
   bool allow_tri, last_tri, tri;
+  /* the triangle is an upper one (upper_trip): the tri_dim loop counts
+   * from t_o + add to the outer loop's bound, its counter read as the
+   * column itself (kr_int's IVs of that loop, kn_recog_affine.c) */
+  bool tri_upper;
   bool bypassed;           /* entered_always took a bypass never taken */
   int tri_dim, tri_outer;
   int64_t tri_add;

@@ -300,11 +300,69 @@ static bool triangle_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size
   int o = b.t[0].dim;
   if (o >= c->depth || c->chain[o] == l || !ir_loop_contains_block(c->chain[o], c->cfg->blocks[l->header].bb, c->cfg))
     return false;
-  if (c->tri && (c->tri_outer != o || c->tri_add != b.c)) return false;
+  if (c->tri && (c->tri_upper || c->tri_outer != o || c->tri_add != b.c)) return false;
   c->last_tri = true;
+  c->tri_upper = false;
   c->tri_outer = o;
   c->tri_add = b.c;
   *out = c->trips[o];
+  return true;
+}
+
+/* v without zero extensions. */
+static LLVMValueRef unzext(LLVMValueRef v) {
+  while (v && LLVMIsAZExtInst(v)) v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+/* b's bound less add: b itself for add 0, `b + -1` for add 1 (what
+ * clang writes for `i < m - 1`), zero extensions aside. */
+static bool bound_less(LLVMValueRef outer, LLVMValueRef b, int64_t add) {
+  outer = unzext(outer);
+  b = unzext(b);
+  if (add == 0) return outer == b;
+  return outer && LLVMIsABinaryOperator(outer) && LLVMGetInstructionOpcode(outer) == LLVMAdd &&
+         unzext(LLVMGetOperand(outer, 0)) == b && LLVMIsAConstantInt(LLVMGetOperand(outer, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(outer, 1)) == -add;
+}
+
+/* A loop over an upper triangle's row (covariance's `for (j = i; j < m;
+ * j++)`, add 0; correlation's `for (i = 0; i < m - 1; i++) for (j = i +
+ * 1; j < m; j++)`, add 1): counting by 1 from t_o + add (o an outer chain
+ * dim) while the next counter differs from a bound b, where chain loop o
+ * counts by 1 from 0 while its next counter differs from b - add (b + -1
+ * for add 1; either maybe zero-extended), so o's count T is b - add and
+ * on row t_o < T this loop runs t_o + add, ..., b - 1 (never 0 times, no
+ * wrap).  *out: the rectangle's columns, T for add 0, b (zero-extended:
+ * T + 1) for add 1; the loop's counter then reads as the column itself
+ * (kn_recog_affine.c). */
+static bool upper_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size *out) {
+  if (c->region || c->pregion || t->kind != IR_TRIP_SYMBOLIC || t->step != 1 || t->start_add || !t->cmp_next ||
+      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(c->chain[0], t->bound, c->cfg) ||
+      ir_loop_defines(l, t->start, c->cfg))
+    return false;
+  kr_affine b = kr_int(c, t->start);
+  if (!b.ok || b.n != 1 || b.t[0].param || b.t[0].coeff != 1 || b.t[0].dim < 0 || b.c < 0 || b.c > 1) return false;
+  int o = b.t[0].dim;
+  if (o >= c->depth || c->chain[o] == l || !ir_loop_contains_block(c->chain[o], c->cfg->blocks[l->header].bb, c->cfg))
+    return false;
+  const ir_trip *ot = &c->chain[o]->trip;
+  if (ot->kind != IR_TRIP_SYMBOLIC || ot->step != 1 || ot->start_add || !ot->cmp_next || ot->pred != LLVMIntNE ||
+      ot->other_exits || !LLVMIsAConstantInt(ot->start) || LLVMConstIntGetZExtValue(ot->start) != 0 ||
+      ot->bits < t->bits || t->bits != 32 || !bound_less(ot->bound, t->bound, b.c) || !c->trips[o].is_param)
+    return false;
+  if (c->tri && (!c->tri_upper || c->tri_outer != o || c->tri_add != b.c)) return false;
+  kn_size cols = c->trips[o];
+  if (b.c == 1) {
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = unzext(t->bound)});
+    if (p < 0) return kr_fail(c, "too many live values");
+    cols = (kn_size){true, p};
+  }
+  c->last_tri = true;
+  c->tri_upper = true;
+  c->tri_outer = o;
+  c->tri_add = b.c;
+  *out = cols;
   return true;
 }
 
@@ -329,7 +387,8 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   }
   if (outer && !entered_always(c, l, outer, &guard, &enters))
     return kr_fail(c, "inner loop runs only under a condition");
-  if (c->allow_tri && outer && copies == 1 && !guard && triangle_trip(c, l, t, out)) return true;
+  if (c->allow_tri && outer && copies == 1 && !guard && (triangle_trip(c, l, t, out) || upper_trip(c, l, t, out)))
+    return true;
   /* a bypass proved never taken only behind a triangle's row loop */
   if (c->bypassed) return kr_fail(c, "inner loop runs only under a condition");
   if (t->kind == IR_TRIP_NONE) t = masked_trip(c, l);

@@ -129,6 +129,7 @@ static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
     /* start + t_d * (s0 + sum k * param): each part of the step gains t_d */
     /* (copies rescale the innermost counter only) */
     if (c->copies > 1 && (d == c->depth - 1 || !(c->region || c->pregion))) return not_affine;
+    if (c->tri && c->tri_upper && d == c->tri_dim) return not_affine;
     kr_affine s = int_rec(c, iv->step_inv, depth + 1);
     if (!s.ok) return not_affine;
     add_term(&a, (kr_term){s.c, d, NULL});
@@ -137,6 +138,14 @@ static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
       add_term(&a, (kr_term){s.t[i].coeff, d, s.t[i].param});
     }
     return a;
+  }
+  if (c->tri && c->tri_upper && d == c->tri_dim) {
+    /* an upper triangle's row loop (upper_trip) counts t_d from t_o +
+     * add: its dim stands for the column jj = t_o + add + t_d, so start +
+     * step * t_d reads start - step * (t_o + add) + step * jj */
+    add_term(&a, (kr_term){-iv->step, c->tri_outer, NULL});
+    if (__builtin_mul_overflow(iv->step, c->tri_add, &(int64_t){0}) || __builtin_sub_overflow(a.c, iv->step * c->tri_add, &a.c))
+      return not_affine;
   }
   add_term(&a, (kr_term){iv->step, d, NULL});
   if (d == c->depth - 1 && c->copies > 1 && !per_copy(c, &a, d, iv->step)) return not_affine;

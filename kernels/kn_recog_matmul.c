@@ -39,6 +39,8 @@ typedef struct {
   kr_affine a2, b2;
   mm_factor fa2, fb2;
   mm_post post;            /* applied to each sum before its store */
+  LLVMValueRef mirror;     /* the store of each value at C's (j, i) too, or NULL */
+  LLVMValueRef diag;       /* the store of a constant at C's (i, i) in the i loop, or NULL */
 } mm_parts;
 
 /* v = f * x or x * f (a float multiply) with f live before the nest and x
@@ -265,6 +267,72 @@ static bool batches_collide(const kn_matmul *mm) {
   return false;
 }
 
+static bool same_size(kn_size x, kn_size y) { return x.is_param == y.is_param && x.value == y.value; }
+
+/* The mirror store of an upper triangle (`cov[j][i] = cov[i][j]`, taken
+ * by take_mirror): at C's element (j, i), C's layout with its row and
+ * column swapped, over the square (m = n, the rectangle upper_trip
+ * gives).  Its range is written too: the runtime's overlap check of C
+ * against A and B then covers both stores. */
+static bool mirror_store(kr_ctx *c, const mm_parts *m, kn_matmul *mm) {
+  static const char *const why = "a second store of each sum other than at C's transposed element";
+  int copies = c->copies, copy = c->copy;
+  c->copies = 1;
+  c->copy = 0;
+  kr_affine at = kr_address(c, LLVMGetOperand(m->mirror, 1));
+  c->copies = copies;
+  c->copy = copy;
+  kn_layout t;
+  if (!at.ok || !layout(c, &at, m->dj, m->di, m->db, elem_size(m->type, true), &t)) return kr_fail(c, why);
+  if (!same_size(t.offset, mm->c.offset) || !same_size(t.row_stride, mm->c.row_stride) ||
+      !same_size(t.col_stride, mm->c.col_stride))
+    return kr_fail(c, why);
+  if (!kr_add_range(c, &at, elem_size(m->type, true), true)) return false;
+  mm->tri.mirror = true;
+  return true;
+}
+
+/* The diagonal store of a strict upper triangle (`corr[i][i] = 1.0` in
+ * the i loop, taken by take_diag): a float constant of C's type at C's
+ * element (i, i), C's offset with its row and column strides summed on i
+ * (constants: layout puts both on the row), its range written. */
+static bool diag_store(kr_ctx *c, const mm_parts *m, kn_matmul *mm, bool accumulate) {
+  static const char *const why = "a store in the product's i loop other than a constant at C[i][i]";
+  LLVMValueRef v = LLVMGetOperand(m->diag, 0);
+  unsigned esize = elem_size(m->type, true);
+  bool fl = m->type == KN_MM_F32 || m->type == KN_MM_F64;
+  /* a double constant, or its bits (clang stores `1.0` as an i64) */
+  bool konst = (LLVMIsAConstantFP(v) || LLVMIsAConstantInt(v)) && LLVMABISizeOfType(c->td, LLVMTypeOf(v)) == esize;
+  if (!fl || !konst || accumulate || !c->tri_upper || c->tri_add != 1) return kr_fail(c, why);
+  kr_affine at = kr_address(c, LLVMGetOperand(m->diag, 1));
+  kn_layout d;
+  if (!at.ok || !layout(c, &at, m->di, m->di, m->db, elem_size(m->type, true), &d)) return kr_fail(c, why);
+  const kn_layout *l = &mm->c;
+  if (!same_size(d.offset, l->offset) || d.row_stride.is_param || l->row_stride.is_param || l->col_stride.is_param ||
+      d.row_stride.value != l->row_stride.value + l->col_stride.value)
+    return kr_fail(c, why);
+  if (!kr_add_range(c, &at, elem_size(m->type, true), true)) return false;
+  uint64_t bits;
+  if (LLVMIsAConstantInt(v)) {
+    bits = LLVMConstIntGetZExtValue(v);
+  } else {
+    LLVMBool lost = 0;
+    double x = LLVMConstRealGetDouble(v, &lost);
+    if (lost || x != x) return kr_fail(c, why); /* NaN payloads: not carried */
+    if (m->type == KN_MM_F32) {
+      float f = (float)x;
+      uint32_t b32;
+      memcpy(&b32, &f, sizeof b32);
+      bits = b32;
+    } else {
+      memcpy(&bits, &x, sizeof bits);
+    }
+  }
+  mm->tri.diag = true;
+  mm->tri.diag_bits = bits;
+  return true;
+}
+
 static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   kn_matmul *mm = &c->out->desc.matmul;
   kn_size n = m->dj == NO_DIM ? (kn_size){false, 1} : c->trips[m->dj];
@@ -317,17 +385,21 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
     mm->post = (kn_mm_post){.on = true, .div = m->post.div, .first = m->post.first, .param = (unsigned)p};
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
+  if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");
   if (c->tri) {
-    /* j runs to i + add on row i: the product's triangle; a count that
-     * depends on another outer loop (trmm's k from i + 1) is none */
-    if (m->db >= 0 || c->tri_dim != m->dj || c->tri_outer != m->di || c->tri_add != 1)
-      return kr_fail(c, "a loop's count depends on an outer loop, other than a triangle's j <= i");
+    /* j runs to i + add on row i (from i on an upper triangle): the
+     * product's triangle; a count that depends on another outer loop
+     * (trmm's k from i + 1) is none */
+    if (m->db >= 0 || c->tri_dim != m->dj || c->tri_outer != m->di || (!c->tri_upper && c->tri_add != 1))
+      return kr_fail(c, "a loop's count depends on an outer loop, other than a triangle's j <= i or j >= i");
     /* j moves C: the bounds check of C's corner (m-1, m-1) then bounds m
      * below 2^32, which triangle_trip and never_skips rely on */
     if (mm->c.col_stride.is_param || mm->c.col_stride.value == 0)
       return kr_fail(c, "a product over a triangle whose j does not move C by a constant");
-    mm->tri = (kn_mm_tri){.on = true, .add = c->tri_add};
+    mm->tri = (kn_mm_tri){.on = true, .add = c->tri_add, .upper = c->tri_upper};
   }
+  if (m->mirror && !mirror_store(c, m, mm)) return false;
+  if (m->diag && !diag_store(c, m, mm, accumulate)) return false;
   if (!kr_add_range(c, &m->a, ab, false) || !kr_add_range(c, &m->b, ab, false) ||
       !kr_add_range(c, &m->c, cs, true))
     return false;
@@ -683,9 +755,25 @@ static bool reloaded_sum(kr_ctx *c, const mem_sum *ms, LLVMValueRef *ld, LLVMVal
   return false;
 }
 
+/* The mirror (take_mirror) of a sum kept in memory with no store after
+ * the k loop (correlation's `corr[j][i] = corr[i][j]` right after the
+ * loop): its value is what C's element holds after the loop, the k
+ * loop's last sum where the loop runs on every j (its header and the
+ * mirror's block dominate the j loop's latch), or guarded_sum's phi of
+ * that sum and the sum's start (0 or C's own value stored before). */
+static bool mirror_of_sum(kr_ctx *c, const mem_sum *ms, LLVMValueRef mirror, LLVMValueRef latch, LLVMValueRef init) {
+  if (!ms || ms->after) return false;
+  LLVMValueRef v = LLVMGetOperand(mirror, 0);
+  const ir_loop *kl = c->chain[c->depth - 1], *jl = c->chain[c->depth - 2];
+  int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(mirror));
+  if (v == latch) return ir_dominates(c->dom, kl->header, jl->latches[0]) && ir_dominates(c->dom, at, jl->latches[0]);
+  return LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == LLVMGetInstructionParent(mirror) &&
+         guarded_sum(c, v, latch, init);
+}
+
 /* ijk: the k loop sums products into a phi; the j loop stores it (or the k
  * loop, the sum kept in memory: ms, maybe read back each time). */
-static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
+static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMValueRef mirror, LLVMValueRef diag) {
   LLVMValueRef phi, latch, terms[MAX_COPIES];
   /* a prologue scales C only for matmul_ikj's j (prologue_scale) */
   if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
@@ -737,6 +825,9 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
   if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
     return kr_fail(c, "a sum kept in memory starts from an unknown value");
   if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post)) return false;
+  if (mirror && LLVMGetOperand(mirror, 0) != LLVMGetOperand(ms && ms->after ? ms->after : store, 0) &&
+      !mirror_of_sum(c, ms, mirror, latch, init))
+    return kr_fail(c, "a second store of each sum other than at C's transposed element");
   bool zero = init && ((LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == 0) ||
                        (LLVMIsAConstantFP(init) && LLVMIsNull(init)));
   bool accumulate = false;
@@ -753,7 +844,74 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms) {
     }
     accumulate = true;
   }
+  m0.mirror = mirror;
+  m0.diag = diag;
   return finish(c, &m0, accumulate);
+}
+
+/* Whether store x runs before store y on every path to y. */
+static bool store_before(const kr_ctx *c, LLVMValueRef x, LLVMValueRef y) {
+  LLVMBasicBlockRef bx = LLVMGetInstructionParent(x), by = LLVMGetInstructionParent(y);
+  if (bx != by) return ir_dominates(c->dom, ir_cfg_index(c->cfg, bx), ir_cfg_index(c->cfg, by));
+  for (LLVMValueRef i = x; i; i = LLVMGetNextInstruction(i))
+    if (i == y) return true;
+  return false;
+}
+
+static bool phi_takes(LLVMValueRef phi, LLVMValueRef v) {
+  for (unsigned i = 0; i < LLVMCountIncoming(phi); i++)
+    if (LLVMGetIncomingValue(phi, i) == v) return true;
+  return false;
+}
+
+/* A store in the j loop of an ijk product, after its k loop, of the value
+ * another such store stores before it (`cov[j][i] = cov[i][j]` after
+ * `cov[i][j] /= d`): taken out of stores (n of them) as the mirror, which
+ * finish accepts only at C's transposed element over an upper triangle
+ * (mirror_store).  NULL when there is none. */
+static LLVMValueRef take_mirror(kr_ctx *c, LLVMValueRef *stores, int *n) {
+  if (!c->allow_tri || c->depth < 3) return NULL;
+  const ir_loop *kl = c->chain[c->depth - 1], *jl = c->chain[c->depth - 2];
+  for (int y = 0; y < *n; y++) {
+    LLVMBasicBlockRef by = LLVMGetInstructionParent(stores[y]);
+    if (!ir_loop_contains_block(jl, by, c->cfg) || ir_loop_contains_block(kl, by, c->cfg)) continue;
+    for (int x = 0; x < *n; x++) {
+      LLVMBasicBlockRef bx = LLVMGetInstructionParent(stores[x]);
+      LLVMValueRef vx = LLVMGetOperand(stores[x], 0), vy = LLVMGetOperand(stores[y], 0);
+      /* or the sum a store in the k loop keeps in memory, after the loop
+       * (itself or a phi of it: matmul_ijk's mirror_of_sum proves it) */
+      bool sum = ir_loop_contains_block(kl, bx, c->cfg) && !ir_loop_contains_block(kl, by, c->cfg) &&
+                 (vy == vx || (LLVMIsAPHINode(vy) && phi_takes(vy, vx)));
+      if (x == y || (!sum && (vx != vy || !ir_loop_contains_block(jl, bx, c->cfg) ||
+                               ir_loop_contains_block(kl, bx, c->cfg) || !store_before(c, stores[x], stores[y]))))
+        continue;
+      LLVMValueRef mirror = stores[y];
+      for (int i = y; i + 1 < *n; i++) stores[i] = stores[i + 1];
+      (*n)--;
+      return mirror;
+    }
+  }
+  return NULL;
+}
+
+/* A store in the i loop of an ijk product (not in its j loop) of a
+ * constant (`corr[i][i] = 1.0`): taken out of stores (n of them) as the
+ * diagonal, which finish accepts only at C[i][i] of a strict upper
+ * triangle (diag_store).  NULL when there is none. */
+static LLVMValueRef take_diag(kr_ctx *c, LLVMValueRef *stores, int *n) {
+  if (!c->allow_tri || c->depth != 3) return NULL;
+  const ir_loop *jl = c->chain[1];
+  for (int y = 0; y < *n; y++) {
+    LLVMValueRef v = LLVMGetOperand(stores[y], 0);
+    if (ir_loop_contains_block(jl, LLVMGetInstructionParent(stores[y]), c->cfg) ||
+        !(LLVMIsAConstantFP(v) || LLVMIsAConstantInt(v)))
+      continue;
+    LLVMValueRef d = stores[y];
+    for (int i = y; i + 1 < *n; i++) stores[i] = stores[i + 1];
+    (*n)--;
+    return d;
+  }
+  return NULL;
 }
 
 bool kr_matmul(kr_ctx *c) {
@@ -775,17 +933,19 @@ bool kr_matmul(kr_ctx *c) {
       stores[n++] = i;
     }
   if (n == 0) return kr_fail(c, "no store");
+  LLVMValueRef diag = take_diag(c, stores, &n), mirror = take_mirror(c, stores, &n);
   mem_sum ms;
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(stores[0]);
   bool ikj = ir_loop_contains_block(c->chain[c->depth - 1], bb, c->cfg);
   if (find_mem_sum(c, stores, n, &ms)) {
-    if (matmul_ijk(c, ms.in_loop, &ms)) return true;
+    if (matmul_ijk(c, ms.in_loop, &ms, mirror, diag)) return true;
     /* no sum stored again after the k loop: the stores are several
      * outputs, as before that store was read (kr_split takes them) */
     if (ms.after) c->reason = "stores to more than one array";
     return false;
   }
   if (ikj) {
+    if (mirror || diag) return kr_fail(c, "stores to more than one array");
     int64_t keys[MAX_COPIES];
     int copy_of[MAX_COPIES];
     kr_affine first = {0};
@@ -801,5 +961,5 @@ bool kr_matmul(kr_ctx *c) {
   }
   if (n != 1) return kr_fail(c, "stores to more than one array");
   if (!ir_loop_contains_block(c->chain[c->depth - 2], bb, c->cfg)) return kr_fail(c, "stores outside the inner loops");
-  return matmul_ijk(c, stores[0], NULL);
+  return matmul_ijk(c, stores[0], NULL, mirror, diag);
 }

@@ -77,6 +77,10 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
+  if ((m->tri.upper && !m->tri.on) || (m->tri.mirror && (!m->tri.upper || m->second.on)) ||
+      (m->tri.diag && (!m->tri.upper || m->tri.add != 1 || m->accumulate || (m->type != KN_MM_F32 && m->type != KN_MM_F64))))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET,
+                   "matmul kernel: a mirrored store off an upper triangle, or a diagonal off a strict one of floats");
   return true;
 }
 
@@ -310,12 +314,33 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       if (load && !m->accumulate) continue;
       LLVMValueRef ok = LLVMBuildAnd(g->b, ptx_below(g, row, w->M), ptx_below(g, col, w->N), "");
       /* a triangle's outputs only (kn_mm_tri): the others keep their
-       * values, their sums computed and dropped */
-      if (m->tri.on) ok = LLVMBuildAnd(g->b, ok, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), "");
+       * values, their sums computed and dropped; an upper one's c >=
+       * r + add */
+      if (m->tri.on && m->tri.upper)
+        ok = LLVMBuildAnd(g->b, ok, LLVMBuildNot(g->b, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), ""), "");
+      else if (m->tri.on)
+        ok = LLVMBuildAnd(g->b, ok, ptx_below(g, col, ptx_add(g, row, ptx_i64(g, m->tri.add))), "");
+      if (!load && m->tri.diag) {
+        /* the source's `C[i][i] = constant` on each row i < M: the
+         * element on the diagonal, no output's (kn_mm_tri's diag) */
+        LLVMValueRef on = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, row, col, ""), ptx_below(g, row, w->M), "");
+        LLVMBasicBlockRef dj = ptx_if_begin(g, on);
+        LLVMValueRef bits = LLVMConstInt(w->ty.acc_kind == KN_F32 ? g->i32 : g->i64, m->tri.diag_bits, false);
+        ptx_store(g, LLVMBuildBitCast(g->b, bits, w->ty.acc, ""),
+                  element_at(w, &m->c, ptx_type_bytes(w->ty.acc_kind), row, col), w->align_c);
+        ptx_if_end(g, dj);
+      }
       LLVMBasicBlockRef join = ptx_if_begin(g, ok);
       LLVMValueRef p = element_at(w, load ? kn_matmul_start(m) : &m->c, ptx_type_bytes(w->ty.acc_kind), row, col);
-      if (load) LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
-      else ptx_store(g, posted(w, LLVMBuildLoad2(g->b, w->ty.acc, *acc, "")), p, w->align_c);
+      if (load) {
+        LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
+      } else {
+        LLVMValueRef v = posted(w, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""));
+        ptx_store(g, v, p, w->align_c);
+        /* the source's `C[j][i] = C[i][j]` after it (kn_mm_tri's mirror) */
+        if (m->tri.mirror)
+          ptx_store(g, v, element_at(w, &m->c, ptx_type_bytes(w->ty.acc_kind), col, row), w->align_c);
+      }
       ptx_if_end(g, join);
     }
   }
@@ -384,10 +409,12 @@ static void all_tiles(mm_gen *w) {
   ptx_loop_begin(g, &tj, ptx_sreg(g, "ctaid.x"), tile_count(g, m->n), ptx_sreg(g, "nctaid.x"));
   LLVMValueRef i0 = ptx_mul_c(g, ti.iv, TILE), j0 = ptx_mul_c(g, tj.iv, TILE);
   if (m->tri.on) {
-    /* a tile wholly above a triangle's diagonal stores nothing: skipped
-     * (the test depends on block indices only: every thread agrees) */
-    LLVMValueRef last_row = ptx_add(g, i0, ptx_i64(g, TILE - 1 + m->tri.add));
-    LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, j0, last_row));
+    /* a tile wholly above a triangle's diagonal (below an upper one's)
+     * stores nothing: skipped (the test depends on block indices only:
+     * every thread agrees) */
+    LLVMValueRef any = m->tri.upper ? ptx_below(g, ptx_add(g, i0, ptx_i64(g, m->tri.add)), ptx_add(g, j0, ptx_i64(g, TILE)))
+                                    : ptx_below(g, j0, ptx_add(g, i0, ptx_i64(g, TILE - 1 + m->tri.add)));
+    LLVMBasicBlockRef join = ptx_if_begin(g, any);
     block_tile(w, i0, j0);
     ptx_if_end(g, join);
   } else {

@@ -140,6 +140,14 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
                        "adds each term's two products, then the sum, in the source's order"
                      : "two products summed per term (A B^T + B A^T): the exact kernel adds each term's two "
                        "products, then the sum, in the source's order";
+  if (m->tri.on && m->tri.upper && m->tri.diag)
+    return "a product over a strict upper triangle (j > i), each output also stored at its transposed element "
+           "(`C[j][i] = C[i][j]`) and the diagonal set to a constant (`C[i][i] = 1.0`), as the source does; the "
+           "exact kernel";
+  if (m->tri.on && m->tri.upper)
+    return m->tri.mirror ? "a product over an upper triangle (j >= i), each output also stored at its transposed "
+                           "element (`C[j][i] = C[i][j]`), as the source does; the exact kernel"
+                         : "a product over an upper triangle (j >= i), its outputs stored alone; the exact kernel";
   if (m->tri.on)
     return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
                                  "or start (alpha * A, beta * C) per element as the source does"

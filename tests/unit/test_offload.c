@@ -115,6 +115,14 @@ static const struct {
     {"polybench_suite", "", ": gesummv: part 3 of 3: offloaded as map (sm_75,sm_80,sm_90); runs on the GPU when"},
     {"polybench_suite", "", ": neg_symm: not offloaded: the nest exists only as its bounds-checked copy (each "
                             "access checked, trapping at the exact one), which is never offloaded\n"},
+    /* covariance's product over its upper triangle, each value mirrored
+     * to C[j][i]: one exact product; a mirror elsewhere is no product */
+    {"upper_tri", "", ": cov_tri: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (a product over an upper "
+                      "triangle (j >= i), each output also stored at its transposed element"},
+    {"upper_tri", "", ": neg_mirror_shift: not offloaded: stores to more than one array"},
+    /* correlation's: the strict triangle, its mirror and its diagonal */
+    {"upper_tri", "", ": corr_tri: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (a product over a strict "
+                      "upper triangle (j > i), each output also stored at its transposed element"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };

@@ -648,6 +648,54 @@ START_TEST(test_matmul_triangle) {
 }
 END_TEST
 
+/* An upper triangle (c >= r) with its mirrored store (covariance's
+ * `C[j][i] = C[i][j]`): the exact kernel, a kernel other than the lower
+ * triangle's, with twice its global stores (each output at (r, c) and
+ * (c, r)); a mirror without an upper triangle, or a diagonal off a strict
+ * one, is no descriptor the kernels take. */
+START_TEST(test_matmul_upper_mirror) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  d.matmul.n = d.matmul.m;
+  ptx_options opts = {.tf32 = true};
+  ptx_plan plan;
+  tw_diag diag = {0};
+  kn_desc lower = d, upper = d;
+  lower.matmul.tri = (kn_mm_tri){.on = true, .add = 1};
+  upper.matmul.tri = (kn_mm_tri){.on = true, .add = 0, .upper = true, .mirror = true};
+  ck_assert_msg(ptx_plan_make(&upper, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+  for (unsigned i = 0; i < plan.ncodes; i++) ck_assert_uint_eq(plan.codes[i].path, TWASM_PATH_EXACT);
+  tw_arena arena = {0};
+  ptx_out lo, up;
+  ck_assert_msg(ptx_generate(&lower, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &lo, &diag), "%s", diag.msg);
+  ck_assert_msg(ptx_generate(&upper, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &up, &diag), "%s", diag.msg);
+  ck_assert_str_ne(lo.codes[0].text, up.codes[0].text);
+  ck_assert(!strstr(up.codes[0].text, "fma") && !strstr(up.codes[0].text, "mad.rn"));
+  unsigned st_lo = count_of(lo.codes[0].text, "st.global"), st_up = count_of(up.codes[0].text, "st.global");
+  ck_assert_msg(st_up == 2 * st_lo, "stores: upper with mirror %u, lower %u", st_up, st_lo);
+  kn_desc bad = upper;
+  bad.matmul.tri.upper = false;
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &up, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "mirror"));
+  /* correlation's strict triangle: rows m, columns m + 1 (any n), the
+   * diagonal's constant stored as its bits; not on a non-strict one */
+  kn_desc strict = upper;
+  strict.matmul.tri.add = 1;
+  strict.matmul.n = (kn_size)C(64);
+  strict.matmul.accumulate = false;
+  ptx_out st;
+  ck_assert_msg(ptx_generate(&strict, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &st, &diag), "%s", diag.msg);
+  strict.matmul.tri.diag = true;
+  strict.matmul.tri.diag_bits = 0x3f800000; /* 1.0f */
+  ptx_out sd;
+  ck_assert_msg(ptx_generate(&strict, "t", (const ptx_arch[]){{75, false}}, 1, &arena, &sd, &diag), "%s", diag.msg);
+  ck_assert_uint_gt(count_of(sd.codes[0].text, "st.global"), count_of(st.codes[0].text, "st.global"));
+  ck_assert_ptr_nonnull(strstr(sd.codes[0].text, "1065353216")); /* 0x3f800000 */
+  strict.matmul.tri.add = 0;
+  ck_assert(!ptx_generate(&strict, "bad", NULL, 0, &arena, &sd, &diag));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A second product per term (kn_mm_second, syr2k's A B^T + B A^T) takes
  * the exact kernel alone, even where tensor cores would take the first
  * product alone; its kernel stages four matrices (mm_a2, mm_b2 in shared
@@ -955,6 +1003,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_products_unfused);
   tcase_add_test(tc, test_matmul_scaled);
   tcase_add_test(tc, test_matmul_triangle);
+  tcase_add_test(tc, test_matmul_upper_mirror);
   tcase_add_test(tc, test_matmul_second);
   tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_bad_scale);

@@ -794,6 +794,92 @@ START_TEST(neg_post_scaled) {
 }
 END_TEST
 
+/* Products over an upper triangle (tests/gpu/detect/upper_tri.c,
+ * kn_mm_tri's upper) at plain -O2, -O3 and -fno-unroll-loops: covariance's
+ * product, j from i to m, its sum divided in place and mirrored to
+ * C[j][i]: the fast copy's whole nest is one product over the square (m =
+ * n, the row loop's count), C row-major (row stride 256, column 1), the
+ * mirror C transposed, C checked against D; without a mirror (gram_upper,
+ * -fno-unroll-loops: the -O2 build unrolls its register sum) no mirror. */
+static const char *const upper_flags[] = {"", "-O3", "-fno-unroll-loops"};
+
+START_TEST(upper_triangle) {
+  bool gram = _i == 3;
+  const char *func = gram ? "gram_upper" : "cov_tri";
+  fixture f;
+  recognise_with(&f, "upper_tri.c", func, false, upper_flags[gram ? 2 : _i]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F64);
+  ck_assert(n->check_overlap && !mm->batched && mm->k.is_param && !mm->accumulate);
+  ck_assert_msg(mm->tri.on && mm->tri.upper && mm->tri.add == 0, "%s %s: not an upper triangle", func,
+                upper_flags[_i % 3]);
+  ck_assert_int_eq(mm->tri.mirror, !gram);
+  ck_assert_int_eq(mm->post.on, !gram);
+  ck_assert(mm->m.is_param && mm->n.is_param && mm->m.value == mm->n.value);
+  ck_assert(!mm->c.row_stride.is_param && mm->c.row_stride.value == 256);
+  ck_assert(!mm->c.col_stride.is_param && mm->c.col_stride.value == 1);
+  /* A = D^T (row i of A is column i of D), B = D */
+  ck_assert(!mm->a.row_stride.is_param && mm->a.row_stride.value == 1 && mm->a.col_stride.value == 256);
+  ck_assert(!mm->b.row_stride.is_param && mm->b.row_stride.value == 256 && mm->b.col_stride.value == 1);
+  /* the mirror's range written too: C's two ranges and D's two */
+  int writes = 0;
+  for (int r = 0; r < n->nranges; r++) writes += n->ranges[r].is_write;
+  ck_assert_int_eq(writes, gram ? 1 : 2);
+  release(&f);
+}
+END_TEST
+
+/* correlation's product (upper_tri.c's corr_tri) at plain -O2, -O3 and
+ * -fno-unroll-loops: one product over the strict upper triangle (add 1)
+ * of rows m - 1 and columns m (n the column loop's bound, a live value),
+ * mirrored, with C[i][i] = 1.0 (the f64 bits) as its diagonal, its range
+ * written with C's and the mirror's. */
+START_TEST(strict_upper_triangle) {
+  fixture f;
+  recognise_with(&f, "upper_tri.c", "corr_tri", false, upper_flags[_i]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F64);
+  ck_assert(n->check_overlap && !mm->batched && !mm->accumulate && !mm->post.on);
+  ck_assert_msg(mm->tri.on && mm->tri.upper && mm->tri.add == 1 && mm->tri.mirror && mm->tri.diag,
+                "corr_tri %s: not a strict upper triangle with its mirror and diagonal", upper_flags[_i]);
+  ck_assert_uint_eq(mm->tri.diag_bits, 0x3ff0000000000000ull);
+  ck_assert(mm->m.is_param && mm->n.is_param && mm->m.value != mm->n.value);
+  ck_assert_int_eq(n->binds[mm->m.value].kind, KN_BIND_TRIP);
+  ck_assert_int_eq(n->binds[mm->n.value].kind, KN_BIND_VALUE);
+  LLVMValueRef fn = unit_ir_exported(f.mod, "corr_tri");
+  ck_assert_msg(n->binds[mm->n.value].value == LLVMGetParam(fn, 1), "columns bound to another value than m");
+  ck_assert(!mm->c.row_stride.is_param && mm->c.row_stride.value == 256 && mm->c.col_stride.value == 1);
+  int writes = 0;
+  for (int r = 0; r < n->nranges; r++) writes += n->ranges[r].is_write;
+  ck_assert_int_eq(writes, 3);
+  release(&f);
+}
+END_TEST
+
+/* A mirror at C[j][i + 1], a row loop to another bound than the i loop's,
+ * a mirror into another array, a diagonal constant at C[i][i + 1] or a
+ * diagonal value loaded from memory: no upper triangle taken. */
+START_TEST(neg_upper_triangle) {
+  static const char *const funcs[] = {"neg_mirror_shift", "neg_upper_bound", "neg_mirror_other", "neg_diag_shift",
+                                      "neg_diag_value"};
+  fixture f;
+  recognise_with(&f, "upper_tri.c", funcs[_i % 5], false, upper_flags[_i / 5]);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL || !n->desc.matmul.tri.upper, "%s %s: nest %d taken",
+                  funcs[_i % 5], upper_flags[_i / 5], i);
+    for (int p = 0; n->ok && p < n->nparts; p++)
+      ck_assert(n->parts[p].desc.kind != KN_MATMUL || !n->parts[p].desc.matmul.tri.upper);
+  }
+  release(&f);
+}
+END_TEST
+
 /* bicg: s[j] += r[i] * A[i][j] and q[i] += A[i][j] * p[j] in one j loop,
  * at -O2 and without unrolling: one nest of two parts, each a
  * matrix-vector product (s: one row, the sum over i kept in s; q: one
@@ -1064,6 +1150,9 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, neg_rows_if);
   tcase_add_loop_test(tc, post_scaled, 0, 3 * NPOST);
   tcase_add_loop_test(tc, neg_post_scaled, 0, 4);
+  tcase_add_loop_test(tc, upper_triangle, 0, 4);
+  tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
+  tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);
   suite_add_tcase(s, tc);
   return s;
 }

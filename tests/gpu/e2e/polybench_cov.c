@@ -5,12 +5,14 @@
  * over the upper triangle (j >= i), each element mirrored below;
  * correlation: the same on data normalised by its columns' deviations,
  * the diagonal set to 1; gemver: A += u1 v1^T + u2 v2^T, x += beta A^T y,
- * x += z, w += alpha A x.  Launches: covariance's centring map, gemver's
- * two maps and two matrix-vector products; the products of covariance and
- * correlation stay on the CPU (issue 19).  Sizes from argv (default n 160,
- * m 140). */
+ * x += z, w += alpha A x.  Launches: covariance's centring map and its
+ * product over the upper triangle, divided and mirrored (kn_mm_tri's
+ * upper and mirror), correlation's product over the strict triangle (j
+ * from i + 1, mirrored, `corr[i][i] = 1.0` its diagonal: kn_mm_tri's
+ * diag), gemver's two maps and two matrix-vector products.  Sizes from
+ * argv (default n 160, m 140). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 5 */
+/* expect-gpu-launches: 7 */
 #include <math.h>
 #include "polybench.h"
 
