@@ -581,25 +581,6 @@ static int stack_checks(LLVMValueRef fn) {
   return n;
 }
 
-/* Whether bb can reach itself again (it lies in a loop). */
-static bool in_cycle(LLVMBasicBlockRef bb) {
-  LLVMBasicBlockRef work[512];
-  LLVMBasicBlockRef seen[512];
-  int nwork = 0, nseen = 0;
-  work[nwork++] = bb;
-  while (nwork) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(work[--nwork]);
-    for (unsigned i = 0; t && i < LLVMGetNumSuccessors(t); i++) {
-      LLVMBasicBlockRef s = LLVMGetSuccessor(t, i);
-      if (s == bb) return true;
-      bool old = false;
-      for (int k = 0; k < nseen; k++) old |= seen[k] == s;
-      if (!old && nseen < 512 && nwork < 512) seen[nseen++] = s, work[nwork++] = s;
-    }
-  }
-  return false;
-}
-
 /* Checks of fn inside a loop. */
 static int stack_checks_in_loops(LLVMValueRef fn) {
   int n = 0;
@@ -607,7 +588,7 @@ static int stack_checks_in_loops(LLVMValueRef fn) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsALoadInst(i) && LLVMIsAGlobalVariable(LLVMGetOperand(i, 0)) &&
           named(LLVMGetOperand(i, 0), "twasm_rt_stack_limit"))
-        n += in_cycle(bb);
+        n += unit_in_cycle(bb);
   return n;
 }
 
@@ -730,7 +711,7 @@ static int switches_in_loops(LLVMValueRef fn) {
   int n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) n += in_cycle(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) n += unit_in_cycle(bb);
   }
   return n;
 }
@@ -821,7 +802,7 @@ static int selects_in_loops(LLVMValueRef fn) {
   int n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetInstructionOpcode(i) == LLVMSelect) n += in_cycle(bb);
+      if (LLVMGetInstructionOpcode(i) == LLVMSelect) n += unit_in_cycle(bb);
   return n;
 }
 
@@ -874,7 +855,7 @@ static int zexts_in_loops(LLVMValueRef fn) {
       if (LLVMGetInstructionOpcode(i) == LLVMZExt &&
           LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(i, 0))) == 32 &&
           LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 64)
-        n += in_cycle(bb);
+        n += unit_in_cycle(bb);
   return n;
 }
 

@@ -92,24 +92,6 @@ static bool size_load(LLVMValueRef fn, LLVMValueRef i) {
          LLVMIsALoadInst(obj) && field_8(LLVMGetOperand(obj, 0), &ctx) && ctx == LLVMGetParam(fn, 0);
 }
 
-/* Whether bb can reach itself again (it lies in a loop). */
-static bool in_cycle(LLVMBasicBlockRef bb) {
-  LLVMBasicBlockRef work[512], seen[512];
-  int nwork = 0, nseen = 0;
-  work[nwork++] = bb;
-  while (nwork) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(work[--nwork]);
-    for (unsigned i = 0; t && i < LLVMGetNumSuccessors(t); i++) {
-      LLVMBasicBlockRef s = LLVMGetSuccessor(t, i);
-      if (s == bb) return true;
-      bool old = false;
-      for (int k = 0; k < nseen; k++) old |= seen[k] == s;
-      if (!old && nseen < 512 && nwork < 512) seen[nseen++] = s, work[nwork++] = s;
-    }
-  }
-  return false;
-}
-
 /* Size loads without a TBAA tag inside loops of the module's Wasm
  * functions (the search's loop calls nothing that writes memory, where
  * bnd_insert.c tags them). */
@@ -121,7 +103,7 @@ static int untagged_size_loads(LLVMModuleRef mod) {
     if (!LLVMCountBasicBlocks(fn) || strncmp(LLVMGetValueName2(fn, &len), "wasm_f", 6) != 0) continue;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-        n += size_load(fn, i) && !LLVMGetMetadata(i, tbaa) && in_cycle(bb);
+        n += size_load(fn, i) && !LLVMGetMetadata(i, tbaa) && unit_in_cycle(bb);
   }
   return n;
 }

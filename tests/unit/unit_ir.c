@@ -105,3 +105,20 @@ LLVMValueRef unit_ir_exported(LLVMModuleRef mod, const char *name) {
   ck_abort_msg("no export %s", name);
   return NULL;
 }
+
+bool unit_in_cycle(LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef work[512], seen[512];
+  int nwork = 0, nseen = 0;
+  work[nwork++] = bb;
+  while (nwork) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(work[--nwork]);
+    for (unsigned i = 0; t && i < LLVMGetNumSuccessors(t); i++) {
+      LLVMBasicBlockRef s = LLVMGetSuccessor(t, i);
+      if (s == bb) return true;
+      bool old = false;
+      for (int k = 0; k < nseen; k++) old |= seen[k] == s;
+      if (!old && nseen < 512 && nwork < 512) seen[nseen++] = s, work[nwork++] = s;
+    }
+  }
+  return false;
+}

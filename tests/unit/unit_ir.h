@@ -32,6 +32,9 @@ unit_ir unit_ir_of_wast(const char *tag, const char *wast, const drv_options *o)
 /* Defined function index: @wasm_f<index>, maybe followed by `_<name>`. */
 LLVMValueRef unit_ir_func(const unit_ir *m, unsigned index);
 void unit_ir_dispose(unit_ir *m);
+/* Whether bb can reach itself again (it lies in a loop; at most 512
+ * blocks are walked). */
+bool unit_in_cycle(LLVMBasicBlockRef bb);
 /* The function the module exports as `name`: @wasm_f<index>, followed by
  * `_<name>` when the module has a name section (aborts the test when
  * there is none). */
