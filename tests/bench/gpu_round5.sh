@@ -44,4 +44,18 @@ if [ "${R5_QUANT:-1}" = 1 ] && [ -x "$c/bin/quant" ]; then
     done
   done | tee -a "$s"
 fi
+if [ "${R5_NSYS:-1}" = 1 ]; then
+  # the products' kernel times inside the program (nsys, where installed)
+  n=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -n 1)
+  if [ -n "$n" ]; then
+    say "== $(date -u +%H:%M:%S) nsys ($n)"
+    TWASM_DEVICE=auto timeout "${R5_NSYS_LIMIT:-60}" "$n" profile -t cuda -o "$o/llm_nsys" -f true \
+      "$c/bench/llm" 128 >"$o/nsys.out" 2>&1
+    timeout 40 "$n" stats -q -r cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum -f csv \
+      "$o/llm_nsys.nsys-rep" >"$o/nsys_stats.csv" 2>&1
+    head -c 6000 "$o/nsys_stats.csv" | tee -a "$s"
+  else
+    say "nsys: not installed"
+  fi
+fi
 say "== $(date -u +%H:%M:%S) done"
