@@ -349,6 +349,20 @@ $(GPU_MV_DIR)/ptx/.stamp: $(GPU_MV_DIR)/matvec_gen
 	@mkdir -p $(dir $@)
 	$< $(dir $@) >/dev/null && touch $@
 
+# Variants of the matrix-vector kernel for measurement (`make
+# gpu-mv-variants`): ROWS-TILE-AHEAD[-DEPTH] each (ptx_matvec.c's PTX_MV_*), the
+# PTX into $(GPU_MV_DIR)/variants/NAME/, timed there by `matvec_bw DIR
+# --rows ROWS` (tests/gpu/matvec/variants.sh).
+MV_VARIANTS ?= 16-16384-4 16-16384-4-2 16-8192-4-2 8-8192-4-2 8-16384-4-2 8-8192-4
+.PHONY: gpu-mv-variants
+gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
+$(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
+	@mkdir -p $(dir $@)
+	v=$*; set -- $$(echo $$v | tr - ' '); \
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$1 -DPTX_MV_TILE=$$2 \
+	  -DPTX_MV_AHEAD=$$3 -DPTX_MV_DEPTH=$${4:-1} tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
+	$(dir $@)gen $(dir $@) >/dev/null && rm -f $(dir $@)gen && touch $@
+
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
 $(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)

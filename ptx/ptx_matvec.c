@@ -11,7 +11,8 @@
  * aligned; along the outputs where W's columns are), then the ROWS owning
  * threads (one warp) add their rows' products from shared memory while the
  * next chunk's loads are in flight (registers, then the other of two
- * shared buffers: one barrier per chunk).  16 KiB of W per chunk per
+ * shared buffers: one barrier per chunk), a whole chunk as straight-line
+ * code whose shared loads run ahead of the adds.  16 KiB of W per chunk per
  * block keeps HBM busy; 16 rows per block measured best on the H200
  * (docs/PERFORMANCE.md).  Indices past the matrix are clamped to its last
  * row or k (a real element, never added nor stored), so loads need no
@@ -21,12 +22,31 @@
 
 #include "ptx_internal.h"
 
+/* Measurement builds (tests/gpu/matvec/variants.sh) override these. */
+#ifndef PTX_MV_ROWS
+#define PTX_MV_ROWS 16
+#endif
+#ifndef PTX_MV_TILE
+#define PTX_MV_TILE 16384
+#endif
+#ifndef PTX_MV_DEPTH
+#define PTX_MV_DEPTH 1
+#endif
+#ifndef PTX_MV_AHEAD
+#define PTX_MV_AHEAD 4
+#endif
+_Static_assert(PTX_MV_AHEAD >= 1, "the adds of a vector follow its loads");
+_Static_assert(PTX_MV_DEPTH == 1 || PTX_MV_DEPTH == 2, "one or two register stages");
+
 enum {
   THREADS = 256,
-  ROWS = 16,                       /* outputs (and owning threads) per block */
-  TILE_BYTES = 16384,              /* of W per chunk */
+  ROWS = PTX_MV_ROWS,              /* outputs (and owning threads) per block */
+  TILE_BYTES = PTX_MV_TILE,        /* of W per chunk */
   VEC_BYTES = 16,
-  GROUP = 2,                       /* 16-byte vectors of a row read one step ahead of the sum */
+  GROUP = 8,                       /* 16-byte vectors a step of a short chunk's loop */
+  AHEAD = PTX_MV_AHEAD,            /* vectors read ahead of the adds */
+  DEPTH = PTX_MV_DEPTH,            /* chunks of W in flight (registers) while one is summed: 1 or 2 */
+  CHUNK_VECS = TILE_BYTES / (ROWS * VEC_BYTES),  /* 16-byte vectors of a row in a chunk */
 };
 /* every thread stages whole 16-byte vectors of W in the vector body */
 _Static_assert(TILE_BYTES % (THREADS * VEC_BYTES) == 0, "W's tile is whole vectors per thread");
@@ -44,9 +64,10 @@ typedef struct {
   LLVMValueRef OUT, K, tid;
   LLVMValueRef shared_w, shared_v; /* [2][ROWS][pitch], [2][kc] */
   /* register stage of the next chunk: W's elements (or vectors), v's */
-  LLVMValueRef staged_w[TILE_BYTES / THREADS / 4], staged_x[TILE_BYTES / THREADS / VEC_BYTES];
-  LLVMValueRef staged_v[TILE_BYTES / THREADS / 4 + 1];
+  LLVMValueRef staged_w[2][TILE_BYTES / THREADS / 4], staged_x[2][TILE_BYTES / THREADS / VEC_BYTES];
+  LLVMValueRef staged_v[2][TILE_BYTES / THREADS / 4 + 1];
   unsigned nstaged_v;
+  unsigned set;                    /* which register stage load_stage and store_stage use */
   bool vector;                     /* this copy of the body loads W as 16-byte vectors */
   unsigned align;                  /* of scalar global accesses in this copy */
 } mv_gen;
@@ -159,13 +180,13 @@ static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
     LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, kk), last_k);
     LLVMValueRef x = v->vector ? ptx_load(g, v->vec, w_at(v, o, k), VEC_BYTES)
                                : ptx_load(g, v->elem, w_at(v, o, k), v->align);
-    LLVMBuildStore(g->b, x, v->vector ? v->staged_x[q] : v->staged_w[q]);
+    LLVMBuildStore(g->b, x, v->vector ? v->staged_x[v->set][q] : v->staged_w[v->set][q]);
   }
   last_k = LLVMBuildSub(g->b, v->K, one, "");
   for (unsigned q = 0; q < v->nstaged_v; q++) {
     LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
     LLVMValueRef p = ptx_element_at(g, &v->v, v->esize, NULL, k, ptx_i64(g, 0));
-    LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), v->staged_v[q]);
+    LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), v->staged_v[v->set][q]);
   }
 }
 
@@ -178,14 +199,15 @@ static void store_stage(mv_gen *v, LLVMValueRef buf) {
     place(v, q, &row, &kk);
     LLVMValueRef index = ptx_add(g, wbase, ptx_add(g, ptx_mul_c(g, row, v->pitch), kk));
     LLVMTypeRef t = v->vector ? v->vec : v->elem;
-    LLVMValueRef x = LLVMBuildLoad2(g->b, t, v->vector ? v->staged_x[q] : v->staged_w[q], "");
+    LLVMValueRef x = LLVMBuildLoad2(g->b, t, v->vector ? v->staged_x[v->set][q] : v->staged_w[v->set][q], "");
     ptx_store(g, x, shared_at(v, v->shared_w, index),
               v->vector ? VEC_BYTES : v->esize);
   }
   LLVMValueRef vbase = ptx_mul_c(g, buf, v->kc);
   for (unsigned q = 0; q < v->nstaged_v; q++) {
     LLVMValueRef index = ptx_add(g, vbase, v_place(v, q));
-    ptx_store(g, LLVMBuildLoad2(g->b, v->elem, v->staged_v[q], ""), shared_at(v, v->shared_v, index), v->esize);
+    ptx_store(g, LLVMBuildLoad2(g->b, v->elem, v->staged_v[v->set][q], ""), shared_at(v, v->shared_v, index),
+              v->esize);
   }
 }
 
@@ -198,66 +220,65 @@ static LLVMValueRef add_product(mv_gen *v, LLVMValueRef sum, LLVMValueRef w, LLV
                : LLVMBuildAdd(b, sum, LLVMBuildMul(b, l, r, ""), "");
 }
 
-/* The vectors of W's row and of v at element kk of the chunk in shared
- * memory (wrow, vrow: where the row and v start in this buffer). */
-static void read_group(mv_gen *v, LLVMValueRef wrow, LLVMValueRef vrow, LLVMValueRef kk,
-                       LLVMValueRef ws[GROUP], LLVMValueRef xs[GROUP]) {
+/* nvec 16-byte vectors of the owning thread's terms from element at of
+ * the chunk (wrow, vrow: where its row and v start in this buffer),
+ * straight-line: the shared loads of vector i + AHEAD are issued before
+ * the adds of vector i, so the add chain does not wait for shared memory
+ * (a loop that loads and adds a vector or two an iteration waits for each
+ * load: about 8.7 cycles a term measured, against the add's 4). */
+static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValueRef vrow, LLVMValueRef at,
+                        unsigned nvec) {
   ptx_gen *g = v->g;
-  for (unsigned i = 0; i < GROUP; i++) {
-    LLVMValueRef at = ptx_add(g, kk, ptx_i64(g, (int64_t)i * v->lanes));
-    ws[i] = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, at)), VEC_BYTES);
-    xs[i] = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, at)), VEC_BYTES);
+  LLVMValueRef ws[CHUNK_VECS], xs[CHUNK_VECS];
+  for (unsigned i = 0; i < nvec; i++) ws[i] = xs[i] = NULL;
+  LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
+  for (unsigned i = 0; i < nvec; i++) {
+    for (unsigned j = i; j < nvec && j <= i + AHEAD; j++) {
+      if (ws[j]) continue;
+      LLVMValueRef kk = ptx_add(g, at, ptx_i64(g, (int64_t)j * v->lanes));
+      ws[j] = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk)), VEC_BYTES);
+      xs[j] = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk)), VEC_BYTES);
+    }
+    for (unsigned e = 0; e < v->lanes; e++) {
+      LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
+      sum = add_product(v, sum, LLVMBuildExtractElement(g->b, ws[i], lane, ""),
+                        LLVMBuildExtractElement(g->b, xs[i], lane, ""));
+    }
   }
+  LLVMBuildStore(g->b, sum, acc);
 }
 
 /* The owning thread's terms k0 .. k0+n-1 from buffer buf, in k order.
  * The sum is one chain of dependent adds, so its speed is the add's
- * latency if nothing else waits: groups of GROUP 16-byte vectors are read
- * from shared memory one group ahead of the adds (the last group reads
- * itself again rather than past the chunk), then vector by vector, then
- * element by element. */
+ * latency if nothing else waits: in the vector body a whole chunk
+ * (every chunk but a short last one) straight-line; a short one (and
+ * every chunk of the other bodies) in groups of GROUP vectors
+ * (straight-line each), then vector by vector, then element by element. */
 static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n) {
   ptx_gen *g = v->g;
   LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->tid, v->pitch));
   LLVMValueRef vrow = ptx_mul_c(g, buf, v->kc);
+  LLVMBasicBlockRef after = NULL;
+  if (v->vector) { /* the other bodies (rare) keep their PTX, and its JIT, smaller */
+    LLVMBasicBlockRef whole_bb = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_whole");
+    LLVMBasicBlockRef partial = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_partial");
+    after = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_summed");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, n, ptx_i64(g, v->kc), ""), whole_bb, partial);
+    LLVMPositionBuilderAtEnd(g->b, whole_bb);
+    sum_vectors(v, acc, wrow, vrow, ptx_i64(g, 0), v->kc / v->lanes);
+    LLVMBuildBr(g->b, after);
+    LLVMPositionBuilderAtEnd(g->b, partial);
+  }
   int64_t span = (int64_t)GROUP * v->lanes;
   LLVMValueRef grouped = LLVMBuildAnd(g->b, n, ptx_i64(g, -span), "");
-  LLVMValueRef last = LLVMBuildSub(g->b, grouped, ptx_i64(g, span), "");
-  LLVMValueRef cur_w[GROUP], cur_x[GROUP], ws[GROUP], xs[GROUP];
-  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), grouped));
-  read_group(v, wrow, vrow, ptx_i64(g, 0), ws, xs);
-  for (unsigned i = 0; i < GROUP; i++) {
-    cur_w[i] = ptx_var(g, v->vec, ws[i]);
-    cur_x[i] = ptx_var(g, v->vec, xs[i]);
-  }
   ptx_loop grp;
   ptx_loop_begin(g, &grp, ptx_i64(g, 0), grouped, ptx_i64(g, span));
-  LLVMValueRef next = ptx_smin(g, ptx_add(g, grp.iv, ptx_i64(g, span)), last);
-  read_group(v, wrow, vrow, next, ws, xs);
-  LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
-  for (unsigned i = 0; i < GROUP; i++) {
-    LLVMValueRef w = LLVMBuildLoad2(g->b, v->vec, cur_w[i], ""), x = LLVMBuildLoad2(g->b, v->vec, cur_x[i], "");
-    for (unsigned e = 0; e < v->lanes; e++) {
-      LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
-      sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
-    }
-    LLVMBuildStore(g->b, ws[i], cur_w[i]);
-    LLVMBuildStore(g->b, xs[i], cur_x[i]);
-  }
-  LLVMBuildStore(g->b, sum, acc);
+  sum_vectors(v, acc, wrow, vrow, grp.iv, GROUP);
   ptx_loop_end(g, &grp);
-  ptx_if_end(g, join);
   LLVMValueRef whole = LLVMBuildAnd(g->b, n, ptx_i64(g, -(int64_t)v->lanes), "");
   ptx_loop kk;
   ptx_loop_begin(g, &kk, grouped, whole, ptx_i64(g, v->lanes));
-  LLVMValueRef w = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk.iv)), VEC_BYTES);
-  LLVMValueRef x = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk.iv)), VEC_BYTES);
-  sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
-  for (unsigned e = 0; e < v->lanes; e++) {
-    LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
-    sum = add_product(v, sum, LLVMBuildExtractElement(g->b, w, lane, ""), LLVMBuildExtractElement(g->b, x, lane, ""));
-  }
-  LLVMBuildStore(g->b, sum, acc);
+  sum_vectors(v, acc, wrow, vrow, kk.iv, 1);
   ptx_loop_end(g, &kk);
   ptx_loop rest;
   ptx_loop_begin(g, &rest, whole, n, ptx_i64(g, 1));
@@ -265,6 +286,57 @@ static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRe
   LLVMValueRef xe = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, rest.iv)), v->esize);
   LLVMBuildStore(g->b, add_product(v, LLVMBuildLoad2(g->b, v->elem, acc, ""), we, xe), acc);
   ptx_loop_end(g, &rest);
+  if (after) {
+    LLVMBuildBr(g->b, after);
+    LLVMPositionBuilderAtEnd(g->b, after);
+  }
+}
+
+/* One chunk of the two-stage loop (DEPTH 2): chunk c (parity p, its
+ * buffer p) summed while register stage p loads chunk c + 2 and stage
+ * 1 - p, loaded a chunk earlier, goes into buffer 1 - p; so each chunk's
+ * loads have two chunks' sums to arrive. */
+static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks, LLVMValueRef c,
+                           unsigned p) {
+  ptx_gen *g = v->g;
+  LLVMValueRef k0 = ptx_mul_c(g, c, v->kc);
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 2)), chunks));
+  v->set = p;
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)));
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
+  sum_chunk(v, acc, ptx_i64(g, p), ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)));
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 1)), chunks));
+  v->set = 1 - p;
+  store_stage(v, ptx_i64(g, 1 - p));
+  ptx_if_end(g, join);
+  ptx_barrier(g);
+}
+
+/* The chunks with two in flight: chunk 0 into buffer 0 and chunk 1 into
+ * stage 1 first, then pairs of steps (conditions uniform in the block). */
+static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks) {
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
+  v->set = 0;
+  load_stage(v, o0, ptx_i64(g, 0));
+  store_stage(v, ptx_i64(g, 0));
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 1), chunks));
+  v->set = 1;
+  load_stage(v, o0, ptx_i64(g, v->kc));
+  ptx_if_end(g, join);
+  ptx_barrier(g);
+  ptx_loop c;
+  ptx_loop_begin(g, &c, ptx_i64(g, 0), chunks, ptx_i64(g, 2));
+  two_ahead_step(v, acc, o0, chunks, c.iv, 0);
+  LLVMValueRef odd = ptx_add(g, c.iv, ptx_i64(g, 1));
+  join = ptx_if_begin(g, ptx_below(g, odd, chunks));
+  two_ahead_step(v, acc, o0, chunks, odd, 1);
+  ptx_if_end(g, join);
+  ptx_loop_end(g, &c);
+  v->set = 0;
 }
 
 /* Whether this thread owns output o (a row of the block inside the
@@ -287,6 +359,13 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
     ptx_if_end(g, join);
   }
   LLVMValueRef chunks = LLVMBuildSDiv(g->b, ptx_add(g, v->K, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
+  if (DEPTH == 2) {
+    two_ahead(v, acc, o0, chunks);
+    LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
+    ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
+    ptx_if_end(g, join);
+    return;
+  }
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
   load_stage(v, o0, ptx_i64(g, 0));
   store_stage(v, ptx_i64(g, 0));
@@ -345,9 +424,11 @@ static void gen_init(mv_gen *v, ptx_gen *g) {
   v->tid = ptx_sreg(g, "tid.x");
   v->shared_w = ptx_shared_array(g, v->elem, 2 * ROWS * v->pitch, "mv_w");
   v->shared_v = ptx_shared_array(g, v->elem, 2 * v->kc, "mv_v");
-  for (unsigned q = 0; q < v->per; q++) v->staged_w[q] = ptx_var(g, v->elem, NULL);
-  for (unsigned q = 0; q < v->per / v->lanes; q++) v->staged_x[q] = ptx_var(g, v->vec, NULL);
-  for (unsigned q = 0; q < v->nstaged_v; q++) v->staged_v[q] = ptx_var(g, v->elem, NULL);
+  for (unsigned s = 0; s < DEPTH; s++) {
+    for (unsigned q = 0; q < v->per; q++) v->staged_w[s][q] = ptx_var(g, v->elem, NULL);
+    for (unsigned q = 0; q < v->per / v->lanes; q++) v->staged_x[s][q] = ptx_var(g, v->vec, NULL);
+    for (unsigned q = 0; q < v->nstaged_v; q++) v->staged_v[s][q] = ptx_var(g, v->elem, NULL);
+  }
 }
 
 /* Three bodies behind uniform run-time tests: W's rows contiguous and

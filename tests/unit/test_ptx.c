@@ -940,15 +940,18 @@ START_TEST(test_grid_rule) {
 END_TEST
 
 /* The matrix-vector kernel: one multiply and one add per term in every
- * body (none fused, none dropped), 256 threads a block, 16 outputs per
+ * body (none fused, none dropped), a whole chunk's terms straight-line in
+ * the vector body, 256 threads a block, 16 outputs per
  * block along x over the outputs (m for one column, n for one row). */
 START_TEST(test_matvec_kernel) {
   static const struct {
     const char *name, *mul, *add;
     int64_t outputs_param;
-  } checks[] = {{"matvec_f32", "mul.rn.f32", "add.rn.f32", 0},
-                {"vecmat_f32_acc", "mul.rn.f32", "add.rn.f32", 0},
-                {"matvec_f64", "mul.rn.f64", "add.rn.f64", 0}};
+    unsigned chunk;                      /* terms of a whole chunk (16 KiB of W over 16 rows) in
+                                          * the vector body; 0: W's rows are not contiguous (none) */
+  } checks[] = {{"matvec_f32", "mul.rn.f32", "add.rn.f32", 0, 256},
+                {"vecmat_f32_acc", "mul.rn.f32", "add.rn.f32", 0, 0},
+                {"matvec_f64", "mul.rn.f64", "add.rn.f64", 0, 128}};
   for (unsigned c = 0; c < sizeof checks / sizeof checks[0]; c++) {
     const ptx_case *tc = case_named(checks[c].name);
     tw_arena arena = {0};
@@ -961,6 +964,10 @@ START_TEST(test_matvec_kernel) {
       ck_assert_msg(muls == count_of(text, checks[c].add), "%s sm_%u: %u multiplies, %u adds", tc->name,
                     out.codes[a].sm, muls, count_of(text, checks[c].add));
       ck_assert_uint_ge(muls, 3 * 2);   /* three bodies: a vector step and a tail each */
+      /* the vector body adds a whole chunk straight-line (no loop whose
+       * adds wait for each shared load): at least a chunk's terms */
+      ck_assert_msg(muls >= checks[c].chunk, "%s sm_%u: %u multiplies, a chunk is %u terms", tc->name,
+                    out.codes[a].sm, muls, checks[c].chunk);
       ck_assert(strstr(text, ".shared .align 16 .b8 mv_w"));
       ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
       /* ABI 12: the outputs' base, a pointer after the 6 params

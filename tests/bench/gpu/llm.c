@@ -223,6 +223,8 @@ static int argmax(const float *x, int n) {
 
 int main(int argc, char **argv) {
   bool small = argc > 2 && !strcmp(argv[2], "small");
+  /* `llm N full|small times`: each token's milliseconds too */
+  bool times = argc > 3 && !strcmp(argv[3], "times");
   const llm_shape *s = small ? &small_shape : &full_shape;
   int ntokens = bench_arg(argc, argv, 1, 8);
   if (ntokens > s->seq) ntokens = s->seq;
@@ -232,15 +234,23 @@ int main(int argc, char **argv) {
   state_make(s, &st);
   int token = 1;
   int *out = bench_alloc((size_t)ntokens * sizeof *out);
+  double *at = bench_alloc((size_t)(ntokens + 1) * sizeof *at);
   double t0 = bench_now(), first = 0, half = 0;
+  at[0] = 0;
   for (int pos = 0; pos < ntokens; pos++) {
     if (pos == ntokens / 2) half = bench_now() - t0;
     forward(s, &w, &st, token, pos);
     token = argmax(st.logits, s->vocab);
     out[pos] = token;
-    if (pos == 0) first = bench_now() - t0;
+    at[pos + 1] = bench_now() - t0;
+    if (pos == 0) first = at[1];
   }
   double t = bench_now() - t0;
+  if (times) {
+    printf("ms:");
+    for (int i = 0; i < ntokens; i++) printf(" %.2f", (at[i + 1] - at[i]) * 1e3);
+    printf("\n");
+  }
   /* The second half: where auto mode has the GPU going, if it ever does. */
   int late = ntokens - ntokens / 2;
   printf("tokens:");

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #define POOL_BYTES (1536ull << 20)
-static int64_t rows = 8;  // outputs per block: the kernel's launch rule (--rows N: a variant's)
+static int64_t rows = 16;  // outputs per block: the kernel's launch rule (--rows N: a variant's)
 #define THREADS 256
 
 static int failures;
