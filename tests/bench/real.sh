@@ -10,7 +10,7 @@
 # is one) or instruction counts (valgrind --tool=cachegrind).  A bench:
 # nothing in make check calls it.
 #
-# usage: tests/bench/real.sh [-n REPS] [-w WORKDIR] [-s SRCDIR] [-t cpu|instr] [-b] [PROGRAM...]
+# usage: tests/bench/real.sh [-n REPS] [-w WORKDIR] [-s SRCDIR] [-t cpu|instr] [-b] [-p] [PROGRAM...]
 #   PROGRAM: sqlite, lua, mujs (default all three).
 #   -s: a folder holding the Debian source packages (sqlite3_*.orig.tar.xz,
 #   lua5.4_*.orig.tar.gz, mujs_*.orig.tar.xz) or their unpacked trees;
@@ -18,6 +18,9 @@
 #   WORKDIR/src (deb-src lines needed); a program whose sources cannot be had is skipped with a
 #   message.  Default WORKDIR build/real.
 #   -t instr runs smaller sizes (valgrind is ~50x slower).
+#   -p: time the builds an earlier run left under WORKDIR (copied to a
+#   machine without the compilers or the sources); a WORKDIR/PROGRAM/before
+#   executable (another twasmc's build, made by hand) is timed as a column.
 # The sources are not part of the repository; how they are configured:
 #   SQLite: the amalgamation made by its own configure && make sqlite3.c
 #   (tclsh), -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION
@@ -41,9 +44,11 @@ work=build/real
 srcdir=
 clock=cpu
 nobounds=0
-usage="usage: $0 [-n REPS] [-w WORKDIR] [-s SRCDIR] [-t cpu|instr] [-b] [PROGRAM...]"
-while getopts 'n:w:s:t:b' opt; do
+prebuilt=0
+usage="usage: $0 [-n REPS] [-w WORKDIR] [-s SRCDIR] [-t cpu|instr] [-b] [-p] [PROGRAM...]"
+while getopts 'n:w:s:t:bp' opt; do
 	case $opt in
+	p) prebuilt=1 ;;
 	n) reps=$OPTARG ;;
 	w) work=$OPTARG ;;
 	s) srcdir=$(cd "$OPTARG" && pwd) ;;
@@ -57,7 +62,7 @@ case $clock in cpu | instr) ;; *) echo "$usage" >&2; exit 2 ;; esac
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(sqlite lua mujs)
 
-TWASMC=$(realpath "${TWASMC:-build/bin/twasmc}")
+TWASMC=$(realpath -m "${TWASMC:-build/bin/twasmc}")
 CLANG=${CLANG:-clang-19}
 WASI_SYSROOT=${WASI_SYSROOT:-/usr}
 MUSL_DIR=${MUSL_DIR:-/usr/lib/x86_64-linux-musl}
@@ -66,6 +71,7 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 ways=(native musl twasmc)
 [ "$nobounds" = 1 ] && ways+=(nobounds)
+[ "$prebuilt" = 1 ] && ways+=(before)
 
 # source_tree PATTERN_TAR FILE PACKAGE: prints the root of an unpacked tree
 # holding FILE (e.g. test/speedtest1.c): from SRCDIR (unpacked, or its
@@ -198,7 +204,9 @@ run_out() {
 
 for p in "${programs[@]}"; do
 	case $p in sqlite | lua | mujs) ;; *) echo "$0: unknown program $p (sqlite, lua, mujs)" >&2; exit 2 ;; esac
-	if ! "build_$p"; then
+	if [ "$prebuilt" = 1 ]; then
+		[ -x "$work/$p/twasmc" ] || { echo "$p: skipped: no build under $work/$p"; continue; }
+	elif ! "build_$p"; then
 		echo "$p: skipped: sources or build not available (see above)"
 		continue
 	fi
@@ -215,6 +223,7 @@ for row in "${rows[@]}"; do
 	[ -n "$script" ] && in=$real_dir/$script
 	run_out "$dir" native "$args" "$in" >"$dir/expected.out"
 	for way in "${ways[@]:1}"; do
+		[ -x "$dir/$way" ] || continue
 		if ! run_out "$dir" "$way" "$args" "$in" | cmp -s - "$dir/expected.out"; then
 			echo "$name: $way output differs from native's" >&2
 			bad=1
@@ -224,6 +233,7 @@ for row in "${rows[@]}"; do
 	[ "$clock" = instr ] && n=1
 	for ((i = 0; i < n; i++)); do
 		for way in "${ways[@]}"; do
+			[ -x "$dir/$way" ] || continue
 			v=$(measure "$dir" "$way" "$args" "$in") || { echo "$name: $way failed" >&2; v=; }
 			k="$name|$way"
 			if [ -n "$v" ] && { [ -z "${best[$k]:-}" ] || awk -v a="$v" -v b="${best[$k]}" 'BEGIN { exit !(a < b) }'; }; then
@@ -240,6 +250,7 @@ sep="|---|"
 for way in "${ways[@]}"; do header+=" $way |"; sep+="---:|"; done
 header+=" twasmc / native | twasmc / musl |"
 sep+="---:|---:|"
+[ "$prebuilt" = 1 ] && header+=" twasmc / before |" sep+="---:|"
 [ "$nobounds" = 1 ] && header+=" nobounds / native |" sep+="---:|"
 echo "$header"
 echo "$sep"
@@ -247,8 +258,9 @@ for row in "${rows[@]}"; do
 	IFS='|' read -r name prog cargs iargs script <<<"$row"
 	line="| $name |"
 	for way in "${ways[@]}"; do line+=" ${best[$name|$way]:-} |"; done
-	for pair in twasmc/native twasmc/musl ${nobounds:+nobounds/native}; do
+	for pair in twasmc/native twasmc/musl twasmc/before nobounds/native; do
 		[ "$pair" = nobounds/native ] && [ "$nobounds" = 0 ] && continue
+		[ "$pair" = twasmc/before ] && [ "$prebuilt" = 0 ] && continue
 		a=${best[$name|${pair%/*}]:-} b=${best[$name|${pair#*/}]:-}
 		if [ -n "$a" ] && [ -n "$b" ]; then
 			line+=" $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }') |"
