@@ -233,6 +233,11 @@ adopt() {
 }
 
 if [ "$prebuilt" = 1 ]; then
+	# another twasmc's builds, where the earlier run made them (TWASMC_BEFORE)
+	if [ -z "${TWASMC_BEFORE:-}" ] && compgen -G "$work/*/before" >/dev/null; then
+		ways+=(before)
+		ratio_ways=(before "${ratio_ways[@]}")
+	fi
 	echo "adopting the builds under $work ..." >&2
 	for p in "${programs[@]}"; do
 		adopt "$p" || built[$p]=""
