@@ -143,6 +143,26 @@ build_musl() {
 		"$("$CLANG" -print-libgcc-file-name)" "$MUSL_DIR/crtn.o" -o "$2"
 }
 
+# keep_agreeing PROGRAM WAY...: built[PROGRAM] becomes native and the
+# ways whose output equals native's; a form whose output differs is
+# reported n/a, not timed.  Two tries: node crashes now and then (a
+# segfault inside V8).
+keep_agreeing() {
+	local p=$1 dir=$work/$1 way ok=native
+	shift
+	for way in "$@"; do
+		[ "$way" = native ] && continue
+		if run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out" ||
+			run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out"; then
+			ok+=" $way"
+		else
+			echo "note: $p via $way: output differs from native (stderr in $dir/$way.err)" >&2
+		fi
+	done
+	built[$p]=$ok
+	rm -f "$dir"/time.*
+}
+
 # build PROGRAM: all forms; compile times into $dir/compile.<way>.
 build() {
 	local p=$1 dir=$work/$1 src=$bench_dir/$1.c
@@ -169,20 +189,7 @@ build() {
 		built[$p]+=" before"
 	fi
 	built[$p]+=" node"
-	# A form whose output differs from native is reported n/a, not timed.
-	# Two tries: node crashes now and then (a segfault inside V8).
-	local way ok=native
-	for way in ${built[$p]}; do
-		[ "$way" = native ] && continue
-		if run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out" ||
-			run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out"; then
-			ok+=" $way"
-		else
-			echo "note: $p via $way: output differs from native (stderr in $dir/$way.err)" >&2
-		fi
-	done
-	built[$p]=$ok
-	rm -f "$dir"/time.*
+	keep_agreeing "$p" ${built[$p]}
 }
 
 # summary FILE: median (or with -s min, the least) of the numbers in FILE,
@@ -213,7 +220,7 @@ text_bytes() {
 # (copied to a machine without the compilers), each checked again against
 # native's output there.
 adopt() {
-	local p=$1 dir=$work/$1 way ok=native
+	local p=$1 dir=$work/$1 way present=()
 	[ -x "$dir/native" ] && [ -f "$dir/expected.out" ] || { echo "note: $p: no native build in $dir" >&2; return 1; }
 	run_way "$p" native | cmp -s - "$dir/expected.out" || { echo "note: $p: native output differs here" >&2; return 1; }
 	for way in musl twasmc simd wasm2c before node; do
@@ -222,14 +229,9 @@ adopt() {
 		else
 			[ -x "$dir/$way" ] || continue
 		fi
-		if run_way "$p" "$way" 2>"$dir/$way.err" | cmp -s - "$dir/expected.out"; then
-			ok+=" $way"
-		else
-			echo "note: $p via $way: output differs from native (stderr in $dir/$way.err)" >&2
-		fi
+		present+=("$way")
 	done
-	built[$p]=$ok
-	rm -f "$dir"/time.*
+	keep_agreeing "$p" "${present[@]}"
 }
 
 if [ "$prebuilt" = 1 ]; then
