@@ -121,19 +121,27 @@ static LLVMValueRef start32(const ir_iv *iv) {
   return s && LLVMGetIntTypeWidth(LLVMTypeOf(s)) == 32 ? s : NULL;
 }
 
+/* The latch's compare when the latch is a conditional branch that stays in
+ * the loop while the compare's operands differ (`eq` leaving, `ne`
+ * staying); NULL otherwise. */
+static LLVMValueRef stays_while_differ(const kr_ctx *c, const ir_loop *l) {
+  LLVMValueRef br = latch_branch(c, l);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
+  LLVMValueRef cond = LLVMGetCondition(br);
+  if (!LLVMIsAICmpInst(cond)) return NULL;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
+  bool stays = (p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) ||
+               (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header);
+  return stays ? cond : NULL;
+}
+
 /* The loop counts `start` down by `step` to 0: an IV of step -step whose
  * next value the latch compares with 0, leaving when equal (other exits
  * only to traps); *start its start. */
 static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMValueRef *start) {
-  LLVMValueRef br = latch_branch(c, l);
-  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
-  LLVMValueRef cond = LLVMGetCondition(br);
-  if (!LLVMIsAICmpInst(cond) || !is_const(LLVMGetOperand(cond, 1), 0)) return false;
-  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
-  /* stays while next != 0 */
-  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
-    return false;
+  LLVMValueRef cond = stays_while_differ(c, l); /* stays while next != 0 */
+  if (!cond || !is_const(LLVMGetOperand(cond, 1), 0)) return false;
   for (int k = 0; k < l->nivs; k++) {
     const ir_iv *iv = &l->ivs[k];
     if (iv->next == LLVMGetOperand(cond, 0) && !iv->step_inv && iv->step == -step && (*start = start32(iv)))
@@ -146,17 +154,11 @@ static bool counts_down(const kr_ctx *c, const ir_loop *l, int64_t step, LLVMVal
  * differs from wide (`icmp eq i64 wide, zext(j + U)`): the same trips as
  * j against n = trunc(wide), wide being below 2^32 (tri_count). */
 static bool counts_up_to_row(const kr_ctx *c, const kr_region *r, const ir_loop *l, int U, LLVMValueRef *start) {
-  LLVMValueRef br = latch_branch(c, l);
-  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
-  LLVMValueRef cond = LLVMGetCondition(br);
-  if (!LLVMIsAICmpInst(cond)) return false;
+  LLVMValueRef cond = stays_while_differ(c, l);
+  if (!cond) return false;
   LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1), x = a == r->wide ? b : b == r->wide ? a : NULL;
   if (!x || !LLVMIsAZExtInst(x)) return false;
   x = LLVMGetOperand(x, 0);
-  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-  LLVMBasicBlockRef header = c->cfg->blocks[l->header].bb;
-  if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
-    return false;
   for (int k = 0; k < l->nivs; k++) {
     const ir_iv *iv = &l->ivs[k];
     if (iv->next == x && !iv->step_inv && iv->step == U && iv->bits == 32 && (*start = start32(iv))) return true;
