@@ -48,6 +48,13 @@ typedef struct {
   ir_trip trip;                   /* j from 0 while j < count: the region's count */
   const ir_loop *inner;           /* a loop nest of outer beside the region, after
                                    * it (the region is then a prologue), or NULL */
+  /* An innermost loop of outer before the region (atax's sum in memory
+   * beside `y[j] += A[i][j] * tmp[i]`), in its bounds copies (one
+   * `!twasm.loop`), every exit to the region's skip S: only a split part
+   * (kn_recog_split.c) takes such a region; nbefore 0 otherwise. */
+  const ir_loop *before[KR_REGION_LOOPS];
+  int nbefore;
+  int skip;                       /* S: the block whose branch skips V */
   int done;                       /* the block every path of the region reaches */
   /* A sum region (an integer row sum in lanes, kn_lanes_region.c): V and
    * R store nothing and add into accumulators; result, a phi of done, is
@@ -202,6 +209,10 @@ bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l);
  * i64 counter starting at zext(x), x i32 (widened by LLVM after the
  * pointers pass), else the start itself. */
 LLVMValueRef kr_region_widened_start(const ir_iv *iv);
+/* Whether block b's branch enters one of two bounds copies of one
+ * innermost loop of outer (the fast and the checked, one `!twasm.loop`):
+ * one of them runs, the same Wasm loop either way. */
+bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b);
 /* The region whose loops include l as one of R's copies, or NULL. */
 const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
 /* A load of host state (the memory's size) that only steers the bounds

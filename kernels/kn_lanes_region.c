@@ -372,12 +372,50 @@ static LLVMValueRef sum_acc(const kr_ctx *c, const ir_loop *l, LLVMValueRef *lat
   return phi;
 }
 
-/* The loops of the region, (a): V's copies and R's copies. */
-static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
-  LLVMValueRef vid = NULL, rid = NULL;
-  r->nloops = 0;
+/* The Wasm loop of outer's innermost loops that runs before the region:
+ * of two Wasm loops with scalar stores, the one whose copies all exit to
+ * a block dominating a vector loop's header (R's exit after it); NULL
+ * when outer has one such Wasm loop. */
+static LLVMValueRef before_loop(const kr_ctx *c, const ir_loop *outer) {
+  LLVMValueRef ids[2] = {NULL, NULL};
+  const ir_loop *vec = NULL;
+  int nids = 0;
   for (int k = 0; k < outer->nchildren; k++) {
     const ir_loop *l = outer->children[k];
+    LLVMValueRef st[KR_REGION_STORES], id = wasm_loop(c, l);
+    bool vector;
+    if (l->nchildren || loop_stores(c, l, &vector, st, KR_REGION_STORES) <= 0 || !id) continue;
+    if (vector) vec = l;
+    if (vector || id == ids[0] || id == ids[1]) continue;
+    if (nids == 2) return NULL;
+    ids[nids++] = id;
+  }
+  if (nids < 2 || !vec) return NULL;
+  for (int i = 0; i < 2; i++) {
+    bool all = true;
+    for (int k = 0; k < outer->nchildren && all; k++) {
+      const ir_loop *l = outer->children[k];
+      if (l->nchildren || wasm_loop(c, l) != ids[i]) continue;
+      int to = exit_block(c, l);
+      all = to >= 0 && ir_dominates(c->dom, to, vec->header);
+    }
+    if (all) return ids[i];
+  }
+  return NULL;
+}
+
+/* The loops of the region, (a): V's copies and R's copies. */
+static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
+  LLVMValueRef vid = NULL, rid = NULL, bid = before_loop(c, outer);
+  r->nloops = 0;
+  r->nbefore = 0;
+  for (int k = 0; k < outer->nchildren; k++) {
+    const ir_loop *l = outer->children[k];
+    if (bid && !l->nchildren && wasm_loop(c, l) == bid) {
+      if (r->nbefore == KR_REGION_LOOPS) return false;
+      r->before[r->nbefore++] = l;
+      continue;
+    }
     if (l->nchildren) {
       /* a nest beside the region: it is then a prologue */
       if (r->inner) return false;
@@ -412,7 +450,32 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       r->vec = l;
     }
   }
-  return vid && rid && r->rep && r->vec;
+  return vid && rid && r->rep && r->vec && !(r->nbefore && (r->inner || r->sum));
+}
+
+/* The block from which every path enters l (its bounds copies' test):
+ * the first block above l's preheader with more than one successor. */
+static int entry_of(const kr_ctx *c, const ir_loop *l) {
+  int b = l->preheader;
+  for (int n = 0; b >= 0 && n < 8 && c->cfg->blocks[b].nsuccs == 1 && c->cfg->blocks[b].npreds == 1; n++)
+    b = c->cfg->blocks[b].preds[0];
+  return b;
+}
+
+/* The loop before the region (r->before): entered from one block, its
+ * every copy leaving to the skip S; that block, or -1. */
+static int before_entry(const kr_ctx *c, const kr_region *r, int S) {
+  int entry = entry_of(c, r->before[0]);
+  for (int k = 0; k < r->nbefore; k++)
+    if (entry < 0 || entry_of(c, r->before[k]) != entry || exit_block(c, r->before[k]) != S) return -1;
+  /* each way out of the entry goes into a copy */
+  const ir_block *e = &c->cfg->blocks[entry];
+  for (int s = 0; s < e->nsuccs; s++) {
+    bool into = false;
+    for (int k = 0; k < r->nbefore; k++) into |= straight(c, e->succs[s]) == r->before[k]->header;
+    if (!into) return -1;
+  }
+  return entry;
 }
 
 /* The peel P before a remainder unrolled by 2: s' = phi(s | 1 after P,
@@ -791,7 +854,8 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   int G = -1;
   for (int b = S, steps = 0; steps < 8 && G < 0 && !r->wide; steps++) {
     const ir_block *blk = &c->cfg->blocks[b];
-    if (blk->npreds != 1) return fail(c, REGION_FAIL);
+    if (blk->npreds != 1 && r->nbefore && b == S && (b = before_entry(c, r, S)) >= 0) continue;
+    if (blk->npreds != 1 || b < 0) return fail(c, REGION_FAIL);
     int p = blk->preds[0];
     /* (a bounds check on the way: one side traps) */
     if (branch_of(c, p, &cond, &t, &f) && !traps(c, t) && !traps(c, f)) {
@@ -810,6 +874,9 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     int x = outer->body[b];
     bool in_loop = r->inner && r->inner->in_body[x];
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
+    /* the loop before the region and what runs before G: another part's */
+    for (int k = 0; k < r->nbefore; k++) in_loop |= r->before[k]->in_body[x];
+    in_loop |= r->nbefore && ir_dominates(c->dom, x, G);
     if (in_loop) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
@@ -818,6 +885,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, done)) return fail(c, SUM_FAIL);
   c->reason = why;
   r->done = done;
+  r->skip = S;
   r->count = n;
   r->lanes = lanes;
   r->start = s1;
@@ -1218,4 +1286,19 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
  * region runs (whole) before l on each iteration of its outer loop. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l) {
   return r->done >= 0 && ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
+}
+
+bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {
+  const ir_block *blk = &c->cfg->blocks[b];
+  const ir_loop *into[2] = {NULL, NULL};
+  if (blk->nsuccs != 2) return false;
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < outer->nchildren; k++)
+      if (!outer->children[k]->nchildren && straight(c, blk->succs[s]) == outer->children[k]->header)
+        into[s] = outer->children[k];
+  if (!into[0] || !into[1] || into[0] == into[1] || wasm_loop(c, into[0]) != wasm_loop(c, into[1]) ||
+      !wasm_loop(c, into[0]))
+    return false;
+  bool checked0 = ir_checked_copy(c->cfg->blocks[into[0]->header].bb);
+  return checked0 != ir_checked_copy(c->cfg->blocks[into[1]->header].bb);
 }

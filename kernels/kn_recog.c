@@ -259,7 +259,8 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
   for (;;) {
     const ir_loop *before = sibling_exiting(c, outer, l, p, x);
     if (before) return entered_always(c, before, outer, guard, enters);
-    if (c->cfg->blocks[p].nsuccs != 1) {
+    /* the bounds pass's choice between the loop's copies: one runs */
+    if (c->cfg->blocks[p].nsuccs != 1 && !kr_region_copies_fork(c, outer, p)) {
       LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
       if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
           !outer->in_body[p] || !ir_dominates(c->dom, p, outer->latches[0]))
@@ -439,6 +440,8 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
       /* a vector loop and its scalar remainder: one scalar loop, the
        * remainder's stores the kernel's; before a nest of l, a prologue
        * (kn_lanes_region.c) */
+      /* with a loop before it, the region is a part of its own */
+      if (r.nbefore) return kr_fail(c, "loop nest is not a single chain of loops");
       kr_region *keep = tw_arena_alloc(c->arena, sizeof *keep);
       *keep = r;
       if (r.inner) {

@@ -306,6 +306,25 @@ static bool counts(kr_ctx *c, LLVMValueRef v, kn_type t, kr_affine *form) {
   return false;
 }
 
+/* v's index in c->stored: a value stored there, an LCSSA phi of one, or
+ * a phi joining such values of one element (the bounds copies of the
+ * loop storing it, each leaving right after its store: whichever copy
+ * ran, memory holds the value the phi takes); -1 otherwise. */
+static int stored_index(const kr_ctx *c, LLVMValueRef v, int depth) {
+  if (LLVMIsAPHINode(v) && depth < 2) {
+    int s = -1;
+    for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+      int x = stored_index(c, LLVMGetIncomingValue(v, k), depth + 1);
+      if (x < 0 || (s >= 0 && !kr_same_affine(&c->stored_at[s], &c->stored_at[x]))) return -1;
+      s = x;
+    }
+    return s;
+  }
+  for (int s = 0; s < c->nstored; s++)
+    if (c->stored[s] == v) return s;
+  return -1;
+}
+
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   kr_affine form;
   kn_type t;
@@ -316,10 +335,8 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
   int32_t r;
   /* i8/i16 values are i32 nodes holding their zero extension */
   kn_type nt = t == KN_I8 || t == KN_I16 ? KN_I32 : t;
-  LLVMValueRef in = LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1 ? LLVMGetIncomingValue(v, 0) : v; /* LCSSA */
-  int s = 0;
-  while (s < c->nstored && c->stored[s] != in) s++;
-  if (s < c->nstored && t != KN_I1 && nt == t) {
+  int s = c->nstored ? stored_index(c, v, 0) : -1;
+  if (s >= 0 && t != KN_I1 && nt == t) {
     /* an epilogue's read of what the inner loop stored last */
     r = kr_load_at(c, &c->stored_at[s], t, t, false);
     if (r < 0) return -1;

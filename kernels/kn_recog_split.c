@@ -20,7 +20,9 @@
  * effects are its stores, and no value of the nest is used after it
  * (off_version_check). */
 #include <stdio.h>
+#include <string.h>
 
+#include "ir_pass.h"
 #include "kn_internal.h"
 
 #define KR_MAX_PARTS 4
@@ -236,8 +238,9 @@ static bool used_only_in(const kr_ctx *c, LLVMValueRef v, const ir_loop *l) {
 }
 
 /* Whether every load of address a in the nest reads it after loop l (the
- * part's) on its iteration, or serves l alone. */
-static bool read_after(kr_ctx *pc, const kr_affine *a, const ir_loop *l) {
+ * part's) on its iteration, or serves l alone; with r, l is r's loop
+ * before it, in r->nbefore copies, and after is after r's skip S. */
+static bool read_after_in(kr_ctx *pc, const kr_affine *a, const ir_loop *l, const kr_region *r) {
   const ir_loop *root = pc->chain[0];
   for (int b = 0; b < root->nbody; b++) {
     int bi = root->body[b];
@@ -248,15 +251,28 @@ static bool read_after(kr_ctx *pc, const kr_affine *a, const ir_loop *l) {
       /* an address the part cannot express moves with another loop: not
        * the same element on every iteration of that loop */
       if (!x.ok || !kr_same_affine(&x, a)) continue;
-      if (l->in_body[bi] ? !used_only_in(pc, i, l) : !ir_dominates(pc->dom, l->header, bi)) return false;
+      const ir_loop *own = l->in_body[bi] ? l : NULL;
+      for (int k = 0; r && k < r->nbefore; k++)
+        if (r->before[k]->in_body[bi]) own = r->before[k];
+      if (own ? !used_only_in(pc, i, own) : !ir_dominates(pc->dom, r ? r->skip : l->header, bi)) return false;
     }
   }
   return true;
 }
 
+static bool read_after(kr_ctx *pc, const kr_affine *a, const ir_loop *l) {
+  return read_after_in(pc, a, l, NULL);
+}
+
+static bool split_region(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned, const kr_region *found);
+
 bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned) {
   const ir_loop *root = scanned->chain[0], *loops[KR_MAX_PARTS];
   int nl = root->nchildren;
+  kr_ctx probe = *scanned;
+  kr_region r;
+  if (root->nlatches == 1 && nl > 2 && kr_region_find(&probe, root, &r) && r.nbefore)
+    return split_region(c, scanned, out_scanned, &r);
   if (root->nlatches != 1 || nl < 2 || nl > KR_MAX_PARTS) return false;
   for (int i = 0; i < nl; i++) {
     const ir_loop *l = root->children[i];
@@ -386,4 +402,124 @@ static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_re
   kr_affine at = forwardable(&ec, epi);
   for (int f = 0; at.ok && f < nforward; f++) ec.forward_writes |= kr_same_affine(&at, &forward[f]);
   return recognise_part(c, &ec, epi, n, n + 1, KN_MAP, out_scanned, &outs[n]);
+}
+
+/* ---- A part that is a vector region (atax at -O2 -msimd128) ----
+ *
+ * clang vectorises atax's second j loop (`y[j] += A[i][j] * tmp[i]`)
+ * into a region of the i loop (kn_lanes_region.c) and leaves the first,
+ * the sum in memory `tmp[i] += A[i][j] * x[j]`, scalar; the bounds pass
+ * copies each j loop (fast and checked).  kr_region_find takes that first
+ * loop's copies as the region's loop before it (r->before: every copy
+ * leaving to the region's skip S, entered after its guard G).  The parts
+ * are then the sum (its fast copy as the part's inner loop, with the
+ * stores before it: tmp[i] = 0) and the region (R's fast copy, its
+ * stores proved as in build_chain: kr_region_prove); why running them in
+ * order is the nest is kr_split_loops's argument above, reads of tmp[i]
+ * after S forwarded.  The checked copy of the sum is the bounds pass's
+ * clone of the same Wasm loop (one `!twasm.loop`), which traps where the
+ * Wasm code does and otherwise stores what the fast copy stores; a launch
+ * runs only when every access of the parts is in range (the runtime's
+ * checks), and its stores are checked here to be at the fast copy's
+ * addresses.  V multiplies by tmp[i] as the sum's loop left it in a
+ * register (a phi of the copies' last sums) where P and R load tmp[i]:
+ * each copy stores that value, computed in the store's block, as its one
+ * store, so it is what memory holds after the loop (c->stored, as for an
+ * epilogue), and no part writes tmp[i] but the sum (the runtime's
+ * checks between parts). */
+
+/* The stores of loop l, at one array's element (in pc's terms, l as dim
+ * 1); false when another array or too many. */
+static bool loop_part(const kr_ctx *pc, const ir_loop *l, kr_part *part) {
+  kr_ctx at = *pc;
+  at.chain[1] = l;
+  at.depth = 2;
+  *part = (kr_part){0};
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(pc->cfg->blocks[l->body[b]].bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAStoreInst(i)) continue;
+      kr_affine a = kr_address(&at, LLVMGetOperand(i, 1));
+      if (!a.ok || part->nstores == KR_MAX_SPLIT_STORES || (part->nstores && !kr_same_affine(&a, &part->key)))
+        return false;
+      part->key = a;
+      part->stores[part->nstores++] = i;
+    }
+  return part->nstores > 0;
+}
+
+static bool split_region(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned, const kr_region *found) {
+  kr_region *r = tw_arena_alloc(c->arena, sizeof *r);
+  *r = *found;
+  const ir_loop *root = scanned->chain[0], *sum = NULL;
+  for (int k = 0; k < r->nbefore; k++)
+    if (!ir_checked_copy(c->cfg->blocks[r->before[k]->header].bb)) {
+      if (sum) return false;
+      sum = r->before[k];
+    }
+  kr_part parts[2], copy;
+  memset(parts, 0, sizeof parts);
+  if (!sum || !loop_part(scanned, sum, &parts[0])) return false;
+  for (int k = 0; k < r->nbefore; k++)
+    if (!loop_part(scanned, r->before[k], &copy) || copy.nstores != parts[0].nstores ||
+        !kr_same_affine(&copy.key, &parts[0].key))
+      return false;
+  /* part 1 also holds the stores before its loop (the region's check
+   * left no others outside the loops but the peel) */
+  kr_part pre = {0};
+  for (int b = 0; b < root->nbody; b++) {
+    int bi = root->body[b];
+    bool in_loop = false;
+    for (int k = 0; k < root->nchildren; k++) in_loop |= root->children[k]->in_body[bi];
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[bi].bb); i && !in_loop; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsAStoreInst(i) || i == r->peel) continue;
+      if (!ir_dominates(c->dom, bi, sum->header) || pre.nstores == KR_MAX_SPLIT_STORES) return false;
+      pre.stores[pre.nstores++] = i;
+    }
+  }
+  if (pre.nstores + parts[0].nstores > KR_MAX_SPLIT_STORES) return false;
+  memmove(parts[0].stores + pre.nstores, parts[0].stores, (size_t)parts[0].nstores * sizeof *parts[0].stores);
+  memcpy(parts[0].stores, pre.stores, (size_t)pre.nstores * sizeof *pre.stores);
+  parts[0].nstores += pre.nstores;
+  memcpy(parts[1].stores, r->stores, (size_t)r->nstores * sizeof *r->stores);
+  parts[1].nstores = r->nstores;
+  kn_recog_nest *outs = tw_arena_alloc(c->arena, 2 * sizeof *outs);
+  kr_affine *forward = tw_arena_alloc(c->arena, sizeof *forward);
+  LLVMValueRef *stored = tw_arena_alloc(c->arena, (size_t)r->nbefore * sizeof *stored);
+  kr_affine *stored_at = tw_arena_alloc(c->arena, (size_t)r->nbefore * sizeof *stored_at);
+  int nforward = 0, nstored = 0;
+  kr_ctx first = *scanned;
+  first.chain[1] = sum;
+  first.depth = 2;
+  first.prologue = NULL;
+  first.forward = forward;
+  first.nforward = 0;
+  if (!recognise_part(c, &first, &parts[0], 0, 2, KN_MATMUL, out_scanned, &outs[0])) return false;
+  kr_affine a = forwardable(&first, &parts[0]);
+  if (a.ok && read_after_in(&first, &a, sum, r)) {
+    forward[nforward++] = a;
+    for (int k = 0; k < r->nbefore; k++) {
+      if (!loop_part(scanned, r->before[k], &copy)) return false;
+      LLVMValueRef v = stored_value(c, &copy, r->before[k]);
+      if (v) stored[nstored] = v, stored_at[nstored++] = a;
+    }
+  }
+  kr_ctx pc = *scanned;
+  pc.chain[1] = r->rep;
+  pc.depth = 2;
+  pc.prologue = NULL;
+  pc.region = r;
+  pc.forward = forward;
+  pc.nforward = nforward;
+  pc.stored = stored;
+  pc.stored_at = stored_at;
+  pc.nstored = nstored;
+  kn_recog_nest proof = *out_scanned;
+  pc.out = &proof;
+  if (!kr_region_prove(&pc, r)) {
+    c->reason = pc.reason;
+    return false;
+  }
+  if (!recognise_part(c, &pc, &parts[1], 1, 2, KN_MATMUL, out_scanned, &outs[1])) return false;
+  hang_parts(c, &first, scanned, outs, 2);
+  return true;
 }
