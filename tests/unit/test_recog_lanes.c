@@ -549,6 +549,94 @@ START_TEST(nested_i8_product_no_unroll) {
 }
 END_TEST
 
+/* simd_nested.c's atax_rows built with `flags`: its one nest taken, in
+ * two parts, each product described (part 1 into one, part 2 into two). */
+static bool atax_parts(const char *flags, char *one, char *two, size_t size) {
+  fixture f;
+  recognise_flags(&f, "simd_nested.c", "atax_rows", flags);
+  if (f.skipped) return false;
+  const kn_recog_nest *p = NULL;
+  for (int i = 0; i < f.res.nnests; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].nparts == 1) p = &f.res.nests[i];
+  if (!p) dump(&f);
+  ck_assert_msg(p && p->desc.kind == KN_MATMUL && p->parts[0].desc.kind == KN_MATMUL, "atax_rows %s: no two parts",
+                flags);
+  matmul_key(p, one, size);
+  matmul_key(&p->parts[0], two, size);
+  release(&f);
+  return true;
+}
+
+/* key with each count of the argument n, or of a bound that is no
+ * argument (the plain build's j loops count to another form of n),
+ * written count(n), into out */
+static void n_counts(const char *key, char *out, size_t size) {
+  out[0] = 0;
+  for (const char *p = key; *p;) {
+    const char *forms[] = {"count(arg 2+0)", "count(arg -1+0)"}, *hit = NULL;
+    for (int f = 0; f < 2; f++)
+      if (!strncmp(p, forms[f], strlen(forms[f]))) hit = forms[f];
+    size_t len = strlen(out);
+    if (len + 16 >= size) break;
+    if (hit) {
+      strcat(out, "count(n)");
+      p += strlen(hit);
+    } else {
+      out[len] = *p++;
+      out[len + 1] = 0;
+    }
+  }
+}
+
+/* atax's second j loop a vector region beside the first loop's scalar sum
+ * in memory (kn_recog_split.c split_region), its splat the sum the first
+ * loop left in a register: the two matrix-vector parts of the plain
+ * -fno-unroll-loops build (plain -O2 leaves a straight copy for n = 1 in
+ * the nest, the polybench_suite gap), with -msimd128 and with the
+ * remainder not unrolled; failed before: a map of the remainder only */
+START_TEST(nested_atax_parts) {
+  char plain[2][1024], simd[2][1024];
+  if (!atax_parts("-fno-unroll-loops", plain[0], plain[1], sizeof plain[0])) return;
+  const char *flags[] = {"-msimd128", "-msimd128 -fno-unroll-loops"};
+  for (int k = 0; k < 2; k++) {
+    ck_assert(atax_parts(flags[k], simd[0], simd[1], sizeof simd[0]));
+    /* n, the sum's k count and the region's j count: the argument in
+     * the simd build, another form of it in the plain build's loops */
+    for (int p = 0; p < 2; p++) {
+      char a[1024], b[1024];
+      n_counts(plain[p], a, sizeof a);
+      n_counts(simd[p], b, sizeof b);
+      ck_assert_msg(strcmp(a, b) == 0, "part %d plain: %s\n%s:  %s", p + 1, plain[p], flags[k], simd[p]);
+    }
+    ck_assert_msg(strstr(simd[0], " k count(arg 2+0)"), "%s", simd[0]);
+  }
+  /* the second part's rows: n (the region's j count) */
+  ck_assert_msg(strstr(simd[1], " n count(arg 2+0)"), "%s", simd[1]);
+}
+END_TEST
+
+/* the splat V multiplies by: -tmp[i] instead of the sum left in a
+ * register (the peel and the remainder still load tmp[i]) */
+static bool splat_source(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMInsertElement && LLVMIsAPHINode(LLVMGetOperand(i, 1)) &&
+         LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 1))) == LLVMFloatTypeKind;
+}
+
+static LLVMValueRef as_negated_splat(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildInsertElement(b, LLVMGetOperand(i, 0), LLVMBuildFNeg(b, LLVMGetOperand(i, 1), ""),
+                                LLVMGetOperand(i, 2), "");
+}
+
+static void splat_negated(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, splat_source, as_negated_splat), 1); }
+
+/* atax_rows changed so that V stores y - A tmp, or multiplies by -tmp[i]:
+ * no parts taken, each refused for the region's values */
+START_TEST(neg_atax_other_value) {
+  check_mutated_in("atax_rows", vector_subtracts, "its parts store different values");
+  check_mutated_in("atax_rows", splat_negated, "its parts store different values");
+}
+END_TEST
+
 static bool vector_access(LLVMValueRef u) {
   bool vec_type = LLVMGetTypeKind(LLVMTypeOf(LLVMIsAStoreInst(u) ? LLVMGetOperand(u, 0) : u)) == LLVMVectorTypeKind;
   if (LLVMIsAStoreInst(u)) return vec_type;
@@ -721,6 +809,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, nested_triangle);
   tcase_add_test(tc, neg_triangle_skips_tail);
   tcase_add_test(tc, neg_triangle_map);
+  tcase_add_test(tc, nested_atax_parts);
+  tcase_add_test(tc, neg_atax_other_value);
   suite_add_tcase(s, tc);
   return s;
 }

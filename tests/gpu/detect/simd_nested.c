@@ -76,6 +76,19 @@ void syrk_tri(int m, int p, float alpha, float beta, float C[][64], float A[][64
   }
 }
 
+/* atax's i loop (PolyBench, rows of 64): the sum in memory tmp[i] of the
+ * first j loop stays scalar, the second, y[j] += A[i][j] * tmp[i], is a
+ * vector region beside it whose splat is the sum as the first loop left
+ * it in a register, where its peel and remainder load tmp[i]: two parts,
+ * in order (kernels/kn_recog_split.c split_region) */
+void atax_rows(int m, int n, float A[][64], const float *x, float *y, float *tmp) {
+  for (int i = 0; i < m; i++) {
+    tmp[i] = 0.0f;
+    for (int j = 0; j < n; j++) tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (int j = 0; j < n; j++) y[j] = y[j] + A[i][j] * tmp[i];
+  }
+}
+
 /* the lower triangle scaled alone (j <= i): a vector region whose count
  * is the row's i + 1, as in syrk_tri, but no product to take it; a map
  * over a triangle is none (the region's count varies with the i loop) */
