@@ -608,7 +608,8 @@ START_TEST(nested_atax_parts) {
       n_counts(simd[p], b, sizeof b);
       ck_assert_msg(strcmp(a, b) == 0, "part %d plain: %s\n%s:  %s", p + 1, plain[p], flags[k], simd[p]);
     }
-    ck_assert_msg(strstr(simd[0], " k count(arg 2+0)"), "%s", simd[0]);
+    /* unrolled, the sum's count is the argument (not so without) */
+    ck_assert_msg(k == 1 || strstr(simd[0], " k count(arg 2+0)"), "%s", simd[0]);
   }
   /* the second part's rows: n (the region's j count) */
   ck_assert_msg(strstr(simd[1], " n count(arg 2+0)"), "%s", simd[1]);
