@@ -377,6 +377,17 @@ static LLVMValueRef stored_value(const kr_ctx *c, const kr_part *part, const ir_
   return v;
 }
 
+/* What a later part reads of the earlier parts: forwarded elements, and
+ * values stored there last (c->stored). */
+static void reads_from_parts(kr_ctx *c, const kr_affine *forward, int nforward, const LLVMValueRef *stored,
+                             const kr_affine *stored_at, int nstored) {
+  c->forward = forward;
+  c->nforward = nforward;
+  c->stored = stored;
+  c->stored_at = stored_at;
+  c->nstored = nstored;
+}
+
 static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_recog_nest *out_scanned,
                      kn_recog_nest *outs, const kr_ctx *scanned) {
   kr_affine *forward = tw_arena_alloc(c->arena, (size_t)n * sizeof *forward);
@@ -394,11 +405,7 @@ static bool epilogue(kr_ctx *c, kr_part *parts, int n, kr_part *epi, const kn_re
   }
   kr_ctx ec = *scanned;
   ec.depth = 1;
-  ec.forward = forward;
-  ec.nforward = nforward;
-  ec.stored = stored;
-  ec.stored_at = stored_at;
-  ec.nstored = nstored;
+  reads_from_parts(&ec, forward, nforward, stored, stored_at, nstored);
   kr_affine at = forwardable(&ec, epi);
   for (int f = 0; at.ok && f < nforward; f++) ec.forward_writes |= kr_same_affine(&at, &forward[f]);
   return recognise_part(c, &ec, epi, n, n + 1, KN_MAP, out_scanned, &outs[n]);
@@ -508,11 +515,7 @@ static bool split_region(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *
   pc.depth = 2;
   pc.prologue = NULL;
   pc.region = r;
-  pc.forward = forward;
-  pc.nforward = nforward;
-  pc.stored = stored;
-  pc.stored_at = stored_at;
-  pc.nstored = nstored;
+  reads_from_parts(&pc, forward, nforward, stored, stored_at, nstored);
   kn_recog_nest proof = *out_scanned;
   pc.out = &proof;
   if (!kr_region_prove(&pc, r)) {

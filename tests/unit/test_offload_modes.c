@@ -251,8 +251,9 @@ static const struct {
      "gemm_ikj's, qmm_ikj_i8's and syrk_tri's vector loops and scalar remainders are read as one "
      "scalar loop, rows_dot_i32's and rows_dot_i8's sums in lanes and remainders as one sum "
      "(kn_lanes_region.c), in the shape the bounds pass leaves (each loop in a fast and a checked "
-     "copy): guard mode offloads the five products; without the pass (a measuring switch, no user "
-     "mode) only maps or reduces of the remainders"},
+     "copy): guard mode offloads the five products (and atax_rows's two parts, kn_recog_split.c "
+     "split_region); without the pass (a measuring switch, no user mode) only maps or reduces of the "
+     "remainders"},
     {"tests/unit/reroll/matmul.c",
      "main's inlined copy of jacobi (0x577 in its -c build) is a map in guard mode; without the bounds "
      "pass (a measuring switch, no user mode) the pointers pass's nuw lets LLVM widen its counters "
