@@ -213,6 +213,8 @@ LLVMValueRef kr_region_widened_start(const ir_iv *iv);
  * innermost loop of outer (the fast and the checked, one `!twasm.loop`):
  * one of them runs, the same Wasm loop either way. */
 bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b);
+/* Whether block b's branch is a bounds check: one side traps. */
+bool kr_region_trap_check(const kr_ctx *c, int b);
 /* The region whose loops include l as one of R's copies, or NULL. */
 const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
 /* A load of host state (the memory's size) that only steers the bounds

@@ -478,6 +478,23 @@ static int before_entry(const kr_ctx *c, const kr_region *r, int S) {
   return entry;
 }
 
+/* A guard G before the nest (clang's version of the loops for n >= 1,
+ * -O3): a block outside the nest, dominating its header, branching on
+ * n < 1 with its false side dominating the header and its true side not,
+ * so n >= 1 whenever the region runs (n is computed before the nest); -1
+ * when none. */
+static int guard_outside(const kr_ctx *c, LLVMValueRef n) {
+  const ir_loop *root = c->chain[0];
+  for (int b = 0; b < c->cfg->nblocks; b++) {
+    if (root->in_body[b] || !ir_dominates(c->dom, b, root->header)) continue;
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[b].bb);
+    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) || !none_when_true(LLVMGetCondition(br), n)) continue;
+    int t = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 0)), f = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 1));
+    if (ir_dominates(c->dom, f, root->header) && !ir_dominates(c->dom, t, root->header)) return b;
+  }
+  return -1;
+}
+
 /* The peel P before a remainder unrolled by 2: s' = phi(s | 1 after P,
  * s) in block D (which tests s == n - 1), P run from block J (where
  * s = phi(M, 0)) when n & 1 != 0, straight code holding one store. */
@@ -855,6 +872,11 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   for (int b = S, steps = 0; steps < 8 && G < 0 && !r->wide; steps++) {
     const ir_block *blk = &c->cfg->blocks[b];
     if (blk->npreds != 1 && r->nbefore && b == S && (b = before_entry(c, r, S)) >= 0) continue;
+    /* S on every iteration of outer: G before the nest, if any */
+    if (b == outer->header && !r->sum) {
+      G = guard_outside(c, n);
+      break;
+    }
     if (blk->npreds != 1 || b < 0) return fail(c, REGION_FAIL);
     int p = blk->preds[0];
     /* (a bounds check on the way: one side traps) */
@@ -876,7 +898,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
     /* the loop before the region and what runs before G: another part's */
     for (int k = 0; k < r->nbefore; k++) in_loop |= r->before[k]->in_body[x];
-    in_loop |= r->nbefore && ir_dominates(c->dom, x, G);
+    in_loop |= r->nbefore && ir_dominates(c->dom, x, before_entry(c, r, S));
     if (in_loop) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
       if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
@@ -1301,4 +1323,10 @@ bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {
     return false;
   bool checked0 = ir_checked_copy(c->cfg->blocks[into[0]->header].bb);
   return checked0 != ir_checked_copy(c->cfg->blocks[into[1]->header].bb);
+}
+
+bool kr_region_trap_check(const kr_ctx *c, int b) {
+  LLVMValueRef cond;
+  int t, f;
+  return branch_of(c, b, &cond, &t, &f) && (traps(c, t) != traps(c, f));
 }

@@ -259,8 +259,9 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
   for (;;) {
     const ir_loop *before = sibling_exiting(c, outer, l, p, x);
     if (before) return entered_always(c, before, outer, guard, enters);
-    /* the bounds pass's choice between the loop's copies: one runs */
-    if (c->cfg->blocks[p].nsuccs != 1 && !kr_region_copies_fork(c, outer, p)) {
+    /* the bounds pass's choice between the loop's copies: one runs; a
+     * bounds check before them: the launch's range checks pass it */
+    if (c->cfg->blocks[p].nsuccs != 1 && !kr_region_copies_fork(c, outer, p) && !kr_region_trap_check(c, p)) {
       LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
       if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
           !outer->in_body[p] || !ir_dominates(c->dom, p, outer->latches[0]))
@@ -276,6 +277,8 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
       *enters = LLVMGetSuccessor(br, 0) == in;
       return true;
     }
+    /* back to outer's header past copies' forks and bounds checks only */
+    if (p == outer->header) return true;
     if (c->cfg->blocks[p].npreds != 1) return false;
     x = p;
     p = c->cfg->blocks[x].preds[0];
