@@ -9,7 +9,9 @@
 # output.  LLM_BEFORE=PATH adds, in every round, that binary (an older
 # build of the program and runtime) with the driver at once.
 # LLM_AB_PROFILE_FROM / LLM_AB_PROFILE_COUNT: which variants the profiled
-# runs take (default: all but the first).  Issue 20; docs/PERFORMANCE.md,
+# runs take (default: all but the first).  LLM_AB_ARGS: more arguments
+# after `128` (`full phases`: each run's second half by kind of step, the
+# CPU work between launches by loop, printed under its line).  Issue 20; docs/PERFORMANCE.md,
 # "The launch path measured", "Copies by kernel", "Launches as graphs",
 # "Outputs into host memory".
 set -u
@@ -39,6 +41,15 @@ elif [ "${LLM_AB_SET:-start}" = defer ]; then
     "default|X=1"
     "at once, sync by ctx|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
   )
+elif [ "${LLM_AB_SET:-start}" = phases ]; then
+  # LLM_AB_SET=phases (with LLM_AB_ARGS="full phases"): the start's two
+  # settings and huge pages collapsed at growth (TWASM_HUGE_COLLAPSE=1),
+  # to see whether the CPU work's spread between runs follows the pages.
+  variants=(
+    "default|X=1"
+    "at once|TWASM_GPU_START_MS=0"
+    "at once, huge pages collapsed|TWASM_GPU_START_MS=0 TWASM_HUGE_COLLAPSE=1"
+  )
 elif [ "${LLM_AB_SET:-start}" = launch ]; then
   variants=(
     "at once, direct launches|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH=0"
@@ -56,7 +67,9 @@ else
     "repeated after 12 runs, price 100 ms|TWASM_GPU_START_REPEATS=12 TWASM_GPU_START_REPEAT_MS=100"
   )
 fi
-TWASM_DEVICE=cpu timeout 120 "$llm" 64 >"$logs/cpu" 2>&1
+read -r -a cpu_args <<<"${LLM_AB_ARGS:-}"
+TWASM_DEVICE=cpu timeout 120 "$llm" 64 "${cpu_args[@]}" >"$logs/cpu" 2>&1
+grep "^phases" "$logs/cpu"
 echo "cpu, 64 tokens: $(tail -n 1 "$logs/cpu")"
 ids=$(grep '^tokens:' "$logs/cpu" | cut -d' ' -f2-65)
 
@@ -64,9 +77,12 @@ ids=$(grep '^tokens:' "$logs/cpu" | cut -d' ' -f2-65)
 one() {
   local name=$1 same=same
   shift
-  env TWASM_DEVICE=auto "$@" timeout 120 "${LLM:-$llm}" 128 >"$logs/run" 2>&1
+  local args=()
+  [ -z "${LLM:-}" ] && read -r -a args <<<"${LLM_AB_ARGS:-}"
+  env TWASM_DEVICE=auto "$@" timeout 120 "${LLM:-$llm}" 128 "${args[@]}" >"$logs/run" 2>&1
   [ "$(grep '^tokens:' "$logs/run" | cut -d' ' -f2-65)" = "$ids" ] || same="IDS DIFFER"
   echo "$name: $(grep 'tokens/s' "$logs/run" | tail -n 1) [$same]"
+  grep '^phases' "$logs/run" | sed 's/^/    /'
   grep 'profile:' "$logs/run" | sed 's/^twasm: profile: /    /'
 }
 one "warm-up" TWASM_GPU_START_MS=0 >/dev/null

@@ -4,7 +4,7 @@
  * pseudo-random numbers made here: rmsnorm, matrix-vector products (W
  * row-major, out[i] = sum_j W[i][j] * x[j] in j order), RoPE from tables,
  * attention with softmax, a SwiGLU feed-forward layer, argmax sampling.
- *   llm [TOKENS [small]]     TOKENS generated (default 8, at most 128)
+ *   llm [TOKENS [small|full [times|phases]]]  TOKENS generated (default 8, at most 128)
  * `small` takes shapes for quick checks (dim 64, hidden 176, 2 layers of
  * 4 heads, vocabulary 1000).  Prints the token ids (the same on every
  * device: the products are exact) on a `tokens:` line and the speed on an
@@ -33,6 +33,23 @@ typedef struct {
   float *rms_final;                /* dim */
   float *rope_cos, *rope_sin;      /* seq x dim / 2 */
 } llm_weights;
+
+/* `phases`: the time of each kind of step summed over the second half of
+ * the tokens (where auto mode runs the products on the GPU), so that the
+ * CPU work between launches shows by loop (issue 20). */
+enum { PH_MATVEC, PH_RMSNORM, PH_ROPE, PH_SCORES, PH_SOFTMAX, PH_MIX, PH_SWIGLU, PH_ADD, PH_ARGMAX, PH_N };
+static const char *const phase_name[PH_N] = {"matvec", "rmsnorm", "rope", "scores", "softmax",
+                                             "mix", "swiglu", "add", "argmax"};
+static bool phases_on;
+static double phase_sum[PH_N], phase_at;
+
+/* Charges the time since the last lap to phase ph. */
+static void lap(int ph) {
+  if (!phases_on) return;
+  double t = bench_now();
+  phase_sum[ph] += t - phase_at;
+  phase_at = t;
+}
 
 typedef struct {
   float *x, *xb, *xb2, *q, *hb, *hb2, *att, *logits;
@@ -182,8 +199,11 @@ static void attention(const llm_shape *s, llm_state *st, int layer, int pos) {
     float *att = st->att + (size_t)h * s->seq;
     head_scores(att, st->q + h * head, keys + h * head, head, d, pos + 1);
     scale_by(att, 1.0f / sqrtf((float)head), pos + 1);
+    lap(PH_SCORES);
     softmax(att, pos + 1);
+    lap(PH_SOFTMAX);
     head_mix(st->xb + h * head, att, values + h * head, head, d, pos + 1);
+    lap(PH_MIX);
   }
 }
 
@@ -192,26 +212,39 @@ static void forward(const llm_shape *s, const llm_weights *w, llm_state *st, int
   int d = s->dim, hid = s->hidden;
   size_t dd = (size_t)d * d, hd = (size_t)hid * d;
   memcpy(st->x, w->embed + (size_t)token * d, (size_t)d * 4);
+  lap(PH_ADD);
   for (int l = 0; l < s->layers; l++) {
     float *k = st->key_cache + ((size_t)l * s->seq + pos) * d;
     float *v = st->value_cache + ((size_t)l * s->seq + pos) * d;
     rmsnorm(st->xb, st->x, w->rms_att + (size_t)l * d, d);
+    lap(PH_RMSNORM);
     matvec(st->q, st->xb, w->wq + l * dd, d, d);
     matvec(k, st->xb, w->wk + l * dd, d, d);
     matvec(v, st->xb, w->wv + l * dd, d, d);
+    lap(PH_MATVEC);
     rope(st->q, k, w->rope_cos + (size_t)pos * (d / 2), w->rope_sin + (size_t)pos * (d / 2), d);
+    lap(PH_ROPE);
     attention(s, st, l, pos);
     matvec(st->xb2, st->xb, w->wo + l * dd, d, d);
+    lap(PH_MATVEC);
     add_to(st->x, st->xb2, d);
+    lap(PH_ADD);
     rmsnorm(st->xb, st->x, w->rms_ffn + (size_t)l * d, d);
+    lap(PH_RMSNORM);
     matvec(st->hb, st->xb, w->w1 + l * hd, d, hid);
     matvec(st->hb2, st->xb, w->w3 + l * hd, d, hid);
+    lap(PH_MATVEC);
     swiglu(st->hb, st->hb2, hid);
+    lap(PH_SWIGLU);
     matvec(st->xb, st->hb, w->w2 + l * hd, hid, d);
+    lap(PH_MATVEC);
     add_to(st->x, st->xb, d);
+    lap(PH_ADD);
   }
   rmsnorm(st->x, st->x, w->rms_final, d);
+  lap(PH_RMSNORM);
   matvec(st->logits, st->x, w->classifier, d, s->vocab);
+  lap(PH_MATVEC);
 }
 
 static int argmax(const float *x, int n) {
@@ -225,6 +258,8 @@ int main(int argc, char **argv) {
   bool small = argc > 2 && !strcmp(argv[2], "small");
   /* `llm N full|small times`: each token's milliseconds too */
   bool times = argc > 3 && !strcmp(argv[3], "times");
+  /* `llm N full|small phases`: the second half's time by kind of step */
+  bool phases = argc > 3 && !strcmp(argv[3], "phases");
   const llm_shape *s = small ? &small_shape : &full_shape;
   int ntokens = bench_arg(argc, argv, 1, 8);
   if (ntokens > s->seq) ntokens = s->seq;
@@ -238,9 +273,14 @@ int main(int argc, char **argv) {
   double t0 = bench_now(), first = 0, half = 0;
   at[0] = 0;
   for (int pos = 0; pos < ntokens; pos++) {
-    if (pos == ntokens / 2) half = bench_now() - t0;
+    if (pos == ntokens / 2) {
+      half = bench_now() - t0;
+      phases_on = phases;
+      phase_at = bench_now();
+    }
     forward(s, &w, &st, token, pos);
     token = argmax(st.logits, s->vocab);
+    lap(PH_ARGMAX);
     out[pos] = token;
     at[pos + 1] = bench_now() - t0;
     if (pos == 0) first = at[1];
@@ -253,6 +293,14 @@ int main(int argc, char **argv) {
   }
   /* The second half: where auto mode has the GPU going, if it ever does. */
   int late = ntokens - ntokens / 2;
+  if (phases) {
+    double all = 0;
+    for (int i = 0; i < PH_N; i++) all += phase_sum[i];
+    printf("phases (ms a token over the last %d, %.3f in all; the timer's own calls included):", late,
+           all * 1e3 / late);
+    for (int i = 0; i < PH_N; i++) printf(" %s %.3f", phase_name[i], phase_sum[i] * 1e3 / late);
+    printf("\n");
+  }
   printf("tokens:");
   for (int i = 0; i < ntokens; i++) printf(" %d", out[i]);
   printf("\nllm %s dim %d: %d tokens in %.3f s, first %.1f ms, %.2f tokens/s (%.2f after the first, "
