@@ -2,6 +2,7 @@
  * code for calls (sealed tables, stack checks) and for the offload gate,
  * read from twasmc's optimised IR of small modules. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -888,6 +889,82 @@ START_TEST(counted_addresses_widen) {
 }
 END_TEST
 
+/* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
+
+/* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
+ * eight cases, the 9th (any other byte) leaving the loop. */
+static const char dispatch_wat[] =
+    "(module (memory 1) (data (i32.const 0) \"\\00\\01\\02\\03\\04\\05\\06\\07\\00\\01\\08\")\n"
+    "  (func $run (param $pc i32) (result i32) (local $acc i32)\n"
+    "    (block $out (loop $next\n"
+    "      (block $h7 (block $h6 (block $h5 (block $h4 (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "        (br_table $h0 $h1 $h2 $h3 $h4 $h5 $h6 $h7 $out (i32.load8_u (local.get $pc))))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 1))) (br 6))\n"
+    "        (local.set $acc (i32.mul (local.get $acc) (i32.const 3))) (br 5))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.const 5))) (br 4))\n"
+    "        (local.set $acc (i32.sub (local.get $acc) (i32.const 7))) (br 3))\n"
+    "        (local.set $acc (i32.shl (local.get $acc) (i32.const 1))) (br 2))\n"
+    "        (local.set $acc (i32.rotl (local.get $acc) (i32.const 9))) (br 1))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 11))))\n"
+    "      (local.set $acc (i32.or (local.get $acc) (i32.const 64)))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (br $next)))\n"
+    "    (local.get $acc))\n"
+    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 0)) (i32.const %d)) (then unreachable))))\n";
+
+/* The executable is linked non-PIE and its code is static, so the
+ * bytecode loop's jump table holds absolute addresses: one `jmp
+ * *table(,%reg,8)`, no PC-relative table (lea, movslq, add, jmp *%reg)
+ * per dispatch.  Fails before: a position-independent executable whose
+ * switch jumps through a register. */
+START_TEST(executable_jump_tables_absolute) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped executable_jump_tables_absolute: wat2wasm missing\n");
+    return;
+  }
+  /* the value $run computes, by the same steps in C */
+  const unsigned char code[] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1};
+  uint32_t acc = 0;
+  for (size_t i = 0; i < sizeof code; i++) {
+    switch (code[i]) {
+    case 0: acc += 1; break;
+    case 1: acc *= 3; break;
+    case 2: acc ^= 5; break;
+    case 3: acc -= 7; break;
+    case 4: acc <<= 1; break;
+    case 5: acc = acc << 9 | acc >> 23; break;
+    case 6: acc += 11; break;
+    default: break;
+    }
+    acc |= 64;
+  }
+  char dir[] = "/tmp/cpu-jt-XXXXXX", wat[4096], cmd[1024], out[1 << 16];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(wat, sizeof wat, dispatch_wat, (int)acc);
+  snprintf(cmd, sizeof cmd, "%s/d.wat", dir);
+  FILE *f = fopen(cmd, "w");
+  ck_assert(f != NULL);
+  fputs(wat, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "wat2wasm %s/d.wat -o %s/d.wasm && %s -O2 %s/d.wasm -o %s/d && %s/d", dir, dir,
+           unit_twasmc(), dir, dir, dir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "readelf -h %s/d | grep 'Type:'", dir);
+  ck_assert_int_eq(unit_sh(cmd, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "EXEC"), "not a non-PIE executable: %s", out);
+  /* $run is function 0: its indirect jumps */
+  snprintf(cmd, sizeof cmd,
+           "objdump -d --no-show-raw-insn %s/d | awk '/<twasm_module.wasm_f0>:/{p=1;next} /^$/{p=0} p' "
+           "| grep 'jmp *\\*'",
+           dir);
+  ck_assert_int_eq(unit_sh(cmd, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "(,%r") && strstr(out, ",8)"), "jumps: %s", out);
+  ck_assert_msg(!strstr(out, "jmp    *%r"), "a jump through a register: %s", out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -909,6 +986,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, chasing_selects_branch);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
+  tcase_add_test(tc, executable_jump_tables_absolute);
   suite_add_tcase(s, tc);
   return s;
 }
