@@ -468,7 +468,7 @@ static drv_status build_begin(drv_build *b, const uint8_t *bytes, size_t size, c
                           .inherit_env = o->inherit_env};
   b->r.funcs = tw_arena_alloc(&b->arena, (b->m.nfuncs + 1) * sizeof *b->r.funcs);
   b->r.lo.funcs_out = b->r.funcs;
-  b->r.tm = drv_host_machine(o->opt_level, o->cpu, d);
+  b->r.tm = drv_host_machine(o->opt_level, o->cpu, o->emit_main, d);
   if (!b->r.tm || !run_pipeline(&b->r, 0, to_split, &b->next)) return DRV_INTERNAL;
   return DRV_OK;
 }

@@ -57,7 +57,7 @@ static bool one_part(cg_shared *s, unsigned part, tw_diag *d, double times[3]) {
   const drv_options *o = s->job->o;
   double t0 = drv_now();
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMTargetMachineRef tm = drv_host_machine(o->opt_level, o->cpu, d);
+  LLVMTargetMachineRef tm = drv_host_machine(o->opt_level, o->cpu, o->emit_main, d);
   LLVMModuleRef mod = tm ? drv_split_part(s->bitcode, s->size, s->plan, part, ctx, d) : NULL;
   double t1 = drv_now();
   bool ok = mod && (!s->job->passes || s->job->passes(s->job->passes_arg, mod, tm, d));

@@ -47,7 +47,7 @@ static void init_x86(void) {
   LLVMInitializeX86AsmParser(); /* guard mode's labels are inline asm (bnd_late.c) */
 }
 
-LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, tw_diag *d) {
+LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, bool exe, tw_diag *d) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, init_x86);
   char *triple = LLVMGetDefaultTargetTriple();
@@ -66,9 +66,15 @@ LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, tw_diag *d
     bool native = cpu && !strcmp(cpu, "native");
     char *host_cpu = native ? LLVMGetHostCPUName() : NULL;
     char *features = native ? LLVMGetHostCPUFeatures() : NULL;
+    /* An executable is linked non-PIE (drv_link_objects), so its code is
+     * static: a switch's jump table holds absolute addresses and its
+     * dispatch is one `jmp *table(,%reg,8)`, where PIC needs the table's
+     * address, a load of a 32-bit offset and an add (a bytecode loop's
+     * br_table pays them per opcode: docs/PERFORMANCE.md, issue 22).
+     * Objects (-c) and shared objects (the spec runner) stay PIC. */
+    LLVMRelocMode reloc = exe ? LLVMRelocStatic : LLVMRelocPIC;
     tm = LLVMCreateTargetMachine(target, triple, native ? host_cpu : cpu ? cpu : "x86-64",
-                                 features ? features : "", level, LLVMRelocPIC,
-                                 LLVMCodeModelDefault);
+                                 features ? features : "", level, reloc, LLVMCodeModelDefault);
     LLVMDisposeMessage(host_cpu);
     LLVMDisposeMessage(features);
     if (!tm) tw_fail(d, TW_DIAG_NO_OFFSET, "cannot create an LLVM target machine for %s", triple);

@@ -13,10 +13,11 @@
 #include "diag.h"
 #include "driver.h"
 
-/* The x86-64 target machine for opt_level and cpu (drv_options.cpu);
- * NULL with d set when LLVM has none.  Safe on any thread once one call
+/* The x86-64 target machine for opt_level and cpu (drv_options.cpu),
+ * static code for an executable's objects (exe: linked non-PIE by
+ * drv_link_objects), else PIC; NULL with d set when LLVM has none.  Safe on any thread once one call
  * has returned (the first initialises LLVM's x86 target). */
-LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, tw_diag *d);
+LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, bool exe, tw_diag *d);
 
 /* Runs argv (argv[0] looked up in PATH), its first line of stderr into
  * errbuf; the exit status, 127 when it cannot be started (drv_tools.c). */

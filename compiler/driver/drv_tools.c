@@ -227,9 +227,10 @@ bool drv_link_objects(const char *const *objs, unsigned nobjs, const char *exe_p
     return tw_fail(d, TW_DIAG_NO_OFFSET, "runtime library not found: %s", lib);
   static char *const tail[] = {"-lzstd", "-ldl", "-lm", "-lpthread"};
   enum { NTAIL = sizeof tail / sizeof tail[0] };
-  char **argv = malloc((nobjs + NTAIL + 5) * sizeof *argv);
+  char **argv = malloc((nobjs + NTAIL + 6) * sizeof *argv);
   int n = 0;
-  argv[n++] = "cc", argv[n++] = "-o", argv[n++] = (char *)exe_path;
+  /* non-PIE: the objects' code is static (drv_host_machine's exe) */
+  argv[n++] = "cc", argv[n++] = "-no-pie", argv[n++] = "-o", argv[n++] = (char *)exe_path;
   for (unsigned i = 0; i < nobjs; i++) argv[n++] = (char *)objs[i];
   argv[n++] = lib;
   for (int i = 0; i < NTAIL; i++) argv[n++] = tail[i];

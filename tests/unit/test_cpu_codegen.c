@@ -2,6 +2,7 @@
  * code for calls (sealed tables, stack checks) and for the offload gate,
  * read from twasmc's optimised IR of small modules. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -888,6 +889,96 @@ START_TEST(counted_addresses_widen) {
 }
 END_TEST
 
+/* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
+
+/* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
+ * eight cases, the 9th (any other byte) leaving the loop. */
+static const char dispatch_wat[] =
+    "(module (memory 1) (data (i32.const 0) \"\\00\\01\\02\\03\\04\\05\\06\\07\\00\\01\\08\")\n"
+    "  (func $run (param $pc i32) (result i32) (local $acc i32)\n"
+    "    (block $out (loop $next\n"
+    "      (block $h7 (block $h6 (block $h5 (block $h4 (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "        (br_table $h0 $h1 $h2 $h3 $h4 $h5 $h6 $h7 $out (i32.load8_u (local.get $pc))))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 1))) (br 6))\n"
+    "        (local.set $acc (i32.mul (local.get $acc) (i32.const 3))) (br 5))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.const 5))) (br 4))\n"
+    "        (local.set $acc (i32.sub (local.get $acc) (i32.const 7))) (br 3))\n"
+    "        (local.set $acc (i32.shl (local.get $acc) (i32.const 1))) (br 2))\n"
+    "        (local.set $acc (i32.rotl (local.get $acc) (i32.const 9))) (br 1))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 11))))\n"
+    "      (local.set $acc (i32.or (local.get $acc) (i32.const 64)))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (br $next)))\n"
+    "    (local.get $acc))\n"
+    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 0)) (i32.const %d)) (then unreachable))))\n";
+
+/* An executable's code is static (and linked non-PIE), so the bytecode
+ * loop's jump table holds absolute addresses: one `jmp *table(,%reg,8)`,
+ * no PC-relative table (lea, movslq, add, jmp *%reg) per dispatch; the
+ * program still runs.  Fails before: PIC code jumping through a
+ * register, and a PIE. */
+START_TEST(executable_jump_tables_absolute) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped executable_jump_tables_absolute: wat2wasm missing\n");
+    return;
+  }
+  /* the value $run computes, by the same steps in C */
+  const unsigned char code[] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1};
+  uint32_t acc = 0;
+  for (size_t i = 0; i < sizeof code; i++) {
+    switch (code[i]) {
+    case 0: acc += 1; break;
+    case 1: acc *= 3; break;
+    case 2: acc ^= 5; break;
+    case 3: acc -= 7; break;
+    case 4: acc <<= 1; break;
+    case 5: acc = acc << 9 | acc >> 23; break;
+    case 6: acc += 11; break;
+    default: break;
+    }
+    acc |= 64;
+  }
+  char wat[4096], path[256], cmd[2048], out[4096];
+  snprintf(wat, sizeof wat, dispatch_wat, (int)acc);
+  unit_wat_file("cpu-jt", wat, path, sizeof path);
+  /* the code an executable gets, as assembly text */
+  drv_options o;
+  drv_options_default(&o);
+  o.emit_main = true;
+  o.emit_asm = true;
+  uint8_t *bytes = NULL, *text = NULL;
+  size_t size = 0, text_size = 0;
+  tw_diag d = {0};
+  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
+  ck_assert_msg(drv_compile(bytes, size, path, &o, &text, &text_size, &d) == DRV_OK, "%s", d.msg);
+  char *asm_text = malloc(text_size + 1);
+  memcpy(asm_text, text, text_size);
+  asm_text[text_size] = 0;
+  const char *f0 = strstr(asm_text, "\nwasm_f0:"), *f1 = f0 ? strstr(f0, "\nwasm_f1:") : NULL;
+  ck_assert(f0 && f1);
+  bool absolute = false, through_reg = false;
+  for (const char *l = f0; l && l < f1; l = strchr(l + 1, '\n')) {
+    const char *e = strchr(l + 1, '\n');
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)((e ? e : l + strlen(l)) - l - 1), l + 1);
+    if (!strstr(line, "jmp")) continue;
+    absolute |= strstr(line, "*.LJTI") && strstr(line, ",8)");
+    through_reg |= strstr(line, "*%r") != NULL;
+  }
+  ck_assert_msg(absolute && !through_reg, "wasm_f0: %.*s", (int)(f1 - f0), f0);
+  free(asm_text);
+  free(text);
+  free(bytes);
+  /* the executable: not a PIE, and it computes acc */
+  snprintf(cmd, sizeof cmd, "%s -O2 %s -o %s.exe && %s.exe && readelf -h %s.exe | grep 'Type:'", unit_twasmc(),
+           path, path, path, path);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(strstr(out, "EXEC"), "not a non-PIE executable: %s", out);
+  snprintf(cmd, sizeof cmd, "rm -f %s %s.exe", path, path);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -909,6 +1000,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, chasing_selects_branch);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
+  tcase_add_test(tc, executable_jump_tables_absolute);
   suite_add_tcase(s, tc);
   return s;
 }
