@@ -145,7 +145,7 @@ bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpr
       unsigned w = rr_width(ty), a = c ? (unsigned)__builtin_ctzll(c) : w;
       if (a >= w || (w - a < 64 && (1ull << (w - a)) < F)) continue;
       LLVMValueRef r0 = scaled_low(p, LLVMGetOperand(cmp, 1 - side), x, F, c);
-      if (!r0) continue;
+      if (!r0 || (LLVMIsAInstruction(r0) && LLVMGetInstructionParent(r0) == R)) continue;
       LLVMBuilderRef b = p->b;
       LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(R));
       LLVMValueRef d = LLVMBuildPhi(b, ty, "rest.down");
