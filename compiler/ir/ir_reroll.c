@@ -260,14 +260,18 @@ static void rewrite_const(rr_pass *p, rr_shape *s, rr_set *kept) {
   erase_unkept(s, kept);
 }
 
-static bool try_loop(rr_pass *p, const ir_loop *l) {
-  rr_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
-  LLVMValueRef jphi_of[RR_MAX_PHIS];
-  p->loop = l;
+void rr_reset(rr_pass *p) {
   p->nnodes = p->nmemo = 0;
   memset(p->node_hash, 0, sizeof p->node_hash);
   memset(p->memo_hash, 0, sizeof p->memo_hash);
   p->failed = false;
+}
+
+static bool try_loop(rr_pass *p, const ir_loop *l) {
+  rr_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
+  LLVMValueRef jphi_of[RR_MAX_PHIS];
+  p->loop = l;
+  rr_reset(p);
   if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
     p->failed = false;
     return rr_try_remainder(p);

@@ -174,6 +174,12 @@ bool rr_bypass_joins(const rr_shape *s);
 /* ir_reroll_rem.c: unrolled by 4..32 with a remainder loop */
 bool rr_try_remainder(rr_pass *p);
 
+/* ir_reroll_canon.c: counters put in ir_reroll_rem.c's form (exact) */
+bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
+bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpre, LLVMValueRef x, unsigned F);
+/* ir_reroll.c: forgets the expressions (after a rewrite of the IR) */
+void rr_reset(rr_pass *p);
+
 /* ir_reroll_full.c: a sum unrolled completely, re-rolled into a loop */
 bool rr_try_full(rr_pass *p, LLVMValueRef fn);
 

@@ -741,13 +741,27 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
   }
 }
 
-bool rr_try_remainder(rr_pass *p) {
+/* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
+ * each rewrites a form that is gone after it); the CFG stays, the
+ * expressions are rebuilt after one. */
+static bool try_remainder(rr_pass *p, int canon) {
   rm_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
   memset(s, 0, sizeof *s);
   rr_subst *sub = tw_arena_alloc(&p->arena, sizeof *sub);
   sub->n = 0;
-  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out) || !match_phis(p, s) || !match_blocks(p, s) ||
-      !prove_copies(p, s, sub) || !match_e_phis(p, s) || !prove_rest(p, s) || !match_j_phis(p, s) ||
+  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out)) return false;
+  if (!match_phis(p, s)) {
+    p->failed = false;
+    if (canon <= 0 || !rr_canon_negated(p, s->L, s->pre)) return false;
+    rr_reset(p);
+    return try_remainder(p, canon - 1);
+  }
+  if (!match_blocks(p, s)) return false;
+  if (canon > 0 && rr_canon_scaled_rest(p, s->R, s->RP ? s->RP : s->E, s->x, s->F)) {
+    rr_reset(p);
+    return try_remainder(p, canon - 1);
+  }
+  if (!prove_copies(p, s, sub) || !match_e_phis(p, s) || !prove_rest(p, s) || !match_j_phis(p, s) ||
       !counts_agree(p, s) || !uses_confined(p, s) || !plan_nexts(p, s))
     return false;
   rr_set *kept = tw_arena_alloc(&p->arena, sizeof *kept);
@@ -760,3 +774,5 @@ bool rr_try_remainder(rr_pass *p) {
   rewrite(p, s, kept);
   return true;
 }
+
+bool rr_try_remainder(rr_pass *p) { return try_remainder(p, 2); }

@@ -374,10 +374,6 @@ static const struct {
      "as polybench_syrk.c (built here without -msimd128, which only sources that include "
      "wasm_simd128.h get)"},
     {"tests/gpu/e2e/polybench_syr2k_simd.c", "as polybench_syr2k.c (built here without -msimd128)"},
-    {"tests/gpu/detect/upper_tri.c",
-     "gram_upper (an upper triangle, the sum in a register): at -O2 clang unrolls its k loop by 4 and the "
-     "nest exists only as its bounds-checked copy (not a single chain of loops), with -fno-unroll-loops one "
-     "product; cov_tri (the sum kept in memory) one product at both"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

@@ -83,6 +83,7 @@ static const pass_case pass_cases[] = {
     {"bypass", "acc_rows", true}, /* bypass `n - 1 != 0` (re-rolled before too; its odd copy now goes) */
     {"bypass", "tri_rows", true}, /* `j <= i`: bypass `i == 0`, count i + 1 a twin phi */
     {"bypass", "tri_scale", true}, /* by 4: bypass `i < 3`, remainder from (i + 1) & 3 */
+    {"strength", "gram", true},   /* by 4, counter from 0 down to -(n & ~3), remainder counting bytes up */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -171,6 +172,7 @@ static const program_case program_cases[] = {
     {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
+    {"strength", false}, {"strength", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */

@@ -1,0 +1,162 @@
+/* ir_reroll_canon.c: two rewrites that put the loops of ir_reroll_rem.c in
+ * the form its proof reads, each exact by itself (modulo 2^w), so that it
+ * may stay even where the re-roll then fails.
+ *
+ * LLVM's loop strength reduction in the Wasm producer (clang -O2) leaves,
+ * for `for (k = 0; k < n; k++) s += A[k][i] * A[k][j]` unrolled by 4
+ * (gramschmidt's product), a main counter that counts down from 0 by -F
+ * to `0 - (n & mask)`, its value after the loop read back as `0 - c`, and a
+ * remainder loop whose only counter is a byte offset u from 0 by c to
+ * `(n & (F - 1)) << log2 c`:
+ *
+ * - rr_canon_negated: c = [i0, pre], [v, L], v = c - F, L's exit test
+ *   `v != 0 - M`: a phi c2 = [-i0, pre], [c2 + F, L] takes its place (c
+ *   reads 0 - c2, v reads 0 - (c2 + F): c == -c2 at every trip by
+ *   induction), the test compares c2 + F with M (a == b iff -a == -b), and
+ *   `0 - v` after L is c2 + F;
+ * - rr_canon_scaled_rest: R's exit test `u.next != (x & (F - 1)) * c`
+ *   becomes a down counter's `d.next != 0`, d = [x & (F - 1), pre],
+ *   [d - 1, R]; u stays an IV of R.  R is entered only with r0 = x & (F -
+ *   1) in [1, F - 1] (match_blocks proved E's branch): after t trips,
+ *   1 <= t <= r0, u.next == t * c and d.next == r0 - t, and with c = 2^a *
+ *   odd and 2^(w - a) >= F, t * c == r0 * c iff t == r0, so both leave
+ *   after r0 trips. */
+#include <stdint.h>
+
+#include "ir_pass.h"
+#include "ir_reroll.h"
+
+static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
+  LLVMValueRef i = LLVMGetFirstInstruction(bb);
+  while (i && LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+  return i;
+}
+
+/* The incoming value of phi from block bb, or NULL. */
+static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef bb) {
+  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
+    if (LLVMGetIncomingBlock(phi, k) == bb) return LLVMGetIncomingValue(phi, k);
+  return NULL;
+}
+
+/* A `sub 0, v` instruction: v, else NULL. */
+static LLVMValueRef negation_of(LLVMValueRef k) {
+  if (!LLVMIsAInstruction(k) || LLVMGetInstructionOpcode(k) != LLVMSub) return NULL;
+  LLVMValueRef z = LLVMGetOperand(k, 0);
+  return LLVMIsAConstantInt(z) && LLVMConstIntGetZExtValue(z) == 0 ? LLVMGetOperand(k, 1) : NULL;
+}
+
+/* L's exit compare (through twasmc's zext/icmp wrappers), EQ or NE. */
+static LLVMValueRef exit_compare(LLVMBasicBlockRef bb) {
+  LLVMValueRef br = rr_cond_br(bb);
+  bool negated;
+  LLVMValueRef c = br ? rr_strip_bool(LLVMGetCondition(br), &negated) : NULL;
+  if (!c || !LLVMIsAICmpInst(c)) return NULL;
+  LLVMIntPredicate pred = LLVMGetICmpPredicate(c);
+  return pred == LLVMIntEQ || pred == LLVMIntNE ? c : NULL;
+}
+
+/* v - phi as a constant, when the difference is one. */
+static bool const_step(rr_pass *p, LLVMValueRef phi, LLVMValueRef v, uint64_t *step) {
+  LLVMTypeRef ty = LLVMTypeOf(phi);
+  if (!rr_width(ty) || rr_width(ty) > 64) return false;
+  int d = rr_poly_add(p, ty, rr_eval(p, v, 0), rr_atom(p, phi), ~0ull);
+  const rr_node *n = d >= 0 ? &p->nodes[d] : NULL;
+  if (!n || n->kind != RR_POLY || n->nt != 1 || n->t[0].nf != 0) return false;
+  *step = n->t[0].coeff;
+  return true;
+}
+
+bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
+  LLVMValueRef cmp = exit_compare(L);
+  if (!cmp) return false;
+  for (unsigned side = 0; side < 2; side++) {
+    LLVMValueRef v = LLVMGetOperand(cmp, side), M = negation_of(LLVMGetOperand(cmp, 1 - side));
+    if (!M || rr_in_loop(p, M) || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != L) continue;
+    for (LLVMValueRef c = LLVMGetFirstInstruction(L); c && LLVMIsAPHINode(c); c = LLVMGetNextInstruction(c)) {
+      LLVMValueRef i0 = incoming_from(c, pre);
+      uint64_t step;
+      if (LLVMCountIncoming(c) != 2 || incoming_from(c, L) != v || !i0 || !LLVMIsAConstantInt(i0) ||
+          !const_step(p, c, v, &step))
+        continue;
+      LLVMTypeRef ty = LLVMTypeOf(c);
+      uint64_t F = (0 - step) & rr_wmask(rr_width(ty));
+      if (F < 4 || F > 32 || (F & (F - 1))) continue;
+      LLVMBuilderRef b = p->b;
+      LLVMValueRef zero = LLVMConstInt(ty, 0, false);
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(L));
+      LLVMValueRef c2 = LLVMBuildPhi(b, ty, "count.up");
+      LLVMPositionBuilderBefore(b, first_non_phi(L));
+      LLVMValueRef c2n = LLVMBuildAdd(b, c2, LLVMConstInt(ty, F, false), "count.up.next");
+      LLVMValueRef neg_c = LLVMBuildSub(b, zero, c2, "");
+      LLVMValueRef neg_v = LLVMBuildSub(b, zero, c2n, "");
+      LLVMValueRef init = LLVMConstSub(zero, i0);
+      LLVMAddIncoming(c2, &init, &pre, 1);
+      LLVMAddIncoming(c2, &c2n, &L, 1);
+      LLVMReplaceAllUsesWith(c, neg_c);
+      LLVMReplaceAllUsesWith(v, neg_v);
+      LLVMInstructionEraseFromParent(c);
+      LLVMInstructionEraseFromParent(v);
+      LLVMSetOperand(cmp, side, c2n);
+      LLVMSetOperand(cmp, 1 - side, M);
+      /* `0 - v` after L reads c2n itself */
+      LLVMValueRef negs[64];
+      int n = 0;
+      for (LLVMUseRef u = LLVMGetFirstUse(neg_v); u && n < 64; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsAInstruction(user) && LLVMGetInstructionParent(user) != L && negation_of(user) == neg_v)
+          negs[n++] = user;
+      }
+      for (int i = 0; i < n; i++) {
+        LLVMReplaceAllUsesWith(negs[i], c2n);
+        LLVMInstructionEraseFromParent(negs[i]);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+/* K == (x & (F - 1)) * c as a shl or mul of that and: the and, else NULL. */
+static LLVMValueRef scaled_low(rr_pass *p, LLVMValueRef K, LLVMValueRef x, unsigned F, uint64_t c) {
+  if (!LLVMIsAInstruction(K)) return NULL;
+  LLVMOpcode op = LLVMGetInstructionOpcode(K);
+  if (op != LLVMShl && op != LLVMMul) return NULL;
+  LLVMValueRef a = LLVMGetOperand(K, 0);
+  uint64_t low;
+  if (rr_and_const(a, &low) != x || low != F - 1) return NULL;
+  LLVMTypeRef ty = LLVMTypeOf(K);
+  int want = rr_poly_mul(p, ty, rr_eval(p, a, 0), rr_poly_const(p, ty, c));
+  return want >= 0 && rr_eval(p, K, 0) == want ? a : NULL;
+}
+
+bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpre, LLVMValueRef x, unsigned F) {
+  LLVMValueRef cmp = exit_compare(R);
+  if (!cmp) return false;
+  for (unsigned side = 0; side < 2; side++) {
+    LLVMValueRef un = LLVMGetOperand(cmp, side);
+    for (LLVMValueRef u = LLVMGetFirstInstruction(R); u && LLVMIsAPHINode(u); u = LLVMGetNextInstruction(u)) {
+      LLVMValueRef i0 = incoming_from(u, rpre);
+      uint64_t c;
+      if (LLVMCountIncoming(u) != 2 || incoming_from(u, R) != un || !i0 || !LLVMIsAConstantInt(i0) ||
+          LLVMConstIntGetZExtValue(i0) != 0 || LLVMTypeOf(u) != LLVMTypeOf(x) || !const_step(p, u, un, &c))
+        continue;
+      LLVMTypeRef ty = LLVMTypeOf(u);
+      unsigned w = rr_width(ty), a = c ? (unsigned)__builtin_ctzll(c) : w;
+      if (a >= w || (w - a < 64 && (1ull << (w - a)) < F)) continue;
+      LLVMValueRef r0 = scaled_low(p, LLVMGetOperand(cmp, 1 - side), x, F, c);
+      if (!r0 || (LLVMIsAInstruction(r0) && LLVMGetInstructionParent(r0) == R)) continue;
+      LLVMBuilderRef b = p->b;
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(R));
+      LLVMValueRef d = LLVMBuildPhi(b, ty, "rest.down");
+      LLVMPositionBuilderBefore(b, first_non_phi(R));
+      LLVMValueRef dn = LLVMBuildAdd(b, d, LLVMConstInt(ty, rr_wmask(w), false), "rest.down.next");
+      LLVMAddIncoming(d, &r0, &rpre, 1);
+      LLVMAddIncoming(d, &dn, &R, 1);
+      LLVMSetOperand(cmp, 0, dn);
+      LLVMSetOperand(cmp, 1, LLVMConstInt(ty, 0, false));
+      return true;
+    }
+  }
+  return false;
+}
