@@ -129,6 +129,40 @@ START_TEST(one_word_past_keeps_checks) {
 }
 END_TEST
 
+static bool int_type(LLVMTypeRef t, unsigned bits) {
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == bits;
+}
+
+/* upper.wast's triangle, base and n parameters: its check block, built
+ * in i128, is rewritten in i64 (bnd_narrow.c): every value's interval in
+ * reach, trip_last's `max(bound - start, 0)` (a select of the larger)
+ * read as at least 0, so its shift needs no clamp.  Before, the select's
+ * interval was the union of its operands' (down to -1) and the block
+ * stayed in i128 (14 instructions after -O2). */
+START_TEST(triangle_test_in_i64) {
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  unit_ir m = unit_ir_of_wast("guard-reach-upper", "tests/spec/traps/upper.wast", &o);
+  LLVMValueRef fn = unit_ir_func(&m, 0);
+  unsigned test_kind = LLVMGetMDKindIDInContext(m.ctx, "twasm.bnd.test", 14);
+  int tests = 0, wide = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    tests += term && LLVMGetMetadata(term, test_kind) != NULL;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      wide += int_type(LLVMTypeOf(i), 128);
+      for (int k = 0; k < LLVMGetNumOperands(i); k++)
+        wide += LLVMGetValueKind(LLVMGetOperand(i, k)) != LLVMBasicBlockValueKind &&
+                int_type(LLVMTypeOf(LLVMGetOperand(i, k)), 128);
+    }
+  }
+  ck_assert_int_eq(tests, 1);
+  ck_assert_int_eq(wide, 0);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 static Suite *guard_reach_suite(void) {
   Suite *s = suite_create("guard_reach");
   TCase *tc = tcase_create("core");
@@ -137,6 +171,7 @@ static Suite *guard_reach_suite(void) {
   tcase_add_test(tc, lower_triangle_to_the_last_word);
   tcase_add_test(tc, strict_triangle_to_the_last_word);
   tcase_add_test(tc, one_word_past_keeps_checks);
+  tcase_add_test(tc, triangle_test_in_i64);
   suite_add_tcase(s, tc);
   return s;
 }
