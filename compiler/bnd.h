@@ -83,6 +83,13 @@ typedef struct {
   const ir_loop *root;
   const ir_loop *loops[BND_MAX_LOOPS];
   LLVMValueRef last[BND_MAX_LOOPS]; /* i128 trip count - 1 of each loop */
+  /* Where reach_step[k] != 0 (bnd_trip.c): at each entry of loop k,
+   * t[k] <= max(0, ceil(reach[k] / reach_step[k])), reach[k] affine in the
+   * counters of the loops enclosing k (a triangle's inner loop: j from i
+   * to n, reach n - i - 1); its conditions are in the trip's */
+  bnd_lin reach[BND_MAX_LOOPS];
+  int64_t reach_step[BND_MAX_LOOPS];
+  bool reach_loose[BND_MAX_LOOPS]; /* the reach may pass the box's bound */
   int nloops;
   bnd_map memo;              /* value -> bnd_lin * already built */
   bool hi_tests;             /* extensions built from now on keep their upper test */
@@ -102,6 +109,12 @@ bool bnd_lin_zext(bnd_nest *n, LLVMValueRef v, bnd_lin *out);
 void bnd_lin_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef *hi);
 /* lo >= 0 and hi < 2^32, or (is_signed) both within [-2^31, 2^31). */
 LLVMValueRef bnd_lin_in32(bnd_nest *n, LLVMValueRef lo, LLVMValueRef hi, bool is_signed);
+
+/* The smallest and largest value of l over the counter values the nest
+ * runs: as bnd_lin_range, but a term of a loop with a reach (a triangle's
+ * inner loop) is bounded by the reach at each outer counter value rather
+ * than by the loop's largest trip over the box (bnd_trip.c). */
+void bnd_trip_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef *hi);
 
 /* An upper bound on the counter of nest loop l (header runs less one, at
  * any entry of l) into *last, valid when *cond (NULL: always) holds at

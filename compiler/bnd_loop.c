@@ -169,9 +169,9 @@ static LLVMValueRef proves(bnd_nest *n, const bnd_form *f, LLVMValueRef size) {
   bnd_lin l = f->lin;
   LLVMValueRef lo, hi, unused;
   l.alpha = plus_k(n, f->base, f->kmin);
-  bnd_lin_range(n, &l, &lo, &unused);
+  bnd_trip_range(n, &l, &lo, &unused);
   l.alpha = f->kmax == f->kmin ? l.alpha : plus_k(n, f->base, f->kmax);
-  bnd_lin_range(n, &l, &unused, &hi);
+  bnd_trip_range(n, &l, &unused, &hi);
   LLVMValueRef in = LLVMBuildAnd(n->b, LLVMBuildICmp(n->b, LLVMIntSGE, lo, LLVMConstInt(n->i128, 0, false), ""),
                                  LLVMBuildICmp(n->b, LLVMIntSLE, hi, size, ""), "");
   return l.cond ? LLVMBuildAnd(n->b, in, l.cond, "") : in;

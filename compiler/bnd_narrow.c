@@ -112,6 +112,26 @@ static i128 max4(i128 a, i128 b, i128 c, i128 d) {
   return m > d ? m : d;
 }
 
+/* Whether select i is the larger of its two values (1: bnd_trip.c's
+ * smax, `select (x > y), x, y` or the like, a signed compare of exactly
+ * those two values), the smaller (-1), or neither (0): its interval is
+ * then [max of the los, max of the his] (or the mins), not the union
+ * (trip_last's `max(bound - start, 0)`, shifted next, would otherwise
+ * reach below zero and need a clamp). */
+static int min_max(LLVMValueRef i) {
+  LLVMValueRef cond = LLVMGetOperand(i, 0), x = LLVMGetOperand(i, 1), y = LLVMGetOperand(i, 2);
+  if (!LLVMIsAICmpInst(cond)) return 0;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
+  int larger; /* 1: the compare holds when l is the larger (or equal) */
+  if (p == LLVMIntSGT || p == LLVMIntSGE) larger = 1;
+  else if (p == LLVMIntSLT || p == LLVMIntSLE) larger = -1;
+  else return 0;
+  if (l == x && r == y) return larger;
+  if (l == y && r == x) return -larger;
+  return 0;
+}
+
 /* The i64 form of i128 instruction i (operands already mapped); false
  * when it is out of reach.  Builds before i. */
 static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
@@ -149,12 +169,16 @@ static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
   case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMAnd: case LLVMLShr: case LLVMAShr: case LLVMShl:
     if (!operand(c, LLVMGetOperand(i, 0), &a) || !operand(c, LLVMGetOperand(i, 1), &b)) return false;
     break;
-  case LLVMSelect:
+  case LLVMSelect: {
     if (!operand(c, LLVMGetOperand(i, 1), &a) || !operand(c, LLVMGetOperand(i, 2), &b)) return false;
     r->clamped = a.clamped || b.clamped || tainted_bool(c, LLVMGetOperand(i, 0));
     r->lo = a.lo < b.lo ? a.lo : b.lo, r->hi = a.hi > b.hi ? a.hi : b.hi;
+    int m = min_max(i);
+    if (m > 0) r->lo = a.lo > b.lo ? a.lo : b.lo;
+    if (m < 0) r->hi = a.hi < b.hi ? a.hi : b.hi;
     r->v64 = LLVMBuildSelect(c->b, LLVMGetOperand(i, 0), a.v64, b.v64, "");
     return true;
+  }
   default:
     return false;
   }

@@ -238,6 +238,21 @@ static LLVMValueRef smin(bnd_nest *n, LLVMValueRef a, LLVMValueRef b) {
 
 static bool trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond);
 
+static int index_of(const bnd_nest *n, const ir_loop *l) {
+  for (int k = 0; k < n->nloops; k++)
+    if (n->loops[k] == l) return k;
+  return -1;
+}
+
+static bool is_zero(LLVMValueRef v) { return !v || (LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == 0); }
+
+/* Loop m of the nest encloses loop k. */
+static bool encloses(const bnd_nest *n, int m, int k) {
+  for (const ir_loop *p = n->loops[k]->parent; p; p = p->parent)
+    if (p == n->loops[m]) return true;
+  return false;
+}
+
 /* Under a guard, l is entered only where the parent's counter is at most
  * the guard's cap: its bound is computed over that smaller box, with
  * forms of its own (a form's condition holds over the box it was built
@@ -256,12 +271,50 @@ bool bnd_trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueR
   n->memo = memo;
   if (!ok) return trip_last(n, l, last, cond);
   *cond = both(n, *cond, gcond);
+  /* the reach holds where the guard lets the loop in; over the whole box
+   * of the parent it may pass the capped bound */
+  int self = index_of(n, l);
+  if (self >= 0) n->reach_loose[self] = true;
   return true;
+}
+
+/* Loop k's reach (bnd.h): the room its exit test leaves at one entry,
+ * up - down + plus (bound - first compared value (+ 1 when inclusive)
+ * counting up, the other way round counting down), kept where it moves
+ * with an enclosing counter (elsewhere the box's trip bound is as good).
+ * Why it bounds t[k]: trip_last's bound is ceil(max(0, bound_hi + incl -
+ * x_lo) / step) over every entry; at one entry the same reading with that
+ * entry's bound and first compared value gives ceil(max(0, reach) /
+ * step), and the forms read them exactly where trip_last's condition
+ * holds (which the check block tests). */
+static void keep_reach(bnd_nest *n, int k, const bnd_lin *up, const bnd_lin *down, int64_t plus, int64_t step) {
+  if (k < 0) return;
+  bnd_lin r = {.alpha = LLVMBuildAdd(n->b, LLVMBuildSub(n->b, up->alpha, down->alpha, ""), c128(n, plus), "")};
+  bool moves = false;
+  for (int m = 0; m < n->nloops; m++) {
+    if (is_zero(up->beta[m]) && is_zero(down->beta[m])) continue;
+    r.beta[m] = LLVMBuildSub(n->b, up->beta[m] ? up->beta[m] : c128(n, 0), down->beta[m] ? down->beta[m] : c128(n, 0), "");
+    if (is_zero(r.beta[m])) {
+      r.beta[m] = NULL;
+      continue;
+    }
+    if (!encloses(n, m, k)) return;
+    moves = true;
+  }
+  if (!moves) return;
+  n->reach[k] = r;
+  n->reach_step[k] = step > 0 ? step : -step;
+  /* with a step of one and the box's bound taken over the same box (no
+   * guard's cap, bnd_trip_last), ceil(reach / 1) <= last[k] everywhere:
+   * the box's range needs no compare */
+  n->reach_loose[k] = n->reach_step[k] != 1;
 }
 
 static bool trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMValueRef *cond) {
   const ir_trip *t = &l->trip;
   *cond = NULL;
+  int self = index_of(n, l);
+  if (self >= 0) n->reach_step[self] = 0;
   if (t->kind == IR_TRIP_CONST) {
     *last = c128(n, (__int128)t->count - 1);
     return t->count > 0;
@@ -296,5 +349,63 @@ static bool trip_last(bnd_nest *n, const ir_loop *l, LLVMValueRef *last, LLVMVal
   }
   default: *last = NULL;
   }
-  return *last != NULL;
+  if (!*last) return false;
+  bool incl = t->pred == LLVMIntULE || t->pred == LLVMIntSLE || t->pred == LLVMIntUGE || t->pred == LLVMIntSGE;
+  bool up = t->pred == LLVMIntULT || t->pred == LLVMIntSLT || t->pred == LLVMIntULE || t->pred == LLVMIntSLE;
+  bool down = t->pred == LLVMIntUGT || t->pred == LLVMIntSGT || t->pred == LLVMIntUGE || t->pred == LLVMIntSGE;
+  /* x != bound with a step of one: an exact hit, bound - x0 (or x0 -
+   * bound) steps, at most */
+  if (t->pred == LLVMIntNE && (t->step == 1 || t->step == -1)) up = t->step == 1, down = t->step == -1;
+  if (up) keep_reach(n, self, &bound, &start, incl, t->step);
+  else if (down) keep_reach(n, self, &start, &bound, incl, t->step);
+  return true;
+}
+
+static LLVMValueRef mul_c(bnd_nest *n, LLVMValueRef v, int64_t c) {
+  return LLVMBuildMul(n->b, v, c128(n, c), "");
+}
+
+/* bnd_trip_range below loop index `below` (terms of loops at or past it
+ * already settled), at most three reaches deep (eight ranges). */
+static void range_below(bnd_nest *n, const bnd_lin *l, int below, int depth, LLVMValueRef *lo, LLVMValueRef *hi) {
+  for (int k = below - 1; k >= 0 && depth < 3; k--) {
+    LLVMValueRef beta = l->beta[k];
+    int64_t s = n->reach_step[k];
+    if (!s || is_zero(beta) || !LLVMIsAConstantInt(beta)) continue;
+    int64_t b = LLVMConstIntGetSExtValue(beta);
+    if (b % s != 0) continue;
+    /* form = rest + b t[k], t[k] in [0, T], T = max(0, ceil(reach / s))
+     * at one entry of loop k, rest's outer counters and reach fixed there
+     * (rest's inner ones range over their box, which reach does not
+     * read): for b > 0 the form lies between rest (t[k] = 0) and rest +
+     * b T <= far = rest + (b / s) (reach + s - 1) (as s T <= reach + s -
+     * 1 where reach > 0, and T = 0 elsewhere), so over every entry
+     * between lo(rest) and max(hi(rest), hi(far)); b < 0 the other way
+     * round */
+    bnd_lin rest = *l, far = *l;
+    rest.beta[k] = far.beta[k] = NULL;
+    const bnd_lin *r = &n->reach[k];
+    int64_t q = b / s;
+    far.alpha = LLVMBuildAdd(n->b, l->alpha, mul_c(n, LLVMBuildAdd(n->b, r->alpha, c128(n, s - 1), ""), q), "");
+    for (int m = 0; m < n->nloops; m++)
+      if (!is_zero(r->beta[m]))
+        far.beta[m] = LLVMBuildAdd(n->b, l->beta[m] ? l->beta[m] : c128(n, 0), mul_c(n, r->beta[m], q), "");
+    LLVMValueRef lo0, hi0, lo1, hi1;
+    range_below(n, &rest, k, depth + 1, &lo0, &hi0);
+    range_below(n, &far, k, depth + 1, &lo1, &hi1);
+    if (b > 0) *lo = lo0, *hi = smax(n, hi0, hi1);
+    else *hi = hi0, *lo = smin(n, lo0, lo1);
+    if (!n->reach_loose[k]) return;
+    /* the box's end is a bound too, maybe the nearer one */
+    LLVMValueRef box_lo, box_hi;
+    bnd_lin_range(n, l, &box_lo, &box_hi);
+    if (b > 0) *hi = smin(n, *hi, box_hi);
+    else *lo = smax(n, *lo, box_lo);
+    return;
+  }
+  bnd_lin_range(n, l, lo, hi);
+}
+
+void bnd_trip_range(bnd_nest *n, const bnd_lin *l, LLVMValueRef *lo, LLVMValueRef *hi) {
+  range_below(n, l, n->nloops, 0, lo, hi);
 }
