@@ -223,6 +223,78 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
 }
 
+/* Stores at d the pieces of type ty read at s, at the offsets off (an
+ * offset below zero counts back from n; HALF is n / 2), all read before
+ * any is written, then returns d. */
+#define HALF INT32_MIN
+static void copy_pieces(wrap_ctx *w, LLVMTypeRef ty, LLVMValueRef d, LLVMValueRef s, const int32_t *off,
+                        unsigned count) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef n = param(w, 3), at[4], v[4];
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef k = off[i] == HALF ? LLVMBuildLShr(w->b, n, LLVMConstInt(mc->t_i32, 1, false), "")
+                     : off[i] < 0   ? LLVMBuildAdd(w->b, n, LLVMConstInt(mc->t_i32, (uint32_t)off[i], true), "")
+                                    : LLVMConstInt(mc->t_i32, (uint32_t)off[i], false);
+    at[i] = zext64(w, k);
+    LLVMValueRef src = LLVMBuildAdd(w->b, zext64(w, s), at[i], "");
+    v[i] = LLVMBuildLoad2(w->b, ty, LLVMBuildGEP2(w->b, mc->t_i8, w->base, &src, 1, ""), "");
+    LLVMSetAlignment(v[i], 1);
+    low_tbaa(mc, v[i], mc->tbaa_memory);
+  }
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef dst = LLVMBuildAdd(w->b, zext64(w, d), at[i], "");
+    LLVMValueRef st = LLVMBuildStore(w->b, v[i], LLVMBuildGEP2(w->b, mc->t_i8, w->base, &dst, 1, ""));
+    LLVMSetAlignment(st, 1);
+    low_tbaa(mc, st, mc->tbaa_memory);
+  }
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, d);
+}
+
+/* memcpy/memmove of up to 64 bytes, inline (the wrapper is called out of
+ * line from large callers, so this is in the wrapper either way): two or
+ * four pieces that may overlap each other, covering [0, n), every read
+ * before any write, so overlapping ranges get memmove's result (memcpy
+ * reaches here only with the ranges apart).  SQLite copies 3 to 48 bytes
+ * in 98 % of its calls, where glibc's memcpy behind the call cost as much
+ * as the copy (see docs/PERFORMANCE.md, issue 22).  Longer copies leave
+ * the builder in a block for the library call. */
+static void copy_small(wrap_ctx *w, LLVMValueRef d, LLVMValueRef s) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef n = param(w, 3);
+  static const int32_t four[] = {0, 16, -32, -16}, two16[] = {0, -16}, two8[] = {0, -8}, two4[] = {0, -4},
+                       bytes[] = {0, HALF, -1};
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
+  const struct {
+    uint32_t min;
+    LLVMTypeRef ty;
+    const int32_t *off;
+    unsigned count;
+  } steps[] = {{32, v16, four, 4}, {16, v16, two16, 2}, {8, mc->t_i64, two8, 2}, {4, mc->t_i32, two4, 2},
+               {1, mc->t_i8, bytes, 3}};
+  LLVMBasicBlockRef big = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "big");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "small");
+  LLVMValueRef small = LLVMBuildICmp(w->b, LLVMIntULE, n, LLVMConstInt(mc->t_i32, 64, false), "");
+  char name[32];
+  snprintf(name, sizeof name, "small.%s", kind_names[w->kind]);
+  LLVMSetValueName2(small, name, strlen(name));
+  LLVMBuildCondBr(w->b, small, next, big);
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    LLVMPositionBuilderAtEnd(w->b, next);
+    LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "pieces");
+    next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "smaller");
+    LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntUGE, n, LLVMConstInt(mc->t_i32, steps[i].min, false), ""),
+                    here, next);
+    LLVMPositionBuilderAtEnd(w->b, here);
+    copy_pieces(w, steps[i].ty, d, s, steps[i].off, steps[i].count);
+  }
+  LLVMPositionBuilderAtEnd(w->b, next); /* n = 0 */
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, d);
+  LLVMPositionBuilderAtEnd(w->b, big);
+}
+#undef HALF
+
 /* memcpy/memmove(d, s, n) and memset(d, c, n) return d.  Native when every
  * byte lies in memory (the Wasm code would trap half-way, after some
  * writes); memcpy also needs the ranges apart, as its Wasm code is one
@@ -240,6 +312,7 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
     ok = LLVMBuildAnd(w->b, ok, LLVMBuildOr(w->b, before, after, "apart"), "");
   }
   branch_native(w, ok);
+  if (kind != LOW_LIBC_MEMSET) copy_small(w, d, x);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, d)}, 1, "dst");
   LLVMValueRef len = zext64(w, n), op;
   if (kind == LOW_LIBC_MEMSET) {
