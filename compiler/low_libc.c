@@ -358,7 +358,7 @@ static void wrap_stpcpy(wrap_ctx *w) {
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &d64, 1, "dst");
   LLVMValueRef src = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &s64, 1, "src");
   low_tbaa(mc, LLVMBuildMemCpy(w->b, dst, 1, src, 1, n), mc->tbaa_memory);
-  LLVMBuildRet(w->b, ret);
+  ret_or_void(w, ret);
 }
 
 /* The wrapper of defined function i (of a recognised kind). */
@@ -394,11 +394,13 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
 }
 
 /* Signature each kind must have: its params after vmctx, all i32, and an
- * i32 result, which wasm-opt drops from memcpy, memmove and memset when no
- * caller uses it (a fingerprint already pins the type; checked again). */
+ * i32 result, which wasm-opt drops from memcpy, memmove, memset and
+ * stpcpy when no caller uses it (a program that calls strcpy but never
+ * stpcpy; a fingerprint already pins the type; checked again). */
 static bool signature_ok(const wasm_functype *ft, low_libc_kind kind) {
   uint32_t want = kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STPCPY ? 2 : kind == LOW_LIBC_STRLEN ? 1 : 3;
-  bool bulk = kind == LOW_LIBC_MEMCPY || kind == LOW_LIBC_MEMMOVE || kind == LOW_LIBC_MEMSET;
+  bool bulk = kind == LOW_LIBC_MEMCPY || kind == LOW_LIBC_MEMMOVE || kind == LOW_LIBC_MEMSET ||
+              kind == LOW_LIBC_STPCPY;
   bool result_ok = (ft->nresults == 1 && ft->results[0] == VT_I32) || (bulk && ft->nresults == 0);
   if (ft->nparams != want || !result_ok) return false;
   for (uint32_t i = 0; i < want; i++)

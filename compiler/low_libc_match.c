@@ -127,8 +127,9 @@ static const struct {
     {0x4e25137d28be441dull, LOW_LIBC_MEMMOVE}, /* no wasm-opt */
     {0xcfca2bb35e7acfabull, LOW_LIBC_MEMSET}, /* -O1 .. -Oz */
     {0x002ee1b5f5c95124ull, LOW_LIBC_MEMSET}, /* no wasm-opt */
-    /* stpcpy (musl's strcpy and strcat call it): two builds, the one
-     * that returns early at an empty string, and mujs's, which branches */
+    /* stpcpy (musl's strcpy and strcat call it): the build that returns
+     * its result, and mujs's, whose result wasm-opt dropped (no caller
+     * reads it) */
     {0x4fa1e6ef625f03fbull, LOW_LIBC_STPCPY}, /* -O1 .. -Oz */
     {0xaafd9415b3609722ull, LOW_LIBC_STPCPY}, /* -O2 (mujs) */
     {0xef79406507255f81ull, LOW_LIBC_STPCPY}, /* no wasm-opt */
