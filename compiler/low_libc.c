@@ -257,14 +257,13 @@ static void copy_pieces(wrap_ctx *w, LLVMTypeRef ty, LLVMValueRef d, LLVMValueRe
   ret_or_void(w, ret);
 }
 
-/* memcpy/memmove of up to 64 bytes, inline (the wrapper is called out of
- * line from large callers, so this is in the wrapper either way): two or
- * four pieces that may overlap each other, covering [0, n), every read
- * before any write, so overlapping ranges get memmove's result (memcpy
- * reaches here only with the ranges apart).  SQLite copies 3 to 48 bytes
- * in 98 % of its calls, where glibc's memcpy behind the call cost as much
- * as the copy (see docs/PERFORMANCE.md, issue 22).  Longer copies leave
- * the builder in a block for the library call. */
+/* stpcpy's copy of up to 64 bytes, inline: two or four pieces that may
+ * overlap each other, covering [0, n), every read before any write.  Not
+ * used for memcpy/memmove: there it made SQLite slower (the wrappers grew
+ * past the inliner's threshold and the pieces cost more than glibc's
+ * AVX2 memcpy behind the call: speedtest1 1.899 -> 1.912 G instructions;
+ * docs/PERFORMANCE.md, issue 22).  Longer copies leave the builder in a
+ * block for the library call. */
 static void copy_small(wrap_ctx *w, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n, LLVMValueRef ret) {
   low_module_ctx *mc = w->mc;
   static const int32_t four[] = {0, 16, -32, -16}, two16[] = {0, -16}, two8[] = {0, -8}, two4[] = {0, -4},
@@ -316,7 +315,6 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
     ok = LLVMBuildAnd(w->b, ok, LLVMBuildOr(w->b, before, after, "apart"), "");
   }
   branch_native(w, ok);
-  if (kind != LOW_LIBC_MEMSET) copy_small(w, d, x, zext64(w, n), d);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, d)}, 1, "dst");
   LLVMValueRef len = zext64(w, n), op;
   if (kind == LOW_LIBC_MEMSET) {

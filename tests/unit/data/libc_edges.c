@@ -101,8 +101,8 @@ static unsigned long check_bulk(void)
 	return bad;
 }
 
-/* Every length up to 70 (twasmc copies up to 64 bytes inline, in pieces
- * of 1, 4, 8 and 16 bytes): memmove at every distance up to 20 either
+/* Every length up to 70 (short copies are where a native path would
+ * use pieces of 1, 4, 8 and 16 bytes): memmove at every distance up to 20 either
  * way, memcpy on disjoint ranges at every alignment; 4047 checks. */
 static unsigned long check_small(void)
 {
