@@ -193,7 +193,7 @@ bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_si
 /* C library routines low_libc.c runs natively where that is exact. */
 typedef enum {
   LOW_LIBC_NONE, LOW_LIBC_MEMCMP, LOW_LIBC_STRCMP, LOW_LIBC_STRLEN,
-  LOW_LIBC_MEMCPY, LOW_LIBC_MEMMOVE, LOW_LIBC_MEMSET,
+  LOW_LIBC_MEMCPY, LOW_LIBC_MEMMOVE, LOW_LIBC_MEMSET, LOW_LIBC_STPCPY,
 } low_libc_kind;
 /* The hash of a leaf function's code, or 0 when it is no candidate
  * (low_libc_match.c). */

@@ -55,6 +55,7 @@ static LLVMValueRef zext64(wrap_ctx *w, LLVMValueRef v) { return LLVMBuildZExt(w
 static const char *const kind_names[] = {
     [LOW_LIBC_MEMCMP] = "memcmp", [LOW_LIBC_STRCMP] = "strcmp", [LOW_LIBC_STRLEN] = "strlen",
     [LOW_LIBC_MEMCPY] = "memcpy", [LOW_LIBC_MEMMOVE] = "memmove", [LOW_LIBC_MEMSET] = "memset",
+    [LOW_LIBC_STPCPY] = "stpcpy",
 };
 
 /* Ends the current block with a branch on fast: the builder is left in
@@ -223,6 +224,80 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
 }
 
+/* Returns v, or nothing from a wrapper without a result (wasm-opt drops
+ * memcpy's result when no caller reads it). */
+static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == w->mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, v);
+}
+
+/* Stores at d the pieces of type ty read at s, at the offsets off (an
+ * offset below zero counts back from n, an i64; HALF is n / 2), all read
+ * before any is written, then returns ret (NULL: nothing). */
+#define HALF INT32_MIN
+static void copy_pieces(wrap_ctx *w, LLVMTypeRef ty, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n,
+                        const int32_t *off, unsigned count, LLVMValueRef ret) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef at[4], v[4];
+  for (unsigned i = 0; i < count; i++) {
+    at[i] = off[i] == HALF ? LLVMBuildLShr(w->b, n, LLVMConstInt(mc->t_i64, 1, false), "")
+            : off[i] < 0   ? LLVMBuildAdd(w->b, n, LLVMConstInt(mc->t_i64, (uint64_t)(int64_t)off[i], true), "")
+                           : LLVMConstInt(mc->t_i64, (uint64_t)off[i], false);
+    LLVMValueRef src = LLVMBuildAdd(w->b, zext64(w, s), at[i], "");
+    v[i] = LLVMBuildLoad2(w->b, ty, LLVMBuildGEP2(w->b, mc->t_i8, w->base, &src, 1, ""), "");
+    LLVMSetAlignment(v[i], 1);
+    low_tbaa(mc, v[i], mc->tbaa_memory);
+  }
+  for (unsigned i = 0; i < count; i++) {
+    LLVMValueRef dst = LLVMBuildAdd(w->b, zext64(w, d), at[i], "");
+    LLVMValueRef st = LLVMBuildStore(w->b, v[i], LLVMBuildGEP2(w->b, mc->t_i8, w->base, &dst, 1, ""));
+    LLVMSetAlignment(st, 1);
+    low_tbaa(mc, st, mc->tbaa_memory);
+  }
+  ret_or_void(w, ret);
+}
+
+/* stpcpy's copy of up to 64 bytes, inline: two or four pieces that may
+ * overlap each other, covering [0, n), every read before any write.  Not
+ * used for memcpy/memmove: there it made SQLite slower (the wrappers grew
+ * past the inliner's threshold and the pieces cost more than glibc's
+ * AVX2 memcpy behind the call: speedtest1 1.899 -> 1.912 G instructions;
+ * docs/PERFORMANCE.md, issue 22).  Longer copies leave the builder in a
+ * block for the library call. */
+static void copy_small(wrap_ctx *w, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n, LLVMValueRef ret) {
+  low_module_ctx *mc = w->mc;
+  static const int32_t four[] = {0, 16, -32, -16}, two16[] = {0, -16}, two8[] = {0, -8}, two4[] = {0, -4},
+                       bytes[] = {0, HALF, -1};
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
+  const struct {
+    uint32_t min;
+    LLVMTypeRef ty;
+    const int32_t *off;
+    unsigned count;
+  } steps[] = {{32, v16, four, 4}, {16, v16, two16, 2}, {8, mc->t_i64, two8, 2}, {4, mc->t_i32, two4, 2},
+               {1, mc->t_i8, bytes, 3}};
+  LLVMBasicBlockRef big = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "big");
+  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "small");
+  LLVMValueRef small = LLVMBuildICmp(w->b, LLVMIntULE, n, LLVMConstInt(mc->t_i64, 64, false), "");
+  char name[32];
+  snprintf(name, sizeof name, "small.%s", kind_names[w->kind]);
+  LLVMSetValueName2(small, name, strlen(name));
+  LLVMBuildCondBr(w->b, small, next, big);
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    LLVMPositionBuilderAtEnd(w->b, next);
+    LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "pieces");
+    next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "smaller");
+    LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntUGE, n, LLVMConstInt(mc->t_i64, steps[i].min, false), ""),
+                    here, next);
+    LLVMPositionBuilderAtEnd(w->b, here);
+    copy_pieces(w, steps[i].ty, d, s, n, steps[i].off, steps[i].count, ret);
+  }
+  LLVMPositionBuilderAtEnd(w->b, next); /* n = 0 */
+  ret_or_void(w, ret);
+  LLVMPositionBuilderAtEnd(w->b, big);
+}
+#undef HALF
+
 /* memcpy/memmove(d, s, n) and memset(d, c, n) return d.  Native when every
  * byte lies in memory (the Wasm code would trap half-way, after some
  * writes); memcpy also needs the ranges apart, as its Wasm code is one
@@ -254,6 +329,36 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
   else LLVMBuildRet(w->b, d);
 }
 
+/* stpcpy(d, s) copies s with its NUL to d and returns d + strlen(s).
+ * Native when the string ends in memory (twasm_rt_strlen says where) and
+ * the copy's destination lies in memory, apart from the source: the Wasm
+ * code's order of copies (bytes to a word boundary, then words) matters
+ * only where the ranges overlap, and it would trap half-way, after some
+ * writes, where the destination runs past the end.  musl's strcpy and
+ * strcat call it; mujs copies its property and variable names with it. */
+static void wrap_stpcpy(wrap_ctx *w) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef d64 = zext64(w, param(w, 1)), s64 = zext64(w, param(w, 2));
+  LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};
+  LLVMValueRef fn = helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
+  LLVMValueRef args[] = {w->base, w->size, param(w, 2)};
+  LLVMValueRef len = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 3, "len");
+  LLVMValueRef found = LLVMBuildICmp(w->b, LLVMIntNE, len,
+                                     LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false), "");
+  LLVMValueRef n = LLVMBuildAdd(w->b, len, LLVMConstInt(mc->t_i64, 1, false), "");
+  LLVMValueRef d_end = LLVMBuildAdd(w->b, d64, n, ""), s_end = LLVMBuildAdd(w->b, s64, n, "");
+  LLVMValueRef ok = LLVMBuildAnd(w->b, found, LLVMBuildICmp(w->b, LLVMIntULE, d_end, w->size, ""), "");
+  LLVMValueRef apart = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntULE, d_end, s64, ""),
+                                   LLVMBuildICmp(w->b, LLVMIntULE, s_end, d64, ""), "apart");
+  branch_native(w, LLVMBuildAnd(w->b, ok, apart, ""));
+  LLVMValueRef ret = LLVMBuildTrunc(w->b, LLVMBuildAdd(w->b, d64, len, ""), mc->t_i32, "");
+  copy_small(w, param(w, 1), param(w, 2), n, ret);
+  LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &d64, 1, "dst");
+  LLVMValueRef src = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &s64, 1, "src");
+  low_tbaa(mc, LLVMBuildMemCpy(w->b, dst, 1, src, 1, n), mc->tbaa_memory);
+  ret_or_void(w, ret);
+}
+
 /* The wrapper of defined function i (of a recognised kind). */
 static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind kind) {
   LLVMValueRef wasm = mc->funcs[i];
@@ -280,17 +385,20 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
     wrap_memcmp(&w);
   }
   else if (kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STRLEN) wrap_scan(&w, kind);
+  else if (kind == LOW_LIBC_STPCPY) wrap_stpcpy(&w);
   else wrap_bulk(&w, kind);
   LLVMDisposeBuilder(w.b);
   return wrap;
 }
 
 /* Signature each kind must have: its params after vmctx, all i32, and an
- * i32 result, which wasm-opt drops from memcpy, memmove and memset when no
- * caller uses it (a fingerprint already pins the type; checked again). */
+ * i32 result, which wasm-opt drops from memcpy, memmove, memset and
+ * stpcpy when no caller uses it (a program that calls strcpy but never
+ * stpcpy; a fingerprint already pins the type; checked again). */
 static bool signature_ok(const wasm_functype *ft, low_libc_kind kind) {
-  uint32_t want = kind == LOW_LIBC_STRCMP ? 2 : kind == LOW_LIBC_STRLEN ? 1 : 3;
-  bool bulk = kind == LOW_LIBC_MEMCPY || kind == LOW_LIBC_MEMMOVE || kind == LOW_LIBC_MEMSET;
+  uint32_t want = kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STPCPY ? 2 : kind == LOW_LIBC_STRLEN ? 1 : 3;
+  bool bulk = kind == LOW_LIBC_MEMCPY || kind == LOW_LIBC_MEMMOVE || kind == LOW_LIBC_MEMSET ||
+              kind == LOW_LIBC_STPCPY;
   bool result_ok = (ft->nresults == 1 && ft->results[0] == VT_I32) || (bulk && ft->nresults == 0);
   if (ft->nparams != want || !result_ok) return false;
   for (uint32_t i = 0; i < want; i++)

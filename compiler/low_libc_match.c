@@ -1,7 +1,7 @@
 /* low_libc_match.c: recognises the C library's string routines in a module
  * by their exact code.  A function whose instructions (immediates, locals,
  * signature) hash to a known build of wasi-libc's memcmp, strcmp, strlen,
- * memcpy, memmove or memset is that routine: the same code means the same
+ * memcpy, memmove, memset or stpcpy is that routine: the same code means the same
  * semantics, so low_libc.c may run a native equivalent where it gives the
  * same result and cannot trap, and the function's own code elsewhere.
  * Only leaf code is hashed (no call, no global or table access), so a
@@ -127,6 +127,12 @@ static const struct {
     {0x4e25137d28be441dull, LOW_LIBC_MEMMOVE}, /* no wasm-opt */
     {0xcfca2bb35e7acfabull, LOW_LIBC_MEMSET}, /* -O1 .. -Oz */
     {0x002ee1b5f5c95124ull, LOW_LIBC_MEMSET}, /* no wasm-opt */
+    /* stpcpy (musl's strcpy and strcat call it): the build that returns
+     * its result, and mujs's, whose result wasm-opt dropped (no caller
+     * reads it) */
+    {0x4fa1e6ef625f03fbull, LOW_LIBC_STPCPY}, /* -O1 .. -Oz */
+    {0xaafd9415b3609722ull, LOW_LIBC_STPCPY}, /* -O2 (mujs) */
+    {0xef79406507255f81ull, LOW_LIBC_STPCPY}, /* no wasm-opt */
 };
 
 static low_libc_kind match(const wasm_module *m, const wasm_func *fn, int depth) {

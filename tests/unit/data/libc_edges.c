@@ -1,4 +1,5 @@
-/* libc_edges.c: memcmp, strcmp, strlen, memcpy, memmove and memset
+/* libc_edges.c: memcmp, strcmp, strlen, memcpy, memmove, memset, strcpy
+ * and stpcpy
  * against byte-wise reference versions on many lengths, alignments and
  * byte values, plus a hash of memcpy on overlapping ranges (whatever the
  * library's order of copies gives: compared with another engine); with an
@@ -43,7 +44,7 @@ static uint32_t next(void)
 	return rng;
 }
 
-static unsigned char buf_a[512], buf_b[512];
+static unsigned char buf_a[512], buf_b[512], buf_c[512];
 
 static void fill(unsigned char *p, size_t n, int nul)
 {
@@ -56,6 +57,8 @@ static void fill(unsigned char *p, size_t n, int nul)
 /* Each routine is called from several places, as in real programs, so
  * that wasm-opt keeps it a function (at -O3 it inlines one called once). */
 static int cmp_mem(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
+static char *cpy_str(char *d, const char *s) { return strcpy(d, s); }
+static char *pcpy_str(char *d, const char *s) { return stpcpy(d, s); }
 static void *copy_mem(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
 static void *move_mem(void *d, const void *s, size_t n) { return memmove(d, s, n); }
 static void *set_mem(void *d, int c, size_t n) { return memset(d, c, n); }
@@ -98,6 +101,40 @@ static unsigned long check_bulk(void)
 	return bad;
 }
 
+/* Every length up to 70 (short copies are where a native path would
+ * use pieces of 1, 4, 8 and 16 bytes): memmove at every distance up to 20 either
+ * way, memcpy on disjoint ranges at every alignment; 4047 checks. */
+static unsigned long check_small(void)
+{
+	unsigned long bad = 0;
+	for (size_t n = 0; n <= 70; n++) {
+		for (int delta = -20; delta <= 20; delta++) {
+			size_t s = 300, d = (size_t)(300 + delta);
+			fill(big, sizeof big, 1);
+			memcpy(ref, big, sizeof big);
+			void *got = n & 1 ? move_mem(big + d, big + s, n) : memmove(big + d, big + s, n);
+			unsigned char tmp[80];
+			for (size_t i = 0; i < n; i++)
+				tmp[i] = ((volatile unsigned char *)ref)[s + i];
+			for (size_t i = 0; i < n; i++)
+				((volatile unsigned char *)ref)[d + i] = tmp[i];
+			bad += got != big + d;
+			bad += ref_memcmp(big, ref, sizeof big) != 0;
+		}
+		for (size_t al = 0; al < 16; al++) {
+			size_t s = 1200 + (al * 7) % 16, d = 100 + al;
+			fill(big, sizeof big, 0);
+			memcpy(ref, big, sizeof big);
+			void *got = n & 1 ? copy_mem(big + d, big + s, n) : memcpy(big + d, big + s, n);
+			for (size_t i = 0; i < n; i++)
+				((volatile unsigned char *)ref)[d + i] = ((volatile unsigned char *)ref)[s + i];
+			bad += got != big + d;
+			bad += ref_memcmp(big, ref, sizeof big) != 0;
+		}
+	}
+	return bad;
+}
+
 /* memcpy on overlapping ranges: the library's own order of copies. */
 static uint32_t overlap_hash(void)
 {
@@ -108,6 +145,8 @@ static uint32_t overlap_hash(void)
 			big[i] = (unsigned char)(i * 7 + round);
 		copy_mem(big + d, big + s, n);
 		memmove(big + 500, big + 400 + round % 64, 64);
+		big[300 + round % 80] = 0; /* a string at 200, copied down over itself */
+		cpy_str((char *)big + 200 - round % 9, (char *)big + 200);
 		for (size_t i = 0; i < 400; i++)
 			h = (h ^ big[i]) * 16777619u;
 	}
@@ -142,6 +181,10 @@ int main(int argc, char **argv)
 			copy_mem(buf_a, end - 20, 40);
 		else if (!strcmp(argv[1], "memmove"))
 			move_mem(end - 30, end - 20, 40);
+		else if (!strcmp(argv[1], "stpcpy")) /* the copy runs past the end */
+			printf("%p\n", (void *)pcpy_str((char *)end - 20, (char *)buf_a));
+		else if (!strcmp(argv[1], "strcpy")) /* no NUL before the end */
+			cpy_str((char *)buf_b, (char *)end - 20);
 		return 0;
 	}
 	unsigned long bad = 0, checks = 0;
@@ -162,10 +205,19 @@ int main(int argc, char **argv)
 		bad += (round & 2 ? strcmp((char *)a, (char *)b) : cmp_str((char *)a, (char *)b)) !=
 		       ref_strcmp(a, b);
 		bad += (round & 2 ? len_str((char *)a) : strlen((char *)a)) != ref_strlen(a);
-		checks += 3;
+		unsigned char *c = buf_c + next() % 32;
+		memset(buf_c, 0x55, sizeof buf_c);
+		char *end_c = round & 1 ? pcpy_str((char *)c, (char *)a) : stpcpy((char *)c, (char *)a);
+		bad += end_c != (char *)c + ref_strlen(a) || ref_memcmp(c, a, ref_strlen(a) + 1) != 0 ||
+		       ((volatile unsigned char *)c)[ref_strlen(a) + 1] != 0x55;
+		bad += (round & 1 ? cpy_str((char *)c + 1, (char *)a) : strcpy((char *)c + 1, (char *)a)) != (char *)c + 1;
+		bad += ref_memcmp(c + 1, a, ref_strlen(a) + 1) != 0;
+		checks += 5;
 	}
 	bad += check_bulk();
 	checks += 8000;
+	bad += check_small();
+	checks += 4047;
 	printf("checks %lu mismatches %lu\n", checks, bad);
 	printf("overlapping memcpy %08x\n", overlap_hash());
 	return bad != 0;
