@@ -13,7 +13,7 @@ say() { echo "$*" | tee -a $S; }
 { nvidia-smi; nproc; } >$O/machine.txt 2>&1
 t0=$(date +%s)
 say "== e2e $(date -u +%T)"
-GPU_TEST_TIMEOUT=60 timeout 150 bash $D/tests/gpu/e2e.sh $D/build/gpu/bin $L/e2e >$O/e2e.txt 2>&1; say "e2e rc=$? $(tail -n 2 $O/e2e.txt | tr '\n' ' ')"
+GPU_TEST_TIMEOUT=60 timeout 300 bash $D/tests/gpu/e2e.sh $D/build/gpu/bin $L/e2e >$O/e2e.txt 2>&1; say "e2e rc=$? $(tail -n 2 $O/e2e.txt | tr '\n' ' ')"
 grep -E '^FAIL' $O/e2e.txt | tee -a $S
 say "== llm 128 tokens cpu/gpu/auto + matvec $(date -u +%T)"
 LLM_TOKENS=128 GPU_BENCH_TIMEOUT=120 timeout 150 bash $D/tests/bench/gpu_llm.sh $D/build/gpu/bench $L/llm >$O/llm.md 2>&1; say "gpu_llm rc=$?"; cat $O/llm.md >>$S

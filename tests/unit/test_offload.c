@@ -102,7 +102,8 @@ static const struct {
      * line (symm: LLVM kept no fast copy), and the fast copy's line
      * speaks for a checked copy beside it (mvt: one line per nest) */
     {"polybench_suite", "", ": neg_symm: not offloaded: stores to more than one array (2; as one kernel each, part 1: "
-                            "inner loop runs only under a condition) (the nest exists only as its bounds-checked copy)\n"},
+                            "not a product (only products are split out)) (the nest exists only as its bounds-checked "
+                            "copy)\n"},
     /* syr2k: the whole nest, a triangle with two products per term */
     {"polybench_suite", "", ": syr2k: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (two products summed "
                             "per term (A B^T + B A^T) over a triangle (j <= i)"},
