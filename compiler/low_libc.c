@@ -58,6 +58,14 @@ static const char *const kind_names[] = {
     [LOW_LIBC_STPCPY] = "stpcpy",
 };
 
+/* Returns v, or nothing from a wrapper without a result (wasm-opt drops
+ * memcpy's result when no caller reads it; the wrapper has the Wasm
+ * function's type). */
+static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
+  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == w->mc->t_void) LLVMBuildRetVoid(w->b);
+  else LLVMBuildRet(w->b, v);
+}
+
 /* Ends the current block with a branch on fast: the builder is left in
  * the native block (for the caller to finish), the other block tail-calls
  * the Wasm code on the wrapper's own arguments.  The condition is named
@@ -77,9 +85,15 @@ static void branch_native(wrap_ctx *w, LLVMValueRef fast) {
   LLVMValueRef call = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->wasm), w->wasm, args, n, "");
   low_wasm_abi_call(mc, call);
   LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
-  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wasm)) == mc->t_void) LLVMBuildRetVoid(w->b);
-  else LLVMBuildRet(w->b, call);
+  ret_or_void(w, call);
   LLVMPositionBuilderAtEnd(w->b, yes);
+}
+
+/* [d, d + n) and [s, s + n) do not overlap (i64 addresses and length). */
+static LLVMValueRef apart(wrap_ctx *w, LLVMValueRef d64, LLVMValueRef s64, LLVMValueRef n64) {
+  LLVMValueRef before = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, d64, n64, ""), s64, "");
+  LLVMValueRef after = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, s64, n64, ""), d64, "");
+  return LLVMBuildOr(w->b, before, after, "apart");
 }
 
 /* zext(at) + zext(n) <= memory size: no byte of [at, at + n) traps. */
@@ -224,13 +238,6 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
 }
 
-/* Returns v, or nothing from a wrapper without a result (wasm-opt drops
- * memcpy's result when no caller reads it). */
-static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
-  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == w->mc->t_void) LLVMBuildRetVoid(w->b);
-  else LLVMBuildRet(w->b, v);
-}
-
 /* Stores at d the pieces of type ty read at s, at the offsets off (an
  * offset below zero counts back from n, an i64; HALF is n / 2), all read
  * before any is written, then returns ret (NULL: nothing). */
@@ -309,10 +316,7 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
   LLVMValueRef ok = in_memory(w, d, n);
   if (kind != LOW_LIBC_MEMSET) ok = LLVMBuildAnd(w->b, ok, in_memory(w, x, n), "");
   if (kind == LOW_LIBC_MEMCPY) {
-    LLVMValueRef len = zext64(w, n), d64 = zext64(w, d), s64 = zext64(w, x);
-    LLVMValueRef before = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, d64, len, ""), s64, "");
-    LLVMValueRef after = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, s64, len, ""), d64, "");
-    ok = LLVMBuildAnd(w->b, ok, LLVMBuildOr(w->b, before, after, "apart"), "");
+    ok = LLVMBuildAnd(w->b, ok, apart(w, zext64(w, d), zext64(w, x), zext64(w, n)), "");
   }
   branch_native(w, ok);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, d)}, 1, "dst");
@@ -325,8 +329,7 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
                                  : LLVMBuildMemMove(w->b, dst, 1, src, 1, len);
   }
   low_tbaa(mc, op, mc->tbaa_memory);
-  if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == mc->t_void) LLVMBuildRetVoid(w->b);
-  else LLVMBuildRet(w->b, d);
+  ret_or_void(w, d);
 }
 
 /* stpcpy(d, s) copies s with its NUL to d and returns d + strlen(s).
@@ -346,11 +349,9 @@ static void wrap_stpcpy(wrap_ctx *w) {
   LLVMValueRef found = LLVMBuildICmp(w->b, LLVMIntNE, len,
                                      LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false), "");
   LLVMValueRef n = LLVMBuildAdd(w->b, len, LLVMConstInt(mc->t_i64, 1, false), "");
-  LLVMValueRef d_end = LLVMBuildAdd(w->b, d64, n, ""), s_end = LLVMBuildAdd(w->b, s64, n, "");
+  LLVMValueRef d_end = LLVMBuildAdd(w->b, d64, n, "");
   LLVMValueRef ok = LLVMBuildAnd(w->b, found, LLVMBuildICmp(w->b, LLVMIntULE, d_end, w->size, ""), "");
-  LLVMValueRef apart = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntULE, d_end, s64, ""),
-                                   LLVMBuildICmp(w->b, LLVMIntULE, s_end, d64, ""), "apart");
-  branch_native(w, LLVMBuildAnd(w->b, ok, apart, ""));
+  branch_native(w, LLVMBuildAnd(w->b, ok, apart(w, d64, s64, n), ""));
   LLVMValueRef ret = LLVMBuildTrunc(w->b, LLVMBuildAdd(w->b, d64, len, ""), mc->t_i32, "");
   copy_small(w, param(w, 1), param(w, 2), n, ret);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &d64, 1, "dst");
