@@ -301,6 +301,14 @@ static bool branch_selects(drv_run *r) {
   return true;
 }
 
+/* Addresses computed again beside their accesses in other blocks, for
+ * the addressing modes (ir_sink_addr.c). */
+static bool sink_addresses(drv_run *r) {
+  unsigned n = ir_sink_addresses(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u address%s", n, n == 1 ? "" : "es");
+  return true;
+}
+
 /* Last: the trap's blocks joined to the return, for shrink wrapping
  * (ir_trap_exit.c). */
 static bool join_traps(drv_run *r) {
@@ -358,6 +366,7 @@ static const drv_pass pipeline[] = {
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
+  {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
   {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };

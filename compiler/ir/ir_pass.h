@@ -41,6 +41,14 @@ void ir_unswitch_unmask(LLVMModuleRef mod);
  * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
 unsigned ir_join_trap_exits(LLVMModuleRef mod);
 
+/* Before the traps pass, on optimised IR: each byte address `P + X`
+ * that loads or stores in other blocks use is computed again beside
+ * them, an invariant `Q + C` in P folded as `(Q + X) + C`, so that code
+ * generation folds it into the accesses' addressing modes instead of
+ * keeping one value (often spilled) per address across a loop LICM hoisted
+ * it out of (ir_sink_addr.c).  Returns how many addresses it sank. */
+unsigned ir_sink_addresses(LLVMModuleRef mod);
+
 /* Before the traps pass, on optimised IR: each integer select carried to a
  * loop's next iteration whose condition waits on a pointer-chasing load
  * (a load through another load's value, addressed from the carried value)

@@ -1,0 +1,119 @@
+/* ir_sink_addr.c: late, on optimised IR: a byte address `P + X` (a
+ * one-index i8 getelementptr) that loads and stores in other blocks use
+ * is computed again beside each of those accesses, and an invariant
+ * `Q + C` inside P (C a constant) is folded into the copy as
+ * `(Q + X) + C`, so that code generation folds the whole of it into the
+ * access's addressing mode ([Q + X + C]).
+ *
+ * Why: LLVM's LICM hoists such addresses out of every loop they are
+ * invariant in, to the loop's preheader, and code generation then keeps
+ * each of them live across the loop: a linear memory's address is
+ * `base + zext(p) + offset`, so one guest pointer gives one native value
+ * per field reached through it.  Lua's bytecode loop (luaV_execute) is
+ * entered again at each Lua call and return, and runs three or four
+ * opcodes each time in a recursive program; its preheader computed seven
+ * addresses from the call frame's pointer (`ci + 16`, `ci + 20`, ...)
+ * and spilled each to the stack (fourteen instructions per entry), where
+ * native code keeps `ci` and addresses `16(%rci)`.  Computed at the
+ * access, only `ci` (X) and the memory base (Q) stay live, and the
+ * access reads `16(%base,%rci)`.
+ *
+ * Exact: the copy computes the same address (getelementptr without
+ * inbounds wraps like the original); only where it is computed
+ * changes.  The original goes when nothing else uses it. */
+#include <stdlib.h>
+
+#include "ir.h"
+#include "ir_pass.h"
+
+/* v is `getelementptr i8, ptr P, i64 X`. */
+static bool byte_gep(LLVMValueRef v) {
+  if (!v || !LLVMIsAGetElementPtrInst(v) || LLVMGetNumOperands(v) != 2) return false;
+  LLVMTypeRef t = LLVMGetGEPSourceElementType(v);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 8;
+}
+
+/* The operand index at which u uses g as the address it loads or stores
+ * (and only so), or -1. */
+static int address_operand(LLVMValueRef u, LLVMValueRef g) {
+  if (LLVMIsALoadInst(u)) return LLVMGetOperand(u, 0) == g ? 0 : -1;
+  if (LLVMIsAStoreInst(u)) return LLVMGetOperand(u, 1) == g && LLVMGetOperand(u, 0) != g ? 1 : -1;
+  return -1;
+}
+
+typedef struct {
+  LLVMBasicBlockRef bb;
+  LLVMValueRef addr;
+} sunk;
+
+/* g's address computed again before at, in the form code generation
+ * folds: (Q + X) + C when g's pointer is Q + C. */
+static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef g, LLVMValueRef at) {
+  LLVMTypeRef i8 = LLVMGetGEPSourceElementType(g);
+  LLVMValueRef p = LLVMGetOperand(g, 0), x = LLVMGetOperand(g, 1), c = NULL;
+  if (byte_gep(p) && LLVMIsAConstantInt(LLVMGetOperand(p, 1))) {
+    c = LLVMGetOperand(p, 1);
+    p = LLVMGetOperand(p, 0);
+  }
+  LLVMPositionBuilderBefore(b, at);
+  LLVMValueRef a = LLVMBuildGEP2(b, i8, p, &x, 1, "addr.sunk");
+  return c ? LLVMBuildGEP2(b, i8, a, &c, 1, "addr.sunk") : a;
+}
+
+/* Sinks g into the blocks of its accesses elsewhere; true when it did. */
+static bool sink_one(LLVMBuilderRef b, LLVMValueRef g) {
+  LLVMBasicBlockRef home = LLVMGetInstructionParent(g);
+  unsigned nusers = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(g); u; u = LLVMGetNextUse(u)) nusers++;
+  if (nusers == 0) return false;
+  LLVMValueRef *users = malloc(nusers * sizeof *users);
+  sunk *done = malloc(nusers * sizeof *done);
+  unsigned n = 0, ndone = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(g); u; u = LLVMGetNextUse(u)) users[n++] = LLVMGetUser(u);
+  bool changed = false;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef u = users[i];
+    int op = LLVMIsAInstruction(u) ? address_operand(u, g) : -1;
+    LLVMBasicBlockRef bb = op >= 0 ? LLVMGetInstructionParent(u) : NULL;
+    if (!bb || bb == home || LLVMGetOperand(u, (unsigned)op) != g) continue; /* a user listed twice */
+    LLVMValueRef addr = NULL;
+    for (unsigned k = 0; k < ndone && !addr; k++)
+      if (done[k].bb == bb) addr = done[k].addr;
+    if (!addr) {
+      /* before the block's first access through g, so that later ones in
+       * the block reuse it */
+      LLVMValueRef first = u;
+      for (LLVMValueRef j = LLVMGetFirstInstruction(bb); j; j = LLVMGetNextInstruction(j))
+        if (address_operand(j, g) >= 0) {
+          first = j;
+          break;
+        }
+      addr = copy_before(b, g, first);
+      done[ndone++] = (sunk){bb, addr};
+    }
+    LLVMSetOperand(u, (unsigned)op, addr);
+    changed = true;
+  }
+  free(users);
+  free(done);
+  if (changed && !LLVMGetFirstUse(g)) LLVMInstructionEraseFromParent(g);
+  return changed;
+}
+
+unsigned ir_sink_addresses(LLVMModuleRef mod) {
+  unsigned n = 0;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn)) continue;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef i = LLVMGetFirstInstruction(bb);
+      while (i) {
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        if (byte_gep(i) && sink_one(b, i)) n++;
+        i = next;
+      }
+    }
+  }
+  LLVMDisposeBuilder(b);
+  return n;
+}
