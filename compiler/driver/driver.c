@@ -384,10 +384,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, vunroll, lanes, masks or guard code is slower; without bounds, guard
+/* Without reroll, addresses, vunroll, lanes, masks, guard or sinkaddr code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

@@ -46,18 +46,37 @@ typedef struct {
   LLVMValueRef addr;
 } sunk;
 
+/* v is `add X', C` (any flags) with C a constant int: *base = X', *c = C. */
+static bool plus_const(LLVMValueRef v, LLVMValueRef *base, LLVMValueRef *c) {
+  if (!v || !LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMAdd) return false;
+  if (!LLVMIsAConstantInt(LLVMGetOperand(v, 1))) return false;
+  *base = LLVMGetOperand(v, 0);
+  *c = LLVMGetOperand(v, 1);
+  return true;
+}
+
 /* g's address computed again before at, in the form code generation
- * folds: (Q + X) + C when g's pointer is Q + C. */
+ * folds: (Q + X') + C when g is P + X with P = Q + C1 or X = X' + C2
+ * (C = C1 + C2).  Exact: a getelementptr without inbounds is arithmetic
+ * modulo 2^64, which is associative, whatever flags the add carried. */
 static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef g, LLVMValueRef at) {
   LLVMTypeRef i8 = LLVMGetGEPSourceElementType(g);
-  LLVMValueRef p = LLVMGetOperand(g, 0), x = LLVMGetOperand(g, 1), c = NULL;
-  if (byte_gep(p) && LLVMIsAConstantInt(LLVMGetOperand(p, 1))) {
-    c = LLVMGetOperand(p, 1);
+  LLVMValueRef p = LLVMGetOperand(g, 0), x = LLVMGetOperand(g, 1), c1 = NULL, c2 = NULL, xb;
+  LLVMTypeRef ix = LLVMTypeOf(x);
+  /* an index narrower than a pointer is sign-extended, which does not
+   * distribute over its add: only i64 indices are taken apart */
+  bool wide = LLVMGetIntTypeWidth(ix) == 64;
+  if (wide && byte_gep(p) && LLVMIsAConstantInt(LLVMGetOperand(p, 1)) && LLVMTypeOf(LLVMGetOperand(p, 1)) == ix) {
+    c1 = LLVMGetOperand(p, 1);
     p = LLVMGetOperand(p, 0);
   }
+  if (wide && plus_const(x, &xb, &c2)) x = xb;
+  long long c = (c1 ? LLVMConstIntGetSExtValue(c1) : 0) + (c2 ? LLVMConstIntGetSExtValue(c2) : 0);
   LLVMPositionBuilderBefore(b, at);
   LLVMValueRef a = LLVMBuildGEP2(b, i8, p, &x, 1, "addr.sunk");
-  return c ? LLVMBuildGEP2(b, i8, a, &c, 1, "addr.sunk") : a;
+  if (!c1 && !c2) return a;
+  LLVMValueRef k = LLVMConstInt(ix, (unsigned long long)c, true);
+  return LLVMBuildGEP2(b, i8, a, &k, 1, "addr.sunk");
 }
 
 /* Sinks g into the blocks of its accesses elsewhere; true when it did. */
@@ -96,7 +115,14 @@ static bool sink_one(LLVMBuilderRef b, LLVMValueRef g) {
   }
   free(users);
   free(done);
-  if (changed && !LLVMGetFirstUse(g)) LLVMInstructionEraseFromParent(g);
+  if (changed && !LLVMGetFirstUse(g)) {
+    /* the offset `X' + C` and pointer `Q + C` it read go too when dead */
+    LLVMValueRef x = LLVMGetOperand(g, 1), p = LLVMGetOperand(g, 0);
+    LLVMInstructionEraseFromParent(g);
+    if (LLVMIsAInstruction(x) && !LLVMGetFirstUse(x) && LLVMGetInstructionOpcode(x) == LLVMAdd)
+      LLVMInstructionEraseFromParent(x);
+    if (byte_gep(p) && !LLVMGetFirstUse(p)) LLVMInstructionEraseFromParent(p);
+  }
   return changed;
 }
 

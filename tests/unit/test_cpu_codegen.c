@@ -890,6 +890,86 @@ START_TEST(counted_addresses_widen) {
 }
 END_TEST
 
+/* ---- addresses sunk beside their accesses (ir_sink_addr.c) ------------ */
+
+/* GEPs and adds outside every loop with a user inside one: addresses
+ * (and offsets of addresses) LICM hoisted, each a value kept, often
+ * spilled, across the loop. */
+static int hoisted_addresses(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    if (unit_in_cycle(bb)) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      if (op != LLVMGetElementPtr && op != LLVMAdd) continue;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+        if (LLVMIsAInstruction(LLVMGetUser(u)) && unit_in_cycle(LLVMGetInstructionParent(LLVMGetUser(u)))) {
+          n++;
+          break;
+        }
+    }
+  }
+  return n;
+}
+
+/* A bytecode loop reaching fields of a frame pointer $ci that it does not
+ * change (Lua's luaV_execute and its `ci`): opcodes 0-3 read ci+16, write
+ * ci+20, read ci+24, read ci+20; any other leaves. */
+static const char frame_loop_wat[] =
+    "(module (memory 1)\n"
+    "  (data (i32.const 100) \"\\00\\01\\02\\03\\00\\02\\01\\03\\00\\04\")\n"
+    "  (data (i32.const 216) \"\\05\\00\\00\\00\\00\\00\\00\\00\\09\\00\\00\\00\")\n"
+    "  (func $run (param $ci i32) (param $pc i32) (result i32) (local $acc i32) (local $op i32)\n"
+    "    (block $out (loop $next\n"
+    "      (local.set $op (i32.load8_u (local.get $pc)))\n"
+    "      (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "        (br_table $h0 $h1 $h2 $h3 $out (local.get $op)))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.load offset=16 (local.get $ci)))) (br 2))\n"
+    "        (i32.store offset=20 (local.get $ci) (local.get $acc)) (br 1))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.load offset=24 (local.get $ci)))) (br 0))\n"
+    "      (local.set $acc (i32.add (local.get $acc) (i32.load offset=20 (local.get $ci))))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (br $next)))\n"
+    "    (local.get $acc))\n"
+    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 200) (i32.const 100)) (i32.const %d))\n"
+    "    (then unreachable))))\n";
+
+/* The frame's addresses are computed beside their accesses, `ci` and the
+ * memory base the only values kept across the loop (they fold into the
+ * accesses' addressing modes), and the program computes what C does.
+ * With --skip-pass=sinkaddr (what it was before ir_sink_addr.c): three
+ * addresses and their offsets hoisted to the loop's preheader. */
+START_TEST(frame_addresses_sunk_to_accesses) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped frame_addresses_sunk_to_accesses: wat2wasm missing\n");
+    return;
+  }
+  const unsigned char code[] = {0, 1, 2, 3, 0, 2, 1, 3, 0};
+  uint32_t f16 = 5, f20 = 0, f24 = 9, acc = 0;
+  for (size_t i = 0; i < sizeof code; i++) {
+    switch (code[i]) {
+    case 0: acc += f16; break;
+    case 1: f20 = acc; break;
+    case 2: acc ^= f24; break;
+    default: acc += f20; break;
+    }
+  }
+  char wat[4096], out[4096];
+  snprintf(wat, sizeof wat, frame_loop_wat, (int)acc);
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  o.skip_pass = "sinkaddr";
+  unit_ir m = unit_ir_of_wat("cpu-sink", wat, &o);
+  ck_assert_int_ge(hoisted_addresses(unit_ir_func(&m, 0)), 3);
+  unit_ir_dispose(&m);
+  m = ir_of(wat);
+  ck_assert_int_eq(hoisted_addresses(unit_ir_func(&m, 0)), 0);
+  unit_ir_dispose(&m);
+  ck_assert_msg(run_wat(wat, out, sizeof out) == 0, "%s", out);
+}
+END_TEST
+
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1002,6 +1082,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
   tcase_add_test(tc, executable_jump_tables_absolute);
+  tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   suite_add_tcase(s, tc);
   return s;
 }
