@@ -86,6 +86,15 @@ static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef g, LLVMValueRef a
   return LLVMBuildGEP2(b, i8, a, &k, 1, "addr.sunk");
 }
 
+/* Whether g, in bb, reads a pointer `Q + C` computed in another block
+ * (LICM's reassociated "invariant.gep", hoisted and kept across the
+ * loop). */
+static bool pointer_elsewhere(LLVMValueRef g, LLVMBasicBlockRef bb) {
+  LLVMValueRef p = LLVMGetOperand(g, 0), x = LLVMGetOperand(g, 1);
+  return LLVMGetIntTypeWidth(LLVMTypeOf(x)) == 64 && byte_gep(p) && LLVMIsAConstantInt(LLVMGetOperand(p, 1)) &&
+         LLVMTypeOf(LLVMGetOperand(p, 1)) == LLVMTypeOf(x) && LLVMGetInstructionParent(p) != bb;
+}
+
 /* Sinks g into the blocks of its accesses elsewhere; true when it did. */
 static bool sink_one(LLVMBuilderRef b, LLVMValueRef g) {
   LLVMBasicBlockRef home = LLVMGetInstructionParent(g);
@@ -101,7 +110,8 @@ static bool sink_one(LLVMBuilderRef b, LLVMValueRef g) {
     LLVMValueRef u = users[i];
     int op = LLVMIsAInstruction(u) ? address_operand(u, g) : -1;
     LLVMBasicBlockRef bb = op >= 0 ? LLVMGetInstructionParent(u) : NULL;
-    if (!bb || bb == home || LLVMGetOperand(u, (unsigned)op) != g) continue; /* a user listed twice */
+    if (!bb || LLVMGetOperand(u, (unsigned)op) != g) continue; /* a user listed twice */
+    if (bb == home && !pointer_elsewhere(g, bb)) continue;
     LLVMValueRef addr = NULL;
     for (unsigned k = 0; k < ndone && !addr; k++)
       if (done[k].bb == bb) addr = done[k].addr;

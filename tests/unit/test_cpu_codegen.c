@@ -914,20 +914,22 @@ static int hoisted_addresses(LLVMValueRef fn) {
 
 /* A bytecode loop reaching fields of a frame pointer $ci that it does not
  * change (Lua's luaV_execute and its `ci`): opcodes 0-3 read ci+16, write
- * ci+20, read ci+24, read ci+20; any other leaves. */
+ * ci+20, read ci+24, read ci+20; any other leaves.  The opcode is
+ * pc[0] + pc[40] (pc[40] is 0), whose `base + 40` LICM hoists apart
+ * (its "invariant.gep"). */
 static const char frame_loop_wat[] =
     "(module (memory 1)\n"
     "  (data (i32.const 100) \"\\00\\01\\02\\03\\00\\02\\01\\03\\00\\04\")\n"
     "  (data (i32.const 216) \"\\05\\00\\00\\00\\00\\00\\00\\00\\09\\00\\00\\00\")\n"
     "  (func $run (param $ci i32) (param $pc i32) (result i32) (local $acc i32) (local $op i32)\n"
     "    (block $out (loop $next\n"
-    "      (local.set $op (i32.load8_u (local.get $pc)))\n"
-    "      (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "      (local.set $op (i32.add (i32.load8_u (local.get $pc)) (i32.load8_u offset=40 (local.get $pc))))\n"
+    "      (block $end (block $h3 (block $h2 (block $h1 (block $h0\n"
     "        (br_table $h0 $h1 $h2 $h3 $out (local.get $op)))\n"
-    "        (local.set $acc (i32.add (local.get $acc) (i32.load offset=16 (local.get $ci)))) (br 2))\n"
-    "        (i32.store offset=20 (local.get $ci) (local.get $acc)) (br 1))\n"
-    "        (local.set $acc (i32.xor (local.get $acc) (i32.load offset=24 (local.get $ci)))) (br 0))\n"
-    "      (local.set $acc (i32.add (local.get $acc) (i32.load offset=20 (local.get $ci))))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.load offset=16 (local.get $ci)))) (br $end))\n"
+    "        (i32.store offset=20 (local.get $ci) (local.get $acc)) (br $end))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.load offset=24 (local.get $ci)))) (br $end))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.load offset=20 (local.get $ci)))))\n"
     "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
     "      (br $next)))\n"
     "    (local.get $acc))\n"
@@ -938,7 +940,8 @@ static const char frame_loop_wat[] =
  * memory base the only values kept across the loop (they fold into the
  * accesses' addressing modes), and the program computes what C does.
  * With --skip-pass=sinkaddr (what it was before ir_sink_addr.c): three
- * addresses and their offsets hoisted to the loop's preheader. */
+ * addresses and their offsets hoisted to the loop's preheader, and
+ * `base + 40`. */
 START_TEST(frame_addresses_sunk_to_accesses) {
   if (!have_wat2wasm()) {
     printf("cpu_codegen: skipped frame_addresses_sunk_to_accesses: wat2wasm missing\n");
