@@ -3,11 +3,13 @@
  * is computed again beside each of those accesses, and an invariant
  * `Q + C1` in P or `X' + C2` in an i64 X is folded into the copy as
  * `(Q + X') + (C1 + C2)`, so that code generation folds the whole of it
- * into the access's addressing mode ([Q + X' + C]).  (Taking apart also
- * the addresses in their accesses' own block whose `Q + C1` or `X' + C2`
- * came from another block did not pay: Lua strings +0.5 % instructions,
- * fib unchanged; an `X` that a bounds check also compares then stays
- * live beside X'.)
+ * into the access's addressing mode ([Q + X' + C]).  An address in its
+ * accesses' own block whose pointer is a `Q + C1` computed in another
+ * block (LICM reassociates `(Q + X) + C` into such a hoisted
+ * "invariant.gep") is rebuilt the same way.  (Doing so also where only
+ * its `X' + C2` came from another block did not pay: Lua strings +0.5 %
+ * instructions, fib unchanged; an X that a bounds check also compares
+ * then stays live beside X'.)
  *
  * Why: LLVM's LICM hoists such addresses (and their offsets) out of
  * every loop they are invariant in, to the loop's preheader, and code
