@@ -892,9 +892,10 @@ END_TEST
 
 /* ---- addresses sunk beside their accesses (ir_sink_addr.c) ------------ */
 
-/* GEPs and adds outside every loop with a user inside one: addresses
- * (and offsets of addresses) LICM hoisted, each a value kept, often
- * spilled, across the loop. */
+/* GEPs outside every loop with a user inside one, and adds outside with
+ * a GEP inside among their users: addresses (and offsets of addresses)
+ * LICM hoisted, each a value kept, often spilled, across the loop.  (A
+ * bounds check's hoisted limit, an add compared inside, is not one.) */
 static int hoisted_addresses(LLVMValueRef fn) {
   int n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
@@ -903,7 +904,8 @@ static int hoisted_addresses(LLVMValueRef fn) {
       LLVMOpcode op = LLVMGetInstructionOpcode(i);
       if (op != LLVMGetElementPtr && op != LLVMAdd) continue;
       for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
-        if (LLVMIsAInstruction(LLVMGetUser(u)) && unit_in_cycle(LLVMGetInstructionParent(LLVMGetUser(u)))) {
+        if (LLVMIsAInstruction(LLVMGetUser(u)) && unit_in_cycle(LLVMGetInstructionParent(LLVMGetUser(u))) &&
+            (op == LLVMGetElementPtr || LLVMGetInstructionOpcode(LLVMGetUser(u)) == LLVMGetElementPtr)) {
           n++;
           break;
         }
