@@ -238,73 +238,6 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
 }
 
-/* Stores at d the pieces of type ty read at s, at the offsets off (an
- * offset below zero counts back from n, an i64; HALF is n / 2), all read
- * before any is written, then returns ret (NULL: nothing). */
-#define HALF INT32_MIN
-static void copy_pieces(wrap_ctx *w, LLVMTypeRef ty, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n,
-                        const int32_t *off, unsigned count, LLVMValueRef ret) {
-  low_module_ctx *mc = w->mc;
-  LLVMValueRef at[4], v[4];
-  for (unsigned i = 0; i < count; i++) {
-    at[i] = off[i] == HALF ? LLVMBuildLShr(w->b, n, LLVMConstInt(mc->t_i64, 1, false), "")
-            : off[i] < 0   ? LLVMBuildAdd(w->b, n, LLVMConstInt(mc->t_i64, (uint64_t)(int64_t)off[i], true), "")
-                           : LLVMConstInt(mc->t_i64, (uint64_t)off[i], false);
-    LLVMValueRef src = LLVMBuildAdd(w->b, zext64(w, s), at[i], "");
-    v[i] = LLVMBuildLoad2(w->b, ty, LLVMBuildGEP2(w->b, mc->t_i8, w->base, &src, 1, ""), "");
-    LLVMSetAlignment(v[i], 1);
-    low_tbaa(mc, v[i], mc->tbaa_memory);
-  }
-  for (unsigned i = 0; i < count; i++) {
-    LLVMValueRef dst = LLVMBuildAdd(w->b, zext64(w, d), at[i], "");
-    LLVMValueRef st = LLVMBuildStore(w->b, v[i], LLVMBuildGEP2(w->b, mc->t_i8, w->base, &dst, 1, ""));
-    LLVMSetAlignment(st, 1);
-    low_tbaa(mc, st, mc->tbaa_memory);
-  }
-  ret_or_void(w, ret);
-}
-
-/* stpcpy's copy of up to 64 bytes, inline: two or four pieces that may
- * overlap each other, covering [0, n), every read before any write.  Not
- * used for memcpy/memmove: there it made SQLite slower (the wrappers grew
- * past the inliner's threshold and the pieces cost more than glibc's
- * AVX2 memcpy behind the call: speedtest1 1.899 -> 1.912 G instructions;
- * docs/PERFORMANCE.md, issue 22).  Longer copies leave the builder in a
- * block for the library call. */
-static void copy_small(wrap_ctx *w, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n, LLVMValueRef ret) {
-  low_module_ctx *mc = w->mc;
-  static const int32_t four[] = {0, 16, -32, -16}, two16[] = {0, -16}, two8[] = {0, -8}, two4[] = {0, -4},
-                       bytes[] = {0, HALF, -1};
-  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
-  const struct {
-    uint32_t min;
-    LLVMTypeRef ty;
-    const int32_t *off;
-    unsigned count;
-  } steps[] = {{32, v16, four, 4}, {16, v16, two16, 2}, {8, mc->t_i64, two8, 2}, {4, mc->t_i32, two4, 2},
-               {1, mc->t_i8, bytes, 3}};
-  LLVMBasicBlockRef big = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "big");
-  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "small");
-  LLVMValueRef small = LLVMBuildICmp(w->b, LLVMIntULE, n, LLVMConstInt(mc->t_i64, 64, false), "");
-  char name[32];
-  snprintf(name, sizeof name, "small.%s", kind_names[w->kind]);
-  LLVMSetValueName2(small, name, strlen(name));
-  LLVMBuildCondBr(w->b, small, next, big);
-  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-    LLVMPositionBuilderAtEnd(w->b, next);
-    LLVMBasicBlockRef here = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "pieces");
-    next = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "smaller");
-    LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntUGE, n, LLVMConstInt(mc->t_i64, steps[i].min, false), ""),
-                    here, next);
-    LLVMPositionBuilderAtEnd(w->b, here);
-    copy_pieces(w, steps[i].ty, d, s, n, steps[i].off, steps[i].count, ret);
-  }
-  LLVMPositionBuilderAtEnd(w->b, next); /* n = 0 */
-  ret_or_void(w, ret);
-  LLVMPositionBuilderAtEnd(w->b, big);
-}
-#undef HALF
-
 /* memcpy/memmove(d, s, n) and memset(d, c, n) return d.  Native when every
  * byte lies in memory (the Wasm code would trap half-way, after some
  * writes); memcpy also needs the ranges apart, as its Wasm code is one
@@ -353,7 +286,6 @@ static void wrap_stpcpy(wrap_ctx *w) {
   LLVMValueRef ok = LLVMBuildAnd(w->b, found, LLVMBuildICmp(w->b, LLVMIntULE, d_end, w->size, ""), "");
   branch_native(w, LLVMBuildAnd(w->b, ok, apart(w, d64, s64, n), ""));
   LLVMValueRef ret = LLVMBuildTrunc(w->b, LLVMBuildAdd(w->b, d64, len, ""), mc->t_i32, "");
-  copy_small(w, param(w, 1), param(w, 2), n, ret);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &d64, 1, "dst");
   LLVMValueRef src = LLVMBuildGEP2(w->b, mc->t_i8, w->base, &s64, 1, "src");
   low_tbaa(mc, LLVMBuildMemCpy(w->b, dst, 1, src, 1, n), mc->tbaa_memory);

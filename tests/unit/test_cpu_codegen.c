@@ -486,6 +486,10 @@ START_TEST(native_helpers_match_bytewise) {
   ck_assert_int_eq(twasm_rt_strcmp(mem, SIZE, SIZE - 21, SIZE - 20), 'z' - 'y');
   mem[SIZE - 2] = 0;
   ck_assert_int_eq(twasm_rt_strlen(mem, SIZE, SIZE - 33), 31);
+  /* starts less than 16 bytes before the end: no chunk at s, byte by byte */
+  for (uint32_t s = SIZE - 15; s < SIZE - 2; s++) ck_assert_int_eq(twasm_rt_strlen(mem, SIZE, s), SIZE - 2 - s);
+  ck_assert_int_eq(twasm_rt_strlen(mem, SIZE, SIZE - 2), 0);
+  ck_assert(twasm_rt_strlen(mem, SIZE, SIZE - 1) == TWASM_RT_LIBC_FALLBACK);
   /* start past the end */
   ck_assert(twasm_rt_strlen(mem, SIZE, SIZE + 5) == TWASM_RT_LIBC_FALLBACK);
 }
