@@ -1305,9 +1305,20 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
 }
 
 /* Every path of the region reaches its done block, which dominates l: the
- * region runs (whole) before l on each iteration of its outer loop. */
+ * region runs (whole) before l on each iteration of its outer loop.  The
+ * done block may be l's header itself (read past straight-line blocks:
+ * -O3 unswitches `m > 0` out of syrk's i loop, so the region's exits fall
+ * through the k loop's preheader into its header): the region's blocks lie
+ * outside l (its loops are l's siblings), so they reach l's first
+ * iteration, never a later one. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l) {
-  return r->done >= 0 && ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
+  if (r->done < 0) return false;
+  if (r->done == l->header) {
+    for (int k = 0; k < r->nloops; k++)
+      if (l->in_body[r->loops[k]->header]) return false;
+    return true;
+  }
+  return ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
 }
 
 bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {

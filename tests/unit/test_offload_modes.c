@@ -374,6 +374,8 @@ static const struct {
      "as polybench_syrk.c (built here without -msimd128, which only sources that include "
      "wasm_simd128.h get)"},
     {"tests/gpu/e2e/polybench_syr2k_simd.c", "as polybench_syr2k.c (built here without -msimd128)"},
+    {"tests/gpu/e2e/polybench_syrk_o3_simd.c", "as polybench_syrk.c (built here at -O2, without -msimd128)"},
+    {"tests/gpu/e2e/polybench_syr2k_o3_simd.c", "as polybench_syr2k.c (built here at -O2, without -msimd128)"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

@@ -447,6 +447,19 @@ START_TEST(nested_triangle) {
 }
 END_TEST
 
+/* syrk_tri at -O3 -msimd128: -O3 unswitches `p > 0` out of the i loop, so
+ * the prologue region's exits fall through the k loop's preheader into its
+ * header (kr_region_before: the done block is the k loop's header): the
+ * plain -O2 build's product over the triangle, its beta prologue included
+ * (before: "a loop before the product's k loop that is not
+ * `C[i][j] *= factor`") */
+START_TEST(nested_triangle_o3) {
+  char simd[1024];
+  if (!same_as_plain("syrk_tri", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "acc 1") && strstr(simd, " 1 tri 1+1"), "%s", simd);
+}
+END_TEST
+
 /* `wide & (2^32 - 4)`, the test E of syrk_tri's regions (all of the row
  * stored by the lanes) */
 static bool wide_mask(LLVMValueRef i) {
@@ -808,6 +821,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
   tcase_add_test(tc, nested_triangle);
+  tcase_add_test(tc, nested_triangle_o3);
   tcase_add_test(tc, neg_triangle_skips_tail);
   tcase_add_test(tc, neg_triangle_map);
   tcase_add_test(tc, nested_atax_parts);
