@@ -343,6 +343,9 @@ static const struct {
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/counter.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+    {"tests/gpu/e2e/simd_counter.c",
+     "built here without -msimd128: at plain -O2 each ramp is its unrolled loop and its remainder, two "
+     "maps (one with -fno-unroll-loops), as counter.c's k_ramp"},
     {"tests/gpu/e2e/map2d.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
     {"tests/gpu/e2e/map_align.c",
