@@ -184,6 +184,9 @@ int64_t kr_lane_offset(LLVMValueRef store, int lane);
 int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
+/* An affine form of the nest's counters as an i32 (or i64) value node
+ * (kn_recog_expr.c; a loop counter used as a value). */
+int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t);
 /* Whether vector instruction i is a link of i8 lanes widened to i16 lanes
  * and multiplied there (a sext, shuffle, insertelement, mul or bitcast of
  * i8/i16 lanes), which kr_lane_expr reads where i32 lanes are made of it. */

@@ -129,6 +129,56 @@ static const char *reduction_reason(const kr_ctx *c, LLVMValueRef phi) {
              : "vectorised integer reduction (each lane sums its own iterations): not recognised yet";
 }
 
+/* Lane `lane` of constant vector v as an integer, or false. */
+static bool const_lane(LLVMValueRef v, int lane, int64_t *out) {
+  LLVMValueRef e = LLVMIsAConstant(v) ? LLVMGetAggregateElement(v, (unsigned)lane) : NULL;
+  if (!e || !LLVMIsAConstantInt(e)) return false;
+  *out = LLVMConstIntGetSExtValue(e);
+  return true;
+}
+
+/* A vector counter (clang's `<0, 1, 2, 3>` induction vector of a loop
+ * that uses its counter as a value, `a[i] = (3 * i + b) * 0.5f`): an i32
+ * lanes phi in the header of a 1-D nest's vector loop of L lanes,
+ * starting at the constant vector s0 + q * l (lane l) and stepping by
+ * the splat C = q * L.  Lane l of trip t holds s0 + q (L t + l) modulo
+ * 2^32: the value s0 + q j of the scalar loop's iteration j = L t + l the
+ * lane stands for (kn_lanes.c's lane numbering), the same in every lane.
+ * *s0 and *q: that form. */
+static bool vector_counter(const kr_ctx *c, LLVMValueRef phi, int64_t *s0, int64_t *q) {
+  const ir_loop *l = c->chain[0];
+  LLVMTypeRef t = LLVMTypeOf(phi);
+  if (c->depth != 1 || l->nchildren || !LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 ||
+      LLVMGetInstructionParent(phi) != c->cfg->blocks[l->header].bb || kr_lane_count(t) != 4 ||
+      LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMGetElementType(t)) != 32)
+    return false;
+  int lanes = 4, in = -1;
+  for (unsigned k = 0; k < 2; k++)
+    if (!ir_loop_contains_block(l, LLVMGetIncomingBlock(phi, k), c->cfg)) in = (int)k;
+  if (in < 0) return false;
+  LLVMValueRef start = LLVMGetIncomingValue(phi, (unsigned)in), next = LLVMGetIncomingValue(phi, (unsigned)(1 - in));
+  if (!LLVMIsABinaryOperator(next) || LLVMGetInstructionOpcode(next) != LLVMAdd ||
+      LLVMGetOperand(next, 0) != phi)
+    return false;
+  int64_t step, first, x;
+  LLVMValueRef by = LLVMGetOperand(next, 1);
+  if (!const_lane(by, 0, &step) || !const_lane(start, 0, &first) || step % lanes) return false;
+  for (int k = 1; k < lanes; k++)
+    if (!const_lane(by, k, &x) || x != step || !const_lane(start, k, &x) || x != first + step / lanes * k)
+      return false;
+  *s0 = first;
+  *q = step / lanes;
+  return true;
+}
+
+/* Whether v is a vector counter's phi or its step (the add into it). */
+static bool counter_part(const kr_ctx *c, LLVMValueRef v) {
+  int64_t s0, q;
+  if (LLVMIsAPHINode(v)) return vector_counter(c, v, &s0, &q);
+  return LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
+         LLVMIsAPHINode(LLVMGetOperand(v, 0)) && vector_counter(c, LLVMGetOperand(v, 0), &s0, &q);
+}
+
 /* A vector phi anywhere in the nest, or NULL: the reason a nest holding a
  * vectorised reduction gives, before any other about its vector code. */
 static LLVMValueRef vector_phi(kr_ctx *c) {
@@ -136,7 +186,8 @@ static LLVMValueRef vector_phi(kr_ctx *c) {
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
          i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i)) return i;
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i) && !counter_part(c, i))
+        return i;
   return NULL;
 }
 
@@ -364,8 +415,15 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
     if ((int)LLVMConstIntGetZExtValue(idx) == lane) return kr_expr(c, LLVMGetOperand(v, 1));
     return kr_expr(c, LLVMGetOperand(v, 0));
   }
-  case LLVMPHI:
-    return kr_fail(c, reduction_reason(c, v)), -1;
+  case LLVMPHI: {
+    int64_t s0, q;
+    if (!vector_counter(c, v, &s0, &q) || c->copies != n || c->copy != lane)
+      return kr_fail(c, reduction_reason(c, v)), -1;
+    /* s0 + q j at the lane's own iteration j (the kernel's index 0) */
+    kr_affine form = {.ok = true, .c = s0, .n = 1};
+    form.t[0] = (kr_term){.coeff = q, .dim = 0, .param = NULL};
+    return kr_counter_value(c, &form, KN_I32);
+  }
   default:
     /* lane-wise: the scalar operation on this lane of each operand */
     return kr_instruction(c, v, t);

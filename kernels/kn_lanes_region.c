@@ -615,7 +615,11 @@ static bool only_from(const kr_ctx *c, int b, int from) {
  * at acc0 = phi(hsum from E, X0 from the skip S): R adds the terms of
  * [s, n) one a trip.  The done block's phi gives X0 from the guard G (no
  * j), hsum from E (M == n) and R's sums from R's exits: on every path,
- * X0 + the terms of [0, n), each j once ((b)).  The terms themselves are
+ * X0 + the terms of [0, n), each j once ((b)).  With G before the nest
+ * (guard_outside: -O3 versions the nest for n >= 1) no path comes from
+ * G, since n >= 1 whenever the nest runs, and only_from(b, G) holds for
+ * no block of the outer loop (the walk up single predecessors stops at
+ * its header, which has two).  The terms themselves are
  * compared lane by lane with R's in kr_region_prove ((c)). */
 static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D, int done) {
   LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL, pd = NULL;
@@ -873,7 +877,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     const ir_block *blk = &c->cfg->blocks[b];
     if (blk->npreds != 1 && r->nbefore && b == S && (b = before_entry(c, r, S)) >= 0) continue;
     /* S on every iteration of outer: G before the nest, if any */
-    if (b == outer->header && !r->sum) {
+    if (b == outer->header) {
       G = guard_outside(c, n);
       break;
     }
@@ -1305,9 +1309,20 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
 }
 
 /* Every path of the region reaches its done block, which dominates l: the
- * region runs (whole) before l on each iteration of its outer loop. */
+ * region runs (whole) before l on each iteration of its outer loop.  The
+ * done block may be l's header itself (read past straight-line blocks:
+ * -O3 unswitches `m > 0` out of syrk's i loop, so the region's exits fall
+ * through the k loop's preheader into its header): the region's blocks lie
+ * outside l (its loops are l's siblings), so they reach l's first
+ * iteration, never a later one. */
 bool kr_region_before(const kr_ctx *c, const kr_region *r, const ir_loop *l) {
-  return r->done >= 0 && ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
+  if (r->done < 0) return false;
+  if (r->done == l->header) {
+    for (int k = 0; k < r->nloops; k++)
+      if (l->in_body[r->loops[k]->header]) return false;
+    return true;
+  }
+  return ir_dominates(c->dom, r->done, l->header) && !l->in_body[r->done];
 }
 
 bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {

@@ -261,7 +261,7 @@ static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
  * arithmetic, which is exact because the form is exact modulo 2^32.  The
  * kernel's index 0 is chain[depth-2] (chain[0] in a 1-D nest), index 1
  * chain[depth-1], as for loads. */
-static int32_t counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
+int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
   const kr_affine a = *form;
   kn_expr k = kr_node(KN_E_CONST, t, -1, -1, -1);
   k.bits = (uint32_t)a.c;
@@ -346,7 +346,7 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
     r = live_param(c, v, nt);
     if (r < 0) return -1;
   } else if (counts(c, v, t, &form)) {
-    r = counter_value(c, &form, t);
+    r = kr_counter_value(c, &form, t);
   } else if (ir_iv_of(c->chain[c->depth - 1], v)) {
     return kr_fail(c, "uses a loop counter as a value"), -1;
   } else if (t == KN_I8 || t == KN_I16) {

@@ -343,6 +343,9 @@ static const struct {
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/counter.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+    {"tests/gpu/e2e/simd_counter.c",
+     "built here without -msimd128: at plain -O2 each ramp is its unrolled loop and its remainder, two "
+     "maps (one with -fno-unroll-loops), as counter.c's k_ramp"},
     {"tests/gpu/e2e/map2d.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
     {"tests/gpu/e2e/map_align.c",
@@ -374,6 +377,8 @@ static const struct {
      "as polybench_syrk.c (built here without -msimd128, which only sources that include "
      "wasm_simd128.h get)"},
     {"tests/gpu/e2e/polybench_syr2k_simd.c", "as polybench_syr2k.c (built here without -msimd128)"},
+    {"tests/gpu/e2e/polybench_syrk_o3_simd.c", "as polybench_syrk.c (built here at -O2, without -msimd128)"},
+    {"tests/gpu/e2e/polybench_syr2k_o3_simd.c", "as polybench_syr2k.c (built here at -O2, without -msimd128)"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

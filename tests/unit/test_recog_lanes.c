@@ -164,6 +164,67 @@ END_TEST
 START_TEST(lanes_axpy_f64) { check_lane_map("axpy_f64", 2, KN_F64, 8, 2, 1, 1); }
 END_TEST
 
+/* The counter used as a value (ramp: `a[i] = (3 i + from) * 0.5f`):
+ * clang's induction vector <0, 1, 2, 3> + splat(4) t read lane by lane as
+ * the iteration j = 4 t + l (kn_lanes.c vector_counter): a map of one
+ * element a virtual iteration, the counter a kernel index as in the
+ * remainder's map (before: "vectorised integer reduction") */
+static int count_iv(const kn_recog_nest *n) { return count_op(n, KN_E_IV); }
+
+static int replace_each(LLVMValueRef fn, bool (*pick)(LLVMValueRef),
+                        LLVMValueRef (*make)(LLVMBuilderRef, LLVMValueRef));
+
+START_TEST(lanes_counter) {
+  fixture f;
+  recognise(&f, "ramp");
+  if (f.skipped) return;
+  const kn_recog_nest *v = map_of(&f, true), *r = map_of(&f, false);
+  ck_assert_uint_eq(v->desc.map.ndims, 1);
+  ck_assert_uint_eq(map_copies(v), 4);
+  ck_assert_int_eq(v->desc.map.out_type, KN_F32);
+  ck_assert_int_eq(v->desc.map.out_addr.iv_coeff[0], 4);
+  ck_assert_int_eq(count_op(v, KN_E_LOAD), 0);
+  ck_assert_int_ge(count_iv(v), 1);
+  ck_assert_int_ge(count_iv(r), 1);
+  release(&f);
+}
+END_TEST
+
+/* `add <4 x i32> phi, splat(4)` of ramp's vector counter */
+static bool counter_step(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMAdd || LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVectorTypeKind ||
+      !LLVMIsAPHINode(LLVMGetOperand(i, 0)) || !LLVMIsAConstant(LLVMGetOperand(i, 1)))
+    return false;
+  LLVMValueRef e = LLVMGetAggregateElement(LLVMGetOperand(i, 1), 0);
+  return e && LLVMIsAConstantInt(e) && LLVMConstIntGetSExtValue(e) == 4;
+}
+
+static LLVMValueRef as_step8(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  LLVMValueRef eight = LLVMConstInt(LLVMGetElementType(t), 8, 0), lanes[4] = {eight, eight, eight, eight};
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMConstVector(lanes, 4), "");
+}
+
+/* the counter stepped by 8 a trip of 4 lanes: lane l of trip t holds
+ * 8 t + l, no iteration's i (every other group of four skipped) */
+static void steps_by_eight(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, counter_step, as_step8), 1); }
+
+START_TEST(neg_lanes_counter_step) {
+  fixture f;
+  recognise_mutated(&f, "simd_lanes.c", "ramp", "-msimd128", steps_by_eight);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || !stores_vector(n), "ramp stepped by 8: the vector loop taken");
+    seen |= !n->ok && strstr(n->reason, "vectorised integer reduction") != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert(seen);
+  release(&f);
+}
+END_TEST
+
 /* No nest read lane by lane, and one refused for `reason`. */
 static void check_refused(const char *fn, const char *reason) {
   fixture f;
@@ -447,6 +508,19 @@ START_TEST(nested_triangle) {
 }
 END_TEST
 
+/* syrk_tri at -O3 -msimd128: -O3 unswitches `p > 0` out of the i loop, so
+ * the prologue region's exits fall through the k loop's preheader into its
+ * header (kr_region_before: the done block is the k loop's header): the
+ * plain -O2 build's product over the triangle, its beta prologue included
+ * (before: "a loop before the product's k loop that is not
+ * `C[i][j] *= factor`") */
+START_TEST(nested_triangle_o3) {
+  char simd[1024];
+  if (!same_as_plain("syrk_tri", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "acc 1") && strstr(simd, " 1 tri 1+1"), "%s", simd);
+}
+END_TEST
+
 /* `wide & (2^32 - 4)`, the test E of syrk_tri's regions (all of the row
  * stored by the lanes) */
 static bool wide_mask(LLVMValueRef i) {
@@ -514,6 +588,25 @@ END_TEST
 START_TEST(nested_int_sum) {
   char simd[1024];
   if (!same_as_plain("rows_dot_i32", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
+/* the row sums at -O3 -msimd128: clang versions the nest for n >= 1 (a
+ * memset of y for n < 1), so the sum region has its guard G before the
+ * nest (guard_outside, as for stores); the plain -O2 build's
+ * matrix-vector products (before: "vectorised integer reduction", each
+ * row's remainder a reduce) */
+START_TEST(nested_int_sum_o3) {
+  char simd[1024];
+  if (!same_as_plain("rows_dot_i32", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
+START_TEST(nested_i8_sum_o3) {
+  char simd[1024];
+  if (!same_as_plain("rows_dot_i8", "-O3 -msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
 }
 END_TEST
@@ -790,6 +883,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, lanes_shuffled_back);
   tcase_add_test(tc, lanes_two_stores);
   tcase_add_test(tc, neg_lanes_reduction);
+  tcase_add_test(tc, lanes_counter);
+  tcase_add_test(tc, neg_lanes_counter_step);
   tcase_add_test(tc, neg_lanes_float_sum);
   tcase_add_test(tc, neg_lanes_inner);
   tcase_add_test(tc, nested_product);
@@ -798,6 +893,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_region_skips_rows);
   tcase_add_test(tc, neg_nested_float_sum);
   tcase_add_test(tc, nested_int_sum);
+  tcase_add_test(tc, nested_int_sum_o3);
+  tcase_add_test(tc, nested_i8_sum_o3);
   tcase_add_test(tc, nested_i8_product);
   tcase_add_test(tc, neg_narrow_other_op);
   tcase_add_test(tc, nested_i8_sum);
@@ -808,6 +905,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
   tcase_add_test(tc, nested_triangle);
+  tcase_add_test(tc, nested_triangle_o3);
   tcase_add_test(tc, neg_triangle_skips_tail);
   tcase_add_test(tc, neg_triangle_map);
   tcase_add_test(tc, nested_atax_parts);

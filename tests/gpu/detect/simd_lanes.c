@@ -67,3 +67,9 @@ float sum_lanes(int n, const f4 *x) {
   for (int i = 0; i < n; i++) s += x[i];
   return s[0] + s[1] + s[2] + s[3];
 }
+
+/* the counter used as a value: clang's induction vector <0, 1, 2, 3>
+ * stepped by a splat of 4, each lane its own iteration's i */
+void ramp(int n, int from, float *a) {
+  for (int i = 0; i < n; i++) a[i] = (float)(3 * i + from) * 0.5f;
+}
