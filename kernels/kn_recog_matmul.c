@@ -407,10 +407,15 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
     if (q->elem) {
       /* `r[i] = b[i] - sum`: an element at the output's own index (C's
        * dims, no other), of C's type, read (the runtime checks C's
-       * range against it as against A's and B's) */
+       * range against it as against A's and B's).  C's own element
+       * (`y[i] += sum` after the k loop, `x[i] = x[i] + W o`: a
+       * residual connection) is read only by the thread that stores
+       * it, before it stores it: no range of its own (C's write range
+       * covers its bounds), so the overlap check does not refuse it */
       if (LLVMABISizeOfType(c->td, LLVMTypeOf(q->factor)) != cs)
         return kr_fail(c, "an element of another type after the sum");
-      if (!layout(c, &q->e, m->di, m->dj, m->db, cs, &mm->post.e) || !kr_add_range(c, &q->e, cs, false))
+      bool own = kr_same_affine(&q->e, &m->c);
+      if (!layout(c, &q->e, m->di, m->dj, m->db, cs, &mm->post.e) || (!own && !kr_add_range(c, &q->e, cs, false)))
         return kr_fail(c, "an element after the sum at another index than the output's");
       mm->post.elem = true;
     } else {

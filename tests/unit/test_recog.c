@@ -864,6 +864,24 @@ START_TEST(post_elem) {
 }
 END_TEST
 
+/* `x[i] += W o` after the sum (a residual connection): C's own element,
+ * the element first, no read range of its own (so the overlap check of C
+ * against its reads does not refuse every call). */
+START_TEST(post_elem_own) {
+  fixture f;
+  recognise_with(&f, "post_elem.c", "residual_add", false, post_flags[_i]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(n->check_overlap && !mm->accumulate && mm->post.on && mm->post.elem && mm->post.add);
+  ck_assert(mm->post.e.offset.is_param == mm->c.offset.is_param && mm->post.e.offset.value == mm->c.offset.value);
+  int reads = 0;
+  for (int i = 0; i < n->nranges; i++) reads += !n->ranges[i].is_write;
+  ck_assert_int_eq(reads, 2);
+  release(&f);
+}
+END_TEST
+
 /* Two operations after the sum (`s + b[i] * c`): no product. */
 START_TEST(neg_post_elem) {
   fixture f;
@@ -1235,6 +1253,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, neg_post_scaled, 0, 2);
   tcase_add_loop_test(tc, post_elem, 0, 3 * NPOSTE);
   tcase_add_loop_test(tc, neg_post_elem, 0, 3);
+  tcase_add_loop_test(tc, post_elem_own, 0, 3);
   tcase_add_loop_test(tc, upper_triangle, 0, 6);
   tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);

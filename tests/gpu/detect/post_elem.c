@@ -6,7 +6,8 @@
  * sum the right operand); bias_after: y = W x + bias, the bias added
  * after the sum (not its start: another rounding order); plus_matrix: C
  * = A B + D elementwise after each sum (f32); neg_two_ops: y[i] = s +
- * b[i] * c (two operations after the sum: no element post). */
+ * b[i] * c (two operations after the sum: no element post); residual_add:
+ * x[i] += W o after the sum (C's own element: no read range of its own). */
 void residual(int n, double *r, const double *b, const double *A, const double *x) {
   for (int i = 0; i < n; i++) {
     double s = 0.0;
@@ -37,5 +38,15 @@ void neg_two_ops(int m, int n, float c, float *y, const float *W, const float *x
     float s = 0.0f;
     for (int k = 0; k < n; k++) s += W[i * n + k] * x[k];
     y[i] = s + b[i] * c;
+  }
+}
+
+/* x += W o after the sum (a residual connection): the output's own
+ * element, read by the thread that stores it. */
+void residual_add(int m, int n, float *xv, const float *W, const float *o) {
+  for (int i = 0; i < m; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) s += W[i * n + k] * o[k];
+    xv[i] += s;
   }
 }

@@ -4,14 +4,16 @@
  * no `restrict`, arrays from an allocation function, run-time sizes,
  * plain `clang -O2`.  residual: r = b - A x (f64, an iterative solver's
  * residual); dense: y = W x + bias, the bias added after the sum (f32,
- * not the sum's start: another rounding order); plus: C = A B + D (f32).
+ * not the sum's start: another rounding order); residual_add: y += W x
+ * after the sum (f32, a residual connection: the output's own element);
+ * plus: C = A B + D (f32).
  * Each one launch of the exact kernel, which combines each sum with its
- * element in the source's operand order.  Calls: the three apart (three
+ * element in the source's operand order.  Calls: the four apart (four
  * launches); r over b itself (`r = r - A x`: the output is the element's
  * array, no launch, the CPU loop as compiled); small odd sizes of the
  * product (one launch).  Sizes from argv (default n 300, m 200). */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 4 */
+/* expect-gpu-launches: 5 */
 #include "polybench.h"
 
 __attribute__((noinline)) void residual(int n, double *r, const double *b, const double *A, const double *x) {
@@ -39,6 +41,14 @@ __attribute__((noinline)) void plus(int m, int n, int p, float *C, const float *
     }
 }
 
+__attribute__((noinline)) void residual_add(int m, int n, float *xv, const float *W, const float *o) {
+  for (int i = 0; i < m; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) s += W[i * n + k] * o[k];
+    xv[i] += s;
+  }
+}
+
 int main(int argc, char **argv) {
   int n = e2e_arg(argc, argv, 1, 300), m = e2e_arg(argc, argv, 2, 200);
   if (n < 8 || m < 8 || n > 4096 || m > 4096) return 2;
@@ -60,6 +70,9 @@ int main(int argc, char **argv) {
   fill_f32(bias, (size_t)m, 87);
   dense(m, n, y, W, xs, bias);
   e2e_print_f32("dense", y, (size_t)m);
+  /* a residual connection: y += W x after the sum (y's own element) */
+  residual_add(m, n, y, W, xs);
+  e2e_print_f32("residual_add", y, (size_t)m);
   float *Am = new_array(sizeof(float) * m * n), *Bm = new_array(sizeof(float) * n * m);
   float *D = new_array(sizeof(float) * m * m), *C = new_array(sizeof(float) * m * m);
   fill_f32(Am, (size_t)m * n, 88);

@@ -3,5 +3,5 @@
  * the same products, the same calls. */
 /* clang-flags: -O2 */
 /* clang-link-flags: -O2 */
-/* expect-gpu-launches: 4 */
+/* expect-gpu-launches: 5 */
 #include "post_elem.c"
