@@ -131,6 +131,8 @@ static const struct {
     {"post_elem", "", ": bias_after: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
     {"post_elem", "", ": plus_matrix: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
     {"post_elem", "", ": neg_two_ops: not offloaded: stores something other than the sum\n"},
+    {"post_elem", "", ": conv1d_bias: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum offset by a "
+                      "value before its store"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };

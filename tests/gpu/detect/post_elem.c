@@ -50,3 +50,13 @@ void residual_add(int m, int n, float *xv, const float *W, const float *o) {
     xv[i] += s;
   }
 }
+
+/* A conv1d with its bias added after the sum (a live value: kn_mm_post's
+ * add), its input a Toeplitz matrix (row and column strides 1). */
+void conv1d_bias(int n, int taps, const float *in, const float *w, float bias, float *out) {
+  for (int i = 0; i < n - taps + 1; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < taps; k++) s += in[i + k] * w[k];
+    out[i] = s + bias;
+  }
+}
