@@ -192,13 +192,21 @@ typedef struct {
 /* A factor applied to each finished sum before it is stored, where the
  * source does it after the k loop: `C[i][j] = sum / d` (div: the sum the
  * dividend), `sum * f` or `f * sum` (first: the factor the left
- * operand); one rounding, the factor the live value of `param` (f32/f64
- * bits).  Floats only; only the exact kernel takes it (ptx_plan.c). */
+ * operand), `sum + f`, `f + sum` (add), `sum - f`, `f - sum` (sub); one
+ * rounding, the factor the live value of `param` (f32/f64 bits), or with
+ * elem the element of matrix `e` at the output's own (row, col, batch):
+ * `r[i] = b[i] - sum` (a residual), `y[i] = sum + bias[i]`.  e has C's
+ * element type; the nest does not write it (its range is read, checked
+ * against C's before the launch).  Floats only; only the exact kernel
+ * takes it (ptx_plan.c). */
 typedef struct {
   bool on;
   bool div;
+  bool add, sub;           /* else a multiply (or div) */
   bool first;
-  unsigned param;
+  unsigned param;          /* without elem */
+  bool elem;
+  kn_layout e;             /* with elem */
 } kn_mm_post;
 
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around

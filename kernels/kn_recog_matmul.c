@@ -20,11 +20,16 @@ typedef struct {
 } mm_factor;
 
 /* What the source does to a finished sum before storing it (`C[i][j] =
- * sum / d`, `sum * f`, `f * sum`): a float value the nest does not
- * compute, the divisor with div, else the left operand when first. */
+ * sum / d`, `sum * f`, `f * sum`, `sum + f`, `f - sum`): a float value
+ * the nest does not compute, or with elem a load in the nest at an
+ * address that does not move with k (`r[i] = b[i] - sum`: finish makes
+ * it kn_mm_post's e); the divisor with div, else the left operand when
+ * first. */
 typedef struct {
   LLVMValueRef factor;     /* NULL: none */
-  bool div, first;
+  bool div, add, sub, first;
+  bool elem;
+  kr_affine e;             /* with elem: the load's address */
 } mm_post;
 
 typedef struct {
@@ -43,6 +48,13 @@ typedef struct {
   LLVMValueRef diag;       /* the store of a constant at C's (i, i) in the i loop, or NULL */
 } mm_parts;
 
+/* Whether the address has a term in dim d (a live-value stride too). */
+static bool moves_with(const kr_affine *a, int d) {
+  for (int i = 0; i < a->n; i++)
+    if (a->t[i].dim == d) return true;
+  return false;
+}
+
 /* v = f * x or x * f (a float multiply) with f live before the nest and x
  * a load: x, and f in *f; else v, no factor. */
 static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) {
@@ -57,17 +69,34 @@ static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) 
   return v;
 }
 
-/* v = x / f, x * f or f * x (one float division or multiply) with f live
- * before the nest and x computed in it: x, with f in *p; else v, no
- * factor. */
-static LLVMValueRef split_post(const kr_ctx *c, LLVMValueRef v, mm_post *p) {
+/* v = x / f, x * f, f * x, x + f, f + x, x - f or f - x (one float
+ * operation) with f live before the nest and x computed in it, or f a
+ * load in the nest whose address does not move with k (an element at
+ * the output's index: finish proves it is, kr_address that the address
+ * is affine): x, with f in *p; else v, no factor.  x is never itself
+ * such a load (the sum it stands for is a phi or an add). */
+static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
   *p = (mm_post){0};
   LLVMOpcode op = v && LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : 0;
-  if (op != LLVMFDiv && op != LLVMFMul) return v;
+  if (op != LLVMFDiv && op != LLVMFMul && op != LLVMFAdd && op != LLVMFSub) return v;
   for (unsigned k = op == LLVMFDiv ? 1 : 0; k < 2; k++) {
     LLVMValueRef f = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
-    if (ir_loop_defines(c->chain[0], f, c->cfg) || !ir_loop_defines(c->chain[0], x, c->cfg)) continue;
-    *p = (mm_post){f, op == LLVMFDiv, k == 0};
+    if (!ir_loop_defines(c->chain[0], x, c->cfg) || LLVMIsALoadInst(x)) continue;
+    mm_post q = {f, op == LLVMFDiv, op == LLVMFAdd, op == LLVMFSub, k == 0, false, {0}};
+    if (ir_loop_defines(c->chain[0], f, c->cfg)) {
+      if (!LLVMIsALoadInst(f)) continue;
+      /* the element's address as the output's: one copy, the j loop's
+       * virtual counter (as mirror_store) */
+      int copies = c->copies, copy = c->copy;
+      c->copies = 1;
+      c->copy = 0;
+      q.e = kr_address(c, LLVMGetOperand(f, 0));
+      c->copies = copies;
+      c->copy = copy;
+      if (!q.e.ok || moves_with(&q.e, c->depth - 1)) continue;
+      q.elem = true;
+    }
+    *p = q;
     return x;
   }
   return v;
@@ -99,13 +128,6 @@ static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type
   }
   *addr = kr_address(c, LLVMGetOperand(v, 0));
   return addr->ok ? true : kr_fail(c, "non-affine address");
-}
-
-/* Whether the address has a term in dim d (a live-value stride too). */
-static bool moves_with(const kr_affine *a, int d) {
-  for (int i = 0; i < a->n; i++)
-    if (a->t[i].dim == d) return true;
-  return false;
 }
 
 /* p = A * B: which load is A (no j term) and which is B (no i term). */
@@ -379,10 +401,28 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   }
   if (m->post.factor) {
     /* `C[i][j] = sum / d` after the k loop: floats only (split_post) */
+    const mm_post *q = &m->post;
     if (m->type != KN_MM_F32 && m->type != KN_MM_F64) return kr_fail(c, "an integer sum scaled before its store");
-    int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = m->post.factor});
-    if (p < 0) return kr_fail(c, "too many live values");
-    mm->post = (kn_mm_post){.on = true, .div = m->post.div, .first = m->post.first, .param = (unsigned)p};
+    mm->post = (kn_mm_post){.on = true, .div = q->div, .add = q->add, .sub = q->sub, .first = q->first};
+    if (q->elem) {
+      /* `r[i] = b[i] - sum`: an element at the output's own index (C's
+       * dims, no other), of C's type, read (the runtime checks C's
+       * range against it as against A's and B's).  C's own element
+       * (`y[i] += sum` after the k loop, `x[i] = x[i] + W o`: a
+       * residual connection) is read only by the thread that stores
+       * it, before it stores it: no range of its own (C's write range
+       * covers its bounds), so the overlap check does not refuse it */
+      if (LLVMABISizeOfType(c->td, LLVMTypeOf(q->factor)) != cs)
+        return kr_fail(c, "an element of another type after the sum");
+      bool own = kr_same_affine(&q->e, &m->c);
+      if (!layout(c, &q->e, m->di, m->dj, m->db, cs, &mm->post.e) || (!own && !kr_add_range(c, &q->e, cs, false)))
+        return kr_fail(c, "an element after the sum at another index than the output's");
+      mm->post.elem = true;
+    } else {
+      int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = q->factor});
+      if (p < 0) return kr_fail(c, "too many live values");
+      mm->post.param = (unsigned)p;
+    }
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");

@@ -73,8 +73,14 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
         (s2->a_scale.on && s2->a_scale.param >= d->nparams) || (s2->b_scale.on && s2->b_scale.param >= d->nparams))
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a second product with a batch, of integers or with a bad scale factor");
   }
-  if (m->post.on && (m->post.param >= d->nparams || (m->type != KN_MM_F32 && m->type != KN_MM_F64)))
+  if (m->post.on && ((!m->post.elem && m->post.param >= d->nparams) || (m->type != KN_MM_F32 && m->type != KN_MM_F64) ||
+                     (m->post.div + m->post.add + m->post.sub > 1) || (m->post.div && m->post.first)))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
+  if (m->post.on && m->post.elem) {
+    const kn_size more[] = {m->post.e.offset, m->post.e.row_stride, m->post.e.col_stride, m->post.e.batch_stride};
+    for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
+      if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
+  }
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   if ((m->tri.upper && !m->tri.on) || (m->tri.mirror && (!m->tri.upper || m->second.on)) ||
@@ -155,14 +161,22 @@ static LLVMValueRef factor_of(mm_gen *w, unsigned param) {
   return LLVMBuildBitCast(g->b, f, g->f64, "");
 }
 
-/* A finished sum as the source stores it (kn_mm_post): sum / f, sum * f or
- * f * sum, one rounding; or the sum itself. */
-static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum) {
+/* A finished sum as the source stores it (kn_mm_post): sum / f, sum * f,
+ * f * sum, sum + f, f - sum, ..., one rounding in the source's operand
+ * order, f a live value or the element of e at the output's (row, col);
+ * or the sum itself. */
+static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
   const kn_mm_post *p = &w->g->d->matmul.post;
   if (!p->on) return sum;
-  LLVMValueRef f = factor_of(w, p->param);
-  if (p->div) return LLVMBuildFDiv(w->g->b, sum, f, "");
-  return p->first ? LLVMBuildFMul(w->g->b, f, sum, "") : LLVMBuildFMul(w->g->b, sum, f, "");
+  LLVMBuilderRef b = w->g->b;
+  LLVMValueRef f = p->elem ? ptx_load(w->g, w->ty.acc, element_at(w, &p->e, ptx_type_bytes(w->ty.acc_kind), row, col),
+                                      w->align_c)
+                           : factor_of(w, p->param);
+  if (p->div) return LLVMBuildFDiv(b, sum, f, "");
+  LLVMValueRef x = p->first ? f : sum, y = p->first ? sum : f;
+  if (p->add) return LLVMBuildFAdd(b, x, y, "");
+  if (p->sub) return LLVMBuildFSub(b, x, y, "");
+  return LLVMBuildFMul(b, x, y, "");
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */
@@ -335,7 +349,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
       if (load) {
         LLVMBuildStore(g->b, scaled(w, &m->start_scale, ptx_load(g, w->ty.acc, p, w->align_c)), *acc);
       } else {
-        LLVMValueRef v = posted(w, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""));
+        LLVMValueRef v = posted(w, LLVMBuildLoad2(g->b, w->ty.acc, *acc, ""), row, col);
         ptx_store(g, v, p, w->align_c);
         /* the source's `C[j][i] = C[i][j]` after it (kn_mm_tri's mirror) */
         if (m->tri.mirror)

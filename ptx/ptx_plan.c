@@ -152,6 +152,12 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
     return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
                                  "or start (alpha * A, beta * C) per element as the source does"
                                : "a product over a triangle (j <= i), its outputs stored alone";
+  if (m->post.on && m->post.elem)
+    return "each sum combined with an element at its own index before its store (`r[i] = b[i] - sum`, `y[i] = "
+           "sum + bias[i]`), as the source does after the k loop: the exact kernel, one rounding per operation";
+  if (m->post.on && (m->post.add || m->post.sub))
+    return "each sum offset by a value before its store (`y[i] = sum + bias`, `f - sum`), as the source does after "
+           "the k loop: the exact kernel, one rounding per operation";
   if (m->post.on)
     return m->post.div ? "each sum divided before its store (`C[i][j] = sum / d`), as the source does after the "
                          "k loop: the exact kernel, one rounding per operation"

@@ -4,6 +4,8 @@
 # --offload-report, and prints one markdown row per kernel_* function:
 # the kinds of the nests offloaded at each level (matvec: a product with
 # one row or column).  Run from the repository root after `make`.
+# SUITE_CFLAGS adds to every level (`-fno-inline`: every kernel_*
+# function named in the report, the way the textbook surveys are read).
 set -eu
 twasmc=${TWASMC:-build/bin/twasmc}
 tmp=$(mktemp -d)
@@ -14,7 +16,7 @@ echo "| function | -O2 | -O3 | -O2 -fno-unroll-loops | -O2 -msimd128 |"
 echo "|---|---|---|---|---|"
 for src in "$@"; do
   for i in 0 1 2 3; do
-    $cc ${levels[$i]} -I tests/gpu/e2e -c "$src" -o "$tmp/m.o"
+    $cc ${levels[$i]} ${SUITE_CFLAGS:-} -I tests/gpu/e2e -c "$src" -o "$tmp/m.o"
     $cc "$tmp/m.o" -o "$tmp/m$i.wasm" -Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm
     "$twasmc" --offload-report "$tmp/m$i.wasm" -o "$tmp/m$i" 2>"$tmp/r$i.txt"
   done

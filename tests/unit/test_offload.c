@@ -124,6 +124,15 @@ static const struct {
     /* correlation's: the strict triangle, its mirror and its diagonal */
     {"upper_tri", "", ": corr_tri: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (a product over a strict "
                       "upper triangle (j > i), each output also stored at its transposed element"},
+    /* sums combined with an element at the output's index as they are
+     * stored (`r[i] = b[i] - sum`): the exact kernel, its reason */
+    {"post_elem", "", ": residual: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined with an "
+                      "element at its own index before its store"},
+    {"post_elem", "", ": bias_after: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
+    {"post_elem", "", ": plus_matrix: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
+    {"post_elem", "", ": neg_two_ops: not offloaded: stores something other than the sum\n"},
+    {"post_elem", "", ": conv1d_bias: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum offset by a "
+                      "value before its store"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };

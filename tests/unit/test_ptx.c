@@ -785,6 +785,49 @@ START_TEST(test_matmul_post) {
 }
 END_TEST
 
+/* A sum combined with an element at its own index (kn_mm_post's elem:
+ * `r[i] = b[i] - sum`, `C[i][j] = sum + D[i][j]`): the exact kernel
+ * alone, its reason, one sub.rn (add.rn) per stored sum past the plain
+ * kernel's, nothing fused; with elem, a param past the params is no
+ * matter (none is read), an out-of-range layout param is, and so are two
+ * operations at once or a divisor-first division. */
+START_TEST(test_matmul_post_elem) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out plain, out;
+  const ptx_arch sm75[] = {{75, false}};
+  ck_assert_msg(ptx_generate(&d, "plain", sm75, 1, &arena, &plain, &diag), "%s", diag.msg);
+  const char *base = plain.codes[0].text;
+  for (unsigned c = 0; c < 2; c++) {
+    kn_desc p = d;
+    p.matmul.post = (kn_mm_post){.on = true, .sub = c == 0, .add = c == 1, .first = c == 0, .param = 99,
+                                 .elem = true, .e = d.matmul.c};
+    ptx_options opts = {.tf32 = true};
+    ptx_plan plan;
+    kn_desc q = p;
+    q.matmul.n = (kn_size)C(1);
+    ck_assert_msg(ptx_plan_make(&q, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+    ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+    ck_assert_ptr_nonnull(strstr(plan.reason, "each sum combined with an element"));
+    ck_assert_msg(ptx_generate(&p, "post", sm75, 1, &arena, &out, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text, *op = c == 0 ? "sub.rn.f32" : "add.rn.f32";
+    ck_assert(!strstr(text, "fma") && !strstr(text, "mad.rn"));
+    ck_assert_uint_ge(count_of(text, op), count_of(base, op) + 64);
+    ck_assert_uint_gt(count_of(text, "ld.global"), count_of(base, "ld.global"));
+  }
+  kn_desc bad = d;
+  bad.matmul.post = (kn_mm_post){.on = true, .add = true, .sub = true, .elem = true, .e = d.matmul.c};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad.matmul.post = (kn_mm_post){.on = true, .div = true, .first = true, .elem = true, .e = d.matmul.c};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad.matmul.post = (kn_mm_post){.on = true, .add = true, .elem = true, .e = d.matmul.c};
+  bad.matmul.post.e.offset = (kn_size){true, 40};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -1013,6 +1056,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_upper_mirror);
   tcase_add_test(tc, test_matmul_second);
   tcase_add_test(tc, test_matmul_post);
+  tcase_add_test(tc, test_matmul_post_elem);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

@@ -776,20 +776,119 @@ START_TEST(post_scaled) {
 }
 END_TEST
 
-/* A divisor loaded in the nest, and an add after the division: no
- * product with a factor after its sum. */
-START_TEST(neg_post_scaled) {
-  static const char *const funcs[] = {"neg_div_by_elem", "neg_div_then_add"};
+/* A divisor loaded in the nest at C's row (`C[i][j] /= A[i][i]`): an
+ * element post (kn_mm_post's elem, the diagonal's stride n + 1 on the
+ * row, 0 on the column), the sum the dividend (refused before this
+ * branch: "a store after the k loop other than the sum"). */
+START_TEST(div_by_elem) {
   fixture f;
-  recognise_with(&f, "post_scaled.c", funcs[_i % 2], false, _i < 2 ? "" : "-O3");
+  recognise_with(&f, "post_scaled.c", "neg_div_by_elem", false, _i ? "-O3" : "");
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(n->check_overlap && mm->post.on && mm->post.elem && mm->post.div && !mm->post.first);
+  const kn_layout *e = &mm->post.e;
+  ck_assert(!e->row_stride.is_param && e->row_stride.value == 257 && !e->col_stride.is_param && e->col_stride.value == 0);
+  release(&f);
+}
+END_TEST
+
+/* An add after the division: no product with a factor after its sum. */
+START_TEST(neg_post_scaled) {
+  static const char *const funcs[] = {"neg_div_then_add"};
+  fixture f;
+  recognise_with(&f, "post_scaled.c", funcs[0], false, _i < 1 ? "" : "-O3");
   if (f.skipped) return;
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
     ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL || !n->desc.matmul.post.on, "%s: nest %d taken with a factor",
-                  funcs[_i % 2], i);
+                  funcs[0], i);
     for (int p = 0; n->ok && p < n->nparts; p++)
       ck_assert(n->parts[p].desc.kind != KN_MATMUL || !n->parts[p].desc.matmul.post.on);
   }
+  release(&f);
+}
+END_TEST
+
+/* Sums combined with an element at the output's own index as they are
+ * stored (tests/gpu/detect/post_elem.c, kn_mm_post's elem) at plain -O2,
+ * -O3 and -fno-unroll-loops: one product each (before: "stores something
+ * other than the sum"), the element's matrix bound to the function's
+ * argument at C's index, the operation and (for a subtraction) the
+ * operand order the source's, its range read. */
+typedef struct {
+  const char *func;
+  unsigned arg;          /* the element's array, after vmctx */
+  bool sub;              /* else an add */
+  bool first;            /* with sub: the element the left operand */
+  bool matrix;           /* a product (n > 1), else a matrix-vector one */
+  kn_mm_type type;
+} post_elem_case;
+
+static const post_elem_case post_elem_cases[] = {
+    {"residual", 1 + 2, true, true, false, KN_MM_F64},
+    {"bias_after", 1 + 5, false, false, false, KN_MM_F32},
+    {"plus_matrix", 1 + 6, false, false, true, KN_MM_F32},
+};
+enum { NPOSTE = sizeof post_elem_cases / sizeof *post_elem_cases };
+
+START_TEST(post_elem) {
+  const post_elem_case *c = &post_elem_cases[_i % NPOSTE];
+  const char *flags = post_flags[_i / NPOSTE];
+  fixture f;
+  recognise_with(&f, "post_elem.c", c->func, false, flags);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert(n->check_overlap && !mm->accumulate && !mm->batched && mm->k.is_param);
+  ck_assert_msg(mm->post.on && mm->post.elem, "%s %s: no element after the sum", c->func, flags);
+  ck_assert(!mm->post.div && mm->post.sub == c->sub && mm->post.add == !c->sub);
+  if (c->sub) ck_assert_int_eq(mm->post.first, c->first);
+  /* at C's index: the same strides as C, its own base */
+  const kn_layout *e = &mm->post.e, *out = &mm->c;
+  ck_assert(e->row_stride.is_param == out->row_stride.is_param && e->row_stride.value == out->row_stride.value);
+  if (c->matrix) ck_assert(e->col_stride.is_param == out->col_stride.is_param && e->col_stride.value == out->col_stride.value);
+  ck_assert_msg(e->offset.is_param, "%s: the element's base is no live value", c->func);
+  LLVMValueRef fn = unit_ir_exported(f.mod, c->func);
+  const kn_bind *b = &n->binds[e->offset.value];
+  ck_assert_int_eq(b->kind, KN_BIND_VALUE);
+  ck_assert_msg(b->value == LLVMGetParam(fn, c->arg) && b->addend == 0, "%s %s: element bound to another value", c->func,
+                flags);
+  /* read: A, B and the element (C written) */
+  int reads = 0;
+  for (int i = 0; i < n->nranges; i++) reads += !n->ranges[i].is_write;
+  ck_assert_int_eq(reads, 3);
+  ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */
+  release(&f);
+}
+END_TEST
+
+/* `x[i] += W o` after the sum (a residual connection): C's own element,
+ * the element first, no read range of its own (so the overlap check of C
+ * against its reads does not refuse every call). */
+START_TEST(post_elem_own) {
+  fixture f;
+  recognise_with(&f, "post_elem.c", "residual_add", false, post_flags[_i]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(n->check_overlap && !mm->accumulate && mm->post.on && mm->post.elem && mm->post.add);
+  ck_assert(mm->post.e.offset.is_param == mm->c.offset.is_param && mm->post.e.offset.value == mm->c.offset.value);
+  int reads = 0;
+  for (int i = 0; i < n->nranges; i++) reads += !n->ranges[i].is_write;
+  ck_assert_int_eq(reads, 2);
+  release(&f);
+}
+END_TEST
+
+/* Two operations after the sum (`s + b[i] * c`): no product. */
+START_TEST(neg_post_elem) {
+  fixture f;
+  recognise_with(&f, "post_elem.c", "neg_two_ops", false, post_flags[_i]);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "nest %d taken as a product", i);
   release(&f);
 }
 END_TEST
@@ -1150,7 +1249,11 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, guarded_interior);
   tcase_add_test(tc, neg_rows_if);
   tcase_add_loop_test(tc, post_scaled, 0, 3 * NPOST);
-  tcase_add_loop_test(tc, neg_post_scaled, 0, 4);
+  tcase_add_loop_test(tc, div_by_elem, 0, 2);
+  tcase_add_loop_test(tc, neg_post_scaled, 0, 2);
+  tcase_add_loop_test(tc, post_elem, 0, 3 * NPOSTE);
+  tcase_add_loop_test(tc, neg_post_elem, 0, 3);
+  tcase_add_loop_test(tc, post_elem_own, 0, 3);
   tcase_add_loop_test(tc, upper_triangle, 0, 6);
   tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);

@@ -6,8 +6,9 @@
  * `C[i][j] = 0` and divided in place after the loop; scores: attention
  * scores, a matrix-vector product summed in a register and stored times a
  * scale; scaled_first: `alpha * sum` (LLVM moves the sum first: the
- * multiply commutes); neg_div_by_elem divides by an
- * element of C's own row (a load: no factor), neg_div_then_add adds to
+ * multiply commutes); neg_div_by_elem divides by A's diagonal element
+ * of C's row (a load: refused before kn_mm_post's elem, an element post
+ * since; the name kept), neg_div_then_add adds to
  * the divided sum (no store of sum OP factor). */
 #define N 256
 

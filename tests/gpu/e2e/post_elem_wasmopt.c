@@ -1,0 +1,7 @@
+/* post_elem_wasmopt.c: post_elem.c built with `clang -O2` and linked with
+ * -O2, which runs binaryen's wasm-opt (names stripped, blocks reshaped):
+ * the same products, the same calls. */
+/* clang-flags: -O2 */
+/* clang-link-flags: -O2 */
+/* expect-gpu-launches: 5 */
+#include "post_elem.c"
