@@ -42,6 +42,12 @@ unsigned bnd_late(LLVMModuleRef mod);
  * phis (and the loads in loop latches feeding them) go; returns how many. */
 unsigned bnd_fresh_sizes(LLVMValueRef fn);
 
+/* Last (bnd_phifn.c): a phi that is on every edge the same function of
+ * another phi of its block (the address and `pc + 1` the checks copied
+ * into a loop's entries carried in) becomes that function computed after
+ * the phis; phis and values left unused go.  Returns how many. */
+unsigned bnd_phi_functions(LLVMValueRef fn);
+
 /* Moves inst to where b is positioned, keeping its name (bnd_insert.c). */
 void bnd_move_here(LLVMBuilderRef b, LLVMValueRef inst);
 

@@ -721,6 +721,7 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     LLVMPositionBuilderBefore(c->b, next);
     call_asm(c, c->barrier);
   }
+  if (n) bnd_phi_functions(fn);
   return n;
 }
 
