@@ -826,6 +826,8 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
       c->reason = why;
       return false;
     }
+  } else if (!agree) {
+    return false;
   }
   LLVMValueRef init = NULL;
   if (reloaded) /* what C's element holds before the k loop */
