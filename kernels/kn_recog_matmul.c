@@ -203,6 +203,12 @@ static mm_parts parts_at(const kr_ctx *c, int second_is_k) {
                      : (mm_parts){.db = p ? 0 : -2, .di = p, .dj = p + 1, .dk = p + 2};
 }
 
+/* b, i, k: a batch of matrix-vector products y_b[i] = sum_k A_b[i][k] *
+ * x_b[k] (attention's scores of every head over the cached keys, its
+ * weighted sums of the values), where the i, j, k reading of three loops
+ * fails because x moves with the outer loop. */
+static mm_parts batched_matvec_parts(void) { return (mm_parts){.db = 0, .di = 1, .dk = 2, .dj = NO_DIM}; }
+
 static unsigned elem_size(kn_mm_type t, bool is_c) {
   if (t == KN_MM_I8_I32) return is_c ? 4 : 1;
   return t == KN_MM_F64 ? 8 : 4;
@@ -811,6 +817,25 @@ static bool mirror_of_sum(kr_ctx *c, const mem_sum *ms, LLVMValueRef mirror, LLV
          guarded_sum(c, v, latch, init);
 }
 
+/* The product of each unrolled copy of the sum's terms, all alike, into
+ * m (whose dims say which loop is which). */
+static bool copies_agree(kr_ctx *c, LLVMValueRef *terms, int nterms, const int *copy_of, mm_parts *m0) {
+  mm_parts first = *m0;
+  for (int copy = 0; copy < nterms; copy++) {
+    int t = 0;
+    while (copy_of[t] != copy) t++;
+    c->copy = copy;
+    mm_parts m = first;
+    if (!product(c, terms[t], &m)) return false;
+    if (copy == 0) first = m;
+    else if (!kr_same_affine(&m.a, &first.a) || !kr_same_affine(&m.b, &first.b) || !same_factor(&m.fa, &first.fa) ||
+             !same_factor(&m.fb, &first.fb))
+      return kr_fail(c, "unrolled copies differ");
+  }
+  *m0 = first;
+  return true;
+}
+
 /* ijk: the k loop sums products into a phi; the j loop stores it (or the k
  * loop, the sum kept in memory: ms, maybe read back each time). */
 static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMValueRef mirror, LLVMValueRef diag) {
@@ -829,16 +854,20 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   c->copies = nterms;
   if (!kr_set_trips(c, (unsigned)nterms)) return false;
   mm_parts m0 = parts_at(c, false);
-  for (int copy = 0; copy < nterms; copy++) {
-    int t = 0;
-    while (copy_of[t] != copy) t++;
-    c->copy = copy;
-    mm_parts m = m0;
-    if (!product(c, terms[t], &m)) return false;
-    if (copy == 0) m0 = m;
-    else if (!kr_same_affine(&m.a, &m0.a) || !kr_same_affine(&m.b, &m0.b) || !same_factor(&m.fa, &m0.fa) ||
-             !same_factor(&m.fb, &m0.fb))
-      return kr_fail(c, "unrolled copies differ");
+  bool agree = copies_agree(c, terms, nterms, copy_of, &m0);
+  /* three loops where B moves with i (or A with j), which no layout of
+   * the i, j, k reading takes: read once more as a batch of
+   * matrix-vector products */
+  if (c->depth == 3 && (!agree || moves_with(&m0.b, m0.di) || moves_with(&m0.a, m0.dj))) {
+    const char *why = agree ? "not a matmul access pattern" : c->reason;
+    c->reason = NULL;
+    m0 = batched_matvec_parts();
+    if (!copies_agree(c, terms, nterms, copy_of, &m0)) {
+      c->reason = why;
+      return false;
+    }
+  } else if (!agree) {
+    return false;
   }
   LLVMValueRef init = NULL;
   if (reloaded) /* what C's element holds before the k loop */

@@ -69,6 +69,7 @@ typedef struct {
   unsigned nstaged_v;
   unsigned set;                    /* which register stage load_stage and store_stage use */
   bool vector;                     /* this copy of the body loads W as 16-byte vectors */
+  LLVMValueRef batch;              /* the product of a batch this block works on, NULL without one */
   unsigned align;                  /* of scalar global accesses in this copy */
 } mv_gen;
 
@@ -78,9 +79,11 @@ static kn_layout transposed(kn_layout l) {
   return (kn_layout){l.offset, l.col_stride, l.row_stride, l.batch_stride};
 }
 
+/* A batch too (attention's scores and weighted values of every head in
+ * one launch): its products along grid y, each block's rows in one. */
 bool ptx_matvec_takes(const kn_matmul *m) {
   bool one = is_const(m->n, 1) || is_const(m->m, 1);
-  return one && !m->batched && m->type != KN_MM_I8_I32 && !kn_matmul_scaled(m);
+  return one && m->type != KN_MM_I8_I32 && !kn_matmul_scaled(m);
 }
 
 static bool matvec_check(const kn_desc *d, tw_diag *diag) {
@@ -91,12 +94,13 @@ static bool matvec_check(const kn_desc *d, tw_diag *diag) {
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matvec kernel: alignment is not a power of 2");
   const kn_size sizes[] = {m->m, m->n, m->k, m->a.offset, m->a.row_stride, m->a.col_stride,
                            m->b.offset, m->b.row_stride, m->b.col_stride, m->c.offset,
-                           m->c.row_stride, m->c.col_stride};
+                           m->c.row_stride, m->c.col_stride, kn_mm_batch(m), m->a.batch_stride,
+                           m->b.batch_stride, m->c.batch_stride};
   for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     if (!ptx_size_check(d, sizes[i], "matvec size", diag)) return false;
   if (m->has_start) {
-    const kn_size s[] = {m->start.offset, m->start.row_stride, m->start.col_stride};
-    for (unsigned i = 0; i < 3; i++)
+    const kn_size s[] = {m->start.offset, m->start.row_stride, m->start.col_stride, m->start.batch_stride};
+    for (unsigned i = 0; i < 4; i++)
       if (!ptx_size_check(d, s[i], "matvec size", diag)) return false;
   }
   return true;
@@ -116,7 +120,7 @@ static LLVMValueRef out_at(mv_gen *v, const kn_layout *l, LLVMValueRef o) {
   ptx_gen *g = v->g;
   LLVMValueRef mem = g->mem;
   g->mem = g->out_base;
-  LLVMValueRef p = ptx_element_at(g, l, v->esize, NULL, o, ptx_i64(g, 0));
+  LLVMValueRef p = ptx_element_at(g, l, v->esize, v->batch, o, ptx_i64(g, 0));
   g->mem = mem;
   return p;
 }
@@ -131,7 +135,7 @@ static LLVMValueRef out_aligned(mv_gen *v, const kn_layout *l) {
 }
 
 static LLVMValueRef w_at(mv_gen *v, LLVMValueRef o, LLVMValueRef k) {
-  return ptx_element_at(v->g, &v->w, v->esize, NULL, o, k);
+  return ptx_element_at(v->g, &v->w, v->esize, v->batch, o, k);
 }
 
 static LLVMValueRef shared_at(mv_gen *v, LLVMValueRef arr, LLVMValueRef index) {
@@ -185,7 +189,7 @@ static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
   last_k = LLVMBuildSub(g->b, v->K, one, "");
   for (unsigned q = 0; q < v->nstaged_v; q++) {
     LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
-    LLVMValueRef p = ptx_element_at(g, &v->v, v->esize, NULL, k, ptx_i64(g, 0));
+    LLVMValueRef p = ptx_element_at(g, &v->v, v->esize, v->batch, k, ptx_i64(g, 0));
     LLVMBuildStore(g->b, ptx_load(g, v->elem, p, v->align), v->staged_v[v->set][q]);
   }
 }
@@ -392,13 +396,23 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   ptx_if_end(g, join);
 }
 
+/* Blocks stride over groups of ROWS outputs along x and, with a batch,
+ * over its products along y (bounds uniform in the block). */
 static void all_groups(mv_gen *v) {
   ptx_gen *g = v->g;
+  const kn_matmul *m = &g->d->matmul;
+  ptx_loop prod;
+  if (m->batched) {
+    ptx_loop_begin(g, &prod, ptx_sreg(g, "ctaid.y"), ptx_size(g, m->batch), ptx_sreg(g, "nctaid.y"));
+    v->batch = prod.iv;
+  }
   LLVMValueRef groups = LLVMBuildSDiv(g->b, ptx_add(g, v->OUT, ptx_i64(g, ROWS - 1)), ptx_i64(g, ROWS), "");
   ptx_loop grp;
   ptx_loop_begin(g, &grp, ptx_sreg(g, "ctaid.x"), groups, ptx_sreg(g, "nctaid.x"));
   row_group(v, ptx_mul_c(g, grp.iv, ROWS));
   ptx_loop_end(g, &grp);
+  if (m->batched) ptx_loop_end(g, &prod);
+  v->batch = NULL;
 }
 
 static void gen_init(mv_gen *v, ptx_gen *g) {
@@ -446,6 +460,9 @@ static bool matvec_build(ptx_gen *g) {
   if (m->accumulate) aligned = LLVMBuildAnd(g->b, aligned, out_aligned(&v, &v.start), "");
   LLVMValueRef vec_ok = LLVMBuildAnd(g->b, aligned, ptx_rows_aligned(g, &v.w, v.esize, VEC_BYTES), "");
   vec_ok = LLVMBuildAnd(g->b, vec_ok, ptx_multiple_of(g, v.K, v.lanes), "");
+  /* every product's W rows as aligned as the first's */
+  if (m->batched)
+    vec_ok = LLVMBuildAnd(g->b, vec_ok, ptx_multiple_of(g, ptx_size(g, v.w.batch_stride), v.lanes), "");
   LLVMBasicBlockRef vec_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "vectors");
   LLVMBasicBlockRef not_vec = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "elements");
   LLVMBasicBlockRef elem_body = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "aligned");
@@ -475,9 +492,9 @@ static bool matvec_build(ptx_gen *g) {
 static void matvec_launch(const kn_desc *d, ptx_launch *l) {
   const kn_matmul *m = &d->matmul;
   *l = (ptx_launch){.block = {THREADS, 1, 1},
-                    .count = {is_const(m->n, 1) ? m->m : m->n, {false, 1}, {false, 1}},
+                    .count = {is_const(m->n, 1) ? m->m : m->n, kn_mm_batch(m), {false, 1}},
                     .per_block = {ROWS, 1, 1},
-                    .max_grid = {65535, 1, 1}};
+                    .max_grid = {65535, 65535, 1}};
 }
 
 const ptx_kind ptx_kind_matvec = {matvec_check, matvec_build, matvec_launch, false};

@@ -146,7 +146,9 @@ static void batch_shape(off_ctx *c, const kn_matmul *m, const ptx_plan *p) {
   say(&c->report, "x");
   say_size(&c->report, m->k);
   say(&c->report, " products in one launch%s",
-      p->family == TWASM_PATH_BATCH ? " (8 products per block)" : " (grid z)");
+      p->family == TWASM_PATH_BATCH    ? " (8 products per block)"
+      : p->family == TWASM_PATH_MATVEC ? " (grid y)"
+                                       : " (grid z)");
 }
 
 /* Which kernel a matmul takes on which archs, and why: the plan. */

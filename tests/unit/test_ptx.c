@@ -252,6 +252,14 @@ static const ptx_case cases[] = {
                                  .a = {P(4), C(0), C(1), C(0)}, .b = {P(2), P(3), C(1), C(0)},
                                  .c = {P(5), C(0), C(1), C(0)}, .align = 4}},
    {"st.shared.f32", "ld.shared.v4.f32", "bar.sync", "mul.rn.f32", "add.rn.f32"}, true},
+  /* A batch of them (attention's scores over every head: p6 heads, p7
+   * the head size as the batch stride of W and v, C's rows 128 apart):
+   * the products along grid y. */
+  {"matvec_batch_f32", {.kind = KN_MATMUL, .nparams = 8,
+                        .matmul = {.m = P(0), .n = C(1), .k = P(1), .type = KN_MM_F32, .batched = true,
+                                   .batch = P(6), .a = {P(2), P(3), C(1), P(7)}, .b = {P(4), C(1), C(0), P(7)},
+                                   .c = {P(5), C(1), C(0), C(128)}, .align = 1}},
+   {"ld.global.v4.f32", "ld.shared.v4.f32", "bar.sync", "mul.rn.f32", "%ctaid.y", "%nctaid.y"}, true},
   {"matvec_f64", {.kind = KN_MATMUL, .nparams = 6,
                   .matmul = {.m = P(0), .n = C(1), .k = P(1), .type = KN_MM_F64,
                              .a = {P(2), P(3), C(1), C(0)}, .b = {P(4), C(1), C(0), C(0)},
@@ -1035,6 +1043,31 @@ START_TEST(test_matvec_kernel) {
 }
 END_TEST
 
+/* The batch along grid y: one block row per product (up to 65535), the
+ * outputs along x as without one; the same multiply and add per term. */
+START_TEST(test_matvec_batch) {
+  const ptx_case *tc = case_named("matvec_batch_f32");
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert_msg(ptx_generate(&tc->desc, tc->name, NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+  ck_assert_uint_eq(out.plan.family, TWASM_PATH_MATVEC);
+  for (unsigned a = 0; a < out.ncodes; a++) {
+    const char *text = out.codes[a].text;
+    ck_assert_uint_eq(count_of(text, "mul.rn.f32"), count_of(text, "add.rn.f32"));
+    ck_assert(!strstr(text, "fma"));
+  }
+  uint32_t grid[3];
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){101, 64, 0, 768, 0, 0, 12, 64}, grid);
+  ck_assert_uint_eq(grid[0], 7);
+  ck_assert_uint_eq(grid[1], 12);
+  ck_assert_uint_eq(grid[2], 1);
+  ptx_launch_grid(&out.plan.launch, (const int64_t[]){101, 64, 0, 768, 0, 0, 100000, 64}, grid);
+  ck_assert_uint_eq(grid[1], 65535);
+  tw_arena_free(&arena);
+}
+END_TEST
+
 static Suite *ptx_suite(void) {
   Suite *s = suite_create("ptx");
   TCase *tc = tcase_create("kernels");
@@ -1062,6 +1095,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_map_strided_no_vectors);
   tcase_add_test(tc, test_map_vector_copy);
   tcase_add_test(tc, test_matvec_kernel);
+  tcase_add_test(tc, test_matvec_batch);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -525,6 +525,57 @@ START_TEST(matvec_as_matmul) {
 }
 END_TEST
 
+/* Three loops whose vector moves with the outer one (attention's scores
+ * and weighted sums over every head): a batch of one-column products,
+ * the batch strides those of the source (live: the head size; seq for
+ * the scores), each product's k in source order.  Before this reading
+ * the nest was "not a matmul access pattern". */
+START_TEST(matvec_batch) {
+  static const char *const funcs[] = {"heads_scores", "heads_mix"};
+  fixture f;
+  recognise_with(&f, "heads.c", funcs[_i], false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_matmul *mm = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert_int_eq(mm->type, KN_MM_F32);
+  ck_assert(mm->batched && mm->batch.is_param);
+  ck_assert(!mm->n.is_param);
+  ck_assert_int_eq(mm->n.value, 1);
+  ck_assert(mm->m.is_param && mm->k.is_param && !mm->accumulate);
+  /* A (keys or values) and x (q or att) move with the head */
+  ck_assert(mm->a.batch_stride.is_param);
+  ck_assert(mm->b.batch_stride.is_param);
+  ck_assert(mm->c.batch_stride.is_param);
+  if (_i == 0) { /* keys[t * stride + h * size + i]: rows `stride` apart */
+    ck_assert(mm->a.row_stride.is_param);
+    ck_assert_int_eq(mm->a.col_stride.value, 1);
+  } else { /* values[t * stride + h * size + i]: the outputs along i */
+    ck_assert_int_eq(mm->a.row_stride.value, 1);
+    ck_assert(mm->a.col_stride.is_param);
+  }
+  ck_assert_int_eq(mm->b.row_stride.value, 1);
+  ck_assert_int_eq(mm->c.row_stride.value, 1);
+  release(&f);
+}
+END_TEST
+
+/* Constant strides and counts: batch 8 of 32x1x16, strides 512 and 16. */
+START_TEST(matvec_batch_const) {
+  fixture f;
+  recognise_with(&f, "heads.c", "rows_dot", false, "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_matmul *mm = &found(&f, KN_MATMUL)->desc.matmul;
+  ck_assert(mm->batched && !mm->batch.is_param);
+  ck_assert_int_eq(mm->batch.value, 8);
+  ck_assert_int_eq(mm->m.value, 32);
+  ck_assert_int_eq(mm->n.value, 1);
+  ck_assert_int_eq(mm->k.value, 16);
+  ck_assert_int_eq(mm->a.batch_stride.value, 512);
+  ck_assert_int_eq(mm->b.batch_stride.value, 16);
+  ck_assert_int_eq(mm->c.batch_stride.value, 32);
+  release(&f);
+}
+END_TEST
+
 START_TEST(neg_div) { check_rejected("neg_div.c", "divide", "may trap: integer division"); }
 END_TEST
 
@@ -1237,6 +1288,8 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, counter_ramp);
   tcase_add_test(tc, neg_div);
   tcase_add_test(tc, matvec_as_matmul);
+  tcase_add_loop_test(tc, matvec_batch, 0, 2);
+  tcase_add_test(tc, matvec_batch_const);
   tcase_add_loop_test(tc, sums_in_memory, 0, 8);
   tcase_add_loop_test(tc, neg_sums_in_memory, 0, 2);
   tcase_add_test(tc, matmul_bias_start);

@@ -152,29 +152,34 @@ __attribute__((noinline)) void rope(float *q, float *k, const float *cos_p, cons
   }
 }
 
-/* scores[t] = sum_i keys[t * stride + i] * q[i], t < n: a head's scores
- * over the cached keys (rows `stride` apart). */
-__attribute__((noinline)) void head_scores(float *scores, const float *q, const float *keys, int size, int stride,
-                                           int n) {
-  for (int t = 0; t < n; t++) {
-    float sum = 0.0f;
-    for (int i = 0; i < size; i++) sum += keys[t * stride + i] * q[i];
-    scores[t] = sum;
-  }
+/* scores[h * seq + t] = sum_i keys[t * stride + h * size + i] * q[h * size
+ * + i], t < n, i in order: every head's scores over the cached keys (rows
+ * `stride` apart, head h's slice at h * size), llama2.c's scores with the
+ * head loop inside (one batch of matrix-vector products: one launch a
+ * layer, where a head's own product is too small to pay for one). */
+__attribute__((noinline)) void heads_scores(float *scores, const float *q, const float *keys, int heads, int size,
+                                            int stride, int seq, int n) {
+  for (int h = 0; h < heads; h++)
+    for (int t = 0; t < n; t++) {
+      float sum = 0.0f;
+      for (int i = 0; i < size; i++) sum += keys[t * stride + h * size + i] * q[h * size + i];
+      scores[h * seq + t] = sum;
+    }
 }
 
-/* out[i] = sum_t att[t] * values[t * stride + i], t in order, as
- * llama2.c writes it: out zeroed, then each cached value row, weighted,
- * added to it (the same sums, element by element, as a dot product per
- * output; the additions of one row independent of each other). */
-__attribute__((noinline)) void head_mix(float *out, const float *att, const float *values, int size, int stride,
-                                        int n) {
-  for (int i = 0; i < size; i++) out[i] = 0.0f;
-  for (int t = 0; t < n; t++) {
-    float a = att[t];
-    const float *v = values + t * stride;
-    for (int i = 0; i < size; i++) out[i] += a * v[i];
-  }
+/* out[h * size + i] = sum_t att[h * seq + t] * values[t * stride + h * size
+ * + i], t in order, for every head: the sums llama2.c's weighted values
+ * make (out zeroed, then each cached value row, weighted, added to it),
+ * element by element the same additions from 0 in the same order, written
+ * as one sum per output. */
+__attribute__((noinline)) void heads_mix(float *out, const float *att, const float *values, int heads, int size,
+                                         int stride, int seq, int n) {
+  for (int h = 0; h < heads; h++)
+    for (int i = 0; i < size; i++) {
+      float sum = 0.0f;
+      for (int t = 0; t < n; t++) sum += att[h * seq + t] * values[t * stride + h * size + i];
+      out[h * size + i] = sum;
+    }
 }
 
 __attribute__((noinline)) void scale_by(float *x, float f, int n) {
@@ -189,22 +194,23 @@ __attribute__((noinline)) void swiglu(float *h, const float *g, int n) {
   for (int i = 0; i < n; i++) h[i] = h[i] / (1.0f + expf(-h[i])) * g[i];
 }
 
-/* Each head's scores, softmax and weighted values, the scores of head h
- * in att + h * seq (llama2.c's layout). */
+/* Every head's scores, then each head's scaled softmax, then every
+ * head's weighted values; the scores of head h in att + h * seq
+ * (llama2.c's layout).  The scale and softmax count as `softmax`. */
 static void attention(const llm_shape *s, llm_state *st, int layer, int pos) {
   int d = s->dim, head = d / s->heads;
   size_t base = (size_t)layer * s->seq * d;
   float *keys = st->key_cache + base, *values = st->value_cache + base;
+  heads_scores(st->att, st->q, keys, s->heads, head, d, s->seq, pos + 1);
+  lap(PH_SCORES);
   for (int h = 0; h < s->heads; h++) {
     float *att = st->att + (size_t)h * s->seq;
-    head_scores(att, st->q + h * head, keys + h * head, head, d, pos + 1);
     scale_by(att, 1.0f / sqrtf((float)head), pos + 1);
-    lap(PH_SCORES);
     softmax(att, pos + 1);
-    lap(PH_SOFTMAX);
-    head_mix(st->xb + h * head, att, values + h * head, head, d, pos + 1);
-    lap(PH_MIX);
   }
+  lap(PH_SOFTMAX);
+  heads_mix(st->xb, st->att, values, s->heads, head, d, s->seq, pos + 1);
+  lap(PH_MIX);
 }
 
 /* The logits of the token after `token` at position pos. */
