@@ -22,12 +22,65 @@
 typedef struct {
   LLVMValueRef base; /* a <16 x i8> value */
   unsigned byte;
+  unsigned rank; /* base's place in the function (value_rank) */
 } sum_term;
+
+/* ---- Where a value is in its function --------------------------------- */
+
+/* The <16 x i8> parameters and instructions of one function, numbered in
+ * the function's order, kept sorted by address for the look-up: terms are
+ * ordered by that number, never by address, so that the sums are built in
+ * the same order in every run (addresses differ from run to run). */
+typedef struct {
+  LLVMValueRef v;
+  unsigned rank;
+} ranked;
+
+typedef struct {
+  ranked *items;
+  unsigned n, cap;
+} rank_map;
+
+static void rank_push(rank_map *m, LLVMValueRef v) {
+  if (m->n == m->cap) {
+    unsigned cap = m->cap ? m->cap * 2 : 64;
+    ranked *items = realloc(m->items, cap * sizeof *items);
+    if (!items) return;
+    m->items = items;
+    m->cap = cap;
+  }
+  m->items[m->n] = (ranked){v, m->n};
+  m->n++;
+}
+
+static int by_address(const void *pa, const void *pb) {
+  uintptr_t a = (uintptr_t)((const ranked *)pa)->v, b = (uintptr_t)((const ranked *)pb)->v;
+  return a < b ? -1 : a > b;
+}
 
 static bool is_vec_of(LLVMTypeRef t, unsigned bits, unsigned lanes) {
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || (lanes && LLVMGetVectorSize(t) != lanes)) return false;
   LLVMTypeRef e = LLVMGetElementType(t);
   return LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == bits;
+}
+
+static void rank_function(rank_map *m, LLVMValueRef fn) {
+  m->n = 0;
+  for (LLVMValueRef p = LLVMGetFirstParam(fn); p; p = LLVMGetNextParam(p))
+    if (is_vec_of(LLVMTypeOf(p), 8, 16)) rank_push(m, p);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef v = LLVMGetFirstInstruction(bb); v; v = LLVMGetNextInstruction(v))
+      if (is_vec_of(LLVMTypeOf(v), 8, 16)) rank_push(m, v);
+  if (m->n) qsort(m->items, m->n, sizeof *m->items, by_address);
+}
+
+/* v's number; false when v is not in the map (a global, say). */
+static bool value_rank(const rank_map *m, LLVMValueRef v, unsigned *rank) {
+  ranked key = {v, 0};
+  const ranked *r = m->n ? bsearch(&key, m->items, m->n, sizeof *m->items, by_address) : NULL;
+  if (!r) return false;
+  *rank = r->rank;
+  return true;
 }
 
 /* Lane i of a vector of bytes, back through shuffles, to a byte of a
@@ -42,7 +95,7 @@ static bool byte_source(LLVMValueRef v, unsigned i, sum_term *out) {
     i = (unsigned)k % n;
   }
   if (!is_vec_of(LLVMTypeOf(v), 8, 16) || LLVMIsAConstant(v)) return false;
-  *out = (sum_term){v, i};
+  *out = (sum_term){v, i, 0};
   return true;
 }
 
@@ -74,8 +127,16 @@ static bool lane_terms(LLVMValueRef v, unsigned i, sum_term *terms, unsigned *n,
 
 static int term_order(const void *pa, const void *pb) {
   const sum_term *a = pa, *b = pb;
-  if (a->base != b->base) return (uintptr_t)a->base < (uintptr_t)b->base ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
   return (int)a->byte - (int)b->byte;
+}
+
+/* Numbers the terms' bases and sorts the terms by them. */
+static bool sort_terms(const rank_map *m, sum_term *terms, unsigned n) {
+  for (unsigned t = 0; t < n; t++)
+    if (!value_rank(m, terms[t].base, &terms[t].rank)) return false;
+  qsort(terms, n, sizeof *terms, term_order);
+  return true;
 }
 
 /* ---- Shared halves and sums, per block ---------------------------------- */
@@ -151,11 +212,11 @@ static void drop_dead(LLVMValueRef v, unsigned depth) {
 }
 
 /* root: <4 x i32>, each lane i the sum of X_t[o + i], t = 1..n. */
-static bool share_sum(shared_list *l, LLVMBuilderRef b, LLVMValueRef root) {
+static bool share_sum(shared_list *l, const rank_map *ranks, LLVMBuilderRef b, LLVMValueRef root) {
   sum_term first[MAX_TERMS], lane[MAX_TERMS];
   unsigned n = 0;
   if (!lane_terms(root, 0, first, &n, 0) || n < 2 || n * 255u > 65535u) return false;
-  qsort(first, n, sizeof *first, term_order);
+  if (!sort_terms(ranks, first, n)) return false;
   unsigned o = first[0].byte;
   for (unsigned t = 0; t < n; t++)
     if (first[t].byte != o) return false;
@@ -163,7 +224,7 @@ static bool share_sum(shared_list *l, LLVMBuilderRef b, LLVMValueRef root) {
   for (unsigned i = 1; i < 4; i++) {
     unsigned m = 0;
     if (!lane_terms(root, i, lane, &m, 0) || m != n) return false;
-    qsort(lane, m, sizeof *lane, term_order);
+    if (!sort_terms(ranks, lane, m)) return false;
     for (unsigned t = 0; t < n; t++)
       if (lane[t].base != first[t].base || lane[t].byte != o + i) return false;
   }
@@ -201,9 +262,11 @@ static bool is_root(LLVMValueRef v) {
 unsigned ir_share_byte_sums(LLVMModuleRef mod) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
   shared_list l = {0};
+  rank_map ranks = {0};
   unsigned count = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     l.n = 0;
+    bool ranked_yet = false;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
       unsigned nroots = 0, cap = 0;
       LLVMValueRef *roots = NULL;
@@ -216,11 +279,16 @@ unsigned ir_share_byte_sums(LLVMModuleRef mod) {
         }
         roots[nroots++] = v;
       }
-      for (unsigned i = 0; i < nroots; i++) count += share_sum(&l, b, roots[i]);
+      if (nroots && !ranked_yet) {
+        rank_function(&ranks, fn);
+        ranked_yet = true;
+      }
+      for (unsigned i = 0; i < nroots; i++) count += share_sum(&l, &ranks, b, roots[i]);
       free(roots);
     }
   }
   free(l.items);
+  free(ranks.items);
   LLVMDisposeBuilder(b);
   return count;
 }

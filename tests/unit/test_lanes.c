@@ -117,6 +117,52 @@ START_TEST(skip_pass_leaves_them) {
 }
 END_TEST
 
+/* The IR of a compilation by the command-line compiler (a process of its
+ * own: heap addresses differ from run to run); malloc'd, NULL on failure. */
+static char *cli_ir(const char *wat) {
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s -O2 --emit-llvm %s -o -", tw, wat);
+  FILE *p = popen(cmd, "r");
+  if (!p) return NULL;
+  size_t n = 0, cap = 1 << 16;
+  char *text = malloc(cap);
+  for (size_t got; text && (got = fread(text + n, 1, cap - n - 1, p)) > 0;) {
+    n += got;
+    if (cap - n < 2) {
+      char *t = realloc(text, cap *= 2);
+      if (!t) free(text);
+      text = t;
+    }
+  }
+  if (pclose(p) != 0 || !text) {
+    free(text);
+    return NULL;
+  }
+  text[n] = 0;
+  return text;
+}
+
+/* The halves' sums are built in the function's order of their loads, not
+ * in the order of the loads' addresses in the compiler's heap (which made
+ * --emit-llvm differ between two runs on the same module). */
+START_TEST(same_ir_every_run) {
+  char wat[512];
+  unit_wast_module("lanes-runs", WAST, wat, sizeof wat);
+  char *first = cli_ir(wat);
+  ck_assert_ptr_nonnull(first);
+  ck_assert_ptr_nonnull(strstr(first, "half16"));
+  for (int run = 1; run < 10; run++) {
+    char *again = cli_ir(wat);
+    ck_assert_ptr_nonnull(again);
+    ck_assert_msg(!strcmp(first, again), "run %d of the same module gave other IR", run + 1);
+    free(again);
+  }
+  free(first);
+  remove(wat);
+}
+END_TEST
+
 static Suite *lanes_suite(void) {
   Suite *s = suite_create("lanes");
   TCase *tc = tcase_create("core");
@@ -125,6 +171,7 @@ static Suite *lanes_suite(void) {
   tcase_add_test(tc, absolute_differences_traced);
   tcase_add_test(tc, byte_sums_share_halves);
   tcase_add_test(tc, skip_pass_leaves_them);
+  tcase_add_test(tc, same_ir_every_run);
   suite_add_tcase(s, tc);
   return s;
 }
