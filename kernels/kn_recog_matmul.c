@@ -55,6 +55,18 @@ static bool moves_with(const kr_affine *a, int d) {
   return false;
 }
 
+/* The address at ptr as one copy reads it: the j loop's virtual counter,
+ * whatever copies the j loop was unrolled into. */
+static kr_affine address_one_copy(kr_ctx *c, LLVMValueRef ptr) {
+  int copies = c->copies, copy = c->copy;
+  c->copies = 1;
+  c->copy = 0;
+  kr_affine a = kr_address(c, ptr);
+  c->copies = copies;
+  c->copy = copy;
+  return a;
+}
+
 /* v = f * x or x * f (a float multiply) with f live before the nest and x
  * a load: x, and f in *f; else v, no factor. */
 static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) {
@@ -87,12 +99,7 @@ static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
       if (!LLVMIsALoadInst(f)) continue;
       /* the element's address as the output's: one copy, the j loop's
        * virtual counter (as mirror_store) */
-      int copies = c->copies, copy = c->copy;
-      c->copies = 1;
-      c->copy = 0;
-      q.e = kr_address(c, LLVMGetOperand(f, 0));
-      c->copies = copies;
-      c->copy = copy;
+      q.e = address_one_copy(c, LLVMGetOperand(f, 0));
       if (!q.e.ok || moves_with(&q.e, c->depth - 1)) continue;
       q.elem = true;
     }
@@ -304,12 +311,7 @@ static bool same_size(kn_size x, kn_size y) { return x.is_param == y.is_param &&
  * against A and B then covers both stores. */
 static bool mirror_store(kr_ctx *c, const mm_parts *m, kn_matmul *mm) {
   static const char *const why = "a second store of each sum other than at C's transposed element";
-  int copies = c->copies, copy = c->copy;
-  c->copies = 1;
-  c->copy = 0;
-  kr_affine at = kr_address(c, LLVMGetOperand(m->mirror, 1));
-  c->copies = copies;
-  c->copy = copy;
+  kr_affine at = address_one_copy(c, LLVMGetOperand(m->mirror, 1));
   kn_layout t;
   if (!at.ok || !layout(c, &at, m->dj, m->di, m->db, elem_size(m->type, true), &t)) return kr_fail(c, why);
   if (!same_size(t.offset, mm->c.offset) || !same_size(t.row_stride, mm->c.row_stride) ||
@@ -573,12 +575,7 @@ static bool prologue_scale(kr_ctx *c, mm_parts *m) {
   if (!f.factor || !fl) return kr_fail(c, why);
   /* the prologue's counter is the product's virtual j, whatever copies
    * the j loop was unrolled into */
-  int copies = c->copies, copy = c->copy;
-  c->copies = 1;
-  c->copy = 0;
-  kr_affine at = kr_address(c, LLVMGetOperand(store, 1)), from = kr_address(c, LLVMGetOperand(x, 0));
-  c->copies = copies;
-  c->copy = copy;
+  kr_affine at = address_one_copy(c, LLVMGetOperand(store, 1)), from = address_one_copy(c, LLVMGetOperand(x, 0));
   if (!at.ok || !from.ok || !kr_same_affine(&at, &m->c) || !kr_same_affine(&from, &m->c)) return kr_fail(c, why);
   kn_size n;
   if (!kr_loop_trip(c, p, il, 1, &n)) return false;
