@@ -102,13 +102,6 @@ void bnd_clone_region(bnd_clone *c, tw_arena *a, LLVMBasicBlockRef *blocks, int 
   remap(c);
 }
 
-/* The value phi takes on the edge from block `from`. */
-static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef from) {
-  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
-    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
-  return NULL;
-}
-
 static bool is_copy(const bnd_clone *c, LLVMBasicBlockRef bb) {
   for (int i = 0; i < c->nblocks; i++)
     if (c->copies[i] == bb) return true;
@@ -123,7 +116,7 @@ void bnd_clone_exits(bnd_clone *c) {
       if (is_copy(c, to)) continue;
       for (LLVMValueRef phi = LLVMGetFirstInstruction(to); phi && LLVMIsAPHINode(phi);
            phi = LLVMGetNextInstruction(phi)) {
-        LLVMValueRef v = bnd_clone_value(c, incoming_from(phi, c->blocks[i]));
+        LLVMValueRef v = bnd_clone_value(c, ir_incoming_from(phi, c->blocks[i]));
         LLVMBasicBlockRef from = c->copies[i];
         LLVMAddIncoming(phi, &v, &from, 1);
       }

@@ -130,13 +130,6 @@ static bool applies(const pf_fn *f, int d, LLVMValueRef p, LLVMValueRef x) {
   return applies(f, d + 1, LLVMGetOperand(p, st.var_pos), x);
 }
 
-static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef from) {
-  unsigned n = LLVMCountIncoming(phi);
-  for (unsigned k = 0; k < n; k++)
-    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
-  return NULL;
-}
-
 static bool matches(pf_fn *f, LLVMValueRef P, LLVMValueRef Q);
 
 /* One edge's pair: p == f(q). */
@@ -164,7 +157,7 @@ static bool matches(pf_fn *f, LLVMValueRef P, LLVMValueRef Q) {
   unsigned n = LLVMCountIncoming(P);
   for (unsigned k = 0; k < n; k++) {
     LLVMBasicBlockRef from = LLVMGetIncomingBlock(P, k);
-    if (!edge_holds(f, LLVMGetIncomingValue(P, k), incoming_from(Q, from))) return false;
+    if (!edge_holds(f, LLVMGetIncomingValue(P, k), ir_incoming_from(Q, from))) return false;
   }
   return LLVMCountIncoming(Q) == n && bb == LLVMGetInstructionParent(Q);
 }
@@ -186,7 +179,7 @@ static LLVMValueRef find(LLVMValueRef P, pf_fn *f) {
       v = LLVMGetOperand(v, st.var_pos);
       f->leaf = LLVMTypeOf(v);
       for (LLVMValueRef Q = LLVMGetFirstInstruction(bb); Q && LLVMIsAPHINode(Q); Q = LLVMGetNextInstruction(Q)) {
-        if (Q == P || incoming_from(Q, from) != v) continue;
+        if (Q == P || ir_incoming_from(Q, from) != v) continue;
         f->npairs = 0;
         if (matches(f, P, Q)) return Q;
       }

@@ -189,6 +189,15 @@ static inline const char *ir_callee_name(LLVMValueRef call) {
   return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
 }
 
+/* ---- Phis ------------------------------------------------------------------ */
+
+/* The value phi takes on the edge from block `from`, or NULL. */
+static inline LLVMValueRef ir_incoming_from(LLVMValueRef phi, LLVMBasicBlockRef from) {
+  for (unsigned k = 0, n = LLVMCountIncoming(phi); k < n; k++)
+    if (LLVMGetIncomingBlock(phi, k) == from) return LLVMGetIncomingValue(phi, k);
+  return NULL;
+}
+
 /* ---- Debug printing (ir_dump.c), for tests ----------------------------- */
 
 void ir_dump_loops(FILE *out, const ir_loops *lp);

@@ -32,13 +32,6 @@ static LLVMValueRef first_non_phi(LLVMBasicBlockRef bb) {
   return i;
 }
 
-/* The incoming value of phi from block bb, or NULL. */
-static LLVMValueRef incoming_from(LLVMValueRef phi, LLVMBasicBlockRef bb) {
-  for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
-    if (LLVMGetIncomingBlock(phi, k) == bb) return LLVMGetIncomingValue(phi, k);
-  return NULL;
-}
-
 /* A `sub 0, v` instruction: v, else NULL. */
 static LLVMValueRef negation_of(LLVMValueRef k) {
   if (!LLVMIsAInstruction(k) || LLVMGetInstructionOpcode(k) != LLVMSub) return NULL;
@@ -74,9 +67,9 @@ bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
     LLVMValueRef v = LLVMGetOperand(cmp, side), M = negation_of(LLVMGetOperand(cmp, 1 - side));
     if (!M || rr_in_loop(p, M) || !LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != L) continue;
     for (LLVMValueRef c = LLVMGetFirstInstruction(L); c && LLVMIsAPHINode(c); c = LLVMGetNextInstruction(c)) {
-      LLVMValueRef i0 = incoming_from(c, pre);
+      LLVMValueRef i0 = ir_incoming_from(c, pre);
       uint64_t step;
-      if (LLVMCountIncoming(c) != 2 || incoming_from(c, L) != v || !i0 || !LLVMIsAConstantInt(i0) ||
+      if (LLVMCountIncoming(c) != 2 || ir_incoming_from(c, L) != v || !i0 || !LLVMIsAConstantInt(i0) ||
           !const_step(p, c, v, &step))
         continue;
       LLVMTypeRef ty = LLVMTypeOf(c);
@@ -136,9 +129,9 @@ bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpr
   for (unsigned side = 0; side < 2; side++) {
     LLVMValueRef un = LLVMGetOperand(cmp, side);
     for (LLVMValueRef u = LLVMGetFirstInstruction(R); u && LLVMIsAPHINode(u); u = LLVMGetNextInstruction(u)) {
-      LLVMValueRef i0 = incoming_from(u, rpre);
+      LLVMValueRef i0 = ir_incoming_from(u, rpre);
       uint64_t c;
-      if (LLVMCountIncoming(u) != 2 || incoming_from(u, R) != un || !i0 || !LLVMIsAConstantInt(i0) ||
+      if (LLVMCountIncoming(u) != 2 || ir_incoming_from(u, R) != un || !i0 || !LLVMIsAConstantInt(i0) ||
           LLVMConstIntGetZExtValue(i0) != 0 || LLVMTypeOf(u) != LLVMTypeOf(x) || !const_step(p, u, un, &c))
         continue;
       LLVMTypeRef ty = LLVMTypeOf(u);
