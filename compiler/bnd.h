@@ -155,6 +155,8 @@ bool bnd_phi_web(LLVMValueRef v, unsigned max_phis, bnd_leaf_fn leaf, void *ctx)
 /* Whether v is GVN's phi of sizes on the paths into its block: through
  * phis, size loads less one constant (*less; *like: one of the loads). */
 bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like);
+/* Whether v is one load of the memory's size (not a phi). */
+bool bnd_is_size_load(LLVMValueRef v);
 
 /* Metadata kind on the branch of a versioned nest's check block, whose
  * test may read the size anywhere before the nest (bnd_fresh.c). */

@@ -241,6 +241,10 @@ bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
   return width(a) == (narrow ? 32u : 64u);
 }
 
+bool bnd_is_size_load(LLVMValueRef v) {
+  return !LLVMIsAPHINode(v) && is_plain_size_load(v);
+}
+
 bool bnd_size_web(LLVMValueRef v, int64_t *less, LLVMValueRef *like) {
   return LLVMIsAPHINode(v) && is_phi_of_size_less(v, less, like);
 }

@@ -276,6 +276,81 @@ static bool settle(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g, LLVMVa
   return true;
 }
 
+/* ---- a size load moved down to its uses --------------------------------- */
+
+/* Whether block d lies on a cycle that does not pass block p (d would
+ * then run more often than p; p = -1: on any cycle). */
+static bool cycles_past(const fresh_cfg *g, int p, int d) {
+  int n = g->cfg->nblocks, *work = malloc((size_t)n * sizeof *work);
+  bool *seen = calloc((size_t)n, sizeof *seen), found = !work || !seen;
+  int nwork = 0;
+  for (int k = 0; !found && k < g->cfg->blocks[d].nsuccs; k++) {
+    int y = g->cfg->blocks[d].succs[k];
+    if (y != p && !seen[y]) seen[y] = true, work[nwork++] = y;
+  }
+  while (!found && nwork) {
+    int x = work[--nwork];
+    if (x == d) found = true;
+    for (int k = 0; !found && k < g->cfg->blocks[x].nsuccs; k++) {
+      int y = g->cfg->blocks[x].succs[k];
+      if (y != p && !seen[y]) seen[y] = true, work[nwork++] = y;
+    }
+  }
+  free(work);
+  free(seen);
+  return found;
+}
+
+/* Size load v in block p whose checks went to the guard pages, its uses
+ * left further down (a check on a rare path: compress's bit reader,
+ * 13.6 M calls, loaded the size and kept a callee-saved register for it
+ * at every entry for a check run 25,000 times).  When no call may change
+ * the size between p and the block d dominating every use (none a phi),
+ * p lies on no cycle (in a loop, machine LICM may hoist the load out of
+ * it from p, which runs on every iteration, but not from a d that does
+ * not: compress +102 M instructions) and neither does d, the load moves
+ * to the top of d: the same value there.  The vmctx's memory
+ * pointer and the address go with it when nothing else uses them.
+ * Returns whether it moved. */
+static bool sink_size_load(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g, LLVMValueRef v) {
+  if (!LLVMIsALoadInst(v) || LLVMGetVolatile(v) || !LLVMGetFirstUse(v) || !bnd_is_size_load(v)) return false;
+  int p = ir_cfg_index(g->cfg, LLVMGetInstructionParent(v));
+  int d = p < 0 ? -1 : uses_dominator(g, v);
+  if (d < 0 || d == p || !ir_dominates(g->dom, p, d) || cycles_past(g, -1, p) || cycles_past(g, p, d) ||
+      !path_keeps_size(g, p, d))
+    return false;
+  LLVMValueRef at = LLVMGetFirstInstruction(g->cfg->blocks[d].bb);
+  while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
+  if (!at) return false;
+  LLVMPositionBuilderBefore(b, at);
+  LLVMValueRef now = load_size(b, fn, v);
+  LLVMReplaceAllUsesWith(v, now);
+  LLVMValueRef ptr = LLVMGetOperand(v, 0);
+  LLVMInstructionEraseFromParent(v);
+  if (LLVMIsAGetElementPtrInst(ptr) && !LLVMGetFirstUse(ptr)) {
+    LLVMValueRef mem = LLVMGetOperand(ptr, 0);
+    LLVMInstructionEraseFromParent(ptr);
+    if (LLVMIsALoadInst(mem) && !LLVMGetFirstUse(mem) && !LLVMGetVolatile(mem)) {
+      LLVMValueRef q = LLVMGetOperand(mem, 0);
+      LLVMInstructionEraseFromParent(mem);
+      if (LLVMIsAGetElementPtrInst(q) && !LLVMGetFirstUse(q)) LLVMInstructionEraseFromParent(q);
+    }
+  }
+  return true;
+}
+
+/* Every size load of fn that sink_size_load moves; returns how many. */
+static unsigned sink_size_loads(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g) {
+  enum { MAX_LOADS = 256 };
+  LLVMValueRef loads[MAX_LOADS];
+  unsigned n = 0, moved = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && n < MAX_LOADS; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && n < MAX_LOADS; i = LLVMGetNextInstruction(i))
+      if (bnd_is_size_load(i)) loads[n++] = i;
+  for (unsigned k = 0; k < n; k++) moved += sink_size_load(b, fn, g, loads[k]);
+  return moved;
+}
+
 unsigned bnd_fresh_sizes(LLVMValueRef fn) {
   fresh_ctx f = {.nphis = 0};
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
@@ -299,6 +374,11 @@ unsigned bnd_fresh_sizes(LLVMValueRef fn) {
       if (g.cfg && settle(b, fn, &g, i, less, like)) n++;
     }
   erase_phis(&f);
+  if (!g.cfg && ir_cfg_build(&cfg, &arena, fn)) {
+    ir_dom_build(&dom, &cfg);
+    g = (fresh_cfg){&cfg, &dom};
+  }
+  if (g.cfg) n += sink_size_loads(b, fn, &g);
   tw_arena_free(&arena);
   LLVMDisposeBuilder(b);
   return n;

@@ -714,6 +714,7 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     LLVMValueRef w = late_pair_bytes(c, c->marked[k]);
     if (w) c->marked[k] = w;
   }
+  for (unsigned k = 0; k < c->nmarked; k++) late_plain_compared(c, c->marked[k]);
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef i = c->marked[k];
     if (!store_follows(c, i)) continue;
@@ -721,7 +722,11 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     LLVMPositionBuilderBefore(c->b, next);
     call_asm(c, c->barrier);
   }
-  if (n) bnd_phi_functions(fn);
+  if (n) {
+    bnd_phi_functions(fn);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      late_exit_first(LLVMGetBasicBlockTerminator(bb));
+  }
   return n;
 }
 

@@ -1,6 +1,7 @@
 /* bnd_late.h: what the late stage's files share (bnd_late.c, the checks
  * left to the guard pages; bnd_group.c, a group's check; bnd_pair.c, a
- * guarded byte paired with the byte before it).  Internal to them. */
+ * guarded byte paired with the byte before it; bnd_fold.c, a guarded
+ * load left plain for its compare).  Internal to them. */
 #ifndef TW_BND_LATE_H
 #define TW_BND_LATE_H
 
@@ -74,5 +75,15 @@ void late_drop_group_check(late_ctx *c, LLVMValueRef br);
  * together, become one volatile 16-bit load at g's place; returns it, or
  * NULL. */
 LLVMValueRef late_pair_bytes(late_ctx *c, LLVMValueRef g);
+
+/* ---- bnd_fold.c ---- */
+
+/* Guarded load g compared with another value, the compare feeding its
+ * block's branch: a plain load again (foldable into the compare);
+ * returns whether it changed. */
+bool late_plain_compared(late_ctx *c, LLVMValueRef g);
+/* A branch on `and` of two compares, the second also carried out in phis:
+ * that one first (tested where it is computed); whether it swapped. */
+bool late_exit_first(LLVMValueRef br);
 
 #endif
