@@ -11,12 +11,20 @@
  *   - rare (function 1): the size load the checks of its first access
  *     left in the entry block, once those went to the guard page, moves
  *     down to the rare path whose versioned loop's test reads it
- *     (compiler/bnd_fresh.c, sink_size_load). */
+ *     (compiler/bnd_fresh.c, sink_size_load);
+ * and, on IR written here, a merge loop's latch `and i1 (j < n), (i < h)`
+ * whose `i < h` the exit carries on in a phi tests that one first
+ * (bnd_fold.c, late_exit_first). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include <llvm-c/Core.h>
+#include <string.h>
 
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "bnd_late.h"
 #include "driver.h"
 #include "unit_ir.h"
 
@@ -82,12 +90,61 @@ START_TEST(size_load_moves_to_its_rare_use) {
 }
 END_TEST
 
+/* A merge loop's latch: %jn = j < n, %ih = i < h, the exit's phi
+ * carries %ih (USE_A: %jn too). */
+static const char *const latch_ir =
+    "define i1 @f(i32 %h, i32 %n) {\n"
+    "entry:\n  br label %loop\n"
+    "loop:\n"
+    "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+    "  %j = phi i32 [ 0, %entry ], [ %j1, %loop ]\n"
+    "  %i1 = add i32 %i, 1\n  %j1 = add i32 %j, 2\n"
+    "  %jn = icmp ult i32 %j1, %n\n  %ih = icmp ult i32 %i1, %h\n"
+    "  %c = and i1 %jn, %ih\n"
+    "  br i1 %c, label %loop, label %exit\n"
+    "exit:\n  %r = phi i1 [ %ih, %loop ]\n  %r2 = phi i1 [ USE_A, %loop ]\n"
+    "  %x = xor i1 %r, %r2\n  ret i1 %x\n}\n";
+
+/* The name of the and's first operand after late_exit_first, its result
+ * in *swapped; use_a: what the second phi carries. */
+static const char *first_after(const char *use_a, bool *swapped) {
+  static char name[16];
+  char text[1024];
+  const char *at = strstr(latch_ir, "USE_A");
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - latch_ir), latch_ir, use_a, at + 5);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "latch");
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  LLVMBasicBlockRef loop = LLVMGetNextBasicBlock(LLVMGetEntryBasicBlock(LLVMGetFirstFunction(mod)));
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(loop);
+  *swapped = late_exit_first(br);
+  size_t len;
+  const char *n = LLVMGetValueName2(LLVMGetOperand(LLVMGetCondition(br), 0), &len);
+  snprintf(name, sizeof name, "%.*s", (int)len, n);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return name;
+}
+
+START_TEST(carried_exit_test_first) {
+  bool swapped;
+  ck_assert_str_eq(first_after("true", &swapped), "ih");
+  ck_assert(swapped);
+  /* both carried on: left as it is */
+  ck_assert_str_eq(first_after("%jn", &swapped), "jn");
+  ck_assert(!swapped);
+}
+END_TEST
+
 static Suite *guard_fold_suite(void) {
   Suite *s = suite_create("guard_fold");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, compared_load_left_plain);
   tcase_add_test(tc, size_load_moves_to_its_rare_use);
+  tcase_add_test(tc, carried_exit_test_first);
   suite_add_tcase(s, tc);
   return s;
 }
