@@ -306,10 +306,9 @@ static bool cycles_past(const fresh_cfg *g, int p, int d) {
  * 13.6 M calls, loaded the size and kept a callee-saved register for it
  * at every entry for a check run 25,000 times).  When no call may change
  * the size between p and the block d dominating every use (none a phi),
- * p lies on no cycle (in a loop, machine LICM may hoist the load out of
- * it from p, which runs on every iteration, but not from a d that does
- * not: compress +102 M instructions) and neither does d, the load moves
- * to the top of d: the same value there.  The vmctx's memory
+ * p lies on no cycle (from a loop's block, compress ran 102 M more
+ * instructions, not looked into) and neither does d, the load moves to
+ * the top of d: the same value there.  The vmctx's memory
  * pointer and the address go with it when nothing else uses them.
  * Returns whether it moved. */
 static bool sink_size_load(LLVMBuilderRef b, LLVMValueRef fn, const fresh_cfg *g, LLVMValueRef v) {
