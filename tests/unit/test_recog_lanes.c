@@ -644,6 +644,40 @@ START_TEST(nested_i8_sum_o3) {
 }
 END_TEST
 
+/* quant.c's k_ikj: B's bytes widened twice (i8 -> i16 -> i32 lanes,
+ * kn_lanes.c widened_bytes) and multiplied in i32x4 lanes by a splat of
+ * A's byte read as an int: the plain build's int8 product, at -O2 and -O3
+ * (before: "vector (SIMD) lanes moved between shapes") */
+START_TEST(nested_i8_widened) {
+  char simd[1024];
+  if (!same_as_plain("qmm_ikj_x", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+  if (!same_as_plain("qmm_ikj_x", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+/* `sext <4 x i16> to <4 x i32>` of bytes sign-extended to i16 */
+static bool sext_16_32(LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  return LLVMGetInstructionOpcode(i) == LLVMSExt && LLVMGetTypeKind(t) == LLVMVectorTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 32 &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(i, 0)))) == 16;
+}
+
+static LLVMValueRef as_zext(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildZExt(b, LLVMGetOperand(i, 0), LLVMTypeOf(i), "");
+}
+
+/* the second widening made a zext: a negative byte becomes 2^16 - |b|
+ * in its lane, not the remainder's value */
+static void zext_of_sext(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, sext_16_32, as_zext), 1); }
+
+START_TEST(neg_i8_widened_zext) {
+  check_mutated_in("qmm_ikj_x", zext_of_sext, "vector (SIMD) lanes moved between shapes");
+}
+END_TEST
+
 /* an int8 ikj product whose j loop multiplies bytes widened to i16x8 and
  * widens the products to i32x4 (narrow lanes, kn_lanes.c narrow_product):
  * the plain build's int8 product */
@@ -927,6 +961,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_nested_float_sum);
   tcase_add_test(tc, nested_int_sum);
   tcase_add_test(tc, nested_product_o3);
+  tcase_add_test(tc, nested_i8_widened);
+  tcase_add_test(tc, neg_i8_widened_zext);
   tcase_add_test(tc, neg_region_o3_guard);
   tcase_add_test(tc, nested_int_sum_o3);
   tcase_add_test(tc, nested_i8_sum_o3);
