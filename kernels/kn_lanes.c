@@ -365,7 +365,8 @@ static int32_t widened_bytes(kr_ctx *c, LLVMValueRef v, int lane) {
   }
   if (!LLVMIsAInstruction(x)) return -2;
   LLVMOpcode in = LLVMGetInstructionOpcode(x);
-  if ((in != LLVMSExt && in != LLVMZExt) || LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(x, 0)))) != 8)
+  if ((in != LLVMSExt && in != LLVMZExt) ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(x, 0)))) != 8)
     return -2;
   if (op == LLVMZExt && in == LLVMSExt) return -2;
   return byte_lane(c, LLVMGetOperand(x, 0), lane, in == LLVMSExt, 0);

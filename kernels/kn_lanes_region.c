@@ -495,9 +495,9 @@ static int before_entry(const kr_ctx *c, const kr_region *r, int S) {
 
 /* A guard G before the nest (clang's version of the loops for n >= 1,
  * -O3): a block outside the nest, dominating its header, branching on
- * n < 1 (or'ed with other counts' tests: none_when_any) with its false side dominating the header and its true side not,
- * so n >= 1 whenever the region runs (n is computed before the nest); -1
- * when none. */
+ * n < 1 (or'ed with other counts' tests: none_when_any) with its false
+ * side dominating the header and its true side not, so n >= 1 whenever
+ * the region runs (n is computed before the nest); -1 when none. */
 static int guard_outside(const kr_ctx *c, LLVMValueRef n) {
   const ir_loop *root = c->chain[0];
   for (int b = 0; b < c->cfg->nblocks; b++) {
