@@ -344,6 +344,34 @@ static int32_t narrow_product(kr_ctx *c, LLVMValueRef v, int lane) {
   return kr_push(c, kr_node(KN_E_MUL, KN_I32, f[0], f[1], -1));
 }
 
+/* v = sext or zext (i16 lanes -> i32 lanes) of (shuffles of) a sext or
+ * zext of i8 lanes: clang's product of an i32 splat and bytes widened
+ * twice (`x * b[j]`, x already an i32).  Lane `lane` is that byte
+ * extended to i32 once: sext of sext is a sext, an extension of a zext a
+ * zext; zext of sext (not one extension) is refused.  -2 when v has not
+ * that shape. */
+static int32_t widened_bytes(kr_ctx *c, LLVMValueRef v, int lane) {
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  LLVMValueRef x = LLVMGetOperand(v, 0);
+  if (LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMVectorTypeKind ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(x))) != 16 ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) != 32)
+    return -2;
+  for (int n = 0; n < 4 && LLVMIsAShuffleVectorInst(x); n++) {
+    int k = LLVMGetMaskValue(x, (unsigned)lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
+    if (k == LLVMGetUndefMaskElem() || k < 0) return -2;
+    x = LLVMGetOperand(x, k < w ? 0 : 1);
+    lane = k % w;
+  }
+  if (!LLVMIsAInstruction(x)) return -2;
+  LLVMOpcode in = LLVMGetInstructionOpcode(x);
+  if ((in != LLVMSExt && in != LLVMZExt) ||
+      LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(x, 0)))) != 8)
+    return -2;
+  if (op == LLVMZExt && in == LLVMSExt) return -2;
+  return byte_lane(c, LLVMGetOperand(x, 0), lane, in == LLVMSExt, 0);
+}
+
 bool kr_narrow_lane_link(LLVMValueRef i) {
   LLVMTypeRef t = LLVMTypeOf(i);
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind || LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind)
@@ -396,6 +424,7 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   case LLVMZExt: {
     LLVMValueRef x = LLVMGetOperand(v, 0);
     if ((r = narrow_product(c, v, lane)) != -2) return r;
+    if ((r = widened_bytes(c, v, lane)) != -2) return r;
     if (kr_is_mem_load(c, x)) return lane_load(c, x, LLVMTypeOf(x), lane, t, op == LLVMSExt);
     return kr_instruction(c, v, t);
   }

@@ -264,6 +264,21 @@ static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
   return compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero);
 }
 
+/* G before the nest: true when n < 1, alone or or'ed (`or`, `select c,
+ * true, x`) with other conditions (-O3 tests every count of the nest at
+ * once: `m < 1 || k < 1 || n < 1`).  Its false side, the only one into
+ * the nest, then has n >= 1; the other conditions only keep the whole
+ * nest from running, which the nest's own versioning keeps as it is. */
+static bool none_when_any(LLVMValueRef cond, LLVMValueRef n, int depth) {
+  if (none_when_true(cond, n)) return true;
+  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
+  if (is_op(cond, LLVMOr))
+    return none_when_any(LLVMGetOperand(cond, 0), n, depth + 1) || none_when_any(LLVMGetOperand(cond, 1), n, depth + 1);
+  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 1), -1))
+    return none_when_any(LLVMGetOperand(cond, 0), n, depth + 1) || none_when_any(LLVMGetOperand(cond, 2), n, depth + 1);
+  return false;
+}
+
 /* The skip S: cond is true when n < K, K >= L (`n <u K` or `n <s K`), alone or or'ed
  * (`or`, `select c, true, x`) with anything else. */
 static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
@@ -480,15 +495,15 @@ static int before_entry(const kr_ctx *c, const kr_region *r, int S) {
 
 /* A guard G before the nest (clang's version of the loops for n >= 1,
  * -O3): a block outside the nest, dominating its header, branching on
- * n < 1 with its false side dominating the header and its true side not,
- * so n >= 1 whenever the region runs (n is computed before the nest); -1
- * when none. */
+ * n < 1 (or'ed with other counts' tests: none_when_any) with its false
+ * side dominating the header and its true side not, so n >= 1 whenever
+ * the region runs (n is computed before the nest); -1 when none. */
 static int guard_outside(const kr_ctx *c, LLVMValueRef n) {
   const ir_loop *root = c->chain[0];
   for (int b = 0; b < c->cfg->nblocks; b++) {
     if (root->in_body[b] || !ir_dominates(c->dom, b, root->header)) continue;
     LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[b].bb);
-    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) || !none_when_true(LLVMGetCondition(br), n)) continue;
+    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) || !none_when_any(LLVMGetCondition(br), n, 0)) continue;
     int t = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 0)), f = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 1));
     if (ir_dominates(c->dom, f, root->header) && !ir_dominates(c->dom, t, root->header)) return b;
   }

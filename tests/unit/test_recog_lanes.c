@@ -415,6 +415,21 @@ START_TEST(nested_product) {
 }
 END_TEST
 
+/* the same at -O3 -msimd128: clang tests every count once before the
+ * nest (`m < 1 || p < 1 || n < 1`, selects) and no `n < 1` stands in the
+ * k loop, so the region's guard G is that or'ed test (guard_outside,
+ * none_when_any); the plain -O2 build's product, f32 and int8 (before: a
+ * map of the remainder alone, "not the shape of a vector loop and its
+ * scalar remainder") */
+START_TEST(nested_product_o3) {
+  char simd[1024];
+  if (!same_as_plain("gemm_ikj", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "n count(arg 2"), "%s", simd);
+  if (!same_as_plain("qmm_ikj_i8", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
 /* Each instruction of fn for which `pick` holds, replaced by what `make`
  * builds in its place (before it); how many. */
 static int replace_each(LLVMValueRef fn, bool (*pick)(LLVMValueRef),
@@ -479,9 +494,9 @@ static void skips_short_rows(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn
 /* gemm_ikj at -O2 -msimd128 changed by `mutate`: no product and no nest
  * storing a vector taken (the scalar remainder alone stays a map, as
  * before this analysis), one refused for `reason` */
-static void check_mutated_in(const char *fn, mutation mutate, const char *reason) {
+static void check_mutated_flags(const char *fn, const char *flags, mutation mutate, const char *reason) {
   fixture f;
-  recognise_mutated(&f, "simd_nested.c", fn, "-msimd128", mutate);
+  recognise_mutated(&f, "simd_nested.c", fn, flags, mutate);
   if (f.skipped) return;
   bool seen = false;
   for (int i = 0; i < f.res.nnests; i++) {
@@ -494,7 +509,25 @@ static void check_mutated_in(const char *fn, mutation mutate, const char *reason
   release(&f);
 }
 
+static void check_mutated_in(const char *fn, mutation mutate, const char *reason) {
+  check_mutated_flags(fn, "-msimd128", mutate, reason);
+}
+
 static void check_mutated(mutation mutate, const char *reason) { check_mutated_in("gemm_ikj", mutate, reason); }
+
+static LLVMValueRef as_below_zero(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntSLT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 0, 1), "");
+}
+
+/* -O3's one guard made `m < 0 || p < 0 || n < 0`: n == 0 then enters
+ * the region, whose remainder would count n - s' = 0 down by 2 */
+static void enters_empty_rows(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, below_one, as_below_zero), 1); }
+
+START_TEST(neg_region_o3_guard) {
+  check_mutated_flags("gemm_ikj", "-O3 -msimd128", enters_empty_rows,
+                      "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
 
 /* syrk over a triangle (j <= i): both j loops vector regions whose count
  * is the row's i + 1, LLVM's widened counter of the i loop
@@ -608,6 +641,40 @@ START_TEST(nested_i8_sum_o3) {
   char simd[1024];
   if (!same_as_plain("rows_dot_i8", "-O3 -msimd128", simd, sizeof simd)) return;
   ck_assert_msg(strstr(simd, "k count(arg 2"), "%s", simd);
+}
+END_TEST
+
+/* quant.c's k_ikj: B's bytes widened twice (i8 -> i16 -> i32 lanes,
+ * kn_lanes.c widened_bytes) and multiplied in i32x4 lanes by a splat of
+ * A's byte read as an int: the plain build's int8 product, at -O2 and -O3
+ * (before: "vector (SIMD) lanes moved between shapes") */
+START_TEST(nested_i8_widened) {
+  char simd[1024];
+  if (!same_as_plain("qmm_ikj_x", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+  if (!same_as_plain("qmm_ikj_x", "-O3 -msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+/* `sext <4 x i16> to <4 x i32>` of bytes sign-extended to i16 */
+static bool sext_16_32(LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  return LLVMGetInstructionOpcode(i) == LLVMSExt && LLVMGetTypeKind(t) == LLVMVectorTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 32 &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(i, 0)))) == 16;
+}
+
+static LLVMValueRef as_zext(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildZExt(b, LLVMGetOperand(i, 0), LLVMTypeOf(i), "");
+}
+
+/* the second widening made a zext: a negative byte becomes 2^16 - |b|
+ * in its lane, not the remainder's value */
+static void zext_of_sext(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, sext_16_32, as_zext), 1); }
+
+START_TEST(neg_i8_widened_zext) {
+  check_mutated_in("qmm_ikj_x", zext_of_sext, "vector (SIMD) lanes moved between shapes");
 }
 END_TEST
 
@@ -893,6 +960,10 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_region_skips_rows);
   tcase_add_test(tc, neg_nested_float_sum);
   tcase_add_test(tc, nested_int_sum);
+  tcase_add_test(tc, nested_product_o3);
+  tcase_add_test(tc, nested_i8_widened);
+  tcase_add_test(tc, neg_i8_widened_zext);
+  tcase_add_test(tc, neg_region_o3_guard);
   tcase_add_test(tc, nested_int_sum_o3);
   tcase_add_test(tc, nested_i8_sum_o3);
   tcase_add_test(tc, nested_i8_product);

@@ -52,6 +52,17 @@ void qmm_ikj_i8(int m, int n, int p, int *C, const signed char *A, const signed 
       for (int j = 0; j < n; j++) C[i * n + j] += A[i * p + k] * B[k * n + j];
 }
 
+/* the same with A's byte read into an int before the j loop (quant.c's
+ * k_ikj): clang then multiplies in i32x4 lanes, a splat of that int by
+ * B's bytes widened twice (i8x16 -> i16x8 -> i32x4) */
+void qmm_ikj_x(int m, int n, int p, int *C, const signed char *A, const signed char *B) {
+  for (int i = 0; i < m; i++)
+    for (int k = 0; k < p; k++) {
+      int x = A[i * p + k];
+      for (int j = 0; j < n; j++) C[i * n + j] += x * B[k * n + j];
+    }
+}
+
 /* an int8 row sum: bytes widened and multiplied in i16x8 lanes, the
  * products widened to i32x4 and summed there; the remainder unrolled by 2
  * after a peeled iteration, each adding to the sum */
