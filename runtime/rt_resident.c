@@ -289,12 +289,13 @@ static void res_merge(rt_resident *r, rt_resident_launch *L) {
   L->nin = n;
 }
 
-uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p) {
+uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, bool host_out) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   uint64_t bytes = 0;
   for (int s = 0; s < p->nspans; s++) {
     const rt_offload_span *sp = &p->spans[s];
-    if (sp->hi <= sp->lo) continue;
+    /* written into the host pages: neither copied in nor back */
+    if (sp->hi <= sp->lo || (host_out && sp->is_write)) continue;
     if (sp->is_write) bytes += sp->hi - sp->lo;
     uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
     if (hi > r->npages) hi = r->npages;
