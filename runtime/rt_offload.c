@@ -524,7 +524,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
       double wall = now_us() - t0, moved = 0, again = 0;
       if (res) {
         moved = (double)rt_copies.copy_bytes / RT_BUS_BYTES_PER_US;
-        again = (double)rt_resident_cost_bytes(res, &plan, host_out_of(l)) / RT_BUS_BYTES_PER_US;
+        again = (double)rt_copies.again_bytes / RT_BUS_BYTES_PER_US; /* no second page scan */
       }
       rt_choice_gpu_ran(&l->choice, plan.ops, wall, launch_us, moved, again, cpu_us);
     }

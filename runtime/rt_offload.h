@@ -133,6 +133,7 @@ typedef struct {
   cu_copy in[RT_RESIDENT_MAX_COPIES], out[RT_RESIDENT_MAX_COPIES];
   size_t nin, nout;
   uint64_t copy_bytes;     /* both ways */
+  uint64_t again_bytes;    /* of those, what the same launch would copy again at once: not left kept */
   uint8_t *dev_base;       /* the base the kernel takes */
   uint32_t unkept;         /* runs of a long span's pages that could not be kept */
 } rt_resident_launch;

@@ -351,6 +351,7 @@ START_TEST(resident_attention_copies_only_the_new_row) {
       for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
       ck_assert(memcmp(L.dev_base + layer[l], host + layer[l], hi - layer[l]) == 0);
       ck_assert(memcmp(L.dev_base + q, host + q, row) == 0);
+      ck_assert_uint_eq(L.again_bytes, PAGE); /* q's page: short, not kept; the rows are */
       if (n == 24) continue; /* the span's first launch: all of it */
       uint64_t pages = (hi - 1) / PAGE - lo / PAGE + 1;
       ck_assert_msg(in_bytes(&L) == (pages + 1) * PAGE, "token %d layer %d: %llu bytes copied", n, l,
