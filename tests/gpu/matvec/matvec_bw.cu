@@ -354,6 +354,7 @@ int main(int argc, char **argv) {
   // whose intercept the fixed cost (docs/PERFORMANCE.md, "The add chain").
   static const int64_t sweep_out[] = {768, 2112}, sweep_k[] = {256, 512, 1024, 2048, 4096, 8192};
   for (unsigned o = 0; sweep && o < 2; o++)
-    for (unsigned k = 0; k < sizeof sweep_k / sizeof sweep_k[0]; k++) timing(0, sweep_out[o], sweep_k[k], "sweep", copy);
+    for (unsigned k = 0; k < sizeof sweep_k / sizeof sweep_k[0]; k++)
+      timing(0, sweep_out[o], sweep_k[k], "sweep", copy);
   return failures ? 1 : 0;
 }
