@@ -7,7 +7,13 @@
  * estimate, itself lowered to what the CPU runs of the nest measured
  * (rt_offload.c times a CPU run as the time from the CPU answer to the
  * next call of the dispatch: an upper bound, so it only ever lowers the
- * estimate).  A kernel whose measured GPU time loses stays on the CPU,
+ * estimate).  A launch's copies to the device copy of linear memory
+ * (rt_resident.c) are no part of its rate: their time (the bytes at the
+ * bus's rate) comes off the measured wall time and each estimate adds the
+ * copy that call would make, so one launch that copied a span for the
+ * first time (an attention layer's keys, 200 KiB) does not price every
+ * later launch, which copies the one row written since (4 KiB).
+ * A kernel whose measured GPU time loses stays on the CPU,
  * and is tried again after 2, 4, ... 1024 calls (its first launch may
  * have paid one-off costs: the driver's lazy loading, first copies). */
 #include <math.h>
@@ -40,11 +46,15 @@ bool rt_choice_take_gpu(rt_choice *c, double ops, double launch_us, double cpu_m
   return true;
 }
 
-void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double cpu_model_us) {
-  double per_op = ops > 0 && wall_us > launch_us ? (wall_us - launch_us) * 1000 / ops : 0;
+void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double copy_us,
+                       double again_us, double cpu_model_us) {
+  double fixed = launch_us + copy_us;
+  double per_op = ops > 0 && wall_us > fixed ? (wall_us - fixed) * 1000 / ops : 0;
   if (!c->gpu_runs || per_op < c->gpu_ns_per_op) c->gpu_ns_per_op = per_op;
   c->gpu_runs++;
-  if (wall_us < rt_choice_cpu_us(c, ops, cpu_model_us)) {
+  /* won or lost as the same call would run now: its one-off copies off */
+  double again = wall_us - copy_us + again_us;
+  if (again < rt_choice_cpu_us(c, ops, cpu_model_us)) {
     c->losses = 0;
     c->skip = 0;
     return;

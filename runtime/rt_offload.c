@@ -275,6 +275,12 @@ static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan
   return 1;
 }
 
+/* Whether l's launch on the device copy writes its outputs into the host
+ * pages (launch's host_out): its written spans move no bytes. */
+static bool host_out_of(const rt_loaded *l) {
+  return l && l->code && (l->code->entries & TWASM_ENTRY_HOST_OUT) && rt_resident_host_out();
+}
+
 /* Under rt_offload_lock (which also guards the one copy list).  With res,
  * the kernel runs on the device copy of linear memory (rt_resident.c) of
  * mem_size bytes. */
@@ -489,14 +495,18 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   }
   double launch_us = cu_launch_cost_us();
   double cpu_us = plan.ops * TWASM_COST_CPU_NS_PER_OP / 1000;
-  double gpu_us = launch_us;
-  if (res)
-    gpu_us += (double)rt_resident_cost_bytes(res, &plan) / RT_BUS_BYTES_PER_US + (double)plan.bytes / RT_HBM_BYTES_PER_US;
-  else if (over_bus)
+  double gpu_us = launch_us, copy_us = 0;
+  if (res) {
+    /* this call's copies: a measured rate leaves them out (rt_choice.c) */
+    copy_us = (double)rt_resident_cost_bytes(res, &plan, host_out_of(l)) / RT_BUS_BYTES_PER_US;
+    gpu_us += copy_us + (double)plan.bytes / RT_HBM_BYTES_PER_US;
+  } else if (over_bus) {
     gpu_us += bus_us(&plan);
-  if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us, cpu_us, gpu_us)) {
+  }
+  if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us + copy_us, cpu_us, gpu_us)) {
     snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us%s) is slower than the CPU (%.0f us)",
-             l->choice.gpu_runs ? ", measured" : "", rt_choice_gpu_us(&l->choice, plan.ops, launch_us, gpu_us),
+             l->choice.gpu_runs ? ", measured" : "",
+             rt_choice_gpu_us(&l->choice, plan.ops, launch_us + copy_us, gpu_us),
              res ? ", device copy" : over_bus ? ", over the bus" : "", rt_choice_cpu_us(&l->choice, plan.ops, cpu_us));
     why = bus;
   }
@@ -510,8 +520,14 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     bool deferred;
     done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result, true, &deferred);
     /* an unwaited launch's time is not its cost: the waited ones measure */
-    if (done && !deferred && mode == CU_MODE_AUTO)
-      rt_choice_gpu_ran(&l->choice, plan.ops, now_us() - t0, launch_us, cpu_us);
+    if (done && !deferred && mode == CU_MODE_AUTO) {
+      double wall = now_us() - t0, moved = 0, again = 0;
+      if (res) {
+        moved = (double)rt_copies.copy_bytes / RT_BUS_BYTES_PER_US;
+        again = (double)rt_copies.again_bytes / RT_BUS_BYTES_PER_US; /* no second page scan */
+      }
+      rt_choice_gpu_ran(&l->choice, plan.ops, wall, launch_us, moved, again, cpu_us);
+    }
     if (prof_t) cu_prof_add(CU_PROF_LAUNCH, t0);
   }
   if (driver) rt_start_driver_done();
@@ -665,19 +681,23 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
     if (!mem->resident) mem->resident = rt_resident_new(mem->abi.base, mem->usable);
     res = mem->resident;
   }
-  double cpu_us = ops * TWASM_COST_CPU_NS_PER_OP / 1000, gpu_us = launch_us;
+  double cpu_us = ops * TWASM_COST_CPU_NS_PER_OP / 1000, gpu_us = launch_us, copy_us = 0;
   for (uint32_t j = 0; j < count && !why; j++) {
-    if (res)
-      gpu_us += (double)rt_resident_cost_bytes(res, &plans[j]) / RT_BUS_BYTES_PER_US +
-                (double)plans[j].bytes / RT_HBM_BYTES_PER_US;
-    else if (over_bus)
+    if (res) {
+      double c = (double)rt_resident_cost_bytes(res, &plans[j], host_out_of(ls[j])) / RT_BUS_BYTES_PER_US;
+      copy_us += c;
+      gpu_us += c + (double)plans[j].bytes / RT_HBM_BYTES_PER_US;
+    } else if (over_bus) {
       gpu_us += bus_us(&plans[j]);
+    }
   }
   char bus[200];
-  if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&ls[0]->choice, ops, launch_us, cpu_us, gpu_us)) {
+  if (!why && mode == CU_MODE_AUTO &&
+      !rt_choice_take_gpu(&ls[0]->choice, ops, launch_us + copy_us, cpu_us, gpu_us)) {
     snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us, %u launches) is slower than the CPU (%.0f us)",
-             ls[0]->choice.gpu_runs ? ", measured" : "", rt_choice_gpu_us(&ls[0]->choice, ops, launch_us, gpu_us),
-             count, rt_choice_cpu_us(&ls[0]->choice, ops, cpu_us));
+             ls[0]->choice.gpu_runs ? ", measured" : "",
+             rt_choice_gpu_us(&ls[0]->choice, ops, launch_us + copy_us, gpu_us), count,
+             rt_choice_cpu_us(&ls[0]->choice, ops, cpu_us));
     why = bus;
   }
   uint32_t done;
@@ -687,7 +707,13 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
   } else {
     double t0 = now_us();
     done = launch_parts(ks, ls, ps, plans, count, mem, res);
-    if (done && mode == CU_MODE_AUTO) rt_choice_gpu_ran(&ls[0]->choice, ops, now_us() - t0, launch_us, cpu_us);
+    /* the parts' copies not told apart: the estimate's stand for them */
+    if (done && mode == CU_MODE_AUTO) {
+      double wall = now_us() - t0, again = 0;
+      for (uint32_t j = 0; j < count && res; j++)
+        again += (double)rt_resident_cost_bytes(res, &plans[j], host_out_of(ls[j])) / RT_BUS_BYTES_PER_US;
+      rt_choice_gpu_ran(&ls[0]->choice, ops, wall, launch_us, copy_us, again, cpu_us);
+    }
   }
   if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);

@@ -107,12 +107,16 @@ typedef struct rt_choice {
  * the measured rate. */
 double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us);
 /* The GPU's: the model's until a launch was measured, then the launch
- * cost plus the measured rate. */
+ * cost plus the measured rate (callers add the call's copy time to
+ * launch_us). */
 double rt_choice_gpu_us(const rt_choice *c, double ops, double launch_us, double model_us);
 /* Whether this call launches (the model already said it is worth one). */
 bool rt_choice_take_gpu(rt_choice *c, double ops, double launch_us, double cpu_model_us, double gpu_model_us);
-/* A launch's measured wall time (copies, launch, synchronise). */
-void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double cpu_model_us);
+/* A launch's measured wall time (copies, launch, synchronise); copy_us:
+ * its copies' time at the bus's rate (not part of the rate), again_us:
+ * theirs were the same call made now (what it did not leave kept). */
+void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_us, double copy_us,
+                       double again_us, double cpu_model_us);
 /* A CPU run's measured time (an upper bound). */
 void rt_choice_cpu_ran(rt_choice *c, double ops, double wall_us);
 
@@ -129,6 +133,7 @@ typedef struct {
   cu_copy in[RT_RESIDENT_MAX_COPIES], out[RT_RESIDENT_MAX_COPIES];
   size_t nin, nout;
   uint64_t copy_bytes;     /* both ways */
+  uint64_t again_bytes;    /* of those, what the same launch would copy again at once: not left kept */
   uint8_t *dev_base;       /* the base the kernel takes */
   uint32_t unkept;         /* runs of a long span's pages that could not be kept */
 } rt_resident_launch;
@@ -142,8 +147,10 @@ rt_resident *rt_resident_new(uint8_t *host, uint64_t usable);
 /* Frees the device copy (the driver is needed); the host pages may stay
  * protected: the memory is unmapped next. */
 void rt_resident_free(rt_resident *r);
-/* Bytes a launch of p would copy now (pages not kept, written spans). */
-uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p);
+/* Bytes a launch of p would copy now (pages not kept, written spans;
+ * with host_out, as rt_resident_prepare's, no written span: the kernel
+ * writes them into the host pages). */
+uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, bool host_out);
 /* Grows the device copy to mem_size and fills L for a launch of p.  With
  * host_out the kernel writes its written spans straight into the host
  * pages (TWASM_ENTRY_HOST_OUT): those are neither copied in nor back, and

@@ -244,6 +244,7 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
     while (j < hi && !atomic_load(&r->kept[j])) j++;
     uint8_t *h = r->host + i * RES_PAGE;
     uint64_t len = (j - i) * RES_PAGE;
+    bool kept = false;
     if (keep) {
       for (uint64_t p = i; p < j; p++) atomic_store(&r->kept[p], 1);
       if (res_protect(h, len, PROT_READ) != 0) {
@@ -252,8 +253,10 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
         L->unkept++;
       } else {
         r->kept_bytes += len;
+        kept = true;
       }
     }
+    if (!kept) L->again_bytes += len;
     if (L->nin == RT_RESIDENT_MAX_COPIES) return false;
     L->in[L->nin++] = (cu_copy){h, r->dev + i * RES_PAGE, len};
     L->copy_bytes += len;
@@ -289,12 +292,13 @@ static void res_merge(rt_resident *r, rt_resident_launch *L) {
   L->nin = n;
 }
 
-uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p) {
+uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, bool host_out) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   uint64_t bytes = 0;
   for (int s = 0; s < p->nspans; s++) {
     const rt_offload_span *sp = &p->spans[s];
-    if (sp->hi <= sp->lo) continue;
+    /* written into the host pages: neither copied in nor back */
+    if (sp->hi <= sp->lo || (host_out && sp->is_write)) continue;
     if (sp->is_write) bytes += sp->hi - sp->lo;
     uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
     if (hi > r->npages) hi = r->npages;
@@ -310,7 +314,7 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
                          rt_resident_launch *L, cu_error *err) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   L->nin = L->nout = 0;
-  L->copy_bytes = 0;
+  L->copy_bytes = L->again_bytes = 0;
   L->unkept = 0;
   if (mem_size > r->npages * RES_PAGE)
     return cu_fail_msg(err, "linear memory larger than its device copy's page table");
@@ -326,6 +330,7 @@ bool rt_resident_prepare(rt_resident *r, uint64_t mem_size, const rt_offload_pla
         return cu_fail_msg(err, "more than %d copies for one launch", RT_RESIDENT_MAX_COPIES);
       L->out[L->nout++] = (cu_copy){r->host + sp->lo, r->dev + sp->lo, sp->hi - sp->lo};
       L->copy_bytes += sp->hi - sp->lo;
+      L->again_bytes += sp->hi - sp->lo;
     }
   }
   /* Written straight into the host pages: after the other spans, so

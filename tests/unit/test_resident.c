@@ -34,7 +34,7 @@ END_TEST
 START_TEST(choice_leaves_a_slow_gpu_and_tries_again_later) {
   rt_choice c = {0};
   /* The model said 20 us; the launch took 500 against the CPU's 100. */
-  rt_choice_gpu_ran(&c, 1e5, 500, 10, 100);
+  rt_choice_gpu_ran(&c, 1e5, 500, 10, 0, 0, 100);
   ck_assert_uint_eq(c.gpu_runs, 1);
   ck_assert_double_eq_tol(rt_choice_gpu_us(&c, 1e5, 10, 20), 500, 1e-6);
   ck_assert_uint_eq(c.skip, 2);
@@ -42,13 +42,13 @@ START_TEST(choice_leaves_a_slow_gpu_and_tries_again_later) {
   ck_assert(!rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
   ck_assert(!rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
   ck_assert(rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
-  rt_choice_gpu_ran(&c, 1e5, 400, 10, 100);
+  rt_choice_gpu_ran(&c, 1e5, 400, 10, 0, 0, 100);
   ck_assert_uint_eq(c.skip, 4);
   /* The waits double up to 1024 calls. */
-  for (int i = 0; i < 20; i++) rt_choice_gpu_ran(&c, 1e5, 400, 10, 100);
+  for (int i = 0; i < 20; i++) rt_choice_gpu_ran(&c, 1e5, 400, 10, 0, 0, 100);
   ck_assert_uint_eq(c.skip, 1024);
   /* A faster launch (the first paid one-off costs) wins it back. */
-  rt_choice_gpu_ran(&c, 1e5, 30, 10, 100);
+  rt_choice_gpu_ran(&c, 1e5, 30, 10, 0, 0, 100);
   ck_assert_uint_eq(c.skip, 0);
   ck_assert(rt_choice_take_gpu(&c, 1e5, 10, 100, 20));
 }
@@ -57,7 +57,7 @@ END_TEST
 START_TEST(choice_scales_measurements_by_work) {
   rt_choice c = {0};
   /* 10 us of launch plus 0.1 ns per operation, measured at 1e5. */
-  rt_choice_gpu_ran(&c, 1e5, 20, 10, 100);
+  rt_choice_gpu_ran(&c, 1e5, 20, 10, 0, 0, 100);
   ck_assert_double_eq_tol(rt_choice_gpu_us(&c, 1e6, 10, 0), 110, 1e-6);
   /* The CPU's runs only ever lower its estimate (they are upper bounds). */
   rt_choice_cpu_ran(&c, 1e6, 50);
@@ -67,6 +67,34 @@ START_TEST(choice_scales_measurements_by_work) {
   ck_assert_double_eq_tol(rt_choice_cpu_us(&c, 1e6, 500), 50, 1e-6);
   /* A measured CPU faster than the measured GPU keeps the nest there. */
   ck_assert(!rt_choice_take_gpu(&c, 1e6, 10, 500, 20));
+}
+END_TEST
+
+/* An attention layer's keys: its first launch copies the whole span (200
+ * KiB: 4.1 us at the bus's rate), the next only the row written since (4
+ * KiB: 0.08 us).  The copy is no part of the measured rate: the launch's
+ * 40 us (10 of launch, 4.1 of copy, 25.9 of kernel) prices the next call at
+ * 10 + 0.08 + 25.9 = 36 us against the CPU's 40: the GPU.  (Before, the
+ * rate held the copy: 40 us, not below the CPU's, so the CPU, and the
+ * kernel was left for 2, 4, ... calls, each launch that came one more
+ * first copy of another layer's span.) */
+START_TEST(choice_leaves_a_first_copy_out_of_the_rate) {
+  rt_choice c = {0};
+  double ops = 1e5, launch = 10, cpu = 40;
+  double first = 204800 / 50e3, row = 4096 / 50e3;
+  rt_choice_gpu_ran(&c, ops, 40, launch, first, row, cpu);
+  ck_assert_double_eq_tol(c.gpu_ns_per_op * ops / 1000, 40 - launch - first, 1e-6);
+  /* the same call again would copy one row: 36 us, a win, no wait */
+  ck_assert_uint_eq(c.losses, 0);
+  ck_assert_uint_eq(c.skip, 0);
+  ck_assert(rt_choice_take_gpu(&c, ops, launch + row, cpu, 0));
+  /* a call that would copy the span again is priced with it */
+  ck_assert_double_eq_tol(rt_choice_gpu_us(&c, ops, launch + first, 0), 40, 1e-6);
+  /* a launch whose copy repeats every time (again = its copy) loses */
+  rt_choice d = {0};
+  rt_choice_gpu_ran(&d, ops, 40, launch, first, first, cpu);
+  ck_assert_uint_eq(d.losses, 1);
+  ck_assert(!rt_choice_take_gpu(&d, ops, launch + first, cpu, 0));
 }
 END_TEST
 
@@ -115,7 +143,7 @@ START_TEST(resident_copies_once_and_keeps_long_spans) {
   static rt_resident_launch L;
   cu_error err;
   /* First launch: W's 32 pages, x's page, y's page. */
-  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), (32 + 1 + 1) * PAGE + 256);
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), (32 + 1 + 1) * PAGE);
   ck_assert_uint_eq(L.nout, 1);
@@ -126,21 +154,21 @@ START_TEST(resident_copies_once_and_keeps_long_spans) {
   ck_assert_uint_eq(host[300 * 1024 + 99], (uint8_t)((300 * 1024 + 99) * 7 + 3));
   ck_assert_uint_eq(rt_resident_kept_bytes(res), 32 * PAGE);
   /* Second launch: only the short spans move. */
-  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 2 * PAGE + 256);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), 2 * PAGE + 256);
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), 2 * PAGE);
   run(&L, &p);
   /* A CPU write to W faults, is let through, and its page moves again. */
   host[5 * PAGE + 17] = 99;
   ck_assert_uint_eq(host[5 * PAGE + 17], 99);
-  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 3 * PAGE + 256);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), 3 * PAGE + 256);
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   ck_assert_uint_eq(in_bytes(&L), 3 * PAGE);
   run(&L, &p);
   ck_assert_uint_eq(L.dev_base[5 * PAGE + 17], 99);
   /* A range a system call will write is opened first. */
   rt_resident_touch(host + 9 * PAGE + 4000, 200);
-  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), 4 * PAGE + 256);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), 4 * PAGE + 256);
   host[10 * PAGE] = 1; /* opened: no fault needed, none taken */
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   run(&L, &p);
@@ -159,7 +187,7 @@ START_TEST(resident_abandon_forgets_uncopied_pages) {
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   /* The launch failed before its copies ran. */
   rt_resident_abandon(res, &L);
-  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p), (32 + 1 + 1) * PAGE + 256);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), (32 + 1 + 1) * PAGE + 256);
   host[0] = 5; /* writable again without a fault */
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
   run(&L, &p);
@@ -282,12 +310,64 @@ START_TEST(resident_host_out_keeps_no_written_page) {
 }
 END_TEST
 
+/* llm's attention, token by token, over two layers: each token's k
+ * product (a host-out kernel) writes the layer's new key row into host
+ * memory, the CPU rotates it (rope), then every head's scores read the
+ * layer's rows 0..n.  From the second token on, a scores launch copies the
+ * pages of that one row (3 KiB: 1 or 2 pages) and q's page, never the
+ * rows before it, and the mirror holds the host's bytes of the whole span
+ * (what the CPU and the product wrote since is copied; nothing else). */
+START_TEST(resident_attention_copies_only_the_new_row) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  const uint64_t row = 3072, layer[2] = {0, 256 * 1024}, q = 900 * 1024, att = 950 * 1024, x = 960 * 1024;
+  static rt_resident_launch L;
+  cu_error err;
+  for (int n = 24; n <= 40; n++)
+    for (int l = 0; l < 2; l++) {
+      uint64_t lo = layer[l] + (uint64_t)(n - 1) * row, hi = lo + row;
+      /* k = W x: written straight into the host pages */
+      rt_offload_plan k;
+      memset(&k, 0, sizeof k);
+      k.spans[0] = (rt_offload_span){x, x + row, false, false};
+      k.spans[1] = (rt_offload_span){lo, hi, true, false};
+      k.nspans = 2;
+      ck_assert_msg(rt_resident_prepare(res, MEM, &k, true, &L, &err), "%s", err.message);
+      for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+      memset(host + lo, n + l, row);
+      /* rope on the CPU */
+      for (uint64_t b = lo; b < hi; b += 8) host[b] ^= 0x5A;
+      /* every head's scores over rows 0..n-1 */
+      rt_offload_plan sc;
+      memset(&sc, 0, sizeof sc);
+      sc.spans[0] = (rt_offload_span){layer[l], hi, false, false};
+      sc.spans[1] = (rt_offload_span){q, q + row, false, false};
+      sc.spans[2] = (rt_offload_span){att, att + 12 * 64 * 4, true, false};
+      sc.nspans = 3;
+      uint64_t cost = rt_resident_cost_bytes(res, &sc, true);
+      ck_assert_msg(rt_resident_prepare(res, MEM, &sc, true, &L, &err), "%s", err.message);
+      for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
+      ck_assert(memcmp(L.dev_base + layer[l], host + layer[l], hi - layer[l]) == 0);
+      ck_assert(memcmp(L.dev_base + q, host + q, row) == 0);
+      ck_assert_uint_eq(L.again_bytes, PAGE); /* q's page: short, not kept; the rows are */
+      if (n == 24) continue; /* the span's first launch: all of it */
+      uint64_t pages = (hi - 1) / PAGE - lo / PAGE + 1;
+      ck_assert_msg(in_bytes(&L) == (pages + 1) * PAGE, "token %d layer %d: %llu bytes copied", n, l,
+                    (unsigned long long)in_bytes(&L));
+      ck_assert_uint_eq(cost, (pages + 1) * PAGE); /* att: written into the host pages */
+    }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("resident");
   TCase *c = tcase_create("choice");
   tcase_add_test(c, choice_follows_the_model_until_measured);
   tcase_add_test(c, choice_leaves_a_slow_gpu_and_tries_again_later);
   tcase_add_test(c, choice_scales_measurements_by_work);
+  tcase_add_test(c, choice_leaves_a_first_copy_out_of_the_rate);
   suite_add_tcase(s, c);
   TCase *r = tcase_create("resident");
   tcase_add_checked_fixture(r, setup, teardown);
@@ -297,6 +377,7 @@ int main(void) {
   tcase_add_test(r, resident_merges_near_copies);
   tcase_add_test(r, resident_host_out_moves_no_output);
   tcase_add_test(r, resident_host_out_keeps_no_written_page);
+  tcase_add_test(r, resident_attention_copies_only_the_new_row);
   suite_add_tcase(s, r);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);

@@ -5,7 +5,7 @@
 // bytes), both orientations and f32, f64, i32; then the time of one
 // product at transformer shapes against the device-to-device copy
 // bandwidth measured in the same process.  Loads the PTX that matvec_gen
-// wrote into the folder argv[1] (`--time`: timings only; `--rows N`: PTX
+// wrote into the folder argv[1] (`--time`: timings only; `--sweep`: K swept too; `--rows N`: PTX
 // of a variant with N outputs per block).  Built on the GPU machine:
 //   nvcc -O2 -Xcompiler -ffp-contract=off -o matvec_bw tests/gpu/matvec/matvec_bw.cu -lcuda
 // Prints "FAIL ..." lines and exits 1 on a wrong result; timings as
@@ -320,9 +320,10 @@ static void timing(unsigned kd, int64_t out, int64_t k, const char *what, double
 
 int main(int argc, char **argv) {
   ptx_dir = argc > 1 ? argv[1] : ".";
-  bool time_only = false;
+  bool time_only = false, sweep = false;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--time")) time_only = true;
+    else if (!strcmp(argv[i], "--sweep")) sweep = true;
     else if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = atoi(argv[++i]);
   }
   if (cuInit(0) != CUDA_SUCCESS) {
@@ -348,5 +349,12 @@ int main(int argc, char **argv) {
   timing(0, 32000, 768, "W 32000x768, the classifier", copy);
   timing(2, 2048, 768, "v times W 768x2048", copy);
   timing(1, 2048, 768, "W 768x2048 read along the outputs", copy);
+  // `--sweep`: K at a fixed number of outputs (so of blocks), whose
+  // slope is the time a term of one output's chain of adds costs, and
+  // whose intercept the fixed cost (docs/PERFORMANCE.md, "The add chain").
+  static const int64_t sweep_out[] = {768, 2112}, sweep_k[] = {256, 512, 1024, 2048, 4096, 8192};
+  for (unsigned o = 0; sweep && o < 2; o++)
+    for (unsigned k = 0; k < sizeof sweep_k / sizeof sweep_k[0]; k++)
+      timing(0, sweep_out[o], sweep_k[k], "sweep", copy);
   return failures ? 1 : 0;
 }
