@@ -43,17 +43,13 @@ static bool field_8(LLVMValueRef p, LLVMValueRef *x) {
 }
 
 typedef struct {
-  LLVMValueRef fn, vmctx;
+  LLVMValueRef fn, vmctx, obj;
   LLVMTypeRef i64;
   const ir_cfg *cfg;
-  const ir_dom *dom;
   unsigned md_tbaa;
-  int budget;          /* blocks the proofs may still visit for this load */
-  LLVMValueRef *vals;  /* values whose memo rows are in memo */
-  signed char *memo;   /* [nvals][nblocks]: 0 unknown, 1 in progress, 2 no,
-                        * 3 yes, 4 in progress and assumed yes meanwhile */
-  bool wrong;          /* a claim assumed yes turned out no */
-  int nvals, capvals;
+  LLVMValueRef gone;   /* the load being replaced: not a definition */
+  LLVMValueRef *start, *end; /* [nblocks]: the size where each block begins, ends */
+  unsigned nreloads;
 } pre_ctx;
 
 /* i is `load i64 (vmctx->mem + 8)`: the size (twasm_abi.h: vmctx field 8
@@ -87,105 +83,6 @@ static bool clobbers(const pre_ctx *c, LLVMValueRef i) {
   return !(a && (LLVMGetEnumAttributeValue(a) & 0x2aa) == 0);
 }
 
-static signed char *memo_row(pre_ctx *c, LLVMValueRef v) {
-  for (int k = 0; k < c->nvals; k++)
-    if (c->vals[k] == v) return c->memo + (size_t)k * c->cfg->nblocks;
-  if (c->nvals == c->capvals) {
-    int cap = c->capvals ? 2 * c->capvals : 8;
-    LLVMValueRef *vals = realloc(c->vals, cap * sizeof *vals);
-    signed char *memo = vals ? realloc(c->memo, (size_t)cap * c->cfg->nblocks) : NULL;
-    if (vals) c->vals = vals;
-    if (!memo) return NULL;
-    c->memo = memo, c->capvals = cap;
-  }
-  signed char *row = c->memo + (size_t)c->nvals * c->cfg->nblocks;
-  memset(row, 0, c->cfg->nblocks);
-  c->vals[c->nvals++] = v;
-  return row;
-}
-
-static bool size_at(pre_ctx *c, LLVMValueRef v, int x);
-
-/* v holds the size where x begins. */
-static bool size_at_start(pre_ctx *c, LLVMValueRef v, int x) {
-  LLVMBasicBlockRef bb = c->cfg->blocks[x].bb;
-  const ir_block *blk = &c->cfg->blocks[x];
-  if (LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == bb) {
-    unsigned n = LLVMCountIncoming(v);
-    for (unsigned k = 0; k < n; k++) {
-      int p = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(v, k));
-      if (p < 0) continue; /* an unreachable predecessor */
-      LLVMValueRef in = LLVMGetIncomingValue(v, k);
-      if (!(size_load(c, in, NULL) || LLVMIsAPHINode(in)) || !size_at(c, in, p)) return false;
-    }
-    return true;
-  }
-  if (!LLVMIsAInstruction(v) || x == 0) return false;
-  /* v's block strictly dominates x, so it dominates every predecessor */
-  int d = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
-  if (d < 0 || d == x || !ir_dominates(c->dom, d, x)) return false;
-  for (int k = 0; k < blk->npreds; k++)
-    if (!size_at(c, v, blk->preds[k])) return false;
-  return blk->npreds > 0;
-}
-
-/* v holds the size where x ends. */
-static bool size_at(pre_ctx *c, LLVMValueRef v, int x) {
-  signed char *row = memo_row(c, v);
-  if (!row || row[x] == 2) return false;
-  if (row[x] == 3 || row[x] == 4) return true;
-  if (row[x] == 1) return row[x] = 4, true; /* a cycle: assumed, checked below */
-  if (--c->budget < 0) return false;
-  row[x] = 1;
-  bool ok = false, done = false;
-  for (LLVMValueRef i = LLVMGetLastInstruction(c->cfg->blocks[x].bb); i && !done; i = LLVMGetPreviousInstruction(i)) {
-    if (i == v) ok = done = !LLVMIsAPHINode(v); /* a phi: its incoming values */
-    else if (clobbers(c, i)) { done = true; if (getenv("SIZEPRE_DEBUG")) { char *t = LLVMPrintValueToString(i); fprintf(stderr, "  clobber for %s in %s: %.150s\n", LLVMGetValueName(v), LLVMGetBasicBlockName(c->cfg->blocks[x].bb), t); LLVMDisposeMessage(t);} }
-    if (i == v) break;
-  }
-  if (!done) ok = size_at_start(c, v, x);
-  row = memo_row(c, v); /* memo may have moved */
-  if (row) {
-    if (row[x] == 4 && !ok) c->wrong = true;
-    row[x] = ok ? 3 : 2;
-  }
-  return ok;
-}
-
-/* size_at, the greatest solution: claims on a cycle are assumed until
- * disproved; when one that was assumed is disproved, the claims proved
- * meanwhile are dropped and the proof runs again (a "no" stays: claims
- * taken as true only add to what is true).  Sound because each claim
- * rests on claims about earlier points of any execution (a predecessor's
- * end, or a phi's incoming value at its predecessor's end), so an
- * execution reaching a point where a claim fails would reach an earlier
- * one first, down to the function's entry, where none is assumed. */
-static bool size_at_fix(pre_ctx *c, LLVMValueRef v, int x) {
-  for (;;) {
-    c->wrong = false;
-    bool ok = size_at(c, v, x);
-    if (!c->wrong) return ok;
-    if (c->budget < 0) return false;
-    for (size_t k = 0; k < (size_t)c->nvals * c->cfg->nblocks; k++)
-      if (c->memo[k] != 2) c->memo[k] = 0;
-  }
-}
-
-/* A value already holding the size at the end of block p: a size load or
- * a phi in p or a block dominating it (nearest first), not `not`. */
-static LLVMValueRef available(pre_ctx *c, int p, LLVMValueRef not) {
-  for (int d = p;; d = c->dom->idom[d]) {
-    LLVMBasicBlockRef bb = c->cfg->blocks[d].bb;
-    for (LLVMValueRef i = LLVMGetLastInstruction(bb); i; i = LLVMGetPreviousInstruction(i)) {
-      if (i == not || !(size_load(c, i, NULL) || (LLVMIsAPHINode(i) && LLVMTypeOf(i) == c->i64))) continue;
-      bool r = size_at_fix(c, i, p);
-      if (getenv("SIZEPRE_DEBUG2")) fprintf(stderr, "  cand %s at %s: %d\n", LLVMGetValueName(i), LLVMGetBasicBlockName(c->cfg->blocks[p].bb), r);
-      if (r) return i;
-    }
-    if (d == 0) return NULL;
-  }
-}
-
 /* The blocks of fn (reachable or not) that branch to bb, each once. */
 static int preds_of(LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMBasicBlockRef **out) {
   int n = 0, cap = 16;
@@ -208,70 +105,120 @@ static int preds_of(LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMBasicBlockRef **o
   return v ? n : -1;
 }
 
+/* A fresh load of the size where b stands. */
+static LLVMValueRef reload(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef like) {
+  LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(c->fn));
+  LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
+  LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), c->obj, &eight, 1, "size_at");
+  LLVMValueRef r = LLVMBuildLoad2(b, c->i64, at, "size_again");
+  LLVMSetAlignment(r, LLVMGetAlignment(like));
+  size_t nmd;
+  LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(like, &nmd);
+  for (unsigned j = 0; j < nmd; j++)
+    LLVMSetMetadata(r, LLVMValueMetadataEntriesGetKind(md, j),
+                    LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, j)));
+  if (md) LLVMDisposeValueMetadataEntries(md);
+  c->nreloads++;
+  return r;
+}
+
+static LLVMValueRef at_start(pre_ctx *c, LLVMBuilderRef b, int x);
+
+/* The size where block x ends: its last size load after its last clobber
+ * (not c->gone), a load put after that clobber, or what it began with. */
+static LLVMValueRef at_end(pre_ctx *c, LLVMBuilderRef b, int x) {
+  if (c->end[x]) return c->end[x];
+  for (LLVMValueRef i = LLVMGetLastInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetPreviousInstruction(i)) {
+    if (i != c->gone && size_load(c, i, NULL)) return c->end[x] = i;
+    if (clobbers(c, i)) {
+      LLVMValueRef next = LLVMGetNextInstruction(i);
+      LLVMPositionBuilderBefore(b, next);
+      return c->end[x] = reload(c, b, c->gone);
+    }
+  }
+  return c->end[x] = at_start(c, b, x);
+}
+
+/* Every use of phi by v, and the blocks' ends that held it. */
+static void replace(pre_ctx *c, LLVMValueRef phi, LLVMValueRef v) {
+  LLVMReplaceAllUsesWith(phi, v);
+  for (int k = 0; k < c->cfg->nblocks; k++) {
+    if (c->end[k] == phi) c->end[k] = v;
+    if (c->start[k] == phi) c->start[k] = v;
+  }
+  LLVMInstructionEraseFromParent(phi);
+}
+
+/* phi, when all its incoming values but itself are one value: that value. */
+static LLVMValueRef trivial(pre_ctx *c, LLVMValueRef phi) {
+  LLVMValueRef same = NULL;
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned k = 0; k < n; k++) {
+    LLVMValueRef v = LLVMGetIncomingValue(phi, k);
+    if (v == phi || v == same || LLVMIsAPoisonValue(v)) continue;
+    if (same) return phi;
+    same = v;
+  }
+  if (!same) return phi;
+  /* the phis that used it may become trivial in turn */
+  LLVMValueRef users[64];
+  int nu = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(phi); u && nu < 64; u = LLVMGetNextUse(u)) {
+    LLVMValueRef w = LLVMGetUser(u);
+    if (w != phi && LLVMIsAPHINode(w)) users[nu++] = w;
+  }
+  replace(c, phi, same);
+  for (int k = 0; k < nu; k++)
+    if (LLVMGetTypeKind(LLVMTypeOf(users[k])) == LLVMIntegerTypeKind) trivial(c, users[k]);
+  return same;
+}
+
+/* The size where block x begins (Braun et al.'s on-demand SSA
+ * construction, the size a variable that each clobber redefines). */
+static LLVMValueRef at_start(pre_ctx *c, LLVMBuilderRef b, int x) {
+  const ir_block *blk = &c->cfg->blocks[x];
+  if (c->start[x]) return c->start[x];
+  if (blk->npreds == 0) { /* the entry: loaded once, after the memory object */
+    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(c->obj));
+    return c->start[x] = reload(c, b, c->gone);
+  }
+  if (blk->npreds == 1) return c->start[x] = at_end(c, b, blk->preds[0]);
+  LLVMBasicBlockRef bb = blk->bb;
+  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(bb));
+  LLVMValueRef phi = LLVMBuildPhi(b, c->i64, "size");
+  c->start[x] = phi; /* before its incoming values: a loop comes back to it */
+  LLVMBasicBlockRef *preds;
+  int n = preds_of(c->fn, bb, &preds);
+  for (int k = 0; k < n; k++) {
+    int p = ir_cfg_index(c->cfg, preds[k]);
+    LLVMValueRef v = p < 0 ? LLVMGetPoison(c->i64) : at_end(c, b, p);
+    LLVMBasicBlockRef from = preds[k];
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(preds[k]);
+    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++)
+      if (LLVMGetSuccessor(t, s) == bb) LLVMAddIncoming(phi, &v, &from, 1);
+  }
+  free(preds);
+  trivial(c, phi);
+  return c->start[x];
+}
+
 /* The size load l (in a block of several predecessors, after no clobber
- * in it) as a phi of what its predecessors hold.  Whether it did. */
-static bool pre_one(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef l, LLVMValueRef obj) {
+ * there) as what its predecessors hold.  Whether it was. */
+static bool pre_one(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef l) {
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(l);
   int x = ir_cfg_index(c->cfg, bb);
   if (x <= 0 || c->cfg->blocks[x].npreds < 2) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != l; i = LLVMGetNextInstruction(i))
     if (clobbers(c, i) || size_load(c, i, NULL)) return false;
-  /* the memory object must be there in every predecessor */
-  if (!LLVMIsAInstruction(obj) || !ir_dominates(c->dom, ir_cfg_index(c->cfg, LLVMGetInstructionParent(obj)), x) ||
-      LLVMGetInstructionParent(obj) == bb)
-    return false;
-  LLVMBasicBlockRef *preds;
-  int n = preds_of(c->fn, bb, &preds);
-  if (n < 2) return free(preds), false;
-  LLVMValueRef *in = calloc(n, sizeof *in);
-  int held = 0;
-  bool ok = in != NULL;
-  c->budget = 200000;
-  for (int k = 0; ok && k < n; k++) {
-    int p = ir_cfg_index(c->cfg, preds[k]);
-    if (p < 0) continue; /* unreachable: poison */
-    in[k] = available(c, p, l);
-    if (in[k]) held++;
-    else if (c->cfg->blocks[p].nsuccs != 1) ok = false; /* a load there would run on other paths too */
-  }
-  if (getenv("SIZEPRE_DEBUG")) fprintf(stderr, "sizepre %s: preds %d held %d ok %d budget %d vals %d\n", LLVMGetValueName(c->fn), n, held, ok, c->budget, c->nvals);
-  c->nvals = 0;
-  if (!ok || held == 0) return free(in), free(preds), false;
-  for (int k = 0; k < n; k++) {
-    if (in[k] || ir_cfg_index(c->cfg, preds[k]) < 0) continue;
-    LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(preds[k]));
-    LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
-    LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(LLVMGetModuleContext(LLVMGetGlobalParent(c->fn))), obj,
-                                    &eight, 1, "size_at");
-    LLVMValueRef r = LLVMBuildLoad2(b, c->i64, at, "size_again");
-    LLVMSetAlignment(r, LLVMGetAlignment(l));
-    size_t nmd;
-    LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(l, &nmd);
-    for (unsigned j = 0; j < nmd; j++)
-      LLVMSetMetadata(r, LLVMValueMetadataEntriesGetKind(md, j),
-                      LLVMMetadataAsValue(LLVMGetModuleContext(LLVMGetGlobalParent(c->fn)),
-                                          LLVMValueMetadataEntriesGetMetadata(md, j)));
-    if (md) LLVMDisposeValueMetadataEntries(md);
-    in[k] = r;
-  }
-  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(bb));
-  LLVMValueRef phi = LLVMBuildPhi(b, c->i64, "size");
-  for (int k = 0; k < n; k++) {
-    LLVMValueRef v = in[k] ? in[k] : LLVMGetPoison(c->i64);
-    LLVMBasicBlockRef from = preds[k];
-    LLVMAddIncoming(phi, &v, &from, 1);
-    /* a switch may reach bb from one block through several cases */
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(preds[k]);
-    unsigned seen = 0;
-    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++)
-      if (LLVMGetSuccessor(t, s) == bb && seen++) LLVMAddIncoming(phi, &v, &from, 1);
-  }
+  memset(c->start, 0, c->cfg->nblocks * sizeof *c->start);
+  memset(c->end, 0, c->cfg->nblocks * sizeof *c->end);
+  c->gone = l;
+  LLVMValueRef v = at_start(c, b, x);
   LLVMValueRef ptr = LLVMGetOperand(l, 0);
-  LLVMReplaceAllUsesWith(l, phi);
+  LLVMReplaceAllUsesWith(l, v);
   LLVMInstructionEraseFromParent(l);
   if (LLVMIsAInstruction(ptr) && !LLVMGetFirstUse(ptr)) LLVMInstructionEraseFromParent(ptr);
-  free(in);
-  free(preds);
+  c->gone = NULL;
   return true;
 }
 
@@ -285,37 +232,48 @@ unsigned ir_pre_size_loads(LLVMModuleRef mod) {
       continue;
     pre_ctx c = {.fn = fn, .vmctx = LLVMGetParam(fn, 0), .i64 = LLVMInt64TypeInContext(ctx),
                  .md_tbaa = LLVMGetMDKindIDInContext(ctx, "tbaa", 4)};
-    /* the candidates, before any change (blocks of several predecessors) */
+    /* the candidates, before any change; the memory object loaded in the
+     * entry block (where a load for paths that load none before goes); no
+     * invoke (a load goes after each clobber) */
     int nl = 0, cap = 0;
     LLVMValueRef *loads = NULL;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-        if (!size_load(&c, i, NULL)) continue;
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    bool fit = true;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); fit && bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); fit && i; i = LLVMGetNextInstruction(i)) {
+        LLVMValueRef obj;
+        if (LLVMIsAInvokeInst(i)) fit = false;
+        if (!size_load(&c, i, &obj)) continue;
+        /* the same object wherever loaded (!invariant.load): reloads use
+         * the entry block's */
+        if (LLVMGetInstructionParent(obj) == entry) c.obj = obj;
         if (nl == cap) {
           LLVMValueRef *w = realloc(loads, (cap = cap ? 2 * cap : 16) * sizeof *w);
-          if (!w) break;
+          if (!w) {
+            fit = false;
+            break;
+          }
           loads = w;
         }
         loads[nl++] = i;
       }
-    if (nl == 0) {
+    if (nl == 0 || !fit || !c.obj) {
       free(loads);
       continue;
     }
     tw_arena arena = {0};
     ir_cfg cfg;
-    ir_dom dom;
     /* one CFG for the function: the pass adds no blocks nor edges */
     if (ir_cfg_build(&cfg, &arena, fn)) {
-      ir_dom_build(&dom, &cfg);
-      c.cfg = &cfg, c.dom = &dom;
-      for (int k = 0; k < nl; k++) {
-        LLVMValueRef obj;
-        if (size_load(&c, loads[k], &obj) && pre_one(&c, b, loads[k], obj)) n++;
-      }
+      c.cfg = &cfg;
+      c.start = calloc(cfg.nblocks, sizeof *c.start);
+      c.end = calloc(cfg.nblocks, sizeof *c.end);
+      for (int k = 0; c.start && c.end && k < nl; k++)
+        if (pre_one(&c, b, loads[k])) n++;
+      free(c.start);
+      free(c.end);
     }
-    free(c.vals);
-    free(c.memo);
+    if (getenv("SIZEPRE_DEBUG")) fprintf(stderr, "sizepre %s: loads %d replaced %u reloads %u\n", LLVMGetValueName(fn), nl, n, c.nreloads);
     free(loads);
     tw_arena_free(&arena);
   }
