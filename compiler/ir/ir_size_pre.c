@@ -45,11 +45,8 @@ static bool field_8(LLVMValueRef p, LLVMValueRef *x) {
 typedef struct {
   LLVMValueRef fn, vmctx, obj;
   LLVMTypeRef i64;
-  const ir_cfg *cfg;
-  unsigned md_tbaa;
-  LLVMValueRef gone;   /* the load being replaced: not a definition */
-  LLVMValueRef *start, *end; /* [nblocks]: the size where each block begins, ends */
-  unsigned nreloads;
+  LLVMValueRef seen[256]; /* phis size_value met */
+  int nseen;
 } pre_ctx;
 
 /* i is `load i64 (vmctx->mem + 8)`: the size (twasm_abi.h: vmctx field 8
@@ -64,53 +61,13 @@ static bool size_load(const pre_ctx *c, LLVMValueRef i, LLVMValueRef *obj) {
   return true;
 }
 
-/* Whether i may change the memory's size (see the top of the file). */
-static bool clobbers(const pre_ctx *c, LLVMValueRef i) {
-  if (LLVMIsAStoreInst(i)) return !LLVMGetMetadata(i, c->md_tbaa);
-  if (LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i)) return !LLVMGetMetadata(i, c->md_tbaa);
-  if (!LLVMIsACallInst(i) && !LLVMIsAInvokeInst(i)) return false;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  if (callee && LLVMIsAInlineAsm(callee)) {
-    size_t len;
-    const char *s = LLVMGetInlineAsmAsmString(callee, &len);
-    static const char pcmap[] = "1:\n.pushsection twasm_pcmap,";
-    return !(s && (len == 0 || (len > sizeof pcmap && !strncmp(s, pcmap, sizeof pcmap - 1))));
-  }
-  if (!callee || !LLVMIsAFunction(callee)) return true;
-  if (LLVMGetIntrinsicID(callee)) return false;
-  LLVMAttributeRef a =
-      LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("memory", 6));
-  return !(a && (LLVMGetEnumAttributeValue(a) & 0x2aa) == 0);
-}
-
-/* The blocks of fn (reachable or not) that branch to bb, each once. */
-static int preds_of(LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMBasicBlockRef **out) {
-  int n = 0, cap = 16;
-  LLVMBasicBlockRef *v = malloc(cap * sizeof *v);
-  for (LLVMBasicBlockRef p = LLVMGetFirstBasicBlock(fn); v && p; p = LLVMGetNextBasicBlock(p)) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(p);
-    unsigned ns = t ? LLVMGetNumSuccessors(t) : 0;
-    for (unsigned k = 0; k < ns; k++)
-      if (LLVMGetSuccessor(t, k) == bb) {
-        if (n == cap) {
-          LLVMBasicBlockRef *w = realloc(v, (cap *= 2) * sizeof *v);
-          if (!w) return free(v), *out = NULL, -1;
-          v = w;
-        }
-        v[n++] = p;
-        break;
-      }
-  }
-  *out = v;
-  return v ? n : -1;
-}
-
-/* A fresh load of the size where b stands. */
-static LLVMValueRef reload(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef like) {
+/* A fresh load of the size before instruction at, like `like`. */
+static LLVMValueRef reload(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef like) {
   LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(c->fn));
+  LLVMPositionBuilderBefore(b, at);
   LLVMValueRef eight = LLVMConstInt(c->i64, 8, false);
-  LLVMValueRef at = LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), c->obj, &eight, 1, "size_at");
-  LLVMValueRef r = LLVMBuildLoad2(b, c->i64, at, "size_again");
+  LLVMValueRef p = LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), c->obj, &eight, 1, "size_at");
+  LLVMValueRef r = LLVMBuildLoad2(b, c->i64, p, "size_here");
   LLVMSetAlignment(r, LLVMGetAlignment(like));
   size_t nmd;
   LLVMValueMetadataEntry *md = LLVMInstructionGetAllMetadataOtherThanDebugLoc(like, &nmd);
@@ -118,107 +75,86 @@ static LLVMValueRef reload(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef like) {
     LLVMSetMetadata(r, LLVMValueMetadataEntriesGetKind(md, j),
                     LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, j)));
   if (md) LLVMDisposeValueMetadataEntries(md);
-  c->nreloads++;
   return r;
 }
 
-static LLVMValueRef at_start(pre_ctx *c, LLVMBuilderRef b, int x);
-
-/* The size where block x ends: its last size load after its last clobber
- * (not c->gone), a load put after that clobber, or what it began with. */
-static LLVMValueRef at_end(pre_ctx *c, LLVMBuilderRef b, int x) {
-  if (c->end[x]) return c->end[x];
-  for (LLVMValueRef i = LLVMGetLastInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetPreviousInstruction(i)) {
-    if (i != c->gone && size_load(c, i, NULL)) return c->end[x] = i;
-    if (clobbers(c, i)) {
-      LLVMValueRef next = LLVMGetNextInstruction(i);
-      LLVMPositionBuilderBefore(b, next);
-      return c->end[x] = reload(c, b, c->gone);
-    }
-  }
-  return c->end[x] = at_start(c, b, x);
-}
-
-/* Every use of phi by v, and the blocks' ends that held it. */
-static void replace(pre_ctx *c, LLVMValueRef phi, LLVMValueRef v) {
-  LLVMReplaceAllUsesWith(phi, v);
-  for (int k = 0; k < c->cfg->nblocks; k++) {
-    if (c->end[k] == phi) c->end[k] = v;
-    if (c->start[k] == phi) c->start[k] = v;
-  }
-  LLVMInstructionEraseFromParent(phi);
-}
-
-/* phi, when all its incoming values but itself are one value: that value. */
-static LLVMValueRef trivial(pre_ctx *c, LLVMValueRef phi) {
-  LLVMValueRef same = NULL;
-  unsigned n = LLVMCountIncoming(phi);
+/* v is the size: a size load, or a phi of such values (or poison); a
+ * cycle of phis counts.  *like: one of the loads. */
+static bool size_value(pre_ctx *c, LLVMValueRef v, LLVMValueRef *like, int depth) {
+  if (size_load(c, v, NULL)) return *like = v, true;
+  if (!LLVMIsAPHINode(v) || LLVMTypeOf(v) != c->i64 || depth > 64) return false;
+  for (int k = 0; k < c->nseen; k++)
+    if (c->seen[k] == v) return true;
+  if (c->nseen == (int)(sizeof c->seen / sizeof *c->seen)) return false;
+  c->seen[c->nseen++] = v;
+  unsigned n = LLVMCountIncoming(v);
   for (unsigned k = 0; k < n; k++) {
-    LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-    if (v == phi || v == same || LLVMIsAPoisonValue(v)) continue;
-    if (same) return phi;
-    same = v;
+    LLVMValueRef in = LLVMGetIncomingValue(v, k);
+    if (!LLVMIsAPoisonValue(in) && !LLVMIsAUndefValue(in) && !size_value(c, in, like, depth + 1)) return false;
   }
-  if (!same) return phi;
-  /* the phis that used it may become trivial in turn */
-  LLVMValueRef users[64];
-  int nu = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(phi); u && nu < 64; u = LLVMGetNextUse(u)) {
+  return true;
+}
+
+/* br branches, when its condition holds, to a call of twasm_rt_trap with
+ * TWASM_TRAP_MEMORY_OOB (5), through blocks of phis only.  (Also through
+ * the blocks where the bounds pass picks which access of a group failed,
+ * which load the size again: Lua fib 1.0353 -> 1.0490 G instructions, the
+ * loop entry's shared size gone and each handler's check loading it.) */
+static bool to_oob_trap(LLVMValueRef br) {
+  LLVMBasicBlockRef bb = LLVMGetSuccessor(br, 0);
+  for (int hops = 0; hops < 3; hops++) { /* through blocks LLVM split off */
+    LLVMValueRef t = LLVMGetFirstInstruction(bb);
+    while (t && LLVMIsAPHINode(t)) t = LLVMGetNextInstruction(t);
+    if (t && LLVMIsABranchInst(t) && !LLVMIsConditional(t)) {
+      bb = LLVMGetSuccessor(t, 0);
+      continue;
+    }
+    if (!t || !LLVMIsACallInst(t)) return false;
+    LLVMValueRef f = LLVMGetCalledValue(t);
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+    LLVMValueRef code = LLVMGetNumArgOperands(t) > 1 ? LLVMGetOperand(t, 1) : NULL;
+    return !strcmp(name, "twasm_rt_trap") && code && LLVMIsAConstantInt(code) && LLVMConstIntGetZExtValue(code) == 5;
+  }
+  return false;
+}
+
+/* v decides only whether memory is in bounds: its users are branches
+ * to the out-of-bounds trap, branches of the bounds pass's loop versions
+ * (!twasm.bnd.test, bnd_loop.c), and ands and ors of such conditions. */
+static bool bounds_test(LLVMValueRef v, int depth) {
+  LLVMUseRef u = LLVMGetFirstUse(v);
+  if (!u || depth > 4) return false;
+  for (; u; u = LLVMGetNextUse(u)) {
     LLVMValueRef w = LLVMGetUser(u);
-    if (w != phi && LLVMIsAPHINode(w)) users[nu++] = w;
+    if (LLVMIsABranchInst(w)) {
+      if (!LLVMIsConditional(w) || !(to_oob_trap(w) || LLVMGetMetadata(w, LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(w)), "twasm.bnd.test", 14))))
+        return false;
+    } else if (LLVMIsAInstruction(w) && (LLVMGetInstructionOpcode(w) == LLVMAnd || LLVMGetInstructionOpcode(w) == LLVMOr) &&
+               LLVMTypeOf(w) == LLVMTypeOf(v)) {
+      if (!bounds_test(w, depth + 1)) return false;
+    } else
+      return false;
   }
-  replace(c, phi, same);
-  for (int k = 0; k < nu; k++)
-    if (LLVMGetTypeKind(LLVMTypeOf(users[k])) == LLVMIntegerTypeKind) trivial(c, users[k]);
-  return same;
+  return true;
 }
 
-/* The size where block x begins (Braun et al.'s on-demand SSA
- * construction, the size a variable that each clobber redefines). */
-static LLVMValueRef at_start(pre_ctx *c, LLVMBuilderRef b, int x) {
-  const ir_block *blk = &c->cfg->blocks[x];
-  if (c->start[x]) return c->start[x];
-  if (blk->npreds == 0) { /* the entry: loaded once, after the memory object */
-    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(c->obj));
-    return c->start[x] = reload(c, b, c->gone);
-  }
-  if (blk->npreds == 1) return c->start[x] = at_end(c, b, blk->preds[0]);
-  LLVMBasicBlockRef bb = blk->bb;
-  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(bb));
-  LLVMValueRef phi = LLVMBuildPhi(b, c->i64, "size");
-  c->start[x] = phi; /* before its incoming values: a loop comes back to it */
-  LLVMBasicBlockRef *preds;
-  int n = preds_of(c->fn, bb, &preds);
-  for (int k = 0; k < n; k++) {
-    int p = ir_cfg_index(c->cfg, preds[k]);
-    LLVMValueRef v = p < 0 ? LLVMGetPoison(c->i64) : at_end(c, b, p);
-    LLVMBasicBlockRef from = preds[k];
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(preds[k]);
-    for (unsigned s = 0; s < LLVMGetNumSuccessors(t); s++)
-      if (LLVMGetSuccessor(t, s) == bb) LLVMAddIncoming(phi, &v, &from, 1);
-  }
-  free(preds);
-  trivial(c, phi);
-  return c->start[x];
-}
+static bool bounds_check(LLVMValueRef i) { return LLVMIsAICmpInst(i) && bounds_test(i, 0); }
 
-/* The size load l (in a block of several predecessors, after no clobber
- * there) as what its predecessors hold.  Whether it was. */
-static bool pre_one(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef l) {
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(l);
-  int x = ir_cfg_index(c->cfg, bb);
-  if (x <= 0 || c->cfg->blocks[x].npreds < 2) return false;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != l; i = LLVMGetNextInstruction(i))
-    if (clobbers(c, i) || size_load(c, i, NULL)) return false;
-  memset(c->start, 0, c->cfg->nblocks * sizeof *c->start);
-  memset(c->end, 0, c->cfg->nblocks * sizeof *c->end);
-  c->gone = l;
-  LLVMValueRef v = at_start(c, b, x);
-  LLVMValueRef ptr = LLVMGetOperand(l, 0);
-  LLVMReplaceAllUsesWith(l, v);
-  LLVMInstructionEraseFromParent(l);
-  if (LLVMIsAInstruction(ptr) && !LLVMGetFirstUse(ptr)) LLVMInstructionEraseFromParent(ptr);
-  c->gone = NULL;
+/* Operand k of the bounds check i, the size or the size plus a constant
+ * computed in another block, computed again just before i.  Whether it
+ * was. */
+static bool remat(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef i, unsigned k) {
+  LLVMValueRef op = LLVMGetOperand(i, k), v = op, off = NULL, like = NULL;
+  if (LLVMIsAInstruction(op) && LLVMGetInstructionOpcode(op) == LLVMAdd &&
+      LLVMIsAConstantInt(LLVMGetOperand(op, 1)))
+    v = LLVMGetOperand(op, 0), off = LLVMGetOperand(op, 1);
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) == LLVMGetInstructionParent(i)) return false;
+  c->nseen = 0;
+  if (!size_value(c, v, &like, 0) || !like) return false;
+  LLVMValueRef r = reload(c, b, i, like);
+  if (off) r = LLVMBuildAdd(b, r, off, "limit_here");
+  LLVMSetOperand(i, k, r);
   return true;
 }
 
@@ -230,52 +166,38 @@ unsigned ir_pre_size_loads(LLVMModuleRef mod) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMIsDeclaration(fn) || LLVMCountParams(fn) == 0 || !LLVMGetEnumAttributeAtIndex(fn, 1, swiftself))
       continue;
-    pre_ctx c = {.fn = fn, .vmctx = LLVMGetParam(fn, 0), .i64 = LLVMInt64TypeInContext(ctx),
-                 .md_tbaa = LLVMGetMDKindIDInContext(ctx, "tbaa", 4)};
-    /* the candidates, before any change; the memory object loaded in the
-     * entry block (where a load for paths that load none before goes); no
-     * invoke (a load goes after each clobber) */
-    int nl = 0, cap = 0;
-    LLVMValueRef *loads = NULL;
+    pre_ctx c = {.fn = fn, .vmctx = LLVMGetParam(fn, 0), .i64 = LLVMInt64TypeInContext(ctx)};
+    /* the memory object as the entry block loads it (the same wherever
+     * loaded: !invariant.load) */
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
-    bool fit = true;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); fit && bb; bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); fit && i; i = LLVMGetNextInstruction(i)) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); !c.obj && bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); !c.obj && i; i = LLVMGetNextInstruction(i)) {
         LLVMValueRef obj;
-        if (LLVMIsAInvokeInst(i)) fit = false;
-        if (!size_load(&c, i, &obj)) continue;
-        /* the same object wherever loaded (!invariant.load): reloads use
-         * the entry block's */
-        if (LLVMGetInstructionParent(obj) == entry) c.obj = obj;
-        if (nl == cap) {
-          LLVMValueRef *w = realloc(loads, (cap = cap ? 2 * cap : 16) * sizeof *w);
-          if (!w) {
-            fit = false;
-            break;
-          }
-          loads = w;
-        }
-        loads[nl++] = i;
+        if (size_load(&c, i, &obj) && LLVMGetInstructionParent(obj) == entry) c.obj = obj;
       }
-    if (nl == 0 || !fit || !c.obj) {
-      free(loads);
-      continue;
+    if (!c.obj) continue;
+    unsigned here = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        if (bounds_check(i))
+          for (unsigned k = 0; k < 2; k++) here += remat(&c, b, i, k);
+    if (!here) continue;
+    n += here;
+    /* what no longer has a use: the limits, phis and loads left behind */
+    for (bool again = true; again;) {
+      again = false;
+      for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+          next = LLVMGetNextInstruction(i);
+          if (LLVMGetFirstUse(i) || LLVMTypeOf(i) != c.i64) continue;
+          LLVMValueRef like;
+          c.nseen = 0;
+          bool dead = size_value(&c, i, &like, 0) ||
+                      (LLVMIsAInstruction(i) && LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+                       (c.nseen = 0, size_value(&c, LLVMGetOperand(i, 0), &like, 0)));
+          if (dead) LLVMInstructionEraseFromParent(i), again = true;
+        }
     }
-    tw_arena arena = {0};
-    ir_cfg cfg;
-    /* one CFG for the function: the pass adds no blocks nor edges */
-    if (ir_cfg_build(&cfg, &arena, fn)) {
-      c.cfg = &cfg;
-      c.start = calloc(cfg.nblocks, sizeof *c.start);
-      c.end = calloc(cfg.nblocks, sizeof *c.end);
-      for (int k = 0; c.start && c.end && k < nl; k++)
-        if (pre_one(&c, b, loads[k])) n++;
-      free(c.start);
-      free(c.end);
-    }
-    if (getenv("SIZEPRE_DEBUG")) fprintf(stderr, "sizepre %s: loads %d replaced %u reloads %u\n", LLVMGetValueName(fn), nl, n, c.nreloads);
-    free(loads);
-    tw_arena_free(&arena);
   }
   LLVMDisposeBuilder(b);
   return n;
