@@ -309,11 +309,11 @@ static bool sink_addresses(drv_run *r) {
   return true;
 }
 
-/* The memory size's loads where the predecessors hold it, as phis
- * (ir_size_pre.c). */
-static bool pre_sizes(drv_run *r) {
-  unsigned n = ir_pre_size_loads(r->mod);
-  snprintf(r->detail, sizeof r->detail, "%u load%s", n, n == 1 ? "" : "s");
+/* The memory size loaded again beside the bounds checks that compare
+ * with it (ir_size_at_check.c). */
+static bool sizes_at_checks(drv_run *r) {
+  unsigned n = ir_load_sizes_at_checks(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u size%s", n, n == 1 ? "" : "s");
   return true;
 }
 
@@ -375,7 +375,7 @@ static const drv_pass pipeline[] = {
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
-  {"sizes",     with_memory, pre_sizes,      "loads of the memory size in blocks whose predecessors hold it, as phis (ir_size_pre.c)", true},
+  {"sizes",     with_memory, sizes_at_checks, "bounds checks comparing with a memory size carried from another block: the size loaded again beside them (ir_size_at_check.c)", true},
   {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };

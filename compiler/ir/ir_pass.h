@@ -49,12 +49,12 @@ unsigned ir_join_trap_exits(LLVMModuleRef mod);
  * it out of (ir_sink_addr.c).  Returns how many addresses it sank. */
 unsigned ir_sink_addresses(LLVMModuleRef mod);
 
-/* After ir_sink_addresses, on optimised IR: each load of the linear
- * memory's size in a block of several predecessors becomes a phi of the
- * size each predecessor holds (a load at the end of those that hold none
- * and branch nowhere else), proved from the calls that may grow memory
- * (ir_size_pre.c).  Returns how many loads it replaced. */
-unsigned ir_pre_size_loads(LLVMModuleRef mod);
+/* After ir_sink_addresses, on optimised IR: each bounds check comparing
+ * with the memory's size carried from another block (a load or a phi of
+ * loads) compares with the size loaded again beside it, so that the size
+ * is not held across a loop (ir_size_at_check.c).  Returns how many
+ * operands it changed. */
+unsigned ir_load_sizes_at_checks(LLVMModuleRef mod);
 
 /* Before the traps pass, on optimised IR: each integer select carried to a
  * loop's next iteration whose condition waits on a pointer-chasing load

@@ -1,32 +1,32 @@
-/* ir_size_pre.c: late, on optimised IR: a load of the linear memory's
- * size (vmctx->mem->size_bytes, what guard mode's exact bounds checks
- * compare with) in a block of several predecessors is replaced by a phi
- * of the value each predecessor already holds, where one does, and of a
- * load at the end of each that does not (a partial-redundancy
- * elimination of that one load across any number of predecessors).
+/* ir_size_at_check.c: late, on optimised IR: a bounds check (an icmp
+ * deciding only whether to take the out-of-bounds trap, or which of the
+ * bounds pass's loop versions runs) that compares with the linear
+ * memory's size (vmctx->mem->size_bytes, or that size plus a constant)
+ * carried from another block, a load or a phi of loads, compares with
+ * the size loaded again just before it; the loads and phis left without
+ * a use go.
  *
- * Why: a bytecode loop's handlers branch back to one block that loads
- * the size for the next opcode's checks (Lua 5.4's luaV_execute: 78
- * predecessors, `mov 0x8(%rbx),%rcx` per opcode).  The handlers that
- * call a function must load it again (a callee may run memory.grow);
- * the others hold the value loaded before.  LLVM's GVN makes a load
- * partially redundant only where one predecessor lacks the value; here
- * most handlers hold it and the calling ones do not.
+ * Why: LLVM's GVN carries one load of the size to every check it reaches
+ * without a call between, through phis, so that in a bytecode loop whose
+ * handlers call (Lua 5.4's luaV_execute) the size is reloaded in the block
+ * every handler branches back to (`mov 0x8(%rbx),%rcx` per opcode) and
+ * held in a register, or spilled, across the loop, where the check needs
+ * it only at the compare.  Loaded beside the check it costs a load there
+ * (often folded into the compare) and no register across the loop.
  *
- * Exact: only memory.grow changes the size, and only through a call (the
- * runtime's); a store carrying a TBAA tag is lowering's store to linear
- * memory, a global or a table, never to the host's memory object.  A
- * value v is the size at the end of block x when, going back from x's
- * end, v's definition comes before any call that may write memory
- * (anything but an intrinsic, the `asm` statements bnd_late.c puts around
- * accesses the guard pages check, which run no instruction: the empty
- * barrier and the pcmap label, or a function whose `memory` attribute writes
- * nothing) or any store without a TBAA tag, on every path (v a phi: each
- * incoming value at the end of its predecessor); a cycle met again is
- * taken as not proved.  The loads put in the predecessors that lack the
- * value are only put in predecessors that branch nowhere else, so no
- * path runs more loads than before. */
-#include <stdio.h>
+ * Exact: such a compare was made against the size loaded just before it
+ * (bnd_insert.c, bnd_loop.c), and LLVM replaced that load by a value
+ * only where it proved the two equal; only memory.grow changes the size,
+ * so loading it again at the compare reads that same value.  Compares of
+ * the size that are not bounds decisions (a program's memory.size kept
+ * across a memory.grow) are left alone.
+ *
+ * Tried and undone (30 Nov 2026, Lua fib 30, cachegrind, before 1.0388 G
+ * instructions): the opposite, the loads the handlers branch back to
+ * replaced by phis of the size each handler holds (on-demand SSA, a load
+ * after each call that may grow memory): 1.2184 G, the size live across
+ * every handler; only where a predecessor holds it on every path: nothing
+ * (each of luaV_execute's 77 joins has a path that calls). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,7 +158,7 @@ static bool remat(pre_ctx *c, LLVMBuilderRef b, LLVMValueRef i, unsigned k) {
   return true;
 }
 
-unsigned ir_pre_size_loads(LLVMModuleRef mod) {
+unsigned ir_load_sizes_at_checks(LLVMModuleRef mod) {
   unsigned n = 0;
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
