@@ -309,14 +309,6 @@ static bool sink_addresses(drv_run *r) {
   return true;
 }
 
-/* The memory size loaded again beside the bounds checks that compare
- * with it (ir_size_at_check.c). */
-static bool sizes_at_checks(drv_run *r) {
-  unsigned n = ir_load_sizes_at_checks(r->mod);
-  snprintf(r->detail, sizeof r->detail, "%u size%s", n, n == 1 ? "" : "s");
-  return true;
-}
-
 /* Last: the trap's blocks joined to the return, for shrink wrapping
  * (ir_trap_exit.c). */
 static bool join_traps(drv_run *r) {
@@ -375,7 +367,6 @@ static const drv_pass pipeline[] = {
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
-  {"sizes",     with_memory, sizes_at_checks, "bounds checks comparing with a memory size carried from another block: the size loaded again beside them (ir_size_at_check.c)", true},
   {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
@@ -393,10 +384,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or sizes code is slower; without bounds, guard
+/* Without reroll, addresses, vunroll, lanes, masks, guard or sinkaddr code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "sizes"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

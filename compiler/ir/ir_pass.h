@@ -49,13 +49,6 @@ unsigned ir_join_trap_exits(LLVMModuleRef mod);
  * it out of (ir_sink_addr.c).  Returns how many addresses it sank. */
 unsigned ir_sink_addresses(LLVMModuleRef mod);
 
-/* After ir_sink_addresses, on optimised IR: each bounds check comparing
- * with the memory's size carried from another block (a load or a phi of
- * loads) compares with the size loaded again beside it, so that the size
- * is not held across a loop (ir_size_at_check.c).  Returns how many
- * operands it changed. */
-unsigned ir_load_sizes_at_checks(LLVMModuleRef mod);
-
 /* Before the traps pass, on optimised IR: each integer select carried to a
  * loop's next iteration whose condition waits on a pointer-chasing load
  * (a load through another load's value, addressed from the carried value)

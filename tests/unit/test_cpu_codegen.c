@@ -979,84 +979,6 @@ START_TEST(frame_addresses_sunk_to_accesses) {
 }
 END_TEST
 
-/* ---- the memory size loaded beside the checks (ir_size_at_check.c) --------- */
-
-/* Compares with an i64 phi of another block: a memory size carried
- * across blocks to a bounds check. */
-static int checks_of_carried_size(LLVMValueRef fn) {
-  int n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsAICmpInst(i)) continue;
-      for (unsigned k = 0; k < 2; k++) {
-        LLVMValueRef v = LLVMGetOperand(i, k);
-        if (LLVMIsAPHINode(v) && LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMIntegerTypeKind &&
-            LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64 && LLVMGetInstructionParent(v) != bb)
-          n++;
-      }
-    }
-  return n;
-}
-
-/* frame_loop_wat's bytecode loop with opcode 3 calling $g, which may grow
- * memory, in explicit mode: every access checked. */
-static const char size_loop_wat[] =
-    "(module (memory 1)\n"
-    "  (data (i32.const 100) \"\\00\\01\\02\\03\\00\\02\\01\\03\\00\\04\")\n"
-    "  (data (i32.const 216) \"\\05\\00\\00\\00\\00\\00\\00\\00\\09\\00\\00\\00\")\n"
-    "  (func $g (param $x i32) (result i32) (drop (memory.grow (i32.const 0))) (i32.add (local.get $x) (i32.const 1)))\n"
-    "  (func $run (param $ci i32) (param $pc i32) (result i32) (local $acc i32)\n"
-    "    (block $out (loop $next\n"
-    "      (block $end (block $h3 (block $h2 (block $h1 (block $h0\n"
-    "        (br_table $h0 $h1 $h2 $h3 $out (i32.load8_u (local.get $pc))))\n"
-    "        (local.set $acc (i32.add (local.get $acc) (i32.load offset=16 (local.get $ci)))) (br $end))\n"
-    "        (i32.store offset=20 (local.get $ci) (local.get $acc)) (br $end))\n"
-    "        (local.set $acc (i32.xor (local.get $acc) (i32.load offset=24 (local.get $ci)))) (br $end))\n"
-    "        (local.set $acc (call $g (i32.add (local.get $acc) (i32.load offset=20 (local.get $ci))))))\n"
-    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
-    "      (br $next)))\n"
-    "    (local.get $acc))\n"
-    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 200) (i32.const 100)) (i32.const %d))\n"
-    "    (then unreachable))))\n";
-
-/* The handlers' bounds checks compare with the size loaded beside them,
- * not with a phi of the sizes the handlers left (which code generation
- * keeps in a register, or spills, across the whole loop); the program
- * computes what C does.  With --skip-pass=sizes (what it was before
- * ir_size_at_check.c): at least three checks compare with the loop's phi. */
-START_TEST(bounds_checks_load_size_beside) {
-  if (!have_wat2wasm()) {
-    printf("cpu_codegen: skipped bounds_checks_load_size_beside: wat2wasm missing\n");
-    return;
-  }
-  const unsigned char code[] = {0, 1, 2, 3, 0, 2, 1, 3, 0};
-  uint32_t f16 = 5, f20 = 0, f24 = 9, acc = 0;
-  for (size_t i = 0; i < sizeof code; i++) {
-    switch (code[i]) {
-    case 0: acc += f16; break;
-    case 1: f20 = acc; break;
-    case 2: acc ^= f24; break;
-    default: acc = acc + f20 + 1; break;
-    }
-  }
-  char wat[4096], out[4096];
-  snprintf(wat, sizeof wat, size_loop_wat, (int)acc);
-  drv_options o;
-  drv_options_default(&o);
-  o.opt_level = 2;
-  o.bounds_mode = TWASM_BOUNDS_EXPLICIT;
-  o.skip_pass = "sizes";
-  unit_ir m = unit_ir_of_wat("cpu-size", wat, &o);
-  ck_assert_int_ge(checks_of_carried_size(unit_ir_func(&m, 1)), 3);
-  unit_ir_dispose(&m);
-  o.skip_pass = NULL;
-  m = unit_ir_of_wat("cpu-size", wat, &o);
-  ck_assert_int_eq(checks_of_carried_size(unit_ir_func(&m, 1)), 0);
-  unit_ir_dispose(&m);
-  ck_assert_msg(run_wat(wat, out, sizeof out) == 0, "%s", out);
-}
-END_TEST
-
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1170,7 +1092,6 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, libc_routines_found_and_exact);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
-  tcase_add_test(tc, bounds_checks_load_size_beside);
   suite_add_tcase(s, tc);
   return s;
 }
