@@ -2,11 +2,20 @@
  * vmctx's global cells. */
 #include "low_internal.h"
 
-/* Pointer to the cell of global i (twasm_global_cell, 8-aligned):
+/* Pointer to the cell of global i (twasm_global_cell, 8-aligned).  An
+ * imported global's cell is another instance's or the host's:
  * vmctx->globals[i], which never changes once the instance exists (the
- * value inside it may). */
+ * value inside it may).  The module's own globals lie in the instance at
+ * a constant offset from the vmctx (twasm_abi.h, ABI 13): one access in
+ * the vmctx register's addressing mode, nothing to keep in a register or
+ * spill across calls. */
 static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
-  return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
+  const wasm_global *g = &f->mc->m->globals[global_index];
+  if (g->imported) return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
+  uint64_t own = global_index - f->mc->m->nglobal_imports;
+  uint64_t at = TWASM_OWN_GLOBALS_AT + own * TWASM_OWN_GLOBAL_STRIDE;
+  LLVMValueRef off = LLVMConstInt(f->mc->t_i64, at, false);
+  return LLVMBuildGEP2(f->b, f->mc->t_i8, f->vmctx, &off, 1, "global_cell");
 }
 
 static void emit_global_get(low_fn *f, uint32_t global_index) {

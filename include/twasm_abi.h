@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 12u
+#define TWASM_ABI_VERSION 13u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -94,6 +94,18 @@ typedef struct twasm_vmctx {
   const uint32_t *sig_ids;        /* 40: canonical id per module type index */
   const struct twasm_module_abi *module; /* 48 */
 } twasm_vmctx;
+
+/* ABI 13: the storage of the module's own (not imported) globals lies in
+ * the instance itself, at a fixed place after the vmctx: own global i
+ * (its index minus the imported globals) has its cell at
+ * vmctx + TWASM_OWN_GLOBALS_AT + i * TWASM_OWN_GLOBAL_STRIDE, so generated
+ * code reads and writes it with one access at a constant offset from the
+ * vmctx register instead of two dependent loads (vmctx->globals, then the
+ * cell pointer); the shadow-stack pointer of clang's wasm32 code is such a
+ * global, read and written by every function with a stack frame.
+ * vmctx->globals[] still points at every global, these included. */
+#define TWASM_OWN_GLOBALS_AT 512u
+#define TWASM_OWN_GLOBAL_STRIDE 32u
 
 /* ---- the module descriptor the compiler emits ------------------------- */
 
