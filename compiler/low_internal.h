@@ -60,7 +60,6 @@ typedef struct low_module_ctx {
  * Wasm signature (defined functions, libc wrappers, host trampolines) and
  * every call to one (low_module.c). */
 void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn);
-void low_wasm_abi_own_fn(low_module_ctx *mc, LLVMValueRef fn);
 void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call);
 
 /* Tags a load or store with one of mc's TBAA access tags. */

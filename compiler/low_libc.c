@@ -301,7 +301,7 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   snprintf(wname, sizeof wname, "%.*s.native", (int)(len > 140 ? 140 : len), name);
   LLVMValueRef wrap = LLVMAddFunction(mc->mod, wname, mc->fn_types[mc->m->funcs[i].type_index]);
   LLVMSetLinkage(wrap, LLVMInternalLinkage);
-  low_wasm_abi_own_fn(mc, wrap);
+  low_wasm_abi_fn(mc, wrap);
   wrap_ctx w = {.mc = mc, .b = LLVMCreateBuilderInContext(mc->ctx), .wrap = wrap, .wasm = wasm, .kind = kind};
   LLVMPositionBuilderAtEnd(w.b, LLVMAppendBasicBlockInContext(mc->ctx, wrap, "entry"));
   w.base = invariant_load(mc, w.b, mc->t_ptr, param(&w, 0), 0, "mem_base");

@@ -88,22 +88,12 @@ static LLVMAttributeRef attr(low_module_ctx *mc, const char *name, uint64_t valu
 /* The vmctx is always a whole, valid twasm_vmctx (an instance's, or the
  * callee's from its twasm_func): its invariant fields may then be loaded
  * again where keeping them in a register across a call costs more. */
-static void wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn, uint64_t vmctx_size) {
+void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, 1, swiftself(mc));
   LLVMAddAttributeAtIndex(fn, 1, attr(mc, "nonnull", 0));
   LLVMAddAttributeAtIndex(fn, 1, attr(mc, "noundef", 0));
-  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "dereferenceable", vmctx_size));
+  LLVMAddAttributeAtIndex(fn, 1, attr(mc, "dereferenceable", sizeof(twasm_vmctx)));
   LLVMAddAttributeAtIndex(fn, 1, attr(mc, "align", 8));
-}
-
-/* A host function's trampoline gets the host function's context. */
-void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn) { wasm_abi_fn(mc, fn, sizeof(twasm_vmctx)); }
-
-/* The module's own functions always get their own instance's vmctx,
- * which holds the module's own globals after it (twasm_abi.h, ABI 13). */
-void low_wasm_abi_own_fn(low_module_ctx *mc, LLVMValueRef fn) {
-  uint32_t own = mc->m->nglobals - mc->m->nglobal_imports;
-  wasm_abi_fn(mc, fn, own ? TWASM_OWN_GLOBALS_AT + (uint64_t)own * TWASM_OWN_GLOBAL_STRIDE : sizeof(twasm_vmctx));
 }
 
 void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call) {
@@ -132,7 +122,7 @@ static void declare_functions(low_module_ctx *mc) {
     func_symbol(fn, i, name, sizeof name);
     mc->funcs[i] = LLVMAddFunction(mc->mod, name, mc->fn_types[fn->type_index]);
     LLVMSetLinkage(mc->funcs[i], LLVMInternalLinkage);
-    low_wasm_abi_own_fn(mc, mc->funcs[i]);
+    low_wasm_abi_fn(mc, mc->funcs[i]);
     /* No frame pointers (a push, a move and a pop per call, and one
      * register fewer: 12 % of a recursion's instructions): the runtime
      * names the Wasm frames of a trap from the unwind tables instead

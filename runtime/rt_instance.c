@@ -18,6 +18,7 @@ static rt_instance *instance_alloc(const twasm_module_abi *m) {
   rt_instance *inst = calloc(1, TWASM_OWN_GLOBALS_AT + (size_t)m->nglobals * TWASM_OWN_GLOBAL_STRIDE);
   if (!inst) return NULL;
   inst->module = inst->vm.module = m;
+  inst->vm.own_globals = &rt_own_global(inst, 0)->cell;
   inst->refs = 1;
   uint32_t counts[4] = {0, 0, 0, 0};
   count_imports(inst, counts);
