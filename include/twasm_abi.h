@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 12u
+#define TWASM_ABI_VERSION 13u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -93,7 +93,21 @@ typedef struct twasm_vmctx {
   struct twasm_func **funcs;      /* 32: every function, imports first */
   const uint32_t *sig_ids;        /* 40: canonical id per module type index */
   const struct twasm_module_abi *module; /* 48 */
+  twasm_global_cell *own_globals; /* 56: vmctx + TWASM_OWN_GLOBALS_AT (ABI 13) */
 } twasm_vmctx;
+
+/* ABI 13: the storage of the module's own (not imported) globals lies in
+ * the instance's allocation, TWASM_OWN_GLOBALS_AT bytes after the vmctx,
+ * one TWASM_OWN_GLOBAL_STRIDE apart, and vmctx->own_globals points at
+ * the first: own global i (its index minus the imported globals) has its
+ * cell at own_globals + i * TWASM_OWN_GLOBAL_STRIDE.  Generated code loads
+ * that pointer once (invariant) for all of them, instead of
+ * vmctx->globals and then a cell pointer for each; every function with a
+ * stack frame of clang's wasm32 code reads and writes the shadow-stack
+ * pointer, such a global.  vmctx->globals[] still points at every global,
+ * these included. */
+#define TWASM_OWN_GLOBALS_AT 512u
+#define TWASM_OWN_GLOBAL_STRIDE 32u
 
 /* ---- the module descriptor the compiler emits ------------------------- */
 

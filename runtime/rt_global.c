@@ -13,7 +13,7 @@ twasm_global *twasm_global_new(twasm_valkind kind, bool mutable_, twasm_val init
   return g;
 }
 
-/* Globals of instances live in their arenas. */
+/* Globals of instances live in their instances (rt_own_global). */
 void twasm_global_delete(twasm_global *g) {
   if (g && !g->owner) free(g);
 }

@@ -15,9 +15,10 @@ static void count_imports(rt_instance *inst, uint32_t counts[4]) {
 
 /* The instance with its index spaces sized; imports not yet resolved. */
 static rt_instance *instance_alloc(const twasm_module_abi *m) {
-  rt_instance *inst = calloc(1, sizeof *inst);
+  rt_instance *inst = calloc(1, TWASM_OWN_GLOBALS_AT + (size_t)m->nglobals * TWASM_OWN_GLOBAL_STRIDE);
   if (!inst) return NULL;
   inst->module = inst->vm.module = m;
+  inst->vm.own_globals = &rt_own_global(inst, 0)->cell;
   inst->refs = 1;
   uint32_t counts[4] = {0, 0, 0, 0};
   count_imports(inst, counts);
@@ -94,8 +95,7 @@ static bool define_storage(rt_instance *inst) {
     inst->mems[inst->nmem_imports + i] = mem;
   }
   for (uint32_t i = 0; i < m->nglobals; i++) {
-    twasm_global *g = rt_arena_alloc(&inst->arena, sizeof *g);
-    if (!g) return false;
+    twasm_global *g = rt_own_global(inst, i);
     g->kind = (twasm_valkind)m->globals[i].valtype;
     g->mutable_ = m->globals[i].mutable_ != 0;
     g->owner = inst;

@@ -130,6 +130,15 @@ struct twasm_instance {
 
 static inline rt_instance *rt_inst(void *vmctx) { return (rt_instance *)vmctx; }
 
+/* The module's own globals lie in the instance's allocation, where
+ * generated code finds them from the vmctx (twasm_abi.h, ABI 13). */
+_Static_assert(sizeof(rt_instance) <= TWASM_OWN_GLOBALS_AT, "rt_instance grew past TWASM_OWN_GLOBALS_AT");
+_Static_assert(sizeof(twasm_global) == TWASM_OWN_GLOBAL_STRIDE, "twasm_global is not TWASM_OWN_GLOBAL_STRIDE long");
+_Static_assert(offsetof(twasm_global, cell) == 0, "a global's cell must come first");
+static inline twasm_global *rt_own_global(rt_instance *inst, uint32_t i) {
+  return (twasm_global *)((char *)inst + TWASM_OWN_GLOBALS_AT + (size_t)i * TWASM_OWN_GLOBAL_STRIDE);
+}
+
 /* rt_memory.c */
 /* gpu: the module has kernels; its memory then goes into CUDA managed
  * memory when the GPU is up (same reservation, same guard region): under

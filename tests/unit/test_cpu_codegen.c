@@ -657,6 +657,66 @@ START_TEST(stack_checks_only_where_unbounded) {
 }
 END_TEST
 
+/* ---- globals (low_variable.c) ----------------------------------------- */
+
+/* Loads and stores in fn whose address is fn's vmctx plus at (a constant
+ * getelementptr of the first parameter, or the parameter itself for 0). */
+static int vmctx_accesses(LLVMValueRef fn, uint64_t at) {
+  LLVMValueRef vmctx = LLVMGetParam(fn, 0);
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      if (op != LLVMLoad && op != LLVMStore) continue;
+      LLVMValueRef p = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
+      if (p == vmctx && at == 0) {
+        n++;
+        continue;
+      }
+      LLVMValueRef gep = LLVMIsAGetElementPtrInst(p) ? p : LLVMIsAConstantExpr(p) ? p : NULL;
+      if (!gep || LLVMGetNumOperands(gep) != 2 || LLVMGetOperand(gep, 0) != vmctx) continue;
+      LLVMValueRef off = LLVMGetOperand(gep, 1);
+      if (LLVMIsAConstantInt(off) && LLVMConstIntGetZExtValue(off) == at) n++;
+    }
+  return n;
+}
+
+/* The module's own globals (here a shadow-stack pointer, as clang's
+ * wasm32 code keeps one, and a counter) are reached through one invariant
+ * load of vmctx->own_globals (ABI 13), shared by all of them, not through
+ * vmctx->globals and a cell pointer loaded for each; an imported global
+ * still goes through vmctx->globals.  (The spec suite's global, linking
+ * and exports tests run such modules.) */
+START_TEST(own_globals_in_the_instance) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped own_globals_in_the_instance: wat2wasm missing\n");
+    return;
+  }
+  static const char wat[] =
+      "(module\n"
+      "  (import \"env\" \"g\" (global $imp i32))\n"
+      "  (global $sp (mut i32) (i32.const 4096))\n"
+      "  (global $n (mut i64) (i64.const 0))\n"
+      "  (memory 1)\n"
+      "  (func $leaf (param i32) (result i32) (i32.load (local.get 0)))\n"
+      "  (func (export \"frame\") (param i32) (result i32) (local i32)\n"
+      "    (global.set $sp (local.tee 1 (i32.sub (global.get $sp) (i32.const 16))))\n"
+      "    (i32.store (local.get 1) (local.get 0))\n"
+      "    (global.set $n (i64.add (global.get $n) (i64.const 1)))\n"
+      "    (local.set 0 (call $leaf (local.get 1)))\n"
+      "    (global.set $sp (i32.add (local.get 1) (i32.const 16)))\n"
+      "    (local.get 0))\n"
+      "  (func (export \"imp\") (result i32) (global.get $imp)))\n";
+  unit_ir m = ir_of(wat);
+  LLVMValueRef frame = unit_ir_func(&m, 1), imp = unit_ir_func(&m, 2);
+  ck_assert_int_eq(vmctx_accesses(frame, offsetof(twasm_vmctx, own_globals)), 1);
+  ck_assert_int_eq(vmctx_accesses(frame, offsetof(twasm_vmctx, globals)), 0);
+  ck_assert_int_eq(vmctx_accesses(imp, offsetof(twasm_vmctx, own_globals)), 0);
+  ck_assert_int_eq(vmctx_accesses(imp, offsetof(twasm_vmctx, globals)), 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 /* ---- where the memory base is loaded (low_func.c) ---------------------- */
 
 /* Loads of fn's vmctx field 0 (the memory base), those marked
@@ -1092,6 +1152,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, libc_routines_found_and_exact);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
+  tcase_add_test(tc, own_globals_in_the_instance);
   suite_add_tcase(s, tc);
   return s;
 }
