@@ -183,17 +183,36 @@ static LLVMValueRef posted_op(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLV
   return LLVMBuildFMul(b, x, y, "");
 }
 
+/* The bits of a float constant of the accumulator's type, through an
+ * empty asm statement LLVM cannot see into (opaque's kind). */
+static LLVMValueRef opaque_bits(mm_gen *w, double v) {
+  ptx_gen *g = w->g;
+  bool f32 = w->ty.acc_kind == KN_F32;
+  LLVMTypeRef ity = f32 ? g->i32 : g->i64;
+  const char *text = f32 ? "mov.b32 $0, $1;" : "mov.b64 $0, $1;", *cons = f32 ? "=r,r" : "=l,l";
+  LLVMTypeRef fty = LLVMFunctionType(ity, &ity, 1, false);
+  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), false, false,
+                                         LLVMInlineAsmDialectATT, false);
+  LLVMValueRef bits = LLVMBuildBitCast(g->b, LLVMConstReal(w->ty.acc, v), ity, "");
+  return LLVMBuildCall2(g->b, fty, asm_fn, &bits, 1, "");
+}
+
 /* posted_op's value through the source's compare with a constant and
  * select (kn_mm_act: `s > 0 ? s : 0`), the same compare and select, so
- * NaN and -0 come out as on the CPU; or that value itself. */
+ * NaN and -0 come out as on the CPU; or that value itself.  The select
+ * picks bits, its constant opaque: NVPTX's lowering turns a float
+ * `s > 0 ? s : 0` into max.f32, and LLVM promises nothing of which zero
+ * maxnum returns for -0. */
 static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
   const kn_mm_act *a = &w->g->d->matmul.act;
   LLVMValueRef y = posted_op(w, sum, row, col);
   if (!a->on) return y;
   LLVMBuilderRef b = w->g->b;
-  LLVMValueRef k = LLVMConstReal(w->ty.acc, a->cmp), sel = LLVMConstReal(w->ty.acc, a->sel);
+  LLVMValueRef k = LLVMConstReal(w->ty.acc, a->cmp), sel = opaque_bits(w, a->sel);
   LLVMValueRef cond = LLVMBuildFCmp(b, (LLVMRealPredicate)a->pred, a->left ? y : k, a->left ? k : y, "");
-  return LLVMBuildSelect(b, cond, a->when_true ? y : sel, a->when_true ? sel : y, "");
+  LLVMValueRef yb = LLVMBuildBitCast(b, y, LLVMTypeOf(sel), "");
+  return LLVMBuildBitCast(b, LLVMBuildSelect(b, cond, a->when_true ? yb : sel, a->when_true ? sel : yb, ""),
+                          w->ty.acc, "");
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */
