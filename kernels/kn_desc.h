@@ -209,6 +209,22 @@ typedef struct {
   kn_layout e;             /* with elem */
 } kn_mm_post;
 
+/* A compare with a constant and a select, applied to each finished sum
+ * (after kn_mm_post's operation, where there is one) as the source does
+ * before its store: `y[i] = s > 0 ? s : 0` (a ReLU), `s < 0 ? 0 : s`.
+ * out = (left ? fcmp(pred, y, cmp) : fcmp(pred, cmp, y)) ? (when_true ? y
+ * : sel) : (when_true ? sel : y), pred an LLVMRealPredicate (an ordered
+ * or unordered compare, not the constant ones), cmp and sel constants of
+ * C's type (their values exact in it).  The same compare and select as
+ * the Wasm code (`f32.gt`, `select`): exact for NaN and -0 alike.  Floats
+ * only; only the exact kernel takes it (ptx_plan.c). */
+typedef struct {
+  bool on;
+  unsigned pred;
+  bool left, when_true;
+  double cmp, sel;
+} kn_mm_act;
+
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around
  * the product whose matrices move with b by their batch strides); the
  * products write disjoint elements of C (proved at compile time or checked
@@ -229,10 +245,12 @@ typedef struct {
   kn_mm_tri tri;           /* outputs below (or above) the diagonal only */
   kn_mm_second second;     /* a second product added to each term */
   kn_mm_post post;         /* each sum scaled or divided before its store */
+  kn_mm_act act;           /* then compared and selected (a ReLU) */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
-  return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on;
+  return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on ||
+         m->act.on;
 }
 
 /* Where each sum of an accumulating product starts. */

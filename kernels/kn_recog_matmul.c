@@ -32,6 +32,16 @@ typedef struct {
   kr_affine e;             /* with elem: the load's address */
 } mm_post;
 
+/* A compare of the finished sum (after mm_post's operation) with a float
+ * constant and a select of it or another constant (`s > 0 ? s : 0`, a
+ * ReLU: kn_mm_act). */
+typedef struct {
+  bool on;
+  LLVMRealPredicate pred;
+  bool left, when_true;
+  LLVMValueRef cmp, sel;   /* the constants */
+} mm_act;
+
 typedef struct {
   int db, di, dj, dk;      /* chain dims of b (-2: no batch), i, j, k */
   kn_mm_type type;
@@ -44,6 +54,7 @@ typedef struct {
   kr_affine a2, b2;
   mm_factor fa2, fb2;
   mm_post post;            /* applied to each sum before its store */
+  mm_act act;              /* then this */
   LLVMValueRef mirror;     /* the store of each value at C's (j, i) too, or NULL */
   LLVMValueRef diag;       /* the store of a constant at C's (i, i) in the i loop, or NULL */
 } mm_parts;
@@ -107,6 +118,27 @@ static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
     return x;
   }
   return v;
+}
+
+/* v = select(fcmp(pred, x, k), x, s) with k and s float constants (either
+ * operand of the compare x, either arm of the select s), x computed in
+ * the nest: x, the rest in *a; else v, none.  The kernel repeats that
+ * compare and select (kn_mm_act): exact, NaN and -0 included. */
+static LLVMValueRef split_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
+  *a = (mm_act){0};
+  if (!v || !LLVMIsASelectInst(v) || !LLVMIsAFCmpInst(LLVMGetOperand(v, 0))) return v;
+  LLVMValueRef cond = LLVMGetOperand(v, 0), t = LLVMGetOperand(v, 1), f = LLVMGetOperand(v, 2);
+  bool when_true = !LLVMIsAConstantFP(t);
+  LLVMValueRef x = when_true ? t : f, sel = when_true ? f : t;
+  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
+  bool left = l == x;
+  LLVMValueRef k = left ? r : l;
+  LLVMRealPredicate p = LLVMGetFCmpPredicate(cond);
+  if (!LLVMIsAConstantFP(sel) || LLVMIsAConstantFP(x) || (!left && r != x) || !LLVMIsAConstantFP(k) ||
+      p == LLVMRealPredicateFalse || p == LLVMRealPredicateTrue || !ir_loop_defines(c->chain[0], x, c->cfg))
+    return v;
+  *a = (mm_act){true, p, left, when_true, k, sel};
+  return x;
 }
 
 static bool same_factor(const mm_factor *x, const mm_factor *y) {
@@ -432,6 +464,19 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
       mm->post.param = (unsigned)p;
     }
   }
+  if (m->act.on) {
+    /* `y[i] = s > 0 ? s : 0` after the k loop (split_act): floats, the
+     * constants of C's type, not NaN (their payload kept through a
+     * double is no promise) */
+    const mm_act *q = &m->act;
+    LLVMBool lost = false;
+    double k = LLVMConstRealGetDouble(q->cmp, &lost), sel = LLVMConstRealGetDouble(q->sel, &lost);
+    if ((m->type != KN_MM_F32 && m->type != KN_MM_F64) || LLVMABISizeOfType(c->td, LLVMTypeOf(q->cmp)) != cs ||
+        LLVMABISizeOfType(c->td, LLVMTypeOf(q->sel)) != cs || lost || k != k || sel != sel)
+      return kr_fail(c, "a compare and select after the sum of integers or with a NaN");
+    mm->act = (kn_mm_act){.on = true, .pred = (unsigned)q->pred, .left = q->left, .when_true = q->when_true,
+                          .cmp = k, .sel = sel};
+  }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");
   if (c->tri) {
@@ -739,9 +784,10 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
  * stores, post(sum), also for an empty sum.  A phi of the loop's exit
  * alone only where the k count is a constant (the loop is never
  * skipped), the sum itself where the loop runs on every j (below). */
-static bool mem_sum_after(kr_ctx *c, const mem_sum *ms, LLVMValueRef latch, LLVMValueRef init, mm_post *post) {
+static bool mem_sum_after(kr_ctx *c, const mem_sum *ms, LLVMValueRef latch, LLVMValueRef init, mm_post *post,
+                          mm_act *act) {
   static const char *const why = "a store after the k loop other than the sum, divided or scaled";
-  LLVMValueRef x = split_post(c, LLVMGetOperand(ms->after, 0), post);
+  LLVMValueRef x = split_post(c, split_act(c, LLVMGetOperand(ms->after, 0), act), post);
   kr_affine a = kr_address(c, LLVMGetOperand(ms->after, 1)), cell = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
   if (!a.ok || !cell.ok || !kr_same_affine(&a, &cell)) return kr_fail(c, why);
   /* the sum itself (-O3 unswitches `K > 0` out of the nest): the k loop
@@ -872,8 +918,9 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   for (unsigned i = 0; !reloaded && i < LLVMCountIncoming(phi); i++)
     if (!ir_loop_contains_block(c->chain[c->depth - 1], LLVMGetIncomingBlock(phi, i), c->cfg)) init = LLVMGetIncomingValue(phi, i);
   LLVMValueRef v = LLVMGetOperand(store, 0);
-  /* the sum divided or scaled as it is stored (`C[i][j] = sum / d`) */
-  if (!ms) v = split_post(c, v, &m0.post);
+  /* the sum divided or scaled as it is stored (`C[i][j] = sum / d`),
+   * maybe then through a ReLU (`s > 0 ? s : 0`) */
+  if (!ms) v = split_post(c, split_act(c, v, &m0.act), &m0.post);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
   /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
    * result is init + the terms of [0, n), the sum R (the chain's k loop)
@@ -890,7 +937,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
   if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
     return kr_fail(c, "a sum kept in memory starts from an unknown value");
-  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post)) return false;
+  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post, &m0.act)) return false;
   if (mirror && LLVMGetOperand(mirror, 0) != LLVMGetOperand(ms && ms->after ? ms->after : store, 0) &&
       !mirror_of_sum(c, ms, mirror, latch, init))
     return kr_fail(c, "a second store of each sum other than at C's transposed element");

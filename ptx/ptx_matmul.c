@@ -76,6 +76,10 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   if (m->post.on && ((!m->post.elem && m->post.param >= d->nparams) || (m->type != KN_MM_F32 && m->type != KN_MM_F64) ||
                      (m->post.div + m->post.add + m->post.sub > 1) || (m->post.div && m->post.first)))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
+  if (m->act.on && ((m->type != KN_MM_F32 && m->type != KN_MM_F64) || m->act.pred <= LLVMRealPredicateFalse ||
+                    m->act.pred >= LLVMRealPredicateTrue || m->act.cmp != m->act.cmp || m->act.sel != m->act.sel))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a compare and select after a sum of integers, "
+                                            "with a constant compare or a NaN");
   if (m->post.on && m->post.elem) {
     const kn_size more[] = {m->post.e.offset, m->post.e.row_stride, m->post.e.col_stride, m->post.e.batch_stride};
     for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
@@ -161,11 +165,11 @@ static LLVMValueRef factor_of(mm_gen *w, unsigned param) {
   return LLVMBuildBitCast(g->b, f, g->f64, "");
 }
 
-/* A finished sum as the source stores it (kn_mm_post): sum / f, sum * f,
+/* A finished sum as the source combines it (kn_mm_post): sum / f, sum * f,
  * f * sum, sum + f, f - sum, ..., one rounding in the source's operand
  * order, f a live value or the element of e at the output's (row, col);
  * or the sum itself. */
-static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
+static LLVMValueRef posted_op(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
   const kn_mm_post *p = &w->g->d->matmul.post;
   if (!p->on) return sum;
   LLVMBuilderRef b = w->g->b;
@@ -177,6 +181,38 @@ static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMVa
   if (p->add) return LLVMBuildFAdd(b, x, y, "");
   if (p->sub) return LLVMBuildFSub(b, x, y, "");
   return LLVMBuildFMul(b, x, y, "");
+}
+
+/* The bits of a float constant of the accumulator's type, through an
+ * empty asm statement LLVM cannot see into (opaque's kind). */
+static LLVMValueRef opaque_bits(mm_gen *w, double v) {
+  ptx_gen *g = w->g;
+  bool f32 = w->ty.acc_kind == KN_F32;
+  LLVMTypeRef ity = f32 ? g->i32 : g->i64;
+  const char *text = f32 ? "mov.b32 $0, $1;" : "mov.b64 $0, $1;", *cons = f32 ? "=r,r" : "=l,l";
+  LLVMTypeRef fty = LLVMFunctionType(ity, &ity, 1, false);
+  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), false, false,
+                                         LLVMInlineAsmDialectATT, false);
+  LLVMValueRef bits = LLVMBuildBitCast(g->b, LLVMConstReal(w->ty.acc, v), ity, "");
+  return LLVMBuildCall2(g->b, fty, asm_fn, &bits, 1, "");
+}
+
+/* posted_op's value through the source's compare with a constant and
+ * select (kn_mm_act: `s > 0 ? s : 0`), the same compare and select, so
+ * NaN and -0 come out as on the CPU; or that value itself.  The select
+ * picks bits, its constant opaque: NVPTX's lowering turns a float
+ * `s > 0 ? s : 0` into max.f32, and LLVM promises nothing of which zero
+ * maxnum returns for -0. */
+static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
+  const kn_mm_act *a = &w->g->d->matmul.act;
+  LLVMValueRef y = posted_op(w, sum, row, col);
+  if (!a->on) return y;
+  LLVMBuilderRef b = w->g->b;
+  LLVMValueRef k = LLVMConstReal(w->ty.acc, a->cmp), sel = opaque_bits(w, a->sel);
+  LLVMValueRef cond = LLVMBuildFCmp(b, (LLVMRealPredicate)a->pred, a->left ? y : k, a->left ? k : y, "");
+  LLVMValueRef yb = LLVMBuildBitCast(b, y, LLVMTypeOf(sel), "");
+  return LLVMBuildBitCast(b, LLVMBuildSelect(b, cond, a->when_true ? yb : sel, a->when_true ? sel : yb, ""),
+                          w->ty.acc, "");
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */

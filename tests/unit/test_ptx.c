@@ -1,10 +1,13 @@
 /* test_ptx.c: Check suite "ptx": kernel descriptors -> PTX for sm_75/80/90,
  * checked for ASCII, ISA version, exactness, and with ptxas when present. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <llvm-c/Core.h>
 
 #include "ptx.h"
 
@@ -836,6 +839,48 @@ START_TEST(test_matmul_post_elem) {
 }
 END_TEST
 
+/* A sum compared with a constant and selected (kn_mm_act: `s > 0 ? s :
+ * 0`, a ReLU): the exact kernel alone, its reason, the compare and the
+ * select per stored sum past the plain kernel's (setp.gt, selp), no
+ * max.f32 (whose -0 and NaN rules are not the select's); after an
+ * element's add (kn_mm_post) too; a constant predicate, a NaN constant or
+ * an integer product is no kernel. */
+START_TEST(test_matmul_act) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out plain, out;
+  const ptx_arch sm75[] = {{75, false}};
+  ck_assert_msg(ptx_generate(&d, "plain", sm75, 1, &arena, &plain, &diag), "%s", diag.msg);
+  const char *base = plain.codes[0].text;
+  for (unsigned c = 0; c < 2; c++) {
+    kn_desc p = d;
+    p.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealOGT, .left = true, .when_true = true};
+    if (c == 1) p.matmul.post = (kn_mm_post){.on = true, .add = true, .elem = true, .e = d.matmul.c};
+    ptx_options opts = {.tf32 = true};
+    ptx_plan plan;
+    ck_assert_msg(ptx_plan_make(&p, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+    ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+    ck_assert_ptr_nonnull(strstr(plan.reason, "compared with a constant and selected"));
+    ck_assert_msg(ptx_generate(&p, "act", sm75, 1, &arena, &out, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text;
+    ck_assert(!strstr(text, "max.f32") && !strstr(text, "fma") && !strstr(text, "mad.rn"));
+    ck_assert_uint_ge(count_of(text, "setp.gt.f32"), count_of(base, "setp.gt.f32") + 64);
+    ck_assert_uint_ge(count_of(text, "selp."), count_of(base, "selp.") + 64);
+    if (c == 1) ck_assert_uint_ge(count_of(text, "add.rn.f32"), count_of(base, "add.rn.f32") + 64);
+  }
+  kn_desc bad = d;
+  bad.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealPredicateTrue, .left = true};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealOGT, .left = true, .sel = NAN};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad = case_named("matmul_i32")->desc;
+  bad.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealOGT, .left = true, .when_true = true};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -1090,6 +1135,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_second);
   tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_post_elem);
+  tcase_add_test(tc, test_matmul_act);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

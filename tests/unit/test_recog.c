@@ -1,6 +1,7 @@
 /* test_recog.c: Check suite "recog": C loops from tests/gpu/detect compiled
  * to Wasm (clang-19), then to host IR (twasmc --emit-llvm), recognised. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -944,6 +945,66 @@ START_TEST(neg_post_elem) {
 }
 END_TEST
 
+/* Sums passed through a ReLU as they are stored
+ * (tests/gpu/detect/post_relu.c, kn_mm_act) at plain -O2, -O3 and
+ * -fno-unroll-loops: one product each (before: "stores something other
+ * than the sum"), the compare and select the source's (its predicate,
+ * operand order, arm and constants), after the bias added to the sum
+ * where the source adds it (kn_mm_post's elem), the bias as the sum's
+ * start where it starts from it. */
+typedef struct {
+  const char *func;
+  LLVMRealPredicate pred;
+  bool when_true;        /* the sum the select's first arm */
+  bool post;             /* an element added after the sum */
+  bool start;            /* the sum starts from an element */
+  kn_mm_type type;
+} post_relu_case;
+
+static const post_relu_case post_relu_cases[] = {
+    {"relu_start", LLVMRealOGT, true, false, true, KN_MM_F32},
+    {"relu_bias", LLVMRealOGT, true, true, false, KN_MM_F32},
+    {"relu_matrix", LLVMRealOLT, false, false, false, KN_MM_F64},
+};
+enum { NRELU = sizeof post_relu_cases / sizeof *post_relu_cases };
+
+START_TEST(post_relu) {
+  const post_relu_case *c = &post_relu_cases[_i % NRELU];
+  const char *flags = post_flags[_i / NRELU];
+  fixture f;
+  recognise_with(&f, "post_relu.c", c->func, false, flags);
+  if (f.skipped) return;
+  const kn_recog_nest *n = NULL;
+  for (int i = 0; i < f.res.nnests && !n; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MATMUL) n = &f.res.nests[i];
+  if (!n) dump(&f);
+  ck_assert_msg(n, "%s %s: no product", c->func, flags);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert_msg(mm->act.on, "%s %s: no compare and select after the sum", c->func, flags);
+  ck_assert_uint_eq(mm->act.pred, c->pred);
+  ck_assert(mm->act.left && mm->act.when_true == c->when_true);
+  ck_assert(mm->act.cmp == 0.0 && mm->act.sel == 0.0 && !signbit(mm->act.sel));
+  ck_assert_int_eq(mm->post.on, c->post);
+  if (c->post) ck_assert(mm->post.elem && mm->post.add);
+  ck_assert_int_eq(mm->accumulate && mm->has_start, c->start);
+  ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */
+  release(&f);
+}
+END_TEST
+
+/* A leaky ReLU (`s > 0 ? s : 0.01f * s`): the other arm no constant, no
+ * product. */
+START_TEST(neg_post_relu) {
+  fixture f;
+  recognise_with(&f, "post_relu.c", "neg_leaky", false, post_flags[_i]);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "nest %d taken as a product", i);
+  release(&f);
+}
+END_TEST
+
 /* Products over an upper triangle (tests/gpu/detect/upper_tri.c,
  * kn_mm_tri's upper) at plain -O2, -O3 and -fno-unroll-loops: covariance's
  * product, j from i to m, its sum divided in place and mirrored to
@@ -1307,6 +1368,8 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, post_elem, 0, 3 * NPOSTE);
   tcase_add_loop_test(tc, neg_post_elem, 0, 3);
   tcase_add_loop_test(tc, post_elem_own, 0, 3);
+  tcase_add_loop_test(tc, post_relu, 0, 3 * NRELU);
+  tcase_add_loop_test(tc, neg_post_relu, 0, 3);
   tcase_add_loop_test(tc, upper_triangle, 0, 6);
   tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);
