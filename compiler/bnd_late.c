@@ -22,7 +22,11 @@
  *   - after it, the same barrier without a label where a store follows in
  *     the block (as code generation sees it: fall-through blocks merged),
  *     since the DAG combiner may move a store it proves disjoint above a
- *     volatile access.
+ *     volatile access;
+ *   - before its block's terminator, the barrier where no inline asm
+ *     follows it in the block: the branch folder's tail merging stops at
+ *     inline asm, so the access never ends up in a tail shared with
+ *     another block's same load away from its label.
  *
  * Where loop rotation or tail duplication copied an access's check into
  * every block entering the access's block (an interpreter's dispatch
@@ -677,6 +681,26 @@ static bool store_follows(const late_ctx *c, LLVMValueRef i) {
   return bb != NULL;
 }
 
+/* Whether an inline asm (another access's label, a barrier) lies
+ * between access i and its block's terminator. */
+static bool asm_follows(LLVMValueRef i) {
+  for (i = LLVMGetNextInstruction(i); i && !LLVMIsATerminatorInst(i); i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i))) return true;
+  }
+  return false;
+}
+
+/* A barrier before the terminator of access i's block where no inline
+ * asm follows i there: the branch folder's tail merging stops at inline
+ * asm, so no block tail holding i is merged with another block's equal
+ * tail (the same load without the label: a fault there would name no
+ * access or another one; tests/spec/traps/joined.wast "pairs"). */
+static void end_tail(late_ctx *c, LLVMValueRef i) {
+  if (asm_follows(i)) return;
+  LLVMPositionBuilderBefore(c->b, LLVMGetBasicBlockTerminator(LLVMGetInstructionParent(i)));
+  call_asm(c, c->barrier);
+}
+
 static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   c->fn = fn;
   c->nmarked = c->npinned = 0;
@@ -717,10 +741,11 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   for (unsigned k = 0; k < c->nmarked; k++) late_plain_compared(c, c->marked[k]);
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef i = c->marked[k];
-    if (!store_follows(c, i)) continue;
-    LLVMValueRef next = LLVMGetNextInstruction(i);
-    LLVMPositionBuilderBefore(c->b, next);
-    call_asm(c, c->barrier);
+    if (store_follows(c, i)) {
+      LLVMPositionBuilderBefore(c->b, LLVMGetNextInstruction(i));
+      call_asm(c, c->barrier);
+    }
+    end_tail(c, i);
   }
   if (n) {
     bnd_phi_functions(fn);
