@@ -315,6 +315,18 @@ static int32_t byte_lane(kr_ctx *c, LLVMValueRef x, int lane, bool sign, int dep
   return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet"), -1;
 }
 
+/* x's lane *lane through up to four shuffles: the vector it comes from
+ * (its lane in *lane), or NULL for an undefined lane. */
+static LLVMValueRef lane_source(LLVMValueRef x, int *lane) {
+  for (int n = 0; n < 4 && LLVMIsAShuffleVectorInst(x); n++) {
+    int k = LLVMGetMaskValue(x, (unsigned)*lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
+    if (k == LLVMGetUndefMaskElem() || k < 0) return NULL;
+    x = LLVMGetOperand(x, k < w ? 0 : 1);
+    *lane = k % w;
+  }
+  return x;
+}
+
 /* v = sext (i16 lanes -> i32 lanes) of (shuffles of) `mul <N x i16>` of
  * two sext (i8 lanes -> i16 lanes): each i16 product of two i8 values is
  * exact (|x y| <= 2^14 < 2^15), so its sign extension is the i32 product
@@ -326,12 +338,7 @@ static int32_t narrow_product(kr_ctx *c, LLVMValueRef v, int lane) {
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(x))) != 16 ||
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) != 32)
     return -2;
-  for (int n = 0; n < 4 && LLVMIsAShuffleVectorInst(x); n++) {
-    int k = LLVMGetMaskValue(x, (unsigned)lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
-    if (k == LLVMGetUndefMaskElem() || k < 0) return -2;
-    x = LLVMGetOperand(x, k < w ? 0 : 1);
-    lane = k % w;
-  }
+  if (!(x = lane_source(x, &lane))) return -2;
   if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMMul) return -2;
   int32_t f[2];
   for (unsigned k = 0; k < 2; k++) {
@@ -357,12 +364,7 @@ static int32_t widened_bytes(kr_ctx *c, LLVMValueRef v, int lane) {
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(x))) != 16 ||
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) != 32)
     return -2;
-  for (int n = 0; n < 4 && LLVMIsAShuffleVectorInst(x); n++) {
-    int k = LLVMGetMaskValue(x, (unsigned)lane), w = (int)LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(x, 0)));
-    if (k == LLVMGetUndefMaskElem() || k < 0) return -2;
-    x = LLVMGetOperand(x, k < w ? 0 : 1);
-    lane = k % w;
-  }
+  if (!(x = lane_source(x, &lane))) return -2;
   if (!LLVMIsAInstruction(x)) return -2;
   LLVMOpcode in = LLVMGetInstructionOpcode(x);
   if ((in != LLVMSExt && in != LLVMZExt) ||
