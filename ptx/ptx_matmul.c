@@ -183,18 +183,23 @@ static LLVMValueRef posted_op(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLV
   return LLVMBuildFMul(b, x, y, "");
 }
 
-/* The bits of a float constant of the accumulator's type, through an
- * empty asm statement LLVM cannot see into (opaque's kind). */
+/* Integer v (i32 or i64) through an empty asm statement (a `mov`) LLVM
+ * cannot see into; side_effect: never merged with another such copy. */
+static LLVMValueRef opaque_int(ptx_gen *g, LLVMValueRef v, bool side_effect) {
+  bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64;
+  LLVMTypeRef ity = wide ? g->i64 : g->i32;
+  const char *text = wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;", *cons = wide ? "=l,l" : "=r,r";
+  LLVMTypeRef fty = LLVMFunctionType(ity, &ity, 1, false);
+  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), side_effect, false,
+                                         LLVMInlineAsmDialectATT, false);
+  return LLVMBuildCall2(g->b, fty, asm_fn, &v, 1, "");
+}
+
+/* The bits of a float constant of the accumulator's type, opaque. */
 static LLVMValueRef opaque_bits(mm_gen *w, double v) {
   ptx_gen *g = w->g;
-  bool f32 = w->ty.acc_kind == KN_F32;
-  LLVMTypeRef ity = f32 ? g->i32 : g->i64;
-  const char *text = f32 ? "mov.b32 $0, $1;" : "mov.b64 $0, $1;", *cons = f32 ? "=r,r" : "=l,l";
-  LLVMTypeRef fty = LLVMFunctionType(ity, &ity, 1, false);
-  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), false, false,
-                                         LLVMInlineAsmDialectATT, false);
-  LLVMValueRef bits = LLVMBuildBitCast(g->b, LLVMConstReal(w->ty.acc, v), ity, "");
-  return LLVMBuildCall2(g->b, fty, asm_fn, &bits, 1, "");
+  LLVMTypeRef ity = w->ty.acc_kind == KN_F32 ? g->i32 : g->i64;
+  return opaque_int(g, LLVMBuildBitCast(g->b, LLVMConstReal(w->ty.acc, v), ity, ""), false);
 }
 
 /* posted_op's value through the source's compare with a constant and
@@ -400,14 +405,7 @@ static void c_access(mm_gen *w, LLVMValueRef i0, LLVMValueRef j0, bool load) {
  * computed from it after the k loop are not merged with (and kept live
  * from) those computed before it, which would cost 32 registers across the
  * loop. */
-static LLVMValueRef opaque(ptx_gen *g, LLVMValueRef v) {
-  static const char text[] = "mov.b64 $0, $1;", constraints[] = "=l,l";
-  LLVMTypeRef fty = LLVMFunctionType(g->i64, &g->i64, 1, false);
-  LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, text, sizeof text - 1, constraints,
-                                         sizeof constraints - 1, true, false,
-                                         LLVMInlineAsmDialectATT, false);
-  return LLVMBuildCall2(g->b, fty, asm_fn, &v, 1, "");
-}
+static LLVMValueRef opaque(ptx_gen *g, LLVMValueRef v) { return opaque_int(g, v, true); }
 
 /* One 128x128 block tile of C over the whole k range.  Loop bounds depend
  * only on block indices and sizes, so every thread reaches every barrier.
