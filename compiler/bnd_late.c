@@ -250,22 +250,33 @@ bool late_is_pinned(const late_ctx *c, LLVMValueRef br) {
   return false;
 }
 
-/* A load of linear memory proved inside memory: by an earlier access
- * (after_access), or by a check kept in place: one on its index with at
- * least its end, on the way to it through blocks of one predecessor
- * (memory never shrinks), other than the check being removed (the load
- * would then fault before the access that names the trap).  That check
- * is pinned: it may not be removed later. */
+/* The immediate dominator of bb (the function's CFG built at the first
+ * call), or NULL.  Built once per function: the late stage only deletes
+ * edges and trap blocks, which keeps every dominance it found true. */
+static LLVMBasicBlockRef late_idom(late_ctx *c, LLVMBasicBlockRef bb) {
+  if (c->dom_state == 0) {
+    c->dom_state = ir_cfg_build(&c->cfg, &c->arena, c->fn) ? 1 : -1;
+    if (c->dom_state > 0) ir_dom_build(&c->dom, &c->cfg);
+  }
+  int k = c->dom_state > 0 ? ir_cfg_index(&c->cfg, bb) : -1;
+  return k > 0 ? c->cfg.blocks[c->dom.idom[k]].bb : NULL;
+}
+
 /* An access of linear memory before load on every way to it (earlier in
- * its block, or in a chain of blocks of one predecessor), on the same
- * index, ending at least where load does: where it runs without fault
- * (or, left to a guard page, faults first), memory, which never shrinks,
- * holds the load too.  Volatile ones count: a guarded access still runs
- * before the load. */
-static bool after_access(const late_ctx *c, LLVMValueRef load, LLVMValueRef index, int64_t end) {
+ * its block, or in a block dominating it), on the same index, ending at
+ * least where load does: where it runs without fault (or, left to a guard
+ * page, faults first), memory, which never shrinks, holds the load too.
+ * Volatile ones count: a guarded access still runs before the load.  A
+ * dominating block D is enough, joins between included: the index's
+ * definition dominates D (D uses it), so after its last run before the
+ * load every way on passes D, whose access then read that same value
+ * (a way from there around D would give one from the entry to the load
+ * around D).  A hash table's rehash copies an entry whose 4-byte tag and
+ * fields it read before the probe loop, a join away. */
+static bool after_access(late_ctx *c, LLVMValueRef load, LLVMValueRef index, int64_t end) {
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(load);
   LLVMValueRef i = LLVMGetPreviousInstruction(load);
-  for (int hops = 0; hops < 16; hops++) {
+  for (int hops = 0; hops < 32; hops++) {
     for (; i; i = LLVMGetPreviousInstruction(i)) {
       bool store = LLVMIsAStoreInst(i) != NULL;
       if ((!store && !LLVMIsALoadInst(i)) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic) continue;
@@ -275,12 +286,21 @@ static bool after_access(const late_ctx *c, LLVMValueRef load, LLVMValueRef inde
       e += (int64_t)LLVMStoreSizeOfType(c->td, LLVMTypeOf(store ? LLVMGetOperand(i, 0) : i));
       if (e >= end) return true;
     }
-    if (!(bb = single_pred(bb))) return false;
+    LLVMBasicBlockRef up = single_pred(bb);
+    if (!up) up = late_idom(c, bb);
+    if (!up || up == bb) return false;
+    bb = up;
     i = LLVMGetLastInstruction(bb);
   }
   return false;
 }
 
+/* A load of linear memory proved inside memory: by an earlier access
+ * (after_access), or by a check kept in place: one on its index with at
+ * least its end, on the way to it through blocks of one predecessor
+ * (memory never shrinks), other than the check being removed (the load
+ * would then fault before the access that names the trap).  That check
+ * is pinned: it may not be removed later. */
 static bool anchored(late_ctx *c, LLVMValueRef load) {
   LLVMValueRef index;
   int64_t end, reach;
@@ -704,6 +724,7 @@ static void end_tail(late_ctx *c, LLVMValueRef i) {
 static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   c->fn = fn;
   c->nmarked = c->npinned = 0;
+  c->dom_state = 0;
   unsigned n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef br = LLVMGetBasicBlockTerminator(bb), access;
@@ -733,6 +754,8 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     n += (unsigned)j.n;
   }
 
+  c->dom_state = 0; /* bnd_fresh_sizes and what follows change the CFG */
+  tw_arena_free(&c->arena);
   bnd_fresh_sizes(fn);
   for (unsigned k = 0; k < c->nmarked; k++) {
     LLVMValueRef w = late_pair_bytes(c, c->marked[k]);

@@ -22,6 +22,10 @@ typedef struct {
   LLVMValueRef *pinned;      /* checks that prove loads left before accesses */
   unsigned npinned;
   LLVMValueRef self;         /* the check being looked at: no proof for its own loads */
+  tw_arena arena;            /* the function's CFG and dominators, built at first need */
+  ir_cfg cfg;
+  ir_dom dom;
+  int dom_state;             /* 0 not built, 1 built, -1 failed */
 } late_ctx;
 
 /* ---- bnd_late.c ---- */
