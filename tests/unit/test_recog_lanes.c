@@ -748,6 +748,82 @@ static void n_counts(const char *key, char *out, size_t size) {
   }
 }
 
+
+/* The one 2-D map of simd_nested.c's fn built with `flags` (none with a
+ * vector store taken when the region is refused), described with its
+ * params named. */
+static bool map2d_of(const char *fn, const char *flags, mutation mutate, char *out, size_t size) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", fn, flags, mutate);
+  if (f.skipped) return false;
+  const kn_recog_nest *p = NULL;
+  for (int i = 0; i < f.res.nnests; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MAP && f.res.nests[i].desc.map.ndims == 2 &&
+        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->header].bb)) {
+      ck_assert_msg(!p, "%s %s: two 2-D maps taken", fn, flags);
+      p = &f.res.nests[i];
+    }
+  if (!p) {
+    snprintf(out, size, "none");
+    release(&f);
+    return true;
+  }
+  const kn_map *m = &p->desc.map;
+  const kn_addr *a = &m->out_addr;
+  char k[2][40];
+  for (int d = 0; d < 2; d++)
+    if (a->iv_pcoeff[d]) param_key(p, a->iv_pindex[d], k[d], sizeof k[d]);
+    else snprintf(k[d], sizeof k[d], "-");
+  snprintf(out, size, "type %d c0 %lld iv %lld %lld pcoeff %lld*%s %lld*%s params %u nodes %u", m->out_type,
+           (long long)a->c0, (long long)a->iv_coeff[0], (long long)a->iv_coeff[1], (long long)a->iv_pcoeff[0], k[0],
+           (long long)a->iv_pcoeff[1], k[1], a->nparam_terms, p->desc.nnodes);
+  release(&f);
+  return true;
+}
+
+/* transpose_i32 at -O2 -msimd128: clang's vector loop runs only when ldt
+ * == 1 (kn_lanes_region.c: the region's unit); the region is the plain
+ * build's map, t's column stride the argument ldt */
+START_TEST(nested_transpose_unit) {
+  char plain[512], simd[512];
+  if (!map2d_of("transpose_i32", "", NULL, plain, sizeof plain) ||
+      !map2d_of("transpose_i32", "-msimd128", NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, "none") != 0, "plain build: no map");
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "4*value(arg 3+0)"), "%s", simd);
+}
+END_TEST
+
+/* `ldt == 1` of the versioning test */
+static bool ldt_is_one(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntEQ && LLVMIsAArgument(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 1;
+}
+
+static LLVMValueRef as_ldt_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 2, 0), "");
+}
+
+/* the vector loop entered when ldt == 2, where its lanes store t[j + i]
+ * and the remainder t[2 j + i]: no unit, the lanes differ, refused */
+static void versions_on_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, ldt_is_one, as_ldt_two), 1); }
+
+START_TEST(neg_transpose_other_stride) {
+  char simd[512];
+  if (!map2d_of("transpose_i32", "-msimd128", versions_on_two, simd, sizeof simd)) return;
+  ck_assert_msg(strcmp(simd, "none") == 0, "taken: %s", simd);
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "transpose_i32", "-msimd128", versions_on_two);
+  bool why = false;
+  for (int i = 0; i < f.res.nnests; i++)
+    why |= !f.res.nests[i].ok && strstr(f.res.nests[i].reason, "its parts store different values") != NULL;
+  if (!why) dump(&f);
+  ck_assert(why);
+  release(&f);
+}
+END_TEST
+
 /* atax's second j loop a vector region beside the first loop's scalar sum
  * in memory (kn_recog_split.c split_region), its splat the sum the first
  * loop left in a register: the two matrix-vector parts of the plain
@@ -981,6 +1057,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_triangle_map);
   tcase_add_test(tc, nested_atax_parts);
   tcase_add_test(tc, neg_atax_other_value);
+  tcase_add_test(tc, nested_transpose_unit);
+  tcase_add_test(tc, neg_transpose_other_stride);
   suite_add_tcase(s, tc);
   return s;
 }

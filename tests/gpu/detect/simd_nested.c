@@ -107,3 +107,12 @@ void scale_tri(int m, float beta, float C[][64]) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j <= i; j++) C[i][j] *= beta;
 }
+
+/* a transposed i32 map: clang vectorises the j loop only where ldt == 1
+ * (the skip S tests `~zext(n >u 3 & ldt == 1)` truncated, or'ed with its
+ * alias check: the vector loop's lanes store t[j + i], the remainder
+ * t[j * ldt + i]); kn_lanes_region.c reads ldt as 1 on V's path */
+void transpose_i32(int rows, int cols, int lda, int ldt, const int *a, int *t) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) t[j * ldt + i] = a[i * lda + j] * 3 - 5;
+}
