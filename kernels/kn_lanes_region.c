@@ -1126,20 +1126,48 @@ static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane,
 }
 
 
+/* Whether the U terms of one trip of R's copy l add the terms of j = s'
+ * + U t + u, u = 0 .. U-1, each once, in any order (integer addition
+ * commutes: clang may add copy 1's before copy 0's): term q is copy
+ * (q + first) mod U for one first (U <= 2), compared with root; with
+ * root < 0, the representative: *root becomes the copy 0 term's nodes,
+ * *zero its index. */
+static bool copies_alike(kr_ctx *c, const ir_loop *l, LLVMValueRef *terms, int U, int32_t *root, int *zero) {
+  for (int first = 0; first < U; first++) {
+    /* term q is copy (q + first) mod U: copy 0 is term z */
+    int z = (U - first) % U;
+    int32_t ref = *root;
+    if (ref < 0 && (ref = term_nodes(c, l, terms[z], -1, U, 0)) < 0) continue;
+    bool ok = true;
+    for (int q = 0; q < U && ok; q++) {
+      if (q == z && *root < 0) continue;
+      int32_t at = term_nodes(c, l, terms[q], -1, U, (q + first) % U);
+      ok = at >= 0 && same_tree(c, ref, at, 0);
+    }
+    if (ok) {
+      *root = ref;
+      if (zero) *zero = z;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* (c) of a sum region: every lane of the term V adds, in each of V's
  * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
  * each copy of R adds that term; the reference is R's fast copy's. */
 static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
   LLVMValueRef latch, term, init, phi, terms[KR_SUM_TERMS];
-  int U = r->copies;
+  int U = r->copies, zero = 0;
+  *root = -1;
   if (!(phi = sum_acc(c, r->rep, &latch, &term, &init)) || sum_chain(r->rep, c, latch, phi, terms) != U ||
-      (*root = term_nodes(c, r->rep, terms[0], -1, U, 0)) < 0)
+      !copies_alike(c, r->rep, terms, U, root, &zero))
     return false;
   /* V's lanes against R's term read with r->unit as 1 (V runs only then) */
   int32_t vroot = *root;
   if (r->unit) {
     c->unit_param = r->unit;
-    vroot = term_nodes(c, r->rep, terms[0], -1, U, 0);
+    vroot = term_nodes(c, r->rep, terms[zero], -1, U, 0);
     c->unit_param = NULL;
     if (vroot < 0) return false;
   }
@@ -1154,13 +1182,10 @@ static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
       c->unit_param = NULL;
       continue;
     }
-    /* R's copy u adds the term of j = s' + U t + u, in that order */
-    if (sum_chain(r->loops[k], c, latch, phi, terms) != U) return false;
-    for (int u = 0; u < U; u++) {
-      if (r->loops[k] == r->rep && u == 0) continue;
-      int32_t at = term_nodes(c, r->loops[k], terms[u], -1, U, u);
-      if (at < 0 || !same_tree(c, *root, at, 0)) return false;
-    }
+    /* R's copies add the terms of j = s' + U t + u, each once */
+    if (r->loops[k] != r->rep && (sum_chain(r->loops[k], c, latch, phi, terms) != U ||
+                                  !copies_alike(c, r->loops[k], terms, U, root, NULL)))
+      return false;
   }
   /* the peel's term at j = s */
   if (r->peel) {

@@ -749,6 +749,46 @@ static void n_counts(const char *key, char *out, size_t size) {
 }
 
 
+
+/* the ijk integer products at -O2 -msimd128: clang vectorises the k sum
+ * only for n == 1 (the region's unit), its lanes reading w[p + j]: the
+ * plain build's products, B's row stride the argument n */
+START_TEST(nested_ijk_unit) {
+  char simd[1024];
+  if (!same_as_plain("dense_i8_ijk", "-msimd128", simd, sizeof simd)) return;
+  if (!same_as_plain("mm_i32_ijk", "-msimd128", simd, sizeof simd)) return;
+}
+END_TEST
+
+/* `n != 1` of the versioning test, made `n != 2`: the lanes (w[p + j])
+ * then differ from the remainder's at n = 2, no unit: refused */
+static bool n_not_one(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntNE && LLVMIsAArgument(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 1;
+}
+
+static LLVMValueRef as_n_not_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntNE, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 2, 0), "");
+}
+
+static void versions_on_n_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, n_not_one, as_n_not_two), 1); }
+
+START_TEST(neg_ijk_other_stride) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "dense_i8_ijk", "-msimd128", versions_on_n_two);
+  if (f.skipped) return;
+  bool why = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL, "nest %d taken as a product", i);
+    why |= !n->ok && strstr(n->reason, "its lanes add other terms than its remainder") != NULL;
+  }
+  if (!why) dump(&f);
+  ck_assert(why);
+  release(&f);
+}
+END_TEST
+
 /* The one 2-D map of simd_nested.c's fn built with `flags` (none with a
  * vector store taken when the region is refused), described with its
  * params named. */
@@ -1059,6 +1099,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_atax_other_value);
   tcase_add_test(tc, nested_transpose_unit);
   tcase_add_test(tc, neg_transpose_other_stride);
+  tcase_add_test(tc, nested_ijk_unit);
+  tcase_add_test(tc, neg_ijk_other_stride);
   suite_add_tcase(s, tc);
   return s;
 }
