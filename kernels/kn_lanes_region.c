@@ -316,20 +316,48 @@ static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef 
   return false;
 }
 
+/* Whether integer v is 0 or 1: `x & 1`, an i1 extended, or, and, xor
+ * and phis of such values and constants 0 and 1. */
+static bool is_bit(LLVMValueRef v, int depth) {
+  if (!v || depth > 6) return false;
+  if (LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v) <= 1;
+  if (LLVMIsAZExtInst(v)) return LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 1;
+  if (is_op(v, LLVMAnd) && is_const(LLVMGetOperand(v, 1), 1)) return true;
+  if (is_op(v, LLVMAnd)) return is_bit(LLVMGetOperand(v, 0), depth + 1) || is_bit(LLVMGetOperand(v, 1), depth + 1);
+  if (is_op(v, LLVMOr) || is_op(v, LLVMXor))
+    return is_bit(LLVMGetOperand(v, 0), depth + 1) && is_bit(LLVMGetOperand(v, 1), depth + 1);
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
+      if (LLVMGetIncomingValue(v, i) == v || !is_bit(LLVMGetIncomingValue(v, i), depth + 1)) return false;
+    return LLVMCountIncoming(v) > 0;
+  }
+  return false;
+}
+
 /* The skip S's condition (neg: its negation), read as tests or'ed
  * together (`or`, `select c, true, x`, and under a negation `and`,
  * `select c, x, false`; `xor` with true negates; `trunc` to i1 reads the
- * low bit, which `or`, `and`, `xor` and `zext` of an i1 keep bit-wise):
+ * low bit, which `or`, `and`, `xor` and `zext` of an i1 keep bit-wise,
+ * as `x & 1` and `x == 0`, `x != 0` of an x that is 0 or 1 do):
  * true when one of them is `n < K` for a K >= L, so that V runs only when
  * n >= L; a test `x != 1` found on the way is *unit (V runs only when x
  * == 1).  clang's skips: `n < K` or'ed with its alias check, `n > K - 1`
  * and'ed with it (false enters J), `~zext(n >u 3 & x == 1)` truncated
- * (the versioning on a stride of 1, or'ed with the alias check). */
+ * or masked with 1 and tested `== 0` (the versioning on a stride of 1,
+ * or'ed with the alias check). */
 static bool skip_reads(const kr_ctx *c, LLVMValueRef cond, bool neg, LLVMValueRef n, unsigned lanes,
                        LLVMValueRef *unit, int depth) {
   if (depth > 8 || !cond || !LLVMIsAInstruction(cond)) return false;
-  if (LLVMIsAICmpInst(cond)) return skip_leaf(c, cond, neg, n, lanes, unit);
   LLVMValueRef a = LLVMGetNumOperands(cond) > 0 ? LLVMGetOperand(cond, 0) : NULL;
+  /* `x == 0` / `x != 0` of an i32 x that is 0 or 1: x's low bit */
+  if (LLVMIsAICmpInst(cond) && is_const(LLVMGetOperand(cond, 1), 0) && is_bit(a, 0) &&
+      (LLVMGetICmpPredicate(cond) == LLVMIntEQ || LLVMGetICmpPredicate(cond) == LLVMIntNE))
+    return skip_reads(c, a, neg ^ (LLVMGetICmpPredicate(cond) == LLVMIntEQ), n, lanes, unit, depth + 1);
+  if (LLVMIsAICmpInst(cond)) return skip_leaf(c, cond, neg, n, lanes, unit);
+  /* x & k, k odd: x's low bit */
+  if (is_op(cond, LLVMAnd) && LLVMIsAConstantInt(LLVMGetOperand(cond, 1)) &&
+      (LLVMConstIntGetZExtValue(LLVMGetOperand(cond, 1)) & 1))
+    return skip_reads(c, a, neg, n, lanes, unit, depth + 1);
   if ((LLVMIsATruncInst(cond) && LLVMGetIntTypeWidth(LLVMTypeOf(cond)) == 1) ||
       (LLVMIsAZExtInst(cond) && LLVMGetIntTypeWidth(LLVMTypeOf(a)) == 1))
     return skip_reads(c, a, neg, n, lanes, unit, depth + 1);
