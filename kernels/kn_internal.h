@@ -128,6 +128,9 @@ typedef struct {
   /* kr_region_prove of a region with a unit (above): kr_int and
    * kr_address read that live value as the constant 1 */
   LLVMValueRef unit_param;
+  /* counters of the inner region's R read so far (kn_recog_affine.c
+   * sprime_drop: an address reading one must move with s' as with j) */
+  int r_ivs;
   /* Products over a triangle (kr_matmul, kn_mm_tri): with allow_tri set,
    * kr_loop_trip takes a loop counting 0, 1, ... to t_o + add (t_o the
    * counter of chain dim o, an outer loop) as o's count, the rectangle

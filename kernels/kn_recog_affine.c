@@ -113,6 +113,9 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
       if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
     if (k * r->copies != iv->step) return not_affine;
     add_term(&a, (kr_term){-k, -1, r->start});
+    /* the inner region's: s' kept as SPRIME, checked with the address's
+     * other parts in s' (sprime_drop) */
+    if (r == c->region) add_term(&a, (kr_term){k, SPRIME, NULL});
   }
   for (int i = 0; r && i < a.n; i++)
     if (a.t[i].param == r->start) return not_affine;
@@ -125,6 +128,7 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
 static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
+  if (c->region && d == c->depth - 1 && kr_region_of(c, iv->loop) == c->region) c->r_ivs++;
   if ((c->region || c->pregion) && d == c->depth - 1 && !iv->step_inv) return kr_region_iv(c, iv, d, depth);
   kr_affine a = int_rec(c, iv->start, depth + 1);
   if (iv->step_inv) {
@@ -387,27 +391,41 @@ static kr_affine unit_subst(const kr_ctx *c, kr_affine a) {
   return out;
 }
 
-/* a read at s' = 0 (kn_lanes_region.c, R starting at s'): each SPRIME
- * term (s' times a factor) must be the innermost counter's term with the
- * same factor (j's stride: R's copies then read what they read at s' +
- * j), and is dropped. */
-static kr_affine sprime_drop(const kr_ctx *c, kr_affine a) {
+/* a read at s' = 0 (kn_lanes_region.c, R starting at s'): an address
+ * of R at (s', t) must be its address at (0, t + s'), so its part in s'
+ * (the SPRIME terms: s' times a factor, from counters' starts and
+ * offsets) must equal its part in j (the innermost counter's terms; per
+ * trip, read with one copy, U times that), factor by factor; the SPRIME
+ * terms are then dropped.  With none of R's counters read (`r_ivs` did
+ * not grow: the peel, V), only SPRIME terms are checked. */
+static kr_affine sprime_drop(const kr_ctx *c, kr_affine a, int r_ivs) {
   if (!a.ok) return a;
+  int64_t U = c->region && c->copies == 1 ? c->region->copies : 1;
+  bool both = c->r_ivs > r_ivs;
   kr_affine out = {.ok = true, .c = a.c};
   for (int i = 0; i < a.n; i++) {
-    if (a.t[i].dim != SPRIME) {
-      add_term(&out, a.t[i]);
+    const kr_term *t = &a.t[i];
+    if (t->dim != SPRIME && !(both && t->dim == c->depth - 1)) {
+      add_term(&out, *t);
       continue;
     }
-    bool same = false;
+    int64_t sp = 0, j = 0;
     for (int k = 0; k < a.n; k++)
-      same |= a.t[k].dim == c->depth - 1 && a.t[k].param == a.t[i].param && a.t[k].coeff == a.t[i].coeff;
-    if (!same) return not_affine;
+      if (a.t[k].param == t->param) {
+        if (a.t[k].dim == SPRIME) sp = a.t[k].coeff;
+        else if (a.t[k].dim == c->depth - 1) j = a.t[k].coeff;
+      }
+    if (sp * U != j) return not_affine;
+    if (t->dim != SPRIME) add_term(&out, *t);
   }
   return out;
 }
 
-kr_affine kr_int(kr_ctx *c, LLVMValueRef v) { return unit_subst(c, sprime_drop(c, int_rec(c, v, 0))); }
+kr_affine kr_int(kr_ctx *c, LLVMValueRef v) {
+  int r_ivs = c->r_ivs;
+  kr_affine a = int_rec(c, v, 0);
+  return unit_subst(c, sprime_drop(c, a, r_ivs));
+}
 
 /* Wasm address arithmetic is i32 and wraps: keep the constant in the signed
  * 32-bit range; the runtime range check proves no iteration wrapped. */
@@ -470,6 +488,7 @@ static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
 
 kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
   kr_affine a = {.ok = true};
+  int r_ivs = c->r_ivs;
   for (int n = 0; LLVMIsAGetElementPtrInst(ptr) && n < MAX_DEPTH && a.ok; n++) {
     LLVMTypeRef ty = LLVMGetGEPSourceElementType(ptr);
     if (LLVMGetNumOperands(ptr) != 2 || LLVMGetTypeKind(ty) != LLVMIntegerTypeKind ||
@@ -479,7 +498,7 @@ kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
     add_scaled(&a, &i, 1, NULL);
     ptr = LLVMGetOperand(ptr, 0);
   }
-  return ptr == c->mem_base ? unit_subst(c, sprime_drop(c, a)) : not_affine;
+  return ptr == c->mem_base ? unit_subst(c, sprime_drop(c, a, r_ivs)) : not_affine;
 }
 
 bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, kn_addr *out) {
