@@ -43,6 +43,10 @@ typedef struct {
   LLVMValueRef wide, last;
   const ir_loop *row;
   LLVMValueRef start;             /* s': where R starts (its counters read at s' = 0) */
+  /* A live value that is 1 whenever V runs (clang's versioning on a
+   * stride of 1: the skip S also tests `x != 1`); NULL when none.  V's
+   * lanes are compared with R's at x = 1 (kr_region_prove). */
+  LLVMValueRef unit;
   LLVMValueRef peel_at;           /* s: the peeled iteration's j */
   LLVMValueRef peel;              /* its store */
   ir_trip trip;                   /* j from 0 while j < count: the region's count */
@@ -121,6 +125,12 @@ typedef struct {
   /* kr_region_prove: counters of loops outside the two dims of an address
    * kept as pseudo live values (the nodes are compared, never launched) */
   bool region_proof;
+  /* kr_region_prove of a region with a unit (above): kr_int and
+   * kr_address read that live value as the constant 1 */
+  LLVMValueRef unit_param;
+  /* counters of the inner region's R read so far (kn_recog_affine.c
+   * sprime_drop: an address reading one must move with s' as with j) */
+  int r_ivs;
   /* Products over a triangle (kr_matmul, kn_mm_tri): with allow_tri set,
    * kr_loop_trip takes a loop counting 0, 1, ... to t_o + add (t_o the
    * counter of chain dim o, an outer loop) as o's count, the rectangle

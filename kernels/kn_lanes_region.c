@@ -279,43 +279,96 @@ static bool none_when_any(LLVMValueRef cond, LLVMValueRef n, int depth) {
   return false;
 }
 
-/* The skip S: cond is true when n < K, K >= L (`n <u K` or `n <s K`), alone or or'ed
- * (`or`, `select c, true, x`) with anything else. */
-static bool skips_below(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
-  /* n < K for a K >= L (clang skips f64x2 loops below 4 iterations) */
-  if (cond && LLVMIsAICmpInst(cond) && LLVMGetOperand(cond, 0) == n && LLVMIsAConstantInt(LLVMGetOperand(cond, 1))) {
-    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-    int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
-    if ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) return true;
+static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
+  switch (p) {
+  case LLVMIntEQ: return LLVMIntNE;
+  case LLVMIntNE: return LLVMIntEQ;
+  case LLVMIntUGT: return LLVMIntULE;
+  case LLVMIntUGE: return LLVMIntULT;
+  case LLVMIntULT: return LLVMIntUGE;
+  case LLVMIntULE: return LLVMIntUGT;
+  case LLVMIntSGT: return LLVMIntSLE;
+  case LLVMIntSGE: return LLVMIntSLT;
+  case LLVMIntSLT: return LLVMIntSGE;
+  default: return LLVMIntSGT;
   }
-  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
-  if (is_op(cond, LLVMOr))
-    return skips_below(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
-           skips_below(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
-  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 1), -1))
-    return skips_below(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
-           skips_below(LLVMGetOperand(cond, 2), n, lanes, depth + 1);
+}
+
+/* One test the skip S is true on (neg: false on): `n < K` (K >= L), and
+ * `x != 1` (x a live value, into *unit).  Anything else only skips V
+ * more often, which the rest of the region covers. */
+static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef n, unsigned lanes,
+                      LLVMValueRef *unit) {
+  LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+  if (neg) p = inverse_pred(p);
+  if (LLVMIsAConstantInt(a) && !LLVMIsAConstantInt(b)) {
+    LLVMValueRef t = a;
+    a = b;
+    b = t;
+    p = ir_swapped_pred(p);
+  }
+  if (!LLVMIsAConstantInt(b)) return false;
+  int64_t k = LLVMConstIntGetSExtValue(b);
+  if (a == n) return ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) ||
+                     ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes);
+  if (p == LLVMIntNE && k == 1 && !*unit && !ir_loop_defines(c->chain[0], a, c->cfg)) *unit = a;
   return false;
 }
 
-/* The skip's other form: cond is true only when n >= K, K >= L (`n >u
- * K - 1`, `n >s K - 1`, `n >=u K`, `n >=s K`), alone or and'ed (`and`,
- * `select c, x, false`) with anything else (clang's alias check). */
-static bool enters_from(LLVMValueRef cond, LLVMValueRef n, unsigned lanes, int depth) {
-  if (depth > 4 || !cond) return false;
-  if (is_op(cond, LLVMAnd))
-    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
-           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
-  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
-    return enters_from(LLVMGetOperand(cond, 0), n, lanes, depth + 1) ||
-           enters_from(LLVMGetOperand(cond, 1), n, lanes, depth + 1);
-  if (!LLVMIsAICmpInst(cond) || LLVMGetOperand(cond, 0) != n || !LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
-    return false;
-  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-  int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(cond, 1));
-  if (p == LLVMIntUGT || p == LLVMIntSGT) return k >= 0 && k + 1 >= (int64_t)lanes;
-  if (p == LLVMIntUGE || p == LLVMIntSGE) return k >= (int64_t)lanes;
+/* Whether integer v is 0 or 1: `x & 1`, an i1 extended, or, and, xor
+ * and phis of such values and constants 0 and 1. */
+static bool is_bit(LLVMValueRef v, int depth) {
+  if (!v || depth > 6) return false;
+  if (LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v) <= 1;
+  if (LLVMIsAZExtInst(v)) return LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 1;
+  if (is_op(v, LLVMAnd) && is_const(LLVMGetOperand(v, 1), 1)) return true;
+  if (is_op(v, LLVMAnd)) return is_bit(LLVMGetOperand(v, 0), depth + 1) || is_bit(LLVMGetOperand(v, 1), depth + 1);
+  if (is_op(v, LLVMOr) || is_op(v, LLVMXor))
+    return is_bit(LLVMGetOperand(v, 0), depth + 1) && is_bit(LLVMGetOperand(v, 1), depth + 1);
+  if (LLVMIsAPHINode(v)) {
+    for (unsigned i = 0; i < LLVMCountIncoming(v); i++)
+      if (LLVMGetIncomingValue(v, i) == v || !is_bit(LLVMGetIncomingValue(v, i), depth + 1)) return false;
+    return LLVMCountIncoming(v) > 0;
+  }
   return false;
+}
+
+/* The skip S's condition (neg: its negation), read as tests or'ed
+ * together (`or`, `select c, true, x`, and under a negation `and`,
+ * `select c, x, false`; `xor` with true negates; `trunc` to i1 reads the
+ * low bit, which `or`, `and`, `xor` and `zext` of an i1 keep bit-wise,
+ * as `x & 1` and `x == 0`, `x != 0` of an x that is 0 or 1 do):
+ * true when one of them is `n < K` for a K >= L, so that V runs only when
+ * n >= L; a test `x != 1` found on the way is *unit (V runs only when x
+ * == 1).  clang's skips: `n < K` or'ed with its alias check, `n > K - 1`
+ * and'ed with it (false enters J), `~zext(n >u 3 & x == 1)` truncated
+ * or masked with 1 and tested `== 0` (the versioning on a stride of 1,
+ * or'ed with the alias check). */
+static bool skip_reads(const kr_ctx *c, LLVMValueRef cond, bool neg, LLVMValueRef n, unsigned lanes,
+                       LLVMValueRef *unit, int depth) {
+  if (depth > 8 || !cond || !LLVMIsAInstruction(cond)) return false;
+  LLVMValueRef a = LLVMGetNumOperands(cond) > 0 ? LLVMGetOperand(cond, 0) : NULL;
+  /* `x == 0` / `x != 0` of an i32 x that is 0 or 1: x's low bit */
+  if (LLVMIsAICmpInst(cond) && is_const(LLVMGetOperand(cond, 1), 0) && is_bit(a, 0) &&
+      (LLVMGetICmpPredicate(cond) == LLVMIntEQ || LLVMGetICmpPredicate(cond) == LLVMIntNE))
+    return skip_reads(c, a, neg ^ (LLVMGetICmpPredicate(cond) == LLVMIntEQ), n, lanes, unit, depth + 1);
+  if (LLVMIsAICmpInst(cond)) return skip_leaf(c, cond, neg, n, lanes, unit);
+  /* x & k, k odd: x's low bit */
+  if (is_op(cond, LLVMAnd) && LLVMIsAConstantInt(LLVMGetOperand(cond, 1)) &&
+      (LLVMConstIntGetZExtValue(LLVMGetOperand(cond, 1)) & 1))
+    return skip_reads(c, a, neg, n, lanes, unit, depth + 1);
+  if ((LLVMIsATruncInst(cond) && LLVMGetIntTypeWidth(LLVMTypeOf(cond)) == 1) ||
+      (LLVMIsAZExtInst(cond) && LLVMGetIntTypeWidth(LLVMTypeOf(a)) == 1))
+    return skip_reads(c, a, neg, n, lanes, unit, depth + 1);
+  if (is_op(cond, LLVMXor) && LLVMIsAConstantInt(LLVMGetOperand(cond, 1)))
+    return skip_reads(c, a, neg ^ (LLVMConstIntGetZExtValue(LLVMGetOperand(cond, 1)) & 1), n, lanes, unit, depth + 1);
+  bool any = !neg && (is_op(cond, LLVMOr) || (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 1), -1)));
+  bool all = neg && (is_op(cond, LLVMAnd) || (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0)));
+  if (!any && !all) return false;
+  LLVMValueRef x = LLVMGetOperand(cond, is_op(cond, LLVMSelect) ? (any ? 2 : 1) : 1);
+  bool below = skip_reads(c, a, neg, n, lanes, unit, depth + 1);
+  return skip_reads(c, x, neg, n, lanes, unit, depth + 1) || below;
 }
 
 static bool fail(kr_ctx *c, const char *why) {
@@ -882,8 +935,12 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   /* the skip S: true when n < L (V then never runs with M = 0), or false
    * when n > K - 1 (clang's form before a sum in lanes) */
   if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
-  if (t == J && (skips_below(cond, n, lanes, 0) || (r->wide && skips_below(cond, r->wide, lanes, 0)))) t = f;
-  else if (!(f == J && (enters_from(cond, n, lanes, 0) || (r->wide && enters_from(cond, r->wide, lanes, 0)))))
+  LLVMValueRef unit = NULL;
+  if (t == J && (skip_reads(c, cond, false, n, lanes, &unit, 0) ||
+                 (r->wide && skip_reads(c, cond, false, r->wide, lanes, &unit, 0))))
+    t = f;
+  else if (!(f == J && (skip_reads(c, cond, true, n, lanes, &unit, 0) ||
+                        (r->wide && skip_reads(c, cond, true, r->wide, lanes, &unit, 0)))))
     return fail(c, REGION_FAIL);
   if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
@@ -930,6 +987,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->count = n;
   r->lanes = lanes;
   r->start = s1;
+  r->unit = unit;
   r->peel_at = s;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
                       .step = 1, .pred = LLVMIntSLT, .bits = 32};
@@ -1059,19 +1117,24 @@ static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int 
 
 /* The copy number of each scalar store of l (U stores a trip, one element
  * apart): from their addresses read as copy 0. */
-static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, int *copy_of) {
+static bool scalar_copies(kr_ctx *c, const ir_loop *l, LLVMValueRef *st, int n, int *copy_of, LLVMValueRef unit) {
   int64_t keys[KR_REGION_STORES];
   kr_affine a0 = {0};
+  /* read as copy 0 of n (j's stride per copy: a stride s' adds is
+   * checked against it, kr_int), the trip's step n times that */
   c->chain[c->depth - 1] = l;
-  c->copies = 1;
+  c->copies = n;
   c->copy = 0;
+  LLVMValueRef keep = c->unit_param;
+  c->unit_param = unit;
   for (int s = 0; s < n; s++) {
     kr_affine a = kr_address(c, LLVMGetOperand(st[s], 1));
-    if (!a.ok) return false;
+    if (!a.ok) return c->unit_param = keep, false;
     if (s == 0) a0 = a;
     keys[s] = a.c;
   }
-  return kr_assign_copies(keys, n, kr_coeff(&a0, c->depth - 1), copy_of);
+  c->unit_param = keep;
+  return kr_assign_copies(keys, n, kr_coeff(&a0, c->depth - 1) * n, copy_of);
 }
 
 /* The nodes of term v of loop l (chain[depth-1] for the time) at lane
@@ -1091,31 +1154,66 @@ static int32_t term_nodes(kr_ctx *c, const ir_loop *l, LLVMValueRef v, int lane,
 }
 
 
+/* Whether the U terms of one trip of R's copy l add the terms of j = s'
+ * + U t + u, u = 0 .. U-1, each once, in any order (integer addition
+ * commutes: clang may add copy 1's before copy 0's): term q is copy
+ * (q + first) mod U for one first (U <= 2), compared with root; with
+ * root < 0, the representative: *root becomes the copy 0 term's nodes,
+ * *zero its index. */
+static bool copies_alike(kr_ctx *c, const ir_loop *l, LLVMValueRef *terms, int U, int32_t *root, int *zero) {
+  for (int first = 0; first < U; first++) {
+    /* term q is copy (q + first) mod U: copy 0 is term z */
+    int z = (U - first) % U;
+    int32_t ref = *root;
+    if (ref < 0 && (ref = term_nodes(c, l, terms[z], -1, U, 0)) < 0) continue;
+    bool ok = true;
+    for (int q = 0; q < U && ok; q++) {
+      if (q == z && *root < 0) continue;
+      int32_t at = term_nodes(c, l, terms[q], -1, U, (q + first) % U);
+      ok = at >= 0 && same_tree(c, ref, at, 0);
+    }
+    if (ok) {
+      *root = ref;
+      if (zero) *zero = z;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* (c) of a sum region: every lane of the term V adds, in each of V's
  * copies, is R's term at its own j (lane l of trip t at j = L t + l), and
  * each copy of R adds that term; the reference is R's fast copy's. */
 static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
   LLVMValueRef latch, term, init, phi, terms[KR_SUM_TERMS];
-  int U = r->copies;
+  int U = r->copies, zero = 0;
+  *root = -1;
   if (!(phi = sum_acc(c, r->rep, &latch, &term, &init)) || sum_chain(r->rep, c, latch, phi, terms) != U ||
-      (*root = term_nodes(c, r->rep, terms[0], -1, U, 0)) < 0)
+      !copies_alike(c, r->rep, terms, U, root, &zero))
     return false;
+  /* V's lanes against R's term read with r->unit as 1 (V runs only then) */
+  int32_t vroot = *root;
+  if (r->unit) {
+    c->unit_param = r->unit;
+    vroot = term_nodes(c, r->rep, terms[zero], -1, U, 0);
+    c->unit_param = NULL;
+    if (vroot < 0) return false;
+  }
   for (int k = 0; k < r->nloops; k++) {
     if (!(phi = sum_acc(c, r->loops[k], &latch, &term, &init))) return false;
     if (r->vector[k]) {
+      c->unit_param = r->unit;
       for (int lane = 0; lane < (int)r->lanes; lane++) {
         int32_t at = term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane);
-        if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+        if (at < 0 || !same_tree(c, vroot, at, 0)) return c->unit_param = NULL, false;
       }
+      c->unit_param = NULL;
       continue;
     }
-    /* R's copy u adds the term of j = s' + U t + u, in that order */
-    if (sum_chain(r->loops[k], c, latch, phi, terms) != U) return false;
-    for (int u = 0; u < U; u++) {
-      if (r->loops[k] == r->rep && u == 0) continue;
-      int32_t at = term_nodes(c, r->loops[k], terms[u], -1, U, u);
-      if (at < 0 || !same_tree(c, *root, at, 0)) return false;
-    }
+    /* R's copies add the terms of j = s' + U t + u, each once */
+    if (r->loops[k] != r->rep && (sum_chain(r->loops[k], c, latch, phi, terms) != U ||
+                                  !copies_alike(c, r->loops[k], terms, U, root, NULL)))
+      return false;
   }
   /* the peel's term at j = s */
   if (r->peel) {
@@ -1149,30 +1247,43 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
   order[no++] = r->rep;
   for (int k = 0; k < r->nloops; k++)
     if (r->loops[k] != r->rep) order[no++] = r->loops[k];
-  for (int k = 0; k < no && ok; k++) {
-    const ir_loop *l = order[k];
-    LLVMValueRef st[KR_REGION_STORES];
-    int copy_of[KR_REGION_STORES];
-    bool vector;
-    int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
-    if (vector) {
-      for (int s = 0; s < n && ok; s++)
-        for (int lane = 0; lane < (int)r->lanes && ok; lane++)
-          ok = same_as_reference(c, l, st[s], lane, (int)r->lanes, lane, &root, &first);
-      continue;
+  /* with a unit x (V runs only when x == 1) a second pass compares V's
+   * lanes with R's fast copy, both read with x as 1; the first pass then
+   * compares R's copies only */
+  for (int pass = 0; pass < (r->unit ? 2 : 1) && ok; pass++) {
+    c->unit_param = pass ? r->unit : NULL;
+    if (pass) root = -1;
+    for (int k = 0; k < no && ok; k++) {
+      const ir_loop *l = order[k];
+      LLVMValueRef st[KR_REGION_STORES];
+      int copy_of[KR_REGION_STORES];
+      bool vector;
+      int n = loop_stores(c, l, &vector, st, KR_REGION_STORES);
+      if (vector) {
+        for (int s = 0; s < n && ok && (pass || !r->unit); s++)
+          for (int lane = 0; lane < (int)r->lanes && ok; lane++)
+            ok = same_as_reference(c, l, st[s], lane, (int)r->lanes, lane, &root, &first);
+        continue;
+      }
+      if (pass && l != r->rep) continue;
+      /* the copy numbers from the addresses (a stride of x read with x as
+       * 1 where the constant parts alone do not tell them apart: only a
+       * guess, each copy's nodes are then compared at its own j) */
+      ok = n == r->nstores &&
+           (scalar_copies(c, l, st, n, copy_of, NULL) || (r->unit && scalar_copies(c, l, st, n, copy_of, r->unit)));
+      for (int u = 0; u < n && ok; u++) {
+        int s = 0;
+        while (copy_of[s] != u) s++;
+        ok = same_as_reference(c, l, st[s], -1, n, u, &root, &first);
+      }
     }
-    ok = n == r->nstores && scalar_copies(c, l, st, n, copy_of);
-    for (int u = 0; u < n && ok; u++) {
-      int s = 0;
-      while (copy_of[s] != u) s++;
-      ok = same_as_reference(c, l, st[s], -1, n, u, &root, &first);
+    /* P's store at j = s */
+    if (ok && r->peel && !pass) {
+      c->peel_j = r;
+      ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
+      c->peel_j = NULL;
     }
-  }
-  /* P's store at j = s */
-  if (ok && r->peel) {
-    c->peel_j = r;
-    ok = same_as_reference(c, r->rep, r->peel, -1, 1, 0, &root, &first);
-    c->peel_j = NULL;
+    c->unit_param = NULL;
   }
 out:;
   const char *why = c->reason;

@@ -5,6 +5,8 @@
 #define MAX_DEPTH 16
 
 static const kr_affine not_affine = {.ok = false};
+/* the pseudo dim of a region's s' (int_rec, sprime_drop) */
+#define SPRIME (KR_MAX_DIMS + 1)
 
 bool kr_fail(kr_ctx *c, const char *reason) {
   if (!c->reason) c->reason = reason;
@@ -111,6 +113,9 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
       if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
     if (k * r->copies != iv->step) return not_affine;
     add_term(&a, (kr_term){-k, -1, r->start});
+    /* the inner region's: s' kept as SPRIME, checked with the address's
+     * other parts in s' (sprime_drop) */
+    if (r == c->region) add_term(&a, (kr_term){k, SPRIME, NULL});
   }
   for (int i = 0; r && i < a.n; i++)
     if (a.t[i].param == r->start) return not_affine;
@@ -123,19 +128,27 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
 static kr_affine expand_iv(kr_ctx *c, const ir_iv *iv, int depth) {
   int d = dim_of(c, iv->loop);
   if (d < 0) return not_affine;
+  if (c->region && d == c->depth - 1 && kr_region_of(c, iv->loop) == c->region) c->r_ivs++;
   if ((c->region || c->pregion) && d == c->depth - 1 && !iv->step_inv) return kr_region_iv(c, iv, d, depth);
   kr_affine a = int_rec(c, iv->start, depth + 1);
   if (iv->step_inv) {
     /* start + t_d * (s0 + sum k * param): each part of the step gains t_d */
     /* (copies rescale the innermost counter only) */
-    if (c->copies > 1 && (d == c->depth - 1 || !(c->region || c->pregion))) return not_affine;
+    /* a region's R unrolled U times (kn_lanes_region.c): copy u of trip
+     * t is j = U t + u, so step * t reads (step / U) * (j - u) */
+    bool per_j = c->copies > 1 && d == c->depth - 1 && c->region;
+    if (c->copies > 1 && !per_j && (d == c->depth - 1 || !(c->region || c->pregion))) return not_affine;
     if (c->tri && c->tri_upper && d == c->tri_dim) return not_affine;
     kr_affine s = int_rec(c, iv->step_inv, depth + 1);
     if (!s.ok) return not_affine;
-    add_term(&a, (kr_term){s.c, d, NULL});
+    int64_t U = per_j ? c->copies : 1;
+    if (s.c % U) return not_affine;
+    add_term(&a, (kr_term){s.c / U, d, NULL});
+    a.c -= s.c / U * (per_j ? c->copy : 0);
     for (int i = 0; i < s.n; i++) {
-      if (s.t[i].dim >= 0) return not_affine;
-      add_term(&a, (kr_term){s.t[i].coeff, d, s.t[i].param});
+      if (s.t[i].dim >= 0 || s.t[i].coeff % U) return not_affine;
+      add_term(&a, (kr_term){s.t[i].coeff / U, d, s.t[i].param});
+      if (per_j) add_term(&a, (kr_term){-(s.t[i].coeff / U) * c->copy, -1, s.t[i].param});
     }
     return a;
   }
@@ -299,6 +312,11 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   /* a region's s (the peeled iteration's j) and s' (kn_lanes_region.c) */
   if (c->peel_j && v == c->peel_j->peel_at) return (kr_affine){.ok = true, .n = 1, .t = {{1, c->depth - 1, NULL}}};
   if (c->region_marker && v == c->region_marker) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  /* s' outside a counter's start (R's address adding s' * x to a counter
+   * that starts without it): the pseudo dim SPRIME, which sprime_drop
+   * checks and drops */
+  if (!c->region_marker && c->region && v == c->region->start)
+    return (kr_affine){.ok = true, .n = 1, .t = {{1, SPRIME, NULL}}};
   if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
@@ -319,6 +337,25 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
     /* s' * 1536 (a region's R counter over rows of a stride that is no
      * power of two, syrk's A[j][k]; the peel's s * 1536): s' and s are markers
      * ir_affine_of cannot see */
+    /* (s' + k) * x, x a live value: SPRIME and the constant times x; the
+     * peel's s * x (s its counter, int_rec above) */
+    if (op == LLVMMul && !LLVMIsAConstantInt(k) && (c->region || c->peel_j) && !c->region_marker)
+      for (int o = 0; o < 2; o++) {
+        LLVMValueRef y = LLVMGetOperand(v, 1 - o);
+        if (ir_loop_defines(c->chain[0], y, c->cfg)) continue;
+        kr_affine x = int_rec(c, LLVMGetOperand(v, o), depth + 1), out = {.ok = true};
+        bool sp = false;
+        for (int i = 0; x.ok && i < x.n; i++) {
+          bool counter = x.t[i].dim == SPRIME || (c->peel_j && x.t[i].dim == c->depth - 1);
+          sp |= counter;
+          if (x.t[i].param || (x.t[i].dim >= 0 && !counter)) x.ok = false;
+        }
+        if (!x.ok || !sp) continue;
+        int64_t f = 1;
+        LLVMValueRef p = split_scale(c, y, &f);
+        add_scaled(&out, &x, f, p);
+        return out;
+      }
     if (op == LLVMMul && LLVMIsAConstantInt(k) && (c->region_marker || c->peel_j)) {
       kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1), out = {.ok = true};
       add_scaled(&out, &x, LLVMConstIntGetSExtValue(k), NULL);
@@ -337,12 +374,63 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   return convert(c, &k, depth);
 }
 
-kr_affine kr_int(kr_ctx *c, LLVMValueRef v) { return int_rec(c, v, 0); }
+/* a with c->unit_param read as 1 (kr_region_prove, a region's V): each
+ * term's factor x dropped, terms that become alike merged. */
+static kr_affine unit_subst(const kr_ctx *c, kr_affine a) {
+  if (!c->unit_param || !a.ok) return a;
+  kr_affine out = {.ok = true, .c = a.c};
+  for (int i = 0; i < a.n; i++) {
+    kr_term t = a.t[i];
+    if (t.param == c->unit_param) t.param = NULL;
+    if (t.dim < 0 && !t.param) {
+      if (__builtin_add_overflow(out.c, t.coeff, &out.c)) return not_affine;
+      continue;
+    }
+    add_term(&out, t);
+  }
+  return out;
+}
+
+/* a read at s' = 0 (kn_lanes_region.c, R starting at s'): an address
+ * of R at (s', t) must be its address at (0, t + s'), so its part in s'
+ * (the SPRIME terms: s' times a factor, from counters' starts and
+ * offsets) must equal its part in j (the innermost counter's terms; per
+ * trip, read with one copy, U times that), factor by factor; the SPRIME
+ * terms are then dropped.  With none of R's counters read (`r_ivs` did
+ * not grow: the peel, V), only SPRIME terms are checked. */
+static kr_affine sprime_drop(const kr_ctx *c, kr_affine a, int r_ivs) {
+  if (!a.ok) return a;
+  int64_t U = c->region && c->copies == 1 ? c->region->copies : 1;
+  bool both = c->r_ivs > r_ivs;
+  kr_affine out = {.ok = true, .c = a.c};
+  for (int i = 0; i < a.n; i++) {
+    const kr_term *t = &a.t[i];
+    if (t->dim != SPRIME && !(both && t->dim == c->depth - 1)) {
+      add_term(&out, *t);
+      continue;
+    }
+    int64_t sp = 0, j = 0;
+    for (int k = 0; k < a.n; k++)
+      if (a.t[k].param == t->param) {
+        if (a.t[k].dim == SPRIME) sp = a.t[k].coeff;
+        else if (a.t[k].dim == c->depth - 1) j = a.t[k].coeff;
+      }
+    if (sp * U != j) return not_affine;
+    if (t->dim != SPRIME) add_term(&out, *t);
+  }
+  return out;
+}
+
+kr_affine kr_int(kr_ctx *c, LLVMValueRef v) {
+  int r_ivs = c->r_ivs;
+  kr_affine a = int_rec(c, v, 0);
+  return unit_subst(c, sprime_drop(c, a, r_ivs));
+}
 
 /* Wasm address arithmetic is i32 and wraps: keep the constant in the signed
  * 32-bit range; the runtime range check proves no iteration wrapped. */
 static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32) {
-  kr_affine a = kr_int(c, x32);
+  kr_affine a = int_rec(c, x32, 0);
   a.c = (int64_t)(int32_t)(uint32_t)a.c;
   return a;
 }
@@ -358,7 +446,7 @@ static kr_affine masked_address(kr_ctx *c, LLVMValueRef idx) {
   if (!LLVMIsAConstantInt(m) || LLVMGetIntTypeWidth(LLVMTypeOf(m)) != 64) return not_affine;
   uint64_t mask = LLVMConstIntGetZExtValue(m), low = ~mask & UINT32_MAX;
   if ((mask >> 32) != 0 || (low & (low + 1)) != 0 || low > 0xff) return not_affine;
-  kr_affine a = kr_int(c, x);
+  kr_affine a = int_rec(c, x, 0);
   bool multiple = a.ok && ((uint64_t)a.c & low) == 0;
   for (int i = 0; multiple && i < a.n; i++) multiple = ((uint64_t)a.t[i].coeff & low) == 0;
   return multiple ? a : not_affine;
@@ -395,11 +483,12 @@ static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
     add_scaled(&a, &b, 1, NULL);
     return a;
   }
-  return kr_int(c, idx);
+  return int_rec(c, idx, 0);
 }
 
 kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
   kr_affine a = {.ok = true};
+  int r_ivs = c->r_ivs;
   for (int n = 0; LLVMIsAGetElementPtrInst(ptr) && n < MAX_DEPTH && a.ok; n++) {
     LLVMTypeRef ty = LLVMGetGEPSourceElementType(ptr);
     if (LLVMGetNumOperands(ptr) != 2 || LLVMGetTypeKind(ty) != LLVMIntegerTypeKind ||
@@ -409,7 +498,7 @@ kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
     add_scaled(&a, &i, 1, NULL);
     ptr = LLVMGetOperand(ptr, 0);
   }
-  return ptr == c->mem_base ? a : not_affine;
+  return ptr == c->mem_base ? unit_subst(c, sprime_drop(c, a, r_ivs)) : not_affine;
 }
 
 bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, kn_addr *out) {

@@ -40,14 +40,25 @@ static bool number_copies(kr_ctx *c, LLVMValueRef *stores, const int *lanes, int
   kr_affine first = {0};
   int64_t keys[MAX_STORES];
   c->copies = 1;
+  /* a region's remainder striding by a live value x that is 1 on its
+   * vector loop's path (kn_lanes_region.c): the copies told apart at x =
+   * 1, read per j (copy 0 of n); only a guess, build_copy then compares
+   * every copy at its own j */
+  bool unit = c->region && c->region->unit;
+  if (unit) {
+    c->copies = n;
+    c->copy = 0;
+    c->unit_param = c->region->unit;
+  }
   for (int i = 0; i < n; i++) {
     kr_affine a = kr_address(c, LLVMGetOperand(stores[i], 1));
-    if (!a.ok) return kr_fail(c, "non-affine address");
+    if (!a.ok) return c->unit_param = NULL, kr_fail(c, "non-affine address");
     if (i == 0) first = a;
-    else if (!same_terms(&a, &first)) return kr_fail(c, "stores to more than one array");
+    else if (!same_terms(&a, &first)) return c->unit_param = NULL, kr_fail(c, "stores to more than one array");
     keys[i] = a.c + kr_lane_offset(stores[i], lanes[i]);
   }
-  if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1), copy_of))
+  c->unit_param = NULL;
+  if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1) * (unit ? n : 1), copy_of))
     return kr_fail(c, "stores to more than one array");
   return true;
 }

@@ -748,6 +748,121 @@ static void n_counts(const char *key, char *out, size_t size) {
   }
 }
 
+
+
+/* the ijk integer products at -O2 -msimd128: clang vectorises the k sum
+ * only for n == 1 (the region's unit), its lanes reading w[p + j]: the
+ * plain build's products, B's row stride the argument n */
+START_TEST(nested_ijk_unit) {
+  char simd[1024];
+  if (!same_as_plain("dense_i8_ijk", "-msimd128", simd, sizeof simd)) return;
+  if (!same_as_plain("mm_i32_ijk", "-msimd128", simd, sizeof simd)) return;
+}
+END_TEST
+
+/* the versioning test on n against 2 (tests_one, below): the lanes
+ * (w[p + j]) then differ from the remainder's at n = 2, no unit: refused */
+static bool tests_one(LLVMValueRef i);
+static LLVMValueRef as_two(LLVMBuilderRef b, LLVMValueRef i);
+
+static void versions_on_n_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, tests_one, as_two), 1); }
+
+START_TEST(neg_ijk_other_stride) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "dense_i8_ijk", "-msimd128", versions_on_n_two);
+  if (f.skipped) return;
+  bool why = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL, "nest %d taken as a product", i);
+    why |= !n->ok && strstr(n->reason, "its lanes add other terms than its remainder") != NULL;
+  }
+  if (!why) dump(&f);
+  ck_assert(why);
+  release(&f);
+}
+END_TEST
+
+/* The one 2-D map of simd_nested.c's fn built with `flags` (none with a
+ * vector store taken when the region is refused), described with its
+ * params named. */
+static bool map2d_of(const char *fn, const char *flags, mutation mutate, char *out, size_t size) {
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", fn, flags, mutate);
+  if (f.skipped) return false;
+  const kn_recog_nest *p = NULL;
+  for (int i = 0; i < f.res.nnests; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MAP && f.res.nests[i].desc.map.ndims == 2 &&
+        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->header].bb)) {
+      ck_assert_msg(!p, "%s %s: two 2-D maps taken", fn, flags);
+      p = &f.res.nests[i];
+    }
+  if (!p) {
+    snprintf(out, size, "none");
+    release(&f);
+    return true;
+  }
+  const kn_map *m = &p->desc.map;
+  const kn_addr *a = &m->out_addr;
+  char k[2][40];
+  for (int d = 0; d < 2; d++)
+    if (a->iv_pcoeff[d]) param_key(p, a->iv_pindex[d], k[d], sizeof k[d]);
+    else snprintf(k[d], sizeof k[d], "-");
+  snprintf(out, size, "type %d c0 %lld iv %lld %lld pcoeff %lld*%s %lld*%s params %u nodes %u", m->out_type,
+           (long long)a->c0, (long long)a->iv_coeff[0], (long long)a->iv_coeff[1], (long long)a->iv_pcoeff[0], k[0],
+           (long long)a->iv_pcoeff[1], k[1], a->nparam_terms, p->desc.nnodes);
+  release(&f);
+  return true;
+}
+
+/* transpose_i32 at -O2 -msimd128: clang's vector loop runs only when ldt
+ * == 1 (kn_lanes_region.c: the region's unit); the region is the plain
+ * build's map, t's column stride the argument ldt (LLVM's arg 4: arg 0 is the instance) */
+START_TEST(nested_transpose_unit) {
+  char plain[512], simd[512];
+  if (!map2d_of("transpose_i32", "", NULL, plain, sizeof plain) ||
+      !map2d_of("transpose_i32", "-msimd128", NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, "none") != 0, "plain build: no map");
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "4*value(arg 4+0)"), "%s", simd);
+}
+END_TEST
+
+/* `x == 1` or `x != 1` of an argument x: the versioning test (clang
+ * writes either, with the module around it) */
+static bool tests_one(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) &&
+         (LLVMGetICmpPredicate(i) == LLVMIntEQ || LLVMGetICmpPredicate(i) == LLVMIntNE) &&
+         LLVMIsAArgument(LLVMGetOperand(i, 0)) && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 1;
+}
+
+/* the same test against 2 */
+static LLVMValueRef as_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMGetICmpPredicate(i), LLVMGetOperand(i, 0),
+                       LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 2, 0), "");
+}
+
+/* the vector loop entered when ldt == 2, where its lanes store t[j + i]
+ * and the remainder t[2 j + i]: no unit, the lanes differ, refused */
+static void versions_on_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, tests_one, as_two), 1); }
+
+START_TEST(neg_transpose_other_stride) {
+  char simd[512];
+  if (!map2d_of("transpose_i32", "-msimd128", versions_on_two, simd, sizeof simd)) return;
+  ck_assert_msg(strcmp(simd, "none") == 0, "taken: %s", simd);
+  fixture f;
+  recognise_mutated(&f, "simd_nested.c", "transpose_i32", "-msimd128", versions_on_two);
+  bool why = false;
+  for (int i = 0; i < f.res.nnests; i++)
+    why |= !f.res.nests[i].ok && strstr(f.res.nests[i].reason, "its parts store different values") != NULL;
+  if (!why) dump(&f);
+  ck_assert(why);
+  release(&f);
+}
+END_TEST
+
 /* atax's second j loop a vector region beside the first loop's scalar sum
  * in memory (kn_recog_split.c split_region), its splat the sum the first
  * loop left in a register: the two matrix-vector parts of the plain
@@ -981,6 +1096,10 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_triangle_map);
   tcase_add_test(tc, nested_atax_parts);
   tcase_add_test(tc, neg_atax_other_value);
+  tcase_add_test(tc, nested_transpose_unit);
+  tcase_add_test(tc, neg_transpose_other_stride);
+  tcase_add_test(tc, nested_ijk_unit);
+  tcase_add_test(tc, neg_ijk_other_stride);
   suite_add_tcase(s, tc);
   return s;
 }

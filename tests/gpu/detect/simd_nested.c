@@ -107,3 +107,34 @@ void scale_tri(int m, float beta, float C[][64]) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j <= i; j++) C[i][j] *= beta;
 }
+
+/* a transposed i32 map: clang vectorises the j loop only where ldt == 1
+ * (the skip S tests `~zext(n >u 3 & ldt == 1)` truncated, or'ed with its
+ * alias check: the vector loop's lanes store t[j + i], the remainder
+ * t[j * ldt + i]); kn_lanes_region.c reads ldt as 1 on V's path */
+void transpose_i32(int rows, int cols, int lda, int ldt, const int *a, int *t) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) t[j * ldt + i] = a[i * lda + j] * 3 - 5;
+}
+
+/* ijk integer products: the k sum is vectorised only where B's column
+ * stride n is 1 (the skip `n != 1 | k < 4`, computed before the nest: the
+ * vector loop's lanes read w[p + j], the remainder w[p * n + j]); its
+ * remainder, unrolled by 2, adds copy 1's term before copy 0's */
+void dense_i8_ijk(int m, int n, int k, const signed char *x, const signed char *w, const int *bias, int *y) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      int acc = bias[j];
+      for (int p = 0; p < k; p++) acc += x[i * k + p] * w[p * n + j];
+      y[i * n + j] = acc;
+    }
+}
+
+void mm_i32_ijk(int m, int n, int k, const int *a, const int *b, int *c) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      int acc = 0;
+      for (int p = 0; p < k; p++) acc += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = acc;
+    }
+}
