@@ -504,11 +504,17 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     gpu_us += bus_us(&plan);
   }
   if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us + copy_us, cpu_us, gpu_us)) {
-    snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us%s) is slower than the CPU (%.0f us)",
-             l->choice.gpu_runs ? ", measured" : "",
-             rt_choice_gpu_us(&l->choice, plan.ops, launch_us + copy_us, gpu_us),
-             res ? ", device copy" : over_bus ? ", over the bus" : "", rt_choice_cpu_us(&l->choice, plan.ops, cpu_us));
-    why = bus;
+    /* the figures only for a trace: formatting them cost about 4,600
+     * instructions a CPU answer (callgrind, docs/PERFORMANCE.md) */
+    why = "cost model: the GPU is slower than the CPU";
+    if (cu_tracing()) {
+      snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us%s) is slower than the CPU (%.0f us)",
+               l->choice.gpu_runs ? ", measured" : "",
+               rt_choice_gpu_us(&l->choice, plan.ops, launch_us + copy_us, gpu_us),
+               res ? ", device copy" : over_bus ? ", over the bus" : "",
+               rt_choice_cpu_us(&l->choice, plan.ops, cpu_us));
+      why = bus;
+    }
   }
   uint32_t done;
   if (why) {
@@ -572,10 +578,14 @@ static void restore_writes(const rt_offload_plan *plans, uint32_t count, uint8_t
 }
 
 /* The parts' launches, in order, the decision made; 1 when all ran, else
- * 0 with memory as before the first. */
+ * 0 with memory as before the first.  On the device copy, moved and again
+ * get the parts' copy bytes and what of them the same call would copy
+ * again (rt_resident_launch's copy_bytes and again_bytes, summed). */
 static uint32_t launch_parts(const twasm_kernel_abi **ks, rt_loaded **ls, const int64_t **ps,
-                             const rt_offload_plan *plans, uint32_t count, rt_memory *mem, rt_resident *res) {
+                             const rt_offload_plan *plans, uint32_t count, rt_memory *mem, rt_resident *res,
+                             uint64_t *moved, uint64_t *again) {
   rt_saved saved;
+  *moved = *again = 0;
   /* the CPU reads the parts' outputs: launches not waited for finish first */
   rt_defer_wait();
   if (!save_writes(plans, count, mem->abi.base, &saved)) return on_cpu(ks[0], "out of memory");
@@ -585,6 +595,7 @@ static uint32_t launch_parts(const twasm_kernel_abi **ks, rt_loaded **ls, const 
     bool deferred;
     done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused, false,
                   &deferred);
+    if (done && res) *moved += rt_copies.copy_bytes, *again += rt_copies.again_bytes;
     if (!done && j > 0) {
       restore_writes(plans, count, mem->abi.base, &saved);
       cu_trace("offload %s: part %u of %u failed: the parts' writes put back, the nest runs on the CPU",
@@ -694,11 +705,14 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
   char bus[200];
   if (!why && mode == CU_MODE_AUTO &&
       !rt_choice_take_gpu(&ls[0]->choice, ops, launch_us + copy_us, cpu_us, gpu_us)) {
-    snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us, %u launches) is slower than the CPU (%.0f us)",
-             ls[0]->choice.gpu_runs ? ", measured" : "",
-             rt_choice_gpu_us(&ls[0]->choice, ops, launch_us + copy_us, gpu_us), count,
-             rt_choice_cpu_us(&ls[0]->choice, ops, cpu_us));
-    why = bus;
+    why = "cost model: the GPU is slower than the CPU";
+    if (cu_tracing()) {
+      snprintf(bus, sizeof bus, "cost model%s: the GPU (%.0f us, %u launches) is slower than the CPU (%.0f us)",
+               ls[0]->choice.gpu_runs ? ", measured" : "",
+               rt_choice_gpu_us(&ls[0]->choice, ops, launch_us + copy_us, gpu_us), count,
+               rt_choice_cpu_us(&ls[0]->choice, ops, cpu_us));
+      why = bus;
+    }
   }
   uint32_t done;
   if (why) {
@@ -706,14 +720,13 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
     if (mode == CU_MODE_AUTO) cpu_run_begins(ls[0] ? ls[0] : entry(k), ops);
   } else {
     double t0 = now_us();
-    done = launch_parts(ks, ls, ps, plans, count, mem, res);
-    /* the parts' copies not told apart: the estimate's stand for them */
-    if (done && mode == CU_MODE_AUTO) {
-      double wall = now_us() - t0, again = 0;
-      for (uint32_t j = 0; j < count && res; j++)
-        again += (double)rt_resident_cost_bytes(res, &plans[j], host_out_of(ls[j])) / RT_BUS_BYTES_PER_US;
-      rt_choice_gpu_ran(&ls[0]->choice, ops, wall, launch_us, copy_us, again, cpu_us);
-    }
+    uint64_t moved, again;
+    done = launch_parts(ks, ls, ps, plans, count, mem, res, &moved, &again);
+    /* as a single launch's: what the parts copied, and would again (no
+     * second page scan) */
+    if (done && mode == CU_MODE_AUTO)
+      rt_choice_gpu_ran(&ls[0]->choice, ops, now_us() - t0, launch_us, (double)moved / RT_BUS_BYTES_PER_US,
+                        (double)again / RT_BUS_BYTES_PER_US, cpu_us);
   }
   if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);

@@ -150,7 +150,7 @@ void rt_resident_free(rt_resident *r);
 /* Bytes a launch of p would copy now (pages not kept, written spans;
  * with host_out, as rt_resident_prepare's, no written span: the kernel
  * writes them into the host pages). */
-uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, bool host_out);
+uint64_t rt_resident_cost_bytes(rt_resident *r, const rt_offload_plan *p, bool host_out);
 /* Grows the device copy to mem_size and fills L for a launch of p.  With
  * host_out the kernel writes its written spans straight into the host
  * pages (TWASM_ENTRY_HOST_OUT): those are neither copied in nor back, and
@@ -163,6 +163,9 @@ bool rt_resident_host_out(void);
 /* After a launch that failed: no page L made kept stays so. */
 void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L);
 uint64_t rt_resident_kept_bytes(const rt_resident *r);
+/* Pages the launches' page scans have looked at so far (a span found
+ * wholly kept before, none of its pages opened since, is not scanned). */
+uint64_t rt_resident_scanned_pages(const rt_resident *r);
 /* Makes the pages of [lo, hi) (page-aligned) that are not kept readable
  * and writable again (async-signal-safe); r NULL: all of them. */
 void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi);

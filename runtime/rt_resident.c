@@ -51,9 +51,14 @@
 #define RES_SLOTS 16
 /* Spans found wholly kept, remembered so that the next launch over them
  * skips their page scan (twice per launch: cost, then prepare) while no
- * page has been opened since: an LLM token's 85 launches scanned about
- * 107,000 pages of weights twice. */
-#define RES_WHOLE 64
+ * page of theirs has been opened since: an LLM token's 85 launches
+ * scanned about 107,000 pages of weights twice.  A page opened forgets
+ * only the spans it lies in (res_forget), so the CPU's write to one
+ * layer's keys does not send every weight matrix back to a scan; sets of
+ * RES_WHOLE_WAYS hold the 85 weight spans of a token without evicting
+ * each other. */
+#define RES_WHOLE_SETS 128
+#define RES_WHOLE_WAYS 4
 /* Copies to the device less than this far apart are queued as one (the
  * bytes between them copied too: harmless, a page's mirror bytes matter
  * only while it is kept, when they equal the host's, or once copied):
@@ -61,9 +66,11 @@
  * the bus's ~25-50 GB/s less than one. */
 #define RES_MERGE_GAP (16u << 10)
 
+/* Written under rt_offload_lock; valid cleared by res_forget from any
+ * thread (the fault handler). */
 typedef struct {
-  uint64_t lo, hi; /* pages */
-  uint64_t gen;    /* r->opens when found wholly kept, plus 1; 0: none */
+  _Atomic uint64_t lo, hi; /* pages */
+  atomic_bool valid;
 } res_whole;
 
 struct rt_resident {
@@ -74,7 +81,9 @@ struct rt_resident {
   _Atomic uint8_t *kept;  /* per host page: 1 while kept */
   uint64_t kept_bytes;    /* pages made kept, for the trace */
   _Atomic uint64_t opens; /* pages opened so far (faults, touches, abandons) */
-  res_whole whole[RES_WHOLE];
+  uint64_t scanned;       /* pages scanned so far (cost and prepare), for tests */
+  res_whole whole[RES_WHOLE_SETS][RES_WHOLE_WAYS];
+  uint8_t whole_next[RES_WHOLE_SETS]; /* the way a new span replaces */
 };
 
 /* Live mirrors, read by the fault handler (no locks there). */
@@ -121,11 +130,29 @@ static int res_protect(uint8_t *p, uint64_t len, int prot) {
   return mprotect(p, (size_t)len, prot);
 }
 
-/* Opens page i of r again (async-signal-safe). */
-static void res_open(rt_resident *r, uint64_t i) {
+/* Forgets the spans found wholly kept that meet pages [lo, hi), after
+ * r->opens counted their opening (async-signal-safe: a note written
+ * meanwhile sees the count and drops itself, res_note). */
+static void res_forget(rt_resident *r, uint64_t lo, uint64_t hi) {
+  for (int s = 0; s < RES_WHOLE_SETS; s++)
+    for (int w = 0; w < RES_WHOLE_WAYS; w++) {
+      res_whole *e = &r->whole[s][w];
+      if (atomic_load(&e->valid) && atomic_load(&e->lo) < hi && lo < atomic_load(&e->hi))
+        atomic_store(&e->valid, false);
+    }
+}
+
+/* Opens page i of r again, its spans not yet forgotten (res_forget). */
+static void res_open_page(rt_resident *r, uint64_t i) {
   atomic_store(&r->kept[i], 0);
   atomic_fetch_add(&r->opens, 1);
   (void)res_protect(r->host + i * RES_PAGE, RES_PAGE, PROT_READ | PROT_WRITE);
+}
+
+/* Opens page i of r again (async-signal-safe). */
+static void res_open(rt_resident *r, uint64_t i) {
+  res_open_page(r, i);
+  res_forget(r, i, i + 1);
 }
 
 bool rt_resident_fault(uintptr_t addr) {
@@ -159,8 +186,10 @@ void rt_resident_touch(const void *ptr, uint64_t len) {
     uint64_t lo = a > (uintptr_t)r->host ? (a - (uintptr_t)r->host) / RES_PAGE : 0;
     uint64_t hi = (a + len - (uintptr_t)r->host + RES_PAGE - 1) / RES_PAGE;
     if (hi > r->npages) hi = r->npages;
+    bool opened = false;
     for (uint64_t i = lo; i < hi; i++)
-      if (atomic_load(&r->kept[i])) res_open(r, i);
+      if (atomic_load(&r->kept[i])) res_open_page(r, i), opened = true;
+    if (opened) res_forget(r, lo, hi);
   }
 }
 
@@ -217,14 +246,37 @@ static bool res_size(rt_resident *r, uint64_t size, cu_error *err) {
 }
 
 static unsigned res_whole_at(uint64_t lo, uint64_t hi) {
-  return (unsigned)(((lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full)) >> 58);
+  return (unsigned)(((lo * 0x9e3779b97f4a7c15ull) ^ (hi * 0xc2b2ae3d27d4eb4full)) >> 57) % RES_WHOLE_SETS;
+}
+
+static res_whole *res_whole_find(rt_resident *r, uint64_t lo, uint64_t hi) {
+  res_whole *set = r->whole[res_whole_at(lo, hi)];
+  for (int w = 0; w < RES_WHOLE_WAYS; w++)
+    if (atomic_load(&set[w].valid) && atomic_load(&set[w].lo) == lo && atomic_load(&set[w].hi) == hi)
+      return &set[w];
+  return NULL;
 }
 
 /* Whether pages [lo, hi) were found wholly kept with none opened since. */
-static bool res_all_kept(const rt_resident *r, uint64_t lo, uint64_t hi) {
-  if (!res_scan_cache) return false;
-  const res_whole *w = &r->whole[res_whole_at(lo, hi)];
-  return w->gen && w->lo == lo && w->hi == hi && w->gen == atomic_load(&r->opens) + 1;
+static bool res_all_kept(rt_resident *r, uint64_t lo, uint64_t hi) {
+  return res_scan_cache && res_whole_find(r, lo, hi) != NULL;
+}
+
+/* Notes pages [lo, hi) as wholly kept, found so by a scan that began when
+ * r->opens was gen: dropped again when a page was opened since (the scan
+ * may have missed it, or res_forget ran before the note was written). */
+static void res_note(rt_resident *r, uint64_t lo, uint64_t hi, uint64_t gen) {
+  if (!res_scan_cache || res_whole_find(r, lo, hi)) return;
+  unsigned s = res_whole_at(lo, hi);
+  res_whole *e = NULL;
+  for (int w = 0; w < RES_WHOLE_WAYS && !e; w++)
+    if (!atomic_load(&r->whole[s][w].valid)) e = &r->whole[s][w];
+  if (!e) e = &r->whole[s][r->whole_next[s]++ % RES_WHOLE_WAYS];
+  atomic_store(&e->valid, false);
+  atomic_store(&e->lo, lo);
+  atomic_store(&e->hi, hi);
+  atomic_store(&e->valid, true);
+  if (atomic_load(&r->opens) != gen) atomic_store(&e->valid, false);
 }
 
 /* Pages [lo, hi) of r not kept, as copies into in (merging runs); those
@@ -235,6 +287,7 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
   uint64_t gen = atomic_load(&r->opens);
   bool all = keep;
   uint64_t i = lo;
+  r->scanned += hi - lo;
   while (i < hi) {
     if (atomic_load(&r->kept[i])) {
       i++;
@@ -262,7 +315,7 @@ static bool res_pages(rt_resident *r, uint64_t lo, uint64_t hi, bool keep, rt_re
     L->copy_bytes += len;
     i = j;
   }
-  if (all && res_scan_cache) r->whole[res_whole_at(lo, hi)] = (res_whole){lo, hi, gen + 1};
+  if (all) res_note(r, lo, hi, gen);
   return true;
 }
 
@@ -292,7 +345,7 @@ static void res_merge(rt_resident *r, rt_resident_launch *L) {
   L->nin = n;
 }
 
-uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, bool host_out) {
+uint64_t rt_resident_cost_bytes(rt_resident *r, const rt_offload_plan *p, bool host_out) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   uint64_t bytes = 0;
   for (int s = 0; s < p->nspans; s++) {
@@ -303,8 +356,13 @@ uint64_t rt_resident_cost_bytes(const rt_resident *r, const rt_offload_plan *p, 
     uint64_t lo = sp->lo / RES_PAGE, hi = (sp->hi + RES_PAGE - 1) / RES_PAGE;
     if (hi > r->npages) hi = r->npages;
     if (res_all_kept(r, lo, hi)) continue;
-    for (uint64_t i = lo; i < hi && i < r->npages; i++)
-      if (!atomic_load(&r->kept[i])) bytes += RES_PAGE;
+    uint64_t gen = atomic_load(&r->opens), missing = 0;
+    r->scanned += hi > lo ? hi - lo : 0;
+    for (uint64_t i = lo; i < hi; i++)
+      if (!atomic_load(&r->kept[i])) missing++;
+    bytes += missing * RES_PAGE;
+    /* found wholly kept: prepare's scan of it is saved too */
+    if (!missing && hi > lo && sp->hi - sp->lo >= RT_RESIDENT_KEEP_MIN) res_note(r, lo, hi, gen);
   }
   if (t) cu_prof_add(CU_PROF_RES_COST, t);
   return bytes;
@@ -362,6 +420,8 @@ void rt_resident_abandon(rt_resident *r, const rt_resident_launch *L) {
 }
 
 uint64_t rt_resident_kept_bytes(const rt_resident *r) { return r->kept_bytes; }
+
+uint64_t rt_resident_scanned_pages(const rt_resident *r) { return r->scanned; }
 
 void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi) {
   uint8_t *p = lo;

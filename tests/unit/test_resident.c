@@ -361,6 +361,89 @@ START_TEST(resident_attention_copies_only_the_new_row) {
 }
 END_TEST
 
+/* A read span of pages [lo, lo + n). */
+static rt_offload_plan span_plan(uint64_t lo_page, uint64_t n) {
+  rt_offload_plan p;
+  memset(&p, 0, sizeof p);
+  p.spans[0] = (rt_offload_span){lo_page * PAGE, (lo_page + n) * PAGE, false, false};
+  p.nspans = 1;
+  return p;
+}
+
+/* A page the CPU opens (a write to a layer's keys) forgets the spans it
+ * lies in, not every span: the other weight matrices are not scanned
+ * again (before: one count of opened pages for all, so every launch
+ * after the write scanned its weights twice). */
+START_TEST(resident_open_forgets_only_its_spans) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan w1 = span_plan(0, 32), w2 = span_plan(100, 32);
+  static rt_resident_launch L;
+  cu_error err;
+  for (int pass = 0; pass < 2; pass++) {
+    ck_assert_msg(rt_resident_prepare(res, MEM, &w1, false, &L, &err), "%s", err.message);
+    run(&L, &w1);
+    ck_assert_msg(rt_resident_prepare(res, MEM, &w2, false, &L, &err), "%s", err.message);
+    run(&L, &w2);
+  }
+  uint64_t s0 = rt_resident_scanned_pages(res);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w1, false), 0);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &w1, false, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(rt_resident_scanned_pages(res), s0); /* noted: no scan */
+  host[110 * PAGE + 3] = 42; /* the CPU writes into w2: a fault opens the page */
+  ck_assert_uint_eq(unit_resident_faults(), 1);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w1, false), 0);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &w1, false, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(L.nin, 0);
+  ck_assert_msg(rt_resident_scanned_pages(res) == s0, "w1 scanned again: %llu pages",
+                (unsigned long long)(rt_resident_scanned_pages(res) - s0));
+  /* w2 is forgotten: scanned, its opened page copied and kept again */
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w2, false), PAGE);
+  ck_assert_msg(rt_resident_prepare(res, MEM, &w2, false, &L, &err), "%s", err.message);
+  ck_assert_uint_eq(in_bytes(&L), PAGE);
+  run(&L, &w2);
+  ck_assert_uint_eq(L.dev_base[110 * PAGE + 3], 42);
+  ck_assert_uint_eq(rt_resident_scanned_pages(res), s0 + 64); /* cost's scan, then prepare's */
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w2, false), 0);
+  ck_assert_uint_eq(rt_resident_scanned_pages(res), s0 + 64); /* noted again */
+  /* a system call's buffer in w1 forgets w1 */
+  rt_resident_touch(host + 5 * PAGE, 10);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w1, false), PAGE);
+  ck_assert_uint_eq(rt_resident_cost_bytes(res, &w2, false), 0);
+}
+END_TEST
+
+/* An LLM token's 85 weight spans stay noted together (before: 64 slots
+ * of one span each, so colliding spans evicted each other and were
+ * scanned on every launch). */
+START_TEST(resident_notes_a_token_of_weight_spans) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_resident: SKIP (no fake driver)\n");
+    return;
+  }
+  static rt_resident_launch L;
+  cu_error err;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint64_t j = 0; j < 100; j++) {
+      rt_offload_plan p = span_plan(j, 16);
+      (void)rt_resident_cost_bytes(res, &p, false);
+      ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
+      run(&L, &p);
+    }
+  uint64_t s0 = rt_resident_scanned_pages(res);
+  for (uint64_t j = 0; j < 100; j++) {
+    rt_offload_plan p = span_plan(j, 16);
+    ck_assert_uint_eq(rt_resident_cost_bytes(res, &p, false), 0);
+    ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
+    ck_assert_uint_eq(L.nin, 0);
+  }
+  ck_assert_msg(rt_resident_scanned_pages(res) == s0, "%llu pages scanned again",
+                (unsigned long long)(rt_resident_scanned_pages(res) - s0));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("resident");
   TCase *c = tcase_create("choice");
@@ -378,6 +461,8 @@ int main(void) {
   tcase_add_test(r, resident_host_out_moves_no_output);
   tcase_add_test(r, resident_host_out_keeps_no_written_page);
   tcase_add_test(r, resident_attention_copies_only_the_new_row);
+  tcase_add_test(r, resident_open_forgets_only_its_spans);
+  tcase_add_test(r, resident_notes_a_token_of_weight_spans);
   suite_add_tcase(s, r);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);
