@@ -169,9 +169,16 @@ static LLVMValueRef select_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   return x;
 }
 
+/* Whether an `uno`/`ord` compare of l and r tests x for NaN: x with itself
+ * or with a constant that is no NaN (LLVM writes `isnan(x)` as `fcmp uno
+ * x, 0.0` whatever constant the source compared). */
+static bool nan_test_of(LLVMValueRef l, LLVMValueRef r, LLVMValueRef x) {
+  return (l == x && (r == x || plain_const(r))) || (plain_const(l) && r == x);
+}
+
 /* v = select(fcmp uno(x, k), n, maximum(x, k)) (the operands of each in
- * either order, the compare maybe `ord` with the arms swapped, or of x
- * with itself), k a float constant, n k itself (libc's fmaxf(x, k)
+ * either order, the compare maybe `ord` with the arms swapped, of x with
+ * itself or another constant: nan_test_of), k a float constant, n k itself (libc's fmaxf(x, k)
  * inlined: a NaN x gives k) or x + k (Wasm's f32.max: the NaN quieted);
  * minimum alike: x, with *a the compare and select it is for other x
  * (`x > k ? x : k`, `>=` for k = -0: maximum's -0 below +0; `x < k`,
@@ -191,7 +198,7 @@ static LLVMValueRef minmax_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
     mm_act q;
     LLVMValueRef x = minmax_act(c, mm, &q);
     if (!x || !LLVMIsAConstantFP(n) || !same_const(n, q.cmp) ||
-        !((l == x && (r == x || r == q.cmp)) || (l == q.cmp && r == x)))
+        !nan_test_of(l, r, x))
       return NULL;
     q.nan_add = q.add_first = false;
     *a = q;
@@ -206,7 +213,7 @@ static LLVMValueRef minmax_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   bool xfirst = plain_const(o1) && !LLVMIsAConstantFP(o0);
   if (!xfirst && !(plain_const(o0) && !LLVMIsAConstantFP(o1))) return NULL;
   LLVMValueRef x = xfirst ? o0 : o1, k = xfirst ? o1 : o0;
-  if (!((l == x && (r == x || r == k)) || (l == k && r == x))) return NULL;
+  if (!nan_test_of(l, r, x)) return NULL;
   if (!ir_loop_defines(c->chain[0], x, c->cfg)) return NULL;
   LLVMBool lost = false;
   double kv = LLVMConstRealGetDouble(k, &lost);

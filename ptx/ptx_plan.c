@@ -157,8 +157,8 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
            "= s > 0 ? s : 0.01f * s`, a leaky ReLU), after its operation (`s + bias[i]`) where there is one, as "
            "the source does after the k loop: the exact kernel, the same compare, select and multiply";
   if (m->act.on && m->act.nan_add)
-    return "each sum compared with a constant and selected before its store (Wasm's `f32.max(s, 0)`: a NaN sum "
-           "stores s + 0), after its operation (`s + bias[i]`) where there is one, as the source does after the "
+    return "each sum compared with a constant and selected before its store (Wasm's `f32.max(s, k)`, `f32.min`: a NaN "
+           "sum stores s + k), after its operation (`s + bias[i]`) where there is one, as the source does after the "
            "k loop: the exact kernel, the same compare, select and add";
   if (m->act.on)
     return "each sum compared with a constant and selected before its store (`y[i] = s > 0 ? s : 0`, a ReLU, "

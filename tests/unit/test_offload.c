@@ -145,7 +145,9 @@ static const struct {
                       "0.01f * s`, a leaky ReLU)"},
     {"post_relu", "", ": fmax_lib: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
     {"post_relu", "", ": wasm_max: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared with a "
-                      "constant and selected before its store (Wasm's `f32.max(s, 0)`: a NaN sum stores s + 0)"},
+                      "constant and selected before its store (Wasm's `f32.max(s, k)`, `f32.min`: a NaN sum stores s + "
+                      "k)"},
+    {"post_relu", "", ": fmin_cap: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
     {"post_relu", "", ": neg_leaky_var: not offloaded: stores something other than the sum\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},

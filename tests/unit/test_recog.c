@@ -953,7 +953,8 @@ END_TEST
  * where the source adds it (kn_mm_post's elem), the bias as the sum's
  * start where it starts from it; a leaky ReLU (`s > 0 ? s : 0.01f * s`,
  * kn_mm_act's mul), libc's fmaxf(s, 0) inlined (the compare and select
- * alone) and Wasm's f32.max(s, 0) (nan_add): issue 19 round 6, before
+ * alone), libc's fminf(s, 1) (`s < 1 ? s : 1`) and Wasm's f32.max(s, 0)
+ * (nan_add): issue 19 round 6, before
  * "stores something other than the sum". */
 typedef struct {
   const char *func;
@@ -962,18 +963,20 @@ typedef struct {
   bool post;             /* an element added after the sum */
   bool start;            /* the sum starts from an element */
   kn_mm_type type;
+  double cmp;            /* the compare's constant */
   double sel;            /* the other value's constant */
   bool mul;              /* the other value sum * sel (a leaky ReLU) */
   bool nan_add;          /* a NaN sum stores sum + 0 (Wasm's f32.max) */
 } post_relu_case;
 
 static const post_relu_case post_relu_cases[] = {
-    {"relu_start", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, false, false},
-    {"relu_bias", LLVMRealOGT, true, true, false, KN_MM_F32, 0.0, false, false},
-    {"relu_matrix", LLVMRealOLT, false, false, false, KN_MM_F64, 0.0, false, false},
-    {"leaky", LLVMRealOGT, true, false, false, KN_MM_F32, (double)0.01f, true, false},
-    {"fmax_lib", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, false, false},
-    {"wasm_max", LLVMRealOGT, true, false, false, KN_MM_F32, 0.0, false, true},
+    {"relu_start", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, 0.0, false, false},
+    {"relu_bias", LLVMRealOGT, true, true, false, KN_MM_F32, 0.0, 0.0, false, false},
+    {"relu_matrix", LLVMRealOLT, false, false, false, KN_MM_F64, 0.0, 0.0, false, false},
+    {"leaky", LLVMRealOGT, true, false, false, KN_MM_F32, 0.0, (double)0.01f, true, false},
+    {"fmax_lib", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, 0.0, false, false},
+    {"wasm_max", LLVMRealOGT, true, false, false, KN_MM_F32, 0.0, 0.0, false, true},
+    {"fmin_cap", LLVMRealOLT, true, false, false, KN_MM_F32, 1.0, 1.0, false, false},
 };
 enum { NRELU = sizeof post_relu_cases / sizeof *post_relu_cases };
 
@@ -993,7 +996,7 @@ START_TEST(post_relu) {
   ck_assert_msg(mm->act.on, "%s %s: no compare and select after the sum", c->func, flags);
   ck_assert_uint_eq(mm->act.pred, c->pred);
   ck_assert(mm->act.left && mm->act.when_true == c->when_true);
-  ck_assert(mm->act.cmp == 0.0 && mm->act.sel == c->sel && !signbit(mm->act.sel));
+  ck_assert(mm->act.cmp == c->cmp && mm->act.sel == c->sel && !signbit(mm->act.sel));
   ck_assert_msg(mm->act.mul == c->mul && !mm->act.mul_first, "%s %s: mul %d", c->func, flags, mm->act.mul);
   ck_assert_msg(mm->act.nan_add == c->nan_add && !mm->act.add_first, "%s %s: nan_add %d", c->func, flags,
                 mm->act.nan_add);
