@@ -216,13 +216,22 @@ typedef struct {
  * : sel) : (when_true ? sel : y), pred an LLVMRealPredicate (an ordered
  * or unordered compare, not the constant ones), cmp and sel constants of
  * C's type (their values exact in it).  The same compare and select as
- * the Wasm code (`f32.gt`, `select`): exact for NaN and -0 alike.  Floats
- * only; only the exact kernel takes it (ptx_plan.c). */
+ * the Wasm code (`f32.gt`, `select`): exact for NaN and -0 alike.  With
+ * mul the select's other value is y * sel (sel * y with mul_first), one
+ * rounding, not sel: a leaky ReLU, `s > 0 ? s : 0.01f * s`.  With nan_add
+ * a NaN y stores y + cmp (cmp + y with add_first) instead: Wasm's
+ * `f32.max(s, k)` / `f32.min`, whose other values are the compare and
+ * select `s > k ? s : k` (`s >= k` for k = -0; `s < k`, `s <= k` for k =
+ * +0 with min); libc's fmaxf(s, k), whose NaN s gives k, is that compare
+ * and select alone.  Floats only; only the exact kernel takes it
+ * (ptx_plan.c). */
 typedef struct {
   bool on;
   unsigned pred;
   bool left, when_true;
   double cmp, sel;
+  bool mul, mul_first;
+  bool nan_add, add_first;
 } kn_mm_act;
 
 /* batched: `batch` independent products (b = 0 .. batch-1, a loop around

@@ -2,6 +2,7 @@
  * sum into an accumulator, stored after the k loop) and ikj order (C
  * updated in place per k, which keeps each element's terms in k order),
  * alone or inside a batch loop b whose matrices move with b. */
+#include <math.h>
 #include <string.h>
 
 #include "kn_internal.h"
@@ -40,6 +41,8 @@ typedef struct {
   LLVMRealPredicate pred;
   bool left, when_true;
   LLVMValueRef cmp, sel;   /* the constants */
+  bool mul, mul_first;     /* the other arm x * sel (a leaky ReLU) */
+  bool nan_add, add_first; /* a NaN x stores x + cmp (Wasm's f32.max) */
 } mm_act;
 
 typedef struct {
@@ -120,25 +123,125 @@ static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
   return v;
 }
 
-/* v = select(fcmp(pred, x, k), x, s) with k and s float constants (either
- * operand of the compare x, either arm of the select s), x computed in
- * the nest: x, the rest in *a; else v, none.  The kernel repeats that
- * compare and select (kn_mm_act): exact, NaN and -0 included. */
+/* Whether v is a float constant other than NaN. */
+static bool plain_const(LLVMValueRef v) {
+  LLVMBool lost = false;
+  if (!v || !LLVMIsAConstantFP(v)) return false;
+  double d = LLVMConstRealGetDouble(v, &lost);
+  return d == d;
+}
+
+/* Whether a and b are the same float constant, -0 and +0 apart. */
+static bool same_const(LLVMValueRef a, LLVMValueRef b) {
+  LLVMBool lost = false;
+  double x = LLVMConstRealGetDouble(a, &lost), y = LLVMConstRealGetDouble(b, &lost);
+  return LLVMTypeOf(a) == LLVMTypeOf(b) && x == y && signbit(x) == signbit(y);
+}
+
+/* v = select(fcmp(pred, x, k), x, s) with k a float constant and s a float
+ * constant or x * s (s * x) with s one (a leaky ReLU); either operand of
+ * the compare x, either arm of the select the other value; x computed in
+ * the nest: x, the rest in *a; else NULL. */
+static LLVMValueRef select_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
+  if (!v || !LLVMIsASelectInst(v) || !LLVMIsAFCmpInst(LLVMGetOperand(v, 0))) return NULL;
+  LLVMValueRef cond = LLVMGetOperand(v, 0), t = LLVMGetOperand(v, 1), f = LLVMGetOperand(v, 2);
+  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
+  bool left = plain_const(r) && !LLVMIsAConstantFP(l);
+  if (!left && !(plain_const(l) && !LLVMIsAConstantFP(r))) return NULL;
+  LLVMValueRef x = left ? l : r, k = left ? r : l;
+  bool when_true = t == x;
+  LLVMValueRef sel = when_true ? f : t;
+  if (!when_true && f != x) return NULL;
+  LLVMRealPredicate p = LLVMGetFCmpPredicate(cond);
+  if (p == LLVMRealPredicateFalse || p == LLVMRealPredicateTrue || !ir_loop_defines(c->chain[0], x, c->cfg))
+    return NULL;
+  mm_act q = {true, p, left, when_true, k, sel, false, false, false, false};
+  if (!plain_const(sel)) {
+    /* the leaky ReLU's x * s: one multiply of x by a constant */
+    if (!LLVMIsABinaryOperator(sel) || LLVMGetInstructionOpcode(sel) != LLVMFMul) return NULL;
+    LLVMValueRef m0 = LLVMGetOperand(sel, 0), m1 = LLVMGetOperand(sel, 1);
+    q.mul = true;
+    q.mul_first = m1 == x;
+    q.sel = q.mul_first ? m0 : m1;
+    if ((q.mul_first ? m1 : m0) != x || !plain_const(q.sel)) return NULL;
+  }
+  *a = q;
+  return x;
+}
+
+/* Whether an `uno`/`ord` compare of l and r tests x for NaN: x with itself
+ * or with a constant that is no NaN (LLVM writes `isnan(x)` as `fcmp uno
+ * x, 0.0` whatever constant the source compared). */
+static bool nan_test_of(LLVMValueRef l, LLVMValueRef r, LLVMValueRef x) {
+  return (l == x && (r == x || plain_const(r))) || (plain_const(l) && r == x);
+}
+
+/* v = select(fcmp uno(x, k), n, maximum(x, k)) (the operands of each in
+ * either order, the compare maybe `ord` with the arms swapped, of x with
+ * itself or another constant: nan_test_of), k a float constant, n k itself (libc's fmaxf(x, k)
+ * inlined: a NaN x gives k) or x + k (Wasm's f32.max: the NaN quieted);
+ * minimum alike: x, with *a the compare and select it is for other x
+ * (`x > k ? x : k`, `>=` for k = -0: maximum's -0 below +0; `x < k`,
+ * `<=` for k = +0 with minimum) and nan_add for x + k; else NULL.  Also
+ * select(fcmp ord(x, k), that, k) (wasm-opt's inlined fmaxf(x, k)): the
+ * compare and select alone. */
+static LLVMValueRef minmax_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
+  if (!v || !LLVMIsASelectInst(v) || !LLVMIsAFCmpInst(LLVMGetOperand(v, 0))) return NULL;
+  LLVMValueRef cond = LLVMGetOperand(v, 0);
+  LLVMRealPredicate p = LLVMGetFCmpPredicate(cond);
+  if (p != LLVMRealUNO && p != LLVMRealORD) return NULL;
+  LLVMValueRef n = LLVMGetOperand(v, p == LLVMRealUNO ? 1 : 2), mm = LLVMGetOperand(v, p == LLVMRealUNO ? 2 : 1);
+  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
+  if (LLVMIsASelectInst(mm)) {
+    /* wasm-opt's inlined fmaxf: its NaN test around f32.max's form, the
+     * NaN x giving k: the compare and select alone */
+    mm_act q;
+    LLVMValueRef x = minmax_act(c, mm, &q);
+    if (!x || !LLVMIsAConstantFP(n) || !same_const(n, q.cmp) ||
+        !nan_test_of(l, r, x))
+      return NULL;
+    q.nan_add = q.add_first = false;
+    *a = q;
+    return x;
+  }
+  if (!LLVMIsACallInst(mm) || LLVMGetNumArgOperands(mm) != 2) return NULL;
+  LLVMValueRef fn = LLVMGetCalledValue(mm);
+  unsigned id = fn && LLVMIsAFunction(fn) ? LLVMGetIntrinsicID(fn) : 0;
+  bool max = id && id == LLVMLookupIntrinsicID("llvm.maximum", 12);
+  if (!id || (!max && id != LLVMLookupIntrinsicID("llvm.minimum", 12))) return NULL;
+  LLVMValueRef o0 = LLVMGetOperand(mm, 0), o1 = LLVMGetOperand(mm, 1);
+  bool xfirst = plain_const(o1) && !LLVMIsAConstantFP(o0);
+  if (!xfirst && !(plain_const(o0) && !LLVMIsAConstantFP(o1))) return NULL;
+  LLVMValueRef x = xfirst ? o0 : o1, k = xfirst ? o1 : o0;
+  if (!nan_test_of(l, r, x)) return NULL;
+  if (!ir_loop_defines(c->chain[0], x, c->cfg)) return NULL;
+  LLVMBool lost = false;
+  double kv = LLVMConstRealGetDouble(k, &lost);
+  mm_act q = {.on = true, .left = true, .when_true = true, .cmp = k, .sel = k};
+  q.pred = max ? (kv == 0 && signbit(kv) ? LLVMRealOGE : LLVMRealOGT)
+               : (kv == 0 && !signbit(kv) ? LLVMRealOLE : LLVMRealOLT);
+  if (LLVMIsAConstantFP(n)) {
+    if (!same_const(n, k)) return NULL;
+  } else {
+    if (!LLVMIsABinaryOperator(n) || LLVMGetInstructionOpcode(n) != LLVMFAdd) return NULL;
+    LLVMValueRef a0 = LLVMGetOperand(n, 0), a1 = LLVMGetOperand(n, 1);
+    if (!((a0 == x && a1 == k) || (a0 == k && a1 == x))) return NULL;
+    q.nan_add = true;
+    q.add_first = a0 == k;
+  }
+  *a = q;
+  return x;
+}
+
+/* v with the source's compare and select of the finished sum peeled
+ * (select_act, minmax_act): what is left, the rest in *a; else v, none.
+ * The kernel repeats that compare and select (kn_mm_act): exact, NaN and
+ * -0 included. */
 static LLVMValueRef split_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   *a = (mm_act){0};
-  if (!v || !LLVMIsASelectInst(v) || !LLVMIsAFCmpInst(LLVMGetOperand(v, 0))) return v;
-  LLVMValueRef cond = LLVMGetOperand(v, 0), t = LLVMGetOperand(v, 1), f = LLVMGetOperand(v, 2);
-  bool when_true = !LLVMIsAConstantFP(t);
-  LLVMValueRef x = when_true ? t : f, sel = when_true ? f : t;
-  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
-  bool left = l == x;
-  LLVMValueRef k = left ? r : l;
-  LLVMRealPredicate p = LLVMGetFCmpPredicate(cond);
-  if (!LLVMIsAConstantFP(sel) || LLVMIsAConstantFP(x) || (!left && r != x) || !LLVMIsAConstantFP(k) ||
-      p == LLVMRealPredicateFalse || p == LLVMRealPredicateTrue || !ir_loop_defines(c->chain[0], x, c->cfg))
-    return v;
-  *a = (mm_act){true, p, left, when_true, k, sel};
-  return x;
+  LLVMValueRef x = minmax_act(c, v, a);
+  if (!x) x = select_act(c, v, a);
+  return x ? x : v;
 }
 
 static bool same_factor(const mm_factor *x, const mm_factor *y) {
@@ -475,7 +578,8 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
         LLVMABISizeOfType(c->td, LLVMTypeOf(q->sel)) != cs || lost || k != k || sel != sel)
       return kr_fail(c, "a compare and select after the sum of integers or with a NaN");
     mm->act = (kn_mm_act){.on = true, .pred = (unsigned)q->pred, .left = q->left, .when_true = q->when_true,
-                          .cmp = k, .sel = sel};
+                          .cmp = k, .sel = sel, .mul = q->mul, .mul_first = q->mul_first,
+                          .nan_add = q->nan_add, .add_first = q->add_first};
   }
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");

@@ -207,7 +207,9 @@ static LLVMValueRef opaque_bits(mm_gen *w, double v) {
  * NaN and -0 come out as on the CPU; or that value itself.  The select
  * picks bits, its constant opaque: NVPTX's lowering turns a float
  * `s > 0 ? s : 0` into max.f32, and LLVM promises nothing of which zero
- * maxnum returns for -0. */
+ * maxnum returns for -0.  With mul the other value is y * sel (a leaky
+ * ReLU, one rounding in the source's operand order), with nan_add a NaN
+ * y gives y + cmp (Wasm's f32.max). */
 static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
   const kn_mm_act *a = &w->g->d->matmul.act;
   LLVMValueRef y = posted_op(w, sum, row, col);
@@ -216,8 +218,17 @@ static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMVa
   LLVMValueRef k = LLVMConstReal(w->ty.acc, a->cmp), sel = opaque_bits(w, a->sel);
   LLVMValueRef cond = LLVMBuildFCmp(b, (LLVMRealPredicate)a->pred, a->left ? y : k, a->left ? k : y, "");
   LLVMValueRef yb = LLVMBuildBitCast(b, y, LLVMTypeOf(sel), "");
-  return LLVMBuildBitCast(b, LLVMBuildSelect(b, cond, a->when_true ? yb : sel, a->when_true ? sel : yb, ""),
-                          w->ty.acc, "");
+  if (a->mul) {
+    LLVMValueRef f = LLVMBuildBitCast(b, sel, w->ty.acc, "");
+    sel = LLVMBuildBitCast(b, LLVMBuildFMul(b, a->mul_first ? f : y, a->mul_first ? y : f, ""), LLVMTypeOf(yb), "");
+  }
+  LLVMValueRef out = LLVMBuildSelect(b, cond, a->when_true ? yb : sel, a->when_true ? sel : yb, "");
+  if (a->nan_add) {
+    LLVMValueRef nan = LLVMBuildFCmp(b, LLVMRealUNO, y, y, "");
+    LLVMValueRef sum = LLVMBuildFAdd(b, a->add_first ? k : y, a->add_first ? y : k, "");
+    out = LLVMBuildSelect(b, nan, LLVMBuildBitCast(b, sum, LLVMTypeOf(yb), ""), out, "");
+  }
+  return LLVMBuildBitCast(b, out, w->ty.acc, "");
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */

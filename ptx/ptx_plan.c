@@ -152,10 +152,18 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
     return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
                                  "or start (alpha * A, beta * C) per element as the source does"
                                : "a product over a triangle (j <= i), its outputs stored alone";
+  if (m->act.on && m->act.mul)
+    return "each sum compared with a constant and selected before its store, or multiplied by a constant (`y[i] "
+           "= s > 0 ? s : 0.01f * s`, a leaky ReLU), after its operation (`s + bias[i]`) where there is one, as "
+           "the source does after the k loop: the exact kernel, the same compare, select and multiply";
+  if (m->act.on && m->act.nan_add)
+    return "each sum compared with a constant and selected before its store (Wasm's `f32.max(s, k)`, `f32.min`: a NaN "
+           "sum stores s + k), after its operation (`s + bias[i]`) where there is one, as the source does after the "
+           "k loop: the exact kernel, the same compare, select and add";
   if (m->act.on)
-    return "each sum compared with a constant and selected before its store (`y[i] = s > 0 ? s : 0`, a ReLU), "
-           "after its operation (`s + bias[i]`) where there is one, as the source does after the k loop: the "
-           "exact kernel, the same compare and select";
+    return "each sum compared with a constant and selected before its store (`y[i] = s > 0 ? s : 0`, a ReLU, "
+           "fmaxf(s, 0)), after its operation (`s + bias[i]`) where there is one, as the source does after the k "
+           "loop: the exact kernel, the same compare and select";
   if (m->post.on && m->post.elem)
     return "each sum combined with an element at its own index before its store (`r[i] = b[i] - sum`, `y[i] = "
            "sum + bias[i]`), as the source does after the k loop: the exact kernel, one rounding per operation";

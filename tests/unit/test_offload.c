@@ -134,12 +134,21 @@ static const struct {
     {"post_elem", "", ": conv1d_bias: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum offset by a "
                       "value before its store"},
     /* sums through a ReLU as they are stored (`s > 0 ? s : 0`,
-     * kn_mm_act): the exact kernel, its reason; a leaky ReLU no product */
+     * kn_mm_act; a leaky ReLU, fmaxf, f32.max): the exact kernel, its reason;
+     * a leaky ReLU with a run-time slope no product */
     {"post_relu", "", ": relu_start: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared with a "
                       "constant and selected before its store"},
     {"post_relu", "", ": relu_bias: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
     {"post_relu", "", ": relu_matrix: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
-    {"post_relu", "", ": neg_leaky: not offloaded: stores something other than the sum\n"},
+    {"post_relu", "", ": leaky: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared with a "
+                      "constant and selected before its store, or multiplied by a constant (`y[i] = s > 0 ? s : "
+                      "0.01f * s`, a leaky ReLU)"},
+    {"post_relu", "", ": fmax_lib: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_relu", "", ": wasm_max: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared with a "
+                      "constant and selected before its store (Wasm's `f32.max(s, k)`, `f32.min`: a NaN sum stores s + "
+                      "k)"},
+    {"post_relu", "", ": fmin_cap: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_relu", "", ": neg_leaky_var: not offloaded: stores something other than the sum\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };

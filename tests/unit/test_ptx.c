@@ -881,6 +881,36 @@ START_TEST(test_matmul_act) {
 }
 END_TEST
 
+/* A leaky ReLU (kn_mm_act's mul: `s > 0 ? s : 0.01f * s`): the other
+ * value one mul.rn per stored sum, never fused; Wasm's f32.max(s, 0)
+ * (nan_add): a NaN test and an add.rn per stored sum besides the compare
+ * and select; neither as max.f32 (issue 19 round 6). */
+START_TEST(test_matmul_act_leaky_max) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out plain, out;
+  const ptx_arch sm75[] = {{75, false}};
+  ck_assert_msg(ptx_generate(&d, "plain", sm75, 1, &arena, &plain, &diag), "%s", diag.msg);
+  const char *base = plain.codes[0].text;
+  for (unsigned c = 0; c < 2; c++) {
+    kn_desc p = d;
+    p.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealOGT, .left = true, .when_true = true,
+                               .sel = c == 0 ? (double)0.01f : 0.0, .mul = c == 0, .nan_add = c == 1};
+    ck_assert_msg(ptx_generate(&p, "act", sm75, 1, &arena, &out, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text;
+    ck_assert(!strstr(text, "max.f32") && !strstr(text, "fma") && !strstr(text, "mad.rn"));
+    ck_assert_uint_ge(count_of(text, "setp.gt.f32"), count_of(base, "setp.gt.f32") + 64);
+    if (c == 0) ck_assert_uint_ge(count_of(text, "mul.rn.f32"), count_of(base, "mul.rn.f32") + 64);
+    if (c == 1) {
+      ck_assert_uint_ge(count_of(text, "setp.nan.f32"), count_of(base, "setp.nan.f32") + 64);
+      ck_assert_uint_ge(count_of(text, "add.rn.f32"), count_of(base, "add.rn.f32") + 64);
+    }
+  }
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -1136,6 +1166,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_post_elem);
   tcase_add_test(tc, test_matmul_act);
+  tcase_add_test(tc, test_matmul_act_leaky_max);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

@@ -951,7 +951,11 @@ END_TEST
  * than the sum"), the compare and select the source's (its predicate,
  * operand order, arm and constants), after the bias added to the sum
  * where the source adds it (kn_mm_post's elem), the bias as the sum's
- * start where it starts from it. */
+ * start where it starts from it; a leaky ReLU (`s > 0 ? s : 0.01f * s`,
+ * kn_mm_act's mul), libc's fmaxf(s, 0) inlined (the compare and select
+ * alone), libc's fminf(s, 1) (`s < 1 ? s : 1`) and Wasm's f32.max(s, 0)
+ * (nan_add): issue 19 round 6, before
+ * "stores something other than the sum". */
 typedef struct {
   const char *func;
   LLVMRealPredicate pred;
@@ -959,12 +963,20 @@ typedef struct {
   bool post;             /* an element added after the sum */
   bool start;            /* the sum starts from an element */
   kn_mm_type type;
+  double cmp;            /* the compare's constant */
+  double sel;            /* the other value's constant */
+  bool mul;              /* the other value sum * sel (a leaky ReLU) */
+  bool nan_add;          /* a NaN sum stores sum + 0 (Wasm's f32.max) */
 } post_relu_case;
 
 static const post_relu_case post_relu_cases[] = {
-    {"relu_start", LLVMRealOGT, true, false, true, KN_MM_F32},
-    {"relu_bias", LLVMRealOGT, true, true, false, KN_MM_F32},
-    {"relu_matrix", LLVMRealOLT, false, false, false, KN_MM_F64},
+    {"relu_start", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, 0.0, false, false},
+    {"relu_bias", LLVMRealOGT, true, true, false, KN_MM_F32, 0.0, 0.0, false, false},
+    {"relu_matrix", LLVMRealOLT, false, false, false, KN_MM_F64, 0.0, 0.0, false, false},
+    {"leaky", LLVMRealOGT, true, false, false, KN_MM_F32, 0.0, (double)0.01f, true, false},
+    {"fmax_lib", LLVMRealOGT, true, false, true, KN_MM_F32, 0.0, 0.0, false, false},
+    {"wasm_max", LLVMRealOGT, true, false, false, KN_MM_F32, 0.0, 0.0, false, true},
+    {"fmin_cap", LLVMRealOLT, true, false, false, KN_MM_F32, 1.0, 1.0, false, false},
 };
 enum { NRELU = sizeof post_relu_cases / sizeof *post_relu_cases };
 
@@ -984,7 +996,10 @@ START_TEST(post_relu) {
   ck_assert_msg(mm->act.on, "%s %s: no compare and select after the sum", c->func, flags);
   ck_assert_uint_eq(mm->act.pred, c->pred);
   ck_assert(mm->act.left && mm->act.when_true == c->when_true);
-  ck_assert(mm->act.cmp == 0.0 && mm->act.sel == 0.0 && !signbit(mm->act.sel));
+  ck_assert(mm->act.cmp == c->cmp && mm->act.sel == c->sel && !signbit(mm->act.sel));
+  ck_assert_msg(mm->act.mul == c->mul && !mm->act.mul_first, "%s %s: mul %d", c->func, flags, mm->act.mul);
+  ck_assert_msg(mm->act.nan_add == c->nan_add && !mm->act.add_first, "%s %s: nan_add %d", c->func, flags,
+                mm->act.nan_add);
   ck_assert_int_eq(mm->post.on, c->post);
   if (c->post) ck_assert(mm->post.elem && mm->post.add);
   ck_assert_int_eq(mm->accumulate && mm->has_start, c->start);
@@ -993,11 +1008,11 @@ START_TEST(post_relu) {
 }
 END_TEST
 
-/* A leaky ReLU (`s > 0 ? s : 0.01f * s`): the other arm no constant, no
- * product. */
+/* A leaky ReLU whose slope is a run-time value (`s > 0 ? s : slope *
+ * s`): the other arm no constant times the sum, no product. */
 START_TEST(neg_post_relu) {
   fixture f;
-  recognise_with(&f, "post_relu.c", "neg_leaky", false, post_flags[_i]);
+  recognise_with(&f, "post_relu.c", "neg_leaky_var", false, post_flags[_i]);
   if (f.skipped) return;
   for (int i = 0; i < f.res.nnests; i++)
     ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "nest %d taken as a product", i);
