@@ -1039,6 +1039,91 @@ START_TEST(frame_addresses_sunk_to_accesses) {
 }
 END_TEST
 
+/* ---- guest offsets computed beside their users (ir_remat.c) ---------- */
+
+/* i32 `X + C` (add or or of a constant) and their zero-extensions outside
+ * every loop with a user inside one: guest offsets LICM hoisted, each a
+ * value kept, often spilled, across the loop. */
+static int hoisted_offsets(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    if (unit_in_cycle(bb)) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      LLVMValueRef v = op == LLVMZExt ? LLVMGetOperand(i, 0) : i;
+      if (!LLVMIsAInstruction(v)) continue;
+      LLVMOpcode vop = LLVMGetInstructionOpcode(v);
+      if ((vop != LLVMAdd && vop != LLVMOr) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 32 ||
+          !LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+        continue;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+        if (LLVMIsAInstruction(LLVMGetUser(u)) && !LLVMIsAPHINode(LLVMGetUser(u)) &&
+            unit_in_cycle(LLVMGetInstructionParent(LLVMGetUser(u)))) {
+          n++;
+          break;
+        }
+    }
+  }
+  return n;
+}
+
+/* A bytecode loop over a shadow-stack frame $fp it does not move (mujs's
+ * jsR_run and its frame slots): opcodes 0-3 read fp-16, write fp-24,
+ * read fp-40, read fp-24; any other leaves. */
+static const char frame_slots_wat[] =
+    "(module (memory 1)\n"
+    "  (data (i32.const 100) \"\\00\\01\\02\\03\\00\\02\\01\\03\\00\\04\")\n"
+    "  (data (i32.const 260) \"\\09\\00\\00\\00\")\n"
+    "  (data (i32.const 284) \"\\05\\00\\00\\00\")\n"
+    "  (func $run (param $fp i32) (param $pc i32) (result i32) (local $acc i32)\n"
+    "    (block $out (loop $next\n"
+    "      (block $end (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "        (br_table $h0 $h1 $h2 $h3 $out (i32.load8_u (local.get $pc))))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 16))))) (br $end))\n"
+    "        (i32.store (i32.sub (local.get $fp) (i32.const 24)) (local.get $acc)) (br $end))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 40))))) (br $end))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 24))))))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (br $next)))\n"
+    "    (local.get $acc))\n"
+    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 300) (i32.const 100)) (i32.const %d))\n"
+    "    (then unreachable))))\n";
+
+/* The frame slots' offsets are computed beside their accesses, $fp the
+ * only one of them kept across the loop, and the program computes what C
+ * does.  With --skip-pass=remat (what it was before ir_remat.c): the
+ * three offsets, zero-extended, hoisted to the function's entry. */
+START_TEST(frame_offsets_computed_at_users) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped frame_offsets_computed_at_users: wat2wasm missing\n");
+    return;
+  }
+  const unsigned char code[] = {0, 1, 2, 3, 0, 2, 1, 3, 0};
+  uint32_t m16 = 5, m24 = 0, m40 = 9, acc = 0;
+  for (size_t i = 0; i < sizeof code; i++) {
+    switch (code[i]) {
+    case 0: acc += m16; break;
+    case 1: m24 = acc; break;
+    case 2: acc ^= m40; break;
+    default: acc += m24; break;
+    }
+  }
+  char wat[4096], out[4096];
+  snprintf(wat, sizeof wat, frame_slots_wat, (int)acc);
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  o.skip_pass = "remat";
+  unit_ir m = unit_ir_of_wat("cpu-remat", wat, &o);
+  ck_assert_int_ge(hoisted_offsets(unit_ir_func(&m, 0)), 3);
+  unit_ir_dispose(&m);
+  m = ir_of(wat);
+  ck_assert_int_eq(hoisted_offsets(unit_ir_func(&m, 0)), 0);
+  unit_ir_dispose(&m);
+  ck_assert_msg(run_wat(wat, out, sizeof out) == 0, "%s", out);
+}
+END_TEST
+
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1153,6 +1238,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
+  tcase_add_test(tc, frame_offsets_computed_at_users);
   suite_add_tcase(s, tc);
   return s;
 }
