@@ -1068,48 +1068,67 @@ static int hoisted_offsets(LLVMValueRef fn) {
 }
 
 /* A bytecode loop over a shadow-stack frame $fp it does not move (mujs's
- * jsR_run and its frame slots): opcodes 0-3 read fp-16, write fp-24,
- * read fp-40, read fp-24; any other leaves. */
-static const char frame_slots_wat[] =
-    "(module (memory 1)\n"
-    "  (data (i32.const 100) \"\\00\\01\\02\\03\\00\\02\\01\\03\\00\\04\")\n"
-    "  (data (i32.const 260) \"\\09\\00\\00\\00\")\n"
-    "  (data (i32.const 284) \"\\05\\00\\00\\00\")\n"
-    "  (func $run (param $fp i32) (param $pc i32) (result i32) (local $acc i32)\n"
-    "    (block $out (loop $next\n"
-    "      (block $end (block $h3 (block $h2 (block $h1 (block $h0\n"
-    "        (br_table $h0 $h1 $h2 $h3 $out (i32.load8_u (local.get $pc))))\n"
-    "        (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 16))))) (br $end))\n"
-    "        (i32.store (i32.sub (local.get $fp) (i32.const 24)) (local.get $acc)) (br $end))\n"
-    "        (local.set $acc (i32.xor (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 40))))) (br $end))\n"
-    "        (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const 24))))))\n"
-    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
-    "      (br $next)))\n"
-    "    (local.get $acc))\n"
-    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 300) (i32.const 100)) (i32.const %d))\n"
-    "    (then unreachable))))\n";
+ * jsR_run and its frame slots), of REMAT_OPS handlers, enough blocks for
+ * an interpreter's loop (BIG_LOOP_BLOCKS in ir_remat.c): handler h, odd,
+ * writes acc + h to slot h (fp - 8 - 4h); even, adds slot h + 1 to acc.
+ * The code at 100 runs every opcode, then every one again backwards,
+ * then leaves (255).  Written into wat (cap bytes); returns what the
+ * program's $run returns, computed in C. */
+enum { REMAT_OPS = 70 };
+static uint32_t frame_slots_wat(char *wat, size_t cap) {
+  uint8_t code[2 * REMAT_OPS + 1];
+  for (int h = 0; h < REMAT_OPS; h++) code[h] = (uint8_t)h, code[2 * REMAT_OPS - 1 - h] = (uint8_t)h;
+  code[2 * REMAT_OPS] = 255;
+  uint32_t slot[REMAT_OPS + 1] = {0}, acc = 0;
+  for (size_t i = 0; code[i] != 255; i++) {
+    int h = code[i];
+    if (h % 2) slot[h] = acc + (uint32_t)h;
+    else acc += slot[h + 1];
+  }
+  size_t n = 0;
+  n += (size_t)snprintf(wat + n, cap - n, "(module (memory 1) (data (i32.const 100) \"");
+  for (size_t i = 0; i < sizeof code; i++) n += (size_t)snprintf(wat + n, cap - n, "\\%02x", code[i]);
+  n += (size_t)snprintf(wat + n, cap - n,
+                        "\")\n  (func $run (param $fp i32) (param $pc i32) (result i32) (local $acc i32)\n"
+                        "    (block $out (loop $next (block $end\n");
+  for (int h = REMAT_OPS - 1; h >= 0; h--) n += (size_t)snprintf(wat + n, cap - n, "(block $h%d ", h);
+  n += (size_t)snprintf(wat + n, cap - n, "(br_table");
+  for (int h = 0; h < REMAT_OPS; h++) n += (size_t)snprintf(wat + n, cap - n, " $h%d", h);
+  n += (size_t)snprintf(wat + n, cap - n, " $out (i32.load8_u (local.get $pc))))\n");
+  for (int h = 0; h < REMAT_OPS; h++) {
+    if (h % 2)
+      n += (size_t)snprintf(wat + n, cap - n,
+                            "  (i32.store (i32.sub (local.get $fp) (i32.const %d)) (i32.add (local.get $acc) (i32.const %d)))",
+                            8 + 4 * h, h);
+    else
+      n += (size_t)snprintf(wat + n, cap - n,
+                            "  (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const %d)))))",
+                            8 + 4 * (h + 1));
+    n += (size_t)snprintf(wat + n, cap - n, h == REMAT_OPS - 1 ? ")\n" : " (br $end))\n");
+  }
+  n += (size_t)snprintf(wat + n, cap - n,
+                        "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+                        "      (br $next)))\n"
+                        "    (local.get $acc))\n"
+                        "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 1000) (i32.const 100)) (i32.const %d))\n"
+                        "    (then unreachable))))\n",
+                        (int)acc);
+  ck_assert_uint_lt(n, cap);
+  return acc;
+}
 
 /* The frame slots' offsets are computed beside their accesses, $fp the
  * only one of them kept across the loop, and the program computes what C
  * does.  With --skip-pass=remat (what it was before ir_remat.c): the
- * three offsets, zero-extended, hoisted to the function's entry. */
+ * offsets, zero-extended, hoisted to the function's entry. */
 START_TEST(frame_offsets_computed_at_users) {
   if (!have_wat2wasm()) {
     printf("cpu_codegen: skipped frame_offsets_computed_at_users: wat2wasm missing\n");
     return;
   }
-  const unsigned char code[] = {0, 1, 2, 3, 0, 2, 1, 3, 0};
-  uint32_t m16 = 5, m24 = 0, m40 = 9, acc = 0;
-  for (size_t i = 0; i < sizeof code; i++) {
-    switch (code[i]) {
-    case 0: acc += m16; break;
-    case 1: m24 = acc; break;
-    case 2: acc ^= m40; break;
-    default: acc += m24; break;
-    }
-  }
-  char wat[4096], out[4096];
-  snprintf(wat, sizeof wat, frame_slots_wat, (int)acc);
+  static char wat[32768];
+  char out[4096];
+  frame_slots_wat(wat, sizeof wat);
   drv_options o;
   drv_options_default(&o);
   o.opt_level = 2;
