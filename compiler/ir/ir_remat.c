@@ -1,7 +1,9 @@
 /* ir_remat.c: late, on optimised IR, after sinkaddr: a guest address
  * `X + C` (an i32 `add` or `or` of a constant), or its zero-extension
  * to i64, computed outside a loop for users inside it is computed again
- * in each such user's block, before the block's first user.
+ * in each such user's block, before the block's first user, when the
+ * user lies in a large loop out of which many offsets are hoisted
+ * (BIG_LOOP_BLOCKS, MANY_OFFSETS below).
  *
  * Why: LLVM's LICM hoists every such offset out of the loops it is
  * invariant in, and code generation then keeps one value per offset live
@@ -63,13 +65,16 @@ static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef a
   return c;
 }
 
-/* Only where many offsets are hoisted out of one large loop: an
- * interpreter's loop, where they outnumber the registers and are
- * spilled.  Where a few are hoisted, each keeps its register, and
- * computing it again adds an instruction per use (kvstore's B-tree code,
- * 9 offsets hoisted out of a loop of 600 blocks: +3 % instructions when
- * every loop was taken, +0.8 % with the size rule alone). */
-enum { BIG_LOOP_BLOCKS = 64, MANY_OFFSETS = 16 };
+/* Only in a loop this large (in blocks): an interpreter's bytecode loop
+ * (Lua's luaV_execute 1,399 blocks, mujs's jsR_run 1,427), where the
+ * values live across it outnumber the registers and hoisted offsets are
+ * spilled.  In a smaller loop a hoisted offset keeps its register, and
+ * computing it again adds an instruction per use: kvstore's B-tree code
+ * (loops of 79 and 132 blocks) ran +3.1 % instructions with every loop
+ * taken, +0.8 % with loops of 64 blocks and up.  (A rule on the number
+ * of offsets hoisted out of one loop, 16 and up, missed Lua, which
+ * gains most with 6.) */
+enum { BIG_LOOP_BLOCKS = 400, MANY_OFFSETS = 1 };
 
 /* The big loop user block ub lies in (outside every loop nested in it)
  * when it does not hold home, else NULL. */

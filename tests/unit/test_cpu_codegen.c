@@ -1070,11 +1070,12 @@ static int hoisted_offsets(LLVMValueRef fn) {
 /* A bytecode loop over a shadow-stack frame $fp it does not move (mujs's
  * jsR_run and its frame slots), of REMAT_OPS handlers, enough blocks for
  * an interpreter's loop (BIG_LOOP_BLOCKS in ir_remat.c): handler h, odd,
- * writes acc + h to slot h (fp - 8 - 4h); even, adds slot h + 1 to acc.
+ * writes acc + h to slot h (fp - 8 - 4h, fp = 2000); even, adds slot
+ * h + 1 to acc.
  * The code at 100 runs every opcode, then every one again backwards,
  * then leaves (255).  Written into wat (cap bytes); returns what the
  * program's $run returns, computed in C. */
-enum { REMAT_OPS = 70 };
+enum { REMAT_OPS = 220 };
 static uint32_t frame_slots_wat(char *wat, size_t cap) {
   uint8_t code[2 * REMAT_OPS + 1];
   for (int h = 0; h < REMAT_OPS; h++) code[h] = (uint8_t)h, code[2 * REMAT_OPS - 1 - h] = (uint8_t)h;
@@ -1110,7 +1111,7 @@ static uint32_t frame_slots_wat(char *wat, size_t cap) {
                         "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
                         "      (br $next)))\n"
                         "    (local.get $acc))\n"
-                        "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 1000) (i32.const 100)) (i32.const %d))\n"
+                        "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 2000) (i32.const 100)) (i32.const %d))\n"
                         "    (then unreachable))))\n",
                         (int)acc);
   ck_assert_uint_lt(n, cap);
@@ -1126,7 +1127,7 @@ START_TEST(frame_offsets_computed_at_users) {
     printf("cpu_codegen: skipped frame_offsets_computed_at_users: wat2wasm missing\n");
     return;
   }
-  static char wat[32768];
+  static char wat[65536];
   char out[4096];
   frame_slots_wat(wat, sizeof wat);
   drv_options o;
