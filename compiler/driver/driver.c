@@ -309,6 +309,14 @@ static bool sink_addresses(drv_run *r) {
   return true;
 }
 
+/* Guest offsets LICM hoisted out of loops, computed again beside their
+ * users inside (ir_remat.c). */
+static bool remat_offsets(drv_run *r) {
+  unsigned n = ir_remat_offsets(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u offset%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 /* Last: the trap's blocks joined to the return, for shrink wrapping
  * (ir_trap_exit.c). */
 static bool join_traps(drv_run *r) {
@@ -367,6 +375,7 @@ static const drv_pass pipeline[] = {
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
+  {"remat",     at_o2,       remat_offsets,  "guest offsets `X + C` LICM hoisted out of a loop, computed again beside their users in it (ir_remat.c)", true},
   {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
@@ -384,10 +393,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, vunroll, lanes, masks, guard or sinkaddr code is slower; without bounds, guard
+/* Without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or remat code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr"};
+static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

@@ -49,6 +49,13 @@ unsigned ir_join_trap_exits(LLVMModuleRef mod);
  * it out of (ir_sink_addr.c).  Returns how many addresses it sank. */
 unsigned ir_sink_addresses(LLVMModuleRef mod);
 
+/* After sinkaddr, on optimised IR: each i32 `X + C` (add or or of a
+ * constant), or its zero-extension, computed outside a loop for users
+ * inside it is computed again in each such user's block, so that one X
+ * stays live across the loop instead of one value per offset
+ * (ir_remat.c).  Returns how many values it moved. */
+unsigned ir_remat_offsets(LLVMModuleRef mod);
+
 /* Before the traps pass, on optimised IR: each integer select carried to a
  * loop's next iteration whose condition waits on a pointer-chasing load
  * (a load through another load's value, addressed from the carried value)

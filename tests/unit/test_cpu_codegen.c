@@ -1039,6 +1039,111 @@ START_TEST(frame_addresses_sunk_to_accesses) {
 }
 END_TEST
 
+/* ---- guest offsets computed beside their users (ir_remat.c) ---------- */
+
+/* i32 `X + C` (add or or of a constant) and their zero-extensions outside
+ * every loop with a user inside one: guest offsets LICM hoisted, each a
+ * value kept, often spilled, across the loop. */
+static int hoisted_offsets(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    if (unit_in_cycle(bb)) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      LLVMValueRef v = op == LLVMZExt ? LLVMGetOperand(i, 0) : i;
+      if (!LLVMIsAInstruction(v)) continue;
+      LLVMOpcode vop = LLVMGetInstructionOpcode(v);
+      if ((vop != LLVMAdd && vop != LLVMOr) || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 32 ||
+          !LLVMIsAConstantInt(LLVMGetOperand(v, 1)))
+        continue;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+        if (LLVMIsAInstruction(LLVMGetUser(u)) && !LLVMIsAPHINode(LLVMGetUser(u)) &&
+            unit_in_cycle(LLVMGetInstructionParent(LLVMGetUser(u)))) {
+          n++;
+          break;
+        }
+    }
+  }
+  return n;
+}
+
+/* A bytecode loop over a shadow-stack frame $fp it does not move (mujs's
+ * jsR_run and its frame slots), of REMAT_OPS handlers, enough blocks for
+ * an interpreter's loop (BIG_LOOP_BLOCKS in ir_remat.c): handler h, odd,
+ * writes acc + h to slot h (fp - 8 - 4h, fp = 2000); even, adds slot
+ * h + 1 to acc.
+ * The code at 100 runs every opcode, then every one again backwards,
+ * then leaves (255).  Written into wat (cap bytes); returns what the
+ * program's $run returns, computed in C. */
+enum { REMAT_OPS = 220 };
+static uint32_t frame_slots_wat(char *wat, size_t cap) {
+  uint8_t code[2 * REMAT_OPS + 1];
+  for (int h = 0; h < REMAT_OPS; h++) code[h] = (uint8_t)h, code[2 * REMAT_OPS - 1 - h] = (uint8_t)h;
+  code[2 * REMAT_OPS] = 255;
+  uint32_t slot[REMAT_OPS + 1] = {0}, acc = 0;
+  for (size_t i = 0; code[i] != 255; i++) {
+    int h = code[i];
+    if (h % 2) slot[h] = acc + (uint32_t)h;
+    else acc += slot[h + 1];
+  }
+  size_t n = 0;
+  n += (size_t)snprintf(wat + n, cap - n, "(module (memory 1) (data (i32.const 100) \"");
+  for (size_t i = 0; i < sizeof code; i++) n += (size_t)snprintf(wat + n, cap - n, "\\%02x", code[i]);
+  n += (size_t)snprintf(wat + n, cap - n,
+                        "\")\n  (func $run (param $fp i32) (param $pc i32) (result i32) (local $acc i32)\n"
+                        "    (block $out (loop $next (block $end\n");
+  for (int h = REMAT_OPS - 1; h >= 0; h--) n += (size_t)snprintf(wat + n, cap - n, "(block $h%d ", h);
+  n += (size_t)snprintf(wat + n, cap - n, "(br_table");
+  for (int h = 0; h < REMAT_OPS; h++) n += (size_t)snprintf(wat + n, cap - n, " $h%d", h);
+  n += (size_t)snprintf(wat + n, cap - n, " $out (i32.load8_u (local.get $pc))))\n");
+  for (int h = 0; h < REMAT_OPS; h++) {
+    if (h % 2)
+      n += (size_t)snprintf(wat + n, cap - n,
+                            "  (i32.store (i32.sub (local.get $fp) (i32.const %d)) (i32.add (local.get $acc) (i32.const %d)))",
+                            8 + 4 * h, h);
+    else
+      n += (size_t)snprintf(wat + n, cap - n,
+                            "  (local.set $acc (i32.add (local.get $acc) (i32.load (i32.sub (local.get $fp) (i32.const %d)))))",
+                            8 + 4 * (h + 1));
+    n += (size_t)snprintf(wat + n, cap - n, h == REMAT_OPS - 1 ? ")\n" : " (br $end))\n");
+  }
+  n += (size_t)snprintf(wat + n, cap - n,
+                        "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+                        "      (br $next)))\n"
+                        "    (local.get $acc))\n"
+                        "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 2000) (i32.const 100)) (i32.const %d))\n"
+                        "    (then unreachable))))\n",
+                        (int)acc);
+  ck_assert_uint_lt(n, cap);
+  return acc;
+}
+
+/* The frame slots' offsets are computed beside their accesses, $fp the
+ * only one of them kept across the loop, and the program computes what C
+ * does.  With --skip-pass=remat (what it was before ir_remat.c): the
+ * offsets, zero-extended, hoisted to the function's entry. */
+START_TEST(frame_offsets_computed_at_users) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped frame_offsets_computed_at_users: wat2wasm missing\n");
+    return;
+  }
+  static char wat[65536];
+  char out[4096];
+  frame_slots_wat(wat, sizeof wat);
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  o.skip_pass = "remat";
+  unit_ir m = unit_ir_of_wat("cpu-remat", wat, &o);
+  ck_assert_int_ge(hoisted_offsets(unit_ir_func(&m, 0)), 3);
+  unit_ir_dispose(&m);
+  m = ir_of(wat);
+  ck_assert_int_eq(hoisted_offsets(unit_ir_func(&m, 0)), 0);
+  unit_ir_dispose(&m);
+  ck_assert_msg(run_wat(wat, out, sizeof out) == 0, "%s", out);
+}
+END_TEST
+
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1153,6 +1258,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
+  tcase_add_test(tc, frame_offsets_computed_at_users);
   suite_add_tcase(s, tc);
   return s;
 }
