@@ -209,6 +209,8 @@ examples-check: $(EXAMPLES)
 # ---- benchmarks (figures, not tests) ------------------------------------------
 bench: $(TWASMC) $(LIBRT) gpu-bench-apps gpu-apps
 	TWASMC=$(TWASMC) bash tests/bench/cpu.sh
+	@if command -v perf >/dev/null 2>&1; then TWASMC=$(TWASMC) bash tests/bench/bounds.sh; \
+	  else echo "bench: bounds-check modes skipped: perf (linux-perf) not installed (tests/bench/bounds.sh)"; fi
 	@if command -v nvidia-smi >/dev/null 2>&1; then bash tests/bench/gpu.sh $(B)/gpu/bench; \
 	  bash tests/bench/start.sh $(B)/gpu/start; bash tests/bench/auto_cpu.sh $(B)/gpu/bin; \
 	  else echo "bench: GPU benchmarks skipped: no nvidia-smi here (run tests/bench/gpu.sh $(B)/gpu/bench, tests/bench/start.sh $(B)/gpu/start and tests/bench/auto_cpu.sh $(B)/gpu/bin on a GPU machine)"; fi
