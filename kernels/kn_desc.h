@@ -223,8 +223,11 @@ typedef struct {
  * `f32.max(s, k)` / `f32.min`, whose other values are the compare and
  * select `s > k ? s : k` (`s >= k` for k = -0; `s < k`, `s <= k` for k =
  * +0 with min); libc's fmaxf(s, k), whose NaN s gives k, is that compare
- * and select alone.  Floats only; only the exact kernel takes it
- * (ptx_plan.c). */
+ * and select alone.  kn_matmul's act2 is a second one applied to act's
+ * result (`fminf(fmaxf(s, 0), 6)`, a ReLU6; `s < lo ? lo : s > hi ? hi :
+ * s`, a clamp, where the recogniser proved the outer compare gives the
+ * same on s as on the inner one's result).  Floats only; only the exact
+ * kernel takes it (ptx_plan.c). */
 typedef struct {
   bool on;
   unsigned pred;
@@ -255,11 +258,12 @@ typedef struct {
   kn_mm_second second;     /* a second product added to each term */
   kn_mm_post post;         /* each sum scaled or divided before its store */
   kn_mm_act act;           /* then compared and selected (a ReLU) */
+  kn_mm_act act2;          /* then a second time, with act on (a clamp: ReLU6) */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
   return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on ||
-         m->act.on;
+         m->act.on || m->act2.on;
 }
 
 /* Where each sum of an accumulating product starts. */

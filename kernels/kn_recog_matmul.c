@@ -58,6 +58,7 @@ typedef struct {
   mm_factor fa2, fb2;
   mm_post post;            /* applied to each sum before its store */
   mm_act act;              /* then this */
+  mm_act act2;             /* then this (a clamp), with act on */
   LLVMValueRef mirror;     /* the store of each value at C's (j, i) too, or NULL */
   LLVMValueRef diag;       /* the store of a constant at C's (i, i) in the i loop, or NULL */
 } mm_parts;
@@ -233,15 +234,117 @@ static LLVMValueRef minmax_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   return x;
 }
 
+/* One compare and select of v (minmax_act, select_act): x, or NULL. */
+static LLVMValueRef one_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
+  LLVMValueRef x = minmax_act(c, v, a);
+  return x ? x : select_act(c, v, a);
+}
+
+/* The float compare p of l and r, as fcmp computes it. */
+static bool pred_holds(LLVMRealPredicate p, double l, double r) {
+  if (l != l || r != r) return p >= LLVMRealUNO;
+  switch (p) {
+  case LLVMRealOGT: case LLVMRealUGT: return l > r;
+  case LLVMRealOGE: case LLVMRealUGE: return l >= r;
+  case LLVMRealOLT: case LLVMRealULT: return l < r;
+  case LLVMRealOLE: case LLVMRealULE: return l <= r;
+  case LLVMRealOEQ: case LLVMRealUEQ: return l == r;
+  case LLVMRealONE: case LLVMRealUNE: return l != r;
+  case LLVMRealORD: return true;
+  case LLVMRealPredicateTrue: return true;
+  default: return false;
+  }
+}
+
+/* a's compare of y (its operand order). */
+static bool act_cond(const mm_act *a, double y) {
+  LLVMBool lost = false;
+  double k = LLVMConstRealGetDouble(a->cmp, &lost);
+  return pred_holds(a->pred, a->left ? y : k, a->left ? k : y);
+}
+
+static bool relational(LLVMRealPredicate p) {
+  return (p >= LLVMRealOGT && p <= LLVMRealOLE) || (p >= LLVMRealUGT && p <= LLVMRealULE);
+}
+
+/* The float next to v toward `to` in the constant's type (f32 or f64). */
+static double next_in(LLVMValueRef type_of, double v, double to) {
+  return LLVMTypeOf(type_of) == LLVMFloatTypeInContext(LLVMGetTypeContext(LLVMTypeOf(type_of)))
+             ? (double)nextafterf((float)v, (float)to)
+             : nextafter(v, to);
+}
+
+/* Whether out(in(s)) equals the source's `out` compare of s itself
+ * selecting between out's constant and in(s) (`s < lo ? lo : s > hi ? hi
+ * : s`): in, a plain compare and select (no multiply, no NaN add),
+ * changes s to its constant exactly on the values where its compare
+ * picks the constant; that set holds no NaN and is a half-line of floats
+ * [e0, e1] (the compare relational); out's compare, relational, is
+ * monotone on it, so it is the same on all of it when it is the same at
+ * both ends, and then it must be what it gives on in's constant.  Where
+ * in does not change s both forms compare s itself. */
+static bool clamp_safe(const mm_act *in, const mm_act *out) {
+  if (in->mul || in->nan_add || !relational(in->pred) || !relational(out->pred)) return false;
+  LLVMBool lost = false;
+  double k = LLVMConstRealGetDouble(in->cmp, &lost), sel = LLVMConstRealGetDouble(in->sel, &lost);
+  /* changed(s) = cond(s) != when_true; never for NaN */
+  if (act_cond(in, NAN) != in->when_true) return false;
+  double lo = -INFINITY, hi = INFINITY;
+  bool up_changed = act_cond(in, INFINITY) != in->when_true, at_k = act_cond(in, k) != in->when_true;
+  if (up_changed)
+    lo = at_k ? k : next_in(in->cmp, k, INFINITY);
+  else
+    hi = at_k ? k : next_in(in->cmp, k, -INFINITY);
+  if (lo > hi || (act_cond(in, lo) == in->when_true) || (act_cond(in, hi) == in->when_true)) return false;
+  bool want = act_cond(out, sel);
+  return act_cond(out, lo) == want && act_cond(out, hi) == want;
+}
+
+/* v = select(cmp(x, k2), k2', in) (either arm) with in = select(cmp(x,
+ * k1), k1', x) (select_act) and the same x compared: the clamp
+ * `s < lo ? lo : s > hi ? hi : s`, as in's compare and select then
+ * out's of in's result where clamp_safe proves that the same: x, with
+ * *a in's and *a2 out's; else NULL. */
+static LLVMValueRef nested_act(const kr_ctx *c, LLVMValueRef v, mm_act *a, mm_act *a2) {
+  if (!v || !LLVMIsASelectInst(v) || !LLVMIsAFCmpInst(LLVMGetOperand(v, 0))) return NULL;
+  LLVMValueRef cond = LLVMGetOperand(v, 0), t = LLVMGetOperand(v, 1), f = LLVMGetOperand(v, 2);
+  bool when_true = LLVMIsASelectInst(t);
+  LLVMValueRef in = when_true ? t : f, sel = when_true ? f : t;
+  if (!LLVMIsASelectInst(in) || !plain_const(sel)) return NULL;
+  mm_act qi = {0};
+  LLVMValueRef x = select_act(c, in, &qi);
+  if (!x) return NULL;
+  LLVMValueRef l = LLVMGetOperand(cond, 0), r = LLVMGetOperand(cond, 1);
+  bool left = l == x && plain_const(r);
+  if (!left && !(r == x && plain_const(l))) return NULL;
+  mm_act qo = {.on = true, .pred = LLVMGetFCmpPredicate(cond), .left = left, .when_true = when_true,
+               .cmp = left ? r : l, .sel = sel};
+  if (!clamp_safe(&qi, &qo)) return NULL;
+  *a = qi;
+  *a2 = qo;
+  return x;
+}
+
 /* v with the source's compare and select of the finished sum peeled
  * (select_act, minmax_act): what is left, the rest in *a; else v, none.
- * The kernel repeats that compare and select (kn_mm_act): exact, NaN and
- * -0 included. */
-static LLVMValueRef split_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
-  *a = (mm_act){0};
-  LLVMValueRef x = minmax_act(c, v, a);
-  if (!x) x = select_act(c, v, a);
-  return x ? x : v;
+ * Two in a row (`fminf(fmaxf(s, 0), 6)`, a ReLU6; nested_act's clamp)
+ * the first in *a, the second in *a2.  The kernel repeats each compare
+ * and select (kn_mm_act): exact, NaN and -0 included. */
+static LLVMValueRef split_act(const kr_ctx *c, LLVMValueRef v, mm_act *a, mm_act *a2) {
+  *a = *a2 = (mm_act){0};
+  LLVMValueRef x = nested_act(c, v, a, a2);
+  if (x) return x;
+  mm_act out = {0}, in = {0};
+  x = one_act(c, v, &out);
+  if (!x) return v;
+  LLVMValueRef y = one_act(c, x, &in);
+  if (!y) {
+    *a = out;
+    return x;
+  }
+  *a = in;
+  *a2 = out;
+  return y;
 }
 
 static bool same_factor(const mm_factor *x, const mm_factor *y) {
@@ -457,6 +560,21 @@ static bool mirror_store(kr_ctx *c, const mm_parts *m, kn_matmul *mm) {
   return true;
 }
 
+/* `y[i] = s > 0 ? s : 0` after the k loop (split_act) as the
+ * descriptor's *out: floats, the constants of C's type (cs bytes), not
+ * NaN (their payload kept through a double is no promise). */
+static bool act_desc(kr_ctx *c, const mm_parts *m, const mm_act *q, unsigned cs, kn_mm_act *out) {
+  LLVMBool lost = false;
+  double k = LLVMConstRealGetDouble(q->cmp, &lost), sel = LLVMConstRealGetDouble(q->sel, &lost);
+  if ((m->type != KN_MM_F32 && m->type != KN_MM_F64) || LLVMABISizeOfType(c->td, LLVMTypeOf(q->cmp)) != cs ||
+      LLVMABISizeOfType(c->td, LLVMTypeOf(q->sel)) != cs || lost || k != k || sel != sel)
+    return kr_fail(c, "a compare and select after the sum of integers or with a NaN");
+  *out = (kn_mm_act){.on = true, .pred = (unsigned)q->pred, .left = q->left, .when_true = q->when_true,
+                     .cmp = k, .sel = sel, .mul = q->mul, .mul_first = q->mul_first,
+                     .nan_add = q->nan_add, .add_first = q->add_first};
+  return true;
+}
+
 /* The diagonal store of a strict upper triangle (`corr[i][i] = 1.0` in
  * the i loop, taken by take_diag): a float constant of C's type at C's
  * element (i, i), C's offset with its row and column strides summed on i
@@ -567,20 +685,8 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
       mm->post.param = (unsigned)p;
     }
   }
-  if (m->act.on) {
-    /* `y[i] = s > 0 ? s : 0` after the k loop (split_act): floats, the
-     * constants of C's type, not NaN (their payload kept through a
-     * double is no promise) */
-    const mm_act *q = &m->act;
-    LLVMBool lost = false;
-    double k = LLVMConstRealGetDouble(q->cmp, &lost), sel = LLVMConstRealGetDouble(q->sel, &lost);
-    if ((m->type != KN_MM_F32 && m->type != KN_MM_F64) || LLVMABISizeOfType(c->td, LLVMTypeOf(q->cmp)) != cs ||
-        LLVMABISizeOfType(c->td, LLVMTypeOf(q->sel)) != cs || lost || k != k || sel != sel)
-      return kr_fail(c, "a compare and select after the sum of integers or with a NaN");
-    mm->act = (kn_mm_act){.on = true, .pred = (unsigned)q->pred, .left = q->left, .when_true = q->when_true,
-                          .cmp = k, .sel = sel, .mul = q->mul, .mul_first = q->mul_first,
-                          .nan_add = q->nan_add, .add_first = q->add_first};
-  }
+  if (m->act.on && (!act_desc(c, m, &m->act, cs, &mm->act) || (m->act2.on && !act_desc(c, m, &m->act2, cs, &mm->act2))))
+    return false;
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
   if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");
   if (c->tri) {
@@ -889,9 +995,9 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
  * alone only where the k count is a constant (the loop is never
  * skipped), the sum itself where the loop runs on every j (below). */
 static bool mem_sum_after(kr_ctx *c, const mem_sum *ms, LLVMValueRef latch, LLVMValueRef init, mm_post *post,
-                          mm_act *act) {
+                          mm_act *act, mm_act *act2) {
   static const char *const why = "a store after the k loop other than the sum, divided or scaled";
-  LLVMValueRef x = split_post(c, split_act(c, LLVMGetOperand(ms->after, 0), act), post);
+  LLVMValueRef x = split_post(c, split_act(c, LLVMGetOperand(ms->after, 0), act, act2), post);
   kr_affine a = kr_address(c, LLVMGetOperand(ms->after, 1)), cell = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
   if (!a.ok || !cell.ok || !kr_same_affine(&a, &cell)) return kr_fail(c, why);
   /* the sum itself (-O3 unswitches `K > 0` out of the nest): the k loop
@@ -1024,7 +1130,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   LLVMValueRef v = LLVMGetOperand(store, 0);
   /* the sum divided or scaled as it is stored (`C[i][j] = sum / d`),
    * maybe then through a ReLU (`s > 0 ? s : 0`) */
-  if (!ms) v = split_post(c, split_act(c, v, &m0.act), &m0.post);
+  if (!ms) v = split_post(c, split_act(c, v, &m0.act, &m0.act2), &m0.post);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
   /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
    * result is init + the terms of [0, n), the sum R (the chain's k loop)
@@ -1041,7 +1147,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
   if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
     return kr_fail(c, "a sum kept in memory starts from an unknown value");
-  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post, &m0.act)) return false;
+  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post, &m0.act, &m0.act2)) return false;
   if (mirror && LLVMGetOperand(mirror, 0) != LLVMGetOperand(ms && ms->after ? ms->after : store, 0) &&
       !mirror_of_sum(c, ms, mirror, latch, init))
     return kr_fail(c, "a second store of each sum other than at C's transposed element");

@@ -45,6 +45,13 @@ static mm_types types_of(ptx_gen *g, kn_mm_type t) {
                     t == KN_MM_F32 || t == KN_MM_F64};
 }
 
+/* Whether a compare and select is one the kernel can repeat: on floats,
+ * a predicate that compares, its constants no NaN. */
+static bool act_ok(const kn_matmul *m, const kn_mm_act *a) {
+  return (m->type == KN_MM_F32 || m->type == KN_MM_F64) && a->pred > LLVMRealPredicateFalse &&
+         a->pred < LLVMRealPredicateTrue && a->cmp == a->cmp && a->sel == a->sel;
+}
+
 static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   const kn_matmul *m = &d->matmul;
   if ((unsigned)m->type > KN_MM_I8_I32)
@@ -76,8 +83,7 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   if (m->post.on && ((!m->post.elem && m->post.param >= d->nparams) || (m->type != KN_MM_F32 && m->type != KN_MM_F64) ||
                      (m->post.div + m->post.add + m->post.sub > 1) || (m->post.div && m->post.first)))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a factor after the sum of integers or out of range");
-  if (m->act.on && ((m->type != KN_MM_F32 && m->type != KN_MM_F64) || m->act.pred <= LLVMRealPredicateFalse ||
-                    m->act.pred >= LLVMRealPredicateTrue || m->act.cmp != m->act.cmp || m->act.sel != m->act.sel))
+  if ((m->act.on && !act_ok(m, &m->act)) || (m->act2.on && (!m->act.on || !act_ok(m, &m->act2))))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a compare and select after a sum of integers, "
                                             "with a constant compare or a NaN");
   if (m->post.on && m->post.elem) {
@@ -202,18 +208,15 @@ static LLVMValueRef opaque_bits(mm_gen *w, double v) {
   return opaque_int(g, LLVMBuildBitCast(g->b, LLVMConstReal(w->ty.acc, v), ity, ""), false);
 }
 
-/* posted_op's value through the source's compare with a constant and
- * select (kn_mm_act: `s > 0 ? s : 0`), the same compare and select, so
- * NaN and -0 come out as on the CPU; or that value itself.  The select
+/* y through the source's compare with a constant and select (kn_mm_act:
+ * `s > 0 ? s : 0`), the same compare and select, so NaN and -0 come out
+ * as on the CPU.  The select
  * picks bits, its constant opaque: NVPTX's lowering turns a float
  * `s > 0 ? s : 0` into max.f32, and LLVM promises nothing of which zero
  * maxnum returns for -0.  With mul the other value is y * sel (a leaky
  * ReLU, one rounding in the source's operand order), with nan_add a NaN
  * y gives y + cmp (Wasm's f32.max). */
-static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
-  const kn_mm_act *a = &w->g->d->matmul.act;
-  LLVMValueRef y = posted_op(w, sum, row, col);
-  if (!a->on) return y;
+static LLVMValueRef act_on(mm_gen *w, const kn_mm_act *a, LLVMValueRef y) {
   LLVMBuilderRef b = w->g->b;
   LLVMValueRef k = LLVMConstReal(w->ty.acc, a->cmp), sel = opaque_bits(w, a->sel);
   LLVMValueRef cond = LLVMBuildFCmp(b, (LLVMRealPredicate)a->pred, a->left ? y : k, a->left ? k : y, "");
@@ -229,6 +232,16 @@ static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMVa
     out = LLVMBuildSelect(b, nan, LLVMBuildBitCast(b, sum, LLVMTypeOf(yb), ""), out, "");
   }
   return LLVMBuildBitCast(b, out, w->ty.acc, "");
+}
+
+/* posted_op's value through act, then act2 (a clamp: ReLU6) where the
+ * descriptor has them; or that value itself. */
+static LLVMValueRef posted(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
+  const kn_matmul *m = &w->g->d->matmul;
+  LLVMValueRef y = posted_op(w, sum, row, col);
+  if (m->act.on) y = act_on(w, &m->act, y);
+  if (m->act.on && m->act2.on) y = act_on(w, &m->act2, y);
+  return y;
 }
 
 /* Matrix mat's layout and scale: A, B, A2, B2 (kn_mm_second). */

@@ -152,6 +152,10 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
     return kn_matmul_scaled(m) ? "a product over a triangle (j <= i), its outputs stored alone; scaled operands "
                                  "or start (alpha * A, beta * C) per element as the source does"
                                : "a product over a triangle (j <= i), its outputs stored alone";
+  if (m->act.on && m->act2.on)
+    return "each sum compared with a constant and selected twice before its store (`fminf(fmaxf(s, 0), 6)`, a "
+           "ReLU6; `s < lo ? lo : s > hi ? hi : s`, a clamp), after its operation (`s + bias[i]`) where there is "
+           "one, as the source does after the k loop: the exact kernel, the same compares and selects in order";
   if (m->act.on && m->act.mul)
     return "each sum compared with a constant and selected before its store, or multiplied by a constant (`y[i] "
            "= s > 0 ? s : 0.01f * s`, a leaky ReLU), after its operation (`s + bias[i]`) where there is one, as "
