@@ -177,6 +177,29 @@ static bool nan_test_of(LLVMValueRef l, LLVMValueRef r, LLVMValueRef x) {
   return (l == x && (r == x || plain_const(r))) || (plain_const(l) && r == x);
 }
 
+/* v = maximum(x, k) or minimum(x, k) (either operand order), k a float
+ * constant, x computed in the nest: x, with *a the compare and select it
+ * is for x no NaN (`x > k ? x : k`, `>=` for k = -0: maximum's -0 below
+ * +0; `x < k`, `<=` for k = +0 with minimum); else NULL. */
+static LLVMValueRef minmax_call(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
+  if (!v || !LLVMIsACallInst(v) || LLVMGetNumArgOperands(v) != 2) return NULL;
+  LLVMValueRef fn = LLVMGetCalledValue(v);
+  unsigned id = fn && LLVMIsAFunction(fn) ? LLVMGetIntrinsicID(fn) : 0;
+  bool max = id && id == LLVMLookupIntrinsicID("llvm.maximum", 12);
+  if (!id || (!max && id != LLVMLookupIntrinsicID("llvm.minimum", 12))) return NULL;
+  LLVMValueRef o0 = LLVMGetOperand(v, 0), o1 = LLVMGetOperand(v, 1);
+  bool xfirst = plain_const(o1) && !LLVMIsAConstantFP(o0);
+  if (!xfirst && !(plain_const(o0) && !LLVMIsAConstantFP(o1))) return NULL;
+  LLVMValueRef x = xfirst ? o0 : o1, k = xfirst ? o1 : o0;
+  if (!ir_loop_defines(c->chain[0], x, c->cfg)) return NULL;
+  LLVMBool lost = false;
+  double kv = LLVMConstRealGetDouble(k, &lost);
+  *a = (mm_act){.on = true, .left = true, .when_true = true, .cmp = k, .sel = k};
+  a->pred = max ? (kv == 0 && signbit(kv) ? LLVMRealOGE : LLVMRealOGT)
+                : (kv == 0 && !signbit(kv) ? LLVMRealOLE : LLVMRealOLT);
+  return x;
+}
+
 /* v = select(fcmp uno(x, k), n, maximum(x, k)) (the operands of each in
  * either order, the compare maybe `ord` with the arms swapped, of x with
  * itself or another constant: nan_test_of), k a float constant, n k itself (libc's fmaxf(x, k)
@@ -205,22 +228,9 @@ static LLVMValueRef minmax_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
     *a = q;
     return x;
   }
-  if (!LLVMIsACallInst(mm) || LLVMGetNumArgOperands(mm) != 2) return NULL;
-  LLVMValueRef fn = LLVMGetCalledValue(mm);
-  unsigned id = fn && LLVMIsAFunction(fn) ? LLVMGetIntrinsicID(fn) : 0;
-  bool max = id && id == LLVMLookupIntrinsicID("llvm.maximum", 12);
-  if (!id || (!max && id != LLVMLookupIntrinsicID("llvm.minimum", 12))) return NULL;
-  LLVMValueRef o0 = LLVMGetOperand(mm, 0), o1 = LLVMGetOperand(mm, 1);
-  bool xfirst = plain_const(o1) && !LLVMIsAConstantFP(o0);
-  if (!xfirst && !(plain_const(o0) && !LLVMIsAConstantFP(o1))) return NULL;
-  LLVMValueRef x = xfirst ? o0 : o1, k = xfirst ? o1 : o0;
-  if (!nan_test_of(l, r, x)) return NULL;
-  if (!ir_loop_defines(c->chain[0], x, c->cfg)) return NULL;
-  LLVMBool lost = false;
-  double kv = LLVMConstRealGetDouble(k, &lost);
-  mm_act q = {.on = true, .left = true, .when_true = true, .cmp = k, .sel = k};
-  q.pred = max ? (kv == 0 && signbit(kv) ? LLVMRealOGE : LLVMRealOGT)
-               : (kv == 0 && !signbit(kv) ? LLVMRealOLE : LLVMRealOLT);
+  mm_act q;
+  LLVMValueRef x = minmax_call(c, mm, &q), k = q.cmp;
+  if (!x || !nan_test_of(l, r, x)) return NULL;
   if (LLVMIsAConstantFP(n)) {
     if (!same_const(n, k)) return NULL;
   } else {
@@ -262,6 +272,9 @@ static bool act_cond(const mm_act *a, double y) {
   double k = LLVMConstRealGetDouble(a->cmp, &lost);
   return pred_holds(a->pred, a->left ? y : k, a->left ? k : y);
 }
+
+/* Whether a's select keeps its x (not its constant) for a NaN x. */
+static bool act_picks_x_for_nan(const mm_act *a) { return act_cond(a, NAN) == a->when_true; }
 
 static bool relational(LLVMRealPredicate p) {
   return (p >= LLVMRealOGT && p <= LLVMRealOLE) || (p >= LLVMRealUGT && p <= LLVMRealULE);
@@ -336,7 +349,18 @@ static LLVMValueRef split_act(const kr_ctx *c, LLVMValueRef v, mm_act *a, mm_act
   if (x) return x;
   mm_act out = {0}, in = {0};
   x = one_act(c, v, &out);
-  if (!x) return v;
+  if (!x) {
+    /* a bare minimum(x, k) of a value that is never NaN: LLVM drops
+     * fminf's NaN test after fmaxf(s, 0), whose select gives 0 for a NaN
+     * s (`fminf(fmaxf(s, 0), 6)`); on x no NaN it is its compare and
+     * select */
+    x = minmax_call(c, v, &out);
+    LLVMValueRef y = x ? one_act(c, x, &in) : NULL;
+    if (!y || in.mul || in.nan_add || act_picks_x_for_nan(&in)) return v;
+    *a = in;
+    *a2 = out;
+    return y;
+  }
   LLVMValueRef y = one_act(c, x, &in);
   if (!y) {
     *a = out;

@@ -1020,6 +1020,77 @@ START_TEST(neg_post_relu) {
 }
 END_TEST
 
+/* Sums clamped as they are stored (tests/gpu/detect/post_clamp.c, kn_mm_act
+ * then act2) at plain -O2, -O3 and -fno-unroll-loops: one product each
+ * (before: "stores something other than the sum"), act the first
+ * compare and select the source applies, act2 the second on its result:
+ * libc's fminf(fmaxf(s, 0), 6) (a ReLU6), Wasm's f32.min(f32.max(s, 0), 6)
+ * (nan_add both), two ifs on the sum from the bias (`s > 4`, then `s <
+ * -4`), and the nested `s < -1 ? -1 : s > 1 ? 1 : s` (f64): the inner
+ * `s > 1 ? 1 : s` first, then `< -1` on its result (clamp_safe: the same
+ * as comparing s).  Issue 19 round 7. */
+typedef struct {
+  const char *func;
+  kn_mm_type type;
+  LLVMRealPredicate pred1, pred2;
+  double cmp1, sel1, cmp2, sel2;
+  bool nan_add, start;
+} post_clamp_case;
+
+static const post_clamp_case post_clamp_cases[] = {
+    {"relu6_lib", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, false, false},
+    {"relu6_wasm", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, true, false},
+    {"clamp_tern", KN_MM_F64, LLVMRealOGT, LLVMRealOLT, 1.0, 1.0, -1.0, -1.0, false, false},
+    {"clamp_if", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 4.0, 4.0, -4.0, -4.0, false, true},
+};
+enum { NCLAMP = sizeof post_clamp_cases / sizeof *post_clamp_cases };
+
+START_TEST(post_clamp) {
+  const post_clamp_case *c = &post_clamp_cases[_i % NCLAMP];
+  const char *flags = post_flags[_i / NCLAMP];
+  fixture f;
+  recognise_with(&f, "post_clamp.c", c->func, false, flags);
+  if (f.skipped) return;
+  const kn_recog_nest *n = NULL;
+  for (int i = 0; i < f.res.nnests && !n; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MATMUL) n = &f.res.nests[i];
+  if (!n) dump(&f);
+  ck_assert_msg(n, "%s %s: no product", c->func, flags);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert_int_eq(mm->type, c->type);
+  ck_assert_msg(mm->act.on && mm->act2.on, "%s %s: not two compares and selects", c->func, flags);
+  const kn_mm_act *a[2] = {&mm->act, &mm->act2};
+  const LLVMRealPredicate pred[2] = {c->pred1, c->pred2};
+  const double cmp[2] = {c->cmp1, c->cmp2}, sel[2] = {c->sel1, c->sel2};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_msg(a[i]->pred == (unsigned)pred[i] && a[i]->left, "%s %s: act %d pred %u left %d", c->func, flags, i,
+                  a[i]->pred, a[i]->left);
+    ck_assert_msg(a[i]->cmp == cmp[i] && a[i]->sel == sel[i], "%s %s: act %d %g %g", c->func, flags, i, a[i]->cmp,
+                  a[i]->sel);
+    ck_assert(!a[i]->mul && a[i]->nan_add == c->nan_add);
+  }
+  ck_assert_int_eq(mm->accumulate && mm->has_start, c->start);
+  ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */
+  release(&f);
+}
+END_TEST
+
+/* A clamp's bound a run-time value (neg_clamp_var) and crossed bounds
+ * (`s < 2 ? 2 : s > 1 ? 1 : s`: clamp_safe refuses, s = 3 would store 2
+ * through two compares in a row): no product. */
+static const char *const neg_clamp_funcs[] = {"neg_clamp_var", "neg_clamp_cross"};
+
+START_TEST(neg_post_clamp) {
+  fixture f;
+  recognise_with(&f, "post_clamp.c", neg_clamp_funcs[_i % 2], false, post_flags[_i / 2]);
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "%s: nest %d taken as a product",
+                  neg_clamp_funcs[_i % 2], i);
+  release(&f);
+}
+END_TEST
+
 /* Products over an upper triangle (tests/gpu/detect/upper_tri.c,
  * kn_mm_tri's upper) at plain -O2, -O3 and -fno-unroll-loops: covariance's
  * product, j from i to m, its sum divided in place and mirrored to
@@ -1385,6 +1456,8 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, post_elem_own, 0, 3);
   tcase_add_loop_test(tc, post_relu, 0, 3 * NRELU);
   tcase_add_loop_test(tc, neg_post_relu, 0, 3);
+  tcase_add_loop_test(tc, post_clamp, 0, 3 * NCLAMP);
+  tcase_add_loop_test(tc, neg_post_clamp, 0, 6);
   tcase_add_loop_test(tc, upper_triangle, 0, 6);
   tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);
