@@ -149,6 +149,17 @@ static const struct {
                       "k)"},
     {"post_relu", "", ": fmin_cap: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
     {"post_relu", "", ": neg_leaky_var: not offloaded: stores something other than the sum\n"},
+    /* sums clamped as they are stored (two compares and selects in a
+     * row: kn_mm_act then act2): the exact kernel, its reason; a bound
+     * that is a run-time value, crossed bounds: no product */
+    {"post_clamp", "", ": relu6_lib: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared with a "
+                       "constant and selected twice before its store (`fminf(fmaxf(s, 0), 6)`, a ReLU6"},
+    {"post_clamp", "", ": relu6_mixed: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_clamp", "", ": relu6_wasm: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_clamp", "", ": clamp_tern: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_clamp", "", ": clamp_if: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum compared"},
+    {"post_clamp", "", ": neg_clamp_var: not offloaded: stores something other than the sum\n"},
+    {"post_clamp", "", ": neg_clamp_cross: not offloaded: stores something other than the sum\n"},
     {"saxpy", "--gpu-arch=sm_80", ": offloaded as map (sm_80); runs on the GPU when"},
     {"saxpy", "--gpu-arch=90,75", ": offloaded as map (sm_90,sm_75); runs on the GPU when"},
 };

@@ -911,6 +911,31 @@ START_TEST(test_matmul_act_leaky_max) {
 }
 END_TEST
 
+/* A clamp (kn_matmul's act2 after act: `fminf(fmaxf(s, 0), 6)`): a
+ * second compare and select per stored sum, never min.f32/max.f32; act2
+ * without act is no descriptor the kernel takes (issue 19 round 7). */
+START_TEST(test_matmul_act_clamp) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out one, two;
+  const ptx_arch sm75[] = {{75, false}};
+  d.matmul.act = (kn_mm_act){.on = true, .pred = LLVMRealOGT, .left = true, .when_true = true};
+  ck_assert_msg(ptx_generate(&d, "one", sm75, 1, &arena, &one, &diag), "%s", diag.msg);
+  d.matmul.act2 = (kn_mm_act){.on = true, .pred = LLVMRealOLT, .left = true, .when_true = true, .cmp = 6.0,
+                              .sel = 6.0};
+  ck_assert_msg(ptx_generate(&d, "two", sm75, 1, &arena, &two, &diag), "%s", diag.msg);
+  const char *t1 = one.codes[0].text, *t2 = two.codes[0].text;
+  ck_assert(!strstr(t2, "max.f32") && !strstr(t2, "min.f32"));
+  ck_assert_uint_ge(count_of(t2, "setp.lt.f32"), count_of(t1, "setp.lt.f32") + 64);
+  ck_assert_uint_eq(count_of(t2, "setp.gt.f32"), count_of(t1, "setp.gt.f32"));
+  d.matmul.act.on = false;
+  ck_assert(!ptx_generate(&d, "bad", sm75, 1, &arena, &two, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "compare and select"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* A scale on an int8 product, or a scaled start without accumulate, is
  * no descriptor the kernels take. */
 START_TEST(test_matmul_bad_scale) {
@@ -1167,6 +1192,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_post_elem);
   tcase_add_test(tc, test_matmul_act);
   tcase_add_test(tc, test_matmul_act_leaky_max);
+  tcase_add_test(tc, test_matmul_act_clamp);
   tcase_add_test(tc, test_matmul_bad_scale);
   tcase_add_test(tc, test_batch_tensor_cores);
   tcase_add_test(tc, test_map_strided_no_vectors);

@@ -1024,9 +1024,9 @@ END_TEST
  * then act2) at plain -O2, -O3 and -fno-unroll-loops: one product each
  * (before: "stores something other than the sum"), act the first
  * compare and select the source applies, act2 the second on its result:
- * libc's fminf(fmaxf(s, 0), 6) (a ReLU6), Wasm's f32.min(f32.max(s, 0), 6)
- * (nan_add both), two ifs on the sum from the bias (`s > 4`, then `s <
- * -4`), and the nested `s < -1 ? -1 : s > 1 ? 1 : s` (f64): the inner
+ * libc's fminf(fmaxf(s, 0), 6) (a ReLU6), fmaxf then Wasm's f32.min
+ * (nan_add the second), Wasm's f32.min(f32.max(s, 0), 6) (nan_add
+ * both), two ifs on the sum from the bias (`s > 4`, then `s < -4`), and the nested `s < -1 ? -1 : s > 1 ? 1 : s` (f64): the inner
  * `s > 1 ? 1 : s` first, then `< -1` on its result (clamp_safe: the same
  * as comparing s).  Issue 19 round 7. */
 typedef struct {
@@ -1034,14 +1034,15 @@ typedef struct {
   kn_mm_type type;
   LLVMRealPredicate pred1, pred2;
   double cmp1, sel1, cmp2, sel2;
-  bool nan_add, start;
+  bool nan_add1, nan_add2, start;
 } post_clamp_case;
 
 static const post_clamp_case post_clamp_cases[] = {
-    {"relu6_lib", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, false, false},
-    {"relu6_wasm", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, true, false},
-    {"clamp_tern", KN_MM_F64, LLVMRealOGT, LLVMRealOLT, 1.0, 1.0, -1.0, -1.0, false, false},
-    {"clamp_if", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 4.0, 4.0, -4.0, -4.0, false, true},
+    {"relu6_lib", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, false, false, false},
+    {"relu6_mixed", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, false, true, false},
+    {"relu6_wasm", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 0.0, 0.0, 6.0, 6.0, true, true, false},
+    {"clamp_tern", KN_MM_F64, LLVMRealOGT, LLVMRealOLT, 1.0, 1.0, -1.0, -1.0, false, false, false},
+    {"clamp_if", KN_MM_F32, LLVMRealOGT, LLVMRealOLT, 4.0, 4.0, -4.0, -4.0, false, false, true},
 };
 enum { NCLAMP = sizeof post_clamp_cases / sizeof *post_clamp_cases };
 
@@ -1067,7 +1068,8 @@ START_TEST(post_clamp) {
                   a[i]->pred, a[i]->left);
     ck_assert_msg(a[i]->cmp == cmp[i] && a[i]->sel == sel[i], "%s %s: act %d %g %g", c->func, flags, i, a[i]->cmp,
                   a[i]->sel);
-    ck_assert(!a[i]->mul && a[i]->nan_add == c->nan_add);
+    ck_assert_msg(!a[i]->mul && a[i]->nan_add == (i ? c->nan_add2 : c->nan_add1), "%s %s: act %d nan_add %d",
+                  c->func, flags, i, a[i]->nan_add);
   }
   ck_assert_int_eq(mm->accumulate && mm->has_start, c->start);
   ck_assert(kn_matmul_scaled(mm)); /* the exact kernel alone */

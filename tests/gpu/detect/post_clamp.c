@@ -1,7 +1,8 @@
 /* Sums clamped to a range as they are stored (issue 19 round 7: ReLU6
  * and clamp posts, two of kn_mm_act's compare and selects in a row).
  * relu6_lib: fminf(fmaxf(s, 0), 6) through wasi-libc's fmaxf/fminf (the
- * module's own code); relu6_wasm: Wasm's f32.min(f32.max(s, 0), 6);
+ * module's own code); relu6_mixed: fmaxf then f32.min; relu6_wasm:
+ * Wasm's f32.min(f32.max(s, 0), 6);
  * clamp_tern: `s < -1 ? -1 : s > 1 ? 1 : s` (f64); clamp_if: the same in
  * two ifs on the sum, from the bias; neg_clamp_var: the bound a run-time
  * value, neg_clamp_cross: the bounds crossed (neither taken). */
@@ -22,6 +23,16 @@ void relu6_lib(int m, int n, float *y, const float *W, const float *x) {
     float s = 0.0f;
     for (int k = 0; k < n; k++) s += W[o * n + k] * x[k];
     y[o] = lib_fminf(lib_fmaxf(s, 0.0f), 6.0f);
+  }
+}
+
+/* libc's fmaxf, then Wasm's f32.min (its NaN test kept: nan_add on the
+ * second alone) */
+void relu6_mixed(int m, int n, float *y, const float *W, const float *x) {
+  for (int o = 0; o < m; o++) {
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) s += W[o * n + k] * x[k];
+    y[o] = __builtin_wasm_min_f32(lib_fmaxf(s, 0.0f), 6.0f);
   }
 }
 
