@@ -61,16 +61,19 @@ int main(int argc, char **argv) {
   fill_f32(W, (size_t)m * n, 91);
   fill_f32(x, (size_t)n, 92);
   fill_f32(bias, (size_t)m, 93);
-  /* row 1: zeros times a negative x: -0 */
+  fill_f64(Wd, (size_t)m * n, 95);
+  fill_f64(xd, (size_t)n, 96);
+  fill_f64(bd, (size_t)m, 97);
+  /* row 1: zeros times a negative x: -0 (the sum from a -0 bias) */
   for (int k = 0; k < n; k++) {
     W[n + k] = 0.0f;
     x[k] = x[k] > 0.0f ? -x[k] : x[k];
     if (x[k] == 0.0f) x[k] = -1.0f;
+    Wd[n + k] = 0.0;
+    xd[k] = (double)x[k];
   }
   bias[1] = -0.0f;
-  for (long i = 0; i < (long)m * n; i++) Wd[i] = (double)W[i] * 3.0;
-  for (int k = 0; k < n; k++) xd[k] = (double)x[k];
-  for (int o = 0; o < m; o++) bd[o] = (double)bias[o];
+  bd[1] = -0.0;
   float keep = W[2 * n + 3];
   W[2 * n + 3] = NAN; /* row 2's sum NaN: relu6 stores 6 */
   dense_relu6(m, n, y, W, x);
