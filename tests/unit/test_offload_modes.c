@@ -392,6 +392,11 @@ static const struct {
      "reads host state, not a single chain of loops, float reduction); one batched product with "
      "-fno-unroll-loops"},
     {"tests/gpu/e2e/matvec_heads.c", "as tests/gpu/detect/heads.c (heads_mix)"},
+    {"tests/gpu/e2e/simd_dsp.c",
+     "main's inlined y = A^T x (constant 129 x 203): at -O2 clang unrolls the j loop of the odd constant "
+     "count by 2 with the exit tested between the copies (no remainder loop), not re-rolled (refused: "
+     "stores to more than one array); one matrix-vector product with -fno-unroll-loops"},
+    {"tests/gpu/e2e/simd_dsp_o3.c", "as simd_dsp.c (built here at -O2, without -msimd128)"},
 };
 
 static const char *unroll_gap(const char *path) {
