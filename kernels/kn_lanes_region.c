@@ -691,59 +691,64 @@ static bool after_prol(const kr_ctx *c, const kr_region *r, int b) {
 }
 
 /* The prologue loop P before a remainder unrolled by U (clang's runtime
- * unroll of the scalar rest, U >= 2 a power of two dividing L, so that s
- * is a multiple of U): s' = phi(s from J, s + K from P's exits) in block
- * D (`or disjoint s, K` or `add`; K = n & (U-1)), J (where s =
- * phi(M, 0)) branching on K == 0 to D, else to P's entry Pe; every copy
- * of P counts K down by 1 to 0 (its one store at j = s + t), is entered
- * only through Pe (Pe dominates its header) and exits to D.  *Pe_out:
- * Pe. */
+ * unroll of the scalar rest, U >= 2 a power of two): K, the count of
+ * P's trips, is one value, `(n - s) & (U-1)`, or `n & (U-1)` when U
+ * divides L (s, 0 or M, is then a multiple of U, so that n & (U-1) is
+ * (n - s) & (U-1)); s' = phi(s from J, s + K from P's exits) in block D
+ * (`add` of s and K, or `or disjoint s, n & (U-1)`, an add then since s's
+ * low bits are 0); J (where s = phi(M, 0)) branches on K == 0 to D, else
+ * to P's entry Pe; every copy of P counts K down by 1 to 0 (its one store
+ * at j = s + t), is entered only through Pe (Pe dominates its header)
+ * and exits to D. */
 static bool prol_shape(kr_ctx *c, kr_region *r, LLVMValueRef n, LLVMValueRef s1, int U, LLVMValueRef *s_out,
-                       int *J_out, int *D_out, int *Pe_out) {
-  if (!LLVMIsAPHINode(s1)) return false;
-  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), J = -1, fromJ = -1;
-  LLVMValueRef s = NULL;
+                       int *J_out, int *D_out) {
+  LLVMValueRef K = NULL, s = NULL;
+  if (!LLVMIsAPHINode(s1) || !r->nprol || !counts_down(c, r->prol[0], 1, &K) || low_bits_of(K, NULL) != U)
+    return false;
+  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), fromJ = -1;
   *D_out = D;
-  /* first the value from J: s itself (the one not of the form s + K) */
+  /* the value from J: s itself (the one that is not s + K) */
   for (unsigned i = 0; i < LLVMCountIncoming(s1); i++) {
     LLVMValueRef v = LLVMGetIncomingValue(s1, i);
-    if ((is_op(v, LLVMOr) || is_op(v, LLVMAdd)) && low_bits_of(LLVMGetOperand(v, 1), n) == U) continue;
+    if ((is_op(v, LLVMOr) || is_op(v, LLVMAdd)) && (LLVMGetOperand(v, 0) == K || LLVMGetOperand(v, 1) == K)) continue;
     if (s) return false;
     s = v;
     fromJ = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s1, i));
   }
   if (!s || !LLVMIsAPHINode(s)) return false;
-  J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
+  int J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
   *J_out = J;
   *s_out = s;
+  /* K's two forms */
+  LLVMValueRef x = LLVMGetOperand(K, 0);
+  bool low_n = x == n && U <= (int)r->lanes;
+  if (!low_n && !(is_op(x, LLVMSub) && LLVMGetOperand(x, 0) == n && LLVMGetOperand(x, 1) == s)) return false;
   bool any = false;
   for (unsigned i = 0; i < LLVMCountIncoming(s1); i++) {
     LLVMValueRef v = LLVMGetIncomingValue(s1, i);
     int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s1, i));
     if (v == s) continue;
     /* s + K, from a P exit only */
-    if (LLVMGetOperand(v, 0) != s || !after_prol(c, r, b)) return false;
-    if (is_op(v, LLVMOr) && !LLVMGetIsDisjoint(v)) return false; /* (disjoint anyway: s a multiple of U > K) */
+    LLVMValueRef o0 = LLVMGetOperand(v, 0), o1 = LLVMGetOperand(v, 1);
+    bool sum = is_op(v, LLVMAdd) ? (o0 == s && o1 == K) || (o0 == K && o1 == s)
+                                 : low_n && LLVMGetIsDisjoint(v) && o0 == s && o1 == K;
+    if (!sum || !after_prol(c, r, b)) return false;
     any = true;
   }
   if (!any || fromJ != J) return false;
   /* J: `K == 0` to D, else Pe */
   LLVMValueRef cond;
   int t, Pe;
-  if (!branch_of(c, J, &cond, &t, &Pe) || t != D || !LLVMIsAICmpInst(cond) ||
-      LLVMGetICmpPredicate(cond) != LLVMIntEQ || !is_const(LLVMGetOperand(cond, 1), 0) ||
-      low_bits_of(LLVMGetOperand(cond, 0), n) != U)
+  if (!branch_of(c, J, &cond, &t, &Pe) || t != D || !compares(cond, LLVMIntEQ, K, LLVMConstInt(LLVMTypeOf(K), 0, 0)))
     return false;
-  *Pe_out = Pe;
   /* P's copies: K down by 1, entered through Pe, out to D */
   for (int k = 0; k < r->nprol; k++) {
     const ir_loop *l = r->prol[k];
     LLVMValueRef start;
-    if (!counts_down(c, l, 1, &start) || low_bits_of(start, n) != U || exit_block(c, l) != D ||
-        !ir_dominates(c->dom, Pe, l->header))
+    if (!counts_down(c, l, 1, &start) || start != K || exit_block(c, l) != D || !ir_dominates(c->dom, Pe, l->header))
       return false;
   }
-  return r->nprol > 0;
+  return true;
 }
 
 #define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
@@ -996,16 +1001,15 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       if (!remainder_from(c, r, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
       s1 = start;
     }
-  /* with a prologue loop P: U a power of two dividing L (s, 0 or M, is
-   * then a multiple of U) */
-  if (!s1 || (r->nprol ? U < 2 || U > (int)lanes || (U & (U - 1)) || r->wide : U > 2))
+  /* with a prologue loop P: U copies, U a power of two (prol_shape) */
+  if (!s1 || (r->nprol ? U < 2 || r->wide : U > 2))
     return fail(c, REGION_FAIL);
   LLVMValueRef s = s1, cond;
-  int J = -1, D = -1, Pe = -1, t, f;
+  int J = -1, D = -1, t, f;
   r->peel = NULL;
   if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
   if (r->nprol) {
-    if (!prol_shape(c, r, n, s1, U, &s, &J, &D, &Pe)) return fail(c, REGION_FAIL);
+    if (!prol_shape(c, r, n, s1, U, &s, &J, &D)) return fail(c, REGION_FAIL);
   } else if (U == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) {
     return fail(c, REGION_FAIL);
   }
@@ -1122,7 +1126,6 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->unit = unit;
   r->peel_at = s;
   r->prol_at = r->nprol ? s : NULL;
-  (void)Pe;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
                       .step = 1, .pred = LLVMIntSLT, .bits = 32};
   return true;
