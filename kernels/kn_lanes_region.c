@@ -310,8 +310,11 @@ static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef 
   }
   if (!LLVMIsAConstantInt(b)) return false;
   int64_t k = LLVMConstIntGetSExtValue(b);
+  /* (`n == 1` with L = 2: n < 2, since n >= 1 wherever S runs, the guard
+   * G or a triangle's row count being required before it) */
   if (a == n) return ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) ||
-                     ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes);
+                     ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes) ||
+                     (p == LLVMIntEQ && k == 1 && lanes <= 2);
   if (p == LLVMIntNE && k == 1 && !*unit && !ir_loop_defines(c->chain[0], a, c->cfg)) *unit = a;
   return false;
 }
