@@ -62,6 +62,24 @@
  * and kr_region_prove compares each lane's term with R's.  Float sums in
  * lanes are no sum region (their order differs from the scalar loop's).
  *
+ * A remainder unrolled by U >= 4 has, instead of the peel, a prologue
+ * loop P (a Wasm loop of its own, in its bounds copies) before R:
+ *
+ *   K = (n - s) & (U-1)    (or n & (U-1) when U divides L)
+ *   if (K != 0) for (c = K; c != 0; c--) { C[j] = f(j); j++ }  (P, j from s)
+ *   s' = s + K;                                (block D)
+ *   if (s - n >u -U) goto done;                (n - s in [1, U-1])
+ *   for (c = n - s'; c != 0; c -= U) U copies of the body;  (R)
+ *
+ *   (b') s is 0 (from the skip, n >= 1 by G) or M != n (from E), so
+ *   n - s >= 1; K = (n - s) mod U (with the n & (U-1) form, s is 0 or a
+ *   multiple of L, so of U).  P runs K trips storing [s, s + K).  D
+ *   leaves when n - s < U, then K = n - s: everything stored.
+ *   Otherwise n - s' = n - s - K is a multiple of U and >= 1, so >= U,
+ *   and R runs (n - s') / U trips storing [s', n).  P's store is
+ *   compared at j = s + t, its counters read at s = 0 (prol_shape,
+ *   kr_region_prove, prol_j in kn_recog_affine.c).
+ *
  * A triangle's row (syrk's `j <= i`): n is the row loop's widened i + 1,
  * the tests read that i64 counter, and no guard G stands before S (n >= 1);
  * tri_count has what each test then means and why, and kr_region_tri
