@@ -67,6 +67,14 @@ typedef struct {
   LLVMValueRef result, init, hsum; /* hsum: V's lanes summed after V */
   int copies;                     /* R's copies a trip: stores, or terms of a sum */
   LLVMValueRef peel_sum;          /* a sum's value after the peel (D's phi), or NULL */
+  /* A prologue loop P before R (clang's remainder unrolled by U >= 4 with
+   * the leftover n & (U-1) iterations in a loop of their own, a Wasm loop
+   * of its own, in its bounds copies): j from s (prol_at) by 1, one store
+   * a trip, its counters read at s = 0 (kn_recog_affine.c, prol_j);
+   * nprol 0 otherwise. */
+  const ir_loop *prol[KR_REGION_LOOPS];
+  int nprol;
+  LLVMValueRef prol_at;
 } kr_region;
 
 typedef struct {
@@ -122,6 +130,7 @@ typedef struct {
   const kr_region *region, *pregion; /* the inner loop's; the prologue's */
   LLVMValueRef region_marker;     /* s' of the region whose IV start is expanded */
   const kr_region *peel_j;        /* the region whose peel is read (s is t_d) */
+  const kr_region *prol_j;        /* the region whose prologue loop P is read (s as s') */
   /* kr_region_prove: counters of loops outside the two dims of an address
    * kept as pseudo live values (the nodes are compared, never launched) */
   bool region_proof;

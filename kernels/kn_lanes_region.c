@@ -62,6 +62,24 @@
  * and kr_region_prove compares each lane's term with R's.  Float sums in
  * lanes are no sum region (their order differs from the scalar loop's).
  *
+ * A remainder unrolled by U >= 4 has, instead of the peel, a prologue
+ * loop P (a Wasm loop of its own, in its bounds copies) before R:
+ *
+ *   K = (n - s) & (U-1)    (or n & (U-1) when U divides L)
+ *   if (K != 0) for (c = K; c != 0; c--) { C[j] = f(j); j++ }  (P, j from s)
+ *   s' = s + K;                                (block D)
+ *   if (s - n >u -U) goto done;                (n - s in [1, U-1])
+ *   for (c = n - s'; c != 0; c -= U) U copies of the body;  (R)
+ *
+ *   (b') s is 0 (from the skip, n >= 1 by G) or M != n (from E), so
+ *   n - s >= 1; K = (n - s) mod U (with the n & (U-1) form, s is 0 or a
+ *   multiple of L, so of U).  P runs K trips storing [s, s + K).  D
+ *   leaves when n - s < U, then K = n - s: everything stored.
+ *   Otherwise n - s' = n - s - K is a multiple of U and >= 1, so >= U,
+ *   and R runs (n - s') / U trips storing [s', n).  P's store is
+ *   compared at j = s + t, its counters read at s = 0 (prol_shape,
+ *   kr_region_prove, prol_j in kn_recog_affine.c).
+ *
  * A triangle's row (syrk's `j <= i`): n is the row loop's widened i + 1,
  * the tests read that i64 counter, and no guard G stands before S (n >= 1);
  * tri_count has what each test then means and why, and kr_region_tri
@@ -310,8 +328,11 @@ static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef 
   }
   if (!LLVMIsAConstantInt(b)) return false;
   int64_t k = LLVMConstIntGetSExtValue(b);
+  /* (`n == 1` with L = 2: n < 2, since n >= 1 wherever S runs, the guard
+   * G or a triangle's row count being required before it) */
   if (a == n) return ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) ||
-                     ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes);
+                     ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes) ||
+                     (p == LLVMIntEQ && k == 1 && lanes <= 2);
   if (p == LLVMIntNE && k == 1 && !*unit && !ir_loop_defines(c->chain[0], a, c->cfg)) *unit = a;
   return false;
 }
@@ -472,16 +493,62 @@ static LLVMValueRef before_loop(const kr_ctx *c, const ir_loop *outer) {
   return NULL;
 }
 
-/* The loops of the region, (a): V's copies and R's copies. */
+/* v is `x & (U - 1)` for a power of two U >= 2 (U <= 16): U, else 0. */
+static int low_bits_of(LLVMValueRef v, LLVMValueRef x) {
+  if (!is_op(v, LLVMAnd) || (x && LLVMGetOperand(v, 0) != x) || !LLVMIsAConstantInt(LLVMGetOperand(v, 1))) return 0;
+  int64_t k = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+  return k >= 1 && k <= 15 && (k & (k + 1)) == 0 ? (int)(k + 1) : 0;
+}
+
+/* A prologue loop's shape alone: one scalar store, and a counter from
+ * `x & (U - 1)` down by 1 to 0 (counts_down). */
+static bool prol_like(const kr_ctx *c, const ir_loop *l) {
+  LLVMValueRef st[KR_REGION_STORES], start;
+  bool vector;
+  return !l->nchildren && l->nlatches == 1 && loop_stores(c, l, &vector, st, KR_REGION_STORES) == 1 && !vector &&
+         counts_down(c, l, 1, &start) && low_bits_of(start, NULL);
+}
+
+/* The Wasm loop of the prologue loop P (kr_region.prol): of two Wasm
+ * loops with scalar stores (the loop before the region, bid, aside), the
+ * one whose every copy is prol_like while the other's are not; NULL when
+ * there is none.  Which of them P is only names the parts: prol_shape
+ * and kr_region_find prove what each does. */
+static LLVMValueRef prol_loop(const kr_ctx *c, const ir_loop *outer, LLVMValueRef bid) {
+  LLVMValueRef ids[2] = {NULL, NULL};
+  bool like[2] = {true, true};
+  int nids = 0;
+  for (int k = 0; k < outer->nchildren; k++) {
+    const ir_loop *l = outer->children[k];
+    LLVMValueRef st[KR_REGION_STORES], id = wasm_loop(c, l);
+    bool vector;
+    if (l->nchildren || !id || id == bid || loop_stores(c, l, &vector, st, KR_REGION_STORES) <= 0 || vector) continue;
+    int at = id == ids[0] ? 0 : id == ids[1] ? 1 : nids;
+    if (at == 2) return NULL;
+    if (at == nids) ids[nids++] = id;
+    like[at] &= prol_like(c, l);
+  }
+  if (nids != 2 || like[0] == like[1]) return NULL;
+  return like[0] ? ids[0] : ids[1];
+}
+
+/* The loops of the region, (a): V's copies and R's copies (and P's,
+ * a Wasm loop of its own, when R has a prologue loop). */
 static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
-  LLVMValueRef vid = NULL, rid = NULL, bid = before_loop(c, outer);
+  LLVMValueRef vid = NULL, rid = NULL, bid = before_loop(c, outer), pid = prol_loop(c, outer, bid);
   r->nloops = 0;
   r->nbefore = 0;
+  r->nprol = 0;
   for (int k = 0; k < outer->nchildren; k++) {
     const ir_loop *l = outer->children[k];
     if (bid && !l->nchildren && wasm_loop(c, l) == bid) {
       if (r->nbefore == KR_REGION_LOOPS) return false;
       r->before[r->nbefore++] = l;
+      continue;
+    }
+    if (pid && !l->nchildren && wasm_loop(c, l) == pid) {
+      if (r->nprol == KR_REGION_LOOPS) return false;
+      r->prol[r->nprol++] = l;
       continue;
     }
     if (l->nchildren) {
@@ -518,7 +585,8 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       r->vec = l;
     }
   }
-  return vid && rid && r->rep && r->vec && !(r->nbefore && (r->inner || r->sum));
+  return vid && rid && r->rep && r->vec && !(r->nbefore && (r->inner || r->sum)) &&
+         !(r->nprol && (r->inner || r->sum || r->nbefore));
 }
 
 /* The block from which every path enters l (its bounds copies' test):
@@ -629,6 +697,79 @@ static bool peel_shape(kr_ctx *c, const ir_loop *outer, kr_region *r, LLVMValueR
     b = next;
   }
   return r->peel || r->sum;
+}
+
+/* Whether block b is reached, through blocks of one predecessor each,
+ * only from a block of one of P's copies. */
+static bool after_prol(const kr_ctx *c, const kr_region *r, int b) {
+  for (int n = 0; n < 8 && b >= 0; n++) {
+    for (int k = 0; k < r->nprol; k++)
+      if (r->prol[k]->in_body[b]) return true;
+    if (c->cfg->blocks[b].npreds != 1) return false;
+    b = c->cfg->blocks[b].preds[0];
+  }
+  return false;
+}
+
+/* The prologue loop P before a remainder unrolled by U (clang's runtime
+ * unroll of the scalar rest, U >= 2 a power of two): K, the count of
+ * P's trips, is one value, `(n - s) & (U-1)`, or `n & (U-1)` when U
+ * divides L (s, 0 or M, is then a multiple of U, so that n & (U-1) is
+ * (n - s) & (U-1)); s' = phi(s from J, s + K from P's exits) in block D
+ * (`add` of s and K, or `or disjoint s, n & (U-1)`, an add then since s's
+ * low bits are 0); J (where s = phi(M, 0)) branches on K == 0 to D, else
+ * to P's entry Pe; every copy of P counts K down by 1 to 0 (its one store
+ * at j = s + t), is entered only through Pe (Pe dominates its header)
+ * and exits to D. */
+static bool prol_shape(kr_ctx *c, kr_region *r, LLVMValueRef n, LLVMValueRef s1, int U, LLVMValueRef *s_out,
+                       int *J_out, int *D_out) {
+  LLVMValueRef K = NULL, s = NULL;
+  if (!LLVMIsAPHINode(s1) || !r->nprol || !counts_down(c, r->prol[0], 1, &K) || low_bits_of(K, NULL) != U)
+    return false;
+  int D = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s1)), fromJ = -1;
+  *D_out = D;
+  /* the value from J: s itself (the one that is not s + K) */
+  for (unsigned i = 0; i < LLVMCountIncoming(s1); i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(s1, i);
+    if ((is_op(v, LLVMOr) || is_op(v, LLVMAdd)) && (LLVMGetOperand(v, 0) == K || LLVMGetOperand(v, 1) == K)) continue;
+    if (s) return false;
+    s = v;
+    fromJ = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s1, i));
+  }
+  if (!s || !LLVMIsAPHINode(s)) return false;
+  int J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
+  *J_out = J;
+  *s_out = s;
+  /* K's two forms */
+  LLVMValueRef x = LLVMGetOperand(K, 0);
+  bool low_n = x == n && U <= (int)r->lanes;
+  if (!low_n && !(is_op(x, LLVMSub) && LLVMGetOperand(x, 0) == n && LLVMGetOperand(x, 1) == s)) return false;
+  bool any = false;
+  for (unsigned i = 0; i < LLVMCountIncoming(s1); i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(s1, i);
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s1, i));
+    if (v == s) continue;
+    /* s + K, from a P exit only */
+    LLVMValueRef o0 = LLVMGetOperand(v, 0), o1 = LLVMGetOperand(v, 1);
+    bool sum = is_op(v, LLVMAdd) ? (o0 == s && o1 == K) || (o0 == K && o1 == s)
+                                 : low_n && LLVMGetIsDisjoint(v) && o0 == s && o1 == K;
+    if (!sum || !after_prol(c, r, b)) return false;
+    any = true;
+  }
+  if (!any || fromJ != J) return false;
+  /* J: `K == 0` to D, else Pe */
+  LLVMValueRef cond;
+  int t, Pe;
+  if (!branch_of(c, J, &cond, &t, &Pe) || t != D || !compares(cond, LLVMIntEQ, K, LLVMConstInt(LLVMTypeOf(K), 0, 0)))
+    return false;
+  /* P's copies: K down by 1, entered through Pe, out to D */
+  for (int k = 0; k < r->nprol; k++) {
+    const ir_loop *l = r->prol[k];
+    LLVMValueRef start;
+    if (!counts_down(c, l, 1, &start) || start != K || exit_block(c, l) != D || !ir_dominates(c->dom, Pe, l->header))
+      return false;
+  }
+  return true;
 }
 
 #define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
@@ -881,12 +1022,18 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       if (!remainder_from(c, r, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
       s1 = start;
     }
-  if (!s1 || U > 2) return fail(c, REGION_FAIL);
+  /* with a prologue loop P: U copies, U a power of two (prol_shape) */
+  if (!s1 || (r->nprol ? U < 2 || r->wide : U > 2))
+    return fail(c, REGION_FAIL);
   LLVMValueRef s = s1, cond;
   int J = -1, D = -1, t, f;
   r->peel = NULL;
   if (!LLVMIsAPHINode(s1)) return fail(c, REGION_FAIL);
-  if (U == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) return fail(c, REGION_FAIL);
+  if (r->nprol) {
+    if (!prol_shape(c, r, n, s1, U, &s, &J, &D)) return fail(c, REGION_FAIL);
+  } else if (U == 2 && !peel_shape(c, outer, r, n, s1, &s, &J, &D)) {
+    return fail(c, REGION_FAIL);
+  }
   if (U == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
   /* s = phi(M from E's false edge, 0 from the skip S) (a sum region's J
    * also joins the accumulator: s need not be its first phi) */
@@ -913,7 +1060,16 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !(compares(cond, LLVMIntEQ, M, n) || wide_all_lanes(r, cond)))
     return fail(c, REGION_FAIL);
   int R_entry = J;
-  if (U == 2) {
+  if (r->nprol) {
+    /* D: done when s - n >u -U, i.e. n - s in [1, U-1] (prol_shape's
+     * coverage note in the header, (b')) */
+    if (!branch_of(c, D, &cond, &x, &t) || x != done || !LLVMIsAICmpInst(cond) ||
+        LLVMGetICmpPredicate(cond) != LLVMIntUGT || !is_const(LLVMGetOperand(cond, 1), -(int64_t)U) ||
+        !is_op(LLVMGetOperand(cond, 0), LLVMSub) || LLVMGetOperand(LLVMGetOperand(cond, 0), 0) != s ||
+        LLVMGetOperand(LLVMGetOperand(cond, 0), 1) != n)
+      return fail(c, REGION_FAIL);
+    R_entry = t;
+  } else if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
     if (n1 == s) n1 = LLVMGetOperand(cond, 0);
@@ -974,6 +1130,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
     /* the loop before the region and what runs before G: another part's */
     for (int k = 0; k < r->nbefore; k++) in_loop |= r->before[k]->in_body[x];
+    for (int k = 0; k < r->nprol; k++) in_loop |= r->prol[k]->in_body[x];
     in_loop |= r->nbefore && ir_dominates(c->dom, x, before_entry(c, r, S));
     if (in_loop) continue;
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
@@ -989,6 +1146,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->start = s1;
   r->unit = unit;
   r->peel_at = s;
+  r->prol_at = r->nprol ? s : NULL;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
                       .step = 1, .pred = LLVMIntSLT, .bits = 32};
   return true;
@@ -1277,6 +1435,16 @@ bool kr_region_prove(kr_ctx *c, const kr_region *r) {
         ok = same_as_reference(c, l, st[s], -1, n, u, &root, &first);
       }
     }
+    /* the prologue loop P's stores at j = s + t, read at s = 0 (its
+     * counters' starts against s as R's against s': prol_j) */
+    for (int k = 0; ok && !pass && k < r->nprol; k++) {
+      LLVMValueRef st[KR_REGION_STORES];
+      bool vector;
+      ok = loop_stores(c, r->prol[k], &vector, st, KR_REGION_STORES) == 1 && !vector;
+      c->prol_j = r;
+      ok = ok && same_as_reference(c, r->prol[k], st[0], -1, 1, 0, &root, &first);
+      c->prol_j = NULL;
+    }
     /* P's store at j = s */
     if (ok && r->peel && !pass) {
       c->peel_j = r;
@@ -1431,6 +1599,9 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
   for (int i = 0; i < 2; i++)
     for (int k = 0; rs[i] && k < rs[i]->nloops; k++)
       if (rs[i]->loops[k] == l && !rs[i]->vector[k]) return rs[i];
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; rs[i] && k < rs[i]->nprol; k++)
+      if (rs[i]->prol[k] == l) return rs[i];
   return NULL;
 }
 

@@ -102,23 +102,30 @@ static bool per_copy(const kr_ctx *c, kr_affine *a, int d, int64_t iv_step) {
  * copies a trip), read at s' = 0: j then counts from 0 over R's copies. */
 static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
   const kr_region *r = kr_region_of(c, iv->loop);
+  /* the prologue loop P's counters (read only with prol_j) start at s,
+   * one j a trip, as R's at s', U j's a trip */
+  bool prol = false;
+  for (int k = 0; r && k < r->nprol; k++) prol |= r->prol[k] == iv->loop;
+  if (prol && c->prol_j != r) return not_affine;
+  LLVMValueRef at = prol ? r->prol_at : r ? r->start : NULL;
+  int64_t U = prol ? 1 : r ? r->copies : 1;
   LLVMValueRef marker = c->region_marker;
-  c->region_marker = r ? r->start : NULL;
+  c->region_marker = at;
   kr_affine a = int_rec(c, kr_region_widened_start(iv), depth + 1);
   c->region_marker = marker;
   if (!a.ok) return not_affine;
   if (r) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
-      if (a.t[i].param == r->start && a.t[i].dim < 0) k = a.t[i].coeff;
-    if (k * r->copies != iv->step) return not_affine;
-    add_term(&a, (kr_term){-k, -1, r->start});
+      if (a.t[i].param == at && a.t[i].dim < 0) k = a.t[i].coeff;
+    if (k * U != iv->step) return not_affine;
+    add_term(&a, (kr_term){-k, -1, at});
     /* the inner region's: s' kept as SPRIME, checked with the address's
      * other parts in s' (sprime_drop) */
     if (r == c->region) add_term(&a, (kr_term){k, SPRIME, NULL});
   }
   for (int i = 0; r && i < a.n; i++)
-    if (a.t[i].param == r->start) return not_affine;
+    if (a.t[i].param == at) return not_affine;
   add_term(&a, (kr_term){iv->step, d, NULL});
   if (c->copies > 1 && !per_copy(c, &a, d, iv->step)) return not_affine;
   return a;
@@ -317,6 +324,9 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
    * checks and drops */
   if (!c->region_marker && c->region && v == c->region->start)
     return (kr_affine){.ok = true, .n = 1, .t = {{1, SPRIME, NULL}}};
+  /* the same for s while reading the prologue loop P (it starts there) */
+  if (!c->region_marker && c->prol_j && c->prol_j == c->region && v == c->prol_j->prol_at)
+    return (kr_affine){.ok = true, .n = 1, .t = {{1, SPRIME, NULL}}};
   if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
@@ -400,7 +410,7 @@ static kr_affine unit_subst(const kr_ctx *c, kr_affine a) {
  * not grow: the peel, V), only SPRIME terms are checked. */
 static kr_affine sprime_drop(const kr_ctx *c, kr_affine a, int r_ivs) {
   if (!a.ok) return a;
-  int64_t U = c->region && c->copies == 1 ? c->region->copies : 1;
+  int64_t U = c->region && c->copies == 1 && !c->prol_j ? c->region->copies : 1;
   bool both = c->r_ivs > r_ivs;
   kr_affine out = {.ok = true, .c = a.c};
   for (int i = 0; i < a.n; i++) {

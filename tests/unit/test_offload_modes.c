@@ -248,10 +248,11 @@ static const struct {
   const char *path, *why;
 } bounds_gaps[] = {
     {"tests/gpu/detect/simd_nested.c",
-     "gemm_ikj's, qmm_ikj_i8's, qmm_ikj_x's and syrk_tri's vector loops and scalar remainders are read as one "
+     "gemm_ikj's, qmm_ikj_i8's, qmm_ikj_x's and syrk_tri's vector loops and scalar remainders (and "
+     "center_f32's and center_f64's with their prologue loops) are read as one "
      "scalar loop, rows_dot_i32's and rows_dot_i8's sums in lanes and remainders as one sum "
      "(kn_lanes_region.c), in the shape the bounds pass leaves (each loop in a fast and a checked "
-     "copy): guard mode offloads the six products (and atax_rows's two parts, kn_recog_split.c "
+     "copy): guard mode offloads the six products and the two 2-D maps (and atax_rows's two parts, kn_recog_split.c "
      "split_region); without the pass (a measuring switch, no user mode) only maps or reduces of the "
      "remainders"},
     {"tests/unit/reroll/matmul.c",
@@ -392,6 +393,11 @@ static const struct {
      "reads host state, not a single chain of loops, float reduction); one batched product with "
      "-fno-unroll-loops"},
     {"tests/gpu/e2e/matvec_heads.c", "as tests/gpu/detect/heads.c (heads_mix)"},
+    {"tests/gpu/e2e/simd_dsp.c",
+     "main's inlined y = A^T x (constant 129 x 203): at -O2 clang unrolls the j loop of the odd constant "
+     "count by 2 with the exit tested between the copies (no remainder loop), not re-rolled (refused: "
+     "stores to more than one array); one matrix-vector product with -fno-unroll-loops"},
+    {"tests/gpu/e2e/simd_dsp_o3.c", "as simd_dsp.c (built here at -O2, without -msimd128)"},
 };
 
 static const char *unroll_gap(const char *path) {

@@ -592,6 +592,106 @@ START_TEST(neg_triangle_map) {
 }
 END_TEST
 
+/* The one 2-D map of fn (simd_nested.c) built with flags: the nest of
+ * the i loop taken as a map of two dims (the loops inside it may be
+ * taken too: the offload stage launches the outermost nest taken).  Its
+ * key (ops, output type and address) into out; false when skipped. */
+static bool map2_of(const char *fn, const char *flags, char *out, size_t size) {
+  fixture f;
+  recognise_flags(&f, "simd_nested.c", fn, flags);
+  if (f.skipped) return false;
+  const kn_recog_nest *m = NULL;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (!n->ok || !n->nest->nchildren) continue;
+    if (n->desc.kind != KN_MAP || n->desc.map.ndims != 2) dump(&f);
+    ck_assert_msg(n->desc.kind == KN_MAP && n->desc.map.ndims == 2, "%s %s: nest %d not a 2-D map", fn, flags, i);
+    if (!m || n->nest->nbody > m->nest->nbody) m = n; /* the outermost */
+  }
+  if (!m) dump(&f);
+  ck_assert_msg(m, "%s %s: no 2-D map", fn, flags);
+  const kn_map *mp = &m->desc.map;
+  int len = snprintf(out, size, "type %d addr %lld %lld %lld ops", (int)mp->out_type, (long long)mp->out_addr.c0,
+                     (long long)mp->out_addr.iv_coeff[0], (long long)mp->out_addr.iv_coeff[1]);
+  for (kn_op op = 0; op < KN_E_COUNT && len > 0 && (size_t)len < size; op++)
+    len += snprintf(out + len, size - (size_t)len, " %d", count_op(m, op));
+  release(&f);
+  return true;
+}
+
+/* covariance's centring `data[i][j] -= mean[j]` at -O2 -msimd128: the
+ * vector loop, a prologue loop of m & 3 (f32x4) or (m - s) & 3 (f64x2)
+ * iterations and the rest unrolled by 4, each a Wasm loop in its bounds
+ * copies (kn_lanes_region.c prol_shape), read as one scalar j loop: the
+ * plain -O2 build's one 2-D map (before: "its scalar remainder loop
+ * beside it makes the pair one scalar loop, not recognised yet", the
+ * prologue and remainder loops maps of their own) */
+START_TEST(nested_center) {
+  const char *fns[] = {"center_f32", "center_f64"};
+  for (int k = 0; k < 2; k++) {
+    char plain[512], simd[512];
+    if (!map2_of(fns[k], "", plain, sizeof plain) || !map2_of(fns[k], "-msimd128", simd, sizeof simd)) return;
+    ck_assert_msg(strcmp(plain, simd) == 0, "%s plain: %s\n-msimd128: %s", fns[k], plain, simd);
+  }
+}
+END_TEST
+
+/* `and x, 3` (P's count, K) made `and x, 1`: P then runs K' = 1 trip at
+ * most, and the rest R counts down by 4 (n - s' no longer a multiple of
+ * 4: it would run past the row) */
+static bool and_three(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMAnd && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 32 && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 3;
+}
+
+static LLVMValueRef as_and_one(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAnd(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 1, 0), "");
+}
+
+static void prol_count_one(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, and_three, as_and_one), 1); }
+
+/* D's `s - n >u -4` made `>u -2`: with n - s = 3 the rest R would count
+ * n - s' = 0 down by 4 */
+static bool above_minus_four(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntUGT && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == -4;
+}
+
+static LLVMValueRef as_above_minus_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntUGT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), -2, 1), "");
+}
+
+static void prol_leaves_early(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, above_minus_four, as_above_minus_two), 1); }
+
+/* P's address counter stepping 8 bytes (2 floats) a trip: P stores every
+ * other element (`add i64 phi, 4`, P's two copies' only such adds) */
+static bool step_four(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 64 && LLVMIsAPHINode(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 4;
+}
+
+static LLVMValueRef as_step_eight(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 8, 0), "");
+}
+
+static void prol_strides_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, step_four, as_step_eight), 2); }
+
+START_TEST(neg_prol_count) {
+  check_mutated_in("center_f32", prol_count_one, "not the shape of a vector loop and its scalar remainder");
+  check_mutated_in("center_f64", prol_count_one, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+START_TEST(neg_prol_leaves_early) {
+  check_mutated_in("center_f32", prol_leaves_early, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+START_TEST(neg_prol_stride) { check_mutated_in("center_f32", prol_strides_two, "vector (SIMD) loop inside another loop"); }
+END_TEST
+
 START_TEST(neg_region_other_value) { check_mutated(vector_subtracts, "its parts store different values"); }
 END_TEST
 
@@ -1100,6 +1200,10 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_transpose_other_stride);
   tcase_add_test(tc, nested_ijk_unit);
   tcase_add_test(tc, neg_ijk_other_stride);
+  tcase_add_test(tc, nested_center);
+  tcase_add_test(tc, neg_prol_count);
+  tcase_add_test(tc, neg_prol_leaves_early);
+  tcase_add_test(tc, neg_prol_stride);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -138,3 +138,17 @@ void mm_i32_ijk(int m, int n, int k, const int *a, const int *b, int *c) {
       c[i * n + j] = acc;
     }
 }
+
+/* covariance's centring (polybench): the j loop vectorised inside the i
+ * loop, its scalar rest unrolled by 4 behind a loop of its own for the
+ * m & 3 (f32x4) or (m - s) & 3 (f64x2) leftover iterations: the region's
+ * prologue loop P (kn_lanes_region.c prol_shape) */
+void center_f32(int m, int n, float *data, const float *mean) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) data[i * m + j] -= mean[j];
+}
+
+void center_f64(int m, int n, double data[][192], const double *mean) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) data[i][j] -= mean[j];
+}
