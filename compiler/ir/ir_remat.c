@@ -2,8 +2,8 @@
  * `X + C` (an i32 `add` or `or` of a constant), or its zero-extension
  * to i64, computed outside a loop for users inside it is computed again
  * in each such user's block, before the block's first user, when the
- * user lies in a large loop out of which many offsets are hoisted
- * (BIG_LOOP_BLOCKS, MANY_OFFSETS below).
+ * user lies in a large loop (BIG_LOOP_BLOCKS below) that does not hold
+ * the original.
  *
  * Why: LLVM's LICM hoists every such offset out of the loops it is
  * invariant in, and code generation then keeps one value per offset live
@@ -42,13 +42,6 @@ static bool candidate(LLVMValueRef v) {
          LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64 && offset_of_const(LLVMGetOperand(v, 0));
 }
 
-/* v's users are all zero-extensions (counted as themselves). */
-static bool only_zexts(LLVMValueRef v) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
-    if (!LLVMIsAZExtInst(LLVMGetUser(u))) return false;
-  return true;
-}
-
 /* v computed again right before at (its add first when v is a zext). */
 static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef at) {
   LLVMPositionBuilderBefore(b, at);
@@ -71,50 +64,21 @@ static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef a
  * spilled.  In a smaller loop a hoisted offset keeps its register, and
  * computing it again adds an instruction per use: kvstore's B-tree code
  * (loops of 79 and 132 blocks) ran +3.1 % instructions with every loop
- * taken, +0.8 % with loops of 64 blocks and up.  (A rule on the number
- * of offsets hoisted out of one loop, 16 and up, missed Lua, which
- * gains most with 6.) */
-enum { BIG_LOOP_BLOCKS = 400, MANY_OFFSETS = 1 };
+ * taken, +0.8 % with loops of 64 blocks and up.  The size of the loop is
+ * the only gate: a second one on the number of offsets hoisted out of
+ * the loop (16 and up) left out Lua's luaV_execute, which gains most
+ * with 6 (PERFORMANCE.md, "Real programs, round 5"). */
+enum { BIG_LOOP_BLOCKS = 400 };
 
-/* The big loop user block ub lies in (outside every loop nested in it)
- * when it does not hold home, else NULL. */
-static const ir_loop *loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home) {
+/* Whether user block ub lies in a big loop (outside every loop nested in
+ * it) that does not hold home. */
+static bool inside_loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home) {
   const ir_loop *l = lp->innermost[ub];
-  return l && l->nbody >= BIG_LOOP_BLOCKS && !ir_loop_contains_block(l, home, cfg) ? l : NULL;
-}
-
-static int loop_index(const ir_loops *lp, const ir_loop *l) {
-  for (int k = 0; k < lp->nloops; k++)
-    if (lp->loops[k] == l) return k;
-  return -1;
-}
-
-/* The loops v is hoisted out of (for its users there), each counted once
- * in hoisted[]. */
-static void count_hoisted(LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, int *hoisted, uint8_t *seen) {
-  LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
-  for (int k = 0; k < lp->nloops; k++) seen[k] = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAInstruction(user) || LLVMIsAPHINode(user)) continue;
-    int ub = ir_cfg_index(cfg, LLVMGetInstructionParent(user));
-    const ir_loop *l = ub >= 0 ? loop_without(lp, cfg, ub, home) : NULL;
-    int k = l ? loop_index(lp, l) : -1;
-    if (k >= 0 && !seen[k]) seen[k] = 1, hoisted[k]++;
-  }
-}
-
-/* Whether user block ub lies in a big loop without home out of which
- * many offsets are hoisted. */
-static bool inside_loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home,
-                                const int *hoisted) {
-  const ir_loop *l = loop_without(lp, cfg, ub, home);
-  int k = l ? loop_index(lp, l) : -1;
-  return k >= 0 && hoisted[k] >= MANY_OFFSETS;
+  return l && l->nbody >= BIG_LOOP_BLOCKS && !ir_loop_contains_block(l, home, cfg);
 }
 
 /* v's users in loops v's block is not in use copies; true when any did. */
-static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, const int *hoisted) {
+static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg) {
   LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
   unsigned n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) n++;
@@ -130,7 +94,7 @@ static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, cons
     if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u)) continue;
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(u);
     int ub = ir_cfg_index(cfg, bb);
-    if (bb == home || ub < 0 || !inside_loop_without(lp, cfg, ub, home, hoisted)) continue;
+    if (bb == home || ub < 0 || !inside_loop_without(lp, cfg, ub, home)) continue;
     LLVMValueRef copy = NULL;
     for (unsigned k = 0; k < ndone && !copy; k++)
       if (blocks[k] == bb) copy = copies[k];
@@ -169,12 +133,6 @@ static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn) {
     ir_dom_build(&dom, &cfg);
     ir_loops_build(&lp, &cfg, &dom);
     if (lp.nloops > 0) {
-      int *hoisted = tw_arena_alloc(&arena, (size_t)lp.nloops * sizeof *hoisted);
-      uint8_t *seen = tw_arena_alloc(&arena, (size_t)lp.nloops);
-      for (int k = 0; k < lp.nloops; k++) hoisted[k] = 0;
-      for (int bi = 0; bi < cfg.nblocks; bi++)
-        for (LLVMValueRef i = LLVMGetFirstInstruction(cfg.blocks[bi].bb); i; i = LLVMGetNextInstruction(i))
-          if (candidate(i) && !(offset_of_const(i) && only_zexts(i))) count_hoisted(i, &lp, &cfg, hoisted, seen);
       /* zero-extensions first, so that their adds are seen with the
        * zext's uses already moved */
       for (int pass = 0; pass < 2; pass++)
@@ -182,7 +140,7 @@ static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn) {
           for (LLVMValueRef i = LLVMGetFirstInstruction(cfg.blocks[bi].bb); i;) {
             LLVMValueRef next = LLVMGetNextInstruction(i);
             bool zext = LLVMGetInstructionOpcode(i) == LLVMZExt;
-            if (candidate(i) && zext == (pass == 0) && remat_one(b, i, &lp, &cfg, hoisted)) {
+            if (candidate(i) && zext == (pass == 0) && remat_one(b, i, &lp, &cfg)) {
               n++;
               if (!LLVMGetFirstUse(i)) {
                 LLVMValueRef add = zext ? LLVMGetOperand(i, 0) : NULL;
