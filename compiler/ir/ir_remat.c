@@ -133,7 +133,10 @@ static bool takes(const ir_loops *lp, const ir_cfg *cfg, LLVMBasicBlockRef bb, L
 /* v's users in big loops v's block is not in use copies: an instruction
  * one computed in its block before the block's first user, a phi one
  * computed at the end of the incoming block (after the block's other
- * users, which go first); true when any did. */
+ * users, which go first); true when any did.  A host address only for
+ * its phis: copied at its other users too, interp's bytecode loop ran
+ * +1.1 % instructions (-1.1 % with phis only; Lua fib -6.1 % either way;
+ * PERFORMANCE.md, "Real programs, round 6"). */
 static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, unsigned inv_kind) {
   LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
   unsigned n = 0;
@@ -147,7 +150,7 @@ static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, cons
   bool changed = false;
   for (unsigned i = 0; i < nusers; i++) {
     LLVMValueRef u = users[i];
-    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u)) continue;
+    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u) || host_addr(v, inv_kind)) continue;
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(u);
     if (!takes(lp, cfg, bb, home)) continue;
     LLVMValueRef copy = copy_in(bb, blocks, copies, ndone);

@@ -1151,8 +1151,8 @@ END_TEST
  * interpreter's loop for ir_remat.c) over a context at guest address x,
  * as LICM leaves Lua's luaV_execute: `ci + 20` kept three ways outside
  * the loop, the checked access's `ea` (compared with the limit in one
- * handler), `mem_base + ea` (loaded in another) and `invariant.gep +
- * zext x` (mem_base + 20 + x), the last two meeting at a phi in a third. */
+ * handler, read in another), `mem_base + ea` and `invariant.gep + zext x`
+ * (mem_base + 20 + x), the last two meeting only at a phi in a third. */
 enum { REMAT_HANDLERS = 240 };
 static void host_addresses_ir(char *ir, size_t cap) {
   size_t n = 0;
@@ -1181,7 +1181,7 @@ static void host_addresses_ir(char *ir, size_t cap) {
   for (int k = 0; k < REMAT_HANDLERS; k++) {
     if (k % 3 == 0)
       n += (size_t)snprintf(ir + n, cap - n,
-                            "h%d:\n  %%v%d = load i32, ptr %%p, align 4\n  %%a%d = add i32 %%acc, %%v%d\n  br label %%latch\n",
+                            "h%d:\n  %%v%d = trunc i64 %%ea to i32\n  %%a%d = add i32 %%acc, %%v%d\n  br label %%latch\n",
                             k, k, k, k);
     else if (k % 3 == 1)
       n += (size_t)snprintf(ir + n, cap - n,
