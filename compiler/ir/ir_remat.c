@@ -1,9 +1,11 @@
 /* ir_remat.c: late, on optimised IR, after sinkaddr: a guest address
- * `X + C` (an i32 `add` or `or` of a constant), or its zero-extension
- * to i64, computed outside a loop for users inside it is computed again
- * in each such user's block, before the block's first user, when the
- * user lies in a large loop out of which many offsets are hoisted
- * (BIG_LOOP_BLOCKS, MANY_OFFSETS below).
+ * `X + C` (an i32 `add` or `or` of a constant), its zero-extension to
+ * i64, an i64 `zext X + C` (a checked access's `ea`) or a host address
+ * `getelementptr i8` of the memory base by those (`candidate` below),
+ * computed outside a loop for users inside it is computed again in each
+ * such user's block, before the block's first user (for a phi, at the
+ * end of the incoming block), when the user lies in a large loop
+ * (BIG_LOOP_BLOCKS below) that does not hold the original.
  *
  * Why: LLVM's LICM hoists every such offset out of the loops it is
  * invariant in, and code generation then keeps one value per offset live
@@ -15,7 +17,10 @@
  * instructions where native code runs 28 (PERFORMANCE.md, "Real
  * programs, round 5").  Computed at the user, only X stays live (one
  * value, which the loop's other code reads anyway), and each user pays a
- * `lea` where it paid a reload from the stack.
+ * `lea` where it paid a reload from the stack.  Lua's luaV_execute kept
+ * `ci + 20` three ways (its `ea`, `mem_base + ea` and `invariant.gep +
+ * zext ci`, the last two feeding a phi) and spilled each at every entry
+ * (round 6).
  *
  * Exact: the copy computes the same value from the same operands, which
  * dominate the user (they dominated the original); only where it is
@@ -35,32 +40,59 @@ static bool offset_of_const(LLVMValueRef v) {
          LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && !LLVMIsAConstant(LLVMGetOperand(v, 0));
 }
 
-/* v is an offset_of_const or its `zext ... to i64`. */
-static bool candidate(LLVMValueRef v) {
+static bool is_zext64(LLVMValueRef v) {
+  return v && LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64;
+}
+
+/* p is the memory base or another pointer the function loads once
+ * (`!invariant.load`, from the vmctx), live across every loop anyway. */
+static bool invariant_ptr(LLVMValueRef p, unsigned inv_kind) {
+  return p && LLVMIsALoadInst(p) && LLVMGetMetadata(p, inv_kind);
+}
+
+static bool candidate(LLVMValueRef v, unsigned inv_kind);
+
+/* v is `getelementptr i8, P, I`, a host address in linear memory, with P
+ * an invariant pointer or such a getelementptr, and I a constant or a
+ * candidate (`mem_base + ea` of an explicitly checked access; LICM's
+ * `invariant.gep`, mem_base + C) or, when P is such a getelementptr, any
+ * zero-extension (LICM's `invariant.gep + zext X`).  Not `mem_base +
+ * zext X`: computed again it only trades one live value for another and
+ * adds an add per use (Lua fib +1.8 % instructions with it, -6.1 %
+ * without; PERFORMANCE.md, "Real programs, round 6"). */
+static bool host_addr(LLVMValueRef v, unsigned inv_kind) {
+  if (!v || !LLVMIsAGetElementPtrInst(v) || LLVMGetNumOperands(v) != 2) return false;
+  LLVMTypeRef t = LLVMGetGEPSourceElementType(v);
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 8) return false;
+  LLVMValueRef p = LLVMGetOperand(v, 0), i = LLVMGetOperand(v, 1);
+  if (!invariant_ptr(p, inv_kind) && !host_addr(p, inv_kind)) return false;
+  return LLVMIsAConstantInt(i) || candidate(i, inv_kind) || (is_zext64(i) && !invariant_ptr(p, inv_kind));
+}
+
+/* v is an offset_of_const, its `zext ... to i64`, an i64 `add Z, C` of a
+ * zero-extension Z (a guest address the bounds pass computes, `ea`), or a
+ * host_addr. */
+static bool candidate(LLVMValueRef v, unsigned inv_kind) {
+  if (!v || !LLVMIsAInstruction(v)) return false;
   if (offset_of_const(v)) return true;
-  return v && LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == LLVMZExt &&
-         LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64 && offset_of_const(LLVMGetOperand(v, 0));
+  if (is_zext64(v)) return offset_of_const(LLVMGetOperand(v, 0));
+  if (LLVMGetInstructionOpcode(v) == LLVMAdd && LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64)
+    return LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && is_zext64(LLVMGetOperand(v, 0));
+  return host_addr(v, inv_kind);
 }
 
-/* v's users are all zero-extensions (counted as themselves). */
-static bool only_zexts(LLVMValueRef v) {
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
-    if (!LLVMIsAZExtInst(LLVMGetUser(u))) return false;
-  return true;
-}
-
-/* v computed again right before at (its add first when v is a zext). */
-static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef at) {
-  LLVMPositionBuilderBefore(b, at);
-  if (LLVMGetInstructionOpcode(v) == LLVMZExt) {
-    LLVMValueRef add = LLVMInstructionClone(LLVMGetOperand(v, 0));
-    LLVMInsertIntoBuilderWithName(b, add, "off.remat");
-    LLVMValueRef z = LLVMInstructionClone(v);
-    LLVMInsertIntoBuilderWithName(b, z, "off.remat");
-    LLVMSetOperand(z, 0, add);
-    return z;
-  }
+/* v computed again right before at, with the candidates among its
+ * operands (a zext's add, a getelementptr's base and index) computed
+ * again first. */
+static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef at, unsigned inv_kind) {
   LLVMValueRef c = LLVMInstructionClone(v);
+  int n = LLVMGetNumOperands(v);
+  for (int k = 0; k < n; k++) {
+    LLVMValueRef op = LLVMGetOperand(v, (unsigned)k);
+    if (candidate(op, inv_kind))
+      LLVMSetOperand(c, (unsigned)k, copy_before(b, op, at, inv_kind));
+  }
+  LLVMPositionBuilderBefore(b, at);
   LLVMInsertIntoBuilderWithName(b, c, "off.remat");
   return c;
 }
@@ -71,69 +103,57 @@ static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef a
  * spilled.  In a smaller loop a hoisted offset keeps its register, and
  * computing it again adds an instruction per use: kvstore's B-tree code
  * (loops of 79 and 132 blocks) ran +3.1 % instructions with every loop
- * taken, +0.8 % with loops of 64 blocks and up.  (A rule on the number
- * of offsets hoisted out of one loop, 16 and up, missed Lua, which
- * gains most with 6.) */
-enum { BIG_LOOP_BLOCKS = 400, MANY_OFFSETS = 1 };
+ * taken, +0.8 % with loops of 64 blocks and up.  The size of the loop is
+ * the only gate: a second one on the number of offsets hoisted out of
+ * the loop (16 and up) left out Lua's luaV_execute, which gains most
+ * with 6 (PERFORMANCE.md, "Real programs, round 5"). */
+enum { BIG_LOOP_BLOCKS = 400 };
 
-/* The big loop user block ub lies in (outside every loop nested in it)
- * when it does not hold home, else NULL. */
-static const ir_loop *loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home) {
+/* Whether user block ub lies in a big loop (outside every loop nested in
+ * it) that does not hold home. */
+static bool inside_loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home) {
   const ir_loop *l = lp->innermost[ub];
-  return l && l->nbody >= BIG_LOOP_BLOCKS && !ir_loop_contains_block(l, home, cfg) ? l : NULL;
+  return l && l->nbody >= BIG_LOOP_BLOCKS && !ir_loop_contains_block(l, home, cfg);
 }
 
-static int loop_index(const ir_loops *lp, const ir_loop *l) {
-  for (int k = 0; k < lp->nloops; k++)
-    if (lp->loops[k] == l) return k;
-  return -1;
+/* The copy of v in block bb (among copies[0..n) of blocks[]), NULL when
+ * none. */
+static LLVMValueRef copy_in(LLVMBasicBlockRef bb, LLVMBasicBlockRef *blocks, LLVMValueRef *copies, unsigned n) {
+  for (unsigned k = 0; k < n; k++)
+    if (blocks[k] == bb) return copies[k];
+  return NULL;
 }
 
-/* The loops v is hoisted out of (for its users there), each counted once
- * in hoisted[]. */
-static void count_hoisted(LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, int *hoisted, uint8_t *seen) {
-  LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
-  for (int k = 0; k < lp->nloops; k++) seen[k] = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
-    LLVMValueRef user = LLVMGetUser(u);
-    if (!LLVMIsAInstruction(user) || LLVMIsAPHINode(user)) continue;
-    int ub = ir_cfg_index(cfg, LLVMGetInstructionParent(user));
-    const ir_loop *l = ub >= 0 ? loop_without(lp, cfg, ub, home) : NULL;
-    int k = l ? loop_index(lp, l) : -1;
-    if (k >= 0 && !seen[k]) seen[k] = 1, hoisted[k]++;
-  }
+/* Whether block bb (not home) lies in a big loop without home. */
+static bool takes(const ir_loops *lp, const ir_cfg *cfg, LLVMBasicBlockRef bb, LLVMBasicBlockRef home) {
+  int ub = ir_cfg_index(cfg, bb);
+  return bb != home && ub >= 0 && inside_loop_without(lp, cfg, ub, home);
 }
 
-/* Whether user block ub lies in a big loop without home out of which
- * many offsets are hoisted. */
-static bool inside_loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home,
-                                const int *hoisted) {
-  const ir_loop *l = loop_without(lp, cfg, ub, home);
-  int k = l ? loop_index(lp, l) : -1;
-  return k >= 0 && hoisted[k] >= MANY_OFFSETS;
-}
-
-/* v's users in loops v's block is not in use copies; true when any did. */
-static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, const int *hoisted) {
+/* v's users in big loops v's block is not in use copies: an instruction
+ * one computed in its block before the block's first user, a phi one
+ * computed at the end of the incoming block (after the block's other
+ * users, which go first); true when any did.  A host address only for
+ * its phis: copied at its other users too, interp's bytecode loop ran
+ * +1.1 % instructions (-1.1 % with phis only; Lua fib -6.1 % either way;
+ * PERFORMANCE.md, "Real programs, round 6"). */
+static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, unsigned inv_kind) {
   LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
   unsigned n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) n++;
   if (n == 0) return false;
   LLVMValueRef *users = malloc(n * sizeof *users);
-  LLVMBasicBlockRef *blocks = malloc(n * sizeof *blocks);
-  LLVMValueRef *copies = malloc(n * sizeof *copies);
+  LLVMBasicBlockRef *blocks = malloc(2 * n * sizeof *blocks);
+  LLVMValueRef *copies = malloc(2 * n * sizeof *copies);
   unsigned nusers = 0, ndone = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) users[nusers++] = LLVMGetUser(u);
   bool changed = false;
   for (unsigned i = 0; i < nusers; i++) {
     LLVMValueRef u = users[i];
-    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u)) continue;
+    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u) || host_addr(v, inv_kind)) continue;
     LLVMBasicBlockRef bb = LLVMGetInstructionParent(u);
-    int ub = ir_cfg_index(cfg, bb);
-    if (bb == home || ub < 0 || !inside_loop_without(lp, cfg, ub, home, hoisted)) continue;
-    LLVMValueRef copy = NULL;
-    for (unsigned k = 0; k < ndone && !copy; k++)
-      if (blocks[k] == bb) copy = copies[k];
+    if (!takes(lp, cfg, bb, home)) continue;
+    LLVMValueRef copy = copy_in(bb, blocks, copies, ndone);
     if (!copy) {
       /* before the block's first user, so that later ones reuse it */
       LLVMValueRef first = u;
@@ -145,7 +165,7 @@ static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, cons
           break;
         }
       }
-      copy = copy_before(b, v, first);
+      copy = copy_before(b, v, first, inv_kind);
       blocks[ndone] = bb;
       copies[ndone++] = copy;
     }
@@ -153,13 +173,44 @@ static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, cons
       if (LLVMGetOperand(u, (unsigned)k) == v) LLVMSetOperand(u, (unsigned)k, copy);
     changed = true;
   }
+  for (unsigned i = 0; i < nusers; i++) {
+    LLVMValueRef u = users[i];
+    if (!LLVMIsAPHINode(u)) continue;
+    for (unsigned k = 0; k < LLVMCountIncoming(u); k++) {
+      if (LLVMGetOperand(u, k) != v) continue;
+      LLVMBasicBlockRef bb = LLVMGetIncomingBlock(u, k);
+      if (!takes(lp, cfg, bb, home)) continue;
+      LLVMValueRef copy = copy_in(bb, blocks, copies, ndone);
+      if (!copy) {
+        copy = copy_before(b, v, LLVMGetBasicBlockTerminator(bb), inv_kind);
+        blocks[ndone] = bb;
+        copies[ndone++] = copy;
+      }
+      LLVMSetOperand(u, k, copy);
+      changed = true;
+    }
+  }
   free(users);
   free(blocks);
   free(copies);
   return changed;
 }
 
-static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn) {
+/* Erases the candidates of list[0..n) left without users (a copied
+ * value's original and the operands only it used), until none is. */
+static void erase_dead(LLVMValueRef *list, unsigned n) {
+  for (bool again = true; again;) {
+    again = false;
+    for (unsigned k = 0; k < n; k++)
+      if (list[k] && !LLVMGetFirstUse(list[k])) {
+        LLVMInstructionEraseFromParent(list[k]);
+        list[k] = NULL;
+        again = true;
+      }
+  }
+}
+
+static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn, unsigned inv_kind) {
   tw_arena arena = {0};
   ir_cfg cfg;
   ir_dom dom;
@@ -168,34 +219,23 @@ static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn) {
   if (ir_cfg_build(&cfg, &arena, fn)) {
     ir_dom_build(&dom, &cfg);
     ir_loops_build(&lp, &cfg, &dom);
-    if (lp.nloops > 0) {
-      int *hoisted = tw_arena_alloc(&arena, (size_t)lp.nloops * sizeof *hoisted);
-      uint8_t *seen = tw_arena_alloc(&arena, (size_t)lp.nloops);
-      for (int k = 0; k < lp.nloops; k++) hoisted[k] = 0;
+    bool big = false;
+    for (int k = 0; k < lp.nloops && !big; k++) big = lp.loops[k]->nbody >= BIG_LOOP_BLOCKS;
+    if (big) {
+      unsigned ncand = 0;
       for (int bi = 0; bi < cfg.nblocks; bi++)
         for (LLVMValueRef i = LLVMGetFirstInstruction(cfg.blocks[bi].bb); i; i = LLVMGetNextInstruction(i))
-          if (candidate(i) && !(offset_of_const(i) && only_zexts(i))) count_hoisted(i, &lp, &cfg, hoisted, seen);
-      /* zero-extensions first, so that their adds are seen with the
-       * zext's uses already moved */
-      for (int pass = 0; pass < 2; pass++)
-        for (int bi = 0; bi < cfg.nblocks; bi++)
-          for (LLVMValueRef i = LLVMGetFirstInstruction(cfg.blocks[bi].bb); i;) {
-            LLVMValueRef next = LLVMGetNextInstruction(i);
-            bool zext = LLVMGetInstructionOpcode(i) == LLVMZExt;
-            if (candidate(i) && zext == (pass == 0) && remat_one(b, i, &lp, &cfg, hoisted)) {
-              n++;
-              if (!LLVMGetFirstUse(i)) {
-                LLVMValueRef add = zext ? LLVMGetOperand(i, 0) : NULL;
-                if (add == next) next = LLVMGetNextInstruction(next);
-                LLVMInstructionEraseFromParent(i);
-                if (add && !LLVMGetFirstUse(add)) {
-                  if (add == next) next = LLVMGetNextInstruction(next);
-                  LLVMInstructionEraseFromParent(add);
-                }
-              }
-            }
-            i = next;
-          }
+          ncand += candidate(i, inv_kind);
+      LLVMValueRef *list = tw_arena_alloc(&arena, (ncand ? ncand : 1) * sizeof *list);
+      unsigned m = 0;
+      for (int bi = 0; bi < cfg.nblocks; bi++)
+        for (LLVMValueRef i = LLVMGetFirstInstruction(cfg.blocks[bi].bb); i; i = LLVMGetNextInstruction(i))
+          if (candidate(i, inv_kind)) list[m++] = i;
+      /* users before their operands (a getelementptr before its index,
+       * a zext before its add), so that an operand is seen with its
+       * users' copies made and the originals' uses gone */
+      for (unsigned k = m; k-- > 0;) n += remat_one(b, list[k], &lp, &cfg, inv_kind);
+      erase_dead(list, m);
     }
   }
   tw_arena_free(&arena);
@@ -205,8 +245,9 @@ static unsigned remat_function(LLVMBuilderRef b, LLVMValueRef fn) {
 unsigned ir_remat_offsets(LLVMModuleRef mod) {
   unsigned n = 0;
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+  unsigned inv_kind = LLVMGetMDKindIDInContext(LLVMGetModuleContext(mod), "invariant.load", 14);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
-    if (!LLVMIsDeclaration(fn)) n += remat_function(b, fn);
+    if (!LLVMIsDeclaration(fn)) n += remat_function(b, fn, inv_kind);
   LLVMDisposeBuilder(b);
   return n;
 }

@@ -9,9 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
 
 #include "driver.h"
+#include "ir_pass.h"
 #include "twasm_abi.h"
 #include "unit_ir.h"
 #include "unit_sh.h"
@@ -1144,6 +1147,112 @@ START_TEST(frame_offsets_computed_at_users) {
 }
 END_TEST
 
+/* An interpreter's loop of REMAT_HANDLERS handlers (over 400 blocks, an
+ * interpreter's loop for ir_remat.c) over a context at guest address x,
+ * as LICM leaves Lua's luaV_execute: `ci + 20` kept three ways outside
+ * the loop, the checked access's `ea` (compared with the limit in one
+ * handler, read in another), `mem_base + ea` and `invariant.gep + zext x`
+ * (mem_base + 20 + x), the last two meeting only at a phi in a third. */
+enum { REMAT_HANDLERS = 240 };
+static void host_addresses_ir(char *ir, size_t cap) {
+  size_t n = 0;
+  n += (size_t)snprintf(ir + n, cap - n,
+                        "define i32 @f(ptr %%ctx, i32 %%x, ptr %%ops, i32 %%n) {\n"
+                        "entry:\n"
+                        "  %%base = load ptr, ptr %%ctx, align 8, !invariant.load !0\n"
+                        "  %%z = zext i32 %%x to i64\n"
+                        "  %%ea = add nuw nsw i64 %%z, 20\n"
+                        "  %%p = getelementptr i8, ptr %%base, i64 %%ea\n"
+                        "  %%ig = getelementptr i8, ptr %%base, i64 20\n"
+                        "  %%q = getelementptr i8, ptr %%ig, i64 %%z\n"
+                        "  br label %%head\n"
+                        "head:\n"
+                        "  %%i = phi i32 [ 0, %%entry ], [ %%i1, %%latch ]\n"
+                        "  %%acc = phi i32 [ 0, %%entry ], [ %%accn, %%latch ]\n"
+                        "  %%i1 = add i32 %%i, 1\n"
+                        "  %%done = icmp uge i32 %%i, %%n\n"
+                        "  br i1 %%done, label %%exit, label %%disp\n"
+                        "disp:\n"
+                        "  %%opp = getelementptr i32, ptr %%ops, i32 %%i\n"
+                        "  %%op = load i32, ptr %%opp, align 4\n"
+                        "  switch i32 %%op, label %%latch [");
+  for (int k = 0; k < REMAT_HANDLERS; k++) n += (size_t)snprintf(ir + n, cap - n, " i32 %d, label %%h%d", k, k);
+  n += (size_t)snprintf(ir + n, cap - n, " ]\n");
+  for (int k = 0; k < REMAT_HANDLERS; k++) {
+    if (k % 3 == 0)
+      n += (size_t)snprintf(ir + n, cap - n,
+                            "h%d:\n  %%v%d = trunc i64 %%ea to i32\n  %%a%d = add i32 %%acc, %%v%d\n  br label %%latch\n",
+                            k, k, k, k);
+    else if (k % 3 == 1)
+      n += (size_t)snprintf(ir + n, cap - n,
+                            "h%d:\n  %%c%d = icmp ugt i64 %%ea, %d\n  %%a%d = select i1 %%c%d, i32 %%acc, i32 %d\n"
+                            "  br label %%latch\n",
+                            k, k, k, k, k, k);
+    else
+      n += (size_t)snprintf(ir + n, cap - n,
+                            "h%d:\n  %%c%d = icmp eq i32 %%acc, %d\n  br i1 %%c%d, label %%h%d.a, label %%h%d.b\n"
+                            "h%d.a:\n  br label %%h%d.j\n"
+                            "h%d.b:\n  br label %%h%d.j\n"
+                            "h%d.j:\n  %%pp%d = phi ptr [ %%p, %%h%d.a ], [ %%q, %%h%d.b ]\n"
+                            "  %%v%d = load i32, ptr %%pp%d, align 4\n  %%a%d = add i32 %%acc, %%v%d\n  br label %%latch\n",
+                            k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, k, k);
+  }
+  n += (size_t)snprintf(ir + n, cap - n, "latch:\n  %%accn = phi i32 [ %%acc, %%disp ]");
+  for (int k = 0; k < REMAT_HANDLERS; k++)
+    n += (size_t)snprintf(ir + n, cap - n, ", [ %%a%d, %%h%d%s ]", k, k, k % 3 == 2 ? ".j" : "");
+  n += (size_t)snprintf(ir + n, cap - n, "\n  br label %%head\nexit:\n  ret i32 %%acc\n}\n!0 = !{}\n");
+  ck_assert_uint_lt(n, cap);
+}
+
+/* i64 adds and getelementptrs outside every loop with a user in one (a
+ * phi's counted where its incoming block is). */
+static int hoisted_host_addresses(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    if (unit_in_cycle(bb)) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      bool add64 = LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMGetIntTypeWidth(LLVMTypeOf(i)) == 64;
+      if (!add64 && !LLVMIsAGetElementPtrInst(i)) continue;
+      bool in_loop = false;
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u && !in_loop; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsAPHINode(user)) {
+          in_loop = unit_in_cycle(LLVMGetInstructionParent(user));
+          continue;
+        }
+        for (unsigned k = 0; k < LLVMCountIncoming(user) && !in_loop; k++)
+          in_loop = LLVMGetIncomingValue(user, k) == i && unit_in_cycle(LLVMGetIncomingBlock(user, k));
+      }
+      n += in_loop;
+    }
+  }
+  return n;
+}
+
+/* The three forms of `ci + 20` are computed beside their users (the
+ * phi's operands at the end of its incoming blocks), only x and the
+ * memory base kept across the loop, and the function is still valid IR.
+ * Fails before (ir_remat.c took only i32 offsets and their zexts, no phi
+ * user): the three stay hoisted. */
+START_TEST(host_addresses_computed_at_users) {
+  static char ir[262144];
+  host_addresses_ir(ir, sizeof ir);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "remat");
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
+  ck_assert_int_eq(hoisted_host_addresses(fn), 3);
+  ck_assert_uint_gt(ir_remat_offsets(mod), 0);
+  ck_assert_int_eq(hoisted_host_addresses(fn), 0);
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg), "%s", msg);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1259,6 +1368,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
   tcase_add_test(tc, frame_offsets_computed_at_users);
+  tcase_add_test(tc, host_addresses_computed_at_users);
   suite_add_tcase(s, tc);
   return s;
 }
