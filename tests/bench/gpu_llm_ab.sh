@@ -57,6 +57,8 @@ elif [ "${LLM_AB_SET:-start}" = launch ]; then
     "at once, graphs, sync by ctx (the old default)|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
     "default|X=1"
     "default, sync by ctx|TWASM_GPU_SYNC=ctx"
+    "at once, graphs updated by shape (TWASM_GPU_GRAPH_UPDATE=1)|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH_UPDATE=1"
+    "default, graphs updated by shape|TWASM_GPU_GRAPH_UPDATE=1"
   )
 else
   variants=(
