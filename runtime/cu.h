@@ -297,6 +297,8 @@ typedef struct cu_driver {
   cu_result (*graph_launch)(void *exec, void *stream);
   cu_result (*graph_destroy)(void *graph);
   cu_result (*graph_exec_destroy)(void *exec);
+  /* TWASM_GPU_GRAPH_UPDATE only (cu_graph.c); may be missing. */
+  cu_result (*graph_exec_kernel_node_set_params)(void *exec, void *node, const void *params);
 } cu_driver;
 
 /* cu_driver.c: opens soname and fills d; false with a reason otherwise. */

@@ -124,6 +124,7 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
       !cu_resolve(lib, "cuGraphLaunch", &d->graph_launch) || !cu_resolve(lib, "cuGraphDestroy", &d->graph_destroy) ||
       !cu_resolve(lib, "cuGraphExecDestroy", &d->graph_exec_destroy))
     d->graph_create = NULL;
+  cu_resolve(lib, "cuGraphExecKernelNodeSetParams_v2", &d->graph_exec_kernel_node_set_params);
   /* Never closed: the primary context stays retained for the process. */
   return true;
 }

@@ -15,7 +15,17 @@
  * Only launches whose copies all go by kernel (cu_kcopy_plan) become
  * graphs; the others are launched as before, as are new launches once
  * CU_GRAPH_MAX of them have graphs.  TWASM_GPU_GRAPH=0 turns graphs off
- * (for measurements). */
+ * (for measurements).
+ *
+ * TWASM_GPU_GRAPH_UPDATE=1 (off by default: not yet measured on a GPU)
+ * also replays launches whose kernel parameters change every time (an
+ * LLM's k and v products write row pos of their caches): a launch not
+ * replayed by its whole key is looked up by its shape, the key without
+ * the kernel's parameter values; a shape seen twice gets a graph of its
+ * own, kept with its kernel node, and each later launch of that shape
+ * sets the node's parameters (cuGraphExecKernelNodeSetParams, which
+ * leaves launches already queued as they were) where they differ from the
+ * last ones, then launches it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +36,7 @@
 #define CU_GRAPH_MAX 256u     /* entries at most (graphs hold device resources) */
 #define CU_GRAPH_KEY_WORDS 160u
 #define CU_GRAPH_NODES 16u    /* copies in, the kernel, copies back */
+#define CU_GRAPH_VALS 24u     /* parameter words of a shape's graph at most */
 
 typedef struct cu_graph_entry {
   uint64_t hash;
@@ -34,31 +45,40 @@ typedef struct cu_graph_entry {
   uint32_t seen;
   void *exec;    /* the instantiated graph, once made */
   bool refused;  /* launched directly for good */
+  /* A shape's graph: the graph and kernel node its parameters are set
+   * through, and the parameter values it holds. */
+  void *graph, *node;
+  uint64_t vals[CU_GRAPH_VALS];
 } cu_graph_entry;
 
 static pthread_mutex_t cu_graph_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t cu_graph_once = PTHREAD_ONCE_INIT;
-static bool cu_graph_on;
+static bool cu_graph_on, cu_graph_update;
 static cu_graph_entry cu_graph_table[CU_GRAPH_SLOTS];
 static uint32_t cu_graph_entries;
 
 static void cu_graph_init(void) {
   const char *v = getenv("TWASM_GPU_GRAPH");
   cu_graph_on = cu_drv.graph_create && !(v && strcmp(v, "0") == 0);
+  const char *u = getenv("TWASM_GPU_GRAPH_UPDATE");
+  cu_graph_update = cu_graph_on && cu_drv.graph_exec_kernel_node_set_params && u && strcmp(u, "1") == 0;
   if (!cu_drv.graph_create) cu_trace("gpu: the driver lacks the graph calls: launches are not replayed");
 }
 
-/* The launch as words: 0 when it does not fit. */
-static uint32_t cu_graph_key(const cu_step *s, const cu_args *a, uint64_t *key) {
+/* The launch as words, or its shape (values false: without the kernel's
+ * parameter values); 0 when it does not fit. */
+static uint32_t cu_graph_key(const cu_step *s, const cu_args *a, uint64_t *key, bool values) {
   uint32_t n = 0;
-  if (a->param_words + 3 * (a->nin + a->nout) + 8 > CU_GRAPH_KEY_WORDS) return 0;
+  if (a->param_words + 3 * (a->nin + a->nout) + 9 > CU_GRAPH_KEY_WORDS) return 0;
+  key[n++] = values ? 0 : 1;
   key[n++] = (uint64_t)(uintptr_t)s->kernel->function;
   key[n++] = (uint64_t)s->grid.x | (uint64_t)s->grid.y << 32;
   key[n++] = (uint64_t)s->grid.z | (uint64_t)s->block.x << 32;
   key[n++] = (uint64_t)s->block.y | (uint64_t)s->block.z << 32;
   key[n++] = s->shared_bytes;
   key[n++] = a->param_words;
-  for (uint32_t i = 0; i < a->param_words; i++) memcpy(&key[n++], s->params[i], 8);
+  if (values)
+    for (uint32_t i = 0; i < a->param_words; i++) memcpy(&key[n++], s->params[i], 8);
   key[n++] = a->nin;
   for (size_t i = 0; i < a->nin; i++) {
     key[n++] = (uint64_t)(uintptr_t)a->in[i].host;
@@ -167,28 +187,61 @@ static bool cu_graph_add_copies(void *graph, void **last, const cu_copy *c, size
   return true;
 }
 
-/* The launch's graph, instantiated, into *exec. */
-static bool cu_graph_make(const cu_step *s, const cu_args *a, void **exec, cu_error *err) {
+/* The launch's graph, instantiated, into *exec; for a shape's entry e the
+ * graph and its kernel node are kept in e. */
+static bool cu_graph_make(const cu_step *s, const cu_args *a, void **exec, cu_graph_entry *shape,
+                          cu_error *err) {
   if (a->nin + a->nout + 1 > CU_GRAPH_NODES) return cu_fail_msg(err, "more than %u nodes", CU_GRAPH_NODES);
   void *graph = NULL, *last = NULL;
   cu_result r = cu_drv.graph_create(&graph, 0);
   if (r != 0) return cu_check_failure(err, "cuGraphCreate", r);
+  void *node = NULL;
   bool ok = cu_graph_add_copies(graph, &last, a->in, a->nin, true, err) &&
-            cu_graph_add(graph, &last, s, s->params, err) &&
+            cu_graph_add(graph, &last, s, s->params, err) && (node = last) != NULL &&
             cu_graph_add_copies(graph, &last, a->out, a->nout, false, err);
   if (ok) {
     r = cu_drv.graph_instantiate(exec, graph, 0);
     ok = r == 0 || cu_check_failure(err, "cuGraphInstantiateWithFlags", r);
   }
+  if (ok && shape) {
+    /* the node is the graph's: kept for the parameters' updates */
+    shape->graph = graph, shape->node = node;
+    for (uint32_t i = 0; i < a->param_words; i++) memcpy(&shape->vals[i], s->params[i], 8);
+    return true;
+  }
   cu_drv.graph_destroy(graph);
   return ok;
+}
+
+/* The entry of the launch's shape when it is to be replayed (seen twice,
+ * not refused), else NULL (under cu_graph_lock). */
+static cu_graph_entry *cu_graph_shape(const cu_step *s, const cu_args *a) {
+  uint64_t key[CU_GRAPH_KEY_WORDS];
+  uint32_t n = a->param_words <= CU_GRAPH_VALS ? cu_graph_key(s, a, key, false) : 0;
+  cu_graph_entry *e = n ? cu_graph_find(key, n) : NULL;
+  if (e && e->seen < 2) e->seen++;
+  return e && !e->refused && e->seen >= 2 ? e : NULL;
+}
+
+/* Sets the kernel node of shape e's graph to the launch's parameters
+ * where they differ from the ones it holds (under cu_graph_lock). */
+static bool cu_graph_set(cu_graph_entry *e, const cu_step *s, const cu_args *a, cu_error *err) {
+  bool same = true;
+  for (uint32_t i = 0; i < a->param_words && same; i++) same = memcmp(&e->vals[i], s->params[i], 8) == 0;
+  if (same) return true;
+  cu_kernel_node p = {s->kernel->function, s->grid.x, s->grid.y, s->grid.z, s->block.x, s->block.y,
+                      s->block.z, s->shared_bytes, s->params, NULL, NULL, NULL};
+  cu_result r = cu_drv.graph_exec_kernel_node_set_params(e->exec, e->node, &p);
+  if (r != 0) return cu_check_failure(err, "cuGraphExecKernelNodeSetParams", r);
+  for (uint32_t i = 0; i < a->param_words; i++) memcpy(&e->vals[i], s->params[i], 8);
+  return true;
 }
 
 int cu_graph_launch(const cu_step *step, const cu_args *args, cu_error *err) {
   pthread_once(&cu_graph_once, cu_graph_init);
   if (!cu_graph_on) return 0;
   uint64_t key[CU_GRAPH_KEY_WORDS];
-  uint32_t n = cu_graph_key(step, args, key);
+  uint32_t n = cu_graph_key(step, args, key, true);
   if (!n) return 0;
   /* as cu_queue_copies checks them: the device copy may have moved */
   for (int d = 0; d < 2; d++)
@@ -201,15 +254,27 @@ int cu_graph_launch(const cu_step *step, const cu_args *args, cu_error *err) {
   pthread_mutex_lock(&cu_graph_lock);
   cu_graph_entry *e = cu_graph_find(key, n);
   if (e && e->seen < 2) e->seen++;
+  cu_graph_entry *shape = NULL;
+  if ((!e || e->refused || e->seen < 2) && cu_graph_update) e = shape = cu_graph_shape(step, args);
   if (!e || e->refused || e->seen < 2) {
     pthread_mutex_unlock(&cu_graph_lock);
     return 0;
   }
   bool prof = cu_prof_on();
   double t = prof ? cu_prof_now() : 0;
+  if (shape && shape->exec) {
+    cu_error why;
+    if (!cu_graph_set(shape, step, args, &why)) {
+      shape->refused = true;
+      pthread_mutex_unlock(&cu_graph_lock);
+      cu_trace("gpu: launch %s not replayed by its shape: %s", step->kernel->name, why.message);
+      if (!cu_available()) return *err = why, -1;
+      return 0;
+    }
+  }
   if (!e->exec) {
     cu_error why;
-    if (!cu_graph_make(step, args, &e->exec, &why)) {
+    if (!cu_graph_make(step, args, &e->exec, shape, &why)) {
       e->refused = true, e->exec = NULL;
       pthread_mutex_unlock(&cu_graph_lock);
       cu_trace("gpu: launch %s not replayed as a graph: %s", step->kernel->name, why.message);

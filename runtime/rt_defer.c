@@ -128,12 +128,21 @@ bool rt_defer_conflicts(const rt_offload_plan *p, const uint8_t *host) {
   return false;
 }
 
+static atomic_int defer_calls; /* mprotect calls, for tests */
+
+int rt_defer_mprotect_calls(void) { return atomic_load(&defer_calls); }
+
 /* Records and protects one range; false when mprotect refused it (the
- * range is recorded anyway, so the wait reopens it). */
+ * range is recorded anyway, so the wait reopens it).  A range inside one
+ * recorded already at the same or a stronger protection is left as it is
+ * (wq, wk and wv read one x: its pages are made read-only once). */
 static bool defer_protect(uint8_t *lo, uint8_t *hi, bool out) {
   lo = page_down(lo), hi = page_up(hi);
   if (hi <= lo) return true;
   int n = atomic_load(&defer_nranges);
+  for (int i = 0; i < n; i++)
+    if (defer_ranges[i].lo <= lo && hi <= defer_ranges[i].hi && (defer_ranges[i].out || !out)) return true;
+  atomic_fetch_add(&defer_calls, 1);
   defer_ranges[n] = (defer_range){lo, hi, out};
   atomic_store(&defer_nranges, n + 1);
   return mprotect(lo, (size_t)(hi - lo), out ? PROT_NONE : PROT_READ) == 0;
@@ -160,10 +169,23 @@ bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int s
   return ok;
 }
 
-/* Reopens what the pending launches protected; they are done. */
+/* Reopens what the pending launches protected; they are done.  Ranges
+ * that meet or touch are reopened as one (a handful of ranges: sorted by
+ * insertion in place; async-signal-safe). */
 static void defer_reopen(void) {
   int n = atomic_exchange(&defer_nranges, 0);
-  for (int i = 0; i < n; i++) rt_resident_reopen(defer_res, defer_ranges[i].lo, defer_ranges[i].hi);
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && defer_ranges[j].lo < defer_ranges[j - 1].lo; j--) {
+      defer_range t = defer_ranges[j];
+      defer_ranges[j] = defer_ranges[j - 1], defer_ranges[j - 1] = t;
+    }
+  for (int i = 0; i < n;) {
+    uint8_t *lo = defer_ranges[i].lo, *hi = defer_ranges[i].hi;
+    for (i++; i < n && defer_ranges[i].lo <= hi; i++)
+      if (defer_ranges[i].hi > hi) hi = defer_ranges[i].hi;
+    atomic_fetch_add(&defer_calls, 1);
+    rt_resident_reopen(defer_res, lo, hi);
+  }
   atomic_store(&defer_nlaunches, 0);
 }
 

@@ -193,6 +193,9 @@ void rt_defer_synced(void);
 /* A fault at addr while launches are pending: waits for them; true when
  * addr was in a page they protected (now open again). */
 bool rt_defer_fault(uintptr_t addr);
+/* mprotect calls of rt_defer.c so far (protects, and reopened ranges:
+ * rt_resident_reopen may split one around kept pages), for tests. */
+int rt_defer_mprotect_calls(void);
 
 /* The TWASM_TEST_OFFLOAD_CALLS count (a destructor writes it; _exit
  * skips destructors). */

@@ -32,14 +32,13 @@ if [ "${LLM_AB_SET:-start}" = host_out ]; then
     "default, outputs into host memory|X=1"
   )
 elif [ "${LLM_AB_SET:-start}" = defer ]; then
-  # LLM_AB_SET=defer: launches not waited for (TWASM_GPU_DEFER), the
-  # start's count of repeated products (TWASM_GPU_START_COUNT), the sync.
+  # LLM_AB_SET=defer: launches not waited for (TWASM_GPU_DEFER) at
+  # both starts.
   variants=(
     "at once|TWASM_GPU_START_MS=0"
     "at once, not waited for (TWASM_GPU_DEFER=1)|TWASM_GPU_START_MS=0 TWASM_GPU_DEFER=1"
-    "default, start by the model (before)|TWASM_GPU_START_COUNT=model"
     "default|X=1"
-    "at once, sync by ctx|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
+    "default, not waited for|TWASM_GPU_DEFER=1"
   )
 elif [ "${LLM_AB_SET:-start}" = phases ]; then
   # LLM_AB_SET=phases (with LLM_AB_ARGS="full phases"): the start's two
@@ -58,6 +57,8 @@ elif [ "${LLM_AB_SET:-start}" = launch ]; then
     "at once, graphs, sync by ctx (the old default)|TWASM_GPU_START_MS=0 TWASM_GPU_SYNC=ctx"
     "default|X=1"
     "default, sync by ctx|TWASM_GPU_SYNC=ctx"
+    "at once, graphs updated by shape (TWASM_GPU_GRAPH_UPDATE=1)|TWASM_GPU_START_MS=0 TWASM_GPU_GRAPH_UPDATE=1"
+    "default, graphs updated by shape|TWASM_GPU_GRAPH_UPDATE=1"
   )
 else
   variants=(

@@ -233,6 +233,7 @@ typedef struct {
 typedef struct {
   int nodes;
   void *funcs[16];
+  long long first[16]; /* each node's first parameter, logged at a launch */
 } fake_graph;
 int cuGraphCreate(void **graph, unsigned flags) {
   (void)flags;
@@ -245,7 +246,19 @@ int cuGraphAddKernelNode_v2(void **node, void *graph, void *const *deps, size_t 
   const fake_kernel_node *p = params;
   if (g->nodes == 16) return ERR_INVALID_VALUE;
   g->funcs[g->nodes] = p->func;
-  *node = &g->funcs[g->nodes++];
+  g->first[g->nodes] = 0;
+  if (p->params && p->params[0]) memcpy(&g->first[g->nodes], p->params[0], 8);
+  *node = (void *)(uintptr_t)++g->nodes; /* its index + 1 */
+  return OK;
+}
+/* Logged; the node's new first parameter is what later launches log. */
+int cuGraphExecKernelNodeSetParams_v2(void *exec, void *node, const void *params) {
+  log_call("cuGraphExecKernelNodeSetParams");
+  fake_graph *e = exec;
+  const fake_kernel_node *p = params;
+  uintptr_t i = (uintptr_t)node;
+  if (i < 1 || (int)i > e->nodes || p->func != e->funcs[i - 1]) return ERR_INVALID_VALUE;
+  if (p->params && p->params[0]) memcpy(&e->first[i - 1], p->params[0], 8);
   return OK;
 }
 int cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
@@ -263,6 +276,11 @@ int cuGraphLaunch(void *exec, void *stream) {
   const fake_graph *g = exec;
   for (int i = 0; i < g->nodes; i++)
     if (g->funcs[i] != &empty_function) return ERR_NOT_SUPPORTED;
+  char line[64];
+  for (int i = 0; i < g->nodes; i++) {
+    snprintf(line, sizeof line, "graph node param %lld", g->first[i]);
+    log_call(line);
+  }
   return OK;
 }
 int cuGraphDestroy(void *graph) {

@@ -197,6 +197,32 @@ START_TEST(defer_off_by_default) {
 }
 END_TEST
 
+/* wq then wk on one x, their outputs on neighbouring pages (q, then k):
+ * x is made read-only once, not once a launch, and the wait reopens x and
+ * the two output pages as one range: 3 mprotects and 2 reopens, where
+ * each launch protecting its own spans and each range reopened alone made
+ * 4 and 4.  The CPU then reads both outputs and writes x without a fault. */
+START_TEST(defer_protects_a_shared_input_once_and_reopens_neighbours_together) {
+  if (!fake_up()) {
+    fprintf(stderr, "test_defer: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan a = plan_of(0, 300 * 1024), b = plan_of(512 * 1024, 304 * 1024);
+  int before = rt_defer_mprotect_calls();
+  ck_assert_int_ge(deferred_launch(&kernel_a, &a), 0);
+  ck_assert_int_ge(deferred_launch(&kernel_a, &b), 0);
+  ck_assert_int_eq(rt_defer_mprotect_calls() - before, 3);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
+  rt_defer_synced();
+  ck_assert(!rt_defer_pending());
+  ck_assert_int_eq(rt_defer_mprotect_calls() - before, 5);
+  ck_assert_uint_eq(host[300 * 1024 + 100], (uint8_t)((300 * 1024 + 100) * 7 + 3));
+  ck_assert_uint_eq(host[304 * 1024 + 100], (uint8_t)((304 * 1024 + 100) * 7 + 3));
+  host[200 * 1024] = 9;
+  ck_assert_int_eq(unit_resident_faults(), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("defer");
   TCase *c = tcase_create("defer");
@@ -207,6 +233,7 @@ int main(void) {
   tcase_add_test(c, defer_learns_which_launches_fault);
   tcase_add_test(c, defer_waits_before_a_system_call);
   tcase_add_test(c, defer_off_by_default);
+  tcase_add_test(c, defer_protects_a_shared_input_once_and_reopens_neighbours_together);
   suite_add_tcase(s, c);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);

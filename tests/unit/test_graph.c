@@ -123,12 +123,45 @@ START_TEST(launch_without_wait_does_not_synchronise) {
 }
 END_TEST
 
+/* TWASM_GPU_GRAPH_UPDATE=1: launches whose parameter changes every time
+ * (an LLM's k product writing row pos) are replayed by their shape: the
+ * second of them makes the shape's graph with its own parameter, each
+ * later one sets the kernel node's parameter (once per change) and
+ * launches it, and the graph runs with that launch's value. */
+START_TEST(graph_by_shape_sets_the_changed_parameters) {
+  setenv("TWASM_GPU_GRAPH_UPDATE", "1", 1);
+  if (!fake_up()) {
+    fprintf(stderr, "SKIP graph tests: FAKE_CUDA_DIR not set or the fake driver did not come up\n");
+    return;
+  }
+  log_clear();
+  ck_assert(launch(1000, 1));
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 0);
+  ck_assert(launch(1001, 1));
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 1);
+  ck_assert_int_eq(unit_fake_logged("graph node param 1001"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphExecKernelNodeSetParams"), 0);
+  ck_assert(launch(1002, 1));
+  ck_assert(launch(1003, 1));
+  ck_assert_int_eq(unit_fake_logged("cuGraphInstantiateWithFlags"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphExecKernelNodeSetParams"), 2);
+  ck_assert_int_eq(unit_fake_logged("graph node param 1002"), 1);
+  ck_assert_int_eq(unit_fake_logged("graph node param 1003"), 1);
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 3);
+  /* another shape (no parameter words) is never replayed */
+  for (int i = 0; i < 3; i++) ck_assert(launch(2000 + i, 0));
+  ck_assert_int_eq(unit_fake_logged("cuGraphLaunch"), 3);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, graph_made_at_second_sight_and_replayed);
   tcase_add_test(tc, graph_table_survives_many_launches_seen_once);
   tcase_add_test(tc, launch_without_wait_does_not_synchronise);
+  tcase_add_test(tc, graph_by_shape_sets_the_changed_parameters);
   suite_add_tcase(s, tc);
   return s;
 }
