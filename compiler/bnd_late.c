@@ -202,6 +202,100 @@ bool late_access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int
   return true;
 }
 
+/* ---- equal low halves ---------------------------------------------------- */
+
+/* v's low 32 bits as those of the returned root plus *k (mod 2^32; root
+ * NULL: the constant *k), through truncations to i32, zero extensions of
+ * an i32, `and` with 0xffffffff and adds of a constant (flags or not:
+ * sums mod 2^32 are exact).  Other values are their own root. */
+static LLVMValueRef low32(LLVMValueRef v, uint32_t *k) {
+  *k = 0;
+  for (int steps = 0; steps < 16; steps++) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) < 32) return v;
+    if (LLVMIsAConstantInt(v)) {
+      *k += (uint32_t)LLVMConstIntGetZExtValue(v);
+      return NULL;
+    }
+    if (LLVMIsATruncInst(v) && LLVMGetIntTypeWidth(t) == 32) {
+      v = LLVMGetOperand(v, 0);
+    } else if (LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 32) {
+      v = LLVMGetOperand(v, 0);
+    } else if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAnd &&
+               LLVMIsAConstantInt(LLVMGetOperand(v, 1)) &&
+               (LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1)) & 0xffffffffu) == 0xffffffffu) {
+      v = LLVMGetOperand(v, 0);
+    } else if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd &&
+               LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+      *k += (uint32_t)LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
+      v = LLVMGetOperand(v, 0);
+    } else {
+      return v;
+    }
+  }
+  return v;
+}
+
+#define LOW_MAX_HYP 4
+
+typedef struct {
+  LLVMValueRef a[LOW_MAX_HYP], b[LOW_MAX_HYP];
+  uint32_t d[LOW_MAX_HYP];
+  int n;
+} low_hyp;
+
+/* Whether lo(a) == lo(b) + d mod 2^32 wherever both are defined.  Two
+ * phis of one block are taken by induction over the block's visits (both
+ * take their values on the same visit, so a use of either anywhere reads
+ * the same visit's pair): assumed for the pair, proved on every edge in
+ * (LLVM's i32 counter next to its i64 one: `trunc(iv) == iv32`). */
+static bool low_equal(LLVMValueRef a, LLVMValueRef b, uint32_t d, low_hyp *h, int depth) {
+  uint32_t ka, kb;
+  LLVMValueRef ra = low32(a, &ka), rb = low32(b, &kb);
+  uint32_t delta = kb + d - ka; /* ra == rb + delta is what remains */
+  if (ra == rb) return delta == 0;
+  if (!ra || !rb) return false;
+  for (int i = 0; i < h->n; i++)
+    if ((h->a[i] == ra && h->b[i] == rb && h->d[i] == delta) ||
+        (h->a[i] == rb && h->b[i] == ra && h->d[i] == (uint32_t)0 - delta))
+      return true;
+  if (!LLVMIsAPHINode(ra) || !LLVMIsAPHINode(rb) || depth >= 3 || h->n == LOW_MAX_HYP) return false;
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(ra);
+  if (LLVMGetInstructionParent(rb) != bb || LLVMCountIncoming(ra) != LLVMCountIncoming(rb)) return false;
+  int at = h->n++;
+  h->a[at] = ra, h->b[at] = rb, h->d[at] = delta;
+  bool ok = true;
+  for (unsigned e = 0; e < LLVMCountIncoming(ra) && ok; e++) {
+    LLVMBasicBlockRef from = LLVMGetIncomingBlock(ra, e);
+    LLVMValueRef inb = late_on_edge(rb, bb, from);
+    ok = inb && low_equal(LLVMGetIncomingValue(ra, e), inb, delta, h, depth + 1);
+  }
+  h->n = at;
+  return ok;
+}
+
+/* An i64 value below 2^32 by its form: zext of an i32, or `and` with
+ * 0xffffffff; its low half then is all of it. */
+static bool u32_form(LLVMValueRef v) {
+  if (LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 64)
+    return false;
+  if (LLVMIsAZExtInst(v)) {
+    LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(v, 0));
+    return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) <= 32;
+  }
+  return LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAnd &&
+         LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1)) == 0xffffffffu;
+}
+
+/* Whether the i64 values a and b are equal: both below 2^32 by their
+ * form, their low halves equal (json's whitespace loops: the preheader
+ * checks zext(trunc(iv) + 1), the header's phi starts at zext(iv32 + 1)
+ * of the i32 counter LLVM keeps beside iv). */
+static bool same_u32(LLVMValueRef a, LLVMValueRef b) {
+  low_hyp h = {.n = 0};
+  return u32_form(a) && u32_form(b) && low_equal(a, b, 0, &h, 0);
+}
+
 /* Whether check ch is on mem_base + index (index NULL: a constant end),
  * up to *reach: it traps iff index + reach > size, sums exact (addresses
  * are the Wasm address plus offset, below 2^33). */
@@ -218,7 +312,7 @@ static bool check_reach(const bnd_check *ch, LLVMValueRef index, int64_t *reach)
     int64_t more;
     if (!LLVMIsAZExtInst(index) || late_peel(LLVMGetOperand(index, 0), &more) != end) return false;
     d -= more;
-  } else if (index != end) {
+  } else if (index != end && !same_u32(index, end)) {
     /* an i64 index a constant past the check's (LLVM's widened counter:
      * the next iteration's index iv + 1 checked as `size - 1 > iv`) */
     int64_t more;
