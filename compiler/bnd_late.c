@@ -26,9 +26,7 @@
  *   - before its block's terminator, the barrier where no inline asm
  *     follows it in the block: the branch folder's tail merging stops at
  *     inline asm, so the access never ends up in a tail shared with
- *     another block's same load away from its label (only where another
- *     block that could share the tail ends with such an access:
- *     bnd_tail.c).
+ *     another block's same load away from its label.
  *
  * Where loop rotation or tail duplication copied an access's check into
  * every block entering the access's block (an interpreter's dispatch
@@ -810,10 +808,9 @@ static bool asm_follows(LLVMValueRef i) {
  * asm follows i there: the branch folder's tail merging stops at inline
  * asm, so no block tail holding i is merged with another block's equal
  * tail (the same load without the label: a fault there would name no
- * access or another one; tests/spec/traps/joined.wast "pairs").  Only
- * where another block's tail could be joined with it (bnd_tail.c). */
+ * access or another one; tests/spec/traps/joined.wast "pairs"). */
 static void end_tail(late_ctx *c, LLVMValueRef i) {
-  if (asm_follows(i) || !late_tail_shared(c, i)) return;
+  if (asm_follows(i)) return;
   LLVMPositionBuilderBefore(c->b, LLVMGetBasicBlockTerminator(LLVMGetInstructionParent(i)));
   call_asm(c, c->barrier);
 }

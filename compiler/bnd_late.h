@@ -90,13 +90,4 @@ bool late_plain_compared(late_ctx *c, LLVMValueRef g);
  * that one first (tested where it is computed); whether it swapped. */
 bool late_exit_first(LLVMValueRef br);
 
-/* ---- bnd_tail.c ---- */
-
-/* Whether the branch folder's tail merging could join a tail holding
- * access i with another block's tail: another predecessor of a block
- * that i's block (with the blocks it falls into) goes to, or another
- * block that returns when i's does, holds an access of the same kind
- * (load or store, same width) with no inline asm after it. */
-bool late_tail_shared(const late_ctx *c, LLVMValueRef i);
-
 #endif
