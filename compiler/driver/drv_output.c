@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,8 @@
 static char temp_paths[MAX_TEMPS][PATH_MAX];
 static volatile sig_atomic_t temp_used[MAX_TEMPS];
 static volatile pid_t child_group;
+static char tool_dir[PATH_MAX];
+static volatile sig_atomic_t tool_dir_used;
 static const int guarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NGUARDED (sizeof guarded / sizeof guarded[0])
 
@@ -84,6 +87,53 @@ void drv_temp_release(const char *path, bool unlink_it) {
 
 void drv_child_running(pid_t pgid) { child_group = pgid; }
 
+bool drv_tool_dir_make(char *buf, size_t cap) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  if ((size_t)snprintf(buf, cap, "%s/twasmc-toolXXXXXX", dir) >= cap || strlen(buf) >= PATH_MAX)
+    return false;
+  drv_hold_signals(true);
+  bool ok = !tool_dir_used && mkdtemp(buf);
+  if (ok) {
+    strcpy(tool_dir, buf);
+    tool_dir_used = 1;
+  }
+  drv_hold_signals(false);
+  return ok;
+}
+
+/* Async-signal-safe (open, getdents64, unlinkat, rmdir): removes the
+ * tool directory's entries (the tool makes files, at most an empty
+ * folder) and the directory. */
+static void empty_tool_dir(void) {
+  if (!tool_dir_used) return;
+  int fd = open(tool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[4096] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+      for (long off = 0; off < n;) {
+        /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+        unsigned short reclen;
+        memcpy(&reclen, buf + off + 16, sizeof reclen);
+        const char *name = buf + off + 19;
+        if (strcmp(name, ".") && strcmp(name, "..") && unlinkat(fd, name, 0) != 0)
+          unlinkat(fd, name, AT_REMOVEDIR);
+        off += reclen;
+      }
+    }
+    close(fd);
+  }
+  rmdir(tool_dir);
+}
+
+void drv_tool_dir_remove(void) {
+  drv_hold_signals(true);
+  empty_tool_dir();
+  tool_dir_used = 0;
+  drv_hold_signals(false);
+}
+
 /* Stops the tool's whole process group (cc, collect2, ld) and waits, up
  * to about 10 s, until none is left to create a file: a tool killed with
  * SIGKILL leaves its own temporaries behind, and on a loaded machine cc
@@ -101,9 +151,11 @@ static void stop_child(void) {
   kill(-g, SIGKILL);
 }
 
-/* Async-signal-safe: kill, waitpid, nanosleep, unlink, sigaction, raise. */
+/* Async-signal-safe: kill, waitpid, nanosleep, unlink, sigaction, raise
+ * and empty_tool_dir's calls. */
 static void on_signal(int sig) {
   stop_child();
+  empty_tool_dir();
   for (size_t i = 0; i < MAX_TEMPS; i++)
     if (temp_used[i]) unlink(temp_paths[i]);
   struct sigaction dfl = {.sa_handler = SIG_DFL};

@@ -38,6 +38,14 @@ int drv_temp_in_tmpdir(char *buf, size_t cap, const char *pattern, int suffix_le
 /* Unlinks a temporary (when unlink_it) and forgets it. */
 void drv_temp_release(const char *path, bool unlink_it);
 
+/* A private directory in $TMPDIR for one tool run (the tool gets it as
+ * its TMPDIR, so whatever cc, collect2 or the linker plugin leave there,
+ * even when killed, goes with it): buf gets its path; false (nothing
+ * made) when it cannot be made.  drv_tool_dir_remove empties and removes
+ * it; the signal handler does the same after stopping the tool. */
+bool drv_tool_dir_make(char *buf, size_t cap);
+void drv_tool_dir_remove(void);
+
 /* A tool's process group, killed by the handler before it removes the
  * temporaries (so a linker cannot recreate one after); 0 when done. */
 void drv_child_running(pid_t pgid);

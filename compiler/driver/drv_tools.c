@@ -21,7 +21,8 @@ extern char **environ;
 /* Starts argv in a process group of its own, with signals held until it
  * is recorded, so that a signal handler can stop it (and what it runs)
  * before removing the files it writes. */
-static bool spawn_tool(pid_t *pid, char *const argv[], posix_spawn_file_actions_t *fa) {
+static bool spawn_tool(pid_t *pid, char *const argv[], posix_spawn_file_actions_t *fa,
+                       char *const envp[]) {
   posix_spawnattr_t attr;
   sigset_t mask;
   posix_spawnattr_init(&attr);
@@ -30,15 +31,32 @@ static bool spawn_tool(pid_t *pid, char *const argv[], posix_spawn_file_actions_
   posix_spawnattr_setpgroup(&attr, 0);
   posix_spawnattr_setsigmask(&attr, &mask); /* the tool's, not the held one */
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-  bool ok = posix_spawnp(pid, argv[0], fa, &attr, argv, environ) == 0;
+  bool ok = posix_spawnp(pid, argv[0], fa, &attr, argv, envp) == 0;
   if (ok) drv_child_running(*pid);
   drv_hold_signals(false);
   posix_spawnattr_destroy(&attr);
   return ok;
 }
 
+/* environ with TMPDIR set to dir (NULL: environ itself); free with free(). */
+static char **env_with_tmpdir(const char *dir, char *var, size_t cap) {
+  if (!dir || (size_t)snprintf(var, cap, "TMPDIR=%s", dir) >= cap) return NULL;
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **envp = malloc((n + 2) * sizeof *envp);
+  if (!envp) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7)) envp[k++] = environ[i];
+  envp[k++] = var;
+  envp[k] = NULL;
+  return envp;
+}
+
 int drv_run_tool(char *const argv[], char *errbuf, size_t errcap) {
-  char errpath[PATH_MAX];
+  char errpath[PATH_MAX], dir[PATH_MAX], var[PATH_MAX + 8];
+  bool own_dir = drv_tool_dir_make(dir, sizeof dir);
+  char **envp = env_with_tmpdir(own_dir ? dir : NULL, var, sizeof var);
   int errfd = drv_temp_in_tmpdir(errpath, sizeof errpath, "twasmc-errXXXXXX", 0);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -48,13 +66,15 @@ int drv_run_tool(char *const argv[], char *errbuf, size_t errcap) {
   }
   pid_t pid;
   int status = 127;
-  if (spawn_tool(&pid, argv, &fa)) {
+  if (spawn_tool(&pid, argv, &fa, envp ? envp : environ)) {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     drv_child_running(0);
     status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   posix_spawn_file_actions_destroy(&fa);
+  free(envp);
+  if (own_dir) drv_tool_dir_remove();
   if (errbuf && errcap) errbuf[0] = 0;
   if (errfd >= 0) {
     if (errbuf && errcap) {

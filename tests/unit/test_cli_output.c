@@ -152,6 +152,43 @@ START_TEST(signal_leaves_no_temporaries) {
 }
 END_TEST
 
+/* A linker that leaves a file in its TMPDIR and dies by the signal
+ * without cleaning up (as a tool killed mid-write does): a fake `cc`
+ * first on PATH.  Whatever it leaves goes with twasmc's temporaries. */
+START_TEST(killed_tool_leaves_nothing) {
+  make_tmpdir();
+  write_file("in.wat", small_wat, sizeof small_wat - 1);
+  char cmd[1024], tmp[256], path[1200], in[256], outp[256], started[256];
+  snprintf(cmd, sizeof cmd,
+           "cd %s && mkdir tmp bin && printf '#!/bin/sh\n: > \"$TMPDIR/ccleft.o\"\n"
+           ": > %s/started\nexec sleep 60\n' > bin/cc && chmod +x bin/cc",
+           tmpdir, tmpdir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(tmp, sizeof tmp, "%s/tmp", tmpdir);
+  snprintf(path, sizeof path, "%s/bin:%s", tmpdir, getenv("PATH"));
+  snprintf(in, sizeof in, "%s/in.wat", tmpdir);
+  snprintf(outp, sizeof outp, "%s/out", tmpdir);
+  snprintf(started, sizeof started, "%s/started", tmpdir);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    setenv("TMPDIR", tmp, 1);
+    setenv("PATH", path, 1);
+    execl(twasmc(), "twasmc", in, "-o", outp, (char *)NULL);
+    _exit(127);
+  }
+  double start = now_s();
+  while (access(started, F_OK) != 0 && now_s() - start < 60) usleep(2000);
+  ck_assert_msg(access(started, F_OK) == 0, "the fake cc never ran");
+  kill(pid, SIGTERM);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
+  ck_assert_int_eq(count_prefixed_in(tmp, "[^.]"), 0);
+  ck_assert_int_eq(count_prefixed("out"), 0);
+}
+END_TEST
+
 /* ---- modes ---------------------------------------------------------------- */
 
 static mode_t mode_of(const char *name) {
@@ -235,6 +272,7 @@ static Suite *output_suite(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, refused_outputs, 0, sizeof refused_cases / sizeof refused_cases[0]);
   tcase_add_loop_test(tc, signal_leaves_no_temporaries, 0, sizeof signal_cases / sizeof signal_cases[0]);
+  tcase_add_test(tc, killed_tool_leaves_nothing);
   tcase_add_test(tc, output_modes_follow_umask);
   tcase_add_loop_test(tc, stdin_and_stdout, 0, sizeof stdio_cases / sizeof stdio_cases[0]);
   suite_add_tcase(s, tc);
