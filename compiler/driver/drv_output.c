@@ -141,14 +141,21 @@ void drv_tool_dir_remove(void) {
 static void stop_child(void) {
   pid_t g = child_group;
   if (g <= 0) return;
-  kill(-g, SIGTERM);
   struct timespec tick = {0, 10 * 1000 * 1000};
+  kill(-g, SIGTERM);
   for (int i = 0; i < 1000 && kill(-g, 0) == 0; i++) {
     while (waitpid(-g, NULL, WNOHANG) > 0) {
     }
     nanosleep(&tick, NULL);
   }
+  /* Still there after 10 s: killed, and waited for (a second at most) so
+   * that nothing writes in the tool's folder once it is emptied. */
   kill(-g, SIGKILL);
+  for (int i = 0; i < 100 && kill(-g, 0) == 0; i++) {
+    while (waitpid(-g, NULL, WNOHANG) > 0) {
+    }
+    nanosleep(&tick, NULL);
+  }
 }
 
 /* Async-signal-safe: kill, waitpid, nanosleep, unlink, sigaction, raise
