@@ -847,6 +847,7 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     give_to_guard(c, access, offset);
     n += (unsigned)j.n;
   }
+  n += late_drop_dominated(c);
 
   c->dom_state = 0; /* bnd_fresh_sizes and what follows change the CFG */
   tw_arena_free(&c->arena);

@@ -80,6 +80,13 @@ void late_drop_group_check(late_ctx *c, LLVMValueRef br);
  * NULL. */
 LLVMValueRef late_pair_bytes(late_ctx *c, LLVMValueRef g);
 
+/* ---- bnd_dom.c ---- */
+
+/* Checks of c->fn that a check of the same end, with a plus at least
+ * theirs, passed on every path to them become branches to their
+ * continuations (memory never shrinks); returns how many. */
+unsigned late_drop_dominated(late_ctx *c);
+
 /* ---- bnd_fold.c ---- */
 
 /* Guarded load g compared with another value, the compare feeding its

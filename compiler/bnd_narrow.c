@@ -5,9 +5,12 @@
  * [-2^62, 2^62] (each one's interval from its operands': zero-extended
  * i32 values, the memory size by its !range, constants), the whole block
  * is rewritten in i64: no operation wraps in either width, so each i64
- * value is the i128 one and every compare reads the same.  All or
- * nothing: one value out of reach (a sign-extended i64, an operation not
- * listed here) leaves the block as it was.
+ * value is the i128 one and every compare reads the same.  An i64 value
+ * from outside the block (a loop-invariant access's end, which bnd_lin.c
+ * sign-extends) is in reach when its own interval is (range64: zero
+ * extensions, constants, !range loads and sums of them).  All or
+ * nothing: one value out of reach (an i64 of unknown interval, an
+ * operation not listed here) leaves the block as it was.
  *
  * One exception, proved where it is taken: a right shift of a value that
  * may be negative (bnd_trip.c's `(n + step - 1) >> k` of a count n =
@@ -112,6 +115,49 @@ static i128 max4(i128 a, i128 b, i128 c, i128 d) {
   return m > d ? m : d;
 }
 
+/* The interval of an i64 value from outside the block's i128 arithmetic
+ * (bnd_lin.c reads such a value, e.g. a loop-invariant access's `ea`
+ * `zext x + 664`, through a sign extension): a constant, a zero extension
+ * of a narrower value, a load with a !range, and sums, differences,
+ * products and left shifts of those whose result stays within
+ * [-2^62, 2^62], where the i64 operation cannot have wrapped; false when
+ * unknown. */
+static bool range64(nw_ctx *c, LLVMValueRef v, i128 *lo, i128 *hi, int depth) {
+  if (width(v) != 64 || depth > 8) return false;
+  if (LLVMIsAConstantInt(v)) {
+    *lo = *hi = (long long)LLVMConstIntGetSExtValue(v);
+    return fits(*lo, *hi);
+  }
+  if (range_max(c, v) >= 0) {
+    *lo = 0, *hi = range_max(c, v);
+    return fits(*lo, *hi);
+  }
+  if (!LLVMIsAInstruction(v)) return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (op == LLVMZExt) {
+    unsigned w = width(LLVMGetOperand(v, 0));
+    if (w == 0 || w > 32) return false;
+    *lo = 0, *hi = ((i128)1 << w) - 1;
+    return true;
+  }
+  if (op != LLVMAdd && op != LLVMSub && op != LLVMMul && op != LLVMShl) return false;
+  i128 alo, ahi, blo, bhi;
+  if (!range64(c, LLVMGetOperand(v, 0), &alo, &ahi, depth + 1) ||
+      !range64(c, LLVMGetOperand(v, 1), &blo, &bhi, depth + 1))
+    return false;
+  if (op == LLVMAdd) *lo = alo + blo, *hi = ahi + bhi;
+  if (op == LLVMSub) *lo = alo - bhi, *hi = ahi - blo;
+  if (op == LLVMMul) {
+    *lo = min4(alo * blo, alo * bhi, ahi * blo, ahi * bhi);
+    *hi = max4(alo * blo, alo * bhi, ahi * blo, ahi * bhi);
+  }
+  if (op == LLVMShl) {
+    if (blo != bhi || blo < 0 || blo > 62) return false;
+    *lo = alo * ((i128)1 << (int)blo), *hi = ahi * ((i128)1 << (int)blo);
+  }
+  return fits(*lo, *hi);
+}
+
 /* Whether select i is the larger of its two values (1: bnd_trip.c's
  * smax, `select (x > y), x, y` or the like, a signed compare of exactly
  * those two values), the smaller (-1), or neither (0): its interval is
@@ -146,9 +192,9 @@ static bool narrow_one(nw_ctx *c, LLVMValueRef i, nw_val *r) {
       bool s = op == LLVMSExt; /* sext i1: -1 or 0 */
       r->lo = s ? -((i128)1 << (w - 1)) : 0;
       r->hi = s ? ((i128)1 << (w - 1)) - 1 : ((i128)1 << w) - 1;
-    } else if (w == 64 && op == LLVMZExt && range_max(c, x) >= 0) {
-      r->lo = 0, r->hi = range_max(c, x);
-      if (!fits(r->lo, r->hi)) return false;
+    } else if (w == 64 && range64(c, x, &r->lo, &r->hi, 0) && (op == LLVMSExt || r->lo >= 0)) {
+      /* within [-2^62, 2^62] (and >= 0 for a zero extension): the i128
+       * value is x's own */
       r->v64 = x;
       return true;
     } else if (w == 64 && op == LLVMZExt && LLVMIsAInstruction(x) && LLVMGetInstructionOpcode(x) == LLVMUDiv &&

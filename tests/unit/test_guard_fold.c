@@ -16,16 +16,20 @@
  * whose `i < h` the exit carries on in a phi tests that one first
  * (bnd_fold.c, late_exit_first). */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <string.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Analysis.h>
 #include <llvm-c/IRReader.h>
 
 #include "bnd_late.h"
 #include "driver.h"
+#include "twasm.h"
+#include "twasm_abi.h"
 #include "unit_ir.h"
 
 #define WAST "tests/spec/traps/compared.wast"
@@ -138,6 +142,107 @@ START_TEST(carried_exit_test_first) {
 }
 END_TEST
 
+/* A check before a loop and its copy at the latch (loop rotation's), of
+ * the same end `zext p + 68` (4 bytes: traps iff end > size - 4), each
+ * with the size loaded again, a call between each and the access it
+ * guards (so neither goes to the guard pages).  LATCH_LESS: the latch
+ * copy's 4, or 8 (it then proves more than the first and stays). */
+static const char *const dominated_ir =
+    "declare void @twasm_rt_trap(ptr, i32, i32, i32)\n"
+    "declare i32 @g(ptr, i32)\n"
+    "define i32 @f(ptr %vm, i32 %p, i32 %n) {\n"
+    "entry:\n"
+    "  %mp = getelementptr inbounds i8, ptr %vm, i64 MEM_AT\n"
+    "  %mem = load ptr, ptr %mp, align 8, !invariant.load !0\n"
+    "  %sp = getelementptr inbounds i8, ptr %mem, i64 SIZE_AT\n"
+    "  %base = load ptr, ptr %vm, align 8, !invariant.load !0\n"
+    "  %z = zext i32 %p to i64\n"
+    "  %ea = add nuw nsw i64 %z, 68\n"
+    "  %s0 = load i64, ptr %sp, align 8\n"
+    "  %lim0 = add nsw i64 %s0, -4\n"
+    "  %c0 = icmp ugt i64 %ea, %lim0\n"
+    "  br i1 %c0, label %oob, label %pre\n"
+    "pre:\n  br label %loop\n"
+    "loop:\n"
+    "  %i = phi i32 [ 0, %pre ], [ %i1, %latch ]\n"
+    "  %acc = phi i32 [ 0, %pre ], [ %acc2, %latch ]\n"
+    "  %r = call i32 @g(ptr %vm, i32 %i)\n"
+    "  %a = getelementptr i8, ptr %base, i64 %ea\n"
+    "  %v = load i32, ptr %a, align 1\n"
+    "  %acc1 = add i32 %acc, %r\n  %acc2 = add i32 %acc1, %v\n"
+    "  %i1 = add i32 %i, 1\n"
+    "  %more = icmp ult i32 %i1, %n\n"
+    "  br i1 %more, label %latch, label %exit\n"
+    "latch:\n"
+    "  %s1 = load i64, ptr %sp, align 8\n"
+    "  %lim1 = add nsw i64 %s1, -LATCH_LESS\n"
+    "  %c1 = icmp ugt i64 %ea, %lim1\n"
+    "  br i1 %c1, label %oob, label %loop\n"
+    "exit:\n  ret i32 %acc2\n"
+    "oob:\n"
+    "  call void @twasm_rt_trap(ptr %vm, i32 OOB_CODE, i32 0, i32 0)\n"
+    "  unreachable\n"
+    "}\n"
+    "!0 = !{}\n";
+
+/* Conditional branches left after bnd_late on dominated_ir with the latch
+ * copy's LATCH_LESS = latch_less; *in_entry: how many of them are in the
+ * entry block. */
+static int checks_after_late(int latch_less, int *in_entry) {
+  static const char *const keys[] = {"MEM_AT", "SIZE_AT", "LATCH_LESS", "OOB_CODE"};
+  long vals[] = {(long)offsetof(twasm_vmctx, mem), (long)offsetof(twasm_memory_abi, size_bytes), latch_less,
+                 TWASM_TRAP_MEMORY_OOB};
+  char text[4096];
+  size_t n = 0;
+  for (const char *at = dominated_ir; *at;) {
+    int k = 0;
+    while (k < 4 && strncmp(at, keys[k], strlen(keys[k])) != 0) k++;
+    if (k < 4) {
+      n += (size_t)snprintf(text + n, sizeof text - n, "%ld", vals[k]);
+      at += strlen(keys[k]);
+    } else {
+      text[n++] = *at++;
+    }
+    ck_assert_uint_lt(n, sizeof text - 32);
+  }
+  text[n] = 0;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "dominated");
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  bnd_late(mod);
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg), "%s", msg);
+  LLVMDisposeMessage(msg);
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
+  int checks = 0;
+  *in_entry = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    bool check = t && LLVMIsABranchInst(t) && LLVMIsConditional(t) && LLVMIsAICmpInst(LLVMGetCondition(t)) &&
+                 LLVMGetOperand(LLVMGetCondition(t), 0) != LLVMGetOperand(LLVMGetCondition(t), 1) &&
+                 LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(LLVMGetCondition(t), 0))) == LLVMIntegerTypeKind &&
+                 LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(LLVMGetCondition(t), 0))) == 64;
+    checks += check;
+    *in_entry += check && bb == LLVMGetEntryBasicBlock(fn);
+  }
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return checks;
+}
+
+/* The latch copy of a check that passed before the loop goes: memory
+ * never shrinks, so it cannot trap (compiler/bnd_dom.c).  A copy that
+ * proves more (end + 8) stays.  Fails before: both checks stay. */
+START_TEST(dominated_check_goes) {
+  int in_entry;
+  ck_assert_int_eq(checks_after_late(4, &in_entry), 1);
+  ck_assert_int_eq(in_entry, 1);
+  ck_assert_int_eq(checks_after_late(8, &in_entry), 2);
+  ck_assert_int_eq(in_entry, 1);
+}
+END_TEST
+
 static Suite *guard_fold_suite(void) {
   Suite *s = suite_create("guard_fold");
   TCase *tc = tcase_create("core");
@@ -145,6 +250,7 @@ static Suite *guard_fold_suite(void) {
   tcase_add_test(tc, compared_load_left_plain);
   tcase_add_test(tc, size_load_moves_to_its_rare_use);
   tcase_add_test(tc, carried_exit_test_first);
+  tcase_add_test(tc, dominated_check_goes);
   suite_add_tcase(s, tc);
   return s;
 }
