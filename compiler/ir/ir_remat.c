@@ -109,11 +109,28 @@ static LLVMValueRef copy_before(LLVMBuilderRef b, LLVMValueRef v, LLVMValueRef a
  * with 6 (PERFORMANCE.md, "Real programs, round 5"). */
 enum { BIG_LOOP_BLOCKS = 400 };
 
-/* Whether user block ub lies in a big loop (outside every loop nested in
- * it) that does not hold home. */
-static bool inside_loop_without(const ir_loops *lp, const ir_cfg *cfg, int ub, LLVMBasicBlockRef home) {
+/* The block that computes v's copy for its uses in block bb (not home):
+ * bb itself when bb lies in a big loop (outside every loop nested in it)
+ * that does not hold home; when bb lies in smaller loops nested in such
+ * a big loop, the preheader of the outermost of them, when it has one
+ * that lies in the big loop itself (Lua's `cl + 16`, `encup` of
+ * OP_CLOSURE's copy of upvalues: its user is in a small loop inside
+ * luaV_execute's, and LICM had hoisted it out of both: computed in the
+ * small loop's preheader, it is paid once per OP_CLOSURE, not spilled
+ * and reloaded; PERFORMANCE.md, "Real programs, round 7"); NULL
+ * otherwise.  The preheader is dominated by home: every path to it goes
+ * on to bb without leaving the big loop, and home is outside that. */
+static LLVMBasicBlockRef copy_block(const ir_loops *lp, const ir_cfg *cfg, LLVMBasicBlockRef bb,
+                                    LLVMBasicBlockRef home) {
+  int ub = ir_cfg_index(cfg, bb);
+  if (bb == home || ub < 0 || !lp->innermost[ub]) return NULL;
   const ir_loop *l = lp->innermost[ub];
-  return l && l->nbody >= BIG_LOOP_BLOCKS && !ir_loop_contains_block(l, home, cfg);
+  if (l->nbody >= BIG_LOOP_BLOCKS) return ir_loop_contains_block(l, home, cfg) ? NULL : bb;
+  while (l->parent && l->parent->nbody < BIG_LOOP_BLOCKS) l = l->parent;
+  const ir_loop *big = l->parent;
+  if (!big || ir_loop_contains_block(big, home, cfg) || l->preheader < 0 || lp->innermost[l->preheader] != big)
+    return NULL;
+  return cfg->blocks[l->preheader].bb;
 }
 
 /* The copy of v in block bb (among copies[0..n) of blocks[]), NULL when
@@ -124,51 +141,57 @@ static LLVMValueRef copy_in(LLVMBasicBlockRef bb, LLVMBasicBlockRef *blocks, LLV
   return NULL;
 }
 
-/* Whether block bb (not home) lies in a big loop without home. */
-static bool takes(const ir_loops *lp, const ir_cfg *cfg, LLVMBasicBlockRef bb, LLVMBasicBlockRef home) {
-  int ub = ir_cfg_index(cfg, bb);
-  return bb != home && ub >= 0 && inside_loop_without(lp, cfg, ub, home);
+/* Where v's copy in block bb goes: before bb's first user of v that is
+ * not a phi, so that later ones reuse it (unless phis_only: those keep
+ * v), else before bb's terminator. */
+static LLVMValueRef copy_point(LLVMValueRef v, LLVMBasicBlockRef bb, bool phis_only) {
+  for (LLVMValueRef j = LLVMGetFirstInstruction(bb); j && !phis_only; j = LLVMGetNextInstruction(j)) {
+    if (LLVMIsAPHINode(j)) continue;
+    for (int k = 0; k < LLVMGetNumOperands(j); k++)
+      if (LLVMGetOperand(j, (unsigned)k) == v) return j;
+  }
+  return LLVMGetBasicBlockTerminator(bb);
 }
 
-/* v's users in big loops v's block is not in use copies: an instruction
- * one computed in its block before the block's first user, a phi one
- * computed at the end of the incoming block (after the block's other
- * users, which go first); true when any did.  A host address only for
- * its phis: copied at its other users too, interp's bytecode loop ran
- * +1.1 % instructions (-1.1 % with phis only; Lua fib -6.1 % either way;
- * PERFORMANCE.md, "Real programs, round 6"). */
+/* v's copy for its uses in block bb: the one already made in bb's
+ * copy_block, else a new one there; NULL when bb takes none. */
+static LLVMValueRef copy_for(LLVMBuilderRef b, LLVMValueRef v, LLVMBasicBlockRef bb, const ir_loops *lp,
+                             const ir_cfg *cfg, unsigned inv_kind, bool phis_only, LLVMBasicBlockRef *blocks,
+                             LLVMValueRef *copies, unsigned *ndone) {
+  LLVMBasicBlockRef at = copy_block(lp, cfg, bb, LLVMGetInstructionParent(v));
+  if (!at) return NULL;
+  LLVMValueRef copy = copy_in(at, blocks, copies, *ndone);
+  if (!copy) {
+    copy = copy_before(b, v, copy_point(v, at, phis_only), inv_kind);
+    blocks[*ndone] = at;
+    copies[(*ndone)++] = copy;
+  }
+  return copy;
+}
+
+/* v's users in big loops v's block is not in (or in small loops nested
+ * in those) use copies: one per copy_block, computed before the block's
+ * first user, or, for a phi's use or a preheader's, at the end of the
+ * block; true when any did.  A host address only for its phis: copied at
+ * its other users too, interp's bytecode loop ran +1.1 % instructions
+ * (-1.1 % with phis only; Lua fib -6.1 % either way; PERFORMANCE.md,
+ * "Real programs, round 6").  Each copy replaces at least one use of v,
+ * so there are at most as many copies as uses. */
 static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, const ir_cfg *cfg, unsigned inv_kind) {
-  LLVMBasicBlockRef home = LLVMGetInstructionParent(v);
   unsigned n = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) n++;
   if (n == 0) return false;
   LLVMValueRef *users = malloc(n * sizeof *users);
-  LLVMBasicBlockRef *blocks = malloc(2 * n * sizeof *blocks);
-  LLVMValueRef *copies = malloc(2 * n * sizeof *copies);
+  LLVMBasicBlockRef *blocks = malloc(n * sizeof *blocks);
+  LLVMValueRef *copies = malloc(n * sizeof *copies);
   unsigned nusers = 0, ndone = 0;
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) users[nusers++] = LLVMGetUser(u);
-  bool changed = false;
-  for (unsigned i = 0; i < nusers; i++) {
+  bool changed = false, phis_only = host_addr(v, inv_kind);
+  for (unsigned i = 0; i < nusers && !phis_only; i++) {
     LLVMValueRef u = users[i];
-    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u) || host_addr(v, inv_kind)) continue;
-    LLVMBasicBlockRef bb = LLVMGetInstructionParent(u);
-    if (!takes(lp, cfg, bb, home)) continue;
-    LLVMValueRef copy = copy_in(bb, blocks, copies, ndone);
-    if (!copy) {
-      /* before the block's first user, so that later ones reuse it */
-      LLVMValueRef first = u;
-      for (LLVMValueRef j = LLVMGetFirstInstruction(bb); j; j = LLVMGetNextInstruction(j)) {
-        bool uses = false;
-        for (int k = 0; k < LLVMGetNumOperands(j) && !uses; k++) uses = LLVMGetOperand(j, (unsigned)k) == v;
-        if (uses && !LLVMIsAPHINode(j)) {
-          first = j;
-          break;
-        }
-      }
-      copy = copy_before(b, v, first, inv_kind);
-      blocks[ndone] = bb;
-      copies[ndone++] = copy;
-    }
+    if (!LLVMIsAInstruction(u) || LLVMIsAPHINode(u)) continue;
+    LLVMValueRef copy = copy_for(b, v, LLVMGetInstructionParent(u), lp, cfg, inv_kind, false, blocks, copies, &ndone);
+    if (!copy) continue;
     for (int k = 0; k < LLVMGetNumOperands(u); k++)
       if (LLVMGetOperand(u, (unsigned)k) == v) LLVMSetOperand(u, (unsigned)k, copy);
     changed = true;
@@ -178,14 +201,8 @@ static bool remat_one(LLVMBuilderRef b, LLVMValueRef v, const ir_loops *lp, cons
     if (!LLVMIsAPHINode(u)) continue;
     for (unsigned k = 0; k < LLVMCountIncoming(u); k++) {
       if (LLVMGetOperand(u, k) != v) continue;
-      LLVMBasicBlockRef bb = LLVMGetIncomingBlock(u, k);
-      if (!takes(lp, cfg, bb, home)) continue;
-      LLVMValueRef copy = copy_in(bb, blocks, copies, ndone);
-      if (!copy) {
-        copy = copy_before(b, v, LLVMGetBasicBlockTerminator(bb), inv_kind);
-        blocks[ndone] = bb;
-        copies[ndone++] = copy;
-      }
+      LLVMValueRef copy = copy_for(b, v, LLVMGetIncomingBlock(u, k), lp, cfg, inv_kind, phis_only, blocks, copies, &ndone);
+      if (!copy) continue;
       LLVMSetOperand(u, k, copy);
       changed = true;
     }

@@ -1253,6 +1253,99 @@ START_TEST(host_addresses_computed_at_users) {
 }
 END_TEST
 
+/* An interpreter's loop of REMAT_HANDLERS two-block handlers (over 400
+ * blocks) over a context at guest address x, where handler 0 (Lua's
+ * OP_CLOSURE) reads `x + 16 + 4 j` in a small loop of its own over j, as
+ * Lua's copy of the enclosing closure's upvalues (`cl->upvals`, cl + 16)
+ * does, and reads `x + 16` once in the small loop's preheader too (h0,
+ * one block in the big loop, branching only to the small loop); LICM
+ * left `x + 16` outside both loops. */
+static void nested_user_ir(char *ir, size_t cap) {
+  size_t n = 0;
+  n += (size_t)snprintf(ir + n, cap - n,
+                        "define i32 @f(ptr %%ctx, i32 %%x, ptr %%ops, i32 %%n, i32 %%m) {\n"
+                        "entry:\n"
+                        "  %%base = load ptr, ptr %%ctx, align 8, !invariant.load !0\n"
+                        "  %%off = add i32 %%x, 16\n"
+                        "  br label %%head\n"
+                        "head:\n"
+                        "  %%i = phi i32 [ 0, %%entry ], [ %%i1, %%latch ]\n"
+                        "  %%acc = phi i32 [ 0, %%entry ], [ %%accn, %%latch ]\n"
+                        "  %%i1 = add i32 %%i, 1\n"
+                        "  %%done = icmp uge i32 %%i, %%n\n"
+                        "  br i1 %%done, label %%exit, label %%disp\n"
+                        "disp:\n"
+                        "  %%opp = getelementptr i32, ptr %%ops, i32 %%i\n"
+                        "  %%op = load i32, ptr %%opp, align 4\n"
+                        "  switch i32 %%op, label %%latch [");
+  for (int k = 0; k < REMAT_HANDLERS; k++) n += (size_t)snprintf(ir + n, cap - n, " i32 %d, label %%h%d", k, k);
+  n += (size_t)snprintf(ir + n, cap - n,
+                        " ]\n"
+                        "h0:\n"
+                        "  %%z0 = zext i32 %%off to i64\n"
+                        "  %%p0 = getelementptr i8, ptr %%base, i64 %%z0\n"
+                        "  %%first = load i32, ptr %%p0, align 4\n"
+                        "  br label %%h0.loop\n"
+                        "h0.loop:\n"
+                        "  %%j = phi i32 [ 0, %%h0 ], [ %%j1, %%h0.loop ]\n"
+                        "  %%s = phi i32 [ %%first, %%h0 ], [ %%s1, %%h0.loop ]\n"
+                        "  %%jj = shl i32 %%j, 2\n"
+                        "  %%addr = add i32 %%off, %%jj\n"
+                        "  %%za = zext i32 %%addr to i64\n"
+                        "  %%pa = getelementptr i8, ptr %%base, i64 %%za\n"
+                        "  %%va = load i32, ptr %%pa, align 4\n"
+                        "  %%s1 = add i32 %%s, %%va\n"
+                        "  %%j1 = add i32 %%j, 1\n"
+                        "  %%more = icmp ult i32 %%j1, %%m\n"
+                        "  br i1 %%more, label %%h0.loop, label %%h0.done\n"
+                        "h0.done:\n"
+                        "  br label %%latch\n");
+  for (int k = 1; k < REMAT_HANDLERS; k++)
+    n += (size_t)snprintf(ir + n, cap - n, "h%d:\n  %%a%d = add i32 %%acc, %d\n  br label %%h%d.b\nh%d.b:\n  br label %%latch\n",
+                          k, k, k, k, k);
+  n += (size_t)snprintf(ir + n, cap - n, "latch:\n  %%accn = phi i32 [ %%acc, %%disp ], [ %%s1, %%h0.done ]");
+  for (int k = 1; k < REMAT_HANDLERS; k++) n += (size_t)snprintf(ir + n, cap - n, ", [ %%a%d, %%h%d.b ]", k, k);
+  n += (size_t)snprintf(ir + n, cap - n, "\n  br label %%head\nexit:\n  ret i32 %%acc\n}\n!0 = !{}\n");
+  ck_assert_uint_lt(n, cap);
+}
+
+/* The instruction of fn named name. */
+static LLVMValueRef named_inst(LLVMValueRef fn, const char *name) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (!strcmp(LLVMGetValueName(i), name)) return i;
+  ck_abort_msg("no instruction %%%s", name);
+  return NULL;
+}
+
+/* `x + 16`, used in a small loop nested in the big one and in that small
+ * loop's preheader, is computed once in the preheader (before its first
+ * user there), not outside the big loop nor inside the small one, and the
+ * function is still valid IR.  Fails before (ir_remat.c did not enter a
+ * loop nested in the big one): `x + 16` stays hoisted to the entry. */
+START_TEST(nested_loop_offset_in_preheader) {
+  static char ir[131072];
+  nested_user_ir(ir, sizeof ir);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "remat-nested");
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
+  ck_assert_int_eq(hoisted_offsets(fn), 1);
+  ck_assert_uint_gt(ir_remat_offsets(mod), 0);
+  ck_assert_int_eq(hoisted_offsets(fn), 0);
+  LLVMValueRef in_loop = LLVMGetOperand(named_inst(fn, "addr"), 0);
+  LLVMValueRef in_pre = LLVMGetOperand(named_inst(fn, "z0"), 0);
+  ck_assert_ptr_eq(in_loop, in_pre);
+  ck_assert_str_eq(LLVMGetBasicBlockName(LLVMGetInstructionParent(in_loop)), "h0");
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg), "%s", msg);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
@@ -1369,6 +1462,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, own_globals_in_the_instance);
   tcase_add_test(tc, frame_offsets_computed_at_users);
   tcase_add_test(tc, host_addresses_computed_at_users);
+  tcase_add_test(tc, nested_loop_offset_in_preheader);
   suite_add_tcase(s, tc);
   return s;
 }
