@@ -181,7 +181,7 @@ static bool match_phis(rr_pass *p, rm_shape *s) {
     bool divides = true;
     for (int m = 0; m < nt; m++) {
       divides &= t[m].coeff % s->F == 0;
-      t[m].coeff /= s->F;
+      t[m].coeff = rr_coeff_div(t[m].coeff, rr_width(ty), s->F);
     }
     if (!divides) continue;
     f->is_iv = true;

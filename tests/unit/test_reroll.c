@@ -84,6 +84,9 @@ static const pass_case pass_cases[] = {
     {"bypass", "tri_rows", true}, /* `j <= i`: bypass `i == 0`, count i + 1 a twin phi */
     {"bypass", "tri_scale", true}, /* by 4: bypass `i < 3`, remainder from (i + 1) & 3 */
     {"strength", "gram", true},   /* by 4, counter from 0 down to -(n & ~3), remainder counting bytes up */
+    {"guards", "scale_if", true},  /* by 2: odd count kept out by an outer guard `on == 0 | w < 1` */
+    {"guards", "grid_down", true}, /* by 2: a value stepping -10, -5 per iteration */
+    {"guards", "xor_down", true},  /* by 4 with a remainder: -28, -7 per iteration (i32 sum) */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -172,7 +175,7 @@ static const program_case program_cases[] = {
     {"matmul", false}, {"matmul", true}, {"kept", false}, {"kept", true},
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
-    {"strength", false}, {"strength", true},
+    {"strength", false}, {"strength", true}, {"guards", false}, {"guards", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
