@@ -276,6 +276,12 @@ bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k) {
     *k = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
     return true;
   }
+  /* x - C (clang's `w - 1 <u 3` bypass, hoisted out of an outer loop) */
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMSub && LLVMGetOperand(v, 0) == x &&
+      LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && rr_width(LLVMTypeOf(v)) <= 64) {
+    *k = (0 - LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1))) & rr_wmask(rr_width(LLVMTypeOf(v)));
+    return true;
+  }
   return twin_phi(v, x, k);
 }
 
