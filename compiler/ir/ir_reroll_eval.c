@@ -276,6 +276,12 @@ bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k) {
     *k = LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1));
     return true;
   }
+  /* x - C (clang's `w - 1 <u 3` bypass, hoisted out of an outer loop) */
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMSub && LLVMGetOperand(v, 0) == x &&
+      LLVMIsAConstantInt(LLVMGetOperand(v, 1)) && rr_width(LLVMTypeOf(v)) <= 64) {
+    *k = (0 - LLVMConstIntGetZExtValue(LLVMGetOperand(v, 1))) & rr_wmask(rr_width(LLVMTypeOf(v)));
+    return true;
+  }
   return twin_phi(v, x, k);
 }
 
@@ -330,10 +336,54 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
 }
 
 /* Which successor a conditional branch takes at x == xv: 0, 1, or -1. */
+/* The bits of v known at x == xv where ceval cannot give all of them
+ * (another value unknown): *one the bits known set, *zero those known
+ * clear.  An or with a side known set, an and with a side known clear, a
+ * zext's high bits and an equality whose known bits already differ are
+ * decided whatever the unknown value is (clang's `n < 1 | flag == 0` guard
+ * of a loop, hoisted out of an outer loop). */
+static void cbits(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *one, uint64_t *zero, int depth) {
+  unsigned w = rr_width(LLVMTypeOf(v));
+  uint64_t m = rr_wmask(w), c;
+  *one = *zero = 0;
+  if (!w || w > 64 || depth > 16) return;
+  if (ceval(v, x, xv, &c, depth)) {
+    *one = c, *zero = ~c & m;
+    return;
+  }
+  if (!LLVMIsAInstruction(v)) return;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  uint64_t a1, a0, b1, b0;
+  switch (op) {
+  case LLVMOr:
+  case LLVMAnd:
+    cbits(LLVMGetOperand(v, 0), x, xv, &a1, &a0, depth + 1);
+    cbits(LLVMGetOperand(v, 1), x, xv, &b1, &b0, depth + 1);
+    *one = op == LLVMOr ? a1 | b1 : a1 & b1;
+    *zero = op == LLVMOr ? a0 & b0 : a0 | b0;
+    return;
+  case LLVMZExt:
+    cbits(LLVMGetOperand(v, 0), x, xv, &a1, &a0, depth + 1);
+    *one = a1, *zero = (a0 | ~rr_wmask(rr_width(LLVMTypeOf(LLVMGetOperand(v, 0))))) & m;
+    return;
+  case LLVMICmp: {
+    LLVMIntPredicate pr = LLVMGetICmpPredicate(v);
+    if (pr != LLVMIntEQ && pr != LLVMIntNE) return;
+    cbits(LLVMGetOperand(v, 0), x, xv, &a1, &a0, depth + 1);
+    cbits(LLVMGetOperand(v, 1), x, xv, &b1, &b0, depth + 1);
+    if (!((a1 & b0) | (a0 & b1))) return; /* not known to differ */
+    *one = pr == LLVMIntNE, *zero = pr == LLVMIntEQ;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
 int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv) {
-  uint64_t c;
-  if (!ceval(LLVMGetCondition(br), x, xv, &c, 0)) return -1;
-  return c ? 0 : 1;
+  uint64_t one, zero;
+  cbits(LLVMGetCondition(br), x, xv, &one, &zero, 0);
+  return one & 1 ? 0 : zero & 1 ? 1 : -1;
 }
 
 /* twasmc's lowering tests i1 values as icmp ne (zext c), 0. */

@@ -13,6 +13,17 @@ unsigned rr_width(LLVMTypeRef ty) {
 
 uint64_t rr_wmask(unsigned w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
 
+/* c / d modulo 2^w for a coefficient c that d divides, c read as signed:
+ * of the d values h with d * h == c (mod 2^w), the one an unrolled copy
+ * steps by (a counter going down by 10 in two copies steps by -5, not by
+ * 2^(w-1) - 5, which also doubles to -10). */
+uint64_t rr_coeff_div(uint64_t c, unsigned w, uint64_t d) {
+  uint64_t m = rr_wmask(w);
+  c &= m;
+  int64_t sc = w < 64 && (c >> (w - 1) & 1) ? (int64_t)(c | ~m) : (int64_t)c;
+  return (uint64_t)(sc / (int64_t)d) & m;
+}
+
 uint64_t rr_hash_bytes(const void *data, size_t len) {
   const unsigned char *b = data;
   uint64_t h = 1469598103934665603ull;

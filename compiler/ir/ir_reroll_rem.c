@@ -181,7 +181,7 @@ static bool match_phis(rr_pass *p, rm_shape *s) {
     bool divides = true;
     for (int m = 0; m < nt; m++) {
       divides &= t[m].coeff % s->F == 0;
-      t[m].coeff /= s->F;
+      t[m].coeff = rr_coeff_div(t[m].coeff, rr_width(ty), s->F);
     }
     if (!divides) continue;
     f->is_iv = true;
@@ -233,8 +233,13 @@ static bool chain_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
   for (int i = 0; i < s->neff; i++) {
     s->succ[i] = -1;
     int addr = rr_subst_apply(p, s->eff[i].addr, sub, 0);
+    /* an address the step leaves alone (y[i] = x[i] * scale[0]: every
+     * copy loads scale[0]): the next copy's is a later one, so that the
+     * copies chain in order instead of closing a cycle */
+    bool fixed = addr == s->eff[i].addr;
     for (int j = 0; j < s->neff && addr >= 0 && s->succ[i] < 0; j++)
-      if (!claimed[j] && j != i && s->eff[j].is_store == s->eff[i].is_store && s->eff[j].addr == addr)
+      if (!claimed[j] && j != i && (!fixed || j > i) && s->eff[j].is_store == s->eff[i].is_store &&
+          s->eff[j].addr == addr)
         s->succ[i] = j, claimed[j] = true;
   }
   int ncopy0 = 0;

@@ -180,7 +180,7 @@ bool rr_match_phis(rr_pass *p, rr_shape *s) {
     bool even = true;
     for (int k = 0; k < nt; k++) {
       even &= (t[k].coeff & 1) == 0;
-      t[k].coeff >>= 1;
+      t[k].coeff = rr_coeff_div(t[k].coeff, rr_width(LLVMTypeOf(i)), 2);
     }
     if (!even) continue;
     f->is_iv = true;
