@@ -139,13 +139,9 @@ static bool int_type(LLVMTypeRef t, unsigned bits) {
  * read as at least 0, so its shift needs no clamp.  Before, the select's
  * interval was the union of its operands' (down to -1) and the block
  * stayed in i128 (14 instructions after -O2). */
-START_TEST(triangle_test_in_i64) {
-  drv_options o;
-  drv_options_default(&o);
-  o.opt_level = 2;
-  unit_ir m = unit_ir_of_wast("guard-reach-upper", "tests/spec/traps/upper.wast", &o);
-  LLVMValueRef fn = unit_ir_func(&m, 0);
-  unsigned test_kind = LLVMGetMDKindIDInContext(m.ctx, "twasm.bnd.test", 14);
+/* fn has exactly one versioning test and no i128 value anywhere. */
+static void assert_one_test_no_i128(const unit_ir *m, LLVMValueRef fn) {
+  unsigned test_kind = LLVMGetMDKindIDInContext(m->ctx, "twasm.bnd.test", 14);
   int tests = 0, wide = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -159,6 +155,15 @@ START_TEST(triangle_test_in_i64) {
   }
   ck_assert_int_eq(tests, 1);
   ck_assert_int_eq(wide, 0);
+}
+
+START_TEST(triangle_test_in_i64) {
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  unit_ir m = unit_ir_of_wast("guard-reach-upper", "tests/spec/traps/upper.wast", &o);
+  LLVMValueRef fn = unit_ir_func(&m, 0);
+  assert_one_test_no_i128(&m, fn);
   unit_ir_dispose(&m);
 }
 END_TEST
@@ -186,20 +191,7 @@ START_TEST(invariant_end_test_in_i64) {
   o.opt_level = 2;
   unit_ir m = unit_ir_of_wat("guard-reach-invariant", invariant_text, &o);
   LLVMValueRef fn = unit_ir_func(&m, 0);
-  unsigned test_kind = LLVMGetMDKindIDInContext(m.ctx, "twasm.bnd.test", 14);
-  int tests = 0, wide = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    tests += term && LLVMGetMetadata(term, test_kind) != NULL;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-      wide += int_type(LLVMTypeOf(i), 128);
-      for (int k = 0; k < LLVMGetNumOperands(i); k++)
-        wide += LLVMGetValueKind(LLVMGetOperand(i, k)) != LLVMBasicBlockValueKind &&
-                int_type(LLVMTypeOf(LLVMGetOperand(i, k)), 128);
-    }
-  }
-  ck_assert_int_eq(tests, 1);
-  ck_assert_int_eq(wide, 0);
+  assert_one_test_no_i128(&m, fn);
   unit_ir_dispose(&m);
 }
 END_TEST
