@@ -1229,16 +1229,6 @@ static int hoisted_host_addresses(LLVMValueRef fn) {
   return n;
 }
 
-/* The module of the LLVM text ir, named name, in ctx (the test fails on
- * bad text). */
-static LLVMModuleRef parse_test_ir(LLVMContextRef ctx, const char *ir, const char *name) {
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), name);
-  LLVMModuleRef mod;
-  char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
-  return mod;
-}
-
 /* The three forms of `ci + 20` are computed beside their users (the
  * phi's operands at the end of its incoming blocks), only x and the
  * memory base kept across the loop, and the function is still valid IR.
@@ -1248,7 +1238,7 @@ START_TEST(host_addresses_computed_at_users) {
   static char ir[262144];
   host_addresses_ir(ir, sizeof ir);
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = parse_test_ir(ctx, ir, "remat");
+  LLVMModuleRef mod = unit_ir_parse(ctx, ir, "remat");
   char *msg = NULL;
   LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
   ck_assert_int_eq(hoisted_host_addresses(fn), 3);
@@ -1335,7 +1325,7 @@ START_TEST(nested_loop_offset_in_preheader) {
   static char ir[131072];
   nested_user_ir(ir, sizeof ir);
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = parse_test_ir(ctx, ir, "remat-nested");
+  LLVMModuleRef mod = unit_ir_parse(ctx, ir, "remat-nested");
   char *msg = NULL;
   LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
   ck_assert_int_eq(hoisted_offsets(fn), 1);

@@ -117,10 +117,7 @@ static const char *first_after(const char *use_a, bool *swapped) {
   const char *at = strstr(latch_ir, "USE_A");
   snprintf(text, sizeof text, "%.*s%s%s", (int)(at - latch_ir), latch_ir, use_a, at + 5);
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "latch");
-  LLVMModuleRef mod;
-  char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "latch");
   LLVMBasicBlockRef loop = LLVMGetNextBasicBlock(LLVMGetEntryBasicBlock(LLVMGetFirstFunction(mod)));
   LLVMValueRef br = LLVMGetBasicBlockTerminator(loop);
   *swapped = late_exit_first(br);
@@ -207,10 +204,8 @@ static int checks_after_late(int latch_less, int *in_entry) {
   }
   text[n] = 0;
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "dominated");
-  LLVMModuleRef mod;
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "dominated");
   char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
   bnd_late(mod);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg), "%s", msg);
   LLVMDisposeMessage(msg);

@@ -18,6 +18,7 @@
 #include <llvm-c/IRReader.h>
 
 #include "bnd.h"
+#include "unit_ir.h"
 
 /* START: the second loop's first index (%p32.next: equal to the check's
  * %q; %p32.two: one past it). */
@@ -91,10 +92,7 @@ static int checks_left(const char *start) {
   const char *at = strstr(ws_ir, "START");
   snprintf(text, sizeof text, "%.*s%s%s", (int)(at - ws_ir), ws_ir, start, at + 5);
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), "ws");
-  LLVMModuleRef mod;
-  char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "ws");
   bnd_late(mod);
   int checks = 0;
   LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");

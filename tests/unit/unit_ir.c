@@ -122,3 +122,11 @@ bool unit_in_cycle(LLVMBasicBlockRef bb) {
   }
   return false;
 }
+
+LLVMModuleRef unit_ir_parse(LLVMContextRef ctx, const char *text, const char *name) {
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(text, strlen(text), name);
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
+  return mod;
+}

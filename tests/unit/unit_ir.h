@@ -29,6 +29,9 @@ unit_ir unit_ir_of_file(const char *path, const drv_options *o, bool remove_afte
 unit_ir unit_ir_of_wat(const char *tag, const char *text, const drv_options *o);
 /* The IR of the first module of wast compiled with o. */
 unit_ir unit_ir_of_wast(const char *tag, const char *wast, const drv_options *o);
+/* The module of the LLVM IR text, named name, parsed in ctx (aborts the
+ * test on bad text). */
+LLVMModuleRef unit_ir_parse(LLVMContextRef ctx, const char *text, const char *name);
 /* Defined function index: @wasm_f<index>, maybe followed by `_<name>`. */
 LLVMValueRef unit_ir_func(const unit_ir *m, unsigned index);
 void unit_ir_dispose(unit_ir *m);
