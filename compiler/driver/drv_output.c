@@ -67,14 +67,18 @@ int drv_temp_create(char *templ, int suffix_len) {
   return fd;
 }
 
-int drv_temp_in_tmpdir(char *buf, size_t cap, const char *pattern, int suffix_len) {
+/* buf gets "$TMPDIR/" pattern ($TMPDIR default /tmp); false (errno
+ * ENAMETOOLONG) when it does not fit. */
+static bool in_tmpdir(char *buf, size_t cap, const char *pattern) {
   const char *dir = getenv("TMPDIR");
   if (!dir || !*dir) dir = "/tmp";
-  if ((size_t)snprintf(buf, cap, "%s/%s", dir, pattern) >= cap) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  return drv_temp_create(buf, suffix_len);
+  if ((size_t)snprintf(buf, cap, "%s/%s", dir, pattern) < cap) return true;
+  errno = ENAMETOOLONG;
+  return false;
+}
+
+int drv_temp_in_tmpdir(char *buf, size_t cap, const char *pattern, int suffix_len) {
+  return in_tmpdir(buf, cap, pattern) ? drv_temp_create(buf, suffix_len) : -1;
 }
 
 void drv_temp_release(const char *path, bool unlink_it) {
@@ -88,10 +92,7 @@ void drv_temp_release(const char *path, bool unlink_it) {
 void drv_child_running(pid_t pgid) { child_group = pgid; }
 
 bool drv_tool_dir_make(char *buf, size_t cap) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  if ((size_t)snprintf(buf, cap, "%s/twasmc-toolXXXXXX", dir) >= cap || strlen(buf) >= PATH_MAX)
-    return false;
+  if (!in_tmpdir(buf, cap, "twasmc-toolXXXXXX") || strlen(buf) >= PATH_MAX) return false;
   drv_hold_signals(true);
   bool ok = !tool_dir_used && mkdtemp(buf);
   if (ok) {
@@ -138,24 +139,26 @@ void drv_tool_dir_remove(void) {
  * to about 10 s, until none is left to create a file: a tool killed with
  * SIGKILL leaves its own temporaries behind, and on a loaded machine cc
  * can take seconds to clean up after SIGTERM. */
+/* Waits up to ticks x 10 ms for process group g to be gone, reaping
+ * those of its members that are our children. */
+static void wait_group_gone(pid_t g, int ticks) {
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  for (int i = 0; i < ticks && kill(-g, 0) == 0; i++) {
+    while (waitpid(-g, NULL, WNOHANG) > 0) {
+    }
+    nanosleep(&tick, NULL);
+  }
+}
+
 static void stop_child(void) {
   pid_t g = child_group;
   if (g <= 0) return;
-  struct timespec tick = {0, 10 * 1000 * 1000};
   kill(-g, SIGTERM);
-  for (int i = 0; i < 1000 && kill(-g, 0) == 0; i++) {
-    while (waitpid(-g, NULL, WNOHANG) > 0) {
-    }
-    nanosleep(&tick, NULL);
-  }
+  wait_group_gone(g, 1000);
   /* Still there after 10 s: killed, and waited for (a second at most) so
    * that nothing writes in the tool's folder once it is emptied. */
   kill(-g, SIGKILL);
-  for (int i = 0; i < 100 && kill(-g, 0) == 0; i++) {
-    while (waitpid(-g, NULL, WNOHANG) > 0) {
-    }
-    nanosleep(&tick, NULL);
-  }
+  wait_group_gone(g, 100);
 }
 
 /* Async-signal-safe: kill, waitpid, nanosleep, unlink, sigaction, raise

@@ -335,7 +335,6 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
   return true;
 }
 
-/* Which successor a conditional branch takes at x == xv: 0, 1, or -1. */
 /* The bits of v known at x == xv where ceval cannot give all of them
  * (another value unknown): *one the bits known set, *zero those known
  * clear.  An or with a side known set, an and with a side known clear, a
@@ -380,6 +379,7 @@ static void cbits(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *one, ui
   }
 }
 
+/* Which successor a conditional branch takes at x == xv: 0, 1, or -1. */
 int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv) {
   uint64_t one, zero;
   cbits(LLVMGetCondition(br), x, xv, &one, &zero, 0);
