@@ -156,6 +156,42 @@ START_TEST(open_tables_are_not_sealed) {
 }
 END_TEST
 
+/* The image is two arrays, the code pointers and their type keys (4 bytes
+ * each), so a call scales the index in its addresses; pairs of 16 bytes
+ * cost a shift of the index at every call. */
+START_TEST(sealed_image_in_two_arrays) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_image_in_two_arrays: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of(sealed_wat);
+  LLVMValueRef codes = LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0");
+  LLVMValueRef keys = LLVMGetNamedGlobal(m.mod, "twasm_sealed_keys0");
+  ck_assert_ptr_nonnull(codes);
+  ck_assert_ptr_nonnull(keys);
+  LLVMTypeRef ct = LLVMGlobalGetValueType(codes), kt = LLVMGlobalGetValueType(keys);
+  ck_assert_int_eq(LLVMGetTypeKind(ct), LLVMArrayTypeKind);
+  ck_assert_int_eq(LLVMGetTypeKind(LLVMGetElementType(ct)), LLVMPointerTypeKind);
+  ck_assert_int_eq(LLVMGetTypeKind(kt), LLVMArrayTypeKind);
+  ck_assert_int_eq(LLVMGetIntTypeWidth(LLVMGetElementType(kt)), 32);
+  ck_assert_int_eq(LLVMGetArrayLength2(ct), 4);
+  ck_assert_int_eq(LLVMGetArrayLength2(kt), 4);
+  /* the call reads its key from the keys and its code from the codes */
+  LLVMValueRef call = unit_ir_func(&m, 2);
+  int key_loads = 0, code_loads = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(call); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsALoadInst(i) || !LLVMIsAGetElementPtrInst(LLVMGetOperand(i, 0))) continue;
+      LLVMValueRef base = LLVMGetOperand(LLVMGetOperand(i, 0), 0);
+      key_loads += base == keys;
+      code_loads += base == codes;
+    }
+  ck_assert_int_eq(key_loads, 1);
+  ck_assert_int_eq(code_loads, 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 /* ---- sealed tables as switches (low_devirt.c) --------------------------- */
 
 /* $mul and $add are small leaves of type $ii, $sum has a loop, $v another
@@ -1438,6 +1474,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, open_tables_are_not_sealed);
+  tcase_add_test(tc, sealed_image_in_two_arrays);
   tcase_add_test(tc, sealed_switch_inlines_small_callees);
   tcase_add_test(tc, sealed_switch_has_a_limit);
   tcase_add_test(tc, offload_call_sits_behind_gate);
