@@ -613,6 +613,68 @@ START_TEST(libc_routines_found_and_exact) {
 }
 END_TEST
 
+/* ICmps in fn with an operand loaded from memory: the wrappers' compares
+ * against the memory size (their other operands are computed). */
+static int compares_with_loads(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMICmp &&
+          (LLVMIsALoadInst(LLVMGetOperand(i, 0)) || LLVMIsALoadInst(LLVMGetOperand(i, 1))))
+        n++;
+  return n;
+}
+
+/* Whether fn holds a value named name. */
+static bool holds_named(LLVMValueRef fn, const char *name) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (named(i, name)) return true;
+  return false;
+}
+
+/* memcpy's wrapper (low_libc.c) tests its two ranges with one compare
+ * against the memory size (the higher one's end: both lie in memory) and
+ * one between them (the lower one ends before the higher one starts),
+ * where it compared each end with the size and tested both orders. */
+START_TEST(memcpy_wrapper_compares_size_once) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("cpu_codegen: skipped memcpy_wrapper_compares_size_once: clang-19 or twasmc missing\n");
+    return;
+  }
+  char dir[] = "/tmp/cpu-memcpy-XXXXXX", cmd[2048], path[64];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/libc_edges.c -o %s/e.wasm && "
+           "%s --emit-llvm %s/e.wasm -o %s/e.ll",
+           TEST_DATA_DIR, dir, unit_twasmc(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(path, sizeof path, "%s/e.ll", dir);
+  FILE *f = fopen(path, "r");
+  ck_assert(f != NULL);
+  static char text[16 << 20];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "e.ll");
+  int wrappers = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (!holds_named(fn, "native.memcpy")) continue;
+    size_t n;
+    const char *name = LLVMGetValueName2(fn, &n);
+    if (n < 7 || strcmp(name + n - 7, ".native") != 0) continue;
+    wrappers++;
+    ck_assert_int_eq(compares_with_loads(fn), 1);
+  }
+  ck_assert_int_eq(wrappers, 1);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 /* ---- stack checks --------------------------------------------------------- */
 
 /* Loads of the stack limit in fn: one per check. */
@@ -1490,6 +1552,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, chasing_selects_branch);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
+  tcase_add_test(tc, memcpy_wrapper_compares_size_once);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
