@@ -42,7 +42,8 @@ typedef struct low_module_ctx {
   /* TBAA access tags: linear memory and global cells never alias, so a
    * store to memory need not reload a global (e.g. __stack_pointer). */
   LLVMValueRef tbaa_memory, tbaa_global;
-  LLVMValueRef *sealed;      /* [m->ntables] constant image of a sealed table, or NULL (low_sealed.c) */
+  LLVMValueRef *sealed;      /* [m->ntables] constant code pointers of a sealed table, or NULL (low_sealed.c) */
+  LLVMValueRef *sealed_keys; /* [m->ntables] its constant type keys, beside (low_sealed.c) */
   uint32_t **sealed_funcs;   /* [m->ntables] a sealed table's function index + 1 per entry (0: null) */
   bool *table_fixed;         /* [m->ntables] size and element array never change (low_sealed.c) */
   struct low_devirt_set **devirt; /* [m->ntables * m->ntypes] filled lazily (low_devirt.c) */

@@ -89,6 +89,27 @@ static void branch_native(wrap_ctx *w, LLVMValueRef fast) {
   LLVMPositionBuilderAtEnd(w->b, yes);
 }
 
+static LLVMValueRef umin_umax(wrap_ctx *w, const char *name, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef ty = LLVMTypeOf(a);
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(w->mc->mod, id, &ty, 1);
+  LLVMValueRef args[] = {a, b};
+  return LLVMBuildCall2(w->b, LLVMIntrinsicGetType(w->mc->ctx, id, &ty, 1), fn, args, 2, "");
+}
+
+/* zext(at) + zext(n) <= memory size: no byte of [at, at + n) traps. */
+static LLVMValueRef in_memory(wrap_ctx *w, LLVMValueRef at, LLVMValueRef n) {
+  LLVMValueRef end = LLVMBuildAdd(w->b, zext64(w, at), zext64(w, n), "");
+  return LLVMBuildICmp(w->b, LLVMIntULE, end, w->size, "");
+}
+
+/* Both [a, a + n) and [b, b + n) lie in memory: the higher one ends in it,
+ * one compare (i64: no wrap) and one load of the size for both. */
+static LLVMValueRef both_in_memory(wrap_ctx *w, LLVMValueRef a, LLVMValueRef b, LLVMValueRef n) {
+  LLVMValueRef hi = umin_umax(w, "llvm.umax", zext64(w, a), zext64(w, b));
+  return LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, hi, zext64(w, n), ""), w->size, "");
+}
+
 /* [d, d + n) and [s, s + n) do not overlap (i64 addresses and length). */
 static LLVMValueRef apart(wrap_ctx *w, LLVMValueRef d64, LLVMValueRef s64, LLVMValueRef n64) {
   LLVMValueRef before = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, d64, n64, ""), s64, "");
@@ -96,10 +117,16 @@ static LLVMValueRef apart(wrap_ctx *w, LLVMValueRef d64, LLVMValueRef s64, LLVMV
   return LLVMBuildOr(w->b, before, after, "apart");
 }
 
-/* zext(at) + zext(n) <= memory size: no byte of [at, at + n) traps. */
-static LLVMValueRef in_memory(wrap_ctx *w, LLVMValueRef at, LLVMValueRef n) {
-  LLVMValueRef end = LLVMBuildAdd(w->b, zext64(w, at), zext64(w, n), "");
-  return LLVMBuildICmp(w->b, LLVMIntULE, end, w->size, "");
+/* [d, d + n) and [s, s + n) lie in memory and do not overlap: the lower
+ * one ends at or before the higher one starts, which ends in memory (i64:
+ * no wrap).  The same condition as each range's end against the size and
+ * both orders tested apart, in two compares and one load of the size. */
+static LLVMValueRef apart_in_memory(wrap_ctx *w, LLVMValueRef d, LLVMValueRef s, LLVMValueRef n) {
+  LLVMValueRef d64 = zext64(w, d), s64 = zext64(w, s), n64 = zext64(w, n);
+  LLVMValueRef lo = umin_umax(w, "llvm.umin", d64, s64), hi = umin_umax(w, "llvm.umax", d64, s64);
+  LLVMValueRef apart = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, lo, n64, ""), hi, "apart");
+  LLVMValueRef fits = LLVMBuildICmp(w->b, LLVMIntULE, LLVMBuildAdd(w->b, hi, n64, ""), w->size, "");
+  return LLVMBuildAnd(w->b, apart, fits, "");
 }
 
 static LLVMValueRef byte_at(wrap_ctx *w, LLVMValueRef at, LLVMValueRef k);
@@ -164,7 +191,7 @@ static void memcmp_two_chunks(wrap_ctx *w) {
 static void wrap_memcmp(wrap_ctx *w) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef l = param(w, 1), r = param(w, 2), n = param(w, 3);
-  branch_native(w, LLVMBuildAnd(w->b, in_memory(w, l, n), in_memory(w, r, n), ""));
+  branch_native(w, both_in_memory(w, l, r, n));
   memcmp_two_chunks(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i32, mc->t_i32, mc->t_i32};
   LLVMValueRef fn = helper(mc, "twasm_rt_memcmp", mc->t_i32, ps, 4);
@@ -246,11 +273,9 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
 static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef d = param(w, 1), x = param(w, 2), n = param(w, 3);
-  LLVMValueRef ok = in_memory(w, d, n);
-  if (kind != LOW_LIBC_MEMSET) ok = LLVMBuildAnd(w->b, ok, in_memory(w, x, n), "");
-  if (kind == LOW_LIBC_MEMCPY) {
-    ok = LLVMBuildAnd(w->b, ok, apart(w, zext64(w, d), zext64(w, x), zext64(w, n)), "");
-  }
+  LLVMValueRef ok = kind == LOW_LIBC_MEMSET ? in_memory(w, d, n)
+                    : kind == LOW_LIBC_MEMCPY ? apart_in_memory(w, d, x, n)
+                                              : both_in_memory(w, d, x, n);
   branch_native(w, ok);
   LLVMValueRef dst = LLVMBuildGEP2(w->b, mc->t_i8, w->base, (LLVMValueRef[]){zext64(w, d)}, 1, "dst");
   LLVMValueRef len = zext64(w, n), op;

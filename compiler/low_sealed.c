@@ -2,11 +2,14 @@
  * change after instantiation (defined here, neither imported nor exported,
  * no table.set/grow/fill/copy/init writing it, every active segment at a
  * constant offset naming functions of this module) has contents known at
- * compile time.  Its call_indirect then reads a constant image of
- * {code, type key} pairs: one bounds compare against a constant size, one
- * compare of the entry's key with the expected one (null entries hold a
- * key no type has, so the null check is folded into it), and a call with
- * the caller's own vmctx, every entry being a function of this instance.
+ * compile time.  Its call_indirect then reads a constant image in two
+ * arrays, the code pointers and their type keys (one array of {code, key}
+ * pairs of 16 bytes costs a shift of the index at every call, where x86
+ * scales by 4 and 8 in the address): one bounds compare against a
+ * constant size, one compare of the entry's key with the expected one
+ * (null entries hold a key no type has, so the null check is folded into
+ * it), and a call with the caller's own vmctx, every entry being a
+ * function of this instance.
  * LLVM sees the image's initialiser, so a constant index becomes a direct
  * call it may inline.  C programs' function-pointer tables are all sealed. */
 #include <stdio.h>
@@ -82,9 +85,24 @@ static bool apply_segment(const wasm_module *m, const wasm_elem *seg, uint32_t s
   return true;
 }
 
-/* The constant image of table t, or NULL when t is not sealed; its
+/* A private constant array named name<t> holding n values of ty. */
+static LLVMValueRef const_array(low_module_ctx *mc, const char *name, uint32_t t, LLVMTypeRef ty,
+                                LLVMValueRef *values, uint32_t n) {
+  LLVMValueRef init = LLVMConstArray2(ty, values, n);
+  char g_name[48];
+  snprintf(g_name, sizeof g_name, "%s%u", name, t);
+  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), g_name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, true);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+  return g;
+}
+
+/* The constant image of table t (its code pointers to mc->sealed[t], its
+ * type keys to mc->sealed_keys[t]), or false when t is not sealed; its
  * entries' function indices (+ 1, 0 for null) go to mc->sealed_funcs[t]. */
-static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
+static bool build_image(low_module_ctx *mc, uint32_t t) {
   const wasm_module *m = mc->m;
   uint32_t size = (uint32_t)m->tables[t].limits.min;
   uint32_t *image = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *image);
@@ -92,27 +110,19 @@ static LLVMValueRef build_image(low_module_ctx *mc, uint32_t t) {
   for (uint32_t e = 0; e < m->nelems; e++) {
     const wasm_elem *seg = &m->elems[e];
     if (seg->mode == SEG_ACTIVE && seg->table_index == t && !apply_segment(m, seg, size, image))
-      return NULL;
+      return false;
   }
   mc->sealed_funcs[t] = image;
-  LLVMTypeRef entry_ty = LLVMStructTypeInContext(mc->ctx, (LLVMTypeRef[]){mc->t_ptr, mc->t_i32}, 2, false);
-  LLVMValueRef *entries = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *entries);
+  LLVMValueRef *codes = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *codes);
+  LLVMValueRef *keys = tw_arena_alloc(&mc->arena, (size + 1) * sizeof *keys);
   for (uint32_t i = 0; i < size; i++) {
     uint32_t f = image[i];
-    LLVMValueRef fields[2] = {
-        f ? mc->callees[f - 1] : LLVMConstNull(mc->t_ptr),
-        LLVMConstInt(mc->t_i32, f ? low_sealed_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false)};
-    entries[i] = LLVMConstStructInContext(mc->ctx, fields, 2, false);
+    codes[i] = f ? mc->callees[f - 1] : LLVMConstNull(mc->t_ptr);
+    keys[i] = LLVMConstInt(mc->t_i32, f ? low_sealed_key(m, m->funcs[f - 1].type_index) : NULL_KEY, false);
   }
-  LLVMValueRef init = LLVMConstArray2(entry_ty, entries, size);
-  char name[32];
-  snprintf(name, sizeof name, "twasm_sealed_table%u", t);
-  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, true);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  return g;
+  mc->sealed[t] = const_array(mc, "twasm_sealed_table", t, mc->t_ptr, codes, size);
+  mc->sealed_keys[t] = const_array(mc, "twasm_sealed_keys", t, mc->t_i32, keys, size);
+  return true;
 }
 
 /* Marks in fixed[] the tables whose size and element array never change
@@ -134,12 +144,16 @@ void low_sealed_init(low_module_ctx *mc) {
   mc->table_fixed = tw_arena_alloc(&mc->arena, m->ntables + 1);
   mark_fixed(m, mc->table_fixed);
   mc->sealed = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed);
+  mc->sealed_keys = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed_keys);
   mc->sealed_funcs = tw_arena_alloc(&mc->arena, (m->ntables + 1) * sizeof *mc->sealed_funcs);
   for (uint32_t t = 0; t < m->ntables; t++) mc->sealed_funcs[t] = NULL;
   bool *open = tw_arena_alloc(&mc->arena, m->ntables + 1);
   for (uint32_t t = 0; t < m->ntables; t++) open[t] = !closed_table(m, t);
   mark_written(m, open);
-  for (uint32_t t = 0; t < m->ntables; t++) mc->sealed[t] = open[t] ? NULL : build_image(mc, t);
+  for (uint32_t t = 0; t < m->ntables; t++) {
+    mc->sealed[t] = mc->sealed_keys[t] = NULL;
+    if (!open[t]) build_image(mc, t);
+  }
 }
 
 LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMValueRef index,
@@ -154,9 +168,9 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
    * dead then, but as a constant it would still be emitted, as a
    * relocation whose offset need not fit (-O0 keeps the block). */
   if (LLVMIsAConstantInt(index) && LLVMConstIntGetZExtValue(index) >= size) index = LLVMConstInt(mc->t_i32, 0, false);
-  LLVMValueRef idx[] = {LLVMConstInt(mc->t_i64, 0, false), LLVMBuildZExt(f->b, index, mc->t_i64, ""),
-                        LLVMConstInt(mc->t_i32, 1, false)};
-  LLVMValueRef key_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
+  LLVMValueRef keys = mc->sealed_keys[table_index];
+  LLVMValueRef idx[] = {LLVMConstInt(mc->t_i64, 0, false), LLVMBuildZExt(f->b, index, mc->t_i64, "")};
+  LLVMValueRef key_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(keys), keys, idx, 2, "");
   LLVMValueRef key = LLVMBuildLoad2(f->b, mc->t_i32, key_at, "type_key");
   LLVMValueRef want = LLVMConstInt(mc->t_i32, low_sealed_key(mc->m, type_index), false);
   LLVMValueRef differs = LLVMBuildICmp(f->b, LLVMIntNE, key, want, "");
@@ -172,7 +186,6 @@ LLVMValueRef low_sealed_code(low_fn *f, uint32_t type_index, uint32_t table_inde
   low_trap(f, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, offset);
   LLVMBuildUnreachable(f->b);
   LLVMPositionBuilderAtEnd(f->b, ok);
-  idx[2] = LLVMConstInt(mc->t_i32, 0, false);
-  LLVMValueRef code_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 3, "");
+  LLVMValueRef code_at = LLVMBuildInBoundsGEP2(f->b, LLVMGlobalGetValueType(image), image, idx, 2, "");
   return LLVMBuildLoad2(f->b, mc->t_ptr, code_at, "code");
 }

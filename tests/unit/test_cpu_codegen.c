@@ -156,6 +156,42 @@ START_TEST(open_tables_are_not_sealed) {
 }
 END_TEST
 
+/* The image is two arrays, the code pointers and their type keys (4 bytes
+ * each), so a call scales the index in its addresses; pairs of 16 bytes
+ * cost a shift of the index at every call. */
+START_TEST(sealed_image_in_two_arrays) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_image_in_two_arrays: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of(sealed_wat);
+  LLVMValueRef codes = LLVMGetNamedGlobal(m.mod, "twasm_sealed_table0");
+  LLVMValueRef keys = LLVMGetNamedGlobal(m.mod, "twasm_sealed_keys0");
+  ck_assert_ptr_nonnull(codes);
+  ck_assert_ptr_nonnull(keys);
+  LLVMTypeRef ct = LLVMGlobalGetValueType(codes), kt = LLVMGlobalGetValueType(keys);
+  ck_assert_int_eq(LLVMGetTypeKind(ct), LLVMArrayTypeKind);
+  ck_assert_int_eq(LLVMGetTypeKind(LLVMGetElementType(ct)), LLVMPointerTypeKind);
+  ck_assert_int_eq(LLVMGetTypeKind(kt), LLVMArrayTypeKind);
+  ck_assert_int_eq(LLVMGetIntTypeWidth(LLVMGetElementType(kt)), 32);
+  ck_assert_int_eq(LLVMGetArrayLength2(ct), 4);
+  ck_assert_int_eq(LLVMGetArrayLength2(kt), 4);
+  /* the call reads its key from the keys and its code from the codes */
+  LLVMValueRef call = unit_ir_func(&m, 2);
+  int key_loads = 0, code_loads = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(call); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!LLVMIsALoadInst(i) || !LLVMIsAGetElementPtrInst(LLVMGetOperand(i, 0))) continue;
+      LLVMValueRef base = LLVMGetOperand(LLVMGetOperand(i, 0), 0);
+      key_loads += base == keys;
+      code_loads += base == codes;
+    }
+  ck_assert_int_eq(key_loads, 1);
+  ck_assert_int_eq(code_loads, 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 /* ---- sealed tables as switches (low_devirt.c) --------------------------- */
 
 /* $mul and $add are small leaves of type $ii, $sum has a loop, $v another
@@ -572,6 +608,68 @@ START_TEST(libc_routines_found_and_exact) {
                     levels[i], edges[e].arg, out);
     }
   }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
+/* ICmps in fn with an operand loaded from memory: the wrappers' compares
+ * against the memory size (their other operands are computed). */
+static int compares_with_loads(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMICmp &&
+          (LLVMIsALoadInst(LLVMGetOperand(i, 0)) || LLVMIsALoadInst(LLVMGetOperand(i, 1))))
+        n++;
+  return n;
+}
+
+/* Whether fn holds a value named name. */
+static bool holds_named(LLVMValueRef fn, const char *name) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (named(i, name)) return true;
+  return false;
+}
+
+/* memcpy's wrapper (low_libc.c) tests its two ranges with one compare
+ * against the memory size (the higher one's end: both lie in memory) and
+ * one between them (the lower one ends before the higher one starts),
+ * where it compared each end with the size and tested both orders. */
+START_TEST(memcpy_wrapper_compares_size_once) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("cpu_codegen: skipped memcpy_wrapper_compares_size_once: clang-19 or twasmc missing\n");
+    return;
+  }
+  char dir[] = "/tmp/cpu-memcpy-XXXXXX", cmd[2048], path[64];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/libc_edges.c -o %s/e.wasm && "
+           "%s --emit-llvm %s/e.wasm -o %s/e.ll",
+           TEST_DATA_DIR, dir, unit_twasmc(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(path, sizeof path, "%s/e.ll", dir);
+  FILE *f = fopen(path, "r");
+  ck_assert(f != NULL);
+  static char text[16 << 20];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "e.ll");
+  int wrappers = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (!holds_named(fn, "native.memcpy")) continue;
+    size_t n;
+    const char *name = LLVMGetValueName2(fn, &n);
+    if (n < 7 || strcmp(name + n - 7, ".native") != 0) continue;
+    wrappers++;
+    ck_assert_int_eq(compares_with_loads(fn), 1);
+  }
+  ck_assert_int_eq(wrappers, 1);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   ck_assert(system(cmd) == 0);
 }
@@ -1438,6 +1536,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, open_tables_are_not_sealed);
+  tcase_add_test(tc, sealed_image_in_two_arrays);
   tcase_add_test(tc, sealed_switch_inlines_small_callees);
   tcase_add_test(tc, sealed_switch_has_a_limit);
   tcase_add_test(tc, offload_call_sits_behind_gate);
@@ -1453,6 +1552,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, chasing_selects_branch);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
+  tcase_add_test(tc, memcpy_wrapper_compares_size_once);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
