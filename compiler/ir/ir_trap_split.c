@@ -15,6 +15,7 @@
  *
  * Exact: each new block makes the call the merged block made on that
  * edge, with the same arguments, and ends the same way. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ir.h"
@@ -81,8 +82,12 @@ static unsigned split_block(LLVMContextRef ctx, LLVMBuilderRef b, LLVMBasicBlock
   LLVMBasicBlockRef preds[MAX_SPLIT];
   unsigned n;
   if (!branch_preds(bb, preds, MAX_SPLIT, &n) || n < 2) return 0;
+  /* named after the merged block (bounds_trap...: what tests and dumps
+   * know a check's trap by) */
+  char name[96];
+  snprintf(name, sizeof name, "%s.own", LLVMGetBasicBlockName(bb));
   for (unsigned p = 0; p < n; p++) {
-    LLVMBasicBlockRef own = LLVMInsertBasicBlockInContext(ctx, bb, "trap.own");
+    LLVMBasicBlockRef own = LLVMInsertBasicBlockInContext(ctx, bb, name);
     LLVMPositionBuilderAtEnd(b, own);
     LLVMInsertIntoBuilder(b, call_for(call, bb, preds[p]));
     LLVMBuildUnreachable(b);
