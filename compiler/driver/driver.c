@@ -376,7 +376,7 @@ static const drv_pass pipeline[] = {
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
   {"remat",     at_o2,       remat_offsets,  "guest offsets `X + C` LICM hoisted out of a loop, computed again beside their users in it (ir_remat.c)", true},
-  {"traps",     at_o2,       join_traps,     "trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
+  {"traps",     at_o2,       join_traps,     "merged trap blocks split per check (ir_trap_split.c); trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

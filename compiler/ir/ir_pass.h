@@ -41,6 +41,13 @@ void ir_unswitch_unmask(LLVMModuleRef mod);
  * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
 unsigned ir_join_trap_exits(LLVMModuleRef mod);
 
+/* First in the traps pass (ir_join_trap_exits calls it): a trap block
+ * LLVM merged from several checks, the trap's arguments phis, is split
+ * into one block per check with that check's arguments, so that no
+ * check's hot path sets its trap offset (ir_trap_split.c).  Returns how
+ * many blocks it made. */
+unsigned ir_split_trap_blocks(LLVMModuleRef mod);
+
 /* Before the traps pass, on optimised IR: each byte address `P + X`
  * that loads or stores in other blocks use is computed again beside
  * them, an invariant `Q + C` in P folded as `(Q + X) + C`, so that code

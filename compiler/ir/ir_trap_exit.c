@@ -1,4 +1,5 @@
-/* ir_trap_exit.c: last, on each part before code generation: a block that
+/* ir_trap_exit.c: last, on each part before code generation: trap blocks
+ * LLVM merged are split per check first (ir_trap_split.c); then a block that
  * calls twasm_rt_trap and ends in `unreachable` branches to the
  * function's one return block instead, and the trap's declaration loses
  * noreturn, so that LLVM shrink-wraps the prologue (the pushes of
@@ -85,6 +86,7 @@ static unsigned join_function(LLVMValueRef fn, LLVMBuilderRef b) {
 unsigned ir_join_trap_exits(LLVMModuleRef mod) {
   LLVMValueRef trap = LLVMGetNamedFunction(mod, TRAP_FN);
   if (!trap) return 0;
+  ir_split_trap_blocks(mod);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
   unsigned n = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))

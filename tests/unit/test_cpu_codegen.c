@@ -963,6 +963,59 @@ START_TEST(trap_exits_join_return) {
 }
 END_TEST
 
+/* Two checks whose trap blocks LLVM's SimplifyCFG merged into one, the
+ * trap offset a phi of their constants: code generation set each check's
+ * offset on its hot path, before its branch.  The traps pass gives each
+ * check its own call again, with its offset as a constant.  Fails before
+ * ir_trap_split.c: one call, its offset the phi. */
+static const char merged_trap_ir[] =
+    "declare void @twasm_rt_trap(ptr, i32, i32, i32) noreturn\n"
+    "define i32 @f(ptr %ctx, i64 %size, i64 %a, i64 %b) {\n"
+    "entry:\n"
+    "  %c1 = icmp ugt i64 %a, %size\n"
+    "  br i1 %c1, label %trap, label %next\n"
+    "next:\n"
+    "  %c2 = icmp ugt i64 %b, %size\n"
+    "  br i1 %c2, label %trap, label %done\n"
+    "done:\n"
+    "  ret i32 0\n"
+    "trap:\n"
+    "  %fn = phi i32 [ 7, %entry ], [ 7, %next ]\n"
+    "  %off = phi i32 [ 100, %entry ], [ 200, %next ]\n"
+    "  call void @twasm_rt_trap(ptr %ctx, i32 5, i32 %fn, i32 %off)\n"
+    "  unreachable\n"
+    "}\n";
+
+/* The offset the trap call reached from bb's taken edge passes. */
+static long long trap_offset_from(LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef t = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(bb), 0);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(t); i; i = LLVMGetNextInstruction(i))
+    if (LLVMIsACallInst(i) && named(LLVMGetCalledValue(i), "twasm_rt_trap")) {
+      LLVMValueRef off = LLVMGetOperand(i, 3);
+      return LLVMIsAConstantInt(off) ? LLVMConstIntGetSExtValue(off) : -1;
+    }
+  return -2;
+}
+
+START_TEST(merged_trap_split_per_check) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = unit_ir_parse(ctx, merged_trap_ir, "trap-split");
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
+  int calls, unreachable;
+  ir_join_trap_exits(mod);
+  trap_calls(fn, &calls, &unreachable);
+  ck_assert_int_eq(calls, 2);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+  ck_assert_int_eq(trap_offset_from(entry), 100);
+  ck_assert_int_eq(trap_offset_from(LLVMGetNextBasicBlock(entry)), 200);
+  char *msg = NULL;
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg), "%s", msg);
+  LLVMDisposeMessage(msg);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 /* ---- selects a pointer-chasing load waits on (ir_select_branch.c) ---- */
 
 static int selects_in_loops(LLVMValueRef fn) {
@@ -1549,6 +1602,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, counted_addresses_widen);
   tcase_add_test(tc, invariant_devirt_switch_unswitched);
   tcase_add_test(tc, trap_exits_join_return);
+  tcase_add_test(tc, merged_trap_split_per_check);
   tcase_add_test(tc, chasing_selects_branch);
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
