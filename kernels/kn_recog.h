@@ -7,6 +7,8 @@
 #include "kn_desc.h"
 
 /* What the host passes for descriptor param i at launch time. */
+#define KN_BIND_MORE 3
+
 typedef enum {
   KN_BIND_VALUE, /* the live value (an argument or an instruction dominating
                   * the preheader); i32 values are zero-extended */
@@ -26,6 +28,14 @@ typedef struct {
                              * unless it equals guard_enters (the loop sits
                              * behind it) */
   bool guard_enters;
+  /* KN_BIND_VALUE: value times coeff (0: once), plus more[i] times
+   * more_coeff[i] while more[i] is set: a matrix's offset made of two or
+   * more live values (`C + 4*j*ldc`, a column of C inside the loop over
+   * j around the nest), each zero-extended as value is, summed in i64 as
+   * the address ranges' param terms are */
+  int64_t coeff;
+  LLVMValueRef more[KN_BIND_MORE];
+  int64_t more_coeff[KN_BIND_MORE];
 } kn_bind;
 
 /* One accessed byte range: every address

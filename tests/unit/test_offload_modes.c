@@ -397,6 +397,10 @@ static const struct {
      "count by 2 with the exit tested between the copies (no remainder loop), not re-rolled (refused: "
      "stores to more than one array); one matrix-vector product with -fno-unroll-loops"},
     {"tests/gpu/e2e/simd_dsp_o3.c", "as simd_dsp.c (built here at -O2, without -msimd128)"},
+    {"tests/gpu/e2e/blas_ref.c",
+     "kernel_sgemm_nn_ll (64-bit indices): at -O2 the l-i nest in its j loop is refused \"reads host state\" "
+     "(a load whose address is not seen as memory's base plus an offset; not looked into further), "
+     "one matrix-vector product per column with -fno-unroll-loops"},
 };
 
 static const char *unroll_gap(const char *path) {

@@ -17,9 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* tests/gpu/e2e/blas_ref.c defines it as noinline: each routine a
+ * function of its own, as a BLAS library's are */
+#ifndef BLAS_API
+#define BLAS_API
+#endif
+
 /* C = alpha*A*B + beta*C, A m x k, B k x n: reference SGEMM, 'N', 'N'
  * without the zero test on B(l,j) */
-void kernel_sgemm_nn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+BLAS_API void kernel_sgemm_nn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
                      float beta, float *C, int ldc) {
   if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
   for (int j = 0; j < n; j++) {
@@ -36,7 +42,7 @@ void kernel_sgemm_nn(int m, int n, int k, float alpha, const float *A, int lda, 
 }
 
 /* the same with Netlib's `IF (B(L,J).NE.ZERO)` */
-void kernel_sgemm_nn_skip(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+BLAS_API void kernel_sgemm_nn_skip(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
                           float beta, float *C, int ldc) {
   if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
   for (int j = 0; j < n; j++) {
@@ -55,7 +61,7 @@ void kernel_sgemm_nn_skip(int m, int n, int k, float alpha, const float *A, int 
 }
 
 /* C = alpha*A^T*B + beta*C: 'T', 'N', a dot product per element */
-void kernel_sgemm_tn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+BLAS_API void kernel_sgemm_tn(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
                      float beta, float *C, int ldc) {
   for (int j = 0; j < n; j++)
     for (int i = 0; i < m; i++) {
@@ -69,7 +75,7 @@ void kernel_sgemm_tn(int m, int n, int k, float alpha, const float *A, int lda, 
 }
 
 /* C = alpha*A*B^T + beta*C: 'N', 'T', j-l-i with temp = alpha*B(j,l) */
-void kernel_sgemm_nt(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
+BLAS_API void kernel_sgemm_nt(int m, int n, int k, float alpha, const float *A, int lda, const float *B, int ldb,
                      float beta, float *C, int ldc) {
   for (int j = 0; j < n; j++) {
     if (beta == 0.0f) {
@@ -86,7 +92,7 @@ void kernel_sgemm_nt(int m, int n, int k, float alpha, const float *A, int lda, 
 
 /* y = alpha*A*x + beta*y, A m x n: SGEMV 'N', y scaled first, then an axpy
  * per column */
-void kernel_sgemv_n(int m, int n, float alpha, const float *A, int lda, const float *x, float beta, float *y) {
+BLAS_API void kernel_sgemv_n(int m, int n, float alpha, const float *A, int lda, const float *x, float beta, float *y) {
   if (beta != 1.0f) {
     if (beta == 0.0f)
       for (int i = 0; i < m; i++) y[i] = 0.0f;
@@ -101,7 +107,7 @@ void kernel_sgemv_n(int m, int n, float alpha, const float *A, int lda, const fl
 }
 
 /* y = alpha*A^T*x + beta*y: SGEMV 'T', a dot product per column */
-void kernel_sgemv_t(int m, int n, float alpha, const float *A, int lda, const float *x, float beta, float *y) {
+BLAS_API void kernel_sgemv_t(int m, int n, float alpha, const float *A, int lda, const float *x, float beta, float *y) {
   if (beta != 1.0f) {
     if (beta == 0.0f)
       for (int j = 0; j < n; j++) y[j] = 0.0f;
@@ -117,7 +123,7 @@ void kernel_sgemv_t(int m, int n, float alpha, const float *A, int lda, const fl
 }
 
 /* C = alpha*A*A^T + beta*C, upper triangle, A n x k: SSYRK 'U', 'N' */
-void kernel_ssyrk_un(int n, int k, float alpha, const float *A, int lda, float beta, float *C, int ldc) {
+BLAS_API void kernel_ssyrk_un(int n, int k, float alpha, const float *A, int lda, float beta, float *C, int ldc) {
   for (int j = 0; j < n; j++) {
     if (beta == 0.0f) {
       for (int i = 0; i <= j; i++) C[i + j * ldc] = 0.0f;
@@ -132,7 +138,7 @@ void kernel_ssyrk_un(int n, int k, float alpha, const float *A, int lda, float b
 }
 
 /* C = alpha*A^T*A + beta*C, lower triangle, A k x n: SSYRK 'L', 'T' */
-void kernel_ssyrk_lt(int n, int k, float alpha, const float *A, int lda, float beta, float *C, int ldc) {
+BLAS_API void kernel_ssyrk_lt(int n, int k, float alpha, const float *A, int lda, float beta, float *C, int ldc) {
   for (int j = 0; j < n; j++)
     for (int i = j; i < n; i++) {
       float temp = 0.0f;
@@ -145,7 +151,7 @@ void kernel_ssyrk_lt(int n, int k, float alpha, const float *A, int lda, float b
 }
 
 /* C = alpha*A*B^T + alpha*B*A^T + beta*C, upper: SSYR2K 'U', 'N' */
-void kernel_ssyr2k_un(int n, int k, float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+BLAS_API void kernel_ssyr2k_un(int n, int k, float alpha, const float *A, int lda, const float *B, int ldb, float beta,
                       float *C, int ldc) {
   for (int j = 0; j < n; j++) {
     if (beta == 0.0f) {
@@ -163,7 +169,7 @@ void kernel_ssyr2k_un(int n, int k, float alpha, const float *A, int lda, const 
 
 /* C = alpha*A*B + beta*C, A symmetric held in its upper triangle: SSYMM
  * 'L', 'U' */
-void kernel_ssymm_lu(int m, int n, float alpha, const float *A, int lda, const float *B, int ldb, float beta,
+BLAS_API void kernel_ssymm_lu(int m, int n, float alpha, const float *A, int lda, const float *B, int ldb, float beta,
                      float *C, int ldc) {
   for (int j = 0; j < n; j++)
     for (int i = 0; i < m; i++) {
@@ -182,7 +188,7 @@ void kernel_ssymm_lu(int m, int n, float alpha, const float *A, int lda, const f
 
 /* B = alpha*A*B, A upper triangular (non-unit), in place: STRMM 'L', 'U',
  * 'N', 'N' with Netlib's zero test */
-void kernel_strmm_lun(int m, int n, float alpha, const float *A, int lda, float *B, int ldb) {
+BLAS_API void kernel_strmm_lun(int m, int n, float alpha, const float *A, int lda, float *B, int ldb) {
   for (int j = 0; j < n; j++)
     for (int l = 0; l < m; l++) {
       if (B[l + j * ldb] != 0.0f) {
@@ -196,7 +202,7 @@ void kernel_strmm_lun(int m, int n, float alpha, const float *A, int lda, float 
 
 /* kernel_sgemm_nn and kernel_sgemv_t with `long` indices (32 bits on
  * wasm32, as int) and `long long` ones (64 bits) */
-void kernel_sgemm_nn_long(long m, long n, long k, float alpha, const float *A, long lda, const float *B, long ldb,
+BLAS_API void kernel_sgemm_nn_long(long m, long n, long k, float alpha, const float *A, long lda, const float *B, long ldb,
                           float beta, float *C, long ldc) {
   for (long j = 0; j < n; j++) {
     if (beta == 0.0f) {
@@ -211,7 +217,7 @@ void kernel_sgemm_nn_long(long m, long n, long k, float alpha, const float *A, l
   }
 }
 
-void kernel_sgemm_nn_ll(long long m, long long n, long long k, float alpha, const float *A, long long lda,
+BLAS_API void kernel_sgemm_nn_ll(long long m, long long n, long long k, float alpha, const float *A, long long lda,
                         const float *B, long long ldb, float beta, float *C, long long ldc) {
   for (long long j = 0; j < n; j++) {
     if (beta == 0.0f) {
@@ -226,7 +232,7 @@ void kernel_sgemm_nn_ll(long long m, long long n, long long k, float alpha, cons
   }
 }
 
-void kernel_sgemv_t_long(long m, long n, float alpha, const float *A, long lda, const float *x, float beta,
+BLAS_API void kernel_sgemv_t_long(long m, long n, float alpha, const float *A, long lda, const float *x, float beta,
                          float *y) {
   for (long j = 0; j < n; j++) {
     float temp = 0.0f;
