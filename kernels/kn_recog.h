@@ -6,12 +6,15 @@
 #include "ir.h"
 #include "kn_desc.h"
 
-/* What the host passes for descriptor param i at launch time. */
+/* Live values a KN_BIND_VALUE param may sum besides its own (kn_bind's
+ * more). */
 #define KN_BIND_MORE 3
 
+/* What the host passes for descriptor param i at launch time. */
 typedef enum {
   KN_BIND_VALUE, /* the live value (an argument or an instruction dominating
-                  * the preheader); i32 values are zero-extended */
+                  * the preheader); i32 values are zero-extended; with
+                  * coeff and more, a sum of such values */
   KN_BIND_TRIP   /* ir_trip_eval(&loop->trip, live start, live bound) * scale */
 } kn_bind_kind;
 
