@@ -6,10 +6,15 @@
 #include "ir.h"
 #include "kn_desc.h"
 
+/* Live values a KN_BIND_VALUE param may sum besides its own (kn_bind's
+ * more). */
+#define KN_BIND_MORE 3
+
 /* What the host passes for descriptor param i at launch time. */
 typedef enum {
   KN_BIND_VALUE, /* the live value (an argument or an instruction dominating
-                  * the preheader); i32 values are zero-extended */
+                  * the preheader); i32 values are zero-extended; with
+                  * coeff and more, a sum of such values */
   KN_BIND_TRIP   /* ir_trip_eval(&loop->trip, live start, live bound) * scale */
 } kn_bind_kind;
 
@@ -26,6 +31,14 @@ typedef struct {
                              * unless it equals guard_enters (the loop sits
                              * behind it) */
   bool guard_enters;
+  /* KN_BIND_VALUE: value times coeff (0: once), plus more[i] times
+   * more_coeff[i] while more[i] is set: a matrix's offset made of two or
+   * more live values (`C + 4*j*ldc`, a column of C inside the loop over
+   * j around the nest), each zero-extended as value is, summed in i64 as
+   * the address ranges' param terms are */
+  int64_t coeff;
+  LLVMValueRef more[KN_BIND_MORE];
+  int64_t more_coeff[KN_BIND_MORE];
 } kn_bind;
 
 /* One accessed byte range: every address

@@ -1,5 +1,7 @@
 /* kn_recog_affine.c: addresses and integers of a nest as affine forms over
  * iteration counts t_d and live host values, for the recognisers. */
+#include <string.h>
+
 #include "kn_internal.h"
 
 #define MAX_DEPTH 16
@@ -19,7 +21,8 @@ int kr_param(kr_ctx *c, kn_bind b) {
     const kn_bind *o = &c->out->binds[i];
     if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale &&
         o->addend == b.addend && o->top_tested == b.top_tested && o->guard == b.guard &&
-        o->guard_enters == b.guard_enters)
+        o->guard_enters == b.guard_enters && o->coeff == b.coeff &&
+        !memcmp(o->more, b.more, sizeof b.more) && !memcmp(o->more_coeff, b.more_coeff, sizeof b.more_coeff))
       return (int)i;
   }
   if (d->nparams == KN_MAX_PARAMS) return -1;

@@ -485,19 +485,31 @@ static unsigned elem_size(kn_mm_type t, bool is_c) {
 
 /* Splits a's terms into the matrix layout over (row, col, batch) dims.  A
  * dim's stride may have a constant part and one live-value part (ld = n + 8
- * arrives as 4*n*r + 32*r): the host then passes value + constant. */
+ * arrives as 4*n*r + 32*r): the host then passes value + constant.  The
+ * offset may be a sum of live values, each times a constant (a column of
+ * a column-major C inside the loop over its columns: `C + 4*(j*ldc)`, j's
+ * loop around the nest): the host passes that sum (kn_bind's more). */
 static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, unsigned esize,
                    kn_layout *out) {
   kn_size *stride[3] = {&out->row_stride, &out->col_stride, &out->batch_stride};
   int dims[3] = {row, col, batch};
   int64_t konst[3] = {0, 0, 0};
-  LLVMValueRef param[3] = {NULL, NULL, NULL}, offset_param = NULL;
+  LLVMValueRef param[3] = {NULL, NULL, NULL};
+  kn_bind offset = {.kind = KN_BIND_VALUE, .addend = a->c};
+  int noffset = 0;
   memset(out, 0, sizeof *out);
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
     if (t->dim < 0) {
-      if (offset_param || t->coeff != 1) return kr_fail(c, "matrix layout not expressible");
-      offset_param = t->param;
+      if (noffset > KN_BIND_MORE) return kr_fail(c, "matrix layout not expressible");
+      if (noffset == 0) {
+        offset.value = t->param;
+        offset.coeff = t->coeff == 1 ? 0 : t->coeff;
+      } else {
+        offset.more[noffset - 1] = t->param;
+        offset.more_coeff[noffset - 1] = t->coeff;
+      }
+      noffset++;
       continue;
     }
     int k = 0;
@@ -521,12 +533,12 @@ static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, u
     if (p < 0) return kr_fail(c, "too many live values");
     *stride[k] = (kn_size){true, p};
   }
-  if (!offset_param) {
+  if (!noffset) {
     out->offset = (kn_size){false, a->c};
     return true;
   }
-  /* base pointer + constant: the host passes the sum */
-  int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = offset_param, .addend = a->c});
+  /* base pointer (and more live values) + constant: the host passes the sum */
+  int p = kr_param(c, offset);
   if (p < 0) return kr_fail(c, "too many live values");
   out->offset = (kn_size){true, p};
   return true;

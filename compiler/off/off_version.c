@@ -124,6 +124,8 @@ bool off_version_check(const kn_recog_nest *n, const char **reason) {
                             b->kind == KN_BIND_VALUE ? NULL : b->trip->bound};
     for (int k = 0; k < 2; k++)
       if (defined_in_nest(n, vals[k])) return (*reason = "a live value is computed in the loop", false);
+    for (int k = 0; b->kind == KN_BIND_VALUE && k < KN_BIND_MORE; k++)
+      if (defined_in_nest(n, b->more[k])) return (*reason = "a live value is computed in the loop", false);
   }
   for (int b = 0; b < n->nest->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
@@ -371,6 +373,13 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
     for (unsigned i = 0; i < part->desc.nparams; i++, at++) {
       const kn_bind *b = &part->binds[i];
       LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+      if (b->kind == KN_BIND_VALUE && b->coeff)
+        v = LLVMBuildMul(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->coeff, true), "");
+      for (int k = 0; b->kind == KN_BIND_VALUE && k < KN_BIND_MORE && b->more[k]; k++)
+        v = LLVMBuildAdd(c.b, v,
+                         LLVMBuildMul(c.b, as_i64(&c, b->more[k], false),
+                                      LLVMConstInt(c.i64, (uint64_t)b->more_coeff[k], true), ""),
+                         "");
       if (b->kind == KN_BIND_VALUE && b->addend)
         v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
       LLVMValueRef idx = LLVMConstInt(c.i64, at, false);

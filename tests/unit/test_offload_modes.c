@@ -263,6 +263,14 @@ static const struct {
      "kernel_trmm's row nest (0x57a) is a matrix-vector product with alpha after its sum (kn_mm_post) "
      "without the bounds pass (a measuring switch, no user mode); in guard mode that nest exists only as "
      "its bounds-checked copy, never offloaded"},
+    {"tests/gpu/detect/blas_cols.c",
+     "guard mode: sgemm_nn's and ssyrk_un's l-i nests (0x297, 0x4a4) are products, one column each; "
+     "without the bounds pass (a measuring switch, no user mode) sgemm_nn's is refused \"inner loop runs "
+     "only under a condition\" and its i loop (0x2c5) is a map"},
+    {"tests/gpu/e2e/blas_ref.c",
+     "without the bounds pass (a measuring switch, no user mode) more nests are products: two whole j "
+     "nests with C scaled first (0x2a9, 0xb50, start scaled), one without a scale (0x31e), and two more "
+     "maps (0xe74, 0x1102); guard mode takes the products of one column; not looked into further"},
 };
 
 static const char *bounds_gap(const char *path) {
@@ -397,6 +405,10 @@ static const struct {
      "count by 2 with the exit tested between the copies (no remainder loop), not re-rolled (refused: "
      "stores to more than one array); one matrix-vector product with -fno-unroll-loops"},
     {"tests/gpu/e2e/simd_dsp_o3.c", "as simd_dsp.c (built here at -O2, without -msimd128)"},
+    {"tests/gpu/e2e/blas_ref.c",
+     "kernel_sgemm_nn_ll (64-bit indices): at -O2 the l-i nest in its j loop is refused \"reads host state\" "
+     "(a load whose address is not seen as memory's base plus an offset; not looked into further), "
+     "one matrix-vector product per column with -fno-unroll-loops"},
 };
 
 static const char *unroll_gap(const char *path) {
