@@ -360,24 +360,6 @@ static const struct {
      "copy of both for n = 1 inside the nest, which no part takes (with -fno-unroll-loops: two products "
      "in order each, the near misses refused at run time); bicg_restrict: at -O2 clang splits its nest "
      "(not a single chain of loops)"},
-    {"tests/gpu/e2e/polybench_syrk.c",
-     "with -fno-unroll-loops clang inlines kernel_syrk into main (three copies), and one copy is "
-     "offloaded as two maps instead of a product over a triangle; at -O2 main calls kernel_syrk "
-     "(the kernel functions: one product each at both levels)"},
-    {"tests/gpu/e2e/polybench_syrk_o3.c",
-     "as polybench_syrk.c: kernel_syrk inlined into main only with -fno-unroll-loops, one copy as two maps"},
-    {"tests/gpu/e2e/polybench_syr2k.c",
-     "as polybench_syrk.c: with -fno-unroll-loops clang inlines kernel_syr2k into main, and one copy is "
-     "offloaded as two maps instead of a product over a triangle (the kernel functions: one product each "
-     "at both levels)"},
-    {"tests/gpu/e2e/polybench_syr2k_o3.c", "as polybench_syr2k.c"},
-    {"tests/gpu/e2e/polybench_syr2k_wasmopt.c", "as polybench_syr2k.c"},
-    {"tests/gpu/e2e/polybench_syrk_simd.c",
-     "as polybench_syrk.c (built here without -msimd128, which only sources that include "
-     "wasm_simd128.h get)"},
-    {"tests/gpu/e2e/polybench_syr2k_simd.c", "as polybench_syr2k.c (built here without -msimd128)"},
-    {"tests/gpu/e2e/polybench_syrk_o3_simd.c", "as polybench_syrk.c (built here at -O2, without -msimd128)"},
-    {"tests/gpu/e2e/polybench_syr2k_o3_simd.c", "as polybench_syr2k.c (built here at -O2, without -msimd128)"},
     {"tests/gpu/detect/simd_lanes.c",
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},

@@ -1353,6 +1353,46 @@ START_TEST(polybench_syr2k) {
 }
 END_TEST
 
+/* A scale bound to the float constant want (negate_product's factors). */
+static void check_const_factor(const kn_recog_nest *n, const kn_mm_scale *s, double want) {
+  ck_assert(s->on);
+  ck_assert_uint_lt(s->param, n->desc.nparams);
+  ck_assert_int_eq(n->binds[s->param].kind, KN_BIND_VALUE);
+  LLVMValueRef v = n->binds[s->param].value;
+  ck_assert_msg(LLVMIsAConstantFP(v), "factor not a constant");
+  LLVMBool lost = false;
+  ck_assert_double_eq(LLVMConstRealGetDouble(v, &lost), want);
+}
+
+/* Products subtracted from C (polybench_suite.c's syrk_neg, syrk_sub,
+ * syr2k_neg) at plain -O2 and -fno-unroll-loops: `C - (A * 0.75) * A'`
+ * (LLVM's form of `C += -0.75 * A * A'`), `C - A * A'`, and syr2k's `C +
+ * (P1 - (B * 0.75) * A)`: each one product over the triangle, the
+ * subtraction a negated factor (-0.75 on the constant's operand, -1 on
+ * A where there is none), exact as the Wasm code computes it. */
+START_TEST(subtracted_products) {
+  static const char *const funcs[] = {"syrk_neg", "syrk_sub", "syr2k_neg"};
+  const char *func = funcs[_i % 3];
+  fixture f;
+  recognise_with(&f, "polybench_suite.c", func, false, _i < 3 ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = fast_whole(&f);
+  if (!n->ok || n->desc.kind != KN_MATMUL) dump(&f);
+  ck_assert_msg(n->ok && n->desc.kind == KN_MATMUL, "%s: %s", func, n->ok ? "not a product" : n->reason);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(mm->type == KN_MM_F64 && mm->tri.on && mm->tri.add == 1 && mm->accumulate);
+  if (_i % 3 == 2) {
+    ck_assert(mm->second.on && !mm->a_scale.on && !mm->second.a_scale.on);
+    check_const_factor(n, &mm->b_scale, -0.75);
+    check_const_factor(n, &mm->second.b_scale, -0.75);
+  } else {
+    ck_assert(!mm->second.on && !mm->b_scale.on && mm->start_scale.on);
+    check_const_factor(n, &mm->a_scale, _i % 3 ? -1.0 : -0.75);
+  }
+  release(&f);
+}
+END_TEST
+
 /* Near misses: no nest of theirs is a product, at -O2 or without
  * unrolling (two products added to C one by one, a matrix updated from
  * itself); but trmm's nest of one row i (`B[i][j] = alpha * (B[i][j] +
@@ -1407,6 +1447,7 @@ static Suite *recog_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, saxpy);
   tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
+  tcase_add_loop_test(tc, subtracted_products, 0, 6);
   tcase_add_loop_test(tc, polybench_syr2k, 0, 2);
   tcase_add_loop_test(tc, neg_polybench, 0, 6);
   tcase_add_loop_test(tc, neg_triangles, 0, 4);
