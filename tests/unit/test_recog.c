@@ -1353,6 +1353,40 @@ START_TEST(polybench_syr2k) {
 }
 END_TEST
 
+/* A float fill (fill.c's fill_halves) at plain -O2 and -fno-unroll-loops:
+ * one map of i32 elements storing 0.5f's bits, 4 bytes apart, in both;
+ * at -O2 its main loop's 8-byte stores of 0x3F0000003F000000 are read as
+ * two i32 stores each (split_halves), and its remainder loop (`n & 7`
+ * iterations at most) is refused as too little work. */
+START_TEST(fill_halves) {
+  fixture f;
+  recognise_with(&f, "fill.c", "fill_halves", false, _i ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  int maps = 0, little = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    if (!n->ok) {
+      little += strstr(n->reason, "too little work") != NULL;
+      continue;
+    }
+    ck_assert_int_eq(n->desc.kind, KN_MAP);
+    const kn_map *m = &n->desc.map;
+    ck_assert_int_eq(m->ndims, 1);
+    ck_assert_int_eq(m->out_type, KN_I32);
+    ck_assert_int_eq(m->out_addr.iv_coeff[0], 4);
+    ck_assert(m->trip[0].is_param);
+    ck_assert_int_eq(node(n, m->value)->op, KN_E_CONST);
+    ck_assert_uint_eq(node(n, m->value)->bits & 0xffffffffu, 0x3F000000u);
+    maps++;
+  }
+  if (maps != 1 || little != (_i ? 0 : 1)) dump(&f);
+  ck_assert_int_eq(maps, 1);
+  ck_assert_int_eq(little, _i ? 0 : 1);
+  release(&f);
+}
+END_TEST
+
 /* A scale bound to the float constant want (negate_product's factors). */
 static void check_const_factor(const kn_recog_nest *n, const kn_mm_scale *s, double want) {
   ck_assert(s->on);
@@ -1448,6 +1482,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, saxpy);
   tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
   tcase_add_loop_test(tc, subtracted_products, 0, 6);
+  tcase_add_loop_test(tc, fill_halves, 0, 2);
   tcase_add_loop_test(tc, polybench_syr2k, 0, 2);
   tcase_add_loop_test(tc, neg_polybench, 0, 6);
   tcase_add_loop_test(tc, neg_triangles, 0, 4);
