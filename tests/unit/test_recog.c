@@ -1398,7 +1398,7 @@ static void check_const_factor(const kn_recog_nest *n, const kn_mm_scale *s, dou
   ck_assert_double_eq(LLVMConstRealGetDouble(v, &lost), want);
 }
 
-/* Products subtracted from C (polybench_suite.c's syrk_neg, syrk_sub,
+/* Products subtracted from C (syrk_sub.c's syrk_neg, syrk_sub,
  * syr2k_neg) at plain -O2 and -fno-unroll-loops: `C - (A * 0.75) * A'`
  * (LLVM's form of `C += -0.75 * A * A'`), `C - A * A'`, and syr2k's `C +
  * (P1 - (B * 0.75) * A)`: each one product over the triangle, the
@@ -1408,7 +1408,7 @@ START_TEST(subtracted_products) {
   static const char *const funcs[] = {"syrk_neg", "syrk_sub", "syr2k_neg"};
   const char *func = funcs[_i % 3];
   fixture f;
-  recognise_with(&f, "polybench_suite.c", func, false, _i < 3 ? "" : "-fno-unroll-loops");
+  recognise_with(&f, "syrk_sub.c", func, false, _i < 3 ? "" : "-fno-unroll-loops");
   if (f.skipped) return;
   const kn_recog_nest *n = fast_whole(&f);
   if (!n->ok || n->desc.kind != KN_MATMUL) dump(&f);

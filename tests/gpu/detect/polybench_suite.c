@@ -41,26 +41,6 @@ void syrk(int n, int m, double alpha, double beta, double C[N][N], double A[N][N
   }
 }
 
-/* syrk with a negative constant alpha (PolyBench's call inlined with its
- * constants): LLVM folds `C + (-0.75 * A) * A'` into `C - (A * 0.75) *
- * A'`; and `C -= A A^T` with no factor: both products over the triangle,
- * the subtraction as a negated factor (-0.75, -1). */
-void syrk_neg(int n, int m, double beta, double C[N][N], double A[N][N]) {
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j <= i; j++) C[i][j] *= beta;
-    for (int k = 0; k < m; k++)
-      for (int j = 0; j <= i; j++) C[i][j] += -0.75 * A[i][k] * A[j][k];
-  }
-}
-
-void syrk_sub(int n, int m, double beta, double C[N][N], double A[N][N]) {
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j <= i; j++) C[i][j] *= beta;
-    for (int k = 0; k < m; k++)
-      for (int j = 0; j <= i; j++) C[i][j] -= A[i][k] * A[j][k];
-  }
-}
-
 void bicg(int m, int n, double A[N][N], double *s, double *q, double *p, double *r) {
   for (int i = 0; i < m; i++) s[i] = 0;
   for (int i = 0; i < n; i++) {
@@ -155,14 +135,6 @@ void syr2k(int n, int m, double alpha, double C[N][N], double A[N][N], double B[
   for (int i = 0; i < n; i++)
     for (int k = 0; k < m; k++)
       for (int j = 0; j <= i; j++) C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k];
-}
-
-/* syr2k with a negative constant alpha: the second product arrives
- * subtracted (`P1 - (B * 0.75) * A`), the first keeps its -0.75. */
-void syr2k_neg(int n, int m, double C[N][N], double A[N][N], double B[N][N]) {
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < m; k++)
-      for (int j = 0; j <= i; j++) C[i][j] += A[j][k] * -0.75 * B[i][k] + B[j][k] * -0.75 * A[i][k];
 }
 
 void neg_syr2k_chain(int n, int m, double alpha, double C[N][N], double A[N][N], double B[N][N]) {
