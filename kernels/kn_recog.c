@@ -500,7 +500,48 @@ static bool has_store(const kr_ctx *c) {
  * blur's inner loop are no kernel (a lone 16x16x16 product still is). */
 #define KR_MIN_ITERATIONS 64
 
-static bool too_little_work(const kn_desc *d) {
+/* Whether block h is reached only past a branch on `icmp eq v, 0` (or
+ * `ne`, either operand order) along its side where v is not 0: that
+ * successor has the branch as its one way in and dominates h. */
+static bool entered_nonzero(const kr_ctx *c, LLVMValueRef v, int h) {
+  for (int b = 0; b < c->cfg->nblocks; b++) {
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[b].bb);
+    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) continue;
+    LLVMValueRef cmp = LLVMGetCondition(br);
+    if (!LLVMIsAICmpInst(cmp)) continue;
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+    LLVMValueRef l = LLVMGetOperand(cmp, 0), r = LLVMGetOperand(cmp, 1), z = l == v ? r : r == v ? l : NULL;
+    if ((p != LLVMIntEQ && p != LLVMIntNE) || !z || !LLVMIsAConstantInt(z) || LLVMConstIntGetZExtValue(z) != 0)
+      continue;
+    LLVMBasicBlockRef in = LLVMGetSuccessor(br, p == LLVMIntEQ ? 1 : 0), other = LLVMGetSuccessor(br, p == LLVMIntEQ ? 0 : 1);
+    int s = ir_cfg_index(c->cfg, in);
+    if (in != other && s >= 0 && c->cfg->blocks[s].npreds == 1 && ir_dominates(c->dom, s, h)) return true;
+  }
+  return false;
+}
+
+/* The most a trip param counts where its form bounds it, else UINT64_MAX:
+ * a down counter from `x & C` by -1 while its next value is not 0,
+ * entered only with that start not 0 (clang's remainder loop after a loop
+ * it unrolled by C + 1, fill_halves in tests/gpu/detect/fill.c): C trips
+ * at most, times the copies. */
+static uint64_t trip_at_most(const kr_ctx *c, const kn_bind *b) {
+  const ir_trip *t = b->trip;
+  if (b->kind != KN_BIND_TRIP || !t || !t->iv || t->kind != IR_TRIP_SYMBOLIC || t->step != -1 || !t->cmp_next ||
+      t->start_add || t->pred != LLVMIntNE || !LLVMIsAConstantInt(t->bound) || LLVMConstIntGetZExtValue(t->bound))
+    return UINT64_MAX;
+  LLVMValueRef s = t->start;
+  if (!LLVMIsABinaryOperator(s) || LLVMGetInstructionOpcode(s) != LLVMAnd) return UINT64_MAX;
+  LLVMValueRef m = LLVMGetOperand(s, 1);
+  if (!LLVMIsAConstantInt(m) || LLVMConstIntGetZExtValue(m) >= KR_MIN_ITERATIONS ||
+      !entered_nonzero(c, s, t->iv->loop->header))
+    return UINT64_MAX;
+  return LLVMConstIntGetZExtValue(m) * b->scale;
+}
+
+/* Whether the nest does fewer than KR_MIN_ITERATIONS iterations: constant
+ * sizes, or trip params bounded by their form (trip_at_most). */
+static bool too_little_work(const kr_ctx *c, const kn_desc *d) {
   const kn_size *sizes[3] = {NULL, NULL, NULL};
   switch (d->kind) {
   case KN_MAP:
@@ -517,8 +558,9 @@ static bool too_little_work(const kn_desc *d) {
   uint64_t total = 1;
   for (int i = 0; i < 3; i++) {
     if (!sizes[i]) continue;
-    if (sizes[i]->is_param) return false;
-    total *= (uint64_t)sizes[i]->value;
+    uint64_t most = sizes[i]->is_param ? trip_at_most(c, &c->out->binds[sizes[i]->value]) : (uint64_t)sizes[i]->value;
+    if (most >= KR_MIN_ITERATIONS) return false;
+    total *= most;
     if (total >= KR_MIN_ITERATIONS) return false;
   }
   return true;
@@ -557,7 +599,7 @@ bool kr_kind(kr_ctx *c) {
   } else if (has_store(c))
     ok = c->depth >= 2 ? kr_matmul(c) : kr_map(c);
   else ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
-  if (ok && too_little_work(&o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations, fixed)");
+  if (ok && too_little_work(c, &o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations: a fixed count, or one a mask bounds)");
   return ok;
 }
 

@@ -5,7 +5,8 @@
  * at constant offsets one element apart.  Each copy is rebuilt with the
  * virtual counter v = U * t + copy; when every copy gives the same
  * expression, the loop is the map over v.  A vector store of L lanes is
- * L such copies, one per lane (kn_lanes.c). */
+ * L such copies, one per lane (kn_lanes.c), and an 8-byte store of a
+ * constant whose 4-byte halves are equal two (split_halves). */
 #include "kn_internal.h"
 
 #define MAX_STORES 32
@@ -35,6 +36,45 @@ static bool same_terms(const kr_affine *a, const kr_affine *b) {
   return true;
 }
 
+/* The half of an i64 constant store whose two 4-byte halves are equal,
+ * or NULL.  clang's Wasm backend merges the stores of one constant to
+ * neighbouring elements (`x[j] = 0.5f` unrolled: i64.store
+ * 0x3F0000003F000000): the same 8 bytes as two i32 stores of the half at
+ * +0 and +4 (Wasm memory is little-endian), the loop's one-step form. */
+static LLVMValueRef equal_halves(LLVMValueRef store) {
+  LLVMValueRef v = LLVMGetOperand(store, 0);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (!LLVMIsAConstantInt(v) || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 64)
+    return NULL;
+  uint64_t x = LLVMConstIntGetZExtValue(v);
+  if ((x >> 32) != (x & 0xffffffffu)) return NULL;
+  return LLVMConstInt(LLVMInt32TypeInContext(LLVMGetTypeContext(t)), x & 0xffffffffu, false);
+}
+
+/* When every store is such an i64 store (equal_halves), each becomes two
+ * items, halves 0 and 1 (lane >= 0 on a scalar store); then a map of i32
+ * elements, as the loop stores them unmerged.  n items, the new count. */
+static int split_halves(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n) {
+  for (int i = 0; i < n; i++)
+    if (lanes[i] >= 0 || !equal_halves(stores[i])) return n;
+  if (2 * n > MAX_STORES) return kr_fail(c, "stores to more than one array"), -1;
+  for (int i = n - 1; i >= 0; i--) {
+    stores[2 * i] = stores[2 * i + 1] = stores[i];
+    lanes[2 * i] = 0;
+    lanes[2 * i + 1] = 1;
+  }
+  return 2 * n;
+}
+
+static bool is_half(LLVMValueRef store, int lane) {
+  return lane >= 0 && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(store, 0))) != LLVMVectorTypeKind;
+}
+
+/* An item's byte offset from its store's address: a lane's, or a half's. */
+static int64_t item_offset(LLVMValueRef store, int lane) {
+  return is_half(store, lane) ? 4 * (int64_t)lane : kr_lane_offset(store, lane);
+}
+
 /* The unroll copy of each store, from its address before substitution. */
 static bool number_copies(kr_ctx *c, LLVMValueRef *stores, const int *lanes, int n, int *copy_of) {
   kr_affine first = {0};
@@ -55,7 +95,7 @@ static bool number_copies(kr_ctx *c, LLVMValueRef *stores, const int *lanes, int
     if (!a.ok) return c->unit_param = NULL, kr_fail(c, "non-affine address");
     if (i == 0) first = a;
     else if (!same_terms(&a, &first)) return c->unit_param = NULL, kr_fail(c, "stores to more than one array");
-    keys[i] = a.c + kr_lane_offset(stores[i], lanes[i]);
+    keys[i] = a.c + item_offset(stores[i], lanes[i]);
   }
   c->unit_param = NULL;
   if (!kr_assign_copies(keys, n, kr_coeff(&first, c->depth - 1) * (unit ? n : 1), copy_of))
@@ -87,16 +127,18 @@ static bool check_dependences(kr_ctx *c, const kn_addr *out, unsigned first, uns
 static bool build_copy(kr_ctx *c, LLVMValueRef store, int lane, kn_addr *addr, kn_type *out_type,
                        int32_t *value) {
   LLVMValueRef v = LLVMGetOperand(store, 0);
-  LLVMTypeRef t = lane >= 0 ? LLVMGetElementType(LLVMTypeOf(v)) : LLVMTypeOf(v);
+  bool half = is_half(store, lane);
+  if (half) v = equal_halves(store); /* an i32 constant: no lane of it */
+  LLVMTypeRef t = lane >= 0 && !half ? LLVMGetElementType(LLVMTypeOf(v)) : LLVMTypeOf(v);
   if (!kr_type_of(t, out_type)) return kr_fail(c, "stores an unsupported type");
   /* A narrow store of a truncated value: the descriptor truncates. */
   if ((*out_type == KN_I8 || *out_type == KN_I16) && LLVMIsATruncInst(v)) v = LLVMGetOperand(v, 0);
   kr_affine a = kr_address(c, LLVMGetOperand(store, 1));
-  a.c += kr_lane_offset(store, lane);
+  a.c += item_offset(store, lane);
   if (!a.ok || !kr_to_addr(c, &a, 0, c->depth == 2 ? 1 : -1, 1, addr))
     return kr_fail(c, "non-affine address");
   c->nmemo = 0;
-  c->in_lanes = lane >= 0;
+  c->in_lanes = lane >= 0 && !half;
   c->lane = lane;
   *value = kr_expr(c, v);
   c->in_lanes = false;
@@ -109,6 +151,7 @@ bool kr_map(kr_ctx *c) {
   int copy_of[MAX_STORES], lanes[MAX_STORES];
   int n = collect_stores(c, stores);
   if (n >= 0) n = kr_lane_items(c, stores, lanes, n, MAX_STORES); /* a vector store: a copy per lane */
+  if (n >= 0) n = split_halves(c, stores, lanes, n);
   if (n < 0 || !number_copies(c, stores, lanes, n, copy_of)) return false;
   c->copies = n;
   if (!kr_set_trips(c, (unsigned)n)) return false;

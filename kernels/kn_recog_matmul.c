@@ -427,13 +427,39 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   return true;
 }
 
+/* A product's value negated through its factors, exactly: (-f) * a =
+ * -(f * a) and (-x) * b = -(x * b) bit for bit (negating is exact and
+ * commutes with rounding), so x - (f*a)*b = x + ((-f)*a)*b, and x - a*b =
+ * x + ((-1)*a)*b.  LLVM folds a negative constant factor that way (`C +=
+ * -0.75 * A * B` arrives as `C - (A * 0.75) * B`).  A's constant factor
+ * is negated, else B's; else -1 becomes the factor of the one with none;
+ * both live values: false.  t: the float type. */
+static bool negate_product(mm_factor *fa, mm_factor *fb, LLVMTypeRef t) {
+  mm_factor *f[2] = {fa, fb};
+  for (int i = 0; i < 2; i++)
+    if (f[i]->factor && plain_const(f[i]->factor)) {
+      LLVMBool lost = false;
+      f[i]->factor = LLVMConstReal(LLVMTypeOf(f[i]->factor), -LLVMConstRealGetDouble(f[i]->factor, &lost));
+      return true;
+    }
+  for (int i = 0; i < 2; i++)
+    if (!f[i]->factor) {
+      *f[i] = (mm_factor){LLVMConstReal(t, -1.0), true};
+      return true;
+    }
+  return false;
+}
+
 /* t = P1 + P2, two float products (syr2k's term): P1 into m's A and B,
  * P2 into its A2 and B2, in the source's operand order of the add (the
- * kernel adds P1 + P2, one rounding, then adds that to the sum). */
+ * kernel adds P1 + P2, one rounding, then adds that to the sum).  P1 - P2
+ * is P1 + (-P2) (negate_product on P2's factors). */
 static bool product_pair(kr_ctx *c, LLVMValueRef t, mm_parts *m) {
   LLVMValueRef p1 = LLVMGetOperand(t, 0), p2 = LLVMGetOperand(t, 1);
   mm_parts second = *m;
   if (!product(c, p1, m) || !product(c, p2, &second)) return false;
+  if (LLVMGetInstructionOpcode(t) == LLVMFSub && !negate_product(&second.fa, &second.fb, LLVMTypeOf(t)))
+    return kr_fail(c, "a product subtracted whose factors are both live values");
   if (second.type != m->type || (m->type != KN_MM_F32 && m->type != KN_MM_F64))
     return kr_fail(c, "two products per term of other types than one float type");
   m->two = true;
@@ -442,10 +468,19 @@ static bool product_pair(kr_ctx *c, LLVMValueRef t, mm_parts *m) {
 }
 
 /* A term of the sum: one product, or with `pair` two products added
- * (an fadd of two fmuls). */
+ * (an fadd of two fmuls, or an fsub: product_pair). */
 static bool term(kr_ctx *c, LLVMValueRef t, mm_parts *m, bool pair) {
-  if (pair && LLVMIsABinaryOperator(t) && LLVMGetInstructionOpcode(t) == LLVMFAdd) return product_pair(c, t, m);
+  LLVMOpcode op = LLVMIsABinaryOperator(t) ? LLVMGetInstructionOpcode(t) : 0;
+  if (pair && (op == LLVMFAdd || op == LLVMFSub)) return product_pair(c, t, m);
   return product(c, t, m);
+}
+
+/* The term of `C - term` as the term of `C + term'` (negate_product on
+ * each of its products). */
+static bool negate_term(kr_ctx *c, mm_parts *m, LLVMTypeRef t) {
+  if (!negate_product(&m->fa, &m->fb, t) || (m->two && !negate_product(&m->fa2, &m->fb2, t)))
+    return kr_fail(c, "a product subtracted whose factors are both live values");
+  return true;
 }
 
 /* Whether two copies' second products are the same. */
@@ -889,14 +924,16 @@ static bool matmul_ikj(kr_ctx *c, LLVMValueRef *stores, int n, const int *copy_o
     m.two = false; /* each copy's own term says (same_second compares) */
     LLVMValueRef sum = LLVMGetOperand(stores[s], 0);
     LLVMOpcode op = LLVMIsABinaryOperator(sum) ? LLVMGetInstructionOpcode(sum) : 0;
-    if (op != LLVMAdd && op != LLVMFAdd) return kr_fail(c, "not a matmul update");
+    /* `C - term` (a float): C + the term negated (negate_term) */
+    if (op != LLVMAdd && op != LLVMFAdd && op != LLVMFSub) return kr_fail(c, "not a matmul update");
     m.c = kr_address(c, LLVMGetOperand(stores[s], 1));
-    int k = LLVMIsALoadInst(LLVMGetOperand(sum, 0)) ? 0 : 1;
+    int k = op == LLVMFSub || LLVMIsALoadInst(LLVMGetOperand(sum, 0)) ? 0 : 1;
     LLVMValueRef old = LLVMGetOperand(sum, (unsigned)k);
     kr_affine o = LLVMIsALoadInst(old) ? kr_address(c, LLVMGetOperand(old, 0)) : (kr_affine){0};
     if (!m.c.ok || !o.ok || !kr_same_affine(&o, &m.c)) return kr_fail(c, "loop-carried dependence");
-    if (!term(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m, op == LLVMFAdd) || kr_coeff(&m.c, m.dk))
+    if (!term(c, LLVMGetOperand(sum, (unsigned)(1 - k)), &m, op != LLVMAdd) || kr_coeff(&m.c, m.dk))
       return kr_fail(c, "not a matmul access pattern");
+    if (op == LLVMFSub && !negate_term(c, &m, LLVMTypeOf(sum))) return false;
     if (copy == 0) m0 = m;
     else if (m.type != m0.type || !kr_same_affine(&m.a, &m0.a) || !kr_same_affine(&m.b, &m0.b) ||
              !kr_same_affine(&m.c, &m0.c) || !same_factor(&m.fa, &m0.fa) || !same_factor(&m.fb, &m0.fb) ||

@@ -1414,6 +1414,80 @@ START_TEST(polybench_syr2k) {
 }
 END_TEST
 
+/* A float fill (fill.c's fill_halves) at plain -O2 and -fno-unroll-loops:
+ * one map of i32 elements storing 0.5f's bits, 4 bytes apart, in both;
+ * at -O2 its main loop's 8-byte stores of 0x3F0000003F000000 are read as
+ * two i32 stores each (split_halves), and its remainder loop (`n & 7`
+ * iterations at most) is refused as too little work. */
+START_TEST(fill_halves) {
+  fixture f;
+  recognise_with(&f, "fill.c", "fill_halves", false, _i ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  int maps = 0, little = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    if (!n->ok) {
+      little += strstr(n->reason, "too little work") != NULL;
+      continue;
+    }
+    ck_assert_int_eq(n->desc.kind, KN_MAP);
+    const kn_map *m = &n->desc.map;
+    ck_assert_int_eq(m->ndims, 1);
+    ck_assert_int_eq(m->out_type, KN_I32);
+    ck_assert_int_eq(m->out_addr.iv_coeff[0], 4);
+    ck_assert(m->trip[0].is_param);
+    ck_assert_int_eq(node(n, m->value)->op, KN_E_CONST);
+    ck_assert_uint_eq(node(n, m->value)->bits & 0xffffffffu, 0x3F000000u);
+    maps++;
+  }
+  if (maps != 1 || little != (_i ? 0 : 1)) dump(&f);
+  ck_assert_int_eq(maps, 1);
+  ck_assert_int_eq(little, _i ? 0 : 1);
+  release(&f);
+}
+END_TEST
+
+/* A scale bound to the float constant want (negate_product's factors). */
+static void check_const_factor(const kn_recog_nest *n, const kn_mm_scale *s, double want) {
+  ck_assert(s->on);
+  ck_assert_uint_lt(s->param, n->desc.nparams);
+  ck_assert_int_eq(n->binds[s->param].kind, KN_BIND_VALUE);
+  LLVMValueRef v = n->binds[s->param].value;
+  ck_assert_msg(LLVMIsAConstantFP(v), "factor not a constant");
+  LLVMBool lost = false;
+  ck_assert_double_eq(LLVMConstRealGetDouble(v, &lost), want);
+}
+
+/* Products subtracted from C (syrk_sub.c's syrk_neg, syrk_sub,
+ * syr2k_neg) at plain -O2 and -fno-unroll-loops: `C - (A * 0.75) * A'`
+ * (LLVM's form of `C += -0.75 * A * A'`), `C - A * A'`, and syr2k's `C +
+ * (P1 - (B * 0.75) * A)`: each one product over the triangle, the
+ * subtraction a negated factor (-0.75 on the constant's operand, -1 on
+ * A where there is none), exact as the Wasm code computes it. */
+START_TEST(subtracted_products) {
+  static const char *const funcs[] = {"syrk_neg", "syrk_sub", "syr2k_neg"};
+  const char *func = funcs[_i % 3];
+  fixture f;
+  recognise_with(&f, "syrk_sub.c", func, false, _i < 3 ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = fast_whole(&f);
+  if (!n->ok || n->desc.kind != KN_MATMUL) dump(&f);
+  ck_assert_msg(n->ok && n->desc.kind == KN_MATMUL, "%s: %s", func, n->ok ? "not a product" : n->reason);
+  const kn_matmul *mm = &n->desc.matmul;
+  ck_assert(mm->type == KN_MM_F64 && mm->tri.on && mm->tri.add == 1 && mm->accumulate);
+  if (_i % 3 == 2) {
+    ck_assert(mm->second.on && !mm->a_scale.on && !mm->second.a_scale.on);
+    check_const_factor(n, &mm->b_scale, -0.75);
+    check_const_factor(n, &mm->second.b_scale, -0.75);
+  } else {
+    ck_assert(!mm->second.on && !mm->b_scale.on && mm->start_scale.on);
+    check_const_factor(n, &mm->a_scale, _i % 3 ? -1.0 : -0.75);
+  }
+  release(&f);
+}
+END_TEST
+
 /* Near misses: no nest of theirs is a product, at -O2 or without
  * unrolling (two products added to C one by one, a matrix updated from
  * itself); but trmm's nest of one row i (`B[i][j] = alpha * (B[i][j] +
@@ -1468,6 +1542,8 @@ static Suite *recog_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, saxpy);
   tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
+  tcase_add_loop_test(tc, subtracted_products, 0, 6);
+  tcase_add_loop_test(tc, fill_halves, 0, 2);
   tcase_add_loop_test(tc, polybench_syr2k, 0, 2);
   tcase_add_loop_test(tc, neg_polybench, 0, 6);
   tcase_add_loop_test(tc, neg_triangles, 0, 4);
