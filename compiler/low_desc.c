@@ -32,7 +32,7 @@ static LLVMValueRef abi_struct(low_module_ctx *mc, size_t size, const ir_abi_fie
 }
 
 /* A private constant global holding init; returns its address. */
-static LLVMValueRef private_const(low_module_ctx *mc, LLVMValueRef init, const char *name) {
+LLVMValueRef low_private_const(low_module_ctx *mc, LLVMValueRef init, const char *name) {
   LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), name);
   LLVMSetInitializer(g, init);
   LLVMSetGlobalConstant(g, true);
@@ -43,13 +43,13 @@ static LLVMValueRef private_const(low_module_ctx *mc, LLVMValueRef init, const c
 
 LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name) {
   LLVMValueRef s = LLVMConstStringInContext2(mc->ctx, bytes, len, false); /* NUL-terminated */
-  return private_const(mc, s, name);
+  return low_private_const(mc, s, name);
 }
 
 /* Array of same-typed constants, or null when empty. */
 static LLVMValueRef array_const(low_module_ctx *mc, LLVMValueRef *elems, uint32_t n, const char *name) {
   if (n == 0) return null_ptr(mc);
-  return private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
+  return low_private_const(mc, LLVMConstArray2(LLVMTypeOf(elems[0]), elems, n), name);
 }
 
 /* TWASM_CE_V128: the address of the 16 bytes, as the value field. */

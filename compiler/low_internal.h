@@ -66,6 +66,8 @@ void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call);
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
 /* A private constant holding len bytes and a NUL (low_desc.c). */
+/* A private constant global holding init (low_desc.c); returns its address. */
+LLVMValueRef low_private_const(low_module_ctx *mc, LLVMValueRef init, const char *name);
 LLVMValueRef low_bytes_const(low_module_ctx *mc, const void *bytes, size_t len, const char *name);
 
 /* LLVM type of a Wasm value type (refs are ptr). */

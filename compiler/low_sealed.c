@@ -88,15 +88,9 @@ static bool apply_segment(const wasm_module *m, const wasm_elem *seg, uint32_t s
 /* A private constant array named name<t> holding n values of ty. */
 static LLVMValueRef const_array(low_module_ctx *mc, const char *name, uint32_t t, LLVMTypeRef ty,
                                 LLVMValueRef *values, uint32_t n) {
-  LLVMValueRef init = LLVMConstArray2(ty, values, n);
   char g_name[48];
   snprintf(g_name, sizeof g_name, "%s%u", name, t);
-  LLVMValueRef g = LLVMAddGlobal(mc->mod, LLVMTypeOf(init), g_name);
-  LLVMSetInitializer(g, init);
-  LLVMSetGlobalConstant(g, true);
-  LLVMSetLinkage(g, LLVMPrivateLinkage);
-  LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
-  return g;
+  return low_private_const(mc, LLVMConstArray2(ty, values, n), g_name);
 }
 
 /* The constant image of table t (its code pointers to mc->sealed[t], its
