@@ -51,6 +51,7 @@ typedef struct low_module_ctx {
   uint64_t devirt_budget;    /* instructions the switches may still copy (low_devirt.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
   LLVMValueRef tbaa_base;    /* the vmctx's mem_base, loaded where an access needs it */
+  LLVMValueRef tbaa_own;     /* the vmctx's own_globals, loaded again after calls */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   uint32_t *stack_scc;       /* [m->nfuncs] component of the direct call graph (low_stack.c) */
   int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
@@ -84,6 +85,7 @@ typedef struct low_frame {
   uint32_t offset;             /* file offset of the block/loop/if instruction */
   bool unreachable_rest;       /* code after an unconditional branch */
   bool stack_checked;          /* f->stack_checked at entry, restored at else and end */
+  bool own_stale;              /* f->own_stale at entry, restored at else and end */
   bool reachable_end;          /* some edge reaches the join */
 } low_frame;
 
@@ -99,6 +101,10 @@ typedef struct low_fn {
   LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without
                                   memory, or when loaded at each use: low_mem_base) */
   LLVMValueRef mem_obj;        /* struct twasm_memory * (for size_bytes) */
+  LLVMValueRef own_slot;       /* alloca of vmctx->own_globals (low_variable.c); NULL
+                                  without own globals */
+  bool own_stale;              /* a call dominates the current point since own_slot was
+                                  last loaded: the next global access loads it again */
   uint32_t nlocals;            /* params + declared locals */
   LLVMValueRef *locals;        /* allocas */
   uint8_t *local_types;
@@ -190,6 +196,8 @@ bool low_emit_numeric(low_fn *f, const wasm_insn *insn);  /* 0x45..0xC4, 0xFC00.
 bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memory.size/grow, memory.init/copy/fill, data.drop */
 bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
+void low_own_globals_init(low_fn *f);   /* entry: the slot of vmctx->own_globals */
+void low_own_globals_reload(low_fn *f); /* load it again into the slot */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
 bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
 
