@@ -202,7 +202,6 @@ static void build_entry(low_fn *f) {
   LLVMPositionBuilderAtEnd(f->b, LLVMAppendBasicBlockInContext(f->mc->ctx, f->fn, "entry"));
   f->vmctx = LLVMGetParam(f->fn, 0);
   build_locals(f);
-  low_own_globals_init(f);
   if (has_large_frame(f->func)) low_stack_check(f);
   else f->stack_check_at_calls = low_stack_checked_calls(f->mc, f->func, 0, f->func->ncode);
   if (f->mc->m->nmems > 0) {

@@ -101,10 +101,8 @@ typedef struct low_fn {
   LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without
                                   memory, or when loaded at each use: low_mem_base) */
   LLVMValueRef mem_obj;        /* struct twasm_memory * (for size_bytes) */
-  LLVMValueRef own_slot;       /* alloca of vmctx->own_globals (low_variable.c); NULL
-                                  without own globals */
-  bool own_stale;              /* a call dominates the current point since own_slot was
-                                  last loaded: the next global access loads it again */
+  bool own_stale;              /* a call dominates the current point: global accesses
+                                  load vmctx->own_globals again (low_variable.c) */
   uint32_t nlocals;            /* params + declared locals */
   LLVMValueRef *locals;        /* allocas */
   uint8_t *local_types;
@@ -196,8 +194,6 @@ bool low_emit_numeric(low_fn *f, const wasm_insn *insn);  /* 0x45..0xC4, 0xFC00.
 bool low_emit_memory(low_fn *f, const wasm_insn *insn);   /* loads, stores, memory.size/grow, memory.init/copy/fill, data.drop */
 bool low_emit_control(low_fn *f, const wasm_insn *insn, uint32_t *pc); /* block..return, calls, select, drop */
 bool low_emit_variable(low_fn *f, const wasm_insn *insn); /* local.*, global.* */
-void low_own_globals_init(low_fn *f);   /* entry: the slot of vmctx->own_globals */
-void low_own_globals_reload(low_fn *f); /* load it again into the slot */
 bool low_emit_table(low_fn *f, const wasm_insn *insn);    /* table.*, elem.drop, ref.* */
 bool low_emit_simd(low_fn *f, const wasm_insn *insn);     /* 0xFD prefix (low_simd*.c) */
 

@@ -2,32 +2,25 @@
  * vmctx's global cells. */
 #include "low_internal.h"
 
-/* vmctx->own_globals, kept in f->own_slot: loaded at entry, and again at
- * a global access that a call dominates since the last load (f->own_stale,
- * set by low_call_emit, restored at else and end as low_control.c does
- * for the stack check).  The pointer never changes, so one invariant load
- * would be right, but LLVM then keeps the one loaded at entry for the
- * frame's exit, which code generation holds across every call in
- * between: spilled at entry and reloaded at the exit where the
- * callee-saved registers are taken (mujs's js_call, round 9 of issue 22).
- * Loaded again after a call (no !invariant.load; its own TBAA tag, so no
- * store to linear memory or to a global kills it) it lives from one call
- * to the next.  Where a path without a call reaches the access (an
- * allocator's fast path to its exit), the entry's load serves it, as
- * before: loading it at every access after a call, dominating or not,
- * cost bintrees' malloc a load per call (+0.61 %). */
-void low_own_globals_init(low_fn *f) {
-  if (f->mc->m->nglobals <= f->mc->m->nglobal_imports) return;
-  f->own_slot = LLVMBuildAlloca(f->b, f->mc->t_ptr, "own_globals_slot");
-  low_own_globals_reload(f);
-}
-
-void low_own_globals_reload(low_fn *f) {
-  if (!f->own_slot) return;
+/* vmctx->own_globals at a global access.  The pointer never changes, and
+ * an invariant load serves every access (LLVM keeps the one at entry),
+ * but where a call dominates the access since the function's entry
+ * (f->own_stale, set by low_call_emit, restored at else and end as
+ * low_control.c does for the stack check) it is loaded again, without
+ * !invariant.load and with its own TBAA tag (no store to linear memory or
+ * to a global kills it): LLVM then holds the pointer loaded at entry
+ * across the calls only for the accesses that some path reaches without
+ * a call.  The frame's exit after calls (mujs's js_call: the pointer
+ * spilled at entry and reloaded there, round 9 of issue 22) loads it
+ * from the vmctx's register instead.  Loaded again at every access after
+ * any call, dominating or not, it cost bintrees' malloc a load per call
+ * on its fast path (+0.61 %); kept in a slot that mem2reg joins with
+ * phis, Lua's luaV_execute was allocated anew and lost 5 to 7 %. */
+static LLVMValueRef own_globals(low_fn *f) {
+  if (!f->own_stale) return low_vmctx_load(f, offsetof(twasm_vmctx, own_globals), f->mc->t_ptr, "own_globals");
   LLVMValueRef p = low_load_at(f, f->mc->t_ptr, f->vmctx, offsetof(twasm_vmctx, own_globals), "own_globals");
   low_tbaa(f->mc, p, f->mc->tbaa_own);
-  LLVMBuildStore(f->b, p, f->own_slot);
-  f->own_stale = false;
+  return p;
 }
 
 /* Pointer to the cell of global i (twasm_global_cell, 8-aligned).  An
@@ -45,8 +38,7 @@ static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
   const wasm_global *g = &f->mc->m->globals[global_index];
   if (g->imported) return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
   uint64_t own = global_index - f->mc->m->nglobal_imports;
-  if (f->own_stale) low_own_globals_reload(f);
-  LLVMValueRef base = LLVMBuildLoad2(f->b, f->mc->t_ptr, f->own_slot, "own_globals");
+  LLVMValueRef base = own_globals(f);
   LLVMValueRef off = LLVMConstInt(f->mc->t_i64, own * TWASM_OWN_GLOBAL_STRIDE, false);
   return LLVMBuildGEP2(f->b, f->mc->t_i8, base, &off, 1, "global_cell");
 }
