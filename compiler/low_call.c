@@ -37,7 +37,6 @@ LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LL
   /* Wasm has no tail calls: a runaway recursion must exhaust the stack,
    * not become a loop through tail recursion elimination or a sibcall. */
   LLVMSetTailCallKind(r, LLVMTailCallKindNoTail);
-  f->own_stale = true;
   return r;
 }
 

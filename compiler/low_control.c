@@ -61,7 +61,7 @@ static low_frame *push_frame(low_fn *f, uint16_t op, const wasm_functype *type) 
   }
   low_frame *fr = &f->frames[f->nframes++];
   *fr = (low_frame){.op = op, .type = type, .height = f->sp - type->nparams,
-                    .stack_checked = f->stack_checked, .own_stale = f->own_stale};
+                    .stack_checked = f->stack_checked};
   return fr;
 }
 
@@ -154,7 +154,6 @@ static void emit_if(low_fn *f, const wasm_insn *insn) {
 static void start_else(low_fn *f, low_frame *fr) {
   f->sp = fr->height;
   f->stack_checked = fr->stack_checked;
-  f->own_stale = fr->own_stale;
   enter_block(f, fr->else_bb);
   LLVMValueRef phi = LLVMGetFirstInstruction(fr->else_bb);
   for (uint32_t i = 0; i < fr->type->nparams; i++, phi = LLVMGetNextInstruction(phi))
@@ -175,7 +174,6 @@ static void close_frame(low_fn *f, low_frame *fr) {
   f->nframes--;
   /* A check inside does not dominate the join (or the loop's exit). */
   f->stack_checked = fr->stack_checked;
-  f->own_stale = fr->own_stale;
   if (fr->op == OP_LOOP) {
     if (fr->unreachable_rest && f->nframes > 0) mark_dead(f);
     return;

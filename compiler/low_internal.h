@@ -51,7 +51,6 @@ typedef struct low_module_ctx {
   uint64_t devirt_budget;    /* instructions the switches may still copy (low_devirt.c) */
   LLVMValueRef tbaa_size;    /* the memory's size_bytes, read by bounds checks */
   LLVMValueRef tbaa_base;    /* the vmctx's mem_base, loaded where an access needs it */
-  LLVMValueRef tbaa_own;     /* the vmctx's own_globals, loaded again after calls */
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   uint32_t *stack_scc;       /* [m->nfuncs] component of the direct call graph (low_stack.c) */
   int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
@@ -85,7 +84,6 @@ typedef struct low_frame {
   uint32_t offset;             /* file offset of the block/loop/if instruction */
   bool unreachable_rest;       /* code after an unconditional branch */
   bool stack_checked;          /* f->stack_checked at entry, restored at else and end */
-  bool own_stale;              /* f->own_stale at entry, restored at else and end */
   bool reachable_end;          /* some edge reaches the join */
 } low_frame;
 
@@ -101,8 +99,6 @@ typedef struct low_fn {
   LLVMValueRef mem_base;       /* memory 0 base, loaded in the entry block (NULL without
                                   memory, or when loaded at each use: low_mem_base) */
   LLVMValueRef mem_obj;        /* struct twasm_memory * (for size_bytes) */
-  bool own_stale;              /* a call dominates the current point: global accesses
-                                  load vmctx->own_globals again (low_variable.c) */
   uint32_t nlocals;            /* params + declared locals */
   LLVMValueRef *locals;        /* allocas */
   uint8_t *local_types;

@@ -274,7 +274,6 @@ static void init_tbaa(low_module_ctx *mc) {
   mc->tbaa_global = low_tbaa_tag(mc->ctx, "wasm global cell");
   mc->tbaa_size = low_tbaa_tag(mc->ctx, LOW_TBAA_SIZE);
   mc->tbaa_base = low_tbaa_tag(mc->ctx, "wasm memory base");
-  mc->tbaa_own = low_tbaa_tag(mc->ctx, "wasm own globals pointer");
 }
 
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag) {

@@ -2,34 +2,13 @@
  * vmctx's global cells. */
 #include "low_internal.h"
 
-/* vmctx->own_globals at a global access.  The pointer never changes, and
- * an invariant load serves every access (LLVM keeps the one at entry),
- * but where a call dominates the access since the function's entry
- * (f->own_stale, set by low_call_emit, restored at else and end as
- * low_control.c does for the stack check) it is loaded again, without
- * !invariant.load and with its own TBAA tag (no store to linear memory or
- * to a global kills it): LLVM then holds the pointer loaded at entry
- * across the calls only for the accesses that some path reaches without
- * a call.  The frame's exit after calls (mujs's js_call: the pointer
- * spilled at entry and reloaded there, round 9 of issue 22) loads it
- * from the vmctx's register instead.  Loaded again at every access after
- * any call, dominating or not, it cost bintrees' malloc a load per call
- * on its fast path (+0.61 %); kept in a slot that mem2reg joins with
- * phis, Lua's luaV_execute was allocated anew and lost 5 to 7 %. */
-static LLVMValueRef own_globals(low_fn *f) {
-  if (!f->own_stale) return low_vmctx_load(f, offsetof(twasm_vmctx, own_globals), f->mc->t_ptr, "own_globals");
-  LLVMValueRef p = low_load_at(f, f->mc->t_ptr, f->vmctx, offsetof(twasm_vmctx, own_globals), "own_globals");
-  low_tbaa(f->mc, p, f->mc->tbaa_own);
-  return p;
-}
-
 /* Pointer to the cell of global i (twasm_global_cell, 8-aligned).  An
  * imported global's cell is another instance's or the host's:
  * vmctx->globals[i], which never changes once the instance exists (the
  * value inside it may).  The module's own globals lie in the instance, one
- * stride apart from vmctx->own_globals (twasm_abi.h, ABI 13): one load
- * serves them all (the shadow-stack pointer at every frame's entry and
- * exit) between two calls, where each took two (vmctx->globals, then its
+ * stride apart from vmctx->own_globals (twasm_abi.h, ABI 13): one
+ * invariant load serves them all (the shadow-stack pointer at every
+ * frame's entry and exit), where each took two (vmctx->globals, then its
  * cell pointer).  Not addressed from the vmctx register directly: that
  * keeps the vmctx live through loops that call nothing, and LLVM's
  * register allocator then spilled other values there (compress +4.8 %,
@@ -38,7 +17,7 @@ static LLVMValueRef global_cell(low_fn *f, uint32_t global_index) {
   const wasm_global *g = &f->mc->m->globals[global_index];
   if (g->imported) return low_vmctx_entry(f, offsetof(twasm_vmctx, globals), global_index, "global_cell");
   uint64_t own = global_index - f->mc->m->nglobal_imports;
-  LLVMValueRef base = own_globals(f);
+  LLVMValueRef base = low_vmctx_load(f, offsetof(twasm_vmctx, own_globals), f->mc->t_ptr, "own_globals");
   LLVMValueRef off = LLVMConstInt(f->mc->t_i64, own * TWASM_OWN_GLOBAL_STRIDE, false);
   return LLVMBuildGEP2(f->b, f->mc->t_i8, base, &off, 1, "global_cell");
 }

@@ -818,65 +818,6 @@ START_TEST(own_globals_in_the_instance) {
 }
 END_TEST
 
-/* Loads of fn's vmctx->own_globals marked !invariant.load (invariant) or
- * not. */
-static int own_globals_loads(LLVMValueRef fn, bool invariant) {
-  unsigned kind = LLVMGetMDKindID("invariant.load", 14);
-  LLVMValueRef vmctx = LLVMGetParam(fn, 0);
-  int n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-      if (LLVMGetInstructionOpcode(i) != LLVMLoad) continue;
-      LLVMValueRef p = LLVMGetOperand(i, 0);
-      if (!(LLVMIsAGetElementPtrInst(p) || LLVMIsAConstantExpr(p)) || LLVMGetNumOperands(p) != 2 ||
-          LLVMGetOperand(p, 0) != vmctx)
-        continue;
-      LLVMValueRef off = LLVMGetOperand(p, 1);
-      if (LLVMIsAConstantInt(off) && LLVMConstIntGetZExtValue(off) == offsetof(twasm_vmctx, own_globals) &&
-          (LLVMGetMetadata(i, kind) != NULL) == invariant)
-        n++;
-    }
-  return n;
-}
-
-/* A frame around a call that LLVM cannot inline (a host import): the
- * shadow-stack pointer's cell pointer (vmctx->own_globals) is not held
- * across the call, which made code generation spill it at entry and
- * reload it for the exit; it is loaded again after the call from the
- * vmctx, which stays in its register (round 9 of issue 22), where a call
- * dominates the access.  Fails before: only the !invariant.load load at
- * entry. */
-START_TEST(own_globals_loaded_again_after_calls) {
-  if (!have_wat2wasm()) {
-    printf("cpu_codegen: skipped own_globals_loaded_again_after_calls: wat2wasm missing\n");
-    return;
-  }
-  unit_ir m = ir_of("(module\n"
-                    "  (import \"env\" \"f\" (func $f (param i32) (result i32)))\n"
-                    "  (global $sp (mut i32) (i32.const 4096))\n"
-                    "  (memory 1)\n"
-                    "  (func (export \"frame\") (param i32) (result i32) (local i32)\n"
-                    "    (global.set $sp (local.tee 1 (i32.sub (global.get $sp) (i32.const 16))))\n"
-                    "    (i32.store (local.get 1) (local.get 0))\n"
-                    "    (local.set 0 (call $f (local.get 1)))\n"
-                    "    (global.set $sp (i32.add (local.get 1) (i32.const 16)))\n"
-                    "    (local.get 0))\n"
-                    "  (func (export \"branch\") (param i32) (result i32) (local i32)\n"
-                    "    (global.set $sp (local.tee 1 (i32.sub (global.get $sp) (i32.const 16))))\n"
-                    "    (if (local.get 0) (then (local.set 0 (call $f (local.get 1)))))\n"
-                    "    (global.set $sp (i32.add (local.get 1) (i32.const 16)))\n"
-                    "    (local.get 0)))\n");
-  LLVMValueRef frame = unit_ir_func(&m, 1), branch = unit_ir_func(&m, 2);
-  ck_assert_int_eq(own_globals_loads(frame, true), 1);
-  ck_assert_int_eq(own_globals_loads(frame, false), 1);
-  /* A path without a call reaches the exit: the pointer loaded at entry
-   * serves it (held across the call on the other path, as before). */
-  ck_assert_int_eq(own_globals_loads(branch, true), 1);
-  ck_assert_int_eq(own_globals_loads(branch, false), 0);
-  unit_ir_dispose(&m);
-}
-END_TEST
-
 /* ---- where the memory base is loaded (low_func.c) ---------------------- */
 
 /* Loads of fn's vmctx field 0 (the memory base), those marked
@@ -1669,7 +1610,6 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
-  tcase_add_test(tc, own_globals_loaded_again_after_calls);
   tcase_add_test(tc, frame_offsets_computed_at_users);
   tcase_add_test(tc, host_addresses_computed_at_users);
   tcase_add_test(tc, nested_loop_offset_in_preheader);
