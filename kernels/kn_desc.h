@@ -209,9 +209,32 @@ typedef struct {
   kn_layout e;             /* with elem */
 } kn_mm_post;
 
+/* A second operation after kn_mm_post's, with an element at the
+ * output's own index (reference BLAS's `C = alpha*temp + beta*C`, `y[j]
+ * += alpha*temp`): t = e's element (row, col, batch), times the live value
+ * of `param` where scaled (one rounding, the factor the left operand with
+ * scale_first), then y + t (t + y with first), one rounding, y kn_mm_post's
+ * result: the operations the Wasm code does, in its order, never fused.
+ * e may be C itself (read by the thread that stores the element, before
+ * it stores it) or a matrix the nest does not write.  With guarded, only
+ * where the live i1 value of guard_param is guard_on (the source's
+ * `if (beta == 0) C = alpha*temp; else C = alpha*temp + beta*C`, its
+ * test computed before the nest); elsewhere y is stored alone.  Floats
+ * only; only the exact kernel takes it (ptx_plan.c). */
+typedef struct {
+  bool on;
+  bool first;
+  bool scaled, scale_first;
+  unsigned param;          /* with scaled */
+  kn_layout e;
+  bool guarded, guard_on;
+  unsigned guard_param;    /* with guarded */
+} kn_mm_blend;
+
 /* A compare with a constant and a select, applied to each finished sum
- * (after kn_mm_post's operation, where there is one) as the source does
- * before its store: `y[i] = s > 0 ? s : 0` (a ReLU), `s < 0 ? 0 : s`.
+ * (after kn_mm_post's and kn_mm_blend's operations, where there are)
+ * as the source does before its store: `y[i] = s > 0 ? s : 0` (a
+ * ReLU), `s < 0 ? 0 : s`.
  * out = (left ? fcmp(pred, y, cmp) : fcmp(pred, cmp, y)) ? (when_true ? y
  * : sel) : (when_true ? sel : y), pred an LLVMRealPredicate (an ordered
  * or unordered compare, not the constant ones), cmp and sel constants of
@@ -257,13 +280,14 @@ typedef struct {
   kn_mm_tri tri;           /* outputs below (or above) the diagonal only */
   kn_mm_second second;     /* a second product added to each term */
   kn_mm_post post;         /* each sum scaled or divided before its store */
+  kn_mm_blend blend;       /* then an element added, maybe scaled (beta * C) */
   kn_mm_act act;           /* then compared and selected (a ReLU) */
   kn_mm_act act2;          /* then a second time, with act on (a clamp: ReLU6) */
 } kn_matmul;
 
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
   return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on ||
-         m->act.on || m->act2.on;
+         m->blend.on || m->act.on || m->act2.on;
 }
 
 /* Where each sum of an accumulating product starts. */

@@ -33,6 +33,22 @@ typedef struct {
   kr_affine e;             /* with elem: the load's address */
 } mm_post;
 
+/* A second operation after mm_post's (kn_mm_blend): y + t or t + y
+ * (first), t a load in the nest at an address that does not move with k
+ * (e: finish makes it the output's index), or that load times a float
+ * value the nest does not compute (factor; the left operand with
+ * scale_first); with guard, only where that i1 value, computed before
+ * the nest, is guard_on (y stored alone elsewhere). */
+typedef struct {
+  bool on;
+  bool first;
+  LLVMValueRef factor;     /* NULL: t is the load itself */
+  bool scale_first;
+  kr_affine e;
+  LLVMValueRef guard;      /* NULL: none */
+  bool guard_on;
+} mm_blend;
+
 /* A compare of the finished sum (after mm_post's operation) with a float
  * constant and a select of it or another constant (`s > 0 ? s : 0`, a
  * ReLU: kn_mm_act). */
@@ -57,6 +73,7 @@ typedef struct {
   kr_affine a2, b2;
   mm_factor fa2, fb2;
   mm_post post;            /* applied to each sum before its store */
+  mm_blend blend;          /* then this */
   mm_act act;              /* then this */
   mm_act act2;             /* then this (a clamp), with act on */
   LLVMValueRef mirror;     /* the store of each value at C's (j, i) too, or NULL */
@@ -122,6 +139,87 @@ static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
     return x;
   }
   return v;
+}
+
+/* t = a load in the nest whose address does not move with k, or that
+ * load times a float value the nest does not compute (either operand):
+ * into *b's e and factor. */
+static bool blend_term(kr_ctx *c, LLVMValueRef t, mm_blend *b) {
+  LLVMValueRef ld = t;
+  b->factor = NULL;
+  if (LLVMIsABinaryOperator(t) && LLVMGetInstructionOpcode(t) == LLVMFMul) {
+    ld = NULL;
+    for (unsigned k = 0; k < 2 && !ld; k++) {
+      LLVMValueRef f = LLVMGetOperand(t, k), x = LLVMGetOperand(t, 1 - k);
+      if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(f) || ir_loop_defines(c->chain[0], f, c->cfg)) continue;
+      ld = x;
+      b->factor = f;
+      b->scale_first = k == 0;
+    }
+  }
+  if (!ld || !LLVMIsALoadInst(ld) || !ir_loop_defines(c->chain[0], ld, c->cfg)) return false;
+  /* the element's address as the output's: one copy (as split_post) */
+  b->e = address_one_copy(c, LLVMGetOperand(ld, 0));
+  return b->e.ok && !moves_with(&b->e, c->depth - 1);
+}
+
+/* v = y + t or t + y (blend_term's t), y computed in the nest and no load:
+ * y, with *b; else NULL. */
+static LLVMValueRef blend_add(kr_ctx *c, LLVMValueRef v, mm_blend *b) {
+  if (!v || !LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMFAdd) return NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef t = LLVMGetOperand(v, k), y = LLVMGetOperand(v, 1 - k);
+    if (!ir_loop_defines(c->chain[0], y, c->cfg) || LLVMIsALoadInst(y) || !blend_term(c, t, b)) continue;
+    b->on = true;
+    b->first = k == 0;
+    return y;
+  }
+  return NULL;
+}
+
+/* v = phi(y from P, u from S), u = blend_add's y + t, P ending in a
+ * branch on an i1 value g computed before the nest to the phi's block or
+ * S, S (P's only predecessor) going on to the phi's block: the source's
+ * `if (beta == 0) C = alpha*temp; else C = alpha*temp + beta*C`.  y, with
+ * *b and its guard; else NULL. */
+static LLVMValueRef blend_guarded(kr_ctx *c, LLVMValueRef v, mm_blend *b) {
+  if (!v || !LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2) return NULL;
+  LLVMBasicBlockRef join = LLVMGetInstructionParent(v);
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef u = LLVMGetIncomingValue(v, k), y = LLVMGetIncomingValue(v, 1 - k);
+    LLVMBasicBlockRef s = LLVMGetIncomingBlock(v, k), p = LLVMGetIncomingBlock(v, 1 - k);
+    mm_blend q = {0};
+    if (blend_add(c, u, &q) != y) continue;
+    LLVMValueRef sbr = LLVMGetBasicBlockTerminator(s), pbr = LLVMGetBasicBlockTerminator(p);
+    if (!sbr || !LLVMIsABranchInst(sbr) || LLVMIsConditional(sbr) || LLVMGetSuccessor(sbr, 0) != join) continue;
+    if (!pbr || !LLVMIsABranchInst(pbr) || !LLVMIsConditional(pbr)) continue;
+    LLVMBasicBlockRef t0 = LLVMGetSuccessor(pbr, 0), t1 = LLVMGetSuccessor(pbr, 1);
+    if (!((t0 == s && t1 == join) || (t0 == join && t1 == s))) continue;
+    const ir_block *sb = &c->cfg->blocks[ir_cfg_index(c->cfg, s)];
+    LLVMValueRef g = LLVMGetCondition(pbr);
+    if (sb->npreds != 1 || ir_loop_defines(c->chain[0], g, c->cfg)) continue;
+    q.guard = g;
+    q.guard_on = t0 == s;
+    *b = q;
+    return y;
+  }
+  return NULL;
+}
+
+/* v with kn_mm_blend's operation peeled (blend_guarded, blend_add): what
+ * is left, the rest in *b; else v, none.  Unguarded and with t unscaled
+ * only where what is left has split_post's operation (`y[j] +=
+ * alpha*temp`): a lone `sum + e[i]` stays split_post's element. */
+static LLVMValueRef split_blend(kr_ctx *c, LLVMValueRef v, mm_blend *b) {
+  *b = (mm_blend){0};
+  LLVMValueRef y = blend_guarded(c, v, b);
+  if (y) return y;
+  mm_blend q = {0};
+  y = blend_add(c, v, &q);
+  mm_post p;
+  if (!y || (!q.factor && split_post(c, y, &p) == y)) return v;
+  *b = q;
+  return y;
 }
 
 /* Whether v is a float constant other than NaN. */
@@ -756,6 +854,33 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
       mm->post.param = (unsigned)p;
     }
   }
+  if (m->blend.on) {
+    /* `C = alpha*sum + beta*C` (split_blend): C's own element, or one of
+     * another matrix the nest does not write (a range read), of C's type */
+    const mm_blend *q = &m->blend;
+    if (m->type != KN_MM_F32 && m->type != KN_MM_F64) return kr_fail(c, "an integer sum scaled before its store");
+    kn_mm_blend *bl = &mm->blend;
+    *bl = (kn_mm_blend){.on = true, .first = q->first, .scaled = q->factor != NULL, .scale_first = q->scale_first,
+                        .guarded = q->guard != NULL, .guard_on = q->guard_on};
+    bool own = kr_same_affine(&q->e, &m->c);
+    /* another array's element in one part of several (gesummv's `y =
+     * alpha*tmp + beta*y`, tmp another part's output): the split's own
+     * epilogue map takes it, its read forwarded (kn_recog_split.c) */
+    if (!own && ((c->slice && !(c->region && c->slice == c->region->stores)) || c->forward || c->stored))
+      return kr_fail(c, "an element of another array added after the sum in a nest of several parts");
+    if (!layout(c, &q->e, m->di, m->dj, m->db, cs, &bl->e) || (!own && !kr_add_range(c, &q->e, cs, false)))
+      return kr_fail(c, "an element after the sum at another index than the output's");
+    LLVMValueRef vals[2] = {q->factor, q->guard};
+    unsigned *at[2] = {&bl->param, &bl->guard_param};
+    for (int i = 0; i < 2; i++) {
+      if (!vals[i]) continue;
+      if (i == 0 && LLVMABISizeOfType(c->td, LLVMTypeOf(vals[i])) != cs)
+        return kr_fail(c, "an element after the sum scaled by a value of another type");
+      int p = kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = vals[i]});
+      if (p < 0) return kr_fail(c, "too many live values");
+      *at[i] = (unsigned)p;
+    }
+  }
   if (m->act.on && (!act_desc(c, m, &m->act, cs, &mm->act) || (m->act2.on && !act_desc(c, m, &m->act2, cs, &mm->act2))))
     return false;
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
@@ -1068,11 +1193,14 @@ static bool mem_sum_start(kr_ctx *c, const mem_sum *ms, const kr_affine *cel, LL
  * alone only where the k count is a constant (the loop is never
  * skipped), the sum itself where the loop runs on every j (below). */
 static bool mem_sum_after(kr_ctx *c, const mem_sum *ms, LLVMValueRef latch, LLVMValueRef init, mm_post *post,
-                          mm_act *act, mm_act *act2) {
+                          mm_blend *blend, mm_act *act, mm_act *act2) {
   static const char *const why = "a store after the k loop other than the sum, divided or scaled";
-  LLVMValueRef x = split_post(c, split_act(c, LLVMGetOperand(ms->after, 0), act, act2), post);
+  LLVMValueRef x = split_post(c, split_blend(c, split_act(c, LLVMGetOperand(ms->after, 0), act, act2), blend), post);
   kr_affine a = kr_address(c, LLVMGetOperand(ms->after, 1)), cell = kr_address(c, LLVMGetOperand(ms->in_loop, 1));
   if (!a.ok || !cell.ok || !kr_same_affine(&a, &cell)) return kr_fail(c, why);
+  /* the cell's own element added after the loop reads the last running
+   * sum there, not what C held before (the kernel's read) */
+  if (blend->on && kr_same_affine(&blend->e, &cell)) return kr_fail(c, why);
   /* the sum itself (-O3 unswitches `K > 0` out of the nest): the k loop
    * and the store both run on every j iteration (their blocks dominate
    * the j loop's latch), the k loop at least once */
@@ -1203,7 +1331,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   LLVMValueRef v = LLVMGetOperand(store, 0);
   /* the sum divided or scaled as it is stored (`C[i][j] = sum / d`),
    * maybe then through a ReLU (`s > 0 ? s : 0`) */
-  if (!ms) v = split_post(c, split_act(c, v, &m0.act, &m0.act2), &m0.post);
+  if (!ms) v = split_post(c, split_blend(c, split_act(c, v, &m0.act, &m0.act2), &m0.blend), &m0.post);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
   /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
    * result is init + the terms of [0, n), the sum R (the chain's k loop)
@@ -1220,7 +1348,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   if (!m0.c.ok) return kr_fail(c, "non-affine address");
   if (ms && !mem_sum_start(c, ms, &m0.c, init, elem_size(m0.type, true)))
     return kr_fail(c, "a sum kept in memory starts from an unknown value");
-  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post, &m0.act, &m0.act2)) return false;
+  if (ms && ms->after && !mem_sum_after(c, ms, latch, init, &m0.post, &m0.blend, &m0.act, &m0.act2)) return false;
   if (mirror && LLVMGetOperand(mirror, 0) != LLVMGetOperand(ms && ms->after ? ms->after : store, 0) &&
       !mirror_of_sum(c, ms, mirror, latch, init))
     return kr_fail(c, "a second store of each sum other than at C's transposed element");

@@ -56,6 +56,16 @@ extern const ptx_kind ptx_kind_matvec;
  * wmma body inside for the shapes it does not take); launched as wmma. */
 extern const ptx_kind ptx_kind_wgmma;
 
+/* ptx_epilogue.c: the operands of a finished sum's epilogue, loaded by
+ * the caller: kn_mm_post's factor or element (post), kn_mm_blend's
+ * element, factor (with scaled) and i1 guard (with guarded). */
+typedef struct {
+  LLVMValueRef post, elem, factor, guard;
+} ptx_mm_operands;
+/* sum through kn_mm_post's operation, then kn_mm_blend's (sum itself
+ * without them), each one rounding in the source's operand order. */
+LLVMValueRef ptx_mm_combine(LLVMBuilderRef b, const kn_matmul *m, LLVMValueRef sum, const ptx_mm_operands *o);
+
 /* ptx_plan.c: the kind that builds a path (TWASM_PATH_*). */
 const ptx_kind *ptx_path_kind(uint32_t path);
 /* ptx_batch.c: what the batch kernel takes (the plan asks): a batched

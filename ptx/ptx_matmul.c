@@ -91,6 +91,16 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
     for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
       if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
   }
+  if (m->blend.on) {
+    const kn_mm_blend *bl = &m->blend;
+    if ((bl->scaled && bl->param >= d->nparams) || (bl->guarded && bl->guard_param >= d->nparams) ||
+        (m->type != KN_MM_F32 && m->type != KN_MM_F64))
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: an element added after the sum of integers or with a "
+                                              "param out of range");
+    const kn_size more[] = {bl->e.offset, bl->e.row_stride, bl->e.col_stride, bl->e.batch_stride};
+    for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
+      if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
+  }
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
   if ((m->tri.upper && !m->tri.on) || (m->tri.mirror && (!m->tri.upper || m->second.on)) ||
@@ -171,22 +181,26 @@ static LLVMValueRef factor_of(mm_gen *w, unsigned param) {
   return LLVMBuildBitCast(g->b, f, g->f64, "");
 }
 
-/* A finished sum as the source combines it (kn_mm_post): sum / f, sum * f,
- * f * sum, sum + f, f - sum, ..., one rounding in the source's operand
- * order, f a live value or the element of e at the output's (row, col);
- * or the sum itself. */
+/* A finished sum as the source combines it (kn_mm_post, then
+ * kn_mm_blend): ptx_mm_combine on the operands loaded here, post's
+ * factor a live value or the element of e at the output's (row, col),
+ * blend's element of its e (C's own: read before the store), its factor
+ * and guard live values; or the sum itself. */
 static LLVMValueRef posted_op(mm_gen *w, LLVMValueRef sum, LLVMValueRef row, LLVMValueRef col) {
-  const kn_mm_post *p = &w->g->d->matmul.post;
-  if (!p->on) return sum;
-  LLVMBuilderRef b = w->g->b;
-  LLVMValueRef f = p->elem ? ptx_load(w->g, w->ty.acc, element_at(w, &p->e, ptx_type_bytes(w->ty.acc_kind), row, col),
-                                      w->align_c)
-                           : factor_of(w, p->param);
-  if (p->div) return LLVMBuildFDiv(b, sum, f, "");
-  LLVMValueRef x = p->first ? f : sum, y = p->first ? sum : f;
-  if (p->add) return LLVMBuildFAdd(b, x, y, "");
-  if (p->sub) return LLVMBuildFSub(b, x, y, "");
-  return LLVMBuildFMul(b, x, y, "");
+  const kn_matmul *m = &w->g->d->matmul;
+  const kn_mm_post *p = &m->post;
+  const kn_mm_blend *bl = &m->blend;
+  unsigned bytes = ptx_type_bytes(w->ty.acc_kind);
+  ptx_mm_operands o = {0};
+  if (p->on)
+    o.post = p->elem ? ptx_load(w->g, w->ty.acc, element_at(w, &p->e, bytes, row, col), w->align_c)
+                     : factor_of(w, p->param);
+  if (bl->on) {
+    o.elem = ptx_load(w->g, w->ty.acc, element_at(w, &bl->e, bytes, row, col), w->align_c);
+    if (bl->scaled) o.factor = factor_of(w, bl->param);
+    if (bl->guarded) o.guard = LLVMBuildTrunc(w->g->b, w->g->params[bl->guard_param], w->g->i1, "");
+  }
+  return ptx_mm_combine(w->g->b, m, sum, &o);
 }
 
 /* Integer v (i32 or i64) through an empty asm statement (a `mov`) LLVM

@@ -168,6 +168,14 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
     return "each sum compared with a constant and selected before its store (`y[i] = s > 0 ? s : 0`, a ReLU, "
            "fmaxf(s, 0)), after its operation (`s + bias[i]`) where there is one, as the source does after the k "
            "loop: the exact kernel, the same compare and select";
+  if (m->blend.on)
+    return m->blend.guarded
+               ? "an element at each sum's own index added after the sum's operation (`alpha*sum`), maybe scaled, "
+                 "unless a test before the loop says otherwise (`C = beta == 0 ? alpha*sum : alpha*sum + beta*C`), as "
+                 "the source does after the k loop: the exact kernel, one rounding per operation"
+               : "an element at each sum's own index added after the sum's operation where there is one, maybe "
+                 "scaled (`C = alpha*sum + beta*C`, `y += alpha*sum`, `y = sum + b*c`), as the source does after the "
+                 "k loop: the exact kernel, one rounding per operation";
   if (m->post.on && m->post.elem)
     return "each sum combined with an element at its own index before its store (`r[i] = b[i] - sum`, `y[i] = "
            "sum + bias[i]`), as the source does after the k loop: the exact kernel, one rounding per operation";

@@ -130,7 +130,10 @@ static const struct {
                       "element at its own index before its store"},
     {"post_elem", "", ": bias_after: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
     {"post_elem", "", ": plus_matrix: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum combined"},
-    {"post_elem", "", ": neg_two_ops: not offloaded: stores something other than the sum\n"},
+    /* s + b[i] * c: an element added, scaled (kn_mm_blend, issue 19 round 10) */
+    {"post_elem", "", ": neg_two_ops: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (an element at each "
+                      "sum's own index added"},
+    {"post_elem", "", ": neg_two_consts: not offloaded: stores something other than the sum\n"},
     {"post_elem", "", ": conv1d_bias: offloaded as matmul (sm_75,sm_80,sm_90); exact kernel (each sum offset by a "
                       "value before its store"},
     /* sums through a ReLU as they are stored (`s > 0 ? s : 0`,

@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <llvm-c/Core.h>
+#include <llvm-c/ExecutionEngine.h>
+#include <llvm-c/Target.h>
 
 #include "ptx.h"
+#include "ptx_internal.h"
 
 #define NONE .a = -1, .b = -1, .c = -1
 #define PARAM(t, p) {.op = KN_E_PARAM, .type = t, NONE, .param = p}
@@ -839,6 +842,141 @@ START_TEST(test_matmul_post_elem) {
 }
 END_TEST
 
+/* Reference BLAS's epilogues (kn_mm_blend, issue 19 round 10): `C =
+ * alpha*sum + beta*C` (scaled), `y += alpha*sum` (unscaled), and SGEMM's
+ * `beta == 0` arm (guarded): the exact kernel alone, its reason, per
+ * stored sum past the plain kernel's one more add.rn and one more mul.rn
+ * (two: alpha's and beta's), a load of C, nothing fused, assembled by
+ * ptxas for sm_80 and sm_90; its factor or guard past the params, or
+ * integers, are no kernel. */
+START_TEST(test_matmul_blend) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  d.matmul.accumulate = false;
+  d.nparams = 15;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out plain, out;
+  const ptx_arch archs[] = {{75, false}, {80, false}, {90, false}};
+  ck_assert_msg(ptx_generate(&d, "plain", archs, 1, &arena, &plain, &diag), "%s", diag.msg);
+  const char *base = plain.codes[0].text;
+  bool have_ptxas = access(PTXAS, X_OK) == 0;
+  if (!have_ptxas) printf("test_matmul_blend: ptxas skipped: not installed\n");
+  for (unsigned c = 0; c < 3; c++) {
+    kn_desc p = d;
+    p.matmul.post = (kn_mm_post){.on = true, .param = 12};
+    p.matmul.blend = (kn_mm_blend){.on = true, .first = c == 1, .scaled = c != 1, .scale_first = c == 2,
+                                   .param = 13, .e = d.matmul.c, .guarded = c == 2, .guard_param = 14};
+    ptx_options opts = {.tf32 = true};
+    ptx_plan plan;
+    kn_desc q = p;
+    q.matmul.n = (kn_size)C(1);
+    ck_assert_msg(ptx_plan_make(&q, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+    ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+    ck_assert_ptr_nonnull(strstr(plan.reason, "an element at each sum's own index added"));
+    ck_assert_msg(ptx_generate(&p, "blend", archs, 3, &arena, &out, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text;
+    ck_assert(!strstr(text, "fma") && !strstr(text, "mad.rn") && !strstr(text, ".ftz"));
+    ck_assert_uint_ge(count_of(text, "add.rn.f32"), count_of(base, "add.rn.f32") + 64);
+    ck_assert_uint_ge(count_of(text, "mul.rn.f32"), count_of(base, "mul.rn.f32") + (c == 1 ? 64 : 128));
+    ck_assert_uint_gt(count_of(text, "ld.global"), count_of(base, "ld.global"));
+    if (c == 2) ck_assert_uint_ge(count_of(text, "selp."), count_of(base, "selp.") + 64);
+    for (unsigned a = 1; a < 3 && have_ptxas; a++) {
+      int status;
+      ck_assert_msg(ptxas_accepts(out.codes[a].text, out.codes[a].sm, &status), "blend %u sm_%u: ptxas status %d", c,
+                    out.codes[a].sm, status);
+    }
+  }
+  kn_desc bad = d;
+  bad.matmul.blend = (kn_mm_blend){.on = true, .scaled = true, .param = 15, .e = d.matmul.c};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "element added after the sum"));
+  bad.matmul.blend = (kn_mm_blend){.on = true, .guarded = true, .guard_param = 15, .e = d.matmul.c};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad.matmul.blend = (kn_mm_blend){.on = true, .e = d.matmul.c};
+  bad.matmul.blend.e.offset = (kn_size){true, 40};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  bad = case_named("matmul_i32")->desc;
+  bad.matmul.blend = (kn_mm_blend){.on = true, .e = bad.matmul.c};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &out, &diag));
+  tw_arena_free(&arena);
+}
+END_TEST
+
+/* What the Wasm code computes: alpha*sum (post, either operand order),
+ * then t = beta*C (C*beta, or C alone), then y + t (t + y), each rounded
+ * in f32 (volatile: no contraction), or y alone where the guard says. */
+static uint32_t blend_expected(const kn_matmul *m, float sum, float alpha, float c, float beta, bool g) {
+  volatile float y = m->post.first ? alpha * sum : sum * alpha;
+  volatile float t = c;
+  if (m->blend.scaled) t = m->blend.scale_first ? beta * c : c * beta;
+  volatile float both = m->blend.first ? t + y : y + t;
+  float r = m->blend.guarded && g != m->blend.guard_on ? y : both;
+  uint32_t bits;
+  memcpy(&bits, &r, sizeof bits);
+  return bits;
+}
+
+/* The epilogue's IR (ptx_mm_combine, what the exact kernel builds before
+ * its store) compiled for the host by MCJIT, run on sums, elements and
+ * factors with zeros of both signs, infinities, NaN, subnormals and
+ * values whose products and sums round: its bits equal blend_expected's
+ * (any NaN for a NaN) for every flag of kn_mm_blend and post's operand
+ * order.  A fused or reordered epilogue differs on these values. */
+START_TEST(test_blend_reference) {
+  static const float vals[] = {0.0f, -0.0f, 1.0f, -1.5f, 3.0e38f, -3.0e38f, 1.0e-45f, 1.17549435e-38f,
+                               0.1f, 1.0f / 3.0f, 16777217.0f, 7.0e-39f, INFINITY, -INFINITY, NAN, 1.0e-8f};
+  enum { NV = sizeof vals / sizeof vals[0] };
+  LLVMLinkInMCJIT();
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  unsigned checked = 0;
+  for (unsigned flags = 0; flags < 32; flags++) {
+    kn_matmul m = {.type = KN_MM_F32};
+    m.post = (kn_mm_post){.on = true, .first = flags & 1};
+    m.blend = (kn_mm_blend){.on = true, .first = flags & 2, .scaled = flags & 4, .scale_first = flags & 8,
+                            .guarded = flags & 16, .guard_on = flags & 8};
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("blend", ctx);
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx), i32 = LLVMInt32TypeInContext(ctx);
+    LLVMTypeRef args[] = {f32, f32, f32, f32, i32};
+    LLVMValueRef fn = LLVMAddFunction(mod, "epilogue", LLVMFunctionType(i32, args, 5, false));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+    ptx_mm_operands o = {.post = LLVMGetParam(fn, 1), .elem = LLVMGetParam(fn, 2), .factor = LLVMGetParam(fn, 3),
+                         .guard = LLVMBuildTrunc(b, LLVMGetParam(fn, 4), LLVMInt1TypeInContext(ctx), "")};
+    LLVMValueRef y = ptx_mm_combine(b, &m, LLVMGetParam(fn, 0), &o);
+    LLVMBuildRet(b, LLVMBuildBitCast(b, y, i32, ""));
+    LLVMDisposeBuilder(b);
+    LLVMExecutionEngineRef ee;
+    char *err = NULL;
+    struct LLVMMCJITCompilerOptions jo;
+    LLVMInitializeMCJITCompilerOptions(&jo, sizeof jo);
+    jo.OptLevel = 2;
+    ck_assert_msg(!LLVMCreateMCJITCompilerForModule(&ee, mod, &jo, sizeof jo, &err), "MCJIT: %s", err);
+    uint32_t (*run)(float, float, float, float, uint32_t) =
+        (uint32_t(*)(float, float, float, float, uint32_t))LLVMGetFunctionAddress(ee, "epilogue");
+    ck_assert_ptr_nonnull(run);
+    for (unsigned i = 0; i < NV * NV * NV; i++) {
+      float sum = vals[i % NV], alpha = vals[(i / NV) % NV], c = vals[i / (NV * NV)];
+      float beta = vals[(i * 7 + 3) % NV];
+      for (uint32_t g = 0; g < 2; g++) {
+        uint32_t got = run(sum, alpha, c, beta, g), want = blend_expected(&m, sum, alpha, c, beta, g);
+        float gf, wf;
+        memcpy(&gf, &got, sizeof gf);
+        memcpy(&wf, &want, sizeof wf);
+        ck_assert_msg(got == want || (isnan(gf) && isnan(wf)),
+                      "flags %u: sum %a alpha %a c %a beta %a guard %u: %08x, expected %08x", flags, (double)sum,
+                      (double)alpha, (double)c, (double)beta, g, got, want);
+        checked++;
+      }
+    }
+    LLVMDisposeExecutionEngine(ee);
+    LLVMContextDispose(ctx);
+  }
+  ck_assert_uint_eq(checked, 32 * NV * NV * NV * 2);
+}
+END_TEST
+
 /* A sum compared with a constant and selected (kn_mm_act: `s > 0 ? s :
  * 0`, a ReLU): the exact kernel alone, its reason, the compare and the
  * select per stored sum past the plain kernel's (setp.gt, selp), no
@@ -1190,6 +1328,8 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_second);
   tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_post_elem);
+  tcase_add_test(tc, test_matmul_blend);
+  tcase_add_test(tc, test_blend_reference);
   tcase_add_test(tc, test_matmul_act);
   tcase_add_test(tc, test_matmul_act_leaky_max);
   tcase_add_test(tc, test_matmul_act_clamp);

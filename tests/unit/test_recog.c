@@ -679,6 +679,92 @@ START_TEST(blas_columns) {
 }
 END_TEST
 
+/* The dot-product forms of reference BLAS (blas_dot.c, plain -O2 and
+ * -fno-unroll-loops), whose store is two operations after the sum: a
+ * product (of the whole nest or per column) whose sum is scaled by alpha
+ * (kn_mm_post, the function's argument) and then has C's own element
+ * added (kn_mm_blend, C's layout), scaled by beta where the source does,
+ * behind SGEMM's `beta == 0` test where it has one (the guard a compare
+ * of beta, its sense the arm that adds).  Before kn_mm_blend: "stores
+ * something other than the sum". */
+typedef struct {
+  const char *func;
+  unsigned alpha_arg;
+  int beta_arg;          /* -1: the element unscaled (`y[j] += alpha*temp`) */
+  bool guarded;
+} blend_case;
+
+static const blend_case blend_cases[] = {
+    {"sgemm_tn", 3, 8, true},      {"sgemm_tn_beta", 3, 8, false}, {"sgemv_t", 2, -1, false},
+    {"sgemv_t_long", 2, 6, false}, {"ssyrk_lt", 2, 5, true},
+};
+enum { NBLEND = sizeof blend_cases / sizeof *blend_cases };
+
+static bool same_layout(const kn_layout *x, const kn_layout *y) {
+  const kn_size *a[4] = {&x->offset, &x->row_stride, &x->col_stride, &x->batch_stride};
+  const kn_size *b[4] = {&y->offset, &y->row_stride, &y->col_stride, &y->batch_stride};
+  for (int i = 0; i < 4; i++)
+    if (a[i]->is_param != b[i]->is_param || a[i]->value != b[i]->value) return false;
+  return true;
+}
+
+START_TEST(blas_epilogues) {
+  const blend_case *c = &blend_cases[_i % NBLEND];
+  fixture f;
+  recognise_with(&f, "blas_dot.c", c->func, false, _i < NBLEND ? "" : "-fno-unroll-loops");
+  if (f.skipped) return;
+  const kn_recog_nest *n = NULL;
+  for (int i = 0; i < f.res.nnests && !n; i++)
+    if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MATMUL &&
+        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->latches[0]].bb))
+      n = &f.res.nests[i];
+  if (!n) dump(&f);
+  ck_assert_msg(n != NULL, "%s: no product", c->func);
+  const kn_matmul *mm = &n->desc.matmul;
+  LLVMValueRef fn = unit_ir_exported(f.mod, c->func);
+  ck_assert_int_eq(mm->type, KN_MM_F32);
+  ck_assert(!mm->accumulate && n->check_overlap);
+  /* alpha * temp: one multiply by the argument */
+  ck_assert(mm->post.on && !mm->post.div && !mm->post.add && !mm->post.sub && !mm->post.elem);
+  ck_assert_int_eq(n->binds[mm->post.param].kind, KN_BIND_VALUE);
+  ck_assert(n->binds[mm->post.param].value == LLVMGetParam(fn, 1 + c->alpha_arg));
+  /* + beta * C: C's own element */
+  const kn_mm_blend *bl = &mm->blend;
+  ck_assert_msg(bl->on, "%s: no element added after the sum", c->func);
+  ck_assert(same_layout(&bl->e, &mm->c));
+  ck_assert_int_eq(bl->scaled, c->beta_arg >= 0);
+  if (bl->scaled) {
+    ck_assert_int_eq(n->binds[bl->param].kind, KN_BIND_VALUE);
+    ck_assert(n->binds[bl->param].value == LLVMGetParam(fn, 1 + (unsigned)c->beta_arg));
+  }
+  ck_assert_int_eq(bl->guarded, c->guarded);
+  if (bl->guarded) {
+    /* beta == 0 (oeq) skips the add; beta != 0 (une) takes it */
+    LLVMValueRef g = n->binds[bl->guard_param].value;
+    ck_assert(n->binds[bl->guard_param].kind == KN_BIND_VALUE && LLVMIsAFCmpInst(g));
+    ck_assert(LLVMGetOperand(g, 0) == LLVMGetParam(fn, 1 + (unsigned)c->beta_arg));
+    LLVMRealPredicate p = LLVMGetFCmpPredicate(g);
+    ck_assert(p == LLVMRealOEQ || p == LLVMRealUNE);
+    ck_assert_int_eq(bl->guard_on, p == LLVMRealUNE);
+  }
+  release(&f);
+}
+END_TEST
+
+/* neg_blend_cond: the arm depends on C's element (a select, or a branch
+ * inside the nest): no product with an element added after its sum. */
+START_TEST(neg_blas_epilogue) {
+  fixture f;
+  recognise_with(&f, "blas_dot.c", "neg_blend_cond", false, _i ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL ||
+                      !f.res.nests[i].desc.matmul.blend.on,
+                  "neg_blend_cond: taken with kn_mm_blend");
+  release(&f);
+}
+END_TEST
+
 /* Scaled products (scaled_products.c, PolyBench's gemm and 2mm in plain
  * C), at plain -O2 and with -fno-unroll-loops: the whole nest is one
  * product, its outermost loop the nest's (so one launch, not one per row),
@@ -995,10 +1081,32 @@ START_TEST(post_elem_own) {
 }
 END_TEST
 
-/* Two operations after the sum (`s + b[i] * c`): no product. */
-START_TEST(neg_post_elem) {
+/* `y[i] = s + b[i] * c` (two_ops): since issue 19 round 10 a product
+ * with an element added after its sum, scaled (kn_mm_blend, no
+ * kn_mm_post): b's element at the output's index, c the argument, b's
+ * range read; before, no product.  Two operations of which the second
+ * has no element (`s / d + 1.0f`, neg_two_consts) are still none. */
+START_TEST(post_two_ops) {
   fixture f;
   recognise_with(&f, "post_elem.c", "neg_two_ops", false, post_flags[_i]);
+  if (f.skipped) return;
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  const kn_matmul *mm = &n->desc.matmul;
+  LLVMValueRef fn = unit_ir_exported(f.mod, "neg_two_ops");
+  ck_assert(n->check_overlap && !mm->accumulate && !mm->post.on);
+  ck_assert(mm->blend.on && mm->blend.scaled && !mm->blend.guarded && !mm->blend.first);
+  ck_assert(n->binds[mm->blend.param].value == LLVMGetParam(fn, 3));
+  ck_assert(!(mm->blend.e.offset.is_param == mm->c.offset.is_param && mm->blend.e.offset.value == mm->c.offset.value));
+  int reads = 0;
+  for (int i = 0; i < n->nranges; i++) reads += !n->ranges[i].is_write;
+  ck_assert_int_eq(reads, 3);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_post_elem) {
+  fixture f;
+  recognise_with(&f, "post_elem.c", "neg_two_consts", false, post_flags[_i]);
   if (f.skipped) return;
   for (int i = 0; i < f.res.nnests; i++)
     ck_assert_msg(!f.res.nests[i].ok || f.res.nests[i].desc.kind != KN_MATMUL, "nest %d taken as a product", i);
@@ -1579,6 +1687,8 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, sums_in_memory, 0, 8);
   tcase_add_loop_test(tc, neg_sums_in_memory, 0, 2);
   tcase_add_loop_test(tc, blas_columns, 0, 4);
+  tcase_add_loop_test(tc, blas_epilogues, 0, 2 * NBLEND);
+  tcase_add_loop_test(tc, neg_blas_epilogue, 0, 2);
   tcase_add_test(tc, matmul_bias_start);
   tcase_add_loop_test(tc, scaled_products, 0, 2 * NSCALED);
   tcase_add_loop_test(tc, neg_scaled_products, 0, 7);
@@ -1592,6 +1702,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, div_by_elem, 0, 2);
   tcase_add_loop_test(tc, neg_post_scaled, 0, 2);
   tcase_add_loop_test(tc, post_elem, 0, 3 * NPOSTE);
+  tcase_add_loop_test(tc, post_two_ops, 0, 3);
   tcase_add_loop_test(tc, neg_post_elem, 0, 3);
   tcase_add_loop_test(tc, post_elem_own, 0, 3);
   tcase_add_loop_test(tc, post_relu, 0, 3 * NRELU);

@@ -6,7 +6,9 @@
  * sum the right operand); bias_after: y = W x + bias, the bias added
  * after the sum (not its start: another rounding order); plus_matrix: C
  * = A B + D elementwise after each sum (f32); neg_two_ops: y[i] = s +
- * b[i] * c (two operations after the sum: no element post); residual_add:
+ * b[i] * c (two operations after the sum: no element post; since issue
+ * 19 round 10 an element added, scaled: kn_mm_blend); neg_two_consts:
+ * y[i] = s / d + 1.0f (no element: no product); residual_add:
  * x[i] += W o after the sum (C's own element: no read range of its own). */
 void residual(int n, double *r, const double *b, const double *A, const double *x) {
   for (int i = 0; i < n; i++) {
@@ -38,6 +40,14 @@ void neg_two_ops(int m, int n, float c, float *y, const float *W, const float *x
     float s = 0.0f;
     for (int k = 0; k < n; k++) s += W[i * n + k] * x[k];
     y[i] = s + b[i] * c;
+  }
+}
+
+void neg_two_consts(int m, int n, float d, float *y, const float *W, const float *x) {
+  for (int i = 0; i < m; i++) {
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) s += W[i * n + k] * x[k];
+    y[i] = s / d + 1.0f;
   }
 }
 
