@@ -351,8 +351,6 @@ static const struct {
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
     {"tests/gpu/e2e/map2d.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
-    {"tests/gpu/e2e/qlayer_i8.c",
-     "an i64 sum not re-rolled (not analysed yet)"},
     {"tests/gpu/e2e/quant.c",
      "main's fill `w[i] = v; v += c` (a running value) unrolled: not re-rolled (unrolled copies "
      "differ); until round 9 only its remainder loop (a down counter from n & C, C < 64) was offloaded, matching "
@@ -362,10 +360,6 @@ static const struct {
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "
      "trip_at_most); its unrolled loop is not re-rolled (not analysed further)"},
-    {"tests/unit/reroll/products.c",
-     "one i64 sum fewer at -O2: until round 9 the -O2 build matched through the remainder loop of an "
-     "unrolled i64 sum (a down counter from n & C), now refused as too little work; the unrolled sum is "
-     "not re-rolled (as qlayer_i8.c's i64 sum)"},
     {"tests/gpu/e2e/shapes.c",
      "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
     {"tests/gpu/e2e/stencil_wh.c",
