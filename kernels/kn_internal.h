@@ -260,6 +260,8 @@ int32_t kr_divide(kr_ctx *c, LLVMValueRef v, kn_type t);
  * signed, in the operation's width): no iteration can trap. */
 bool kr_safe_divisor(LLVMValueRef div);
 bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n);
+/* The same with a commutative operation's operands in either order. */
+bool kr_same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth);
 /* Same per-counter strides (constant and live-value parts). */
 bool kr_same_strides(const kn_addr *x, const kn_addr *y);
 bool kr_type_of(LLVMTypeRef t, kn_type *out);

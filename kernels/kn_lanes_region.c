@@ -1228,32 +1228,6 @@ static int32_t store_nodes(kr_ctx *c, LLVMValueRef st, int lane, kr_affine *a) {
   return r;
 }
 
-/* Whether the expressions at nodes x and y are the same, operands of a
- * commutative operation in either order (LLVM orders a product's operands
- * differently in the vector and the scalar loop; IEEE addition and
- * multiplication are commutative, exactly). */
-static bool same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
-  if (x < 0 || y < 0) return x == y;
-  if (depth > 64) return false;
-  const kn_expr *a = &c->nodes[x], *b = &c->nodes[y];
-  if (a->op != b->op || a->type != b->type || a->cmp != b->cmp) return false;
-  switch (a->op) {
-  case KN_E_CONST:
-  case KN_E_PARAM:
-  case KN_E_IV:
-  case KN_E_LOAD:
-    return kr_same_nodes(c, (unsigned)x, (unsigned)y, 1);
-  default:
-    break;
-  }
-  if (same_tree(c, a->a, b->a, depth + 1) && same_tree(c, a->b, b->b, depth + 1) &&
-      same_tree(c, a->c, b->c, depth + 1))
-    return true;
-  bool commutes = a->op == KN_E_ADD || a->op == KN_E_MUL || a->op == KN_E_AND || a->op == KN_E_OR ||
-                  a->op == KN_E_XOR;
-  return commutes && same_tree(c, a->a, b->b, depth + 1) && same_tree(c, a->b, b->a, depth + 1);
-}
-
 /* Appends the nodes of store st of region loop l (chain[depth-1] for the
  * time) at lane `lane` (-1: a scalar store) with unroll copy `copy` of
  * `copies`; compares them with the reference (*len 0: becomes it). */
@@ -1270,7 +1244,7 @@ static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int 
     *first = a;
     return true;
   }
-  return same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
+  return kr_same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
 }
 
 /* The copy number of each scalar store of l (U stores a trip, one element
@@ -1328,7 +1302,7 @@ static bool copies_alike(kr_ctx *c, const ir_loop *l, LLVMValueRef *terms, int U
     for (int q = 0; q < U && ok; q++) {
       if (q == z && *root < 0) continue;
       int32_t at = term_nodes(c, l, terms[q], -1, U, (q + first) % U);
-      ok = at >= 0 && same_tree(c, ref, at, 0);
+      ok = at >= 0 && kr_same_tree(c, ref, at, 0);
     }
     if (ok) {
       *root = ref;
@@ -1363,7 +1337,7 @@ static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
       c->unit_param = r->unit;
       for (int lane = 0; lane < (int)r->lanes; lane++) {
         int32_t at = term_nodes(c, r->loops[k], term, lane, (int)r->lanes, lane);
-        if (at < 0 || !same_tree(c, vroot, at, 0)) return c->unit_param = NULL, false;
+        if (at < 0 || !kr_same_tree(c, vroot, at, 0)) return c->unit_param = NULL, false;
       }
       c->unit_param = NULL;
       continue;
@@ -1378,7 +1352,7 @@ static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
     c->peel_j = r;
     int32_t at = term_nodes(c, r->rep, r->peel, -1, 1, 0);
     c->peel_j = NULL;
-    if (at < 0 || !same_tree(c, *root, at, 0)) return false;
+    if (at < 0 || !kr_same_tree(c, *root, at, 0)) return false;
   }
   return true;
 }

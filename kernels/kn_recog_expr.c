@@ -401,3 +401,29 @@ bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n) {
   }
   return true;
 }
+
+/* Whether the expressions at nodes x and y are the same, operands of a
+ * commutative operation in either order (LLVM orders a product's operands
+ * differently in the vector and the scalar loop, and in unrolled copies; IEEE addition and
+ * multiplication are commutative, exactly). */
+bool kr_same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
+  if (x < 0 || y < 0) return x == y;
+  if (depth > 64) return false;
+  const kn_expr *a = &c->nodes[x], *b = &c->nodes[y];
+  if (a->op != b->op || a->type != b->type || a->cmp != b->cmp) return false;
+  switch (a->op) {
+  case KN_E_CONST:
+  case KN_E_PARAM:
+  case KN_E_IV:
+  case KN_E_LOAD:
+    return kr_same_nodes(c, (unsigned)x, (unsigned)y, 1);
+  default:
+    break;
+  }
+  if (kr_same_tree(c, a->a, b->a, depth + 1) && kr_same_tree(c, a->b, b->b, depth + 1) &&
+      kr_same_tree(c, a->c, b->c, depth + 1))
+    return true;
+  bool commutes = a->op == KN_E_ADD || a->op == KN_E_MUL || a->op == KN_E_AND || a->op == KN_E_OR ||
+                  a->op == KN_E_XOR;
+  return commutes && kr_same_tree(c, a->a, b->b, depth + 1) && kr_same_tree(c, a->b, b->a, depth + 1);
+}

@@ -114,6 +114,23 @@ static LLVMValueRef first_load(const kr_ctx *c, LLVMValueRef v, int depth) {
   return NULL;
 }
 
+/* The key of a term for numbering unrolled copies: the first load's
+ * address constant, moved to the lowest (the highest when the loop steps
+ * down) of the term's loads with the same step.  A copy's loads all move
+ * by its copy number times that step, so the extreme moves alike, where
+ * the first load need not: clang commutes a copy's operands
+ * (`x[i+3] * x[i+4]` after `x[i+2] * x[i+3]`).  Only a numbering:
+ * build_terms proves every copy equal to copy 0. */
+static void term_key(kr_ctx *c, LLVMValueRef v, int depth, int64_t step, int64_t *key) {
+  if (depth > 16 || !LLVMIsAInstruction(v) || !ir_loop_defines(c->chain[0], v, c->cfg)) return;
+  if (LLVMIsALoadInst(v)) {
+    kr_affine a = kr_address(c, LLVMGetOperand(v, 0));
+    if (a.ok && kr_coeff(&a, c->depth - 1) == step && (step > 0 ? a.c < *key : a.c > *key)) *key = a.c;
+    return;
+  }
+  for (int k = 0; k < LLVMGetNumOperands(v); k++) term_key(c, LLVMGetOperand(v, (unsigned)k), depth + 1, step, key);
+}
+
 /* Numbers the terms as unrolled copies; the float chain must keep order. */
 static bool number_terms(kr_ctx *c, const accumulator *acc, int *copy_of) {
   int64_t keys[MAX_TERMS], step = 0;
@@ -124,6 +141,7 @@ static bool number_terms(kr_ctx *c, const accumulator *acc, int *copy_of) {
     if (!a.ok) return kr_fail(c, ld ? "non-affine address" : "reduction term reads no memory");
     keys[i] = a.c;
     step = kr_coeff(&a, c->depth - 1);
+    if (step) term_key(c, acc->terms[i], 0, step, &keys[i]);
   }
   if (!kr_assign_copies(keys, acc->nterms, step, copy_of)) return kr_fail(c, "unrolled copies differ");
   for (int i = 0; i < acc->nterms; i++)
@@ -148,7 +166,10 @@ static bool build_terms(kr_ctx *c, const accumulator *acc, const int *copy_of, i
       count = c->nnodes - start;
       continue;
     }
-    if (c->nnodes - start != count || !kr_same_nodes(c, first, start, count))
+    /* the same nodes, or the same tree with a commutative operation's
+     * operands swapped (integer and IEEE add and mul commute exactly) */
+    if (c->nnodes - start != count ||
+        !(kr_same_nodes(c, first, start, count) || kr_same_tree(c, *value, root, 0)))
       return kr_fail(c, "unrolled copies differ");
     c->nnodes = start;
     c->out->nranges = nranges;

@@ -137,6 +137,7 @@ int rr_subst_apply(rr_pass *p, int id, const rr_subst *s, int depth);
 bool rr_mentions(const rr_pass *p, int id, int what, int depth);
 void rr_subst_add(rr_subst *s, int from, int to);
 bool rr_varies(const rr_pass *p, int id, int depth);
+int rr_bool_at(LLVMValueRef v, LLVMValueRef x, uint64_t xv);
 int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv);
 bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k);
 LLVMValueRef rr_strip_bool(LLVMValueRef v, bool *negated);

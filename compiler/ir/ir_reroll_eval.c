@@ -379,11 +379,17 @@ static void cbits(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *one, ui
   }
 }
 
+/* An i1 value at x == xv: 1, 0, or -1 (not decided). */
+int rr_bool_at(LLVMValueRef v, LLVMValueRef x, uint64_t xv) {
+  uint64_t one, zero;
+  cbits(v, x, xv, &one, &zero, 0);
+  return one & 1 ? 1 : zero & 1 ? 0 : -1;
+}
+
 /* Which successor a conditional branch takes at x == xv: 0, 1, or -1. */
 int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv) {
-  uint64_t one, zero;
-  cbits(LLVMGetCondition(br), x, xv, &one, &zero, 0);
-  return one & 1 ? 0 : zero & 1 ? 1 : -1;
+  int v = rr_bool_at(LLVMGetCondition(br), x, xv);
+  return v < 0 ? -1 : 1 - v;
 }
 
 /* twasmc's lowering tests i1 values as icmp ne (zext c), 0. */

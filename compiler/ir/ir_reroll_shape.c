@@ -262,11 +262,87 @@ bool rr_counts_agree(rr_pass *p, const rr_shape *s) {
   return true;
 }
 
+static bool dominated_never_enters(const rr_pass *p, LLVMBasicBlockRef H, LLVMValueRef x, uint64_t xv);
+
+/* The y with `icmp pred y, k` == want, as an interval [lo, hi] of pred's
+ * order (signed or unsigned, w bits, bounds as unsigned bit patterns):
+ * 1, or 0 when no y has it, -1 when they are not one interval. */
+static int truth_interval(LLVMIntPredicate pred, uint64_t k, unsigned w, bool want, uint64_t *lo, uint64_t *hi) {
+  uint64_t m = rr_wmask(w), smin = 1ull << (w - 1), smax = smin - 1;
+  bool is_signed = pred == LLVMIntSGT || pred == LLVMIntSGE || pred == LLVMIntSLT || pred == LLVMIntSLE;
+  uint64_t bot = is_signed ? smin : 0, top = is_signed ? smax : m;
+  /* y > k, y >= k, y < k, y <= k in the order; negated when !want */
+  bool gt = pred == LLVMIntSGT || pred == LLVMIntUGT, ge = pred == LLVMIntSGE || pred == LLVMIntUGE;
+  bool lt = pred == LLVMIntSLT || pred == LLVMIntULT, le = pred == LLVMIntSLE || pred == LLVMIntULE;
+  if (!want) {
+    bool g = gt, e = ge;
+    gt = le, ge = lt, lt = e, le = g;
+  }
+  k &= m;
+  if (gt) return k == top ? 0 : (*lo = (k + 1) & m, *hi = top, 1);
+  if (ge) return *lo = k, *hi = top, 1;
+  if (lt) return k == bot ? 0 : (*lo = bot, *hi = (k - 1) & m, 1);
+  if (le) return *lo = bot, *hi = k, 1;
+  if (pred == LLVMIntEQ && want) return *lo = *hi = k, 1;
+  if (pred == LLVMIntNE && !want) return *lo = *hi = k, 1;
+  return -1;
+}
+
+static bool signed_pred(LLVMIntPredicate pr) {
+  return pr == LLVMIntSGT || pr == LLVMIntSGE || pr == LLVMIntSLT || pr == LLVMIntSLE;
+}
+
+/* x = select(c, y, C) or select(c, C, y) with C constant and c an icmp of
+ * y with a constant (clang's max(n, 1) before a loop it guards with
+ * n >= 2): at x == xv either the arm y is chosen and y == xv (impossible
+ * where c at y == xv chooses C), or xv == C and c chooses C, for every y
+ * of an interval of c's order.  H's branch, an icmp of y with a constant
+ * in the same order (monotone in y there), is decided on that interval
+ * when it goes to E at both ends. */
+static bool select_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValueRef x, uint64_t xv) {
+  if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMSelect) return false;
+  LLVMValueRef c = LLVMGetOperand(x, 0), t = LLVMGetOperand(x, 1), f = LLVMGetOperand(x, 2);
+  bool y_true = LLVMIsAConstantInt(f);
+  LLVMValueRef y = y_true ? t : f, C = y_true ? f : t;
+  unsigned w = rr_width(LLVMTypeOf(x));
+  if (!LLVMIsAConstantInt(C) || LLVMIsAConstantInt(y) || !w || w > 64) return false;
+  bool neg;
+  c = rr_strip_bool(c, &neg);
+  if (!LLVMIsAICmpInst(c) || LLVMGetOperand(c, 0) != y || !LLVMIsAConstantInt(LLVMGetOperand(c, 1))) return false;
+  /* y chosen: c (after the strip) is y_true != neg at y == xv */
+  int cv = rr_bool_at(c, y, xv);
+  if (cv != ((int)y_true != (int)neg) && cv >= 0) {
+    /* impossible: c at y == xv chooses C */
+  } else if (!(rr_branch_at(rr_cond_br(H), y, xv) == e_side || dominated_never_enters(p, H, y, xv))) {
+    return false;
+  }
+  uint64_t cv0 = LLVMConstIntGetZExtValue(C) & rr_wmask(w);
+  if ((xv & rr_wmask(w)) != cv0) return true;
+  /* C chosen: c is !y_true != neg, for y in [lo, hi] */
+  uint64_t lo = 0, hi = 0;
+  int iv = truth_interval(LLVMGetICmpPredicate(c), LLVMConstIntGetZExtValue(LLVMGetOperand(c, 1)), w,
+                          y_true == neg, &lo, &hi);
+  if (iv == 0) return true;
+  LLVMValueRef hb = rr_cond_br(H);
+  bool hneg;
+  LLVMValueRef hc = hb ? rr_strip_bool(LLVMGetCondition(hb), &hneg) : NULL;
+  if (iv < 0 || !hc || !LLVMIsAICmpInst(hc) || LLVMGetOperand(hc, 0) != y ||
+      !LLVMIsAConstantInt(LLVMGetOperand(hc, 1)) ||
+      signed_pred(LLVMGetICmpPredicate(hc)) != signed_pred(LLVMGetICmpPredicate(c)) ||
+      LLVMGetICmpPredicate(hc) == LLVMIntEQ || LLVMGetICmpPredicate(hc) == LLVMIntNE)
+    return false;
+  return rr_branch_at(hb, y, lo) == e_side && rr_branch_at(hb, y, hi) == e_side;
+}
+
 /* At x == xv, H takes its branch to E (side e_side), or H is not reached:
  * a branch dominating it goes elsewhere (H's only way in is from its
- * idom D). */
+ * idom D), or x is a select that cannot be xv where H enters. */
 bool rr_never_enters(const rr_pass *p, LLVMBasicBlockRef H, int e_side, LLVMValueRef x, uint64_t xv) {
   if (rr_branch_at(rr_cond_br(H), x, xv) == e_side) return true;
+  return dominated_never_enters(p, H, x, xv) || select_never_enters(p, H, e_side, x, xv);
+}
+
+static bool dominated_never_enters(const rr_pass *p, LLVMBasicBlockRef H, LLVMValueRef x, uint64_t xv) {
   for (int b = rr_bb_index(p, H); b != 0; b = p->dom.idom[b]) {
     int d = p->dom.idom[b];
     LLVMValueRef br = rr_cond_br(p->cfg.blocks[d].bb);

@@ -344,15 +344,17 @@ static const struct {
     {"tests/gpu/detect/batch_i8_ptr.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/detect/counter.c",
-     "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+     "prefix (`a[i] = a[i-1] + 1`): the Wasm code stores its by-4 copies at a+16, a+12, a+8, a+4, not in "
+     "the iterations' order, and computes the values after the loop in its exit block: not re-rolled (a "
+     "reordered store is not exact under a trap without a version: ARCHITECTURE.md, the re-roll); ramp agrees"},
     {"tests/gpu/e2e/batch_odd.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/counter.c",
-     "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+     "k_prefix as detect/counter.c's prefix; k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its "
+     "by-4 copies in the order 3, 0, 2, 1: neither re-rolled (store order, as detect/counter.c)"},
     {"tests/gpu/e2e/map2d.c",
-     "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
-    {"tests/gpu/e2e/qlayer_i8.c",
-     "an i64 sum not re-rolled (not analysed yet)"},
+     "k_iota's inner loop stores its by-4 copies in the order 0, 3, 2, 1: not re-rolled (store order, as "
+     "detect/counter.c): a 1-D map of the unrolled loop where -fno-unroll-loops has one 2-D map"},
     {"tests/gpu/e2e/quant.c",
      "main's fill `w[i] = v; v += c` (a running value) unrolled: not re-rolled (unrolled copies "
      "differ); until round 9 only its remainder loop (a down counter from n & C, C < 64) was offloaded, matching "
@@ -362,12 +364,10 @@ static const struct {
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "
      "trip_at_most); its unrolled loop is not re-rolled (not analysed further)"},
-    {"tests/unit/reroll/products.c",
-     "one i64 sum fewer at -O2: until round 9 the -O2 build matched through the remainder loop of an "
-     "unrolled i64 sum (a down counter from n & C), now refused as too little work; the unrolled sum is "
-     "not re-rolled (as qlayer_i8.c's i64 sum)"},
     {"tests/gpu/e2e/shapes.c",
-     "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+     "one nest more at -O2: blur (0x402, a 2-D u8 map once clang unrolls its constant 3x3 window); with "
+     "-fno-unroll-loops the window loops stay and the nest is refused (stores outside the inner loops); the "
+     "other 17 agree"},
     {"tests/gpu/e2e/stencil_wh.c",
      "main's loop over seven constant sizes of k_jacobi is fully unrolled at -O2: each inlined copy has a "
      "constant size and is refused as too little work (a map with -fno-unroll-loops, its sizes read "
@@ -381,13 +381,17 @@ static const struct {
      "built with -msimd128: with unrolling on, the vectorised loops leave more scalar remainder and "
      "epilogue loops, each offloaded as a map of its own (14 nests against 11)"},
     {"tests/unit/reroll/matmul.c",
-     "unrolled copies not re-rolled (stored in another order than the iterations, or an unrolled inner loop of a 2-D map)"},
+     "main (every kernel inlined): three 1-D f32 maps with -fno-unroll-loops (0x37a3, 0x3938, 0x3aff), one at "
+     "-O2 (0x3c29); not classified loop by loop"},
     {"tests/unit/reroll/guards.c",
      "main (func[20]) offloads one 1-D f32 map fewer at -O2: its inlined copy of rows_if's x loop "
      "(`fout[r + x] = fin[r + x] + 0.5f`, global arrays) is re-rolled, but then one counter addresses "
      "both arrays from one base, 9216 bytes apart, which kn_recog_map.c's check_dependences refuses "
      "as a loop-carried dependence; with -fno-unroll-loops each has a counter of its own (two bases, "
-     "left to the runtime's overlap check)"},
+     "left to the runtime's overlap check); and one i64 reduce fewer: dots_i64 (round 10), which this "
+     "one-step build's wasm-opt inlines into main, is a reduce with -fno-unroll-loops (0x37af) and refused "
+     "at -O2 (not a single chain of loops, non-affine address; not analysed; its two-step build is "
+     "re-rolled, test_reroll)"},
     {"tests/gpu/detect/heads.c",
      "heads_mix (a batch of matrix-vector products whose matrix is read along the outputs): at -O2 clang "
      "unrolls its t loop and splits the nest in three, which the batch reading does not re-roll (refused: "

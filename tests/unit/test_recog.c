@@ -189,6 +189,13 @@ END_TEST
 START_TEST(max_i32) { check_reduce("max_i32.c", "max_i32", KN_RED_SMAX, KN_I32); }
 END_TEST
 
+/* Unrolled by four at -O2: each x[k] loaded once for two copies, the last
+ * copy's product written x[i+3] * x[i+4] where the others read the higher
+ * address first (copies numbered by their lowest load, compared up to a
+ * commuted operation). */
+START_TEST(lag_i64) { check_reduce("lag_i64.c", "lag_i64", KN_RED_ADD, KN_I64); }
+END_TEST
+
 START_TEST(dot_f32) {
   fixture f;
   recognise(&f, "dot_f32.c", "dot_f32", false);
@@ -1662,6 +1669,7 @@ static Suite *recog_suite(void) {
   tcase_add_test(tc, dot_i32);
   tcase_add_test(tc, dot_i64);
   tcase_add_test(tc, max_i32);
+  tcase_add_test(tc, lag_i64);
   tcase_add_test(tc, dot_f32);
   tcase_add_test(tc, matmul_ijk_f32);
   tcase_add_test(tc, matmul_ikj_f32);

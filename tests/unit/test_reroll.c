@@ -89,6 +89,7 @@ static const pass_case pass_cases[] = {
     {"guards", "xor_down", true},  /* by 4 with a remainder: -28, -7 per iteration (i32 sum) */
     {"guards", "rows_if", true},   /* by 4: bypass `w - 1 <u 3` hoisted, the remainder loop goes */
     {"guards", "scale_ld", true},  /* by 4: every copy loads scale[0] */
+    {"guards", "dots_i64", true},  /* by 2: count select(k0 > 1, k0, 1), bypass `k0 >= 2` */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */

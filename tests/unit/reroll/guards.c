@@ -8,7 +8,11 @@
  * which also double or quadruple to the step.  By four with a remainder, in order: rows_if, whose bypass
  * `w - 1 <u 3` (hoisted out of the row loop) is read as x + K <u C, so
  * that the remainder loop goes; scale_ld, whose copies each load
- * scale[0] (an address the step leaves alone), chained in order.  Sizes
+ * scale[0] (an address the step leaves alone), chained in order.  By two
+ * inside a 2-D nest: dots_i64's i64 sum over p < k with k = max(k0, 1),
+ * which clang counts as x = select(k0 > 1, k0, 1) behind the bypass
+ * `k0 >= 2` (qlayer_i8.c's check of its products): the odd x = 1 is kept
+ * out for every k0 <= 1 (the interval the select gives 1 on).  Sizes
  * -3 to 40 reach every bypass and remainder. */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +46,17 @@ __attribute__((noinline)) void scale_ld(int n, const float *scale, const float *
   for (int i = 0; i < n; i++) y[i] = x[i] * scale[0];
 }
 
+__attribute__((noinline)) int dots_i64(int m, int n, int k0, const int *a, const int *b, const int *c) {
+  int k = k0 > 0 ? k0 : 1, wrapped = 0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      long long exact = 0;
+      for (int p = 0; p < k; p++) exact += (long long)a[i * k + p] * b[p * n + j];
+      wrapped += exact != (long long)c[i * n + j];
+    }
+  return wrapped;
+}
+
 static int flags[N];
 static float fin[N * N], fout[N * N];
 static int ic[N * N];
@@ -68,6 +83,8 @@ int main(void) {
     grid_down(n / 5 + 1, n, ic);
     mix(ic, sizeof ic);
     int x = xor_down(n, 77 - n, ic);
+    mix(&x, sizeof x);
+    x = dots_i64(n / 8 + 1, n / 6 + 1, n / 2, ic, ic + 3, ic + 100);
     mix(&x, sizeof x);
     printf("%d %08x\n", n, H);
   }
