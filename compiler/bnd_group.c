@@ -12,7 +12,10 @@
  * exactly when the which block would pick it: left to the guard pages,
  * each with its own label, they trap at the access the check would have
  * named (a dlmalloc `free` reads a chunk's fd and bk, offsets 8 and 12,
- * under one check of 16 bytes). */
+ * under one check of 16 bytes).  Loads proved inside memory by another
+ * access or a kept check (late_anchored) may lie between: they cannot
+ * fault (SQLite's binary search reads the page's mask and data pointer
+ * between the check of a cell pointer's two bytes and its loads). */
 #include "bnd_late.h"
 
 #include <string.h>
@@ -45,6 +48,20 @@ static LLVMValueRef peel_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n,
   return NULL;
 }
 
+/* v (on the path) as base + k, k a constant or a phi of constants that the
+ * path resolves (LLVM sinks the which blocks of several checks into one,
+ * each `size - less` then an add of a phi of their constants). */
+static LLVMValueRef plus_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n, int64_t *k) {
+  v = on_path(v, path, n);
+  LLVMValueRef c = v && LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd
+                       ? on_path(LLVMGetOperand(v, 1), path, n) : NULL;
+  if (c && LLVMIsAConstantInt(c)) {
+    *k = LLVMConstIntGetSExtValue(c);
+    return on_path(LLVMGetOperand(v, 0), path, n);
+  }
+  return peel_on_path(v, path, n, k);
+}
+
 /* The offsets and ends the trap path of check ch (index: what its end is
  * over) picks from, in access order. */
 static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
@@ -65,6 +82,8 @@ static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
   if (!call || LLVMGetNumArgOperands(call) != 4) return false;
   LLVMValueRef cmp = LLVMGetCondition(ch->br);
   LLVMValueRef size = LLVMGetOperand(cmp, LLVMGetOperand(cmp, 0) == ch->end ? 1 : 0);
+  int64_t size_k;
+  LLVMValueRef size_base = late_peel(size, &size_k);
   LLVMValueRef v = on_path(LLVMGetOperand(call, 3), path, n);
   g->n = 0;
   while (v && LLVMIsASelectInst(v) && g->n < LATE_MAX_GROUP - 1) {
@@ -77,9 +96,14 @@ static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
       LLVMValueRef t = a;
       a = b, b = t, p = LLVMIntUGT;
     }
-    int64_t k;
-    if (p != LLVMIntUGT || on_path(b, path, n) != size || peel_on_path(a, path, n, &k) != index) return false;
-    g->end[g->n] = k;
+    /* `end > size`, or InstCombine's `x > size - less` of `x + less >
+     * size` (size - less does not wrap where less is at most the check's
+     * own: bnd_insert.c forms that only where it cannot) */
+    int64_t k, less;
+    if (plus_on_path(b, path, n, &less) != size_base) return false;
+    less = -less;
+    if (p != LLVMIntUGT || less < 0 || less > ch->plus || peel_on_path(a, path, n, &k) != index) return false;
+    g->end[g->n] = k + less;
     g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(off);
     v = on_path(LLVMGetOperand(v, 2), path, n);
   }
@@ -107,6 +131,7 @@ int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef
     int64_t end;
     if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && late_access_end(c, i, &at, &end) && !late_safe_load(c, i)) {
       bool last = found == g->n - 1;
+      if ((at != index || end != g->end[found]) && LLVMIsALoadInst(i) && late_anchored(c, i)) continue;
       if (at != index || end != g->end[found] || late_copies_vector(i) || (!last && !LLVMIsALoadInst(i))) return 0;
       acc[found++] = i;
       continue;
