@@ -88,24 +88,31 @@ static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
   g->n = 0;
   while (v && LLVMIsASelectInst(v) && g->n < LATE_MAX_GROUP - 1) {
     LLVMValueRef cond = on_path(LLVMGetOperand(v, 0), path, n);
-    LLVMValueRef off = on_path(LLVMGetOperand(v, 1), path, n);
-    if (!cond || !LLVMIsAICmpInst(cond) || !off || !LLVMIsAConstantInt(off)) return false;
+    if (!cond || !LLVMIsAICmpInst(cond)) return false;
     LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
     LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
     if (p == LLVMIntULT) {
       LLVMValueRef t = a;
       a = b, b = t, p = LLVMIntUGT;
     }
-    /* `end > size`, or InstCombine's `x > size - less` of `x + less >
-     * size` (size - less does not wrap where less is at most the check's
-     * own: bnd_insert.c forms that only where it cannot) */
+    if (p != LLVMIntUGT) return false;
+    /* `end > size` picks the true arm; InstCombine writes `x + less >
+     * size` as `x > size - less`, and `x + 1 > size` as `size > x` with
+     * the arms swapped: `size - less > x + k` is `x + k + less + 1 <=
+     * size`, the access ending there does not fault.  size - less does
+     * not wrap where less is at most the check's own (bnd_insert.c forms
+     * that only where it cannot). */
     int64_t k, less;
-    if (plus_on_path(b, path, n, &less) != size_base) return false;
+    bool fits;
+    if (plus_on_path(b, path, n, &less) == size_base && peel_on_path(a, path, n, &k) == index) fits = false;
+    else if (plus_on_path(a, path, n, &less) == size_base && peel_on_path(b, path, n, &k) == index) fits = true;
+    else return false;
     less = -less;
-    if (p != LLVMIntUGT || less < 0 || less > ch->plus || peel_on_path(a, path, n, &k) != index) return false;
-    g->end[g->n] = k + less;
+    LLVMValueRef off = on_path(LLVMGetOperand(v, fits ? 2 : 1), path, n);
+    if (less < 0 || less > ch->plus || !off || !LLVMIsAConstantInt(off)) return false;
+    g->end[g->n] = k + less + fits;
     g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(off);
-    v = on_path(LLVMGetOperand(v, 2), path, n);
+    v = on_path(LLVMGetOperand(v, fits ? 1 : 2), path, n);
   }
   if (!v || !LLVMIsAConstantInt(v) || g->n == 0) return false;
   g->end[g->n] = -1; /* the last: the check's end */
