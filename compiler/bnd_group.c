@@ -64,7 +64,13 @@ static LLVMValueRef plus_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n,
 
 /* The offsets and ends the trap path of check ch (index: what its end is
  * over) picks from, in access order. */
-static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
+/* Functions of more blocks than this read only `end > size` in a which
+ * block: Lua's luaV_execute (1,399 blocks) lost 3 % to its allocation once
+ * InstCombine's forms let the rule take checks there (PERFORMANCE.md "Real
+ * programs, round 9"). */
+#define GROUP_FORMS_MAX_BLOCKS 1000
+
+static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g, bool big) {
   LLVMBasicBlockRef path[6];
   int n = 0;
   path[n++] = LLVMGetInstructionParent(ch->br);
@@ -108,6 +114,7 @@ static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
     else if (plus_on_path(a, path, n, &less) == size_base && peel_on_path(b, path, n, &k) == index) fits = true;
     else return false;
     less = -less;
+    if (big && (fits || on_path(b, path, n) != size)) return false;
     LLVMValueRef off = on_path(LLVMGetOperand(v, fits ? 2 : 1), path, n);
     if (less < 0 || less > ch->plus || !off || !LLVMIsAConstantInt(off)) return false;
     g->end[g->n] = k + less + fits;
@@ -129,7 +136,7 @@ int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef
   if (cont == LLVMGetSuccessor(br, ch.trap_succ) || !late_only_from(cont, br)) return 0;
   int64_t d;
   LLVMValueRef index = late_peel(ch.end, &d);
-  if (!group_of(&ch, index, g)) return 0;
+  if (!group_of(&ch, index, g, LLVMCountBasicBlocks(c->fn) > GROUP_FORMS_MAX_BLOCKS)) return 0;
   g->end[g->n - 1] = d + ch.plus;
   c->self = br;
   int found = 0;

@@ -290,6 +290,38 @@ START_TEST(group_which_swapped_labelled) {
 }
 END_TEST
 
+/* f10's body behind a dispatch over 1,100 cases, each calling an import:
+ * a function of more than GROUP_FORMS_MAX_BLOCKS blocks keeps that check. */
+START_TEST(group_forms_not_in_big_functions) {
+  size_t cap = 1 << 17, len = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  len += (size_t)snprintf(text + len, cap - len,
+                          "(module (import \"env\" \"f\" (func $f (param i32))) (memory 1)\n"
+                          "  (func (param $p i32) (param $x i32) (result i32) (local $h i32)\n");
+  for (int k = 0; k < 1100; k++)
+    len += (size_t)snprintf(text + len, cap - len,
+                            "    (if (i32.eq (local.get $x) (i32.const %d)) (then (call $f (i32.const %d))))\n", k,
+                            k * 7);
+  snprintf(text + len, cap - len,
+           "    (local.set $h (i32.and (i32.load8_u (local.get $p)) (i32.const 63)))\n"
+           "    (block $b (block $a\n"
+           "      (br_table $a $b (i32.load8_u offset=1 (local.get $p))))\n"
+           "      (return (i32.load8_u (i32.add (local.get $p) (local.get $h)))))\n"
+           "    (local.get $h)))\n");
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  unit_ir m = unit_ir_of_wat("guard-shape-big", text, &o);
+  free(text);
+  LLVMValueRef fn = unit_ir_func(&m, 1);
+  ck_assert_int_gt(LLVMCountBasicBlocks(fn), 1000);
+  shape s = shape_of(&m, 1);
+  ck_assert_int_ge(s.checks, 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 START_TEST(without_guard_pass_checks_stay) {
   unit_ir m = ir_of("guard");
   shape s = shape_of(&m, 0);
@@ -313,6 +345,7 @@ static Suite *guard_shape_suite(void) {
   tcase_add_test(tc, cell_bytes_past_proved_loads);
   tcase_add_test(tc, cell_bytes_proved_a_join_away);
   tcase_add_test(tc, group_which_swapped_labelled);
+  tcase_add_test(tc, group_forms_not_in_big_functions);
   tcase_add_test(tc, without_guard_pass_checks_stay);
   suite_add_tcase(s, tc);
   return s;
