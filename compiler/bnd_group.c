@@ -12,7 +12,10 @@
  * exactly when the which block would pick it: left to the guard pages,
  * each with its own label, they trap at the access the check would have
  * named (a dlmalloc `free` reads a chunk's fd and bk, offsets 8 and 12,
- * under one check of 16 bytes). */
+ * under one check of 16 bytes).  Loads proved inside memory by another
+ * access or a kept check (late_anchored) may lie between: they cannot
+ * fault (SQLite's binary search reads the page's mask and data pointer
+ * between the check of a cell pointer's two bytes and its loads). */
 #include "bnd_late.h"
 
 #include <string.h>
@@ -45,9 +48,29 @@ static LLVMValueRef peel_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n,
   return NULL;
 }
 
+/* v (on the path) as base + k, k a constant or a phi of constants that the
+ * path resolves (LLVM sinks the which blocks of several checks into one,
+ * each `size - less` then an add of a phi of their constants). */
+static LLVMValueRef plus_on_path(LLVMValueRef v, LLVMBasicBlockRef *path, int n, int64_t *k) {
+  v = on_path(v, path, n);
+  LLVMValueRef c = v && LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAdd
+                       ? on_path(LLVMGetOperand(v, 1), path, n) : NULL;
+  if (c && LLVMIsAConstantInt(c)) {
+    *k = LLVMConstIntGetSExtValue(c);
+    return on_path(LLVMGetOperand(v, 0), path, n);
+  }
+  return peel_on_path(v, path, n, k);
+}
+
 /* The offsets and ends the trap path of check ch (index: what its end is
  * over) picks from, in access order. */
-static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
+/* Functions of more blocks than this read only `end > size` in a which
+ * block: Lua's luaV_execute (1,399 blocks) lost 3 % to its allocation once
+ * InstCombine's forms let the rule take checks there (PERFORMANCE.md "Real
+ * programs, round 9"). */
+#define GROUP_FORMS_MAX_BLOCKS 1000
+
+static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g, bool big) {
   LLVMBasicBlockRef path[6];
   int n = 0;
   path[n++] = LLVMGetInstructionParent(ch->br);
@@ -65,23 +88,38 @@ static bool group_of(const bnd_check *ch, LLVMValueRef index, late_group *g) {
   if (!call || LLVMGetNumArgOperands(call) != 4) return false;
   LLVMValueRef cmp = LLVMGetCondition(ch->br);
   LLVMValueRef size = LLVMGetOperand(cmp, LLVMGetOperand(cmp, 0) == ch->end ? 1 : 0);
+  int64_t size_k;
+  LLVMValueRef size_base = late_peel(size, &size_k);
   LLVMValueRef v = on_path(LLVMGetOperand(call, 3), path, n);
   g->n = 0;
   while (v && LLVMIsASelectInst(v) && g->n < LATE_MAX_GROUP - 1) {
     LLVMValueRef cond = on_path(LLVMGetOperand(v, 0), path, n);
-    LLVMValueRef off = on_path(LLVMGetOperand(v, 1), path, n);
-    if (!cond || !LLVMIsAICmpInst(cond) || !off || !LLVMIsAConstantInt(off)) return false;
+    if (!cond || !LLVMIsAICmpInst(cond)) return false;
     LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
     LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
     if (p == LLVMIntULT) {
       LLVMValueRef t = a;
       a = b, b = t, p = LLVMIntUGT;
     }
-    int64_t k;
-    if (p != LLVMIntUGT || on_path(b, path, n) != size || peel_on_path(a, path, n, &k) != index) return false;
-    g->end[g->n] = k;
+    if (p != LLVMIntUGT) return false;
+    /* `end > size` picks the true arm; InstCombine writes `x + less >
+     * size` as `x > size - less`, and `x + 1 > size` as `size > x` with
+     * the arms swapped: `size - less > x + k` is `x + k + less + 1 <=
+     * size`, the access ending there does not fault.  size - less does
+     * not wrap where less is at most the check's own (bnd_insert.c forms
+     * that only where it cannot). */
+    int64_t k, less;
+    bool fits;
+    if (plus_on_path(b, path, n, &less) == size_base && peel_on_path(a, path, n, &k) == index) fits = false;
+    else if (plus_on_path(a, path, n, &less) == size_base && peel_on_path(b, path, n, &k) == index) fits = true;
+    else return false;
+    less = -less;
+    if (big && (fits || on_path(b, path, n) != size)) return false;
+    LLVMValueRef off = on_path(LLVMGetOperand(v, fits ? 2 : 1), path, n);
+    if (less < 0 || less > ch->plus || !off || !LLVMIsAConstantInt(off)) return false;
+    g->end[g->n] = k + less + fits;
     g->offset[g->n++] = (uint32_t)LLVMConstIntGetZExtValue(off);
-    v = on_path(LLVMGetOperand(v, 2), path, n);
+    v = on_path(LLVMGetOperand(v, fits ? 1 : 2), path, n);
   }
   if (!v || !LLVMIsAConstantInt(v) || g->n == 0) return false;
   g->end[g->n] = -1; /* the last: the check's end */
@@ -98,7 +136,7 @@ int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef
   if (cont == LLVMGetSuccessor(br, ch.trap_succ) || !late_only_from(cont, br)) return 0;
   int64_t d;
   LLVMValueRef index = late_peel(ch.end, &d);
-  if (!group_of(&ch, index, g)) return 0;
+  if (!group_of(&ch, index, g, LLVMCountBasicBlocks(c->fn) > GROUP_FORMS_MAX_BLOCKS)) return 0;
   g->end[g->n - 1] = d + ch.plus;
   c->self = br;
   int found = 0;
@@ -107,6 +145,7 @@ int late_group_guarded(late_ctx *c, LLVMValueRef br, late_group *g, LLVMValueRef
     int64_t end;
     if ((LLVMIsALoadInst(i) || LLVMIsAStoreInst(i)) && late_access_end(c, i, &at, &end) && !late_safe_load(c, i)) {
       bool last = found == g->n - 1;
+      if ((at != index || end != g->end[found]) && LLVMIsALoadInst(i) && late_anchored(c, i)) continue;
       if (at != index || end != g->end[found] || late_copies_vector(i) || (!last && !LLVMIsALoadInst(i))) return 0;
       acc[found++] = i;
       continue;

@@ -391,17 +391,27 @@ static bool after_access(late_ctx *c, LLVMValueRef load, LLVMValueRef index, int
 
 /* A load of linear memory proved inside memory: by an earlier access
  * (after_access), or by a check kept in place: one on its index with at
- * least its end, on the way to it through blocks of one predecessor
- * (memory never shrinks), other than the check being removed (the load
- * would then fault before the access that names the trap).  That check
- * is pinned: it may not be removed later. */
-static bool anchored(late_ctx *c, LLVMValueRef load) {
+ * least its end, whose way on (the edge into its continuation, which only
+ * it enters) dominates the load (memory never shrinks; the index's
+ * definition dominates the check, so after its last run before the load
+ * every way on passes that edge, as for after_access's accesses), other
+ * than the check being removed (the load would then fault before the
+ * access that names the trap).  The walk goes up through single
+ * predecessors and, at a join, to the immediate dominator (a loop's
+ * header: a check LICM left before the loop proves the loop's loads of
+ * the same fields; 30 Nov 2026, SQLite's binary search over a page's
+ * cells).  That check is pinned: it may not be removed later. */
+bool late_anchored(late_ctx *c, LLVMValueRef load) {
   LLVMValueRef index;
   int64_t end, reach;
   if (!late_access_end(c, load, &index, &end)) return false;
   if (after_access(c, load, index, end)) return true;
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred;
-  for (int hops = 0; hops < 64 && (pred = single_pred(bb)) != NULL; hops++, bb = pred) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(load), pred, up;
+  for (int hops = 0; hops < 64; hops++, bb = up) {
+    pred = single_pred(bb);
+    up = pred ? pred : late_idom(c, bb);
+    if (!up || up == bb) return false;
+    if (!pred) continue;
     LLVMValueRef term = LLVMGetBasicBlockTerminator(pred);
     bnd_check ch;
     if (term == c->self || !bnd_check_match(term, &ch) || LLVMGetSuccessor(term, !ch.trap_succ) != bb) continue;
@@ -542,7 +552,7 @@ static LLVMValueRef guarded(late_ctx *c, LLVMValueRef br, uint32_t *offset) {
       if (!ncrossed) return i;
       return LLVMIsALoadInst(i) && hoist_load(c, i, first_crossed, crossed, ncrossed) ? i : NULL;
     }
-    if (LLVMIsAPHINode(i) || late_pure(c, i) || (LLVMIsALoadInst(i) && (late_safe_load(c, i) || anchored(c, i))) ||
+    if (LLVMIsAPHINode(i) || late_pure(c, i) || (LLVMIsALoadInst(i) && (late_safe_load(c, i) || late_anchored(c, i))) ||
         (LLVMIsAStoreInst(i) && late_frame_store(i)) || reads_register(i)) {
       i = LLVMGetNextInstruction(i);
       continue;

@@ -44,6 +44,9 @@ LLVMValueRef late_peel(LLVMValueRef v, int64_t *k);
 bool late_split_address(const late_ctx *c, LLVMValueRef p, LLVMValueRef *index, int64_t *k);
 /* Where access i ends: mem_base + *index + *end (index NULL: none). */
 bool late_access_end(const late_ctx *c, LLVMValueRef i, LLVMValueRef *index, int64_t *end);
+/* Whether load i cannot fault: an access before it, or a check kept in
+ * place (pinned by this) on a way on that dominates it, covers its end. */
+bool late_anchored(late_ctx *c, LLVMValueRef load);
 /* Whether check br is pinned (proves a load left before an access). */
 bool late_is_pinned(const late_ctx *c, LLVMValueRef br);
 /* Whether term is the only branch into `to`. */

@@ -7,8 +7,9 @@
  * count shifts a possibly negative value, and the loads of a group
  * under one check (a `bounds_which` block picking the one that fails)
  * each labelled, and an access through a phi of addresses whose check
- * is on the phi of their indices.  tests/spec/traps/paired.wast,
- * anchored.wast, clamped.wast, picked.wast and carried.wast check the results and traps of the same
+ * is on the phi of their indices, and a group's check with loads proved
+ * elsewhere between it and its accesses.  tests/spec/traps/paired.wast,
+ * anchored.wast, clamped.wast, picked.wast, carried.wast and celled.wast check the results and traps of the same
  * functions. */
 #include <check.h>
 #include <stdio.h>
@@ -32,7 +33,19 @@
  * f5: an entry's tag and hash word read, the slot found past an if/else,
  * then the entry's 8-byte words copied there (tests/spec/traps/dominated.wast):
  * the first word's load lies between the first store's check and the
- * store, a join below the accesses that prove it. */
+ * store, a join below the accesses that prove it.
+ * f6, f7: a binary search over a page's cells (SQLite's): each step reads
+ * a cell pointer's two bytes big-endian under one check, the page's mask
+ * and data offset (loaded between that check and the bytes) proved by
+ * the check of the page header, and calls f6, which may grow memory
+ * (tests/spec/traps/celled.wast).
+ * f8, f9: the same search calling a comparator that cannot grow memory:
+ * LLVM unswitches the page header's check out of the loop, so the loads
+ * between the cell check and its bytes are proved a join away.
+ * f10: a record's header byte and type byte (SQLite's
+ * vdbeRecordCompareInt), one check of both; InstCombine writes the which
+ * block's `p + 1 > size` as `size > p`, its offsets swapped
+ * (tests/spec/traps/picked.wast "header"). */
 static const char *const module_text =
     "(module (memory 1)\n"
     "  (func (param $pc i32) (result i32) (local $acc i32) (local $op i32)\n"
@@ -87,7 +100,45 @@ static const char *const module_text =
     "    (local.set $q (i32.add (local.get $q) (i32.shl (i32.and (local.get $h) (i32.const 15)) (i32.const 5))))\n"
     "    (i64.store (local.get $q) (i64.load (local.get $p)))\n"
     "    (i64.store offset=8 (local.get $q) (i64.load offset=8 (local.get $p)))\n"
-    "    (i32.const 1)))\n";
+    "    (i32.const 1))\n"
+    "  (func $cmp (param $c i32) (result i32)\n"
+    "    (if (i32.eq (i32.load8_u (local.get $c)) (i32.const 9)) (then (drop (memory.grow (i32.const 0)))))\n"
+    "    (i32.sub (i32.load8_u (local.get $c)) (i32.const 7)))\n"
+    "  (func (param $pg i32) (result i32) (local $lo i32) (local $hi i32) (local $i i32) (local $c i32)\n"
+    "    (local.set $hi (i32.load16_u offset=24 (local.get $pg)))\n"
+    "    (loop $next\n"
+    "      (local.set $i (i32.shr_u (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)))\n"
+    "      (local.set $c (i32.add (i32.load offset=64 (local.get $pg))\n"
+    "        (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const -4))))\n"
+    "      (local.set $c (i32.add (i32.load offset=68 (local.get $pg))\n"
+    "        (i32.and (i32.load16_u offset=26 (local.get $pg))\n"
+    "          (i32.or (i32.shl (i32.load8_u (local.get $c)) (i32.const 8)) (i32.load8_u offset=1 (local.get $c))))))\n"
+    "      (if (i32.lt_s (call $cmp (local.get $c)) (i32.const 0))\n"
+    "        (then (local.set $lo (i32.add (local.get $i) (i32.const 1))))\n"
+    "        (else (local.set $hi (local.get $i))))\n"
+    "      (br_if $next (i32.lt_u (local.get $lo) (local.get $hi))))\n"
+    "    (local.get $lo))\n"
+    "  (func $cmp_pure (param $c i32) (result i32) (i32.sub (i32.load8_u (local.get $c)) (i32.const 7)))\n"
+    "  (func (param $pg i32) (result i32) (local $lo i32) (local $hi i32) (local $i i32) (local $c i32)\n"
+    "    (local.set $hi (i32.load16_u offset=24 (local.get $pg)))\n"
+    "    (loop $next\n"
+    "      (local.set $i (i32.shr_u (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)))\n"
+    "      (local.set $c (i32.add (i32.load offset=64 (local.get $pg))\n"
+    "        (i32.and (i32.shl (local.get $i) (i32.const 1)) (i32.const -4))))\n"
+    "      (local.set $c (i32.add (i32.load offset=68 (local.get $pg))\n"
+    "        (i32.and (i32.load16_u offset=26 (local.get $pg))\n"
+    "          (i32.or (i32.shl (i32.load8_u (local.get $c)) (i32.const 8)) (i32.load8_u offset=1 (local.get $c))))))\n"
+    "      (if (i32.lt_s (call $cmp_pure (local.get $c)) (i32.const 0))\n"
+    "        (then (local.set $lo (i32.add (local.get $i) (i32.const 1))))\n"
+    "        (else (local.set $hi (local.get $i))))\n"
+    "      (br_if $next (i32.lt_u (local.get $lo) (local.get $hi))))\n"
+    "    (local.get $lo))\n"
+    "  (func (param $p i32) (result i32) (local $h i32)\n"
+    "    (local.set $h (i32.and (i32.load8_u (local.get $p)) (i32.const 63)))\n"
+    "    (block $b (block $a\n"
+    "      (br_table $a $b (i32.load8_u offset=1 (local.get $p))))\n"
+    "      (return (i32.load8_u (i32.add (local.get $p) (local.get $h)))))\n"
+    "    (local.get $h)))\n";
 
 static unit_ir ir_of(const char *skip) {
   drv_options o;
@@ -206,6 +257,71 @@ START_TEST(load_proved_a_join_away) {
 }
 END_TEST
 
+START_TEST(cell_bytes_past_proved_loads) {
+  unit_ir m = ir_of(NULL);
+  shape s = shape_of(&m, 7);
+  /* only the page header's check (its fields read in the loop) stays; the
+   * cell pointer's two bytes each labelled */
+  ck_assert_int_eq(s.checks, 1);
+  ck_assert_int_ge(s.volatile8, 2);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+START_TEST(cell_bytes_proved_a_join_away) {
+  unit_ir m = ir_of(NULL);
+  shape s = shape_of(&m, 9);
+  /* the entry's check and the page header's before the loop stay (the
+   * latter proves the loop's loads of the header); the cell pointer's
+   * check in the loop goes */
+  ck_assert_int_eq(s.checks, 2);
+  ck_assert_int_ge(s.volatile8, 3);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+START_TEST(group_which_swapped_labelled) {
+  unit_ir m = ir_of(NULL);
+  shape s = shape_of(&m, 10);
+  /* the two bytes' check gone, each byte labelled (and the third load) */
+  ck_assert_int_eq(s.checks, 0);
+  ck_assert_int_eq(s.volatile8, 3);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+/* f10's body behind a dispatch over 1,100 cases, each calling an import:
+ * a function of more than GROUP_FORMS_MAX_BLOCKS blocks keeps that check. */
+START_TEST(group_forms_not_in_big_functions) {
+  size_t cap = 1 << 17, len = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  len += (size_t)snprintf(text + len, cap - len,
+                          "(module (import \"env\" \"f\" (func $f (param i32))) (memory 1)\n"
+                          "  (func (param $p i32) (param $x i32) (result i32) (local $h i32)\n");
+  for (int k = 0; k < 1100; k++)
+    len += (size_t)snprintf(text + len, cap - len,
+                            "    (if (i32.eq (local.get $x) (i32.const %d)) (then (call $f (i32.const %d))))\n", k,
+                            k * 7);
+  snprintf(text + len, cap - len,
+           "    (local.set $h (i32.and (i32.load8_u (local.get $p)) (i32.const 63)))\n"
+           "    (block $b (block $a\n"
+           "      (br_table $a $b (i32.load8_u offset=1 (local.get $p))))\n"
+           "      (return (i32.load8_u (i32.add (local.get $p) (local.get $h)))))\n"
+           "    (local.get $h)))\n");
+  drv_options o;
+  drv_options_default(&o);
+  o.opt_level = 2;
+  unit_ir m = unit_ir_of_wat("guard-shape-big", text, &o);
+  free(text);
+  LLVMValueRef fn = unit_ir_func(&m, 1);
+  ck_assert_int_gt(LLVMCountBasicBlocks(fn), 1000);
+  shape s = shape_of(&m, 1);
+  ck_assert_int_ge(s.checks, 1);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
 START_TEST(without_guard_pass_checks_stay) {
   unit_ir m = ir_of("guard");
   shape s = shape_of(&m, 0);
@@ -226,6 +342,10 @@ static Suite *guard_shape_suite(void) {
   tcase_add_test(tc, group_loads_each_labelled);
   tcase_add_test(tc, address_phi_read_through_its_index);
   tcase_add_test(tc, load_proved_a_join_away);
+  tcase_add_test(tc, cell_bytes_past_proved_loads);
+  tcase_add_test(tc, cell_bytes_proved_a_join_away);
+  tcase_add_test(tc, group_which_swapped_labelled);
+  tcase_add_test(tc, group_forms_not_in_big_functions);
   tcase_add_test(tc, without_guard_pass_checks_stay);
   suite_add_tcase(s, tc);
   return s;

@@ -22,6 +22,15 @@
   ;; the largest end first: one check, nothing for the others to name
   (func (export "wide_first") (param $p i32) (result i32)
     (i32.add (i32.load offset=12 (local.get $p)) (i32.load offset=8 (local.get $p))))
+  ;; a record's header size and first type, bytes 0 and 1 (SQLite's
+  ;; vdbeRecordCompareInt): LLVM writes the which block's `p + 1 > size`
+  ;; as `size > p` with the offsets swapped (bnd_group.c, 30 Nov 2026)
+  (func (export "header") (param $p i32) (result i32) (local $h i32)
+    (local.set $h (i32.and (i32.load8_u (local.get $p)) (i32.const 63)))
+    (block $b (block $a
+      (br_table $a $b (i32.load8_u offset=1 (local.get $p))))
+      (return (i32.load8_u (i32.add (local.get $p) (local.get $h)))))
+    (local.get $h))
   ;; the largest end in the middle (its check stays)
   (func (export "middle") (param $p i32) (result i32)
     (i32.add (i32.load (local.get $p))
@@ -53,3 +62,10 @@
 ;; the store past memory: traps at it, nothing written
 (assert_trap (invoke "bump" (i32.const 65524)) "out of bounds memory access")
 (assert_trap (invoke "bump" (i32.const 65528)) "out of bounds memory access")
+
+(assert_return (invoke "header" (i32.const 0)) (i32.const 1))
+(assert_return (invoke "header" (i32.const 1)) (i32.const 2))
+;; the type byte past memory: traps at it
+(assert_trap (invoke "header" (i32.const 65535)) "out of bounds memory access")
+;; both past memory: traps at the header's byte
+(assert_trap (invoke "header" (i32.const 65536)) "out of bounds memory access")
