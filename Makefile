@@ -358,12 +358,20 @@ $(GPU_MV_DIR)/ptx/.stamp: $(GPU_MV_DIR)/matvec_gen
 MV_VARIANTS ?= 16-16384-4 16-16384-4-2 16-8192-4-2 8-8192-4-2 8-16384-4-2 8-8192-4
 .PHONY: gpu-mv-variants
 gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
+# After the three numbers, any of: a DEPTH (1 or 2), wsN (the
+# warp-specialised body with a ring of N buffers, PTX_MV_WS), fN (its
+# first chunk N terms a row, PTX_MV_FIRST), pdl (programmatic dependent
+# launch on sm_90, PTX_MV_PDL); e.g. 16-16384-4-ws2-f64.  Each variant's
+# sm_80 PTX goes into NAME/sm80 (assembled by ptxas in `make
+# gpu-mv-check`, not loaded by matvec_bw).
 $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
-	@mkdir -p $(dir $@)
-	v=$*; set -- $$(echo $$v | tr - ' '); \
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$1 -DPTX_MV_TILE=$$2 \
-	  -DPTX_MV_AHEAD=$$3 -DPTX_MV_DEPTH=$${4:-1} tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
-	$(dir $@)gen $(dir $@) >/dev/null && rm -f $(dir $@)gen && touch $@
+	@mkdir -p $(dir $@)sm80
+	v=$*; set -- $$(echo $$v | tr - ' '); r=$$1 t=$$2 a=$$3; shift 3; d=1 x=""; \
+	for w; do case $$w in ws*) x="$$x -DPTX_MV_WS=$${w#ws}";; f*) x="$$x -DPTX_MV_FIRST=$${w#f}";; \
+	  pdl) x="$$x -DPTX_MV_PDL=1";; *) d=$$w;; esac; done; \
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$r -DPTX_MV_TILE=$$t \
+	  -DPTX_MV_AHEAD=$$a -DPTX_MV_DEPTH=$$d $$x tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
+	$(dir $@)gen $(dir $@) >/dev/null && $(dir $@)gen $(dir $@)sm80 80 >/dev/null && rm -f $(dir $@)gen && touch $@
 
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
