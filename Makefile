@@ -363,7 +363,7 @@ gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
 # first chunk N terms a row, PTX_MV_FIRST), pdl (programmatic dependent
 # launch on sm_90, PTX_MV_PDL); e.g. 16-16384-4-ws2-f64.  Each variant's
 # sm_80 PTX goes into NAME/sm80 (assembled by ptxas in `make
-# gpu-mv-check`, not loaded by matvec_bw).
+# gpu-mv-round`, not loaded by matvec_bw).
 $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
 	@mkdir -p $(dir $@)sm80
 	v=$*; set -- $$(echo $$v | tr - ' '); r=$$1 t=$$2 a=$$3; shift 3; d=1 x=""; \
@@ -372,6 +372,27 @@ $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c 
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$r -DPTX_MV_TILE=$$t \
 	  -DPTX_MV_AHEAD=$$a -DPTX_MV_DEPTH=$$d $$x tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
 	$(dir $@)gen $(dir $@) >/dev/null && $(dir $@)gen $(dir $@)sm80 80 >/dev/null && rm -f $(dir $@)gen && touch $@
+
+# Matrix-vector round 10 (docs/PERFORMANCE.md): the committed kernel's PTX
+# and the variants of MV_ROUND in $(GPU_MV_ROUND_DIR) (ptx/, variants/NAME/),
+# every PTX assembled by ptxas for sm_90 (and a variant's sm80/ for sm_80)
+# where ptxas is here; carried to the GPU machine and run there by
+# `bash tests/gpu/matvec/round.sh $(GPU_MV_ROUND_DIR) LOGS`.
+GPU_MV_ROUND_DIR := $(B)/gpu/mv-round
+PTXAS ?= /usr/local/cuda/bin/ptxas
+MV_ROUND ?= 16-16384-4-ws2 16-12288-4-ws3 16-8192-4-ws4 32-16384-4-ws2 16-16384-4-ws2-f64 16-8192-4-ws4-f32 \
+  16-16384-4-ws2-f64-pdl
+.PHONY: gpu-mv-round
+gpu-mv-round: $(GPU_MV_BIN) $(foreach v,$(MV_ROUND),$(GPU_MV_DIR)/variants/$(v)/.stamp)
+	rm -rf $(GPU_MV_ROUND_DIR) && mkdir -p $(GPU_MV_ROUND_DIR)/variants
+	cp -r $(GPU_MV_DIR)/ptx $(GPU_MV_ROUND_DIR)/
+	for v in $(MV_ROUND); do cp -r $(GPU_MV_DIR)/variants/$$v $(GPU_MV_ROUND_DIR)/variants/ || exit 1; done
+	@if [ -x $(PTXAS) ]; then \
+	  for f in $$(find $(GPU_MV_ROUND_DIR) -name '*.ptx'); do \
+	    case $$f in */sm80/*) sm=sm_80;; *) sm=sm_90;; esac; \
+	    $(PTXAS) -arch=$$sm $$f -o /dev/null || { echo "ptxas $$sm: $$f failed"; exit 1; }; \
+	  done; echo "ptxas: every PTX of $(GPU_MV_ROUND_DIR) assembles"; \
+	else echo "ptxas: not at $(PTXAS), PTX not assembled"; fi
 
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen

@@ -6,7 +6,10 @@
 // product at transformer shapes against the device-to-device copy
 // bandwidth measured in the same process.  Loads the PTX that matvec_gen
 // wrote into the folder argv[1] (`--time`: timings only; `--sweep`: K swept too; `--rows N`: PTX
-// of a variant with N outputs per block).  Built on the GPU machine:
+// of a variant with N outputs per block; `--floor`: the fixed cost split, an empty kernel
+// launched the same way and the kernel at K 0, 4 and 64; `--pdl`: every launch with
+// programmatic stream serialization, for a variant built with PTX_MV_PDL).  Built on the GPU
+// machine:
 //   nvcc -O2 -Xcompiler -ffp-contract=off -o matvec_bw tests/gpu/matvec/matvec_bw.cu -lcuda
 // Prints "FAIL ..." lines and exits 1 on a wrong result; timings as
 //   matvec f32 OUTxK (form): T us, G GB/s, P% of copy
@@ -22,6 +25,8 @@
 
 #define POOL_BYTES (1536ull << 20)
 static int64_t rows = 16;  // outputs per block: the kernel's launch rule (--rows N: a variant's)
+static bool pdl;           // --pdl: launches may overlap the previous one's tail
+static uint64_t grid_cap;  // at most this many blocks (0: the launch rule's), so blocks stride
 #define THREADS 256
 
 static int failures;
@@ -197,6 +202,29 @@ static bool check(const mv_run *r, const char *out_dev) {
   return !bad;
 }
 
+// One launch of f on `blocks` blocks of THREADS; with --pdl through
+// cuLaunchKernelEx and the programmatic-serialization attribute (CUDA 12).
+static void launch_fn(CUfunction f, unsigned blocks, void **args, CUstream st) {
+#if CUDA_VERSION >= 12000
+  if (pdl) {
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = blocks, cfg.gridDimY = 1, cfg.gridDimZ = 1;
+    cfg.blockDimX = THREADS, cfg.blockDimY = 1, cfg.blockDimZ = 1;
+    cfg.hStream = st;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    CK(cuLaunchKernelEx(&cfg, f, args, NULL));
+    return;
+  }
+#endif
+  CK(cuLaunchKernel(f, blocks, 1, 1, THREADS, 1, 1, 0, st, args, NULL));
+}
+
 static void launch(const mv_run *r, CUstream st) {
   void *mem = (void *)pool;
   int64_t p[6] = {r->out, r->k, r->w_off, r->stride, r->v_off, r->o_off};
@@ -204,8 +232,9 @@ static void launch(const mv_run *r, CUstream st) {
   void *args[8] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &mem};
   uint64_t blocks = (uint64_t)(r->out + rows - 1) / rows;
   if (blocks > 65535) blocks = 65535;
+  if (grid_cap && blocks > grid_cap) blocks = grid_cap;
   if (blocks == 0) blocks = 1;
-  CK(cuLaunchKernel(fns[r->kind], (unsigned)blocks, 1, 1, THREADS, 1, 1, 0, st, args, NULL));
+  launch_fn(fns[r->kind], (unsigned)blocks, args, st);
 }
 
 static void correctness(void) {
@@ -216,9 +245,15 @@ static void correctness(void) {
     {1000, 999, 0, 0, 0}, {77, 1031, 0, 1, 0}, {5, 3, 0, 0, 0}, {768, 768, 0, 0, 0},
     {129, 2048, 0, 0, 0}, {300, 1024, 4, 0, 0}, {33, 515, 1, 3, 2}, {9, 0, 0, 0, 0},
     {1, 1, 0, 0, 0}, {2000, 70, 0, 5, 0}, {1031, 1025, 0, 4, 0},
+    // the vector body with K past a chunk, inside one, a short first chunk
+    {1000, 1000, 0, 0, 0}, {17, 68, 0, 0, 0}, {2112, 8, 0, 0, 0}, {64, 4100, 0, 0, 0}, {3, 260, 0, 0, 0},
   };
-  for (unsigned kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++)
+  // the second pass: the one-column f32 kernel on 7 blocks, so each
+  // block sums several groups of outputs (any grid is correct)
+  for (unsigned pass = 0; pass < 2; pass++)
+  for (unsigned kd = 0; kd < (pass ? 1u : sizeof kinds / sizeof kinds[0]); kd++)
     for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+      grid_cap = pass ? 7 : 0;
       unsigned s = esize[kinds[kd].type];
       mv_run r = {kd, shapes[i].out, shapes[i].k, 4096 + shapes[i].w_shift, 0, 0, 0};
       bool row = kinds[kd].f == ONE_COLUMN;
@@ -244,8 +279,10 @@ static void correctness(void) {
         }
       free(got);
     }
-  printf("correctness: %s (%u kernels x %u shapes)\n", failures ? "FAILED" : "every output bit-identical",
-         (unsigned)(sizeof kinds / sizeof kinds[0]), (unsigned)(sizeof shapes / sizeof shapes[0]));
+  grid_cap = 0;
+  printf("correctness: %s (%u kernels x %u shapes, mv_f32 again on 7 blocks)\n",
+         failures ? "FAILED" : "every output bit-identical", (unsigned)(sizeof kinds / sizeof kinds[0]),
+         (unsigned)(sizeof shapes / sizeof shapes[0]));
 }
 
 static double copy_gbs(void) {
@@ -318,12 +355,84 @@ static void timing(unsigned kd, int64_t out, int64_t k, const char *what, double
          best_one * 1e3, gb_one, 100.0 * gb_one / copy);
 }
 
+// An empty kernel with the matrix-vector kernels' parameters (JIT from
+// this PTX), for the launch floor.
+static const char empty_ptx[] =
+  ".version 7.0\n.target sm_70\n.address_size 64\n"
+  ".visible .entry mv_empty(.param .u64 a0, .param .u64 a1, .param .u64 a2, .param .u64 a3,\n"
+  "  .param .u64 a4, .param .u64 a5, .param .u64 a6, .param .u64 a7)\n{\n  ret;\n}\n";
+
+// Per launch, us: the average of 64 launches back to back between two
+// events (best of 5) and the best single launch between events.
+static void time_launches(CUfunction f, unsigned blocks, void **args, float *stream_us, float *alone_us) {
+  CUevent e0, e1;
+  CK(cuEventCreate(&e0, 0));
+  CK(cuEventCreate(&e1, 0));
+  for (int i = 0; i < 8; i++) launch_fn(f, blocks, args, 0);
+  CK(cuCtxSynchronize());
+  *stream_us = *alone_us = 1e30f;
+  for (int rep = 0; rep < 5; rep++) {
+    CK(cuEventRecord(e0, 0));
+    for (int i = 0; i < 64; i++) launch_fn(f, blocks, args, 0);
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (ms * 1e3f / 64 < *stream_us) *stream_us = ms * 1e3f / 64;
+  }
+  for (int rep = 0; rep < 30; rep++) {
+    CK(cuEventRecord(e0, 0));
+    launch_fn(f, blocks, args, 0);
+    CK(cuEventRecord(e1, 0));
+    CK(cuEventSynchronize(e1));
+    float ms;
+    CK(cuEventElapsedTime(&ms, e0, e1));
+    if (ms * 1e3f < *alone_us) *alone_us = ms * 1e3f;
+  }
+  CK(cuEventDestroy(e0));
+  CK(cuEventDestroy(e1));
+}
+
+// --floor: what a launch costs with no W to read.  The empty kernel on
+// the grid the kernel gets (the launch floor), then mv_f32 at K 0 (the
+// kernel's own fixed part: parameters, tests, the stores), 4 and 64 (the
+// first chunk's load and the path to the first add); W and v in L2.
+static void floor_costs(void) {
+  CUmodule m;
+  CUfunction empty;
+  CK(cuModuleLoadData(&m, empty_ptx));
+  CK(cuModuleGetFunction(&empty, m, "mv_empty"));
+  static const int64_t outs[] = {768, 2112}, ks[] = {0, 4, 64};
+  for (unsigned o = 0; o < 2; o++) {
+    unsigned blocks = (unsigned)((outs[o] + rows - 1) / rows);
+    mv_run r = {0, outs[o], 0, 0, 0, 0, 0};
+    void *mem = (void *)pool;
+    int64_t p[6] = {r.out, 0, 0, 0, 0, 0};
+    void *args[8] = {&mem, &p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &mem};
+    float st, al;
+    time_launches(empty, blocks, args, &st, &al);
+    printf("floor %lld outputs (%u blocks): empty kernel %.2f us back to back, %.2f alone", (long long)outs[o],
+           blocks, st, al);
+    for (unsigned k = 0; k < 3; k++) {
+      r.k = ks[k], r.stride = ks[k], r.w_off = 0;
+      r.v_off = outs[o] * 64 * 4 + 256, r.o_off = r.v_off + 4096;
+      p[0] = r.out, p[1] = r.k, p[2] = r.w_off, p[3] = r.stride, p[4] = r.v_off, p[5] = r.o_off;
+      time_launches(fns[0], blocks, args, &st, &al);
+      printf("; K %lld %.2f, %.2f", (long long)ks[k], st, al);
+    }
+    printf(" (us)\n");
+  }
+  CK(cuModuleUnload(m));
+}
+
 int main(int argc, char **argv) {
   ptx_dir = argc > 1 ? argv[1] : ".";
-  bool time_only = false, sweep = false;
+  bool time_only = false, sweep = false, floor = false;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--time")) time_only = true;
     else if (!strcmp(argv[i], "--sweep")) sweep = true;
+    else if (!strcmp(argv[i], "--floor")) floor = true;
+    else if (!strcmp(argv[i], "--pdl")) pdl = true;
     else if (!strcmp(argv[i], "--rows") && i + 1 < argc) rows = atoi(argv[++i]);
   }
   if (cuInit(0) != CUDA_SUCCESS) {
@@ -343,6 +452,11 @@ int main(int argc, char **argv) {
   load_kernels();
   if (!time_only) correctness();
   double copy = copy_gbs();
+#if CUDA_VERSION < 12000
+  if (pdl) printf("pdl: not built (CUDA %d < 12.0): plain launches\n", CUDA_VERSION);
+#endif
+  if (pdl) printf("pdl: every launch with programmatic stream serialization\n");
+  if (floor) floor_costs();
   timing(0, 2048, 768, "W 2048x768, as w1 and w3", copy);
   timing(0, 768, 2048, "W 768x2048, as w2", copy);
   timing(0, 768, 768, "W 768x768, as wq", copy);
