@@ -107,6 +107,16 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver) -Iruntime
+# test_ptx_mv_ws: the matrix-vector kernel's warp-specialised variant,
+# ptx_matvec.c built with its macros and linked ahead of libtwasmc's copy.
+MV_WS_OBJ := $(B)/obj/tests/unit/ptx_matvec_ws.o
+$(MV_WS_OBJ): ptx/ptx_matvec.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_WS=2 -DPTX_MV_FIRST=64 \
+	  -DPTX_MV_PDL=1 -c $< -o $@
+$(B)/tests/test_ptx_mv_ws: $(B)/obj/tests/unit/test_ptx_mv_ws.o $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 
 # ---- tests --------------------------------------------------------------
 # The test groups run one after another (install-test runs make itself).
