@@ -436,17 +436,27 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
  * sooner; then chunk t >= 1 covers k from first + (t - 1) kc. */
 enum { PRODUCERS = THREADS - 32, LAG = NBUF - 1 };
 
-static LLVMValueRef i32v(mv_gen *v, LLVMValueRef x) { return LLVMBuildTrunc(v->g->b, x, v->g->i32, ""); }
-
-static void named_barrier(mv_gen *v, const char *op, LLVMValueRef id) {
-  char text[64];
-  snprintf(text, sizeof text, "barrier.%s $0, %u;", op, THREADS);
-  LLVMValueRef args[1] = {i32v(v, id)};
-  ptx_asm(v->g, LLVMVoidTypeInContext(v->g->ctx), text, "r,~{memory}", args, 1, true);
+/* barrier.OP on the named barrier first + b (b < NBUF, uniform in the
+ * warp), its id an immediate: one case of a switch per buffer, so ptxas
+ * counts only the 2 NBUF + 1 barriers used (an id in a register reserves
+ * all 16). */
+static void named_barrier(mv_gen *v, const char *op, unsigned first, LLVMValueRef b) {
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_barrier_done");
+  LLVMValueRef sw = LLVMBuildSwitch(g->b, b, after, NBUF);
+  for (unsigned i = 0; i < NBUF; i++) {
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_barrier");
+    LLVMAddCase(sw, ptx_i64(g, i), bb);
+    LLVMPositionBuilderAtEnd(g->b, bb);
+    char text[64];
+    snprintf(text, sizeof text, "barrier.%s %u, %u;", op, first + i, THREADS);
+    ptx_asm_void(g, text);
+    LLVMBuildBr(g->b, after);
+  }
+  LLVMPositionBuilderAtEnd(g->b, after);
 }
 
-static LLVMValueRef full_id(mv_gen *v, LLVMValueRef b) { return ptx_add(v->g, b, ptx_i64(v->g, 1)); }
-static LLVMValueRef empty_id(mv_gen *v, LLVMValueRef b) { return ptx_add(v->g, b, ptx_i64(v->g, 1 + NBUF)); }
+enum { FULL = 1, EMPTY = 1 + NBUF };  /* the first named barrier of each kind */
 static LLVMValueRef ring_of(mv_gen *v, LLVMValueRef t) {
   return LLVMBuildURem(v->g->b, t, ptx_i64(v->g, NBUF), "");
 }
@@ -493,8 +503,9 @@ static void ws_issue(mv_gen *v, LLVMValueRef o0, LLVMValueRef b, LLVMValueRef k0
   ptx_asm_void(g, "cp.async.commit_group;");
 }
 
-/* The producers' side of one row group (chunks >= 1 assumed by the
- * caller's guard on the first step). */
+/* The producers' side of one row group: the first chunk peeled (its own
+ * length), then chunk t into buffer t mod NBUF once the summing warp has
+ * handed it back, announcing chunk t - LAG; then the last ones. */
 static void ws_produce(mv_gen *v, LLVMValueRef o0, LLVMValueRef chunks, unsigned first) {
   ptx_gen *g = v->g;
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
@@ -504,7 +515,7 @@ static void ws_produce(mv_gen *v, LLVMValueRef o0, LLVMValueRef chunks, unsigned
   ptx_loop_begin(g, &t, ptx_i64(g, 1), chunks, ptx_i64(g, 1));
   LLVMValueRef b = ring_of(v, t.iv);
   join = ptx_if_begin(g, LLVMBuildICmp(g->b, LLVMIntSGE, t.iv, ptx_i64(g, NBUF), ""));
-  named_barrier(v, "sync", empty_id(v, b));
+  named_barrier(v, "sync", EMPTY, b);
   ptx_if_end(g, join);
   LLVMValueRef k0 = ptx_add(g, ptx_i64(g, first), ptx_mul_c(g, LLVMBuildSub(g->b, t.iv, ptx_i64(g, 1), ""), v->kc));
   ws_issue(v, o0, b, k0, v->kc, false);
@@ -512,7 +523,7 @@ static void ws_produce(mv_gen *v, LLVMValueRef o0, LLVMValueRef chunks, unsigned
   char text[48];
   snprintf(text, sizeof text, "cp.async.wait_group %u;", LAG);
   ptx_asm_void(g, text);
-  named_barrier(v, "arrive", full_id(v, ring_of(v, LLVMBuildSub(g->b, t.iv, ptx_i64(g, LAG), ""))));
+  named_barrier(v, "arrive", FULL, ring_of(v, LLVMBuildSub(g->b, t.iv, ptx_i64(g, LAG), "")));
   ptx_if_end(g, join);
   ptx_loop_end(g, &t);
   /* the last LAG chunks (or fewer): every copy landed, announced in order */
@@ -521,7 +532,7 @@ static void ws_produce(mv_gen *v, LLVMValueRef o0, LLVMValueRef chunks, unsigned
   from = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, from, ptx_i64(g, 0), ""), ptx_i64(g, 0), from, "");
   ptx_loop s;
   ptx_loop_begin(g, &s, from, chunks, ptx_i64(g, 1));
-  named_barrier(v, "arrive", full_id(v, ring_of(v, s.iv)));
+  named_barrier(v, "arrive", FULL, ring_of(v, s.iv));
   ptx_loop_end(g, &s);
 }
 
@@ -533,7 +544,7 @@ static void ws_consume(mv_gen *v, LLVMValueRef acc, LLVMValueRef chunks, unsigne
   ptx_loop t;
   ptx_loop_begin(g, &t, ptx_i64(g, 0), chunks, ptx_i64(g, 1));
   LLVMValueRef b = ring_of(v, t.iv);
-  named_barrier(v, "sync", full_id(v, b));
+  named_barrier(v, "sync", FULL, b);
   LLVMValueRef is_first = LLVMBuildICmp(g->b, LLVMIntEQ, t.iv, ptx_i64(g, 0), "");
   LLVMValueRef k0 = ptx_add(g, ptx_i64(g, first), ptx_mul_c(g, LLVMBuildSub(g->b, t.iv, ptx_i64(g, 1), ""), v->kc));
   k0 = LLVMBuildSelect(g->b, is_first, ptx_i64(g, 0), k0, "");
@@ -548,7 +559,7 @@ static void ws_consume(mv_gen *v, LLVMValueRef acc, LLVMValueRef chunks, unsigne
   sum_chunk(v, acc, b, ptx_smin(g, left, ptx_i64(g, v->kc)), v->kc);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, ptx_add(g, t.iv, ptx_i64(g, NBUF)), chunks));
-  named_barrier(v, "arrive", empty_id(v, b));
+  named_barrier(v, "arrive", EMPTY, b);
   ptx_if_end(g, join);
   ptx_loop_end(g, &t);
 }

@@ -72,9 +72,10 @@ START_TEST(test_ring_on_sm80_and_up) {
     ck_assert_msg((count_of(text, "cp.async.cg.shared.global") > 0) == ring, "sm_%u", sm);
     ck_assert_msg((count_of(text, "cp.async.ca.shared.global") > 0) == ring, "sm_%u", sm);
     ck_assert_msg((count_of(text, "cp.async.wait_group 1;") > 0) == ring, "sm_%u", sm);
-    /* FULL and EMPTY: a wait and an arrival each, ids in registers */
-    ck_assert_msg((count_of(text, "barrier.sync %r") >= 2) == ring, "sm_%u", sm);
-    ck_assert_msg((count_of(text, "barrier.arrive %r") >= 3) == ring, "sm_%u", sm);
+    /* FULL (1, 2) and EMPTY (3, 4): a wait and an arrival each, immediate ids */
+    bool waits = count_of(text, "barrier.sync 1, 256;") && count_of(text, "barrier.sync 4, 256;");
+    bool arrivals = count_of(text, "barrier.arrive 2, 256;") && count_of(text, "barrier.arrive 3, 256;");
+    ck_assert_msg(waits == ring && arrivals == ring, "sm_%u", sm);
     ck_assert_msg((count_of(text, "griddepcontrol.wait") > 0) == (sm >= 90), "sm_%u", sm);
     ck_assert_msg((count_of(text, "griddepcontrol.launch_dependents") == 1) == (sm >= 90), "sm_%u", sm);
     /* exact: a multiply and an add per term; the ring's vector body adds
