@@ -195,8 +195,9 @@ static bool check(const mv_run *r, const char *out_dev) {
       memcpy(want, &sum, 4);
     }
     if (memcmp(want, out_dev + o * s, s) && bad++ < 3)
-      printf("FAIL %s %lldx%lld (w at %lld, stride %lld): output %lld differs\n", kinds[r->kind].kernel,
-             (long long)r->out, (long long)r->k, (long long)r->w_off, (long long)r->stride, (long long)o);
+      printf("FAIL %s %lldx%lld (w at %lld, stride %lld%s): output %lld differs\n", kinds[r->kind].kernel,
+             (long long)r->out, (long long)r->k, (long long)r->w_off, (long long)r->stride,
+             grid_cap ? ", 7 blocks" : "", (long long)o);
   }
   if (bad) failures++;
   return !bad;
@@ -250,35 +251,36 @@ static void correctness(void) {
   };
   // the second pass: the one-column f32 kernel on 7 blocks, so each
   // block sums several groups of outputs (any grid is correct)
-  for (unsigned pass = 0; pass < 2; pass++)
-  for (unsigned kd = 0; kd < (pass ? 1u : sizeof kinds / sizeof kinds[0]); kd++)
-    for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-      grid_cap = pass ? 7 : 0;
-      unsigned s = esize[kinds[kd].type];
-      mv_run r = {kd, shapes[i].out, shapes[i].k, 4096 + shapes[i].w_shift, 0, 0, 0};
-      bool row = kinds[kd].f == ONE_COLUMN;
-      r.stride = (row ? r.k : r.out) + shapes[i].pad;
-      int64_t w_bytes = (row ? r.out : (r.k ? r.k : 1)) * r.stride * s + 64;
-      r.v_off = (r.w_off + w_bytes + 63) / 64 * 64 + shapes[i].v_shift;
-      r.o_off = r.v_off + r.k * s + 64 + 16;
-      fill(&r);
-      // a marker after the last output: never written
-      memset(host + r.o_off, 0x5a, (size_t)(r.out + 4) * s);
-      CK(cuMemcpyHtoD(pool, host, (size_t)(r.o_off + (r.out + 4) * s)));
-      launch(&r, 0);
-      CK(cuCtxSynchronize());
-      char *got = (char *)malloc((size_t)(r.out + 4) * s);
-      CK(cuMemcpyDtoH(got, pool + r.o_off, (size_t)(r.out + 4) * s));
-      check(&r, got);
-      for (unsigned b = 0; b < 4 * s; b++)
-        if ((unsigned char)got[r.out * s + b] != 0x5a) {
-          printf("FAIL %s %lldx%lld: wrote past the last output\n", kinds[kd].kernel, (long long)r.out,
-                 (long long)r.k);
-          failures++;
-          break;
-        }
-      free(got);
-    }
+  for (unsigned pass = 0; pass < 2; pass++) {
+    for (unsigned kd = 0; kd < (pass ? 1u : sizeof kinds / sizeof kinds[0]); kd++)
+      for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        grid_cap = pass ? 7 : 0;
+        unsigned s = esize[kinds[kd].type];
+        mv_run r = {kd, shapes[i].out, shapes[i].k, 4096 + shapes[i].w_shift, 0, 0, 0};
+        bool row = kinds[kd].f == ONE_COLUMN;
+        r.stride = (row ? r.k : r.out) + shapes[i].pad;
+        int64_t w_bytes = (row ? r.out : (r.k ? r.k : 1)) * r.stride * s + 64;
+        r.v_off = (r.w_off + w_bytes + 63) / 64 * 64 + shapes[i].v_shift;
+        r.o_off = r.v_off + r.k * s + 64 + 16;
+        fill(&r);
+        // a marker after the last output: never written
+        memset(host + r.o_off, 0x5a, (size_t)(r.out + 4) * s);
+        CK(cuMemcpyHtoD(pool, host, (size_t)(r.o_off + (r.out + 4) * s)));
+        launch(&r, 0);
+        CK(cuCtxSynchronize());
+        char *got = (char *)malloc((size_t)(r.out + 4) * s);
+        CK(cuMemcpyDtoH(got, pool + r.o_off, (size_t)(r.out + 4) * s));
+        check(&r, got);
+        for (unsigned b = 0; b < 4 * s; b++)
+          if ((unsigned char)got[r.out * s + b] != 0x5a) {
+            printf("FAIL %s %lldx%lld: wrote past the last output\n", kinds[kd].kernel, (long long)r.out,
+                   (long long)r.k);
+            failures++;
+            break;
+          }
+        free(got);
+      }
+  }
   grid_cap = 0;
   printf("correctness: %s (%u kernels x %u shapes, mv_f32 again on 7 blocks)\n",
          failures ? "FAILED" : "every output bit-identical", (unsigned)(sizeof kinds / sizeof kinds[0]),

@@ -10,13 +10,14 @@
 # `--pdl`.  Full logs: LOG_DIR/mv.NAME.log; LOG_DIR/summary.txt (also
 # printed): per run the correctness line, the floor lines, each shape's
 # time and share of copy, and the sweep's slope (2048 -> 8192, ns and
-# cycles at 1.98 GHz a term) and intercept at K 0.  Stops starting runs
-# after MV_BUDGET seconds (default 270) so the whole fits in 300 s.
+# cycles at 1.98 GHz a term) and intercept at K 0.  A run is killed after
+# MV_LIMIT seconds (default 40: a variant that hangs), and no run starts
+# after MV_BUDGET seconds (default 250), so the whole fits in 300 s.
 set -u
 dir=${1:?usage: round.sh ROUND_DIR LOG_DIR}
 logs=${2:?usage: round.sh ROUND_DIR LOG_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
-budget=${MV_BUDGET:-270}
+budget=${MV_BUDGET:-250}
 start=$SECONDS
 mkdir -p "$logs"
 summary=$logs/summary.txt
@@ -32,7 +33,8 @@ echo "nvcc: $(nvcc --version | tail -n 1), $((SECONDS - start)) s" | tee -a "$su
 # the sweep fitted.
 digest() {
   awk '
-    /^(device|correctness|copy|floor|pdl|FAIL|status)/ { print; next }
+    /^device/ { next }
+    /^(correctness|copy|floor|pdl|FAIL|status)/ { print; next }
     /^matvec / {
       split($3, d, "x"); t = $0; sub(/.*: /, "", t); split(t, f, " ")
       if ($0 ~ /sweep/) { sweep[d[1] " " d[2]] = f[1]; next }
@@ -63,7 +65,7 @@ run() {  # run NAME PTX_DIR ROWS [FLAGS...]
     return
   fi
   local t0=$SECONDS
-  timeout "${MV_LIMIT:-60}" "$logs/matvec_bw" "$ptx" --rows "$rows" --sweep --floor "$@" >"$logs/mv.$name.log" 2>&1
+  timeout "${MV_LIMIT:-40}" "$logs/matvec_bw" "$ptx" --rows "$rows" --sweep --floor "$@" >"$logs/mv.$name.log" 2>&1
   echo "status $?" >>"$logs/mv.$name.log"
   {
     echo "== $name (--rows $rows $*; $((SECONDS - t0)) s)"
@@ -72,6 +74,7 @@ run() {  # run NAME PTX_DIR ROWS [FLAGS...]
 }
 
 run committed "$dir/ptx" 16
+grep -m1 '^device' "$logs/mv.committed.log" | tee -a "$summary"
 for v in "$dir"/variants/*/; do
   v=${v%/}
   name=$(basename "$v")
