@@ -391,7 +391,7 @@ $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c 
 GPU_MV_ROUND_DIR := $(B)/gpu/mv-round
 PTXAS ?= /usr/local/cuda/bin/ptxas
 MV_ROUND ?= 16-16384-4-ws2 16-12288-4-ws3 16-8192-4-ws4 32-16384-4-ws2 16-16384-4-ws2-f64 16-12288-4-ws3-f64 \
-  16-8192-4-ws4-f32   16-16384-4-ws2-f64-pdl
+  16-8192-4-ws4-f32 16-16384-4-ws2-f64-pdl
 .PHONY: gpu-mv-round
 gpu-mv-round: $(GPU_MV_BIN) $(foreach v,$(MV_ROUND),$(GPU_MV_DIR)/variants/$(v)/.stamp)
 	rm -rf $(GPU_MV_ROUND_DIR) && mkdir -p $(GPU_MV_ROUND_DIR)/variants
