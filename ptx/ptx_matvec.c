@@ -94,6 +94,7 @@ typedef struct {
   unsigned set;                    /* which register stage load_stage and store_stage use */
   bool vector;                     /* this copy of the body loads W as 16-byte vectors */
   bool ws;                         /* this copy is the warp-specialised body (PTX_MV_WS) */
+  bool late_wait;                  /* PDL: griddepcontrol.wait after W's first loads (row_group) */
   LLVMValueRef batch;              /* the product of a batch this block works on, NULL without one */
   unsigned align;                  /* of scalar global accesses in this copy */
 } mv_gen;
@@ -196,8 +197,9 @@ static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v-
 
 /* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
  * outputs and k past K are clamped (vectors to the last whole one: K is a
- * multiple of the lanes on the vector body). */
-static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
+ * multiple of the lanes on the vector body).  With wait_before_v (PDL),
+ * griddepcontrol.wait between W's loads and v's. */
+static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0, bool wait_before_v) {
   ptx_gen *g = v->g;
   LLVMValueRef one = ptx_i64(g, 1);
   LLVMValueRef last_o = LLVMBuildSub(g->b, v->OUT, one, "");
@@ -211,6 +213,7 @@ static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
                                : ptx_load(g, v->elem, w_at(v, o, k), v->align);
     LLVMBuildStore(g->b, x, v->vector ? v->staged_x[v->set][q] : v->staged_w[v->set][q]);
   }
+  if (wait_before_v) ptx_asm_void(g, "griddepcontrol.wait;");
   last_k = LLVMBuildSub(g->b, v->K, one, "");
   for (unsigned q = 0; q < v->nstaged_v; q++) {
     LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
@@ -331,7 +334,7 @@ static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMVal
   LLVMValueRef k0 = ptx_mul_c(g, c, v->kc);
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 2)), chunks));
   v->set = p;
-  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)));
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)), false);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
   sum_chunk(v, acc, ptx_i64(g, p), ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
@@ -345,16 +348,16 @@ static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMVal
 
 /* The chunks with two in flight: chunk 0 into buffer 0 and chunk 1 into
  * stage 1 first, then pairs of steps (conditions uniform in the block). */
-static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks) {
+static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks, bool wait) {
   ptx_gen *g = v->g;
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
   v->set = 0;
-  load_stage(v, o0, ptx_i64(g, 0));
+  load_stage(v, o0, ptx_i64(g, 0), wait);
   store_stage(v, ptx_i64(g, 0));
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 1), chunks));
   v->set = 1;
-  load_stage(v, o0, ptx_i64(g, v->kc));
+  load_stage(v, o0, ptx_i64(g, v->kc), false);
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop c;
@@ -375,6 +378,16 @@ static LLVMValueRef owns(mv_gen *v, LLVMValueRef o) {
   return LLVMBuildAnd(g->b, ptx_below(g, v->tid, ptx_i64(g, ROWS)), ptx_below(g, o, v->OUT), "");
 }
 
+/* griddepcontrol.wait where the first chunk's load (which waits) did
+ * not run, before the outputs are stored. */
+static void wait_if_no_chunk(mv_gen *v, LLVMValueRef chunks, bool wait) {
+  if (!wait) return;
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef join = ptx_if_begin(g, LLVMBuildICmp(g->b, LLVMIntSLE, chunks, ptx_i64(g, 0), ""));
+  ptx_asm_void(g, "griddepcontrol.wait;");
+  ptx_if_end(g, join);
+}
+
 /* The ROWS outputs from o0 over all of k.  Loop bounds depend only on
  * block indices and sizes, so every thread reaches every barrier. */
 static void row_group(mv_gen *v, LLVMValueRef o0) {
@@ -382,21 +395,27 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   const kn_matmul *m = &g->d->matmul;
   LLVMValueRef o = ptx_add(g, o0, v->tid);
   LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
+  if (v->late_wait && m->accumulate) ptx_asm_void(g, "griddepcontrol.wait;");
   if (m->accumulate) {
     LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
     LLVMBuildStore(g->b, ptx_load(g, v->elem, out_at(v, &v->start, o), v->align), acc);
     ptx_if_end(g, join);
   }
   LLVMValueRef chunks = LLVMBuildSDiv(g->b, ptx_add(g, v->K, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
+  /* PDL (late_wait): the first chunk's W loads go out before
+   * griddepcontrol.wait, v's after it (the stores follow); with no chunk
+   * at all the wait precedes the store (the start's load waited above) */
+  bool wait = v->late_wait && !m->accumulate;
   if (DEPTH == 2) {
-    two_ahead(v, acc, o0, chunks);
+    two_ahead(v, acc, o0, chunks, wait);
+    wait_if_no_chunk(v, chunks, wait);
     LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
     ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
     ptx_if_end(g, join);
     return;
   }
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
-  load_stage(v, o0, ptx_i64(g, 0));
+  load_stage(v, o0, ptx_i64(g, 0), wait);
   store_stage(v, ptx_i64(g, 0));
   ptx_if_end(g, join);
   ptx_barrier(g);
@@ -406,7 +425,7 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   LLVMValueRef buf = LLVMBuildAnd(g->b, c.iv, ptx_i64(g, 1), "");
   LLVMValueRef more = ptx_below(g, ptx_add(g, c.iv, ptx_i64(g, 1)), chunks);
   join = ptx_if_begin(g, more);
-  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)));
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)), false);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
   sum_chunk(v, acc, buf, ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
@@ -416,6 +435,7 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop_end(g, &c);
+  wait_if_no_chunk(v, chunks, wait);
   join = ptx_if_begin(g, owns(v, o));
   ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
   ptx_if_end(g, join);
@@ -663,7 +683,9 @@ static bool matvec_build(ptx_gen *g) {
   ptx_annotate(g, "maxntidx", THREADS);
   /* PDL: the next launch may start its blocks (and W's loads) now; each
    * thread waits (griddepcontrol.wait) before touching v, the start or
-   * the outputs */
+   * the outputs: at the start of the element bodies, after the first
+   * chunk's W loads in the vector bodies (the ring's producers, and
+   * row_group's late_wait) */
   if (PDL && g->sm >= 90) ptx_asm_void(g, "griddepcontrol.launch_dependents;");
   LLVMValueRef aligned = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &v.w, v.esize),
                                       ptx_layout_aligned(g, &v.v, v.esize), "");
@@ -693,7 +715,8 @@ static bool matvec_build(ptx_gen *g) {
     v.vector = bodies[i].vector;
     v.align = bodies[i].align;
     v.ws = WS && v.vector && g->sm >= 80;
-    if (PDL && g->sm >= 90 && !v.ws) ptx_asm_void(g, "griddepcontrol.wait;");
+    v.late_wait = PDL && g->sm >= 90 && v.vector && !v.ws;
+    if (PDL && g->sm >= 90 && !v.ws && !v.late_wait) ptx_asm_void(g, "griddepcontrol.wait;");
     all_groups(&v);
     LLVMBuildBr(g->b, done);
   }
