@@ -412,6 +412,14 @@ gpu-mv-round: $(GPU_MV_BIN) $(foreach v,$(MV_ROUND),$(GPU_MV_DIR)/variants/$(v)/
 	  done; echo "ptxas: every PTX of $(GPU_MV_ROUND_DIR) assembles"; \
 	else echo "ptxas: not at $(PTXAS), PTX not assembled"; fi
 
+# Matrix-vector round 11 (docs/PERFORMANCE.md): the committed kernel and
+# its body with PTX_MV_PDL in $(B)/gpu/mv-round2, assembled as above; run
+# there by `bash tests/gpu/matvec/round2.sh build/gpu/mv-round2 LOGS`.
+MV_ROUND2 ?= 16-16384-4-pdl
+.PHONY: gpu-mv-round2
+gpu-mv-round2:
+	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND2)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round2
+
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
 $(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)

@@ -29,33 +29,8 @@ if ! nvcc -O2 -Xcompiler -ffp-contract=off -o "$logs/matvec_bw" "$here/matvec_bw
 fi
 echo "nvcc: $(nvcc --version | tail -n 1), $((SECONDS - start)) s" | tee -a "$summary"
 
-# The summary of one log: the lines as they are, the timings shortened,
-# the sweep fitted.
-digest() {
-  awk '
-    /^device/ { next }
-    /^(correctness|copy|floor|pdl|FAIL|status)/ { print; next }
-    /^matvec / {
-      split($3, d, "x"); t = $0; sub(/.*: /, "", t); split(t, f, " ")
-      if ($0 ~ /sweep/) { sweep[d[1] " " d[2]] = f[1]; next }
-      pct = $0; sub(/% of copy.*/, "", pct); sub(/.* /, "", pct)
-      k = $4; gsub(/[(,]/, "", k)
-      printf "  %s %s: %s us, %s%% of copy\n", k, $3, f[1], pct
-    }
-    END {
-      split("768 2112", outs, " ")
-      for (i = 1; i <= 2; i++) {
-        o = outs[i]; line = "  sweep " o " outputs:"
-        for (k = 256; k <= 8192; k *= 2) line = line " " ((o " " k) in sweep ? sweep[o " " k] : "-")
-        if ((o " 2048") in sweep && (o " 8192") in sweep) {
-          slope = (sweep[o " 8192"] - sweep[o " 2048"]) / 6144 * 1000
-          line = sprintf("%s us; slope %.2f ns (%.2f cycles) a term, intercept %.2f us", line, slope,
-                         slope * 1.98, sweep[o " 2048"] - slope * 2048 / 1000)
-        }
-        print line
-      }
-    }' "$1"
-}
+# The summary of one log (digest.awk).
+digest() { awk -f "$here/digest.awk" "$1"; }
 
 run() {  # run NAME PTX_DIR ROWS [FLAGS...]
   local name=$1 ptx=$2 rows=$3
