@@ -107,6 +107,24 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 $(B)/obj/tests/unit/%.o: CFLAGS_EXTRA = $(LLVM_INC) $(INC_driver) -Iruntime
+# test_ptx_mv_ws: the matrix-vector kernel's warp-specialised variant,
+# ptx_matvec.c built with its macros and linked ahead of libtwasmc's copy.
+MV_WS_OBJ := $(B)/obj/tests/unit/ptx_matvec_ws.o
+$(MV_WS_OBJ): ptx/ptx_matvec.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_WS=2 -DPTX_MV_FIRST=64 \
+	  -DPTX_MV_PDL=1 -c $< -o $@
+$(B)/tests/test_ptx_mv_ws: $(B)/obj/tests/unit/test_ptx_mv_ws.o $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
+# test_ptx_mv_pdl: the committed body with PTX_MV_PDL alone (16-16384-4-pdl).
+MV_PDL_OBJ := $(B)/obj/tests/unit/ptx_matvec_pdl.o
+$(MV_PDL_OBJ): ptx/ptx_matvec.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_PDL=1 -c $< -o $@
+$(B)/tests/test_ptx_mv_pdl: $(B)/obj/tests/unit/test_ptx_mv_pdl.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 
 # ---- tests --------------------------------------------------------------
 # The test groups run one after another (install-test runs make itself).
@@ -358,12 +376,49 @@ $(GPU_MV_DIR)/ptx/.stamp: $(GPU_MV_DIR)/matvec_gen
 MV_VARIANTS ?= 16-16384-4 16-16384-4-2 16-8192-4-2 8-8192-4-2 8-16384-4-2 8-8192-4
 .PHONY: gpu-mv-variants
 gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
+# After the three numbers, any of: a DEPTH (1 or 2), wsN (the
+# warp-specialised body with a ring of N buffers, PTX_MV_WS), fN (its
+# first chunk N terms a row, PTX_MV_FIRST), pdl (programmatic dependent
+# launch on sm_90, PTX_MV_PDL); e.g. 16-16384-4-ws2-f64.  Each variant's
+# sm_80 PTX goes into NAME/sm80 (assembled by ptxas in `make
+# gpu-mv-round`, not loaded by matvec_bw).
 $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
-	@mkdir -p $(dir $@)
-	v=$*; set -- $$(echo $$v | tr - ' '); \
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$1 -DPTX_MV_TILE=$$2 \
-	  -DPTX_MV_AHEAD=$$3 -DPTX_MV_DEPTH=$${4:-1} tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
-	$(dir $@)gen $(dir $@) >/dev/null && rm -f $(dir $@)gen && touch $@
+	@mkdir -p $(dir $@)sm80
+	v=$*; set -- $$(echo $$v | tr - ' '); r=$$1 t=$$2 a=$$3; shift 3; d=1 x=""; \
+	for w; do case $$w in ws*) x="$$x -DPTX_MV_WS=$${w#ws}";; f*) x="$$x -DPTX_MV_FIRST=$${w#f}";; \
+	  pdl) x="$$x -DPTX_MV_PDL=1";; *) d=$$w;; esac; done; \
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$r -DPTX_MV_TILE=$$t \
+	  -DPTX_MV_AHEAD=$$a -DPTX_MV_DEPTH=$$d $$x tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
+	$(dir $@)gen $(dir $@) >/dev/null && $(dir $@)gen $(dir $@)sm80 80 >/dev/null && rm -f $(dir $@)gen && touch $@
+
+# Matrix-vector round 10 (docs/PERFORMANCE.md): the committed kernel's PTX
+# and the variants of MV_ROUND in $(GPU_MV_ROUND_DIR) (ptx/, variants/NAME/),
+# every PTX assembled by ptxas for sm_90 (and a variant's sm80/ for sm_80)
+# where ptxas is here; carried to the GPU machine and run there by
+# `bash tests/gpu/matvec/round.sh $(GPU_MV_ROUND_DIR) LOGS`.
+GPU_MV_ROUND_DIR := $(B)/gpu/mv-round
+PTXAS ?= /usr/local/cuda/bin/ptxas
+MV_ROUND ?= 16-16384-4-ws2 16-12288-4-ws3 16-8192-4-ws4 32-16384-4-ws2 16-16384-4-ws2-f64 16-12288-4-ws3-f64 \
+  16-8192-4-ws4-f32 16-16384-4-ws2-f64-pdl
+.PHONY: gpu-mv-round
+gpu-mv-round: $(GPU_MV_BIN) $(foreach v,$(MV_ROUND),$(GPU_MV_DIR)/variants/$(v)/.stamp)
+	rm -rf $(GPU_MV_ROUND_DIR) && mkdir -p $(GPU_MV_ROUND_DIR)/variants
+	cp -r $(GPU_MV_DIR)/ptx $(GPU_MV_ROUND_DIR)/
+	for v in $(MV_ROUND); do cp -r $(GPU_MV_DIR)/variants/$$v $(GPU_MV_ROUND_DIR)/variants/ || exit 1; done
+	@if [ -x $(PTXAS) ]; then \
+	  for f in $$(find $(GPU_MV_ROUND_DIR) -name '*.ptx'); do \
+	    case $$f in */sm80/*) sm=sm_80;; *) sm=sm_90;; esac; \
+	    $(PTXAS) -arch=$$sm $$f -o /dev/null || { echo "ptxas $$sm: $$f failed"; exit 1; }; \
+	  done; echo "ptxas: every PTX of $(GPU_MV_ROUND_DIR) assembles"; \
+	else echo "ptxas: not at $(PTXAS), PTX not assembled"; fi
+
+# Matrix-vector round 11 (docs/PERFORMANCE.md): the committed kernel and
+# its body with PTX_MV_PDL in $(B)/gpu/mv-round2, assembled as above; run
+# there by `bash tests/gpu/matvec/round2.sh build/gpu/mv-round2 LOGS`.
+MV_ROUND2 ?= 16-16384-4-pdl
+.PHONY: gpu-mv-round2
+gpu-mv-round2:
+	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND2)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round2
 
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen

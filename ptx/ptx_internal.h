@@ -25,6 +25,7 @@ typedef struct {
   LLVMValueRef result;           /* reduce: ptr addrspace(1) result cell */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, gptr, sptr;
   uint32_t path;                 /* the plan's TWASM_PATH_* for this module */
+  unsigned sm;                   /* the arch this module is for (sm_XX: XX) */
   LLVMValueRef shared_pool;      /* set: the wmma body takes its tiles from it */
   /* Set by ptx_map.c around one copy of a map's body: every access is
    * aligned to its element size (checked at run time), and preset[node],

@@ -18,6 +18,7 @@
  * row or k (a real element, never added nor stored), so loads need no
  * branches.  Blocks stride over groups of ROWS outputs, so any grid is
  * correct. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ptx_internal.h"
@@ -35,6 +36,20 @@
 #ifndef PTX_MV_AHEAD
 #define PTX_MV_AHEAD 4
 #endif
+/* Warp-specialised variants (measurement builds only; 0: the scheme
+ * above): PTX_MV_WS buffers of W in a ring, PTX_MV_FIRST terms of a row
+ * in the first chunk (0: a whole chunk), PTX_MV_PDL programmatic
+ * dependent launch on sm_90 (docs/PERFORMANCE.md, "Matrix-vector round
+ * 10"). */
+#ifndef PTX_MV_WS
+#define PTX_MV_WS 0
+#endif
+#ifndef PTX_MV_FIRST
+#define PTX_MV_FIRST 0
+#endif
+#ifndef PTX_MV_PDL
+#define PTX_MV_PDL 0
+#endif
 _Static_assert(PTX_MV_AHEAD >= 1, "the adds of a vector follow its loads");
 _Static_assert(PTX_MV_DEPTH == 1 || PTX_MV_DEPTH == 2, "one or two register stages");
 
@@ -47,7 +62,16 @@ enum {
   AHEAD = PTX_MV_AHEAD,            /* vectors read ahead of the adds */
   DEPTH = PTX_MV_DEPTH,            /* chunks of W in flight (registers) while one is summed: 1 or 2 */
   CHUNK_VECS = TILE_BYTES / (ROWS * VEC_BYTES),  /* 16-byte vectors of a row in a chunk */
+  WS = PTX_MV_WS,                  /* ring buffers of the warp-specialised body, 0: none */
+  NBUF = WS ? WS : 2,              /* shared buffers of W and v */
+  FIRST = PTX_MV_FIRST,            /* terms of a row in the warp-specialised body's first chunk */
+  PDL = PTX_MV_PDL,
 };
+_Static_assert(WS == 0 || (WS >= 2 && 2 * WS + 1 <= 16), "a ring of 2 or more buffers, two named barriers each");
+_Static_assert(WS == 0 || ROWS <= 32, "one summing warp");
+_Static_assert(WS == 0 || NBUF * (TILE_BYTES + ROWS * VEC_BYTES + TILE_BYTES / ROWS) <= 48 * 1024,
+               "the ring fits in static shared memory");
+_Static_assert(FIRST % 4 == 0 && FIRST * 8 * ROWS <= TILE_BYTES, "the first chunk: whole vectors, within a buffer");
 /* every thread stages whole 16-byte vectors of W in the vector body */
 _Static_assert(TILE_BYTES % (THREADS * VEC_BYTES) == 0, "W's tile is whole vectors per thread");
 
@@ -69,6 +93,8 @@ typedef struct {
   unsigned nstaged_v;
   unsigned set;                    /* which register stage load_stage and store_stage use */
   bool vector;                     /* this copy of the body loads W as 16-byte vectors */
+  bool ws;                         /* this copy is the warp-specialised body (PTX_MV_WS) */
+  bool late_wait;                  /* PDL: griddepcontrol.wait after W's first loads (row_group) */
   LLVMValueRef batch;              /* the product of a batch this block works on, NULL without one */
   unsigned align;                  /* of scalar global accesses in this copy */
 } mv_gen;
@@ -171,8 +197,9 @@ static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v-
 
 /* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
  * outputs and k past K are clamped (vectors to the last whole one: K is a
- * multiple of the lanes on the vector body). */
-static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
+ * multiple of the lanes on the vector body).  With wait_before_v (PDL),
+ * griddepcontrol.wait between W's loads and v's. */
+static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0, bool wait_before_v) {
   ptx_gen *g = v->g;
   LLVMValueRef one = ptx_i64(g, 1);
   LLVMValueRef last_o = LLVMBuildSub(g->b, v->OUT, one, "");
@@ -186,6 +213,7 @@ static void load_stage(mv_gen *v, LLVMValueRef o0, LLVMValueRef k0) {
                                : ptx_load(g, v->elem, w_at(v, o, k), v->align);
     LLVMBuildStore(g->b, x, v->vector ? v->staged_x[v->set][q] : v->staged_w[v->set][q]);
   }
+  if (wait_before_v) ptx_asm_void(g, "griddepcontrol.wait;");
   last_k = LLVMBuildSub(g->b, v->K, one, "");
   for (unsigned q = 0; q < v->nstaged_v; q++) {
     LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, v_place(v, q)), last_k);
@@ -258,7 +286,7 @@ static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValu
  * (every chunk but a short last one) straight-line; a short one (and
  * every chunk of the other bodies) in groups of GROUP vectors
  * (straight-line each), then vector by vector, then element by element. */
-static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n) {
+static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n, unsigned whole_n) {
   ptx_gen *g = v->g;
   LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->tid, v->pitch));
   LLVMValueRef vrow = ptx_mul_c(g, buf, v->kc);
@@ -267,9 +295,9 @@ static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRe
     LLVMBasicBlockRef whole_bb = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_whole");
     LLVMBasicBlockRef partial = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_partial");
     after = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_summed");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, n, ptx_i64(g, v->kc), ""), whole_bb, partial);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, n, ptx_i64(g, whole_n), ""), whole_bb, partial);
     LLVMPositionBuilderAtEnd(g->b, whole_bb);
-    sum_vectors(v, acc, wrow, vrow, ptx_i64(g, 0), v->kc / v->lanes);
+    sum_vectors(v, acc, wrow, vrow, ptx_i64(g, 0), whole_n / v->lanes);
     LLVMBuildBr(g->b, after);
     LLVMPositionBuilderAtEnd(g->b, partial);
   }
@@ -306,10 +334,10 @@ static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMVal
   LLVMValueRef k0 = ptx_mul_c(g, c, v->kc);
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 2)), chunks));
   v->set = p;
-  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)));
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)), false);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
-  sum_chunk(v, acc, ptx_i64(g, p), ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)));
+  sum_chunk(v, acc, ptx_i64(g, p), ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 1)), chunks));
   v->set = 1 - p;
@@ -320,16 +348,16 @@ static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMVal
 
 /* The chunks with two in flight: chunk 0 into buffer 0 and chunk 1 into
  * stage 1 first, then pairs of steps (conditions uniform in the block). */
-static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks) {
+static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef chunks, bool wait) {
   ptx_gen *g = v->g;
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
   v->set = 0;
-  load_stage(v, o0, ptx_i64(g, 0));
+  load_stage(v, o0, ptx_i64(g, 0), wait);
   store_stage(v, ptx_i64(g, 0));
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 1), chunks));
   v->set = 1;
-  load_stage(v, o0, ptx_i64(g, v->kc));
+  load_stage(v, o0, ptx_i64(g, v->kc), false);
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop c;
@@ -350,6 +378,16 @@ static LLVMValueRef owns(mv_gen *v, LLVMValueRef o) {
   return LLVMBuildAnd(g->b, ptx_below(g, v->tid, ptx_i64(g, ROWS)), ptx_below(g, o, v->OUT), "");
 }
 
+/* griddepcontrol.wait where the first chunk's load (which waits) did
+ * not run, before the outputs are stored. */
+static void wait_if_no_chunk(mv_gen *v, LLVMValueRef chunks, bool wait) {
+  if (!wait) return;
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef join = ptx_if_begin(g, LLVMBuildICmp(g->b, LLVMIntSLE, chunks, ptx_i64(g, 0), ""));
+  ptx_asm_void(g, "griddepcontrol.wait;");
+  ptx_if_end(g, join);
+}
+
 /* The ROWS outputs from o0 over all of k.  Loop bounds depend only on
  * block indices and sizes, so every thread reaches every barrier. */
 static void row_group(mv_gen *v, LLVMValueRef o0) {
@@ -357,21 +395,27 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   const kn_matmul *m = &g->d->matmul;
   LLVMValueRef o = ptx_add(g, o0, v->tid);
   LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
+  if (v->late_wait && m->accumulate) ptx_asm_void(g, "griddepcontrol.wait;");
   if (m->accumulate) {
     LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
     LLVMBuildStore(g->b, ptx_load(g, v->elem, out_at(v, &v->start, o), v->align), acc);
     ptx_if_end(g, join);
   }
   LLVMValueRef chunks = LLVMBuildSDiv(g->b, ptx_add(g, v->K, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
+  /* PDL (late_wait): the first chunk's W loads go out before
+   * griddepcontrol.wait, v's after it (the stores follow); with no chunk
+   * at all the wait precedes the store (the start's load waited above) */
+  bool wait = v->late_wait && !m->accumulate;
   if (DEPTH == 2) {
-    two_ahead(v, acc, o0, chunks);
+    two_ahead(v, acc, o0, chunks, wait);
+    wait_if_no_chunk(v, chunks, wait);
     LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
     ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
     ptx_if_end(g, join);
     return;
   }
   LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
-  load_stage(v, o0, ptx_i64(g, 0));
+  load_stage(v, o0, ptx_i64(g, 0), wait);
   store_stage(v, ptx_i64(g, 0));
   ptx_if_end(g, join);
   ptx_barrier(g);
@@ -381,19 +425,199 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   LLVMValueRef buf = LLVMBuildAnd(g->b, c.iv, ptx_i64(g, 1), "");
   LLVMValueRef more = ptx_below(g, ptx_add(g, c.iv, ptx_i64(g, 1)), chunks);
   join = ptx_if_begin(g, more);
-  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)));
+  load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)), false);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
-  sum_chunk(v, acc, buf, ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)));
+  sum_chunk(v, acc, buf, ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, more);
   store_stage(v, LLVMBuildXor(g->b, buf, ptx_i64(g, 1), ""));
   ptx_if_end(g, join);
   ptx_barrier(g);
   ptx_loop_end(g, &c);
+  wait_if_no_chunk(v, chunks, wait);
   join = ptx_if_begin(g, owns(v, o));
   ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
   ptx_if_end(g, join);
+}
+
+/* ---- the warp-specialised body (PTX_MV_WS, sm_80+, vector body only) ----
+ * Warp 0 sums (its first ROWS threads own the outputs); the other seven
+ * warps copy chunks of W and v into a ring of WS shared buffers with
+ * cp.async, so the summing warp never waits at a whole-block barrier.
+ * Buffer b has two named barriers, both of all 256 threads: FULL (1 + b:
+ * the producers arrive once their copies landed, the summing warp waits)
+ * and EMPTY (1 + WS + b: the summing warp arrives once it has read the
+ * buffer, the producers wait before refilling it).  Every arrival has
+ * its wait: the summing warp arrives at EMPTY only for a chunk with a
+ * successor WS chunks later.  Producers keep LAG = WS - 1 chunks' copies
+ * in flight (cp.async.wait_group LAG before announcing the oldest).  The
+ * first chunk may be shorter (FIRST terms) so the first adds start
+ * sooner; then chunk t >= 1 covers k from first + (t - 1) kc. */
+enum { PRODUCERS = THREADS - 32, LAG = NBUF - 1 };
+
+/* barrier.OP on the named barrier first + b (b < NBUF, uniform in the
+ * warp), its id an immediate: one case of a switch per buffer, so ptxas
+ * counts only the 2 NBUF + 1 barriers used (an id in a register reserves
+ * all 16). */
+static void named_barrier(mv_gen *v, const char *op, unsigned first, LLVMValueRef b) {
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_barrier_done");
+  LLVMValueRef sw = LLVMBuildSwitch(g->b, b, after, NBUF);
+  for (unsigned i = 0; i < NBUF; i++) {
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_barrier");
+    LLVMAddCase(sw, ptx_i64(g, i), bb);
+    LLVMPositionBuilderAtEnd(g->b, bb);
+    char text[64];
+    snprintf(text, sizeof text, "barrier.%s %u, %u;", op, first + i, THREADS);
+    ptx_asm_void(g, text);
+    LLVMBuildBr(g->b, after);
+  }
+  LLVMPositionBuilderAtEnd(g->b, after);
+}
+
+enum { FULL = 1, EMPTY = 1 + NBUF };  /* the first named barrier of each kind */
+static LLVMValueRef ring_of(mv_gen *v, LLVMValueRef t) {
+  return LLVMBuildURem(v->g->b, t, ptx_i64(v->g, NBUF), "");
+}
+
+/* cp.async of `bytes` from global p to shared s (16: .cg, bypassing L1). */
+static void copy_async(mv_gen *v, LLVMValueRef s, LLVMValueRef p, unsigned bytes) {
+  ptx_gen *g = v->g;
+  char text[80];
+  snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %u;", bytes == 16 ? "cg" : "ca", bytes);
+  LLVMValueRef args[2] = {LLVMBuildPtrToInt(g->b, s, g->i64, ""), LLVMBuildPtrToInt(g->b, p, g->i64, "")};
+  ptx_asm(g, LLVMVoidTypeInContext(g->ctx), text, "l,l,~{memory}", args, 2, true);
+}
+
+/* A producer's share of chunk (k0, nk terms a row) into buffer b: W as
+ * 16-byte vectors, v as elements, consecutive producers at consecutive
+ * addresses; indices past the copy's end clamped to its last (the same
+ * bytes copied twice), past the matrix to its last row or vector.
+ * With wait_before_v (PDL), griddepcontrol.wait between W's copies and v's. */
+static void ws_issue(mv_gen *v, LLVMValueRef o0, LLVMValueRef b, LLVMValueRef k0, unsigned nk, bool wait_before_v) {
+  ptx_gen *g = v->g;
+  LLVMValueRef p = LLVMBuildSub(g->b, v->tid, ptx_i64(g, 32), "");
+  LLVMValueRef last_o = LLVMBuildSub(g->b, v->OUT, ptx_i64(g, 1), "");
+  LLVMValueRef last_k = LLVMBuildSub(g->b, v->K, ptx_i64(g, v->lanes), "");
+  unsigned per_row = nk / v->lanes, nvec = ROWS * per_row;
+  LLVMValueRef wbase = ptx_mul_c(g, b, (int64_t)ROWS * v->pitch);
+  for (unsigned q = 0; q * PRODUCERS < nvec; q++) {
+    LLVMValueRef e = ptx_smin(g, ptx_add(g, p, ptx_i64(g, (int64_t)q * PRODUCERS)), ptx_i64(g, nvec - 1));
+    LLVMValueRef row = LLVMBuildUDiv(g->b, e, ptx_i64(g, per_row), "");
+    LLVMValueRef kk = ptx_mul_c(g, LLVMBuildURem(g->b, e, ptx_i64(g, per_row), ""), v->lanes);
+    LLVMValueRef o = ptx_smin(g, ptx_add(g, o0, row), last_o);
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, kk), last_k);
+    LLVMValueRef index = ptx_add(g, wbase, ptx_add(g, ptx_mul_c(g, row, v->pitch), kk));
+    copy_async(v, shared_at(v, v->shared_w, index), w_at(v, o, k), VEC_BYTES);
+  }
+  if (wait_before_v) ptx_asm_void(g, "griddepcontrol.wait;");
+  last_k = LLVMBuildSub(g->b, v->K, ptx_i64(g, 1), "");
+  LLVMValueRef vbase = ptx_mul_c(g, b, v->kc);
+  for (unsigned q = 0; q * PRODUCERS < nk; q++) {
+    LLVMValueRef e = ptx_smin(g, ptx_add(g, p, ptx_i64(g, (int64_t)q * PRODUCERS)), ptx_i64(g, nk - 1));
+    LLVMValueRef k = ptx_smin(g, ptx_add(g, k0, e), last_k);
+    LLVMValueRef src = ptx_element_at(g, &v->v, v->esize, v->batch, k, ptx_i64(g, 0));
+    copy_async(v, shared_at(v, v->shared_v, ptx_add(g, vbase, e)), src, v->esize);
+  }
+  ptx_asm_void(g, "cp.async.commit_group;");
+}
+
+/* The producers' side of one row group: the first chunk peeled (its own
+ * length), then chunk t into buffer t mod NBUF once the summing warp has
+ * handed it back, announcing chunk t - LAG; then the last ones. */
+static void ws_produce(mv_gen *v, LLVMValueRef o0, LLVMValueRef chunks, unsigned first) {
+  ptx_gen *g = v->g;
+  LLVMBasicBlockRef join = ptx_if_begin(g, ptx_below(g, ptx_i64(g, 0), chunks));
+  ws_issue(v, o0, ptx_i64(g, 0), ptx_i64(g, 0), first, PDL && g->sm >= 90);
+  ptx_if_end(g, join);
+  ptx_loop t;
+  ptx_loop_begin(g, &t, ptx_i64(g, 1), chunks, ptx_i64(g, 1));
+  LLVMValueRef b = ring_of(v, t.iv);
+  join = ptx_if_begin(g, LLVMBuildICmp(g->b, LLVMIntSGE, t.iv, ptx_i64(g, NBUF), ""));
+  named_barrier(v, "sync", EMPTY, b);
+  ptx_if_end(g, join);
+  LLVMValueRef k0 = ptx_add(g, ptx_i64(g, first), ptx_mul_c(g, LLVMBuildSub(g->b, t.iv, ptx_i64(g, 1), ""), v->kc));
+  ws_issue(v, o0, b, k0, v->kc, false);
+  join = ptx_if_begin(g, LLVMBuildICmp(g->b, LLVMIntSGE, t.iv, ptx_i64(g, LAG), ""));
+  char text[48];
+  snprintf(text, sizeof text, "cp.async.wait_group %u;", LAG);
+  ptx_asm_void(g, text);
+  named_barrier(v, "arrive", FULL, ring_of(v, LLVMBuildSub(g->b, t.iv, ptx_i64(g, LAG), "")));
+  ptx_if_end(g, join);
+  ptx_loop_end(g, &t);
+  /* the last LAG chunks (or fewer): every copy landed, announced in order */
+  ptx_asm_void(g, "cp.async.wait_group 0;");
+  LLVMValueRef from = LLVMBuildSub(g->b, chunks, ptx_i64(g, LAG), "");
+  from = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, from, ptx_i64(g, 0), ""), ptx_i64(g, 0), from, "");
+  ptx_loop s;
+  ptx_loop_begin(g, &s, from, chunks, ptx_i64(g, 1));
+  named_barrier(v, "arrive", FULL, ring_of(v, s.iv));
+  ptx_loop_end(g, &s);
+}
+
+/* The summing warp's side: chunk t waited for, summed by the owning
+ * threads, its buffer handed back when a later chunk needs it. */
+static void ws_consume(mv_gen *v, LLVMValueRef acc, LLVMValueRef chunks, unsigned first) {
+  ptx_gen *g = v->g;
+  LLVMValueRef rows = ptx_below(g, v->tid, ptx_i64(g, ROWS));
+  ptx_loop t;
+  ptx_loop_begin(g, &t, ptx_i64(g, 0), chunks, ptx_i64(g, 1));
+  LLVMValueRef b = ring_of(v, t.iv);
+  named_barrier(v, "sync", FULL, b);
+  LLVMValueRef is_first = LLVMBuildICmp(g->b, LLVMIntEQ, t.iv, ptx_i64(g, 0), "");
+  LLVMValueRef k0 = ptx_add(g, ptx_i64(g, first), ptx_mul_c(g, LLVMBuildSub(g->b, t.iv, ptx_i64(g, 1), ""), v->kc));
+  k0 = LLVMBuildSelect(g->b, is_first, ptx_i64(g, 0), k0, "");
+  LLVMValueRef left = LLVMBuildSub(g->b, v->K, k0, "");
+  if (first != v->kc) {
+    LLVMBasicBlockRef join = ptx_if_begin(g, LLVMBuildAnd(g->b, rows, is_first, ""));
+    sum_chunk(v, acc, b, ptx_smin(g, left, ptx_i64(g, first)), first);
+    ptx_if_end(g, join);
+    rows = LLVMBuildAnd(g->b, rows, LLVMBuildNot(g->b, is_first, ""), "");
+  }
+  LLVMBasicBlockRef join = ptx_if_begin(g, rows);
+  sum_chunk(v, acc, b, ptx_smin(g, left, ptx_i64(g, v->kc)), v->kc);
+  ptx_if_end(g, join);
+  join = ptx_if_begin(g, ptx_below(g, ptx_add(g, t.iv, ptx_i64(g, NBUF)), chunks));
+  named_barrier(v, "arrive", EMPTY, b);
+  ptx_if_end(g, join);
+  ptx_loop_end(g, &t);
+}
+
+/* One row group, warp-specialised; a block barrier at its end so the
+ * next group's copies do not overwrite buffers still being summed. */
+static void ws_row_group(mv_gen *v, LLVMValueRef o0) {
+  ptx_gen *g = v->g;
+  const kn_matmul *m = &g->d->matmul;
+  unsigned first = FIRST ? FIRST * 4 / v->esize : v->kc;  /* the same bytes a row for f64 */
+  LLVMValueRef o = ptx_add(g, o0, v->tid);
+  LLVMValueRef k_after_first = LLVMBuildSub(g->b, v->K, ptx_i64(g, first), "");
+  LLVMValueRef more = LLVMBuildSDiv(g->b, ptx_add(g, k_after_first, ptx_i64(g, v->kc - 1)), ptx_i64(g, v->kc), "");
+  LLVMValueRef chunks = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLE, v->K, ptx_i64(g, first), ""),
+                                        LLVMBuildZExt(g->b, ptx_below(g, ptx_i64(g, 0), v->K), g->i64, ""),
+                                        ptx_add(g, more, ptx_i64(g, 1)), "");
+  LLVMBasicBlockRef consumer = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_summer");
+  LLVMBasicBlockRef producer = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_producer");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "mv_group_done");
+  LLVMBuildCondBr(g->b, ptx_below(g, v->tid, ptx_i64(g, 32)), consumer, producer);
+  LLVMPositionBuilderAtEnd(g->b, consumer);
+  if (PDL && g->sm >= 90) ptx_asm_void(g, "griddepcontrol.wait;");
+  LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
+  if (m->accumulate) {
+    LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
+    LLVMBuildStore(g->b, ptx_load(g, v->elem, out_at(v, &v->start, o), v->align), acc);
+    ptx_if_end(g, join);
+  }
+  ws_consume(v, acc, chunks, first);
+  LLVMBasicBlockRef join = ptx_if_begin(g, owns(v, o));
+  ptx_store(g, LLVMBuildLoad2(g->b, v->elem, acc, ""), out_at(v, &v->out, o), v->align);
+  ptx_if_end(g, join);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, producer);
+  ws_produce(v, o0, chunks, first);
+  LLVMBuildBr(g->b, done);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  ptx_barrier(g);
 }
 
 /* Blocks stride over groups of ROWS outputs along x and, with a batch,
@@ -409,7 +633,10 @@ static void all_groups(mv_gen *v) {
   LLVMValueRef groups = LLVMBuildSDiv(g->b, ptx_add(g, v->OUT, ptx_i64(g, ROWS - 1)), ptx_i64(g, ROWS), "");
   ptx_loop grp;
   ptx_loop_begin(g, &grp, ptx_sreg(g, "ctaid.x"), groups, ptx_sreg(g, "nctaid.x"));
-  row_group(v, ptx_mul_c(g, grp.iv, ROWS));
+  if (v->ws)
+    ws_row_group(v, ptx_mul_c(g, grp.iv, ROWS));
+  else
+    row_group(v, ptx_mul_c(g, grp.iv, ROWS));
   ptx_loop_end(g, &grp);
   if (m->batched) ptx_loop_end(g, &prod);
   v->batch = NULL;
@@ -436,8 +663,8 @@ static void gen_init(mv_gen *v, ptx_gen *g) {
   v->OUT = ptx_size(g, v->w_first ? m->m : m->n);
   v->K = ptx_size(g, m->k);
   v->tid = ptx_sreg(g, "tid.x");
-  v->shared_w = ptx_shared_array(g, v->elem, 2 * ROWS * v->pitch, "mv_w");
-  v->shared_v = ptx_shared_array(g, v->elem, 2 * v->kc, "mv_v");
+  v->shared_w = ptx_shared_array(g, v->elem, NBUF * ROWS * v->pitch, "mv_w");
+  v->shared_v = ptx_shared_array(g, v->elem, NBUF * v->kc, "mv_v");
   for (unsigned s = 0; s < DEPTH; s++) {
     for (unsigned q = 0; q < v->per; q++) v->staged_w[s][q] = ptx_var(g, v->elem, NULL);
     for (unsigned q = 0; q < v->per / v->lanes; q++) v->staged_x[s][q] = ptx_var(g, v->vec, NULL);
@@ -454,6 +681,12 @@ static bool matvec_build(ptx_gen *g) {
   mv_gen v;
   gen_init(&v, g);
   ptx_annotate(g, "maxntidx", THREADS);
+  /* PDL: the next launch may start its blocks (and W's loads) now; each
+   * thread waits (griddepcontrol.wait) before touching v, the start or
+   * the outputs: at the start of the element bodies, after the first
+   * chunk's W loads in the vector bodies (the ring's producers, and
+   * row_group's late_wait) */
+  if (PDL && g->sm >= 90) ptx_asm_void(g, "griddepcontrol.launch_dependents;");
   LLVMValueRef aligned = LLVMBuildAnd(g->b, ptx_layout_aligned(g, &v.w, v.esize),
                                       ptx_layout_aligned(g, &v.v, v.esize), "");
   aligned = LLVMBuildAnd(g->b, aligned, out_aligned(&v, &v.out), "");
@@ -481,6 +714,9 @@ static bool matvec_build(ptx_gen *g) {
     LLVMPositionBuilderAtEnd(g->b, bodies[i].at);
     v.vector = bodies[i].vector;
     v.align = bodies[i].align;
+    v.ws = WS && v.vector && g->sm >= 80;
+    v.late_wait = PDL && g->sm >= 90 && v.vector && !v.ws;
+    if (PDL && g->sm >= 90 && !v.ws && !v.late_wait) ptx_asm_void(g, "griddepcontrol.wait;");
     all_groups(&v);
     LLVMBuildBr(g->b, done);
   }

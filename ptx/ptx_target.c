@@ -125,6 +125,7 @@ static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *
   ptx_gen g = {0};
   ptx_gen_init(&g, ctx, d, name, kind->result_arg, (pc->entries & TWASM_ENTRY_HOST_OUT) != 0, diag);
   g.path = pc->path;
+  g.sm = sm;
   LLVMSetTarget(g.mod, PTX_TRIPLE);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
