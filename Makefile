@@ -114,17 +114,17 @@ $(MV_WS_OBJ): ptx/ptx_matvec.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_WS=2 -DPTX_MV_FIRST=64 \
 	  -DPTX_MV_PDL=1 -c $< -o $@
-$(B)/tests/test_ptx_mv_ws: $(B)/obj/tests/unit/test_ptx_mv_ws.o $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+$(B)/tests/test_ptx_mv_ws: $(B)/obj/tests/unit/test_ptx_mv_ws.o $(B)/obj/tests/unit/unit_mv.o $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $< $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
+	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_WS_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 # test_ptx_mv_pdl: the committed body with PTX_MV_PDL alone (16-16384-4-pdl).
 MV_PDL_OBJ := $(B)/obj/tests/unit/ptx_matvec_pdl.o
 $(MV_PDL_OBJ): ptx/ptx_matvec.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_PDL=1 -c $< -o $@
-$(B)/tests/test_ptx_mv_pdl: $(B)/obj/tests/unit/test_ptx_mv_pdl.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+$(B)/tests/test_ptx_mv_pdl: $(B)/obj/tests/unit/test_ptx_mv_pdl.o $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
-	$(CC) -rdynamic -o $@ $< $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
+	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 
 # ---- tests --------------------------------------------------------------
 # The test groups run one after another (install-test runs make itself).

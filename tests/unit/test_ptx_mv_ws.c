@@ -14,77 +14,35 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ptx.h"
+#include "unit_mv.h"
 
-#define P(i) {true, i}
-#define C(v) {false, v}
-
-static unsigned count_of(const char *text, const char *what) {
-  unsigned n = 0;
-  for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
-  return n;
-}
-
-/* out[o] = sum_k W[o * p3 + k] * v[k]: p0 outputs, p1 K, p2 &W, p4 &v,
- * p5 &out, as the detector emits it (align 1). */
-static kn_desc matvec_of(kn_mm_type type) {
-  kn_desc d = {.kind = KN_MATMUL, .nparams = 6};
-  d.matmul = (kn_matmul){.m = P(0), .n = C(1), .k = P(1), .type = type, .a = {P(2), P(3), C(1), C(0)},
-                         .b = {P(4), C(1), C(0), C(0)}, .c = {P(5), C(1), C(0), C(0)}, .align = 1};
-  return d;
-}
-
-/* ptxas on text for sm_XX: true when it assembles or ptxas is absent. */
-static bool assembles(const char *text, unsigned sm) {
-  const char *ptxas = getenv("PTXAS") ? getenv("PTXAS") : "/usr/local/cuda/bin/ptxas";
-  if (access(ptxas, X_OK)) return true;
-  char path[] = "/tmp/test_ptx_mv_ws_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  ck_assert(f && fputs(text, f) >= 0 && fclose(f) == 0);
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "%s -arch=sm_%u %s -o /dev/null", ptxas, sm, path);
-  int rc = system(cmd);
-  unlink(path);
-  return rc == 0;
-}
-
-static void generate(kn_mm_type type, const char *name, tw_arena *arena, ptx_out *out) {
-  kn_desc d = matvec_of(type);
-  static const ptx_arch archs[] = {{75, false}, {80, false}, {90, false}};
-  tw_diag diag = {0};
-  ck_assert_msg(ptx_generate(&d, name, archs, 3, arena, out, &diag), "%s", diag.msg);
-  ck_assert_uint_eq(out->ncodes, 3);
-  for (unsigned a = 0; a < 3; a++) ck_assert_uint_eq(out->plan.codes[a].path, TWASM_PATH_MATVEC);
-}
 
 START_TEST(test_ring_on_sm80_and_up) {
   tw_arena arena = {0};
   ptx_out out;
-  generate(KN_MM_F32, "mv_f32", &arena, &out);
+  mv_generate(KN_MM_F32, "mv_f32", &arena, &out);
   for (unsigned a = 0; a < 3; a++) {
     const char *text = out.codes[a].text;
     unsigned sm = out.codes[a].sm;
     bool ring = sm >= 80;
     /* W as 16-byte copies, v as elements, one group per chunk, the
      * oldest of LAG = 1 waited for before its FULL barrier */
-    ck_assert_msg((count_of(text, "cp.async.cg.shared.global") > 0) == ring, "sm_%u", sm);
-    ck_assert_msg((count_of(text, "cp.async.ca.shared.global") > 0) == ring, "sm_%u", sm);
-    ck_assert_msg((count_of(text, "cp.async.wait_group 1;") > 0) == ring, "sm_%u", sm);
+    ck_assert_msg((mv_count_of(text, "cp.async.cg.shared.global") > 0) == ring, "sm_%u", sm);
+    ck_assert_msg((mv_count_of(text, "cp.async.ca.shared.global") > 0) == ring, "sm_%u", sm);
+    ck_assert_msg((mv_count_of(text, "cp.async.wait_group 1;") > 0) == ring, "sm_%u", sm);
     /* FULL (1, 2) and EMPTY (3, 4): a wait and an arrival each, immediate ids */
-    bool waits = count_of(text, "barrier.sync 1, 256;") && count_of(text, "barrier.sync 4, 256;");
-    bool arrivals = count_of(text, "barrier.arrive 2, 256;") && count_of(text, "barrier.arrive 3, 256;");
+    bool waits = mv_count_of(text, "barrier.sync 1, 256;") && mv_count_of(text, "barrier.sync 4, 256;");
+    bool arrivals = mv_count_of(text, "barrier.arrive 2, 256;") && mv_count_of(text, "barrier.arrive 3, 256;");
     ck_assert_msg(waits == ring && arrivals == ring, "sm_%u", sm);
-    ck_assert_msg((count_of(text, "griddepcontrol.wait") > 0) == (sm >= 90), "sm_%u", sm);
-    ck_assert_msg((count_of(text, "griddepcontrol.launch_dependents") == 1) == (sm >= 90), "sm_%u", sm);
+    ck_assert_msg((mv_count_of(text, "griddepcontrol.wait") > 0) == (sm >= 90), "sm_%u", sm);
+    ck_assert_msg((mv_count_of(text, "griddepcontrol.launch_dependents") == 1) == (sm >= 90), "sm_%u", sm);
     /* exact: a multiply and an add per term; the ring's vector body adds
      * a whole chunk (256 terms) and the first chunk (64) straight-line */
-    unsigned muls = count_of(text, "mul.rn.f32");
-    ck_assert_uint_eq(muls, count_of(text, "add.rn.f32"));
+    unsigned muls = mv_count_of(text, "mul.rn.f32");
+    ck_assert_uint_eq(muls, mv_count_of(text, "add.rn.f32"));
     ck_assert_uint_ge(muls, ring ? 256 + 64 : 256);
     ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
-    ck_assert_msg(assembles(text, sm), "sm_%u: ptxas failed", sm);
+    ck_assert_msg(mv_assembles(text, sm), "sm_%u: ptxas failed", sm);
   }
   ck_assert_uint_eq(out.plan.launch.block[0], 256);
   ck_assert_uint_eq(out.plan.launch.per_block[0], 16);
@@ -97,16 +55,16 @@ END_TEST
 START_TEST(test_ring_f64) {
   tw_arena arena = {0};
   ptx_out out;
-  generate(KN_MM_F64, "mv_f64", &arena, &out);
+  mv_generate(KN_MM_F64, "mv_f64", &arena, &out);
   const char *text = out.codes[2].text;
   ck_assert_uint_eq(out.codes[2].sm, 90);
-  ck_assert_uint_gt(count_of(text, "cp.async.cg.shared.global"), 0);
-  ck_assert_uint_gt(count_of(text, "], 8;"), 0);
-  unsigned muls = count_of(text, "mul.rn.f64");
-  ck_assert_uint_eq(muls, count_of(text, "add.rn.f64"));
+  ck_assert_uint_gt(mv_count_of(text, "cp.async.cg.shared.global"), 0);
+  ck_assert_uint_gt(mv_count_of(text, "], 8;"), 0);
+  unsigned muls = mv_count_of(text, "mul.rn.f64");
+  ck_assert_uint_eq(muls, mv_count_of(text, "add.rn.f64"));
   ck_assert_uint_ge(muls, 128 + 32);
-  ck_assert_msg(assembles(text, 90), "sm_90: ptxas failed");
-  ck_assert_msg(assembles(out.codes[1].text, 80), "sm_80: ptxas failed");
+  ck_assert_msg(mv_assembles(text, 90), "sm_90: ptxas failed");
+  ck_assert_msg(mv_assembles(out.codes[1].text, 80), "sm_80: ptxas failed");
   tw_arena_free(&arena);
 }
 END_TEST
