@@ -52,6 +52,15 @@ static bool act_ok(const kn_matmul *m, const kn_mm_act *a) {
          a->pred < LLVMRealPredicateTrue && a->cmp == a->cmp && a->sel == a->sel;
 }
 
+/* The offset and strides of an element's layout (kn_mm_post's and
+ * kn_mm_blend's e) each a size the kernel can take. */
+static bool layout_sizes_ok(const kn_desc *d, const kn_layout *e, tw_diag *diag) {
+  const kn_size sizes[] = {e->offset, e->row_stride, e->col_stride, e->batch_stride};
+  for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    if (!ptx_size_check(d, sizes[i], "matmul size", diag)) return false;
+  return true;
+}
+
 static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   const kn_matmul *m = &d->matmul;
   if ((unsigned)m->type > KN_MM_I8_I32)
@@ -86,20 +95,14 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
   if ((m->act.on && !act_ok(m, &m->act)) || (m->act2.on && (!m->act.on || !act_ok(m, &m->act2))))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a compare and select after a sum of integers, "
                                             "with a constant compare or a NaN");
-  if (m->post.on && m->post.elem) {
-    const kn_size more[] = {m->post.e.offset, m->post.e.row_stride, m->post.e.col_stride, m->post.e.batch_stride};
-    for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
-      if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
-  }
+  if (m->post.on && m->post.elem && !layout_sizes_ok(d, &m->post.e, diag)) return false;
   if (m->blend.on) {
     const kn_mm_blend *bl = &m->blend;
     if ((bl->scaled && bl->param >= d->nparams) || (bl->guarded && bl->guard_param >= d->nparams) ||
         (m->type != KN_MM_F32 && m->type != KN_MM_F64))
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: an element added after the sum of integers or with a "
                                               "param out of range");
-    const kn_size more[] = {bl->e.offset, bl->e.row_stride, bl->e.col_stride, bl->e.batch_stride};
-    for (unsigned i = 0; i < sizeof more / sizeof more[0]; i++)
-      if (!ptx_size_check(d, more[i], "matmul size", diag)) return false;
+    if (!layout_sizes_ok(d, &bl->e, diag)) return false;
   }
   if (m->tri.on && (m->batched || m->tri.add < 0 || m->tri.add > 1))
     return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: a triangle with a batch or an offset other than 0 or 1");
