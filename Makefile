@@ -125,6 +125,16 @@ $(MV_PDL_OBJ): ptx/ptx_matvec.c
 $(B)/tests/test_ptx_mv_pdl: $(B)/obj/tests/unit/test_ptx_mv_pdl.o $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
+# test_ptx_mv_chain: round 12's products ahead and spread sums
+# (16-16384-4-pdl-m2-sp4).
+MV_CHAIN_OBJ := $(B)/obj/tests/unit/ptx_matvec_chain.o
+$(MV_CHAIN_OBJ): ptx/ptx_matvec.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_PDL=1 -DPTX_MV_MULS=2 \
+	  -DPTX_MV_SPREAD=4 -c $< -o $@
+$(B)/tests/test_ptx_mv_chain: $(B)/obj/tests/unit/test_ptx_mv_chain.o $(B)/obj/tests/unit/unit_mv.o $(MV_CHAIN_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
+	@mkdir -p $(dir $@)
+	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_CHAIN_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
 
 # ---- tests --------------------------------------------------------------
 # The test groups run one after another (install-test runs make itself).
@@ -379,14 +389,17 @@ gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
 # After the three numbers, any of: a DEPTH (1 or 2), wsN (the
 # warp-specialised body with a ring of N buffers, PTX_MV_WS), fN (its
 # first chunk N terms a row, PTX_MV_FIRST), pdl (programmatic dependent
-# launch on sm_90, PTX_MV_PDL); e.g. 16-16384-4-ws2-f64.  Each variant's
+# launch on sm_90, PTX_MV_PDL), mN (the products of N vectors formed
+# before their adds, PTX_MV_MULS), spN (the outputs summed by N warps,
+# PTX_MV_SPREAD); e.g. 16-16384-4-ws2-f64, 16-16384-4-pdl-m2-sp4.  Each variant's
 # sm_80 PTX goes into NAME/sm80 (assembled by ptxas in `make
 # gpu-mv-round`, not loaded by matvec_bw).
 $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
 	@mkdir -p $(dir $@)sm80
 	v=$*; set -- $$(echo $$v | tr - ' '); r=$$1 t=$$2 a=$$3; shift 3; d=1 x=""; \
 	for w; do case $$w in ws*) x="$$x -DPTX_MV_WS=$${w#ws}";; f*) x="$$x -DPTX_MV_FIRST=$${w#f}";; \
-	  pdl) x="$$x -DPTX_MV_PDL=1";; *) d=$$w;; esac; done; \
+	  pdl) x="$$x -DPTX_MV_PDL=1";; m*) x="$$x -DPTX_MV_MULS=$${w#m}";; sp*) x="$$x -DPTX_MV_SPREAD=$${w#sp}";; \
+	  *) d=$$w;; esac; done; \
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$r -DPTX_MV_TILE=$$t \
 	  -DPTX_MV_AHEAD=$$a -DPTX_MV_DEPTH=$$d $$x tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
 	$(dir $@)gen $(dir $@) >/dev/null && $(dir $@)gen $(dir $@)sm80 80 >/dev/null && rm -f $(dir $@)gen && touch $@

@@ -50,6 +50,20 @@
 #ifndef PTX_MV_PDL
 #define PTX_MV_PDL 0
 #endif
+/* Round 12 (docs/PERFORMANCE.md, "Matrix-vector round 12"; measurement
+ * builds only): PTX_MV_MULS N (0: each product just before its add) forms
+ * the products of N vectors (4 f32 terms each) before the adds of the
+ * first of them, so no add waits for its multiply; PTX_MV_SPREAD S (1:
+ * lanes 0 .. ROWS-1 of warp 0) has the ROWS outputs summed by S warps,
+ * lanes 0 .. ROWS/S-1 of each, so each of the SM's schedulers can run a
+ * chain.  Either way every output is one thread's in-order chain of
+ * separate mul.rn and add.rn. */
+#ifndef PTX_MV_MULS
+#define PTX_MV_MULS 0
+#endif
+#ifndef PTX_MV_SPREAD
+#define PTX_MV_SPREAD 1
+#endif
 _Static_assert(PTX_MV_AHEAD >= 1, "the adds of a vector follow its loads");
 _Static_assert(PTX_MV_DEPTH == 1 || PTX_MV_DEPTH == 2, "one or two register stages");
 
@@ -66,7 +80,14 @@ enum {
   NBUF = WS ? WS : 2,              /* shared buffers of W and v */
   FIRST = PTX_MV_FIRST,            /* terms of a row in the warp-specialised body's first chunk */
   PDL = PTX_MV_PDL,
+  MULS = PTX_MV_MULS,              /* vectors of products formed ahead of their adds, 0: none */
+  SPREAD = PTX_MV_SPREAD,          /* warps that sum a block's outputs */
+  ROWS_PER_WARP = ROWS / SPREAD,
 };
+_Static_assert(SPREAD >= 1 && SPREAD <= THREADS / 32 && ROWS % SPREAD == 0 && ROWS_PER_WARP <= 32,
+               "the outputs spread evenly over at most 8 warps");
+_Static_assert(SPREAD == 1 || WS == 0, "the ring has one summing warp");
+_Static_assert(MULS >= 0 && MULS <= AHEAD + 1, "products only of vectors already loaded");
 _Static_assert(WS == 0 || (WS >= 2 && 2 * WS + 1 <= 16), "a ring of 2 or more buffers, two named barriers each");
 _Static_assert(WS == 0 || ROWS <= 32, "one summing warp");
 _Static_assert(WS == 0 || NBUF * (TILE_BYTES + ROWS * VEC_BYTES + TILE_BYTES / ROWS) <= 48 * 1024,
@@ -86,6 +107,7 @@ typedef struct {
   unsigned esize, kc, pitch, per, lanes;   /* lanes: elements of one 16-byte vector */
   bool fl;
   LLVMValueRef OUT, K, tid;
+  LLVMValueRef row;                /* the output of the block this thread sums (if it sums): tid unless SPREAD */
   LLVMValueRef shared_w, shared_v; /* [2][ROWS][pitch], [2][kc] */
   /* register stage of the next chunk: W's elements (or vectors), v's */
   LLVMValueRef staged_w[2][TILE_BYTES / THREADS / 4], staged_x[2][TILE_BYTES / THREADS / VEC_BYTES];
@@ -193,6 +215,17 @@ static LLVMValueRef v_place(mv_gen *v, unsigned q) {
   return v->kc % THREADS ? ptx_smin(g, kk, ptx_i64(g, v->kc - 1)) : kk;
 }
 
+/* Whether this thread sums an output of the block (v->row): lanes 0 ..
+ * ROWS - 1 of warp 0, or with SPREAD lanes 0 .. ROWS/SPREAD - 1 of warps
+ * 0 .. SPREAD - 1. */
+static LLVMValueRef sums(mv_gen *v) {
+  ptx_gen *g = v->g;
+  if (SPREAD == 1) return ptx_below(g, v->tid, ptx_i64(g, ROWS));
+  LLVMValueRef lane = LLVMBuildAnd(g->b, v->tid, ptx_i64(g, 31), "");
+  return LLVMBuildAnd(g->b, ptx_below(g, lane, ptx_i64(g, ROWS_PER_WARP)),
+                      ptx_below(g, v->tid, ptx_i64(g, 32 * SPREAD)), "");
+}
+
 static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v->lanes : v->per; }
 
 /* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
@@ -252,6 +285,28 @@ static LLVMValueRef add_product(mv_gen *v, LLVMValueRef sum, LLVMValueRef w, LLV
                : LLVMBuildAdd(b, sum, LLVMBuildMul(b, l, r, ""), "");
 }
 
+/* PTX_MV_MULS: the adds of vector i, the products of vectors i .. i +
+ * MULS - 1 formed first where not yet (products[j], NULL until formed),
+ * each kept until its add; the adds in k order as ever, so the sum is
+ * the same bits. */
+typedef LLVMValueRef mv_products[VEC_BYTES / 4];
+static LLVMValueRef add_products_ahead(mv_gen *v, LLVMValueRef sum, const LLVMValueRef *ws, const LLVMValueRef *xs,
+                                       mv_products *products, unsigned i, unsigned nvec) {
+  LLVMBuilderRef b = v->g->b;
+  for (unsigned j = i; j < nvec && j < i + MULS; j++) {
+    if (products[j][0]) continue;
+    for (unsigned e = 0; e < v->lanes; e++) {
+      LLVMValueRef lane = LLVMConstInt(v->g->i32, e, false);
+      LLVMValueRef w = LLVMBuildExtractElement(b, ws[j], lane, ""), x = LLVMBuildExtractElement(b, xs[j], lane, "");
+      LLVMValueRef l = v->w_first ? w : x, r = v->w_first ? x : w;
+      products[j][e] = v->fl ? LLVMBuildFMul(b, l, r, "") : LLVMBuildMul(b, l, r, "");
+    }
+  }
+  for (unsigned e = 0; e < v->lanes; e++)
+    sum = v->fl ? LLVMBuildFAdd(b, sum, products[i][e], "") : LLVMBuildAdd(b, sum, products[i][e], "");
+  return sum;
+}
+
 /* nvec 16-byte vectors of the owning thread's terms from element at of
  * the chunk (wrow, vrow: where its row and v start in this buffer),
  * straight-line: the shared loads of vector i + AHEAD are issued before
@@ -262,7 +317,8 @@ static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValu
                         unsigned nvec) {
   ptx_gen *g = v->g;
   LLVMValueRef ws[CHUNK_VECS], xs[CHUNK_VECS];
-  for (unsigned i = 0; i < nvec; i++) ws[i] = xs[i] = NULL;
+  mv_products products[CHUNK_VECS];
+  for (unsigned i = 0; i < nvec; i++) ws[i] = xs[i] = products[i][0] = NULL;
   LLVMValueRef sum = LLVMBuildLoad2(g->b, v->elem, acc, "");
   for (unsigned i = 0; i < nvec; i++) {
     for (unsigned j = i; j < nvec && j <= i + AHEAD; j++) {
@@ -270,6 +326,10 @@ static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValu
       LLVMValueRef kk = ptx_add(g, at, ptx_i64(g, (int64_t)j * v->lanes));
       ws[j] = ptx_load(g, v->vec, shared_at(v, v->shared_w, ptx_add(g, wrow, kk)), VEC_BYTES);
       xs[j] = ptx_load(g, v->vec, shared_at(v, v->shared_v, ptx_add(g, vrow, kk)), VEC_BYTES);
+    }
+    if (MULS) {
+      sum = add_products_ahead(v, sum, ws, xs, products, i, nvec);
+      continue;
     }
     for (unsigned e = 0; e < v->lanes; e++) {
       LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
@@ -288,7 +348,7 @@ static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValu
  * (straight-line each), then vector by vector, then element by element. */
 static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRef n, unsigned whole_n) {
   ptx_gen *g = v->g;
-  LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->tid, v->pitch));
+  LLVMValueRef wrow = ptx_add(g, ptx_mul_c(g, buf, (int64_t)ROWS * v->pitch), ptx_mul_c(g, v->row, v->pitch));
   LLVMValueRef vrow = ptx_mul_c(g, buf, v->kc);
   LLVMBasicBlockRef after = NULL;
   if (v->vector) { /* the other bodies (rare) keep their PTX, and its JIT, smaller */
@@ -336,7 +396,7 @@ static void two_ahead_step(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMVal
   v->set = p;
   load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, 2 * (int64_t)v->kc)), false);
   ptx_if_end(g, join);
-  join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
+  join = ptx_if_begin(g, sums(v));
   sum_chunk(v, acc, ptx_i64(g, p), ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, ptx_below(g, ptx_add(g, c, ptx_i64(g, 1)), chunks));
@@ -375,7 +435,7 @@ static void two_ahead(mv_gen *v, LLVMValueRef acc, LLVMValueRef o0, LLVMValueRef
  * product). */
 static LLVMValueRef owns(mv_gen *v, LLVMValueRef o) {
   ptx_gen *g = v->g;
-  return LLVMBuildAnd(g->b, ptx_below(g, v->tid, ptx_i64(g, ROWS)), ptx_below(g, o, v->OUT), "");
+  return LLVMBuildAnd(g->b, sums(v), ptx_below(g, o, v->OUT), "");
 }
 
 /* griddepcontrol.wait where the first chunk's load (which waits) did
@@ -393,7 +453,7 @@ static void wait_if_no_chunk(mv_gen *v, LLVMValueRef chunks, bool wait) {
 static void row_group(mv_gen *v, LLVMValueRef o0) {
   ptx_gen *g = v->g;
   const kn_matmul *m = &g->d->matmul;
-  LLVMValueRef o = ptx_add(g, o0, v->tid);
+  LLVMValueRef o = ptx_add(g, o0, v->row);
   LLVMValueRef acc = ptx_var(g, v->elem, LLVMConstNull(v->elem));
   if (v->late_wait && m->accumulate) ptx_asm_void(g, "griddepcontrol.wait;");
   if (m->accumulate) {
@@ -427,7 +487,7 @@ static void row_group(mv_gen *v, LLVMValueRef o0) {
   join = ptx_if_begin(g, more);
   load_stage(v, o0, ptx_add(g, k0, ptx_i64(g, v->kc)), false);
   ptx_if_end(g, join);
-  join = ptx_if_begin(g, ptx_below(g, v->tid, ptx_i64(g, ROWS)));
+  join = ptx_if_begin(g, sums(v));
   sum_chunk(v, acc, buf, ptx_smin(g, LLVMBuildSub(g->b, v->K, k0, ""), ptx_i64(g, v->kc)), v->kc);
   ptx_if_end(g, join);
   join = ptx_if_begin(g, more);
@@ -663,6 +723,10 @@ static void gen_init(mv_gen *v, ptx_gen *g) {
   v->OUT = ptx_size(g, v->w_first ? m->m : m->n);
   v->K = ptx_size(g, m->k);
   v->tid = ptx_sreg(g, "tid.x");
+  v->row = v->tid;
+  if (SPREAD > 1)  /* warp w's lane l sums row w ROWS/SPREAD + l */
+    v->row = ptx_add(g, ptx_mul_c(g, LLVMBuildLShr(g->b, v->tid, ptx_i64(g, 5), ""), ROWS_PER_WARP),
+                     LLVMBuildAnd(g->b, v->tid, ptx_i64(g, 31), ""));
   v->shared_w = ptx_shared_array(g, v->elem, NBUF * ROWS * v->pitch, "mv_w");
   v->shared_v = ptx_shared_array(g, v->elem, NBUF * v->kc, "mv_v");
   for (unsigned s = 0; s < DEPTH; s++) {
