@@ -433,6 +433,25 @@ MV_ROUND2 ?= 16-16384-4-pdl
 gpu-mv-round2:
 	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND2)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round2
 
+# Matrix-vector round 12 (docs/PERFORMANCE.md): the committed kernel and
+# the chain variants (products ahead, mN; sums spread over warps, spN) on
+# the pdl body in $(B)/gpu/mv-round3, assembled as above; run there by
+# `bash tests/gpu/matvec/round3.sh build/gpu/mv-round3 LOGS` (SASS, then
+# --graph --pdl and stream timings).
+# Where ptxas, python3 and readelf are here, sass-ctl.txt: each kernel's
+# summing block as tests/gpu/matvec/sass_ctl.py reads it from its cubin.
+MV_ROUND3 ?= 16-16384-4-pdl 16-16384-4-pdl-m1 16-16384-4-pdl-m2 16-16384-4-pdl-sp2 16-16384-4-pdl-sp4 \
+  16-16384-4-pdl-m2-sp4 16-16384-4-2-pdl 16-16384-4-2-pdl-sp4
+.PHONY: gpu-mv-round3
+gpu-mv-round3:
+	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND3)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round3
+	@d=$(B)/gpu/mv-round3; if [ -x $(PTXAS) ] && command -v python3 >/dev/null && command -v readelf >/dev/null; then \
+	  for p in $$d/ptx/mv_f32.ptx $$d/variants/*/mv_f32.ptx; do \
+	    n=$$(basename $$(dirname $$p)); [ $$n = ptx ] && n=committed; \
+	    $(PTXAS) -arch=sm_90 -v $$p -o $$d/$$n.cubin 2>&1 | grep -o 'Used [0-9]* registers' | sed "s/^/$$n: /"; \
+	    python3 tests/gpu/matvec/sass_ctl.py $$d/$$n.cubin mv_f32 && rm -f $$d/$$n.cubin || exit 1; \
+	  done >$$d/sass-ctl.txt; cat $$d/sass-ctl.txt; fi
+
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
 $(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)
