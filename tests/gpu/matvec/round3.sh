@@ -16,12 +16,13 @@
 # (digest.awk) and a table, one row a run: correct, chain, 2048x768,
 # 768x2048 (us, % of copy), the sweep's slope at 768 / 2112 outputs in
 # cycles a term at 1.98 GHz.  A run is killed after MV_LIMIT seconds
-# (default 20), none starts after MV_BUDGET seconds (default 120).
+# (default 15), none starts after MV_BUDGET seconds (default 110): the whole
+# fits in 130 s.
 set -u
 dir=${1:?usage: round3.sh ROUND_DIR LOG_DIR}
 logs=${2:?usage: round3.sh ROUND_DIR LOG_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
-budget=${MV_BUDGET:-120}
+budget=${MV_BUDGET:-110}
 start=$SECONDS
 mkdir -p "$logs/sass"
 summary=$logs/summary.txt
@@ -80,7 +81,7 @@ run() {  # run NAME PTX_DIR ROWS MODE [FLAGS...]
     return
   fi
   local t0=$SECONDS log=$logs/mv.$name.$mode.log
-  timeout "${MV_LIMIT:-20}" "$logs/matvec_bw" "$ptx" --rows "$nrows" --sweep --floor "$@" >"$log" 2>&1
+  timeout "${MV_LIMIT:-15}" "$logs/matvec_bw" "$ptx" --rows "$nrows" --sweep --floor "$@" >"$log" 2>&1
   echo "status $?" >>"$log"
   {
     echo "== $name $mode (--rows $nrows $*; $((SECONDS - t0)) s)"
