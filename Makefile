@@ -125,13 +125,13 @@ $(MV_PDL_OBJ): ptx/ptx_matvec.c
 $(B)/tests/test_ptx_mv_pdl: $(B)/obj/tests/unit/test_ptx_mv_pdl.o $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_PDL_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
-# test_ptx_mv_chain: round 12's products ahead and spread sums
-# (16-16384-4-pdl-m2-sp4).
+# test_ptx_mv_chain: round 12's products ahead, spread sums and v rotated
+# (16-16384-4-pdl-m2-sp4-r).
 MV_CHAIN_OBJ := $(B)/obj/tests/unit/ptx_matvec_chain.o
 $(MV_CHAIN_OBJ): ptx/ptx_matvec.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_PDL=1 -DPTX_MV_MULS=2 \
-	  -DPTX_MV_SPREAD=4 -c $< -o $@
+	  -DPTX_MV_SPREAD=4 -DPTX_MV_VROT=1 -c $< -o $@
 $(B)/tests/test_ptx_mv_chain: $(B)/obj/tests/unit/test_ptx_mv_chain.o $(B)/obj/tests/unit/unit_mv.o $(MV_CHAIN_OBJ) $(UNIT_LIB_OBJ) $(LIBC) $(LIBRT)
 	@mkdir -p $(dir $@)
 	$(CC) -rdynamic -o $@ $< $(B)/obj/tests/unit/unit_mv.o $(MV_CHAIN_OBJ) $(UNIT_LIB_OBJ) $(LIBC) -Wl,--whole-archive $(LIBRT) -Wl,--no-whole-archive $(LLVM_LIBS) $(CHECK_LIBS) $(RT_LIBS)
@@ -391,7 +391,8 @@ gpu-mv-variants: $(foreach v,$(MV_VARIANTS),$(GPU_MV_DIR)/variants/$(v)/.stamp)
 # first chunk N terms a row, PTX_MV_FIRST), pdl (programmatic dependent
 # launch on sm_90, PTX_MV_PDL), mN (the products of N vectors formed
 # before their adds, PTX_MV_MULS), spN (the outputs summed by N warps,
-# PTX_MV_SPREAD); e.g. 16-16384-4-ws2-f64, 16-16384-4-pdl-m2-sp4.  Each variant's
+# PTX_MV_SPREAD), r (v rotated by one in each 16-byte group, PTX_MV_VROT);
+# e.g. 16-16384-4-ws2-f64, 16-16384-4-pdl-m2-sp4.  Each variant's
 # sm_80 PTX goes into NAME/sm80 (assembled by ptxas in `make
 # gpu-mv-round`, not loaded by matvec_bw).
 $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC)
@@ -399,6 +400,7 @@ $(GPU_MV_DIR)/variants/%/.stamp: tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c 
 	v=$*; set -- $$(echo $$v | tr - ' '); r=$$1 t=$$2 a=$$3; shift 3; d=1 x=""; \
 	for w; do case $$w in ws*) x="$$x -DPTX_MV_WS=$${w#ws}";; f*) x="$$x -DPTX_MV_FIRST=$${w#f}";; \
 	  pdl) x="$$x -DPTX_MV_PDL=1";; m*) x="$$x -DPTX_MV_MULS=$${w#m}";; sp*) x="$$x -DPTX_MV_SPREAD=$${w#sp}";; \
+	  r) x="$$x -DPTX_MV_VROT=1";; \
 	  *) d=$$w;; esac; done; \
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude $(INC_ptx) $(LLVM_INC) -DPTX_MV_ROWS=$$r -DPTX_MV_TILE=$$t \
 	  -DPTX_MV_AHEAD=$$a -DPTX_MV_DEPTH=$$d $$x tests/gpu/matvec/matvec_gen.c ptx/ptx_matvec.c $(LIBC) $(LLVM_LIBS) -o $(dir $@)gen && \
@@ -434,14 +436,15 @@ gpu-mv-round2:
 	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND2)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round2
 
 # Matrix-vector round 12 (docs/PERFORMANCE.md): the committed kernel and
-# the chain variants (products ahead, mN; sums spread over warps, spN) on
+# the chain variants (v rotated, r; products ahead, mN; sums spread over
+# warps, spN) on
 # the pdl body in $(B)/gpu/mv-round3, assembled as above; run there by
 # `bash tests/gpu/matvec/round3.sh build/gpu/mv-round3 LOGS` (SASS, then
 # --graph --pdl and stream timings).
 # Where ptxas, python3 and readelf are here, sass-ctl.txt: each kernel's
 # summing block as tests/gpu/matvec/sass_ctl.py reads it from its cubin.
-MV_ROUND3 ?= 16-16384-4-pdl 16-16384-4-pdl-m1 16-16384-4-pdl-m2 16-16384-4-pdl-sp2 16-16384-4-pdl-sp4 \
-  16-16384-4-pdl-m2-sp4 16-16384-4-2-pdl 16-16384-4-2-pdl-sp4
+MV_ROUND3 ?= 16-16384-4-pdl 16-16384-4-pdl-r 16-16384-4-pdl-m2 16-16384-4-pdl-sp2 16-16384-4-pdl-sp4 \
+  16-16384-4-pdl-r-sp4 16-16384-4-2-pdl 16-16384-4-2-pdl-r 16-16384-4-pdl-m2-sp4-r
 .PHONY: gpu-mv-round3
 gpu-mv-round3:
 	$(MAKE) --no-print-directory gpu-mv-round MV_ROUND="$(MV_ROUND3)" GPU_MV_ROUND_DIR=$(B)/gpu/mv-round3

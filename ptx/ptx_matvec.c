@@ -64,6 +64,14 @@
 #ifndef PTX_MV_SPREAD
 #define PTX_MV_SPREAD 1
 #endif
+/* PTX_MV_VROT 1: v's chunk in shared memory rotated by one element in
+ * each 16-byte group (lane L holds the group's element L + 1 mod lanes),
+ * so a term's W and v elements come from registers of different parity
+ * (a 16-byte load fills four consecutive registers: unrotated, W's lane
+ * e and v's lane e always share a register bank). */
+#ifndef PTX_MV_VROT
+#define PTX_MV_VROT 0
+#endif
 _Static_assert(PTX_MV_AHEAD >= 1, "the adds of a vector follow its loads");
 _Static_assert(PTX_MV_DEPTH == 1 || PTX_MV_DEPTH == 2, "one or two register stages");
 
@@ -83,7 +91,9 @@ enum {
   MULS = PTX_MV_MULS,              /* vectors of products formed ahead of their adds, 0: none */
   SPREAD = PTX_MV_SPREAD,          /* warps that sum a block's outputs */
   ROWS_PER_WARP = ROWS / SPREAD,
+  VROT = PTX_MV_VROT,
 };
+_Static_assert(VROT == 0 || (VROT == 1 && WS == 0), "v rotated by one, not in the ring");
 _Static_assert(SPREAD >= 1 && SPREAD <= THREADS / 32 && ROWS % SPREAD == 0 && ROWS_PER_WARP <= 32,
                "the outputs spread evenly over at most 8 warps");
 _Static_assert(SPREAD == 1 || WS == 0, "the ring has one summing warp");
@@ -226,6 +236,19 @@ static LLVMValueRef sums(mv_gen *v) {
                       ptx_below(g, v->tid, ptx_i64(g, 32 * SPREAD)), "");
 }
 
+/* Where element kk of v's chunk lies in its shared buffer: kk, or with
+ * VROT at lane (kk - 1) mod lanes of its 16-byte group. */
+static LLVMValueRef v_slot(mv_gen *v, LLVMValueRef kk) {
+  if (!VROT) return kk;
+  ptx_gen *g = v->g;
+  int64_t mask = v->lanes - 1;
+  LLVMValueRef lane = LLVMBuildAnd(g->b, ptx_add(g, kk, ptx_i64(g, mask)), ptx_i64(g, mask), "");
+  return LLVMBuildOr(g->b, LLVMBuildAnd(g->b, kk, ptx_i64(g, ~mask), ""), lane, "");
+}
+
+/* The lane of v's 16-byte group that holds its element e. */
+static unsigned v_lane(const mv_gen *v, unsigned e) { return VROT ? (e + v->lanes - 1) % v->lanes : e; }
+
 static unsigned staged_w_count(const mv_gen *v) { return v->vector ? v->per / v->lanes : v->per; }
 
 /* Global -> registers: the chunk at k0 of the rows from o0.  Rows past the
@@ -270,7 +293,7 @@ static void store_stage(mv_gen *v, LLVMValueRef buf) {
   }
   LLVMValueRef vbase = ptx_mul_c(g, buf, v->kc);
   for (unsigned q = 0; q < v->nstaged_v; q++) {
-    LLVMValueRef index = ptx_add(g, vbase, v_place(v, q));
+    LLVMValueRef index = ptx_add(g, vbase, v_slot(v, v_place(v, q)));
     ptx_store(g, LLVMBuildLoad2(g->b, v->elem, v->staged_v[v->set][q], ""), shared_at(v, v->shared_v, index),
               v->esize);
   }
@@ -296,8 +319,8 @@ static LLVMValueRef add_products_ahead(mv_gen *v, LLVMValueRef sum, const LLVMVa
   for (unsigned j = i; j < nvec && j < i + MULS; j++) {
     if (products[j][0]) continue;
     for (unsigned e = 0; e < v->lanes; e++) {
-      LLVMValueRef lane = LLVMConstInt(v->g->i32, e, false);
-      LLVMValueRef w = LLVMBuildExtractElement(b, ws[j], lane, ""), x = LLVMBuildExtractElement(b, xs[j], lane, "");
+      LLVMValueRef lane = LLVMConstInt(v->g->i32, e, false), vl = LLVMConstInt(v->g->i32, v_lane(v, e), false);
+      LLVMValueRef w = LLVMBuildExtractElement(b, ws[j], lane, ""), x = LLVMBuildExtractElement(b, xs[j], vl, "");
       LLVMValueRef l = v->w_first ? w : x, r = v->w_first ? x : w;
       products[j][e] = v->fl ? LLVMBuildFMul(b, l, r, "") : LLVMBuildMul(b, l, r, "");
     }
@@ -334,7 +357,7 @@ static void sum_vectors(mv_gen *v, LLVMValueRef acc, LLVMValueRef wrow, LLVMValu
     for (unsigned e = 0; e < v->lanes; e++) {
       LLVMValueRef lane = LLVMConstInt(g->i32, e, false);
       sum = add_product(v, sum, LLVMBuildExtractElement(g->b, ws[i], lane, ""),
-                        LLVMBuildExtractElement(g->b, xs[i], lane, ""));
+                        LLVMBuildExtractElement(g->b, xs[i], VROT ? LLVMConstInt(g->i32, v_lane(v, e), false) : lane, ""));
     }
   }
   LLVMBuildStore(g->b, sum, acc);
@@ -375,7 +398,7 @@ static void sum_chunk(mv_gen *v, LLVMValueRef acc, LLVMValueRef buf, LLVMValueRe
   ptx_loop rest;
   ptx_loop_begin(g, &rest, whole, n, ptx_i64(g, 1));
   LLVMValueRef we = ptx_load(g, v->elem, shared_at(v, v->shared_w, ptx_add(g, wrow, rest.iv)), v->esize);
-  LLVMValueRef xe = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, rest.iv)), v->esize);
+  LLVMValueRef xe = ptx_load(g, v->elem, shared_at(v, v->shared_v, ptx_add(g, vrow, v_slot(v, rest.iv))), v->esize);
   LLVMBuildStore(g->b, add_product(v, LLVMBuildLoad2(g->b, v->elem, acc, ""), we, xe), acc);
   ptx_loop_end(g, &rest);
   if (after) {

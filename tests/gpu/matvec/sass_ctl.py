@@ -16,7 +16,11 @@ Encoding facts used (Volta to Hopper): an instruction is two little-endian
 0x220, FFMA 0x223, LDS 0x984, STS 0x388, LDG 0x981, BAR 0xb1d, BRA 0x947,
 EXIT 0x94d); in the second, bits 41-44 are the stall count, 46-48 the
 scoreboard the instruction sets when done (7: none), 52-57 the
-scoreboards it waits for."""
+scoreboards it waits for; in a register-register FMUL or FADD the
+sources are bytes 3 and 4 of the first word (RZ: 255), and the block's
+count of those whose two sources have the same parity (the same register
+bank, if banks are register number mod 2 as measured on Volta and Turing)
+is printed as "same-bank pairs"."""
 import collections
 import struct
 import subprocess
@@ -43,7 +47,8 @@ def instructions(text):
     for at in range(0, len(text) - 15, 16):
         low, high = struct.unpack("<QQ", text[at:at + 16])
         yield {"at": at, "op": NAMES.get(low & 0xFFF, "0x%03x" % (low & 0xFFF)), "stall": (high >> 41) & 0xF,
-               "sets": (high >> 46) & 7, "waits": (high >> 52) & 0x3F}
+               "sets": (high >> 46) & 7, "waits": (high >> 52) & 0x3F, "a": (low >> 24) & 0xFF,
+               "b": (low >> 32) & 0xFF}
 
 
 def main():
@@ -73,6 +78,8 @@ def main():
         if insn["sets"] != 7:
             set_at[insn["sets"]] = cycle
         cycle += insn["stall"]
+    same = collections.Counter(i["op"] for i in best if i["op"] in ("FMUL", "FADD") and 255 not in (i["a"], i["b"])
+                               and i["a"] % 2 == i["b"] % 2)
     others = ", ".join(f"{op} {n}" for op, n in ops.most_common() if op not in ("FADD", "FMUL", "LDS"))
     print(f"  sass-ctl {function}: {len(every)} instructions; summing block {len(best)}: {adds} FADD, "
           f"{ops['FMUL']} FMUL, {ops['LDS']} LDS, {others}; {len(best) / adds:.2f} a term")
@@ -82,8 +89,10 @@ def main():
         print(f"; {len(leads)} scoreboard waits, lead min {min(leads)} / most {common} / max {max(leads)} cycles")
     else:
         print("; no scoreboard wait")
+    print(f"  sass-ctl: same-bank pairs: FMUL {same['FMUL']} of {ops['FMUL']}, FADD {same['FADD']} of {adds}")
     for insn in best[:show]:
-        print(f"    {insn['at']:05x} {insn['op']:6s} stall {insn['stall']:2d} sets {insn['sets']} waits {insn['waits']:02x}")
+        print(f"    {insn['at']:05x} {insn['op']:6s} stall {insn['stall']:2d} sets {insn['sets']} waits {insn['waits']:02x}"
+              f" sources R{insn['a']} R{insn['b']}")
 
 
 if __name__ == "__main__":
