@@ -455,6 +455,31 @@ gpu-mv-round3:
 	    python3 tests/gpu/matvec/sass_ctl.py $$d/$$n.cubin mv_f32 && rm -f $$d/$$n.cubin || exit 1; \
 	  done >$$d/sass-ctl.txt; cat $$d/sass-ctl.txt; fi
 
+# Matrix-vector round 13 (docs/PERFORMANCE.md): the committed mv_f32's
+# whole chunk summed in a loop of its own, from shared memory filled once
+# (no staging, no barrier), and register-only add and multiply chains:
+# tests/gpu/matvec/chain_gen.py writes them into $(B)/gpu/mv-round4/chain.ptx
+# from the committed PTX (also there, ptx/); assembled by ptxas for sm_90
+# and read by sass_ctl.py (sass-ctl.txt) where those are here.  Carried to
+# the GPU machine and run there by `bash tests/gpu/matvec/round4.sh
+# build/gpu/mv-round4 LOGS` (chain_bw.cu).
+GPU_MV_ROUND4_DIR := $(B)/gpu/mv-round4
+.PHONY: gpu-mv-round4
+gpu-mv-round4: $(GPU_MV_BIN)
+	rm -rf $(GPU_MV_ROUND4_DIR) && mkdir -p $(GPU_MV_ROUND4_DIR)
+	cp -r $(GPU_MV_DIR)/ptx $(GPU_MV_ROUND4_DIR)/
+	python3 tests/gpu/matvec/chain_gen.py $(GPU_MV_ROUND4_DIR)/ptx/mv_f32.ptx $(GPU_MV_ROUND4_DIR)/chain.ptx
+	@d=$(GPU_MV_ROUND4_DIR); if [ -x $(PTXAS) ]; then \
+	  $(PTXAS) -arch=sm_90 $$d/chain.ptx -o $$d/chain.cubin || { echo "ptxas sm_90: $$d/chain.ptx failed"; exit 1; }; \
+	  if command -v readelf >/dev/null; then \
+	    $(PTXAS) -arch=sm_90 $$d/ptx/mv_f32.ptx -o $$d/mv_f32.cubin || exit 1; \
+	    { python3 tests/gpu/matvec/sass_ctl.py $$d/mv_f32.cubin mv_f32 | sed 's/^/committed /'; \
+	      for k in chain_f32 chain_f32_st chain_fadd chain_fmuladd chain_muladd; do \
+	        python3 tests/gpu/matvec/sass_ctl.py $$d/chain.cubin $$k || exit 1; done; } >$$d/sass-ctl.txt; \
+	    cat $$d/sass-ctl.txt; fi; \
+	  rm -f $$d/*.cubin; \
+	else echo "ptxas: not at $(PTXAS), chain.ptx not assembled"; fi
+
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
 $(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)
