@@ -480,6 +480,29 @@ gpu-mv-round4: $(GPU_MV_BIN)
 	  rm -f $$d/*.cubin; \
 	else echo "ptxas: not at $(PTXAS), chain.ptx not assembled"; fi
 
+# Matrix-vector round 14 (docs/PERFORMANCE.md): round 13's chain.ptx plus
+# chunk variants with W and/or v in registers loaded ahead of the chain
+# (tests/gpu/matvec/chain_pipe.py, each checked on the CPU before it is
+# written), into $(B)/gpu/mv-round5; ptxas -v for sm_90 (registers,
+# spills) and sass_ctl.py (sass-ctl.txt) where those are here.  Carried to
+# the GPU machine and run there by `bash tests/gpu/matvec/round5.sh
+# build/gpu/mv-round5 LOGS`.
+GPU_MV_ROUND5_DIR := $(B)/gpu/mv-round5
+MV_ROUND5_KERNELS := chain_f32 chain_f32_st chain_f32_w chain_f32_wg chain_f32_wg4 chain_f32_v chain_f32_wv chain_f32_wgv
+.PHONY: gpu-mv-round5
+gpu-mv-round5: $(GPU_MV_BIN)
+	rm -rf $(GPU_MV_ROUND5_DIR) && mkdir -p $(GPU_MV_ROUND5_DIR)
+	cp -r $(GPU_MV_DIR)/ptx $(GPU_MV_ROUND5_DIR)/
+	python3 tests/gpu/matvec/chain_pipe.py $(GPU_MV_ROUND5_DIR)/ptx/mv_f32.ptx $(GPU_MV_ROUND5_DIR)/chain.ptx
+	@d=$(GPU_MV_ROUND5_DIR); if [ -x $(PTXAS) ]; then \
+	  $(PTXAS) -arch=sm_90 -v $$d/chain.ptx -o $$d/chain.cubin >$$d/ptxas.txt 2>&1 || { cat $$d/ptxas.txt; echo "ptxas sm_90: $$d/chain.ptx failed"; exit 1; }; \
+	  { grep -A3 "Compiling entry function 'chain_f32" $$d/ptxas.txt | grep -o "function '[a-z_0-9]*'\|Used [0-9]* registers\|[0-9]* bytes spill stores" | \
+	      paste -d' ' - - - | sed "s/^function /registers /"; \
+	    if command -v readelf >/dev/null; then for k in $(MV_ROUND5_KERNELS); do \
+	      python3 tests/gpu/matvec/sass_ctl.py $$d/chain.cubin $$k || exit 1; done; fi; } >$$d/sass-ctl.txt; \
+	  cat $$d/sass-ctl.txt; rm -f $$d/*.cubin $$d/ptxas.txt; \
+	else echo "ptxas: not at $(PTXAS), chain.ptx not assembled"; fi
+
 # The exact-matmul harness (tests/gpu/mm_exact): its PTX, generated here.
 GPU_MM_EXACT_GEN := $(B)/gpu/mm_exact/mm_exact_gen
 $(GPU_MM_EXACT_GEN): tests/gpu/mm_exact/mm_exact_gen.c $(LIBC)

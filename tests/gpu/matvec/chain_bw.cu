@@ -12,6 +12,8 @@
 // loop in the same order (one rounding per multiply and per add).
 // Built on the GPU machine:
 //   nvcc -O2 -Xcompiler -ffp-contract=off -o chain_bw tests/gpu/matvec/chain_bw.cu -lcuda
+// Run: chain_bw DIR [REPS [pipe]]; "pipe": round 14's runs (chain_pipe.py's
+// variants, W and/or v in registers loaded ahead) instead of round 13's.
 // Prints, a run:
 //   KERNEL warps W (S summing) lanes L mode M: clock64 MIN / MEDIAN / MAX cycles a term ...
 //   row | KERNEL | W | S | L | M | clock64 median | events at 1980 MHz | ok |
@@ -241,7 +243,23 @@ int main(int argc, char **argv) {
     {"chain_fmuladd", 1, 1, 32, 0}, {"chain_fmuladd", 4, 4, 32, 0}, {"chain_fmuladd", 16, 16, 32, 0},
     {"chain_muladd", 1, 1, 32, 0}, {"chain_muladd", 4, 4, 32, 0}, {"chain_muladd", 16, 16, 32, 0},
   };
-  for (unsigned i = 0; i < sizeof runs / sizeof runs[0]; i++)
-    run(m, &runs[i], sms, reps, !strncmp(runs[i].kernel, "chain_f32", 9) ? src_c : src_r, out, cycles, smid);
+  // Round 14 (argument "pipe", chain.ptx from chain_pipe.py): the chunk with W and/or v in
+  // registers loaded ahead, 1 warp (no staging) and 8 warps, warp 0 summing, with the staging and
+  // the barrier; the round-13 kernels they compare with first.
+  static const char *const pipe_kernels[] = {"chain_f32_w", "chain_f32_wg", "chain_f32_wg4",
+                                             "chain_f32_v", "chain_f32_wv", "chain_f32_wgv"};
+  chain_run pipe_runs[5 + 2 * sizeof pipe_kernels / sizeof pipe_kernels[0]] = {
+    {"chain_fadd", 1, 1, 32, 0}, {"chain_muladd", 1, 1, 32, 0}, {"chain_f32", 1, 1, 16, 0},
+    {"chain_f32", 8, 1, 16, 1}, {"chain_f32_st", 8, 1, 16, 3},
+  };
+  for (unsigned i = 0; i < sizeof pipe_kernels / sizeof pipe_kernels[0]; i++) {
+    pipe_runs[5 + 2 * i] = (chain_run){pipe_kernels[i], 1, 1, 16, 0};
+    pipe_runs[6 + 2 * i] = (chain_run){pipe_kernels[i], 8, 1, 16, 3};
+  }
+  bool pipe = argc > 3 && !strcmp(argv[3], "pipe");
+  const chain_run *list = pipe ? pipe_runs : runs;
+  unsigned count = pipe ? sizeof pipe_runs / sizeof pipe_runs[0] : sizeof runs / sizeof runs[0];
+  for (unsigned i = 0; i < count; i++)
+    run(m, &list[i], sms, reps, !strncmp(list[i].kernel, "chain_f32", 9) ? src_c : src_r, out, cycles, smid);
   return failures ? 1 : 0;
 }
