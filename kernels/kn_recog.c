@@ -1,9 +1,11 @@
 /* kn_recog.c: runs the recognisers on every outermost loop nest of a
  * function: safety checks first, then map, reduction or matmul. */
+#include <stddef.h>
 #include <string.h>
 
 #include "ir_pass.h"
 #include "kn_internal.h"
+#include "twasm_abi.h"
 
 static const char *trap_reason(uint64_t code) {
   switch (code) {
@@ -85,6 +87,26 @@ bool kr_safe_divisor(LLVMValueRef div) {
          !((op == LLVMSDiv || op == LLVMSRem) && LLVMConstIntGetSExtValue(d) == -1);
 }
 
+/* p = base + off, a GEP of one constant byte offset. */
+static bool byte_gep(LLVMValueRef p, uint64_t off, LLVMValueRef *base) {
+  if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2) return false;
+  LLVMValueRef k = LLVMGetOperand(p, 1);
+  if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != off) return false;
+  *base = LLVMGetOperand(p, 0);
+  return true;
+}
+
+/* A load of the memory's size (the i64 at size_bytes of the memory object
+ * at vmctx->mem), which bounds checks read: inside a nest it means the
+ * bounds pass could not test the nest's accesses once before it. */
+static bool memory_size_load(LLVMValueRef ld) {
+  LLVMValueRef obj, vmctx;
+  LLVMTypeRef t = LLVMTypeOf(ld);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 64 &&
+         byte_gep(LLVMGetOperand(ld, 0), offsetof(twasm_memory_abi, size_bytes), &obj) && LLVMIsALoadInst(obj) &&
+         byte_gep(LLVMGetOperand(obj, 0), offsetof(twasm_vmctx, mem), &vmctx) && LLVMIsAArgument(vmctx);
+}
+
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
   if (has_vector(i) && !kr_lanes_allowed(c, i)) return false;
@@ -93,8 +115,12 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   if (op == LLVMLoad || op == LLVMStore) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
-    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i))))
+    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i)))) {
+      if (op == LLVMLoad && memory_size_load(i))
+        return kr_fail(c, "reads the memory size inside the nest (a bounds check the bounds pass could not "
+                          "test once before the nest)");
       return kr_fail(c, op == LLVMLoad ? "reads host state" : "writes host state");
+    }
     if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
       return kr_fail(c, "volatile or atomic access");
   }
