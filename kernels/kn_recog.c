@@ -1,8 +1,11 @@
 /* kn_recog.c: runs the recognisers on every outermost loop nest of a
  * function: safety checks first, then map, reduction or matmul. */
+#include <stddef.h>
 #include <string.h>
 
+#include "ir_pass.h"
 #include "kn_internal.h"
+#include "twasm_abi.h"
 
 static const char *trap_reason(uint64_t code) {
   switch (code) {
@@ -84,6 +87,26 @@ bool kr_safe_divisor(LLVMValueRef div) {
          !((op == LLVMSDiv || op == LLVMSRem) && LLVMConstIntGetSExtValue(d) == -1);
 }
 
+/* p = base + off, a GEP of one constant byte offset. */
+static bool byte_gep(LLVMValueRef p, uint64_t off, LLVMValueRef *base) {
+  if (!LLVMIsAGetElementPtrInst(p) || LLVMGetNumOperands(p) != 2) return false;
+  LLVMValueRef k = LLVMGetOperand(p, 1);
+  if (!LLVMIsAConstantInt(k) || LLVMConstIntGetZExtValue(k) != off) return false;
+  *base = LLVMGetOperand(p, 0);
+  return true;
+}
+
+/* A load of the memory's size (the i64 at size_bytes of the memory object
+ * at vmctx->mem), which bounds checks read: inside a nest it means the
+ * bounds pass could not test the nest's accesses once before it. */
+static bool memory_size_load(LLVMValueRef ld) {
+  LLVMValueRef obj, vmctx;
+  LLVMTypeRef t = LLVMTypeOf(ld);
+  return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(t) == 64 &&
+         byte_gep(LLVMGetOperand(ld, 0), offsetof(twasm_memory_abi, size_bytes), &obj) && LLVMIsALoadInst(obj) &&
+         byte_gep(LLVMGetOperand(obj, 0), offsetof(twasm_vmctx, mem), &vmctx) && LLVMIsAArgument(vmctx);
+}
+
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
   if (has_vector(i) && !kr_lanes_allowed(c, i)) return false;
@@ -92,8 +115,12 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   if (op == LLVMLoad || op == LLVMStore) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
-    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i))))
+    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i)))) {
+      if (op == LLVMLoad && memory_size_load(i))
+        return kr_fail(c, "reads the memory size inside the nest (a bounds check the bounds pass could not "
+                          "test once before the nest)");
       return kr_fail(c, op == LLVMLoad ? "reads host state" : "writes host state");
+    }
     if (LLVMGetVolatile(i) || LLVMGetOrdering(i) != LLVMAtomicOrderingNotAtomic)
       return kr_fail(c, "volatile or atomic access");
   }
@@ -427,6 +454,69 @@ bool kr_set_trips(kr_ctx *c, unsigned copies) {
   return true;
 }
 
+/* Whether v, computed in l, changes from one iteration of l to the next:
+ * it depends on a phi of l's header. */
+static bool varies_in(const kr_ctx *c, const ir_loop *l, LLVMValueRef v, int depth) {
+  if (!LLVMIsAInstruction(v) || depth > 12 || !ir_loop_defines(l, v, c->cfg)) return false;
+  if (LLVMIsAPHINode(v)) return LLVMGetInstructionParent(v) == c->cfg->blocks[l->header].bb;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (varies_in(c, l, LLVMGetOperand(v, (unsigned)k), depth + 1)) return true;
+  return false;
+}
+
+/* A load of the Wasm memory in l's body that v, computed in l, is made
+ * from (through anything but phis), or NULL. */
+static LLVMValueRef load_under(const kr_ctx *c, const ir_loop *l, LLVMValueRef v, int depth) {
+  if (!LLVMIsAInstruction(v) || depth > 12 || LLVMIsAPHINode(v) || !ir_loop_defines(l, v, c->cfg)) return NULL;
+  if (LLVMIsALoadInst(v)) {
+    LLVMValueRef base = LLVMGetOperand(v, 0);
+    while (LLVMIsAGetElementPtrInst(base)) base = LLVMGetOperand(base, 0);
+    return base == c->mem_base ? v : NULL;
+  }
+  for (int k = 0; k < LLVMGetNumOperands(v); k++) {
+    LLVMValueRef ld = load_under(c, l, LLVMGetOperand(v, (unsigned)k), depth + 1);
+    if (ld) return ld;
+  }
+  return NULL;
+}
+
+/* Where an inner loop's array is located by a value loaded inside the
+ * nest (a row pointer `A[i]` of a `float **`, a struct's `m->data` or
+ * `m->stride` that a store in the nest may change), the bounds pass
+ * cannot test the loop's accesses once before the nest: it versions the
+ * inner loop on each iteration of l (compiler/bnd_loop.c), so l holds
+ * two loops, the fast copy and the checked one, behind a test made from
+ * that load.  The reason naming the load, or NULL for any other pair of
+ * loops.  No product reads its layout from memory the nest may write;
+ * a table of row pointers would need each row's range checked before a
+ * launch, which no descriptor says. */
+static bool checked_loop(const kr_ctx *c, const ir_loop *l) {
+  /* the mark is on every block's branch; LICM may leave a header without */
+  return ir_checked_copy(c->cfg->blocks[l->header].bb) ||
+         (l->nlatches > 0 && ir_checked_copy(c->cfg->blocks[l->latches[0]].bb));
+}
+
+static const char *loaded_layout(const kr_ctx *c, const ir_loop *l) {
+  if (l->nchildren != 2) return NULL;
+  bool checked0 = checked_loop(c, l->children[0]);
+  if (checked0 == checked_loop(c, l->children[1])) return NULL;
+  const ir_loop *checked = l->children[checked0 ? 0 : 1];
+  if (checked->preheader < 0 || c->cfg->blocks[checked->preheader].npreds != 1) return NULL;
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[c->cfg->blocks[checked->preheader].preds[0]].bb);
+  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
+  LLVMValueRef ld = load_under(c, l, LLVMGetCondition(br), 0);
+  if (!ld) return NULL;
+  /* a row pointer's address moves with l or a loop around it, a field's
+   * with none */
+  bool row = false;
+  for (const ir_loop *p = l; p && !row; p = p->parent) row = varies_in(c, p, LLVMGetOperand(ld, 0), 0);
+  if (row)
+    return "an inner loop's rows located through pointers loaded in the nest (a row-pointer array, "
+           "`float **`): no product reads its rows through a pointer table";
+  return "an inner loop's array or stride loaded from memory inside the nest (a struct field that a "
+         "store in the nest may change): no product reads its layout from memory it may write";
+}
+
 /* The nest's loops, outer to inner.  One loop may hold, before the rest of
  * the chain, an innermost loop of its own: a candidate prologue (`C[i][j]
  * *= beta` before the k loop of an ikj product), which only the product
@@ -463,6 +553,8 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
       c->chain[c->depth++] = keep->rep;
       break;
     }
+    const char *loaded = loaded_layout(c, l);
+    if (loaded) return kr_fail(c, loaded);
     if (l->nchildren == 2 && !c->prologue && l->children[0]->nchildren == 0 &&
         l->children[0]->nlatches == 1) {
       c->prologue = l->children[0];

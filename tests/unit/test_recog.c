@@ -892,6 +892,35 @@ START_TEST(neg_scaled_products) {
 }
 END_TEST
 
+/* Products over row pointers and through a struct's fields (styles.c,
+ * plain -O2 and -fno-unroll-loops): the row table or the field is loaded
+ * inside the nest, the bounds pass versions the inner loop per outer
+ * iteration, and the nest says so instead of "not a single chain of
+ * loops"; a nest that reads the memory size says that instead of "reads
+ * host state"; the flat control stays a product. */
+START_TEST(loaded_layouts) {
+  static const struct {
+    const char *func, *reason;
+  } cases[] = {
+      {"mv_rows", "rows located through pointers loaded in the nest"},
+      {"mm_rows", "rows located through pointers loaded in the nest"},
+      {"mv_struct", "array or stride loaded from memory inside the nest"},
+      {"mm_struct", "array or stride loaded from memory inside the nest"},
+      /* its i nest: the row table's bounds checks read the size there */
+      {"mm_rows", "reads the memory size inside the nest"},
+  };
+  fixture f;
+  recognise_with(&f, "styles.c", cases[_i / 2].func, false, _i % 2 ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  rejected(&f, cases[_i / 2].reason);
+  release(&f);
+  recognise_with(&f, "styles.c", "mv_flat", false, _i % 2 ? "-fno-unroll-loops" : "");
+  const kn_recog_nest *n = found(&f, KN_MATMUL);
+  ck_assert_msg(n->ok, "mv_flat: %s", n->reason);
+  release(&f);
+}
+END_TEST
+
 /* PolyBench's mvt (x1 += A y1, x2 += A^T y2) and syrk (the lower
  * triangle, j <= i: one product over the triangle, kn_mm_tri) at plain
  * -O2 and with -fno-unroll-loops: products whose sums clang keeps in
@@ -1720,6 +1749,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, upper_triangle, 0, 6);
   tcase_add_loop_test(tc, strict_upper_triangle, 0, 3);
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);
+  tcase_add_loop_test(tc, loaded_layouts, 0, 10);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,54 @@
+/* styles.c: products written with row pointers (`float **`) and through a
+ * struct with a stride field, no `restrict` (tests/gpu/survey/
+ * styles_matmul.c's style routines).  A store of the nest may change the
+ * row table or the struct, so clang loads them inside the nest, and the
+ * bounds pass versions the inner loop on every outer iteration: no
+ * product, each with a reason naming the load.  The flat control
+ * (mv_flat) is a product. */
+typedef struct {
+  int rows, cols, stride;
+  float *data;
+} matrix;
+
+void mv_rows(int m, int n, float **A, const float *x, float *y) {
+  for (int i = 0; i < m; i++) {
+    const float *a = A[i];
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += a[j] * x[j];
+    y[i] = s;
+  }
+}
+
+void mm_rows(int m, int n, int k, float **A, float **B, float **C) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      float s = 0.0f;
+      for (int l = 0; l < k; l++) s += A[i][l] * B[l][j];
+      C[i][j] = s;
+    }
+}
+
+void mv_struct(const matrix *a, const float *x, float *y) {
+  for (int i = 0; i < a->rows; i++) {
+    float s = 0.0f;
+    for (int j = 0; j < a->cols; j++) s += a->data[i * a->stride + j] * x[j];
+    y[i] = s;
+  }
+}
+
+void mm_struct(const matrix *a, const matrix *b, matrix *c) {
+  for (int i = 0; i < a->rows; i++)
+    for (int j = 0; j < b->cols; j++) {
+      float s = 0.0f;
+      for (int l = 0; l < a->cols; l++) s += a->data[i * a->stride + l] * b->data[l * b->stride + j];
+      c->data[i * c->stride + j] = s;
+    }
+}
+
+void mv_flat(int m, int n, const float *A, const float *x, float *y) {
+  for (int i = 0; i < m; i++) {
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    y[i] = s;
+  }
+}
