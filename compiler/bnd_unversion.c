@@ -1,6 +1,7 @@
-/* bnd_unversion.c: guard mode, last in the late stage (bnd_late.c): a
- * versioned loop (bnd_loop.c) that LLVM unrolled whole, and whose checked
- * copy kept no explicit check, runs that copy only.
+/* bnd_unversion.c: guard mode, in the late stage (bnd_late.c, once the
+ * checks are left to the guard pages): a versioned loop (bnd_loop.c)
+ * that LLVM unrolled whole, and whose checked copy kept no explicit
+ * check, runs that copy only.
  *
  * bnd_loop.c versions before LLVM's pipeline, when every access of the
  * checked copy still carries its compare; the late stage then leaves the
