@@ -140,6 +140,10 @@ typedef struct {
   LLVMValueRef size_load;
 } bnd_check;
 
+/* Whether bb calls the out-of-bounds trap, maybe past blocks that only
+ * compute and branch on (a group's `bounds_which`). */
+bool bnd_is_oob_trap(LLVMBasicBlockRef bb);
+
 /* Whether the terminator br is such a check (fills c). */
 bool bnd_check_match(LLVMValueRef br, bnd_check *c);
 

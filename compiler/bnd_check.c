@@ -108,7 +108,7 @@ static LLVMBasicBlockRef passes_to(LLVMBasicBlockRef bb) {
 }
 
 /* The block calls twasm_rt_trap with the out-of-bounds code and ends. */
-static bool is_oob_trap(LLVMBasicBlockRef bb) {
+bool bnd_is_oob_trap(LLVMBasicBlockRef bb) {
   for (int hops = 0; bb && hops < 4; hops++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     if (term && LLVMIsAUnreachableInst(term)) {
@@ -218,8 +218,8 @@ bool bnd_check_match(LLVMValueRef br, bnd_check *c) {
   LLVMValueRef cmp = LLVMGetCondition(br);
   if (!LLVMIsAICmpInst(cmp)) return false;
   unsigned trap_succ;
-  if (is_oob_trap(LLVMGetSuccessor(br, 0))) trap_succ = 0;
-  else if (is_oob_trap(LLVMGetSuccessor(br, 1))) trap_succ = 1;
+  if (bnd_is_oob_trap(LLVMGetSuccessor(br, 0))) trap_succ = 0;
+  else if (bnd_is_oob_trap(LLVMGetSuccessor(br, 1))) trap_succ = 1;
   else return false;
   /* the predicate under which it traps, the size on the right */
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);

@@ -1,7 +1,8 @@
 /* bnd_late.h: what the late stage's files share (bnd_late.c, the checks
  * left to the guard pages; bnd_group.c, a group's check; bnd_pair.c, a
  * guarded byte paired with the byte before it; bnd_fold.c, a guarded
- * load left plain for its compare).  Internal to them. */
+ * load left plain for its compare; bnd_unversion.c, a versioning test
+ * that buys nothing).  Internal to them. */
 #ifndef TW_BND_LATE_H
 #define TW_BND_LATE_H
 
@@ -99,5 +100,13 @@ bool late_plain_compared(late_ctx *c, LLVMValueRef g);
 /* A branch on `and` of two compares, the second also carried out in phis:
  * that one first (tested where it is computed); whether it swapped. */
 bool late_exit_first(LLVMValueRef br);
+
+/* ---- bnd_unversion.c ---- */
+
+/* Each versioning test of c->fn (bnd_loop.c) whose checked copy LLVM
+ * unrolled whole and the late stage left no explicit check in, and whose
+ * unchecked copy is no more (vector code, a larger body, an offload
+ * gate), branches to the checked copy always; returns how many. */
+unsigned late_unversion(late_ctx *c);
 
 #endif
