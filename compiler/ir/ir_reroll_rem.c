@@ -83,6 +83,7 @@ typedef struct {
   LLVMValueRef hoist[RR_MAX_BODY_E];
   int nhoist;
   bool loose;          /* an x with x & (mask | F - 1) == start may enter L */
+  bool reorder;        /* stores of one chain out of order: versioned (ir_reroll_order.c) */
 } rm_shape;
 
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
@@ -261,11 +262,15 @@ static bool chain_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
     ncopy0++;
   }
   if (ncopy0 * (int)s->F != s->neff || ncopy0 > RR_MAX_EFFECTS) return false;
-  /* new order: copy, then copy 0's order; only loads may have passed */
+  /* new order: copy, then copy 0's order; only loads may have passed, or
+   * a store another copy of the same store (then versioned) */
+  s->reorder = false;
   for (int i = 0; i < s->neff; i++)
     for (int j = i + 1; j < s->neff; j++) {
       bool after = s->copy[i] > s->copy[j] || (s->copy[i] == s->copy[j] && s->idx[i] > s->idx[j]);
-      if (after && (s->eff[i].is_store || s->eff[j].is_store)) return false;
+      if (!after || (!s->eff[i].is_store && !s->eff[j].is_store)) continue;
+      if (!s->eff[i].is_store || !s->eff[j].is_store || s->idx[i] != s->idx[j]) return false;
+      s->reorder = true;
     }
   return true;
 }
@@ -280,6 +285,10 @@ static bool prove_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
     if (!s->phis[i].is_iv && !find_step(p, s, &s->phis[i], sub)) return false;
   for (int i = 0; i < s->neff; i++)
     if (s->copy[i] + 1 < (int)s->F && !rr_same_access(p, &s->eff[i], &s->eff[s->succ[i]], sub)) return false;
+  /* reordered stores: the copies of each store touch disjoint bytes */
+  for (int i = 0; s->reorder && i < s->neff; i++)
+    if (s->copy[i] == 0 && s->eff[i].is_store && !rr_disjoint_copies(p, s->eff[i].inst, s->eff[s->succ[i]].inst, s->F))
+      return false;
   return !p->failed;
 }
 
@@ -688,7 +697,78 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
   return true;
 }
 
-static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
+/* Stores out of order (s->reorder): before L, in its preheader, the test
+ * that every access of the re-rolled loop is in bounds, and a copy of L
+ * as it is (its exit to E) where the test fails (ir_reroll_order.c).
+ * *kept_in gets the copy's exit block. */
+static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlockRef *kept_in) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm)) return false;
+  LLVMBasicBlockRef old_in = s->X ? s->X : s->L; /* E's pred from L's side */
+  if (s->X)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->X); i != LLVMGetBasicBlockTerminator(s->X);
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i)) return false;
+  /* the test first: it may fail before anything changed */
+  rr_effect acc[RR_MAX_EFFECTS];
+  int n = 0;
+  for (int i = 0; i < s->neff; i++)
+    if (s->copy[i] == 0) acc[n++] = s->eff[i];
+  rm_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* built in a block of its own, moved before pterm once complete */
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | (s->F - 1), false), "reroll.vend");
+  LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
+  LLVMValueRef ok = rr_range_test(p, acc, n, sub, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->E, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  /* X's pure values (the values after L) again after the copy */
+  if (s->X) {
+    LLVMPositionBuilderBefore(p->b, LLVMGetBasicBlockTerminator(kx));
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->X); i != LLVMGetBasicBlockTerminator(s->X);
+         i = LLVMGetNextInstruction(i)) {
+      if (nmap == RR_MAX_BODY) return false;
+      LLVMValueRef k = LLVMInstructionClone(i);
+      LLVMInsertIntoBuilder(p->b, k);
+      for (int o = 0; o < LLVMGetNumOperands(k); o++)
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == LLVMGetOperand(k, (unsigned)o)) LLVMSetOperand(k, (unsigned)o, to[m]);
+      from[nmap] = i, to[nmap++] = k;
+    }
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    for (unsigned k = 0; k < LLVMCountIncoming(i); k++)
+      if (LLVMGetIncomingBlock(i, k) == old_in) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == v) v = to[m];
+        LLVMAddIncoming(i, &v, &kx, 1);
+        break;
+      }
+  *kept_in = old_in;
+  return true;
+}
+
+static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept, LLVMBasicBlockRef versioned) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
   if (x_before_h(p, s)) LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(s->H));
@@ -731,6 +811,11 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
   }
+  if (versioned) {
+    /* E is reached from H and from the kept copy: the old edge goes */
+    ir_retarget_phis(s->E, versioned, NULL);
+    goto sweep;
+  }
   int how = bypass_joins(p, s);
   if (how) merge_bypass(p, s, end, how);
   /* E is now reached from H only: its phis are their values from H. */
@@ -740,6 +825,7 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
     LLVMReplaceAllUsesWith(i, vh);
     LLVMInstructionEraseFromParent(i);
   }
+sweep:
   for (LLVMValueRef i = LLVMGetLastInstruction(s->L), prev; i; i = prev) {
     prev = LLVMGetPreviousInstruction(i);
     if (!LLVMIsAPHINode(i) && !rr_set_has(kept, i)) LLVMInstructionEraseFromParent(i);
@@ -754,7 +840,7 @@ static bool try_remainder(rr_pass *p, int canon) {
   memset(s, 0, sizeof *s);
   rr_subst *sub = tw_arena_alloc(&p->arena, sizeof *sub);
   sub->n = 0;
-  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out)) return false;
+  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out) || ir_checked_copy(s->L)) return false;
   if (!match_phis(p, s)) {
     p->failed = false;
     if (canon <= 0 || !rr_canon_negated(p, s->L, s->pre)) return false;
@@ -776,7 +862,9 @@ static bool try_remainder(rr_pass *p, int canon) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
-  rewrite(p, s, kept);
+  LLVMBasicBlockRef versioned = NULL;
+  if (s->reorder && !version(p, s, sub, &versioned)) return false;
+  rewrite(p, s, kept, versioned);
   return true;
 }
 

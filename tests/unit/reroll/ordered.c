@@ -1,0 +1,28 @@
+/* Store-only loops whose by-4 copies clang's Wasm backend stores in
+ * another order than the iterations (a+12, a+8, a+4, a): re-rolled behind
+ * a test that every store is in bounds, the original loop kept for the
+ * rest (ir_reroll_order.c); the output must not change. */
+#include <stdio.h>
+
+__attribute__((noinline)) void fill(int *a, int n, int from) {
+  for (int i = 0; i < n; i++) a[i] = 3 * i + from;
+}
+
+__attribute__((noinline)) void ramp(float *a, int n, int from) {
+  for (int i = 0; i < n; i++) a[i] = (float)(3 * i + from) * 0.5f;
+}
+
+static int xs[48];
+static float fs[48];
+
+int main(void) {
+  for (int n = -3; n <= 40; n++) {
+    for (int i = 0; i < 48; i++) xs[i] = -i, fs[i] = (float)i;
+    fill(xs + (n & 3), n, n * 7);
+    ramp(fs + 1, n, -n);
+    unsigned h = 0;
+    for (int i = 0; i < 48; i++) h = h * 31u + (unsigned)xs[i] + (unsigned)(fs[i] * 4.0f);
+    printf("%d %u\n", n, h);
+  }
+  return 0;
+}
