@@ -156,6 +156,25 @@ static bool match_exit(rr_pass *p, rm_shape *s) {
   return false;
 }
 
+/* A constant step d of an IV is F times one iteration's step modulo 2^w,
+ * which leaves that step known only modulo 2^w / F (quant.c's fill,
+ * `v += 2654435761u`, by 4: 506952113 + k 2^30).  Of the F candidates,
+ * the one L computes as phi + step (a copy's value), else c as divided;
+ * the proof that follows decides either way. */
+static uint64_t seen_step(rr_pass *p, const rm_shape *s, const rm_phi *f, uint64_t c) {
+  LLVMTypeRef ty = LLVMTypeOf(f->phi);
+  unsigned w = rr_width(ty);
+  uint64_t part = w == 64 ? (UINT64_MAX / s->F) + 1 : (1ull << w) / s->F;
+  for (unsigned k = 0; k < s->F; k++) {
+    uint64_t cand = (c + k * part) & rr_wmask(w);
+    rr_term t = {.coeff = cand, .nf = 0};
+    int want = rr_poly_add(p, ty, f->atom, rr_make_poly(p, ty, &t, 1), 1);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); want >= 0 && i; i = LLVMGetNextInstruction(i))
+      if (!LLVMIsAPHINode(i) && LLVMTypeOf(i) == ty && rr_eval(p, i, 0) == want) return cand;
+  }
+  return c;
+}
+
 /* L's phis; IVs step by F times a step (one iteration's). */
 static bool match_phis(rr_pass *p, rm_shape *s) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
@@ -186,6 +205,7 @@ static bool match_phis(rr_pass *p, rm_shape *s) {
     }
     if (!divides) continue;
     f->is_iv = true;
+    if (k != s->counter && nt == 1 && t[0].nf == 0) t[0].coeff = seen_step(p, s, f, t[0].coeff);
     f->step1 = rr_make_poly(p, ty, t, nt);
     f->f = rr_poly_add(p, ty, f->atom, f->step1, 1);
     if (f->step1 < 0 || f->f < 0) return false;
@@ -294,10 +314,28 @@ static bool prove_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
 
 /* ---- The blocks around L, R, J ---------------------------------------------- */
 
+/* Where X leads: X may compute values after L (pure instructions used
+ * only in X and in its target's phis: detect/counter.c's prefix). */
+static LLVMBasicBlockRef x_target(rr_pass *p, LLVMBasicBlockRef X) {
+  LLVMBasicBlockRef t = rr_jump_target(X);
+  if (!t) return NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(X); i != LLVMGetBasicBlockTerminator(X); i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
+        rr_eval_inst(p, i, 0) < 0)
+      return NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
+      if (bb != X && !(bb == t && LLVMIsAPHINode(user))) return NULL;
+    }
+  }
+  return t;
+}
+
 static bool match_blocks(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef out = s->out;
   s->X = rr_npreds(p, out) == 1 ? out : NULL;
-  s->E = s->X ? rr_trivial_target(s->X) : out;
+  s->E = s->X ? x_target(p, s->X) : out;
   if (!s->E || rr_npreds(p, s->E) != 2) return false;
   /* P: a chain of pure blocks into L (wasm-opt leaves empty else arms) */
   LLVMBasicBlockRef first = s->pre, to = s->L;
@@ -571,9 +609,9 @@ static bool in_list(LLVMValueRef const *list, int n, LLVMValueRef v) {
 }
 
 static bool uses_confined(rr_pass *p, rm_shape *s) {
-  LLVMBasicBlockRef only_l[] = {s->L}, only_r[] = {s->R}, rest[] = {s->E, s->RP, s->R, s->RX};
+  LLVMBasicBlockRef only_l[] = {s->L, s->X}, only_r[] = {s->R}, rest[] = {s->E, s->RP, s->R, s->RX};
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i))
-    if (!used_only_in(i, only_l, 1, s->E)) return false;
+    if (!used_only_in(i, only_l, s->X ? 2 : 1, s->E)) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->R); i; i = LLVMGetNextInstruction(i))
     if (!used_only_in(i, only_r, 1, s->J)) return false;
   if (s->RP)
@@ -826,6 +864,13 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept, LLVMBasicBlockRef ver
     LLVMInstructionEraseFromParent(i);
   }
 sweep:
+  /* X's values after L fed E's phis from X only: gone with that edge */
+  if (s->X)
+    for (LLVMValueRef i = LLVMGetLastInstruction(s->X), prev; i; i = prev) {
+      prev = LLVMGetPreviousInstruction(i);
+      if (i != LLVMGetBasicBlockTerminator(s->X) && !LLVMIsAPHINode(i) && !LLVMGetFirstUse(i))
+        LLVMInstructionEraseFromParent(i);
+    }
   for (LLVMValueRef i = LLVMGetLastInstruction(s->L), prev; i; i = prev) {
     prev = LLVMGetPreviousInstruction(i);
     if (!LLVMIsAPHINode(i) && !rr_set_has(kept, i)) LLVMInstructionEraseFromParent(i);
