@@ -355,11 +355,6 @@ static const struct {
     {"tests/gpu/e2e/map2d.c",
      "k_iota's inner loop stores its by-4 copies in the order 0, 3, 2, 1: not re-rolled (store order, as "
      "detect/counter.c): a 1-D map of the unrolled loop where -fno-unroll-loops has one 2-D map"},
-    {"tests/gpu/e2e/quant.c",
-     "main's fill `w[i] = v; v += c` (a running value) unrolled: not re-rolled (unrolled copies "
-     "differ); until round 9 only its remainder loop (a down counter from n & C, C < 64) was offloaded, matching "
-     "the one-step map by count; now refused as too little work (kn_recog.c trip_at_most)"},
-    {"tests/gpu/e2e/quant_tc.c", "as tests/gpu/e2e/quant.c"},
     {"tests/unit/reroll/kept.c",
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "

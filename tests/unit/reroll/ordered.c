@@ -12,7 +12,15 @@ __attribute__((noinline)) void ramp(float *a, int n, int from) {
   for (int i = 0; i < n; i++) a[i] = (float)(3 * i + from) * 0.5f;
 }
 
+/* quant.c's fill: the value steps by 2654435761 (mod 2^32), by-4 copies
+ * stored 0, 3, 2, 1; the step of one iteration is known from the copies
+ * only (a quarter of the trip's step is ambiguous modulo 2^30). */
+__attribute__((noinline)) void hashfill(unsigned *c, int n) {
+  for (int i = 0; i < n; i++) c[i] = (unsigned)i * 2654435761u;
+}
+
 static int xs[48];
+static unsigned us[48];
 static float fs[48];
 
 int main(void) {
@@ -20,8 +28,10 @@ int main(void) {
     for (int i = 0; i < 48; i++) xs[i] = -i, fs[i] = (float)i;
     fill(xs + (n & 3), n, n * 7);
     ramp(fs + 1, n, -n);
+    for (int i = 0; i < 48; i++) us[i] = 5u * (unsigned)i;
+    hashfill(us + (n & 1), n);
     unsigned h = 0;
-    for (int i = 0; i < 48; i++) h = h * 31u + (unsigned)xs[i] + (unsigned)(fs[i] * 4.0f);
+    for (int i = 0; i < 48; i++) h = h * 31u + (unsigned)xs[i] + (unsigned)(fs[i] * 4.0f) + us[i];
     printf("%d %u\n", n, h);
   }
   return 0;
