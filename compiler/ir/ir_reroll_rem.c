@@ -84,6 +84,8 @@ typedef struct {
   int nhoist;
   bool loose;          /* an x with x & (mask | F - 1) == start may enter L */
   bool reorder;        /* stores of one chain out of order: versioned (ir_reroll_order.c) */
+  int k_after;         /* without an E phi of the counter: an atom for its value in E, or -1 */
+  rr_subst esub;       /* E phis computed from L's state: atom -> g(k_after) */
 } rm_shape;
 
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
@@ -397,15 +399,54 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
 static int after_expr(rr_pass *p, const rm_shape *s, const rm_phi *f) {
   if (f->after) return rr_atom(p, f->after);
   const rm_phi *c = &s->phis[s->counter];
-  if (!f->is_iv || !c->after || LLVMTypeOf(f->phi) != LLVMTypeOf(c->phi)) return -1;
+  if (!f->is_iv || (!c->after && s->k_after < 0) || LLVMTypeOf(f->phi) != LLVMTypeOf(c->phi)) return -1;
   LLVMTypeRef ty = LLVMTypeOf(f->phi);
-  int done = rr_poly_add(p, ty, rr_atom(p, c->after), rr_eval(p, c->init, 0), ~0ull);
+  int k = c->after ? rr_atom(p, c->after) : s->k_after;
+  int done = rr_poly_add(p, ty, k, rr_eval(p, c->init, 0), ~0ull);
   return rr_poly_add(p, ty, rr_eval(p, f->init, 0), rr_poly_mul(p, ty, f->step1, done), 1);
 }
 
-/* E's phis: each is an L phi's next value from L's side, its init from H. */
+/* An E phi that is no L phi's next value but computed from L's state
+ * (detect/counter.c's prefix: `a[0] + i` and `i + 1` after the loop): with
+ * K the counter's value in E (an atom: L's counter next from L's side,
+ * its init from H), each IV of L's type is init + step1 (K - init) after
+ * L, and was that less F step1 at the top of the last trip; vx, evaluated
+ * there, is then g(K), and vh must be g at K = the counter's init (no
+ * trip).  So the phi is g(K) on both edges. */
+static int derived_e_phi(rr_pass *p, rm_shape *s, LLVMValueRef vx, LLVMValueRef vh) {
+  const rm_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  if (LLVMTypeOf(vx) != ty || c->after) return -1;
+  if (s->k_after < 0) s->k_after = rr_atom(p, c->next);
+  int done = rr_poly_add(p, ty, s->k_after, rr_eval(p, c->init, 0), ~0ull);
+  rr_subst last = {.n = 0};
+  for (int n = 0; n < s->nphis; n++) {
+    const rm_phi *f = &s->phis[n];
+    if (!f->is_iv || LLVMTypeOf(f->phi) != ty) continue;
+    int after = rr_poly_add(p, ty, rr_eval(p, f->init, 0), rr_poly_mul(p, ty, f->step1, done), 1);
+    int back = rr_poly_mul(p, ty, f->step1, rr_poly_const(p, ty, s->F));
+    rr_subst_add(&last, f->atom, rr_poly_add(p, ty, after, back, ~0ull));
+  }
+  int g = rr_subst_apply(p, rr_eval(p, vx, 0), &last, 0);
+  if (g < 0) return -1;
+  /* g reads no phi or load of L any more (K aside) */
+  for (int n = 0; n < s->nphis; n++)
+    if (rr_mentions(p, g, s->phis[n].atom, 0)) return -1;
+  for (int n = 0; n < s->neff; n++)
+    if (!s->eff[n].is_store && rr_mentions(p, g, s->eff[n].value, 0)) return -1;
+  rr_subst none = {.n = 0};
+  rr_subst_add(&none, s->k_after, rr_eval(p, c->init, 0));
+  return rr_subst_apply(p, g, &none, 0) == rr_eval(p, vh, 0) ? g : -1;
+}
+
+/* E's phis: each is an L phi's next value from L's side, its init from H,
+ * or computed from those (derived_e_phi). */
 static bool match_e_phis(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef from_loop = s->X ? s->X : s->L;
+  s->k_after = -1;
+  s->esub.n = 0;
+  LLVMValueRef derived[RR_MAX_PHIS], dx[RR_MAX_PHIS], dh[RR_MAX_PHIS];
+  int nder = 0;
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
     LLVMValueRef vh = NULL, vx = NULL;
     if (LLVMCountIncoming(i) != 2) return false;
@@ -414,7 +455,15 @@ static bool match_e_phis(rr_pass *p, rm_shape *s) {
     bool found = false;
     for (int n = 0; n < s->nphis && !found; n++)
       if (s->phis[n].next == vx && s->phis[n].init == vh && !s->phis[n].after) s->phis[n].after = i, found = true;
-    if (!found) return false;
+    if (found) continue;
+    if (nder == RR_MAX_PHIS) return false;
+    derived[nder] = i, dx[nder] = vx, dh[nder++] = vh;
+  }
+  /* after the direct ones: the counter's own E phi, if any, comes first */
+  for (int n = 0; n < nder; n++) {
+    int g = derived_e_phi(p, s, dx[n], dh[n]);
+    if (g < 0) return false;
+    rr_subst_add(&s->esub, rr_atom(p, derived[n]), g);
   }
   return !p->failed;
 }
@@ -468,11 +517,12 @@ static bool prove_rest(rr_pass *p, rm_shape *s) {
     incoming(i, s->R, &init, &next);
     LLVMTypeRef ty = LLVMTypeOf(i);
     int step = ty == dty ? rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull) : -1;
+    int from = rr_subst_apply(p, rr_eval(p, init, 0), &s->esub, 0);
     if (step >= 0 && !reads_block(p, step, s->R, 0)) {
-      rr_subst_add(&rsub, rr_atom(p, i), rr_poly_add(p, ty, rr_eval(p, init, 0), rr_poly_mul(p, ty, step, r), 1));
+      rr_subst_add(&rsub, rr_atom(p, i), rr_poly_add(p, ty, from, rr_poly_mul(p, ty, step, r), 1));
       continue;
     }
-    int want = rr_eval(p, init, 0);
+    int want = from;
     rm_phi *f = NULL;
     for (int n = 0; n < s->nphis && !f; n++)
       if (!s->phis[n].is_iv && !s->phis[n].rphi && LLVMTypeOf(s->phis[n].phi) == ty &&

@@ -91,8 +91,8 @@ static const pass_case pass_cases[] = {
     {"guards", "scale_ld", true},  /* by 4: every copy loads scale[0] */
     {"guards", "dots_i64", true},  /* by 2: count select(k0 > 1, k0, 1), bypass `k0 >= 2` */
     {"ordered", "ramp", true},   /* by 4, copies stored a+12 .. a: versioned */
-    {"ordered", "fill", true},   /* the same, i32, value phi offset from the stores */
     {"ordered", "hashfill", true}, /* v += 2654435761 by 4: a step known from the copies */
+    {"ordered", "prefix", true}, /* values after the loop in X, E's phis computed from them */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */

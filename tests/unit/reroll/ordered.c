@@ -19,6 +19,12 @@ __attribute__((noinline)) void hashfill(unsigned *c, int n) {
   for (int i = 0; i < n; i++) c[i] = (unsigned)i * 2654435761u;
 }
 
+/* detect/counter.c's prefix: copies stored a+16 .. a+4, the values after
+ * the loop (a[0] + i, i + 1) computed in its exit block for the rest. */
+__attribute__((noinline)) void prefix(int *a, int n) {
+  for (int i = 1; i < n; i++) a[i] = a[i - 1] + 1;
+}
+
 static int xs[48];
 static unsigned us[48];
 static float fs[48];
@@ -30,6 +36,7 @@ int main(void) {
     ramp(fs + 1, n, -n);
     for (int i = 0; i < 48; i++) us[i] = 5u * (unsigned)i;
     hashfill(us + (n & 1), n);
+    prefix(xs + 2, n);
     unsigned h = 0;
     for (int i = 0; i < 48; i++) h = h * 31u + (unsigned)xs[i] + (unsigned)(fs[i] * 4.0f) + us[i];
     printf("%d %u\n", n, h);
