@@ -179,6 +179,13 @@ bool rr_try_remainder(rr_pass *p);
 /* ir_reroll_canon.c: counters put in ir_reroll_rem.c's form (exact) */
 bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
 bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpre, LLVMValueRef x, unsigned F);
+/* ir_reroll_order.c: the version for stores of one trip out of order */
+bool rr_disjoint_copies(rr_pass *p, LLVMValueRef s0, LLVMValueRef s1, unsigned F);
+LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const rr_subst *step, LLVMBasicBlockRef L,
+                           LLVMBasicBlockRef pre, LLVMValueRef trips);
+LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef V,
+                                LLVMBasicBlockRef E, LLVMBasicBlockRef *exit, LLVMValueRef *from, LLVMValueRef *to,
+                                int cap, int *n_map);
 /* ir_reroll.c: forgets the expressions (after a rewrite of the IR) */
 void rr_reset(rr_pass *p);
 

@@ -293,6 +293,14 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
   if (v == x) return *out = xv & m, true;
   if (LLVMIsAConstantInt(v)) return *out = LLVMConstIntGetZExtValue(v) & m, true;
   if (twin_phi(v, x, &a)) return *out = (xv + a) & m, true;
+  /* x = v + C or v - C (prefix's x = n - 1 under the bypass n - 2 <u 3):
+   * v is x - C or x + C, one value per x */
+  if (LLVMIsABinaryOperator(x) && LLVMGetOperand(x, 0) == v && LLVMIsAConstantInt(LLVMGetOperand(x, 1)) &&
+      LLVMTypeOf(x) == LLVMTypeOf(v)) {
+    uint64_t k = LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1));
+    if (LLVMGetInstructionOpcode(x) == LLVMAdd) return *out = (xv - k) & m, true;
+    if (LLVMGetInstructionOpcode(x) == LLVMSub) return *out = (xv + k) & m, true;
+  }
   if (!LLVMIsAInstruction(v)) return false;
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   int n = LLVMGetNumOperands(v);

@@ -83,6 +83,9 @@ typedef struct {
   LLVMValueRef hoist[RR_MAX_BODY_E];
   int nhoist;
   bool loose;          /* an x with x & (mask | F - 1) == start may enter L */
+  bool reorder;        /* stores of one chain out of order: versioned (ir_reroll_order.c) */
+  int k_after;         /* without an E phi of the counter: an atom for its value in E, or -1 */
+  rr_subst esub;       /* E phis computed from L's state: atom -> g(k_after) */
 } rm_shape;
 
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
@@ -155,6 +158,25 @@ static bool match_exit(rr_pass *p, rm_shape *s) {
   return false;
 }
 
+/* A constant step d of an IV is F times one iteration's step modulo 2^w,
+ * which leaves that step known only modulo 2^w / F (quant.c's fill,
+ * `v += 2654435761u`, by 4: 506952113 + k 2^30).  Of the F candidates,
+ * the one L computes as phi + step (a copy's value), else c as divided;
+ * the proof that follows decides either way. */
+static uint64_t seen_step(rr_pass *p, const rm_shape *s, const rm_phi *f, uint64_t c) {
+  LLVMTypeRef ty = LLVMTypeOf(f->phi);
+  unsigned w = rr_width(ty);
+  uint64_t part = w == 64 ? (UINT64_MAX / s->F) + 1 : (1ull << w) / s->F;
+  for (unsigned k = 0; k < s->F; k++) {
+    uint64_t cand = (c + k * part) & rr_wmask(w);
+    rr_term t = {.coeff = cand, .nf = 0};
+    int want = rr_poly_add(p, ty, f->atom, rr_make_poly(p, ty, &t, 1), 1);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); want >= 0 && i; i = LLVMGetNextInstruction(i))
+      if (!LLVMIsAPHINode(i) && LLVMTypeOf(i) == ty && rr_eval(p, i, 0) == want) return cand;
+  }
+  return c;
+}
+
 /* L's phis; IVs step by F times a step (one iteration's). */
 static bool match_phis(rr_pass *p, rm_shape *s) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
@@ -185,6 +207,7 @@ static bool match_phis(rr_pass *p, rm_shape *s) {
     }
     if (!divides) continue;
     f->is_iv = true;
+    if (k != s->counter && nt == 1 && t[0].nf == 0) t[0].coeff = seen_step(p, s, f, t[0].coeff);
     f->step1 = rr_make_poly(p, ty, t, nt);
     f->f = rr_poly_add(p, ty, f->atom, f->step1, 1);
     if (f->step1 < 0 || f->f < 0) return false;
@@ -261,11 +284,15 @@ static bool chain_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
     ncopy0++;
   }
   if (ncopy0 * (int)s->F != s->neff || ncopy0 > RR_MAX_EFFECTS) return false;
-  /* new order: copy, then copy 0's order; only loads may have passed */
+  /* new order: copy, then copy 0's order; only loads may have passed, or
+   * a store another copy of the same store (then versioned) */
+  s->reorder = false;
   for (int i = 0; i < s->neff; i++)
     for (int j = i + 1; j < s->neff; j++) {
       bool after = s->copy[i] > s->copy[j] || (s->copy[i] == s->copy[j] && s->idx[i] > s->idx[j]);
-      if (after && (s->eff[i].is_store || s->eff[j].is_store)) return false;
+      if (!after || (!s->eff[i].is_store && !s->eff[j].is_store)) continue;
+      if (!s->eff[i].is_store || !s->eff[j].is_store || s->idx[i] != s->idx[j]) return false;
+      s->reorder = true;
     }
   return true;
 }
@@ -280,15 +307,37 @@ static bool prove_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
     if (!s->phis[i].is_iv && !find_step(p, s, &s->phis[i], sub)) return false;
   for (int i = 0; i < s->neff; i++)
     if (s->copy[i] + 1 < (int)s->F && !rr_same_access(p, &s->eff[i], &s->eff[s->succ[i]], sub)) return false;
+  /* reordered stores: the copies of each store touch disjoint bytes */
+  for (int i = 0; s->reorder && i < s->neff; i++)
+    if (s->copy[i] == 0 && s->eff[i].is_store && !rr_disjoint_copies(p, s->eff[i].inst, s->eff[s->succ[i]].inst, s->F))
+      return false;
   return !p->failed;
 }
 
 /* ---- The blocks around L, R, J ---------------------------------------------- */
 
+/* Where X leads: X may compute values after L (pure instructions used
+ * only in X and in its target's phis: detect/counter.c's prefix). */
+static LLVMBasicBlockRef x_target(rr_pass *p, LLVMBasicBlockRef X) {
+  LLVMBasicBlockRef t = rr_jump_target(X);
+  if (!t) return NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(X); i != LLVMGetBasicBlockTerminator(X); i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
+        rr_eval_inst(p, i, 0) < 0)
+      return NULL;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      LLVMBasicBlockRef bb = LLVMGetInstructionParent(user);
+      if (bb != X && !(bb == t && LLVMIsAPHINode(user))) return NULL;
+    }
+  }
+  return t;
+}
+
 static bool match_blocks(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef out = s->out;
   s->X = rr_npreds(p, out) == 1 ? out : NULL;
-  s->E = s->X ? rr_trivial_target(s->X) : out;
+  s->E = s->X ? x_target(p, s->X) : out;
   if (!s->E || rr_npreds(p, s->E) != 2) return false;
   /* P: a chain of pure blocks into L (wasm-opt leaves empty else arms) */
   LLVMBasicBlockRef first = s->pre, to = s->L;
@@ -350,15 +399,54 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
 static int after_expr(rr_pass *p, const rm_shape *s, const rm_phi *f) {
   if (f->after) return rr_atom(p, f->after);
   const rm_phi *c = &s->phis[s->counter];
-  if (!f->is_iv || !c->after || LLVMTypeOf(f->phi) != LLVMTypeOf(c->phi)) return -1;
+  if (!f->is_iv || (!c->after && s->k_after < 0) || LLVMTypeOf(f->phi) != LLVMTypeOf(c->phi)) return -1;
   LLVMTypeRef ty = LLVMTypeOf(f->phi);
-  int done = rr_poly_add(p, ty, rr_atom(p, c->after), rr_eval(p, c->init, 0), ~0ull);
+  int k = c->after ? rr_atom(p, c->after) : s->k_after;
+  int done = rr_poly_add(p, ty, k, rr_eval(p, c->init, 0), ~0ull);
   return rr_poly_add(p, ty, rr_eval(p, f->init, 0), rr_poly_mul(p, ty, f->step1, done), 1);
 }
 
-/* E's phis: each is an L phi's next value from L's side, its init from H. */
+/* An E phi that is no L phi's next value but computed from L's state
+ * (detect/counter.c's prefix: `a[0] + i` and `i + 1` after the loop): with
+ * K the counter's value in E (an atom: L's counter next from L's side,
+ * its init from H), each IV of L's type is init + step1 (K - init) after
+ * L, and was that less F step1 at the top of the last trip; vx, evaluated
+ * there, is then g(K), and vh must be g at K = the counter's init (no
+ * trip).  So the phi is g(K) on both edges. */
+static int derived_e_phi(rr_pass *p, rm_shape *s, LLVMValueRef vx, LLVMValueRef vh) {
+  const rm_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  if (LLVMTypeOf(vx) != ty || c->after) return -1;
+  if (s->k_after < 0) s->k_after = rr_atom(p, c->next);
+  int done = rr_poly_add(p, ty, s->k_after, rr_eval(p, c->init, 0), ~0ull);
+  rr_subst last = {.n = 0};
+  for (int n = 0; n < s->nphis; n++) {
+    const rm_phi *f = &s->phis[n];
+    if (!f->is_iv || LLVMTypeOf(f->phi) != ty) continue;
+    int after = rr_poly_add(p, ty, rr_eval(p, f->init, 0), rr_poly_mul(p, ty, f->step1, done), 1);
+    int back = rr_poly_mul(p, ty, f->step1, rr_poly_const(p, ty, s->F));
+    rr_subst_add(&last, f->atom, rr_poly_add(p, ty, after, back, ~0ull));
+  }
+  int g = rr_subst_apply(p, rr_eval(p, vx, 0), &last, 0);
+  if (g < 0) return -1;
+  /* g reads no phi or load of L any more (K aside) */
+  for (int n = 0; n < s->nphis; n++)
+    if (rr_mentions(p, g, s->phis[n].atom, 0)) return -1;
+  for (int n = 0; n < s->neff; n++)
+    if (!s->eff[n].is_store && rr_mentions(p, g, s->eff[n].value, 0)) return -1;
+  rr_subst none = {.n = 0};
+  rr_subst_add(&none, s->k_after, rr_eval(p, c->init, 0));
+  return rr_subst_apply(p, g, &none, 0) == rr_eval(p, vh, 0) ? g : -1;
+}
+
+/* E's phis: each is an L phi's next value from L's side, its init from H,
+ * or computed from those (derived_e_phi). */
 static bool match_e_phis(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef from_loop = s->X ? s->X : s->L;
+  s->k_after = -1;
+  s->esub.n = 0;
+  LLVMValueRef derived[RR_MAX_PHIS], dx[RR_MAX_PHIS], dh[RR_MAX_PHIS];
+  int nder = 0;
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i)) {
     LLVMValueRef vh = NULL, vx = NULL;
     if (LLVMCountIncoming(i) != 2) return false;
@@ -367,7 +455,15 @@ static bool match_e_phis(rr_pass *p, rm_shape *s) {
     bool found = false;
     for (int n = 0; n < s->nphis && !found; n++)
       if (s->phis[n].next == vx && s->phis[n].init == vh && !s->phis[n].after) s->phis[n].after = i, found = true;
-    if (!found) return false;
+    if (found) continue;
+    if (nder == RR_MAX_PHIS) return false;
+    derived[nder] = i, dx[nder] = vx, dh[nder++] = vh;
+  }
+  /* after the direct ones: the counter's own E phi, if any, comes first */
+  for (int n = 0; n < nder; n++) {
+    int g = derived_e_phi(p, s, dx[n], dh[n]);
+    if (g < 0) return false;
+    rr_subst_add(&s->esub, rr_atom(p, derived[n]), g);
   }
   return !p->failed;
 }
@@ -421,11 +517,12 @@ static bool prove_rest(rr_pass *p, rm_shape *s) {
     incoming(i, s->R, &init, &next);
     LLVMTypeRef ty = LLVMTypeOf(i);
     int step = ty == dty ? rr_poly_add(p, ty, rr_eval(p, next, 0), rr_atom(p, i), ~0ull) : -1;
+    int from = rr_subst_apply(p, rr_eval(p, init, 0), &s->esub, 0);
     if (step >= 0 && !reads_block(p, step, s->R, 0)) {
-      rr_subst_add(&rsub, rr_atom(p, i), rr_poly_add(p, ty, rr_eval(p, init, 0), rr_poly_mul(p, ty, step, r), 1));
+      rr_subst_add(&rsub, rr_atom(p, i), rr_poly_add(p, ty, from, rr_poly_mul(p, ty, step, r), 1));
       continue;
     }
-    int want = rr_eval(p, init, 0);
+    int want = from;
     rm_phi *f = NULL;
     for (int n = 0; n < s->nphis && !f; n++)
       if (!s->phis[n].is_iv && !s->phis[n].rphi && LLVMTypeOf(s->phis[n].phi) == ty &&
@@ -562,9 +659,9 @@ static bool in_list(LLVMValueRef const *list, int n, LLVMValueRef v) {
 }
 
 static bool uses_confined(rr_pass *p, rm_shape *s) {
-  LLVMBasicBlockRef only_l[] = {s->L}, only_r[] = {s->R}, rest[] = {s->E, s->RP, s->R, s->RX};
+  LLVMBasicBlockRef only_l[] = {s->L, s->X}, only_r[] = {s->R}, rest[] = {s->E, s->RP, s->R, s->RX};
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i))
-    if (!used_only_in(i, only_l, 1, s->E)) return false;
+    if (!used_only_in(i, only_l, s->X ? 2 : 1, s->E)) return false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->R); i; i = LLVMGetNextInstruction(i))
     if (!used_only_in(i, only_r, 1, s->J)) return false;
   if (s->RP)
@@ -688,7 +785,78 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
   return true;
 }
 
-static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
+/* Stores out of order (s->reorder): before L, in its preheader, the test
+ * that every access of the re-rolled loop is in bounds, and a copy of L
+ * as it is (its exit to E) where the test fails (ir_reroll_order.c).
+ * *kept_in gets the copy's exit block. */
+static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlockRef *kept_in) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm)) return false;
+  LLVMBasicBlockRef old_in = s->X ? s->X : s->L; /* E's pred from L's side */
+  if (s->X)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->X); i != LLVMGetBasicBlockTerminator(s->X);
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i)) return false;
+  /* the test first: it may fail before anything changed */
+  rr_effect acc[RR_MAX_EFFECTS];
+  int n = 0;
+  for (int i = 0; i < s->neff; i++)
+    if (s->copy[i] == 0) acc[n++] = s->eff[i];
+  rm_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* built in a block of its own, moved before pterm once complete */
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | (s->F - 1), false), "reroll.vend");
+  LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
+  LLVMValueRef ok = rr_range_test(p, acc, n, sub, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->E, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  /* X's pure values (the values after L) again after the copy */
+  if (s->X) {
+    LLVMPositionBuilderBefore(p->b, LLVMGetBasicBlockTerminator(kx));
+    for (LLVMValueRef i = LLVMGetFirstInstruction(s->X); i != LLVMGetBasicBlockTerminator(s->X);
+         i = LLVMGetNextInstruction(i)) {
+      if (nmap == RR_MAX_BODY) return false;
+      LLVMValueRef k = LLVMInstructionClone(i);
+      LLVMInsertIntoBuilder(p->b, k);
+      for (int o = 0; o < LLVMGetNumOperands(k); o++)
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == LLVMGetOperand(k, (unsigned)o)) LLVMSetOperand(k, (unsigned)o, to[m]);
+      from[nmap] = i, to[nmap++] = k;
+    }
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    for (unsigned k = 0; k < LLVMCountIncoming(i); k++)
+      if (LLVMGetIncomingBlock(i, k) == old_in) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == v) v = to[m];
+        LLVMAddIncoming(i, &v, &kx, 1);
+        break;
+      }
+  *kept_in = old_in;
+  return true;
+}
+
+static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept, LLVMBasicBlockRef versioned) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
   if (x_before_h(p, s)) LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(s->H));
@@ -731,6 +899,11 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
   }
+  if (versioned) {
+    /* E is reached from H and from the kept copy: the old edge goes */
+    ir_retarget_phis(s->E, versioned, NULL);
+    goto sweep;
+  }
   int how = bypass_joins(p, s);
   if (how) merge_bypass(p, s, end, how);
   /* E is now reached from H only: its phis are their values from H. */
@@ -740,6 +913,14 @@ static void rewrite(rr_pass *p, rm_shape *s, rr_set *kept) {
     LLVMReplaceAllUsesWith(i, vh);
     LLVMInstructionEraseFromParent(i);
   }
+sweep:
+  /* X's values after L fed E's phis from X only: gone with that edge */
+  if (s->X)
+    for (LLVMValueRef i = LLVMGetLastInstruction(s->X), prev; i; i = prev) {
+      prev = LLVMGetPreviousInstruction(i);
+      if (i != LLVMGetBasicBlockTerminator(s->X) && !LLVMIsAPHINode(i) && !LLVMGetFirstUse(i))
+        LLVMInstructionEraseFromParent(i);
+    }
   for (LLVMValueRef i = LLVMGetLastInstruction(s->L), prev; i; i = prev) {
     prev = LLVMGetPreviousInstruction(i);
     if (!LLVMIsAPHINode(i) && !rr_set_has(kept, i)) LLVMInstructionEraseFromParent(i);
@@ -754,7 +935,7 @@ static bool try_remainder(rr_pass *p, int canon) {
   memset(s, 0, sizeof *s);
   rr_subst *sub = tw_arena_alloc(&p->arena, sizeof *sub);
   sub->n = 0;
-  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out)) return false;
+  if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out) || ir_checked_copy(s->L)) return false;
   if (!match_phis(p, s)) {
     p->failed = false;
     if (canon <= 0 || !rr_canon_negated(p, s->L, s->pre)) return false;
@@ -776,7 +957,9 @@ static bool try_remainder(rr_pass *p, int canon) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
-  rewrite(p, s, kept);
+  LLVMBasicBlockRef versioned = NULL;
+  if (s->reorder && !version(p, s, sub, &versioned)) return false;
+  rewrite(p, s, kept, versioned);
   return true;
 }
 

@@ -343,23 +343,16 @@ static const struct {
      "unrolled into 8-byte stores, agree since kn_recog_map.c's split_halves)"},
     {"tests/gpu/detect/batch_i8_ptr.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
-    {"tests/gpu/detect/counter.c",
-     "prefix (`a[i] = a[i-1] + 1`): the Wasm code stores its by-4 copies at a+16, a+12, a+8, a+4, not in "
-     "the iterations' order, and computes the values after the loop in its exit block: not re-rolled (a "
-     "reordered store is not exact under a trap without a version: ARCHITECTURE.md, the re-roll); ramp agrees"},
     {"tests/gpu/e2e/batch_odd.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/counter.c",
-     "k_prefix as detect/counter.c's prefix; k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its "
-     "by-4 copies in the order 3, 0, 2, 1: neither re-rolled (store order, as detect/counter.c)"},
+     "k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its by-4 copies in the order 3, 0, 2, 1: "
+     "the order version (round 11, ARCHITECTURE.md, the re-roll) is for one-level loops only, a test inside "
+     "the outer loop would split the nest; k_prefix agrees since round 11"},
     {"tests/gpu/e2e/map2d.c",
-     "k_iota's inner loop stores its by-4 copies in the order 0, 3, 2, 1: not re-rolled (store order, as "
-     "detect/counter.c): a 1-D map of the unrolled loop where -fno-unroll-loops has one 2-D map"},
-    {"tests/gpu/e2e/quant.c",
-     "main's fill `w[i] = v; v += c` (a running value) unrolled: not re-rolled (unrolled copies "
-     "differ); until round 9 only its remainder loop (a down counter from n & C, C < 64) was offloaded, matching "
-     "the one-step map by count; now refused as too little work (kn_recog.c trip_at_most)"},
-    {"tests/gpu/e2e/quant_tc.c", "as tests/gpu/e2e/quant.c"},
+     "k_iota's inner loop stores its by-4 copies in the order 0, 3, 2, 1: not re-rolled (the order version "
+     "of round 11 is for one-level loops: ARCHITECTURE.md, the re-roll): a 1-D map of the unrolled loop where "
+     "-fno-unroll-loops has one 2-D map"},
     {"tests/unit/reroll/kept.c",
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "

@@ -90,6 +90,9 @@ static const pass_case pass_cases[] = {
     {"guards", "rows_if", true},   /* by 4: bypass `w - 1 <u 3` hoisted, the remainder loop goes */
     {"guards", "scale_ld", true},  /* by 4: every copy loads scale[0] */
     {"guards", "dots_i64", true},  /* by 2: count select(k0 > 1, k0, 1), bypass `k0 >= 2` */
+    {"ordered", "ramp", true},   /* by 4, copies stored a+12 .. a: versioned */
+    {"ordered", "hashfill", true}, /* v += 2654435761 by 4: a step known from the copies */
+    {"ordered", "prefix", true}, /* values after the loop in X, E's phis computed from them */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -203,6 +206,7 @@ static const program_case program_cases[] = {
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
     {"strength", false}, {"strength", true}, {"guards", false}, {"guards", true},
+    {"ordered", false}, {"ordered", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
