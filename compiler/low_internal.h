@@ -63,10 +63,6 @@ typedef struct low_module_ctx {
 void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn);
 void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call);
 
-/* LLVM's `memory` attribute value for reading every location and writing
- * none (MemoryEffects: two bits per location, argument, inaccessible and
- * other memory, Ref the lower). */
-#define LOW_MEMORY_READ 0x15
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
 /* A private constant holding len bytes and a NUL (low_desc.c). */

@@ -24,7 +24,7 @@ static LLVMValueRef helper(low_module_ctx *mc, const char *name, LLVMTypeRef ret
   /* memory(read): Ref for argument, inaccessible and other memory (two
    * bits per location in LLVM's MemoryEffects). */
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6), LOW_MEMORY_READ));
+                          LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6), 0x15));
   return fn;
 }
 

@@ -50,18 +50,6 @@ static void declare_runtime(low_module_ctx *mc) {
   unsigned cold = LLVMGetEnumAttributeKindForName("cold", 4);
   LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, noret, 0));
   LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, cold, 0));
-  /* memory(read): the trap reads what it reports (the vmctx, memory for
-   * the host to see afterwards: every store before it stays), and what it
-   * writes (the runtime's trap record) no code of the module reads: it
-   * never returns, and siglongjmp leaves every frame up to the innermost
-   * twasm_call, whose caller is host code or an import's call, which
-   * clobbers everything.  Not willreturn: a call that may trap is never
-   * deleted or speculated.  Without it every function that may trap
-   * counted as writing all memory for FunctionAttrs, so its callers loaded
-   * the memory size and linear memory again after calling even a leaf
-   * that only reads (wasi-libc's strcmp in mujs's property walk). */
-  LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6), LOW_MEMORY_READ));
   mc->mem_grow_fn = declare(mc, "twasm_rt_memory_grow", &mc->mem_grow_ty, i32, (LLVMTypeRef[]){p, i32, i32}, 3);
   mc->table_grow_fn = declare(mc, "twasm_rt_table_grow", &mc->table_grow_ty, i32, (LLVMTypeRef[]){p, i32, p, i32}, 4);
   mc->mem_init_fn = declare(mc, "twasm_rt_memory_init", &mc->mem_init_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32, i32}, 5);

@@ -871,54 +871,6 @@ START_TEST(indirect_recursion_loads_base_at_use) {
 }
 END_TEST
 
-/* ---- what calls leave in place (low_module.c's trap declaration) --------- */
-
-/* Whether fn's `memory` attribute says it writes nothing (the Mod bit of
- * each location, LLVM's MemoryEffects, is clear); no attribute: it may. */
-static bool writes_nothing(LLVMValueRef fn) {
-  LLVMAttributeRef a =
-      LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMGetEnumAttributeKindForName("memory", 6));
-  return a && (LLVMGetEnumAttributeValue(a) & 0x2aa) == 0;
-}
-
-/* i32 loads in fn (linear memory's, here: the vmctx's fields are ptr and
- * the size i64). */
-static int i32_loads(LLVMValueRef fn) {
-  int n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetInstructionOpcode(i) == LLVMLoad && LLVMTypeOf(i) == LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(fn))))
-        n++;
-  return n;
-}
-
-/* $walk sums a linked list: it only reads memory, but each access may
- * trap (its exact check calls twasm_rt_trap) and it checks the stack (it
- * recurses, so it is not inlined).  A trap never returns and writes
- * nothing the module reads, so FunctionAttrs finds $walk writes nothing,
- * and $twice's second read of p[2] is the first one's value, kept across
- * the call.  Fails before the trap's memory(read): $walk writes
- * everything for LLVM, and p[2] is loaded again after the call. */
-START_TEST(trapping_reader_keeps_callers_loads) {
-  if (!have_wat2wasm()) {
-    printf("cpu_codegen: skipped trapping_reader_keeps_callers_loads: wat2wasm missing\n");
-    return;
-  }
-  unit_ir m = ir_of("(module\n"
-                      "  (memory 1)\n"
-                      "  (func $walk (param i32) (result i32)\n"
-                      "    (if (result i32) (i32.eqz (local.get 0)) (then (i32.const 0))\n"
-                      "      (else (i32.add (i32.load offset=4 (local.get 0))\n"
-                      "        (call $walk (i32.load (local.get 0)))))))\n"
-                      "  (func (export \"twice\") (param i32) (result i32)\n"
-                      "    (i32.add (i32.add (i32.load offset=8 (local.get 0)) (call $walk (local.get 0)))\n"
-                      "      (i32.load offset=8 (local.get 0)))))\n");
-  ck_assert(writes_nothing(unit_ir_func(&m, 0)));
-  ck_assert_int_eq(i32_loads(unit_ir_func(&m, 1)), 1);
-  unit_ir_dispose(&m);
-}
-END_TEST
-
 /* ---- loops over a devirtualised call (ir_unswitch.c) -------------------- */
 
 /* Switch instructions of fn inside a loop. */
@@ -1647,7 +1599,6 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, recursion_exhausts_stack);
   tcase_add_test(tc, stack_checks_only_where_unbounded);
   tcase_add_test(tc, indirect_recursion_loads_base_at_use);
-  tcase_add_test(tc, trapping_reader_keeps_callers_loads);
   tcase_add_test(tc, counted_addresses_widen);
   tcase_add_test(tc, invariant_devirt_switch_unswitched);
   tcase_add_test(tc, trap_exits_join_return);
