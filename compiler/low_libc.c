@@ -67,9 +67,9 @@ static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
   else LLVMBuildRet(w->b, v);
 }
 
-/* What a call of the Wasm memcmp, strcmp or strlen (the exact code
- * low_libc_match.c recognises: leaves that read memory and store
- * nothing) may do, as LLVM's `memory` attribute: read every location and
+/* What a call of the Wasm strcmp (the exact code low_libc_match.c
+ * recognises: a leaf that reads memory and stores nothing) may do, as
+ * LLVM's `memory` attribute: read every location and
  * write inaccessible memory only, the runtime's trap record when an
  * access traps (two bits per location, argument, inaccessible, other;
  * Ref the lower).  LLVM's alias analysis leaves inaccessible memory out
@@ -115,8 +115,9 @@ static void branch_native(wrap_ctx *w, LLVMValueRef fast) {
   for (unsigned i = 0; i < n && i < 4; i++) args[i] = param(w, i);
   LLVMValueRef call = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->wasm), w->wasm, args, n, "");
   low_wasm_abi_call(mc, call);
-  if ((w->kind == LOW_LIBC_MEMCMP || w->kind == LOW_LIBC_STRCMP || w->kind == LOW_LIBC_STRLEN) &&
-      stores_nothing(w->code))
+  /* strcmp only: said of memcmp and strlen too, speedtest1 ran 0.03 %
+   * more instructions (PERFORMANCE.md, round 10) */
+  if (w->kind == LOW_LIBC_STRCMP && stores_nothing(w->code))
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
                              LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6),
                                                      READS_AND_MAY_TRAP));
