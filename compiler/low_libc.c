@@ -47,6 +47,7 @@ typedef struct {
   LLVMValueRef wrap, wasm;       /* the wrapper and the Wasm code */
   LLVMValueRef base, size;       /* memory 0: base pointer, size in bytes (i64) */
   low_libc_kind kind;
+  const wasm_func *code;         /* the Wasm function's own code */
 } wrap_ctx;
 
 static LLVMValueRef param(wrap_ctx *w, unsigned i) { return LLVMGetParam(w->wrap, i); }
@@ -64,6 +65,36 @@ static const char *const kind_names[] = {
 static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
   if (LLVMGetReturnType(LLVMGlobalGetValueType(w->wrap)) == w->mc->t_void) LLVMBuildRetVoid(w->b);
   else LLVMBuildRet(w->b, v);
+}
+
+/* What a call of the Wasm strcmp (the exact code low_libc_match.c
+ * recognises: a leaf that reads memory and stores nothing) may do, as
+ * LLVM's `memory` attribute: read every location and
+ * write inaccessible memory only, the runtime's trap record when an
+ * access traps (two bits per location, argument, inaccessible, other;
+ * Ref the lower).  LLVM's alias analysis leaves inaccessible memory out
+ * of every question about a location, so the caller's loads (the memory
+ * size, linear memory) stay across the fallback call, while the call
+ * still writes something for code generation (with the trap itself
+ * declared memory(read), spec-traps crashed at -O0: PERFORMANCE.md,
+ * round 10).  Without it a loop holding an inline strcmp loaded the size
+ * again every iteration: the fallback's own trap calls made it write
+ * everything for LLVM. */
+#define READS_AND_MAY_TRAP 0x1d
+
+/* Whether fn's code only reads: no store, global.set, table or bulk
+ * memory operation, call or memory.grow (SIMD left out altogether), so
+ * that the attribute above holds by the code itself, whatever build of
+ * the routine the fingerprint matched. */
+static bool stores_nothing(const wasm_func *fn) {
+  for (uint32_t k = 0; k < fn->ncode; k++) {
+    uint16_t op = fn->code[k].op;
+    if ((op >= OP_I32_STORE && op <= OP_I64_STORE32) || op == OP_GLOBAL_SET || op == OP_TABLE_SET ||
+        op == OP_CALL || op == OP_CALL_INDIRECT || op == OP_MEMORY_GROW ||
+        (op >= OP_SIMD && (op < OP_I32_TRUNC_SAT_F32_S || op > OP_I32_TRUNC_SAT_F32_S + 7)))
+      return false;
+  }
+  return true;
 }
 
 /* Ends the current block with a branch on fast: the builder is left in
@@ -84,6 +115,12 @@ static void branch_native(wrap_ctx *w, LLVMValueRef fast) {
   for (unsigned i = 0; i < n && i < 4; i++) args[i] = param(w, i);
   LLVMValueRef call = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(w->wasm), w->wasm, args, n, "");
   low_wasm_abi_call(mc, call);
+  /* strcmp only: said of memcmp and strlen too, speedtest1 ran 0.03 %
+   * more instructions (PERFORMANCE.md, round 10) */
+  if (w->kind == LOW_LIBC_STRCMP && stores_nothing(w->code))
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6),
+                                                     READS_AND_MAY_TRAP));
   LLVMSetTailCallKind(call, LLVMTailCallKindMustTail);
   ret_or_void(w, call);
   LLVMPositionBuilderAtEnd(w->b, yes);
@@ -327,7 +364,8 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   LLVMValueRef wrap = LLVMAddFunction(mc->mod, wname, mc->fn_types[mc->m->funcs[i].type_index]);
   LLVMSetLinkage(wrap, LLVMInternalLinkage);
   low_wasm_abi_fn(mc, wrap);
-  wrap_ctx w = {.mc = mc, .b = LLVMCreateBuilderInContext(mc->ctx), .wrap = wrap, .wasm = wasm, .kind = kind};
+  wrap_ctx w = {.mc = mc, .b = LLVMCreateBuilderInContext(mc->ctx), .wrap = wrap, .wasm = wasm, .kind = kind,
+               .code = &mc->m->funcs[i]};
   LLVMPositionBuilderAtEnd(w.b, LLVMAppendBasicBlockInContext(mc->ctx, wrap, "entry"));
   w.base = invariant_load(mc, w.b, mc->t_ptr, param(&w, 0), 0, "mem_base");
   LLVMValueRef mem = invariant_load(mc, w.b, mc->t_ptr, param(&w, 0), 8, "mem");

@@ -675,6 +675,92 @@ START_TEST(memcpy_wrapper_compares_size_once) {
 }
 END_TEST
 
+/* A binary tree of names searched with strcmp (mujs's property walk):
+ * the inline strcmp's fallback, the Wasm strcmp, only reads memory, so its
+ * call says so, a `memory` attribute that writes no argument or other
+ * memory (what lets LLVM keep the caller's size and memory loads across
+ * it).  Fails before: no attribute (the fallback's trap calls make it
+ * write everything). */
+static const char strcmp_walk_c[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "struct node { const char *name; struct node *left, *right; int value; };\n"
+    "static struct node *insert(struct node *t, const char *name, int value) {\n"
+    "  struct node **at = &t;\n"
+    "  while (*at) {\n"
+    "    int c = strcmp(name, (*at)->name);\n"
+    "    if (c == 0) { (*at)->value = value; return t; }\n"
+    "    at = c < 0 ? &(*at)->left : &(*at)->right;\n"
+    "  }\n"
+    "  *at = calloc(1, sizeof **at);\n"
+    "  (*at)->name = name;\n  (*at)->value = value;\n  return t;\n}\n"
+    "static int find(const struct node *n, const char *name) {\n"
+    "  while (n) {\n"
+    "    int c = strcmp(name, n->name);\n"
+    "    if (c == 0) return n->value;\n"
+    "    n = c < 0 ? n->left : n->right;\n"
+    "  }\n  return -1;\n}\n"
+    "int main(int argc, char **argv) {\n"
+    "  if (argc < 4) return 1;\n"
+    "  struct node *t = insert(insert(insert(NULL, argv[1], 1), argv[2], 2), argv[3], 3);\n"
+    "  printf(\"%d %d\\n\", find(t, argv[argc - 1]), find(t, argv[0]));\n  return 0;\n}\n";
+
+START_TEST(strcmp_fallback_says_it_only_reads) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("cpu_codegen: skipped strcmp_fallback_says_it_only_reads: clang-19 or twasmc missing\n");
+    return;
+  }
+  char dir[] = "/tmp/cpu-strcmp-XXXXXX", cmd[2048], path[64];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/w.c", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(strcmp_walk_c, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/w.c -o %s/w.wasm && "
+           "%s -O2 --emit-llvm %s/w.wasm -o %s/w.ll",
+           dir, dir, unit_twasmc(), dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(path, sizeof path, "%s/w.ll", dir);
+  f = fopen(path, "r");
+  ck_assert(f != NULL);
+  static char text[16 << 20];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, "w.ll");
+  unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
+  int scans = 0, fallbacks = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (LLVMGetInstructionOpcode(i) != LLVMCall || !unit_in_cycle(bb)) continue;
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!LLVMIsAFunction(callee) || !named(callee, "twasm_rt_strcmp")) continue;
+        scans++;
+        /* the Wasm strcmp on the same strings, where the scan hands back */
+        LLVMValueRef a = LLVMGetOperand(i, 2), b = LLVMGetOperand(i, 3);
+        for (LLVMBasicBlockRef cb = LLVMGetFirstBasicBlock(fn); cb; cb = LLVMGetNextBasicBlock(cb))
+          for (LLVMValueRef c = LLVMGetFirstInstruction(cb); c; c = LLVMGetNextInstruction(c)) {
+            if (LLVMGetInstructionOpcode(c) != LLVMCall || LLVMGetNumArgOperands(c) != 3 ||
+                LLVMGetOperand(c, 1) != a || LLVMGetOperand(c, 2) != b)
+              continue;
+            LLVMAttributeRef m = LLVMGetCallSiteEnumAttribute(c, LLVMAttributeFunctionIndex, memory);
+            ck_assert(m != NULL);
+            ck_assert_int_eq(LLVMGetEnumAttributeValue(m) & 0x22, 0); /* no argument or other memory written */
+            fallbacks++;
+          }
+      }
+  ck_assert_int_ge(scans, 1);
+  ck_assert_int_eq(fallbacks, scans);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 /* ---- stack checks --------------------------------------------------------- */
 
 /* Loads of the stack limit in fn: one per check. */
@@ -1607,6 +1693,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, native_helpers_match_bytewise);
   tcase_add_test(tc, libc_routines_found_and_exact);
   tcase_add_test(tc, memcpy_wrapper_compares_size_once);
+  tcase_add_test(tc, strcmp_fallback_says_it_only_reads);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
