@@ -21,6 +21,15 @@
 
 static bool have_wat2wasm(void) { return system("wat2wasm --version >/dev/null 2>&1") == 0; }
 
+/* Writes text to dir/name; path gets that file's name. */
+static void write_in_dir(const char *dir, const char *name, const char *text, char *path, size_t size) {
+  snprintf(path, size, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
 /* Compiles text (a .wat module, or C when is_c) to optimised host IR at
  * -O opt_level. */
 static unit_ir ir_of_source_at(const char *text, bool is_c, int opt_level) {
@@ -30,11 +39,7 @@ static unit_ir ir_of_source_at(const char *text, bool is_c, int opt_level) {
   if (!is_c) return unit_ir_of_wat("cpu-codegen", text, &o);
   char dir[] = "/tmp/cpu-codegen-XXXXXX", path[256], cmd[1024];
   ck_assert(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/m.c", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert(f != NULL);
-  fputs(text, f);
-  fclose(f);
+  write_in_dir(dir, "m.c", text, path, sizeof path);
   snprintf(cmd, sizeof cmd,
            "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -nostdlib -Wl,--no-entry "
            "-Wl,--export-all %s -o %s/m.wasm",
@@ -711,18 +716,14 @@ START_TEST(strcmp_fallback_says_it_only_reads) {
   }
   char dir[] = "/tmp/cpu-strcmp-XXXXXX", cmd[2048], path[64];
   ck_assert(mkdtemp(dir) != NULL);
-  snprintf(path, sizeof path, "%s/w.c", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert(f != NULL);
-  fputs(strcmp_walk_c, f);
-  fclose(f);
+  write_in_dir(dir, "w.c", strcmp_walk_c, path, sizeof path);
   snprintf(cmd, sizeof cmd,
            "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/w.c -o %s/w.wasm && "
            "%s -O2 --emit-llvm %s/w.wasm -o %s/w.ll",
            dir, dir, unit_twasmc(), dir, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(path, sizeof path, "%s/w.ll", dir);
-  f = fopen(path, "r");
+  FILE *f = fopen(path, "r");
   ck_assert(f != NULL);
   static char text[16 << 20];
   size_t len = fread(text, 1, sizeof text - 1, f);
