@@ -30,6 +30,18 @@ static void write_in_dir(const char *dir, const char *name, const char *text, ch
   fclose(f);
 }
 
+/* Parses the textual IR in path (twasmc --emit-llvm's output) into ctx. */
+static LLVMModuleRef parse_ll_file(LLVMContextRef ctx, const char *path) {
+  FILE *f = fopen(path, "r");
+  ck_assert(f != NULL);
+  static char text[16 << 20];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  const char *name = strrchr(path, '/');
+  return unit_ir_parse(ctx, text, name ? name + 1 : path);
+}
+
 /* Compiles text (a .wat module, or C when is_c) to optimised host IR at
  * -O opt_level. */
 static unit_ir ir_of_source_at(const char *text, bool is_c, int opt_level) {
@@ -655,14 +667,8 @@ START_TEST(memcpy_wrapper_compares_size_once) {
            TEST_DATA_DIR, dir, unit_twasmc(), dir, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(path, sizeof path, "%s/e.ll", dir);
-  FILE *f = fopen(path, "r");
-  ck_assert(f != NULL);
-  static char text[16 << 20];
-  size_t len = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[len] = 0;
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = unit_ir_parse(ctx, text, "e.ll");
+  LLVMModuleRef mod = parse_ll_file(ctx, path);
   int wrappers = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (!holds_named(fn, "native.memcpy")) continue;
@@ -723,14 +729,8 @@ START_TEST(strcmp_fallback_says_it_only_reads) {
            dir, dir, unit_twasmc(), dir, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(path, sizeof path, "%s/w.ll", dir);
-  FILE *f = fopen(path, "r");
-  ck_assert(f != NULL);
-  static char text[16 << 20];
-  size_t len = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[len] = 0;
   LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = unit_ir_parse(ctx, text, "w.ll");
+  LLVMModuleRef mod = parse_ll_file(ctx, path);
   unsigned memory = LLVMGetEnumAttributeKindForName("memory", 6);
   int scans = 0, fallbacks = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
