@@ -50,16 +50,6 @@ static bool counts(LLVMValueRef i) {
   return true;
 }
 
-static bool has_vector(LLVMValueRef i) {
-  if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
-  int nops = LLVMGetNumOperands(i);
-  for (int k = 0; k < nops; k++) {
-    LLVMValueRef op = LLVMGetOperand(i, k);
-    if (op && LLVMGetTypeKind(LLVMTypeOf(op)) == LLVMVectorTypeKind) return true;
-  }
-  return false;
-}
-
 typedef struct {
   int checks, size;
   bool vector, offload, cycle;
@@ -92,7 +82,7 @@ static region_sum sum_region(const ir_cfg *cfg, const ir_dom *dom, int entry) {
     }
     for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[k].bb); i; i = LLVMGetNextInstruction(i)) {
       if (counts(i)) r.size++;
-      if (has_vector(i)) r.vector = true;
+      if (ir_touches_vector(i)) r.vector = true;
       if (reads_offload_gate(i)) r.offload = true;
     }
   }

@@ -73,13 +73,6 @@ static bool only_compared(LLVMValueRef v) {
   return true;
 }
 
-static bool has_vector(LLVMValueRef i) {
-  if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
-  for (int k = 0; k < LLVMGetNumOperands(i); k++)
-    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, (unsigned)k))) == LLVMVectorTypeKind) return true;
-  return false;
-}
-
 bool kr_safe_divisor(LLVMValueRef div) {
   LLVMOpcode op = LLVMGetInstructionOpcode(div);
   LLVMValueRef d = LLVMGetOperand(div, 1);
@@ -109,7 +102,7 @@ static bool memory_size_load(LLVMValueRef ld) {
 
 static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   LLVMOpcode op = LLVMGetInstructionOpcode(i);
-  if (has_vector(i) && !kr_lanes_allowed(c, i)) return false;
+  if (ir_touches_vector(i) && !kr_lanes_allowed(c, i)) return false;
   if ((op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem) && !kr_safe_divisor(i))
     return kr_fail(c, "may trap: integer division");
   if (op == LLVMLoad || op == LLVMStore) {

@@ -416,3 +416,13 @@ unsigned ir_narrow_lanes(LLVMModuleRef mod) {
   free(m.vals);
   return n;
 }
+
+bool ir_touches_vector(LLVMValueRef i) {
+  if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+  int nops = LLVMGetNumOperands(i);
+  for (int k = 0; k < nops; k++) {
+    LLVMValueRef op = LLVMGetOperand(i, (unsigned)k);
+    if (op && LLVMGetTypeKind(LLVMTypeOf(op)) == LLVMVectorTypeKind) return true;
+  }
+  return false;
+}

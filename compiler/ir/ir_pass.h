@@ -140,4 +140,7 @@ bool ir_loop_offset(LLVMValueRef latch, uint32_t *offset);
 #define IR_MD_CHECKED "twasm.bounds.checked"
 bool ir_checked_copy(LLVMBasicBlockRef bb);
 
+/* Whether instruction i produces a vector or reads one (ir_lanes.c). */
+bool ir_touches_vector(LLVMValueRef i);
+
 #endif
