@@ -63,6 +63,14 @@ typedef struct low_module_ctx {
 void low_wasm_abi_fn(low_module_ctx *mc, LLVMValueRef fn);
 void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call);
 
+/* LLVM's `memory` attribute value (MemoryEffects: two bits per location,
+ * argument, inaccessible and other memory, Ref the lower) of code that
+ * reads every location and writes only inaccessible memory: the runtime's
+ * trap record, when it traps.  Alias analysis leaves inaccessible memory
+ * out of every question about a location, so a caller's loads stay across
+ * such a call; code generation still counts it as writing (a call that
+ * only reads and whose result nobody uses is not selected at -O0). */
+#define LOW_MEMORY_READ_MAY_TRAP 0x1d
 /* Tags a load or store with one of mc's TBAA access tags. */
 void low_tbaa(low_module_ctx *mc, LLVMValueRef access, LLVMValueRef tag);
 /* A private constant holding len bytes and a NUL (low_desc.c). */

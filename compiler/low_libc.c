@@ -68,19 +68,12 @@ static void ret_or_void(wrap_ctx *w, LLVMValueRef v) {
 }
 
 /* What a call of the Wasm strcmp (the exact code low_libc_match.c
- * recognises: a leaf that reads memory and stores nothing) may do, as
- * LLVM's `memory` attribute: read every location and
- * write inaccessible memory only, the runtime's trap record when an
- * access traps (two bits per location, argument, inaccessible, other;
- * Ref the lower).  LLVM's alias analysis leaves inaccessible memory out
- * of every question about a location, so the caller's loads (the memory
- * size, linear memory) stay across the fallback call, while the call
- * still writes something for code generation (with the trap itself
- * declared memory(read), spec-traps crashed at -O0: PERFORMANCE.md,
- * round 10).  Without it a loop holding an inline strcmp loaded the size
- * again every iteration: the fallback's own trap calls made it write
- * everything for LLVM. */
-#define READS_AND_MAY_TRAP 0x1d
+ * recognises: a leaf that reads memory and stores nothing) may do: read
+ * every location and write the trap record only (LOW_MEMORY_READ_MAY_TRAP,
+ * which the trap's own declaration says too, low_module.c).  FunctionAttrs
+ * infers as much of the Wasm strcmp itself; said at the call site, it
+ * holds whatever runs first. */
+#define READS_AND_MAY_TRAP LOW_MEMORY_READ_MAY_TRAP
 
 /* Whether fn's code only reads: no store, global.set, table or bulk
  * memory operation, call or memory.grow (SIMD left out altogether), so

@@ -50,6 +50,25 @@ static void declare_runtime(low_module_ctx *mc) {
   unsigned cold = LLVMGetEnumAttributeKindForName("cold", 4);
   LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, noret, 0));
   LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, cold, 0));
+  /* What the trap does (runtime/rt_trap.c): it reads the vmctx, the
+   * module's names and the native stack (the backtrace), fills a trap
+   * record in the runtime's frame of the innermost twasm_call (or prints
+   * and _exits) and siglongjmps there.  It reads all memory (every store
+   * before it stays: the host sees memory after a trap) and writes only
+   * memory no code of the module can reach: inaccessible memory.  Not
+   * memory(read): a call that only reads, whose result nobody uses, is
+   * "folded or dead" for FastISel, so at -O0 no call was emitted and the
+   * trap block fell through into the next block's code (spec-traps
+   * crashed, PERFORMANCE.md round 11).  nounwind: a longjmp is no
+   * exception (C code calls it nounwind).  Not willreturn: a call that
+   * may trap is never deleted or speculated.  Without this every function
+   * that may trap wrote all memory for FunctionAttrs, and its callers
+   * loaded the memory size and linear memory again after each call. */
+  LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("memory", 6),
+                                                  LOW_MEMORY_READ_MAY_TRAP));
+  LLVMAddAttributeAtIndex(mc->trap_fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(mc->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
   mc->mem_grow_fn = declare(mc, "twasm_rt_memory_grow", &mc->mem_grow_ty, i32, (LLVMTypeRef[]){p, i32, i32}, 3);
   mc->table_grow_fn = declare(mc, "twasm_rt_table_grow", &mc->table_grow_ty, i32, (LLVMTypeRef[]){p, i32, p, i32}, 4);
   mc->mem_init_fn = declare(mc, "twasm_rt_memory_init", &mc->mem_init_ty, i32, (LLVMTypeRef[]){p, i32, i32, i32, i32}, 5);
