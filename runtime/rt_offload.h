@@ -102,6 +102,7 @@ typedef struct rt_choice {
   uint32_t gpu_runs, cpu_runs;
   uint32_t losses;         /* measured launches in a row slower than the CPU estimate */
   uint32_t skip;           /* calls left on the CPU before the GPU is tried again */
+  double ran_ops;          /* the operations of the last measured launch */
 } rt_choice;
 /* The CPU's time for ops operations: the model's (model_us), lowered to
  * the measured rate. */

@@ -98,6 +98,33 @@ START_TEST(choice_leaves_a_first_copy_out_of_the_rate) {
 }
 END_TEST
 
+/* An attention layer's scores over the cached positions: work grows every
+ * call.  Its launch at 31,488 operations took 33 us, past the launch's 10
+ * no copy, against the CPU's 12: a loss, and a wait of 2 calls.  Priced
+ * from that launch, a call at 40,000 stays on the CPU (the rate holds the
+ * whole 23 us of the launch past its cost, scaled with the work); one at
+ * half as much work again as the launch measured is launched and measured,
+ * whatever the wait left. */
+START_TEST(choice_measures_again_when_the_work_grew) {
+  rt_choice c = {0};
+  double launch = 10;
+  rt_choice_gpu_ran(&c, 31488, 33, launch, 0, 0, 12);
+  ck_assert_uint_eq(c.losses, 1);
+  ck_assert_uint_eq(c.skip, 2);
+  ck_assert(!rt_choice_take_gpu(&c, 40000, launch, 15, 0));
+  /* 1.5 x 31,488 = 47,232 */
+  ck_assert(rt_choice_take_gpu(&c, 47232, launch, 18, 0));
+  /* measured there at 19 us against the CPU's 20: the rate falls, a win */
+  rt_choice_gpu_ran(&c, 47232, 19, launch, 0, 0, 20);
+  ck_assert_uint_eq(c.losses, 0);
+  ck_assert(rt_choice_take_gpu(&c, 60000, launch, 23, 0));
+  /* a nest of one size that lost keeps its wait */
+  rt_choice d = {0};
+  rt_choice_gpu_ran(&d, 1e5, 500, launch, 0, 0, 100);
+  ck_assert(!rt_choice_take_gpu(&d, 1.4e5, launch, 140, 0));
+}
+END_TEST
+
 /* ---- rt_resident --------------------------------------------------------- */
 
 static uint8_t *host;
@@ -451,6 +478,7 @@ int main(void) {
   tcase_add_test(c, choice_leaves_a_slow_gpu_and_tries_again_later);
   tcase_add_test(c, choice_scales_measurements_by_work);
   tcase_add_test(c, choice_leaves_a_first_copy_out_of_the_rate);
+  tcase_add_test(c, choice_measures_again_when_the_work_grew);
   suite_add_tcase(s, c);
   TCase *r = tcase_create("resident");
   tcase_add_checked_fixture(r, setup, teardown);
