@@ -325,6 +325,13 @@ static bool join_traps(drv_run *r) {
   return true;
 }
 
+/* Last before code generation: jump tables from zero (drv_tables.c). */
+static bool zero_based_tables(drv_run *r) {
+  unsigned n = drv_zero_based_tables(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u switch%s", n, n == 1 ? "" : "es");
+  return true;
+}
+
 static bool always(const drv_run *r) { return r->o != NULL; }
 static bool at_o1(const drv_run *r) { return r->o->opt_level >= 1; }
 static bool at_o2(const drv_run *r) { return r->o->opt_level >= 2; }
@@ -377,6 +384,7 @@ static const drv_pass pipeline[] = {
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
   {"remat",     at_o2,       remat_offsets,  "guest offsets `X + C` LICM hoisted out of a loop, computed again beside their users in it (ir_remat.c)", true},
   {"traps",     at_o2,       join_traps,     "merged trap blocks split per check (ir_trap_split.c); trap calls branch to the return block, so prologues shrink-wrap past early returns (ir_trap_exit.c)", true},
+  {"tables",    at_o2,       zero_based_tables, "switches with a dense jump table from a small k > 0, from 0 behind a range test of their own, so the dispatch subtracts nothing (drv_tables.c)", true},
 };
 enum { NPASSES = sizeof pipeline / sizeof pipeline[0] };
 

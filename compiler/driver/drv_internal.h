@@ -19,6 +19,11 @@
  * has returned (the first initialises LLVM's x86 target). */
 LLVMTargetMachineRef drv_host_machine(int opt_level, const char *cpu, bool exe, tw_diag *d);
 
+/* Switches with a dense jump table from a small k > 0 rewritten as a range
+ * test and a switch on the value's zero extension from case 0, so that
+ * the dispatch subtracts nothing (drv_tables.c); how many. */
+unsigned drv_zero_based_tables(LLVMModuleRef mod);
+
 /* Runs argv (argv[0] looked up in PATH), its first line of stderr into
  * errbuf; the exit status, 127 when it cannot be started (drv_tools.c). */
 int drv_run_tool(char *const argv[], char *errbuf, size_t errcap);

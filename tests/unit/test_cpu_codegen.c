@@ -1760,6 +1760,90 @@ START_TEST(executable_jump_tables_absolute) {
 }
 END_TEST
 
+/* A bytecode loop dispatching on `byte - 2`, clang's form of a switch
+ * whose cases start at 2 (Lua's label table): bytes 2, 3, 5, 6 to four
+ * handlers, 4 (a gap in the range) and every other byte to the default
+ * handler, 7 out of the loop. */
+static const char shifted_dispatch_wat[] =
+    "(module (memory 1) (data (i32.const 0) \"\\02\\03\\00\\05\\04\\06\\01\\c8\\02\\05\\ff\\06\\03\\04\\07\")\n"
+    "  (func $run (param $pc i32) (result i32) (local $acc i32)\n"
+    "    (block $out (loop $next\n"
+    "      (block $done (block $hd (block $h3 (block $h2 (block $h1 (block $h0\n"
+    "        (br_table $h0 $h1 $hd $h2 $h3 $out $hd\n"
+    "          (i32.sub (i32.load8_u (local.get $pc)) (i32.const 2))))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 1))) (br $done))\n"
+    "        (local.set $acc (i32.mul (local.get $acc) (i32.const 3))) (br $done))\n"
+    "        (local.set $acc (i32.xor (local.get $acc) (i32.const 5))) (br $done))\n"
+    "        (local.set $acc (i32.rotl (local.get $acc) (i32.const 9))) (br $done))\n"
+    "        (local.set $acc (i32.add (local.get $acc) (i32.const 11))))\n"
+    "      (local.set $acc (i32.or (local.get $acc) (i32.const 64)))\n"
+    "      (local.set $pc (i32.add (local.get $pc) (i32.const 1)))\n"
+    "      (br $next)))\n"
+    "    (local.get $acc))\n"
+    "  (func (export \"_start\") (if (i32.ne (call $run (i32.const 0)) (i32.const %d)) (then unreachable))))\n";
+
+/* The jump table of a switch on `x - 2` starts at 0 (drv_tables.c): the
+ * dispatch compares x itself and jumps through the table, subtracting
+ * nothing (no `$-2` nor `-2(` in $run's code), and every byte still
+ * reaches its handler: the ones below 2, the gap at 4 and those past the
+ * table the default's.  Fails before: `addl $-2` ahead of the range
+ * test (LLVM's table starts at the smallest case, 2). */
+START_TEST(shifted_jump_table_from_zero) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped shifted_jump_table_from_zero: wat2wasm missing\n");
+    return;
+  }
+  /* the value $run computes, by the same steps in C */
+  const unsigned char code[] = {2, 3, 0, 5, 4, 6, 1, 200, 2, 5, 255, 6, 3, 4};
+  uint32_t acc = 0;
+  for (size_t i = 0; i < sizeof code; i++) {
+    switch (code[i]) {
+    case 2: acc += 1; break;
+    case 3: acc *= 3; break;
+    case 5: acc ^= 5; break;
+    case 6: acc = acc << 9 | acc >> 23; break;
+    default: acc += 11; break;
+    }
+    acc |= 64;
+  }
+  char wat[4096], path[256], cmd[2048], out[4096];
+  snprintf(wat, sizeof wat, shifted_dispatch_wat, (int)acc);
+  unit_wat_file("cpu-jt0", wat, path, sizeof path);
+  drv_options o;
+  drv_options_default(&o);
+  o.emit_main = true;
+  o.emit_asm = true;
+  uint8_t *bytes = NULL, *text = NULL;
+  size_t size = 0, text_size = 0;
+  tw_diag d = {0};
+  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
+  ck_assert_msg(drv_compile(bytes, size, path, &o, &text, &text_size, &d) == DRV_OK, "%s", d.msg);
+  char *asm_text = malloc(text_size + 1);
+  memcpy(asm_text, text, text_size);
+  asm_text[text_size] = 0;
+  const char *f0 = strstr(asm_text, "\nwasm_f0:"), *f1 = f0 ? strstr(f0, "\nwasm_f1:") : NULL;
+  ck_assert(f0 && f1);
+  bool table = false, shifted = false;
+  for (const char *l = f0; l && l < f1; l = strchr(l + 1, '\n')) {
+    const char *e = strchr(l + 1, '\n');
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)((e ? e : l + strlen(l)) - l - 1), l + 1);
+    if (line[0] != '\t') continue; /* labels, comments */
+    table |= strstr(line, "jmp") && strstr(line, "*.LJTI") && strstr(line, ",8)");
+    shifted |= strstr(line, "$-2,") || strstr(line, "-2(%");
+  }
+  ck_assert_msg(table && !shifted, "wasm_f0: %.*s", (int)(f1 - f0), f0);
+  free(asm_text);
+  free(text);
+  free(bytes);
+  /* the executable computes acc */
+  snprintf(cmd, sizeof cmd, "%s -O2 %s -o %s.exe && %s.exe", unit_twasmc(), path, path, path);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "rm -f %s %s.exe", path, path);
+  ck_assert(system(cmd) == 0);
+}
+END_TEST
+
 static Suite *cpu_codegen_suite(void) {
   Suite *s = suite_create("cpu_codegen");
   TCase *tc = tcase_create("core");
@@ -1788,6 +1872,7 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, memcpy_wrapper_compares_size_once);
   tcase_add_test(tc, strcmp_fallback_says_it_only_reads);
   tcase_add_test(tc, executable_jump_tables_absolute);
+  tcase_add_test(tc, shifted_jump_table_from_zero);
   tcase_add_test(tc, frame_addresses_sunk_to_accesses);
   tcase_add_test(tc, own_globals_in_the_instance);
   tcase_add_test(tc, frame_offsets_computed_at_users);
