@@ -412,6 +412,12 @@ bool drv_pass_skippable(const char *name) {
   return false;
 }
 
+/* Whether pass p runs on r: its condition holds and --skip-pass does not
+ * name it (on the whole module and in each part of a cut one alike). */
+static bool pass_runs(const drv_run *r, const drv_pass *p) {
+  return p->when(r) && !(r->o->skip_pass && !strcmp(r->o->skip_pass, p->name));
+}
+
 /* --dump-after: the module's IR after pass p (or a line saying it did not
  * run), appended to *o->dump. */
 static void dump_after(const drv_run *r, const drv_pass *p, bool ran) {
@@ -439,7 +445,7 @@ static bool run_pipeline(drv_run *r, unsigned from, bool to_split, unsigned *at)
   for (; ok && i < NPASSES; i++) {
     const drv_pass *p = &pipeline[i];
     if ((r->o->stop_before_offload && p->run == offload) || (to_split && p->per_part)) break;
-    bool ran = p->when(r) && !(r->o->skip_pass && !strcmp(r->o->skip_pass, p->name));
+    bool ran = pass_runs(r, p);
     if (ran) {
       drv_report(r->o, (drv_event){.kind = DRV_EV_BEGIN, .name = p->name});
       double t0 = drv_now();
@@ -460,7 +466,7 @@ static bool part_passes(void *arg, LLVMModuleRef mod, LLVMTargetMachineRef tm, t
   drv_run r = *(const drv_run *)arg;
   r.mod = mod, r.tm = tm, r.d = d;
   for (unsigned i = 0; i < NPASSES; i++)
-    if (pipeline[i].per_part && pipeline[i].when(&r) && !pipeline[i].run(&r)) return false;
+    if (pipeline[i].per_part && pass_runs(&r, &pipeline[i]) && !pipeline[i].run(&r)) return false;
   return true;
 }
 
