@@ -709,6 +709,17 @@ static bool field_ranges_of(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *
   if (!a.ok) return kr_fail(c, "a field loaded in the nest at an address not expressible");
   if (!kr_add_range(c, &a, size, false)) return false;
   c->out->check_overlap = true;
+  /* a written range of the same form would pass the runtime's overlap
+   * check as the output read in place (reads_own_output) */
+  const kn_range *f = &c->out->ranges[c->out->nranges - 1];
+  for (int r = 0; r < c->out->nranges - 1; r++) {
+    const kn_range *w = &c->out->ranges[r];
+    bool same = w->is_write && w->addr.c0 == f->addr.c0 && w->addr.nparam_terms == f->addr.nparam_terms &&
+                !memcmp(w->addr.param_index, f->addr.param_index, sizeof f->addr.param_index) &&
+                !memcmp(w->addr.param_coeff, f->addr.param_coeff, sizeof f->addr.param_coeff);
+    for (unsigned d = 0; same && d < w->ndims; d++) same = w->coeff[d] == 0 && w->pcoeff[d] == 0;
+    if (same) return kr_fail(c, "the nest stores to a struct field it reads its layout from");
+  }
   return true;
 }
 
