@@ -1074,10 +1074,6 @@ static LLVMValueRef uncast(LLVMValueRef v) {
   return v;
 }
 
-/* The stored value phi(0 from a guard, the sum from the k loop), where the
- * guard is the k loop's own test on its start value, so that the sum is
- * empty exactly when the top-tested loop of the source runs 0 times.  The
- * k dim then counts that loop's iterations (a guarded trip param). */
 /* Whether incoming value k of phi v is the k loop's checked copy's
  * (c->twin, build_chain): the fast copy's value where the copy ran. */
 static bool from_twin(const kr_ctx *c, LLVMValueRef v, unsigned k) {
@@ -1106,6 +1102,11 @@ static LLVMValueRef past_twin(const kr_ctx *c, LLVMValueRef v, LLVMValueRef latc
   return LLVMGetIncomingValue(v, at[0]) == latch ? latch : v;
 }
 
+/* The stored value phi(0 from a guard, the sum from the k loop), where the
+ * guard is the k loop's own test on its start value, so that the sum is
+ * empty exactly when the top-tested loop of the source runs 0 times.  The
+ * k dim then counts that loop's iterations (a guarded trip param).
+ * The checked copy's value (c->twin) does not count as an incoming one. */
 static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValueRef init) {
   const ir_loop *kl = c->chain[c->depth - 1];
   const ir_trip *t = &kl->trip;
