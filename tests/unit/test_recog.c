@@ -972,6 +972,17 @@ START_TEST(struct_fields) {
 }
 END_TEST
 
+/* A product storing its sums over a struct field it reads its layout
+ * from (styles.c mv_struct_punned): refused (kr_field_ranges). */
+START_TEST(struct_field_stored) {
+  fixture f;
+  recognise_with(&f, "styles.c", "mv_struct_punned", false, _i ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  rejected(&f, "stores to a struct field it reads its layout from");
+  release(&f);
+}
+END_TEST
+
 /* PolyBench's mvt (x1 += A y1, x2 += A^T y2) and syrk (the lower
  * triangle, j <= i: one product over the triangle, kn_mm_tri) at plain
  * -O2 and with -fno-unroll-loops: products whose sums clang keeps in
@@ -1802,6 +1813,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, neg_upper_triangle, 0, 15);
   tcase_add_loop_test(tc, loaded_layouts, 0, 6);
   tcase_add_loop_test(tc, struct_fields, 0, 6);
+  tcase_add_loop_test(tc, struct_field_stored, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
