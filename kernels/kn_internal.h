@@ -151,6 +151,10 @@ typedef struct {
    * column itself (kr_int's IVs of that loop, kn_recog_affine.c) */
   bool tri_upper;
   bool bypassed;           /* entered_always took a bypass never taken */
+  /* twin[d]: the bounds pass's checked copy of chain[d] where chain[d] is
+   * its fast copy, chosen by a test on a struct field loaded in the nest
+   * (build_chain), else NULL: its values leaving it are the fast copy's */
+  const ir_loop *twin[KR_MAX_DIMS];
   int tri_dim, tri_outer;
   int64_t tri_add;
 } kr_ctx;
@@ -273,6 +277,16 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
  * more than one live value. */
 bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
+/* A struct field loaded in the nest at an address computed before it,
+ * which the host loads before a launch (kn_recog_affine.c); and the read
+ * range of every such field the kernel's params read, added to c->out
+ * with the overlap check on. */
+bool kr_field_load(const kr_ctx *c, LLVMValueRef v);
+bool kr_field_ranges(kr_ctx *c);
+/* Whether the host can compute v before the launch as the nest would
+ * (kn_recog_affine.c): computed before it, a field load, or arithmetic
+ * and compares of such values. */
+bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth);
 
 /* The count of l on each iteration of outer (NULL: the nest's outermost
  * loop), times copies: a constant or a trip param. */

@@ -291,7 +291,7 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
       if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
       /* a bypass in the nest that never skips: taken only by products
        * over a triangle, whose j loops sit behind one */
-      if (ir_loop_defines(c->chain[0], cond, c->cfg))
+      if (ir_loop_defines(c->chain[0], cond, c->cfg) && !kr_host_value(c, cond, 0))
         return c->allow_tri && (c->bypassed = never_skips(c, cond, LLVMGetSuccessor(br, 0) != in));
       *guard = cond;
       *enters = LLVMGetSuccessor(br, 0) == in;
@@ -424,8 +424,7 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
     *out = (kn_size){false, (int64_t)(t->count * copies)};
     return true;
   }
-  if (t->kind == IR_TRIP_SYMBOLIC && (ir_loop_defines(c->chain[0], t->start, c->cfg) ||
-                                      ir_loop_defines(c->chain[0], t->bound, c->cfg)))
+  if (t->kind == IR_TRIP_SYMBOLIC && (!kr_host_value(c, t->start, 0) || !kr_host_value(c, t->bound, 0)))
     return kr_fail(c, "trip count depends on an outer loop");
   int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = copies, .guard = guard,
                                 .guard_enters = enters});
@@ -489,7 +488,8 @@ static bool checked_loop(const kr_ctx *c, const ir_loop *l) {
          (l->nlatches > 0 && ir_checked_copy(c->cfg->blocks[l->latches[0]].bb));
 }
 
-static const char *loaded_layout(const kr_ctx *c, const ir_loop *l) {
+static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loop **fast) {
+  *fast = NULL;
   if (l->nchildren != 2) return NULL;
   bool checked0 = checked_loop(c, l->children[0]);
   if (checked0 == checked_loop(c, l->children[1])) return NULL;
@@ -506,6 +506,13 @@ static const char *loaded_layout(const kr_ctx *c, const ir_loop *l) {
   if (row)
     return "an inner loop's rows located through pointers loaded in the nest (a row-pointer array, "
            "`float **`): no product reads its rows through a pointer table";
+  /* a field: the fast copy stands for the loop when both are copies of
+   * one Wasm loop (kr_region_copies_fork) and the test's load is a field
+   * the host can load before the launch (kr_field_load); the checked
+   * copy computes the same when it does not trap, and it cannot once the
+   * launch's ranges pass */
+  int fork = c->cfg->blocks[checked->preheader].preds[0];
+  if (kr_field_load(c, ld) && kr_region_copies_fork(c, l, fork)) *fast = l->children[checked0 ? 1 : 0];
   return "an inner loop's array or stride loaded from memory inside the nest (a struct field that a "
          "store in the nest may change): no product reads its layout from memory it may write";
 }
@@ -517,6 +524,7 @@ static const char *loaded_layout(const kr_ctx *c, const ir_loop *l) {
 static bool build_chain(kr_ctx *c, const ir_loop *root) {
   c->depth = 0;
   c->prologue = NULL;
+  memset(c->twin, 0, sizeof c->twin);
   for (const ir_loop *l = root; l;) {
     if (c->depth == KR_MAX_DIMS) return kr_fail(c, "loop nest deeper than 4");
     if (l->nlatches != 1) return kr_fail(c, "loop not in simplified form");
@@ -546,8 +554,14 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
       c->chain[c->depth++] = keep->rep;
       break;
     }
-    const char *loaded = loaded_layout(c, l);
-    if (loaded) return kr_fail(c, loaded);
+    const ir_loop *fast;
+    const char *loaded = loaded_layout(c, l, &fast);
+    if (loaded && !fast) return kr_fail(c, loaded);
+    if (fast) {
+      c->twin[c->depth] = l->children[l->children[0] == fast ? 1 : 0];
+      l = fast;
+      continue;
+    }
     if (l->nchildren == 2 && !c->prologue && l->children[0]->nchildren == 0 &&
         l->children[0]->nlatches == 1) {
       c->prologue = l->children[0];
@@ -684,6 +698,7 @@ bool kr_kind(kr_ctx *c) {
   } else if (has_store(c))
     ok = c->depth >= 2 ? kr_matmul(c) : kr_map(c);
   else ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
+  if (ok) ok = kr_field_ranges(c);
   if (ok && too_little_work(c, &o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations: a fixed count, or one a mask bounds)");
   return ok;
 }

@@ -13,8 +13,12 @@
 /* What the host passes for descriptor param i at launch time. */
 typedef enum {
   KN_BIND_VALUE, /* the live value (an argument or an instruction dominating
-                  * the preheader); i32 values are zero-extended; with
-                  * coeff and more, a sum of such values */
+                  * the preheader, or a struct field the nest loads at an
+                  * address computed before it, or integer arithmetic on
+                  * such fields, which the host computes again before the
+                  * launch: kn_recog_affine.c kr_field_load, kr_host_value,
+                  * off_version.c host_value); i32 values are zero-extended;
+                  * with coeff and more, a sum of such values */
   KN_BIND_TRIP   /* ir_trip_eval(&loop->trip, live start, live bound) * scale */
 } kn_bind_kind;
 
@@ -22,7 +26,8 @@ typedef struct {
   kn_bind_kind kind;
   LLVMValueRef value;       /* KN_BIND_VALUE */
   int64_t addend;           /* KN_BIND_VALUE: passed as value + addend (i64) */
-  const ir_trip *trip;      /* KN_BIND_TRIP: start and bound are live values */
+  const ir_trip *trip;      /* KN_BIND_TRIP: start and bound are live values
+                             * (as KN_BIND_VALUE's, fields included) */
   unsigned scale;           /* KN_BIND_TRIP: copies per unrolled iteration */
   bool top_tested;          /* KN_BIND_TRIP: the rotated loop sits behind a guard
                              * testing its start: count the iterations of the

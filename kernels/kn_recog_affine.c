@@ -75,14 +75,61 @@ static int dim_of(const kr_ctx *c, const ir_loop *l) {
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth);
+static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32);
+
+/* Whether integer arithmetic v of the nest reads a struct field
+ * (kr_field_load). */
+static bool reads_field(const kr_ctx *c, LLVMValueRef v, int depth) {
+  if (kr_field_load(c, v)) return true;
+  if (depth > 4 || !LLVMIsABinaryOperator(v) || !ir_loop_defines(c->chain[0], v, c->cfg)) return false;
+  return reads_field(c, LLVMGetOperand(v, 0), depth + 1) || reads_field(c, LLVMGetOperand(v, 1), depth + 1);
+}
+
+/* A load in the nest of an integer at an address computed before it (a
+ * struct's field, `m->data`, `m->stride`, which clang reloads on each
+ * iteration because a store of the nest may change it): a live value the
+ * host loads before the launch (off_version.c), its bytes a read range
+ * of the kernel (kr_field_ranges) so that the runtime's overlap check
+ * refuses a launch whose output covers them; then no store of the nest
+ * writes them, and every load in the nest reads what the host read. */
+bool kr_field_load(const kr_ctx *c, LLVMValueRef v) {
+  if (!v || !LLVMIsALoadInst(v) || !ir_loop_defines(c->chain[0], v, c->cfg) || LLVMGetVolatile(v) ||
+      LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
+    return false;
+  LLVMValueRef ptr = LLVMGetOperand(v, 0);
+  if (ir_loop_defines(c->chain[0], ptr, c->cfg)) return false;
+  while (LLVMIsAGetElementPtrInst(ptr)) ptr = LLVMGetOperand(ptr, 0);
+  return ptr == c->mem_base;
+}
+
+/* A value the host computes before the launch as the nest would: one
+ * computed before the nest, a field load (kr_field_load), or integer
+ * arithmetic, a compare, an extension or a select of such values in the
+ * nest (`m->cols < 1`, `m->cols & INT_MAX` that guard and count an inner
+ * loop), no division (it may trap), no phi; off_version.c computes it
+ * again in offload.call. */
+bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth) {
+  if (!v || !ir_loop_defines(c->chain[0], v, c->cfg) || kr_field_load(c, v)) return true;
+  if (depth > 6 || LLVMIsAPHINode(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
+  bool pure = LLVMIsAICmpInst(v) || LLVMIsASelectInst(v) || LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) ||
+              LLVMIsATruncInst(v);
+  if (LLVMIsABinaryOperator(v)) {
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    pure = op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
+  }
+  if (!pure) return false;
+  for (int k = 0; k < LLVMGetNumOperands(v); k++)
+    if (!kr_host_value(c, LLVMGetOperand(v, (unsigned)k), depth + 1)) return false;
+  return true;
+}
 
 /* A loop-invariant atom of ir_affine: a live value, or an extension (inside
  * the nest) of one, which the host passes as the value itself. */
 static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
-  if (!ir_loop_defines(c->chain[0], inv, c->cfg)) return inv;
+  if (!ir_loop_defines(c->chain[0], inv, c->cfg) || kr_field_load(c, inv)) return inv;
   if (LLVMIsAZExtInst(inv) || LLVMIsASExtInst(inv)) {
     LLVMValueRef x = LLVMGetOperand(inv, 0);
-    if (!ir_loop_defines(c->chain[0], x, c->cfg)) return x;
+    if (!ir_loop_defines(c->chain[0], x, c->cfg) || kr_field_load(c, x)) return x;
   }
   return NULL;
 }
@@ -369,6 +416,16 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
         add_scaled(&out, &x, f, p);
         return out;
       }
+    /* x * f, f a struct field loaded in the nest (kr_field_load, `i *
+     * m->stride`): x's terms times the field, which ir_affine_of cannot
+     * take for a value of the nest */
+    for (int o = 0; op == LLVMMul && o < 2; o++) {
+      LLVMValueRef f = LLVMGetOperand(v, 1 - o);
+      if (!kr_field_load(c, f)) continue;
+      kr_affine x = int_rec(c, LLVMGetOperand(v, o), depth + 1), out = {.ok = true};
+      add_scaled(&out, &x, 1, f);
+      return out;
+    }
     if (op == LLVMMul && LLVMIsAConstantInt(k) && (c->region_marker || c->peel_j)) {
       kr_affine x = int_rec(c, LLVMGetOperand(v, 0), depth + 1), out = {.ok = true};
       add_scaled(&out, &x, LLVMConstIntGetSExtValue(k), NULL);
@@ -377,6 +434,13 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
   if (!ir_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
+  if (kr_field_load(c, v)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  /* zext(x), x an i32 address computed in the nest from a struct field
+   * (an IV's start `zext(m->data + i * m->stride)`): x's form, exact
+   * modulo 2^32 as a Wasm address is (wasm_address) */
+  if (LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 32 &&
+      reads_field(c, LLVMGetOperand(v, 0), 0))
+    return wasm_address(c, LLVMGetOperand(v, 0));
   /* Decompose in the innermost chain loop holding v, so ir_iv_of sees the
    * IVs of that loop and of every loop around it. */
   const ir_loop *at = c->chain[0];
@@ -623,6 +687,62 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   }
   if (!kr_to_addr(c, &rest, -1, -1, 1, &r.addr)) return kr_fail(c, "accessed range not expressible");
   o->ranges[o->nranges++] = r;
+  return true;
+}
+
+/* The field loads v is computed from (kr_host_value): each one's bytes a
+ * read range. */
+static bool field_ranges_of(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *done, int *ndone) {
+  if (!v || !ir_loop_defines(c->chain[0], v, c->cfg)) return true;
+  if (!kr_field_load(c, v)) {
+    if (depth > 6 || !kr_host_value(c, v, depth)) return kr_fail(c, "a live value is computed in the loop");
+    for (int k = 0; k < LLVMGetNumOperands(v); k++)
+      if (!field_ranges_of(c, LLVMGetOperand(v, (unsigned)k), depth + 1, done, ndone)) return false;
+    return true;
+  }
+  for (int k = 0; k < *ndone; k++)
+    if (done[k] == v) return true;
+  if (*ndone == KN_MAX_PARAMS * 2) return kr_fail(c, "too many fields loaded in the nest");
+  done[(*ndone)++] = v;
+  kr_affine a = kr_address(c, LLVMGetOperand(v, 0));
+  unsigned size = LLVMGetIntTypeWidth(LLVMTypeOf(v)) / 8;
+  if (!a.ok) return kr_fail(c, "a field loaded in the nest at an address not expressible");
+  if (!kr_add_range(c, &a, size, false)) return false;
+  c->out->check_overlap = true;
+  /* a written range of the same form would pass the runtime's overlap
+   * check as the output read in place (reads_own_output) */
+  const kn_range *f = &c->out->ranges[c->out->nranges - 1];
+  for (int r = 0; r < c->out->nranges - 1; r++) {
+    const kn_range *w = &c->out->ranges[r];
+    bool same = w->is_write && w->addr.c0 == f->addr.c0 && w->addr.nparam_terms == f->addr.nparam_terms &&
+                !memcmp(w->addr.param_index, f->addr.param_index, sizeof f->addr.param_index) &&
+                !memcmp(w->addr.param_coeff, f->addr.param_coeff, sizeof f->addr.param_coeff);
+    for (unsigned d = 0; same && d < w->ndims; d++) same = w->coeff[d] == 0 && w->pcoeff[d] == 0;
+    if (same) return kr_fail(c, "the nest stores to a struct field it reads its layout from");
+  }
+  return true;
+}
+
+/* Each field load a param of the kernel reads (kr_field_load): its bytes
+ * a read range, and the output checked against them before a launch. */
+bool kr_field_ranges(kr_ctx *c) {
+  kn_recog_nest *o = c->out;
+  LLVMValueRef done[KN_MAX_PARAMS * 2];
+  int ndone = 0;
+  for (unsigned i = 0; i < o->desc.nparams; i++) {
+    const kn_bind *b = &o->binds[i];
+    LLVMValueRef vals[2 + KN_BIND_MORE] = {NULL};
+    if (b->kind == KN_BIND_VALUE) {
+      vals[0] = b->value;
+      for (int k = 0; k < KN_BIND_MORE; k++) vals[1 + k] = b->more[k];
+    } else {
+      vals[0] = b->trip->start;
+      vals[1] = b->trip->bound;
+      vals[2] = b->guard;
+    }
+    for (int k = 0; k < 2 + KN_BIND_MORE; k++)
+      if (!field_ranges_of(c, vals[k], 0, done, &ndone)) return false;
+  }
   return true;
 }
 

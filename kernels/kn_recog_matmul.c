@@ -1074,24 +1074,55 @@ static LLVMValueRef uncast(LLVMValueRef v) {
   return v;
 }
 
+/* Whether incoming value k of phi v is the k loop's checked copy's
+ * (c->twin, build_chain): the fast copy's value where the copy ran. */
+static bool from_twin(const kr_ctx *c, LLVMValueRef v, unsigned k) {
+  const ir_loop *twin = c->twin[c->depth - 1];
+  return twin && ir_loop_defines(twin, LLVMGetIncomingValue(v, k), c->cfg);
+}
+
+/* The incoming values of phi v other than the k loop's checked copy's:
+ * how many (up to 2, 3 when more), their indices in at. */
+static unsigned own_incoming(const kr_ctx *c, LLVMValueRef v, unsigned *at) {
+  unsigned n = 0;
+  for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+    if (!from_twin(c, v, k)) {
+      if (n == 2) return 3;
+      at[n++] = k;
+    }
+  return n;
+}
+
+/* v, or the latch value when v is a phi of it and the checked copy's. */
+static LLVMValueRef past_twin(const kr_ctx *c, LLVMValueRef v, LLVMValueRef latch) {
+  unsigned at[2];
+  if (!v || !LLVMIsAPHINode(v) || !c->twin[c->depth - 1] || LLVMCountIncoming(v) < 2 ||
+      own_incoming(c, v, at) != 1)
+    return v;
+  return LLVMGetIncomingValue(v, at[0]) == latch ? latch : v;
+}
+
 /* The stored value phi(0 from a guard, the sum from the k loop), where the
  * guard is the k loop's own test on its start value, so that the sum is
  * empty exactly when the top-tested loop of the source runs 0 times.  The
- * k dim then counts that loop's iterations (a guarded trip param). */
+ * k dim then counts that loop's iterations (a guarded trip param).
+ * The checked copy's value (c->twin) does not count as an incoming one. */
 static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValueRef init) {
   const ir_loop *kl = c->chain[c->depth - 1];
   const ir_trip *t = &kl->trip;
-  if (!LLVMIsAPHINode(v) || LLVMCountIncoming(v) != 2 || t->kind != IR_TRIP_SYMBOLIC || !t->cmp_next ||
+  unsigned at[2];
+  if (!LLVMIsAPHINode(v) || own_incoming(c, v, at) != 2 || t->kind != IR_TRIP_SYMBOLIC || !t->cmp_next ||
       t->start_add)
     return false;
-  int s = LLVMGetIncomingValue(v, 0) == latch ? 0 : LLVMGetIncomingValue(v, 1) == latch ? 1 : -1;
+  int s = LLVMGetIncomingValue(v, at[0]) == latch ? 0 : LLVMGetIncomingValue(v, at[1]) == latch ? 1 : -1;
   if (s < 0) return false;
-  LLVMValueRef z = LLVMGetIncomingValue(v, (unsigned)(1 - s));
+  unsigned zi = at[1 - s];
+  LLVMValueRef z = LLVMGetIncomingValue(v, zi);
   mm_factor f;
   bool zero = (LLVMIsAConstantInt(z) && LLVMConstIntGetZExtValue(z) == 0) ||
               (LLVMIsAConstantFP(z) && LLVMIsNull(z)) || /* +0.0: the kernel's empty sum */
               (z == init && LLVMIsALoadInst(split_factor(c, init, &f))); /* the sum's own start */
-  LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, (unsigned)(1 - s));
+  LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, zi);
   LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
   if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
       ir_loop_contains_block(kl, g, c->cfg))
@@ -1102,11 +1133,14 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
   bool skip_on_false = LLVMGetSuccessor(br, 1) == after && LLVMGetSuccessor(br, 0) != after;
   bool skip_on_true = LLVMGetSuccessor(br, 0) == after && LLVMGetSuccessor(br, 1) != after;
   if (!skip_on_false && !skip_on_true) return false;
-  if (!ir_loop_defines(c->chain[0], cmp, c->cfg)) {
-    /* a guard computed before the nest (LICM hoists `K > 0`): the host
-     * passes count = guard == enters ? count : 0 */
-    kn_bind b = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
-    int param = kr_param(c, b);
+  /* a guard computed before the nest (LICM hoists `K > 0`), or one the
+   * host computes the same (kr_host_value: `m->cols < 1` on a struct
+   * field loaded in the nest): the host passes count = guard == enters ?
+   * count : 0 */
+  kn_bind guard = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
+  bool host = kr_host_value(c, cmp, 0);
+  if (!ir_loop_defines(c->chain[0], cmp, c->cfg) || (host && !(LLVMIsAICmpInst(cmp) && skip_on_false))) {
+    int param = kr_param(c, guard);
     if (param < 0) return kr_fail(c, "too many live values");
     c->trips[c->depth - 1] = (kn_size){true, param};
     return true;
@@ -1124,8 +1158,8 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
     if (LLVMIsAConstantInt(x) && y == bound && p == t->pred)
       same = LLVMConstIntGetSExtValue(x) == LLVMConstIntGetSExtValue(start);
   }
-  if (!same) return false;
-  int param = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .top_tested = true});
+  if (!same && !host) return false;
+  int param = kr_param(c, same ? (kn_bind){.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .top_tested = true} : guard);
   if (param < 0) return kr_fail(c, "too many live values");
   c->trips[c->depth - 1] = (kn_size){true, param};
   return true;
@@ -1333,6 +1367,7 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
    * maybe then through a ReLU (`s > 0 ? s : 0`) */
   if (!ms) v = split_post(c, split_blend(c, split_act(c, v, &m0.act, &m0.act2), &m0.blend), &m0.post);
   if (LLVMIsAPHINode(v) && LLVMCountIncoming(v) == 1) v = LLVMGetIncomingValue(v, 0); /* LCSSA */
+  v = past_twin(c, v, latch);
   /* an integer sum in lanes and its remainder (kn_lanes_region.c): its
    * result is init + the terms of [0, n), the sum R (the chain's k loop)
    * stands for, from the lanes' start */

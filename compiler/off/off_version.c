@@ -6,7 +6,11 @@
  *   preheader:     br twasm_rt_offload_gate, offload.skip, header
  *   offload.skip:  s = skip[id]; br s == 0, offload.call, offload.dec
  *   offload.dec:   skip[id] = s - 1; br header
- *   offload.call:  params = live values; done = twasm_rt_offload(vmctx, id, params, &res)
+ *   offload.call:  params = live values (a struct field the nest loads, kr_field_load:
+ *                  loaded here again, each only where its bytes lie in the
+ *                  memory; when one does not: br header, no launch, and
+ *                  offload.launch takes the rest)
+ *                  done = twasm_rt_offload(vmctx, id, params, &res)
  *                  (a nest of several parts, kn_recog_split.c: every part's
  *                  params in order, done = twasm_rt_offload_group(vmctx,
  *                  id, parts, params): kernels id .. id + parts - 1)
@@ -21,6 +25,7 @@
  * (at most TWASM_OFFLOAD_SKIP_MAX) calls on the CPU without asking, so a
  * tiny nest called millions of times pays a load and a branch per call.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,6 +114,32 @@ static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create, LLVMV
   return pre;
 }
 
+/* A value of the nest the host computes before the launch all the same:
+ * a load in the nest at an address computed before it (a struct's field,
+ * kn_recog_affine.c kr_field_load, whose bytes the kernel's read ranges
+ * hold), which host_value loads again in offload.call. */
+static bool host_loadable(const kn_recog_nest *n, LLVMValueRef v) {
+  return v && LLVMIsALoadInst(v) && !defined_in_nest(n, LLVMGetOperand(v, 0));
+}
+
+/* Whether the host computes v before the launch: a value from before the
+ * nest, a field (host_loadable), or integer arithmetic, compares,
+ * extensions and selects of such values (kn_recog_affine.c
+ * kr_host_value, which the recogniser took them as). */
+static bool live_outside(const kn_recog_nest *n, LLVMValueRef v, int depth) {
+  if (!defined_in_nest(n, v) || host_loadable(n, v)) return true;
+  if (depth > 6 || LLVMIsAPHINode(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
+  bool pure = LLVMIsAICmpInst(v) || LLVMIsASelectInst(v) || LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) ||
+              LLVMIsATruncInst(v);
+  if (LLVMIsABinaryOperator(v)) {
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    pure = op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
+  }
+  for (int k = 0; pure && k < LLVMGetNumOperands(v); k++)
+    pure = live_outside(n, LLVMGetOperand(v, (unsigned)k), depth + 1);
+  return pure;
+}
+
 bool off_version_check(const kn_recog_nest *n, const char **reason) {
   LLVMBasicBlockRef pre = preheader_of(n, false, NULL);
   if (!pre) return (*reason = "loop has no single entry from outside", false);
@@ -123,9 +154,11 @@ bool off_version_check(const kn_recog_nest *n, const char **reason) {
     LLVMValueRef vals[2] = {b->kind == KN_BIND_VALUE ? b->value : b->trip->start,
                             b->kind == KN_BIND_VALUE ? NULL : b->trip->bound};
     for (int k = 0; k < 2; k++)
-      if (defined_in_nest(n, vals[k])) return (*reason = "a live value is computed in the loop", false);
+      if (!live_outside(n, vals[k], 0)) return (*reason = "a live value is computed in the loop", false);
+    if (b->kind == KN_BIND_TRIP && !live_outside(n, b->guard, 0))
+      return (*reason = "a live value is computed in the loop", false);
     for (int k = 0; b->kind == KN_BIND_VALUE && k < KN_BIND_MORE; k++)
-      if (defined_in_nest(n, b->more[k])) return (*reason = "a live value is computed in the loop", false);
+      if (!live_outside(n, b->more[k], 0)) return (*reason = "a live value is computed in the loop", false);
   }
   for (int b = 0; b < n->nest->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
@@ -140,7 +173,49 @@ typedef struct {
   LLVMContextRef ctx;
   LLVMBuilderRef b;
   LLVMTypeRef i32, i64, ptr;
+  const kn_recog_nest *n;
+  LLVMValueRef vmctx;
+  LLVMValueRef spare;       /* an i64 cell holding 0 (host_value) */
+  LLVMValueRef fields_in;   /* i1: every field host_value loaded lies in
+                             * the memory (NULL: none loaded) */
 } ov_ctx;
+
+/* v where the launch's params are built: v itself, or for a field the
+ * nest loads (host_loadable) the same load again, made only when its
+ * bytes lie in the memory (else 0 is read from c->spare, and
+ * c->fields_in sends the call to the CPU loop without a launch, which
+ * traps where Wasm says). */
+static LLVMValueRef host_value(ov_ctx *c, LLVMValueRef v) {
+  if (!v || !defined_in_nest(c->n, v)) return v;
+  if (!host_loadable(c->n, v)) {
+    /* arithmetic on fields (live_outside): computed again from them */
+    LLVMValueRef x = LLVMInstructionClone(v);
+    for (int k = 0; k < LLVMGetNumOperands(v); k++)
+      LLVMSetOperand(x, (unsigned)k, host_value(c, LLVMGetOperand(v, (unsigned)k)));
+    LLVMInsertIntoBuilder(c->b, x);
+    return x;
+  }
+  LLVMValueRef ptr = LLVMGetOperand(v, 0);
+  LLVMTypeRef t = LLVMTypeOf(v);
+  LLVMValueRef base = LLVMBuildLoad2(c->b, c->ptr, c->vmctx, "field.base");
+  LLVMValueRef at = LLVMBuildGEP2(c->b, LLVMInt8TypeInContext(c->ctx), c->vmctx,
+                                  &(LLVMValueRef){LLVMConstInt(c->i64, offsetof(twasm_vmctx, mem), false)}, 1, "");
+  LLVMValueRef mem = LLVMBuildLoad2(c->b, c->ptr, at, "field.mem");
+  at = LLVMBuildGEP2(c->b, LLVMInt8TypeInContext(c->ctx), mem,
+                     &(LLVMValueRef){LLVMConstInt(c->i64, offsetof(twasm_memory_abi, size_bytes), false)}, 1, "");
+  LLVMValueRef size = LLVMBuildLoad2(c->b, c->i64, at, "field.size");
+  LLVMValueRef off = LLVMBuildSub(c->b, LLVMBuildPtrToInt(c->b, ptr, c->i64, ""),
+                                  LLVMBuildPtrToInt(c->b, base, c->i64, ""), "field.offset");
+  uint64_t bytes = LLVMGetIntTypeWidth(t) / 8;
+  LLVMValueRef end = LLVMBuildAdd(c->b, off, LLVMConstInt(c->i64, bytes, false), "");
+  LLVMValueRef in = LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntULE, end, size, ""),
+                                 LLVMBuildICmp(c->b, LLVMIntULE, off, end, ""), "field.in");
+  c->fields_in = c->fields_in ? LLVMBuildAnd(c->b, c->fields_in, in, "fields.in") : in;
+  LLVMValueRef from = LLVMBuildSelect(c->b, in, ptr, c->spare, "");
+  LLVMValueRef x = LLVMBuildLoad2(c->b, t, from, "field");
+  LLVMSetAlignment(x, 1);
+  return x;
+}
 
 static LLVMValueRef runtime_fn(ov_ctx *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                                unsigned n) {
@@ -174,20 +249,20 @@ static LLVMValueRef as_i64(ov_ctx *c, LLVMValueRef v, bool sign) {
 static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
   const ir_trip *t = b->trip;
   LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
-  LLVMValueRef start = t->start ? as_i64(c, t->start, true) : zero;
+  LLVMValueRef start = t->start ? as_i64(c, host_value(c, t->start), true) : zero;
   if (t->start_add)
     start = LLVMBuildAdd(c->b, start, LLVMConstInt(c->i64, (uint64_t)t->start_add, true), "");
   LLVMValueRef args[] = {start,
-                         t->bound ? as_i64(c, t->bound, true) : zero,
+                         t->bound ? as_i64(c, host_value(c, t->bound), true) : zero,
                          LLVMConstInt(c->i64, (uint64_t)t->step, true),
                          LLVMConstInt(c->i32, ir_trip_how(t), false),
                          LLVMConstInt(c->i32, b->scale, false)};
   LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
   if (b->guard) {
     LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-    LLVMValueRef zero = LLVMConstInt(c->i64, 0, false);
-    return b->guard_enters ? LLVMBuildSelect(c->b, b->guard, n, zero, "")
-                           : LLVMBuildSelect(c->b, b->guard, zero, n, "");
+    LLVMValueRef zero = LLVMConstInt(c->i64, 0, false), guard = host_value(c, b->guard);
+    return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "")
+                           : LLVMBuildSelect(c->b, guard, zero, n, "");
   }
   if (!b->top_tested) return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
   /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
@@ -360,24 +435,28 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMValueRef params = entry_alloca(&c, fn, LLVMArrayType2(c.i64, np), "offload.params");
   LLVMValueRef cell = entry_alloca(&c, fn, c.i64, "offload.cell");
   c.b = LLVMCreateBuilderInContext(c.ctx);
+  c.n = n;
+  c.vmctx = LLVMGetParam(fn, 0);
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
   LLVMValueRef own = n->result; /* the nest's result, followed if a new preheader rebuilds it */
   LLVMBasicBlockRef pre = preheader_of(n, true, &own);
   LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
   LLVMBasicBlockRef back;
   LLVMBasicBlockRef call_bb = gate_block(&c, pre, header, kernel_id, &back);
+  c.spare = entry_alloca(&c, fn, c.i64, "offload.spare");
+  LLVMBuildStore(c.b, LLVMConstInt(c.i64, 0, false), c.spare);
   /* the parts' params one after the other (a nest of several parts) */
   unsigned at = 0;
   for (int p = 0; p <= n->nparts; p++) {
     const kn_recog_nest *part = p ? &n->parts[p - 1] : n;
     for (unsigned i = 0; i < part->desc.nparams; i++, at++) {
       const kn_bind *b = &part->binds[i];
-      LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, b->value, false);
+      LLVMValueRef v = b->kind == KN_BIND_TRIP ? trip_param(&c, b) : as_i64(&c, host_value(&c, b->value), false);
       if (b->kind == KN_BIND_VALUE && b->coeff)
         v = LLVMBuildMul(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->coeff, true), "");
       for (int k = 0; b->kind == KN_BIND_VALUE && k < KN_BIND_MORE && b->more[k]; k++)
         v = LLVMBuildAdd(c.b, v,
-                         LLVMBuildMul(c.b, as_i64(&c, b->more[k], false),
+                         LLVMBuildMul(c.b, as_i64(&c, host_value(&c, b->more[k]), false),
                                       LLVMConstInt(c.i64, (uint64_t)b->more_coeff[k], true), ""),
                          "");
       if (b->kind == KN_BIND_VALUE && b->addend)
@@ -385,6 +464,15 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
       LLVMValueRef idx = LLVMConstInt(c.i64, at, false);
       LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
     }
+  }
+  /* a field outside the memory: the CPU loop, no launch */
+  LLVMBasicBlockRef launch_bb = call_bb;
+  if (c.fields_in) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(c.b);
+    launch_bb = LLVMInsertBasicBlockInContext(c.ctx, header, "offload.launch");
+    LLVMBuildCondBr(c.b, c.fields_in, launch_bb, header);
+    enter_like_pre(header, pre, from);
+    LLVMPositionBuilderAtEnd(c.b, launch_bb);
   }
   LLVMValueRef done;
   if (!n->nparts) {
@@ -402,5 +490,5 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMBuildCondBr(c.b, cond, exit, back);
   back_off(&c, back, header, done, kernel_id);
   LLVMDisposeBuilder(c.b);
-  patch_exit(&c, n, call_bb, exit, own, result, merge);
+  patch_exit(&c, n, launch_bb, exit, own, result, merge);
 }

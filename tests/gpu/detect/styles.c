@@ -2,9 +2,11 @@
  * struct with a stride field, no `restrict` (tests/gpu/survey/
  * styles_matmul.c's style routines).  A store of the nest may change the
  * row table or the struct, so clang loads them inside the nest, and the
- * bounds pass versions the inner loop on every outer iteration: no
- * product, each with a reason naming the load.  The flat control
- * (mv_flat) is a product. */
+ * bounds pass versions the inner loop on every outer iteration.  Through
+ * the struct: products whose fields the host loads before the launch
+ * (mv_struct, mm_struct, mtm_struct); through row pointers: no product,
+ * with a reason naming the load.  The flat control (mv_flat) is a
+ * product. */
 typedef struct {
   int rows, cols, stride;
   float *data;
@@ -50,5 +52,26 @@ void mv_flat(int m, int n, const float *A, const float *x, float *y) {
     float s = 0.0f;
     for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
     y[i] = s;
+  }
+}
+
+void mtm_struct(const matrix *a, const matrix *b, matrix *c) {
+  for (int i = 0; i < a->cols; i++)
+    for (int j = 0; j < b->cols; j++) {
+      float s = 0.0f;
+      for (int l = 0; l < a->rows; l++) s += a->data[l * a->stride + i] * b->data[l * b->stride + j];
+      c->data[i * c->stride + j] = s;
+    }
+}
+
+/* The sums stored over the struct's own stride field (type-punned, as
+ * Wasm allows): the output is a field the nest reads its layout from, so
+ * no product (a written range of the field's form would pass the
+ * runtime's overlap check as the output read in place). */
+void mv_struct_punned(matrix *a, const float *x) {
+  for (int i = 0; i < a->rows; i++) {
+    float s = 0.0f;
+    for (int j = 0; j < a->cols; j++) s += a->data[i * a->stride + j] * x[j];
+    *(float *)&a->stride = s;
   }
 }

@@ -10,7 +10,7 @@
  * Compile-only survey for issue 19 (`SUITE_CFLAGS=-fno-inline bash
  * tests/gpu/suite_report.sh tests/gpu/survey/styles_matmul.c`,
  * docs/PERFORMANCE.md, "Issue 19 round 11: matrix products in other coding
- * styles"). */
+ * styles" and "Issue 19 round 12: struct-field and row-table products"). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
