@@ -189,8 +189,9 @@ unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
  * keep (NULL: none) names an i128 value of the block wanted after it;
  * where the block was rewritten it then names that value's i64 form
  * (computed from a shift clamped at 0 it may read larger than the i128
- * value: good for a choice that is safe either way, not for a proof). */
-bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep);
+ * value: good for a choice that is safe either way, not for a proof), and
+ * *keep_hi the largest value its interval allows (INT64_MAX when unknown). */
+bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi);
 
 /* A lone loop whose counter bound allows at most this many iterations
  * runs its checked copy without the range test, where the late stage

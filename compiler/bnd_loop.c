@@ -326,6 +326,11 @@ static void mark_likely(bnd_fn *f, LLVMValueRef condbr) {
                   LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, ops, 3)));
 }
 
+/* LLVM unrolls a loop whole up to this many iterations when it knows no
+ * more can run (its unroller's upper bound, 8): counter bounds below it
+ * get no short branch. */
+#define BND_SHORT_WHOLE 8
+
 /* A lone loop entered for a few iterations runs its checked copy without
  * the test's range arithmetic: bnd.check keeps what the loop's counter
  * bound needs and branches to the checked copy when that bound allows at
@@ -422,8 +427,14 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   LLVMSetMetadata(test, LLVMGetMDKindIDInContext(f->ctx, BND_MD_TEST, strlen(BND_MD_TEST)),
                   LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0)));
   LLVMValueRef last = p->last;
-  bnd_narrow_block(p->block, &last);
-  if (last && !LLVMIsAConstant(last)) short_trips(f, b, p, test, last, header, fast);
+  int64_t last_hi = INT64_MAX;
+  bnd_narrow_block(p->block, &last, &last_hi);
+  /* a loop whose bound is small whatever the entry (`n & 7` iterations
+   * left after clang's unrolling by 8) LLVM may unroll whole, both copies,
+   * and bnd_unversion.c then drops the test: a short branch there kept
+   * the checked copy a loop (mujs's string copy, +3.4 M instructions) */
+  if (last && !LLVMIsAConstant(last) && last_hi >= BND_SHORT_WHOLE)
+    short_trips(f, b, p, test, last, header, fast);
   LLVMDisposeBuilder(b);
   unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));
   LLVMValueRef empty = LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0));
