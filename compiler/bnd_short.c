@@ -13,7 +13,9 @@
  * 3 iterations known at compile time would lose its unchecked copy before
  * anyone could tell whether the checked one keeps a check: a Lua loop's
  * checked copy, given one merged check by LLVM, cost more than the test)
- * nor moves the test's arithmetic above it. */
+ * nor moves the test's arithmetic above it.  Where LLVM unrolled the
+ * unchecked copy whole (it knew the loop short at every entry), every
+ * entry goes to the checked copy and the test is dead. */
 #include "bnd_late.h"
 
 #include <string.h>
@@ -86,6 +88,20 @@ static bool checked_copy_is_bare(late_ctx *c, LLVMValueRef br, LLVMBasicBlockRef
   return true;
 }
 
+/* Whether the blocks entry dominates hold a back edge (a loop left). */
+static bool region_loops(late_ctx *c, LLVMBasicBlockRef entry) {
+  int e = c->dom_state == 1 ? ir_cfg_index(&c->cfg, entry) : -1;
+  if (e <= 0) return true;
+  for (int k = 0; k < c->cfg.nblocks; k++) {
+    if (!ir_dominates(&c->dom, e, k)) continue;
+    for (int s = 0; s < c->cfg.blocks[k].nsuccs; s++) {
+      int to = c->cfg.blocks[k].succs[s];
+      if (ir_dominates(&c->dom, e, to) && ir_dominates(&c->dom, to, k)) return true;
+    }
+  }
+  return false;
+}
+
 /* The conditional branch on h (the asm's result), through compares of it
  * with a constant in its block, or NULL. */
 static LLVMValueRef branch_on(LLVMValueRef h) {
@@ -108,12 +124,28 @@ unsigned late_short_trips(late_ctx *c) {
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
       if (is_short_asm(i) && n < MAX_SHORT) found[n++] = i;
   /* decide every branch on the CFG as it stands, then rewrite */
-  bool keep[MAX_SHORT];
+  bool keep[MAX_SHORT], always[MAX_SHORT];
   LLVMValueRef br[MAX_SHORT];
   LLVMBasicBlockRef entry[MAX_SHORT];
   for (unsigned k = 0; k < n; k++) {
     br[k] = branch_on(found[k]);
     keep[k] = checked_copy_is_bare(c, br[k], &entry[k]);
+    /* the unchecked copy unrolled whole (LLVM knew the loop short at every
+     * entry, from a guard outside the check block: mujs's copy of at most
+     * 15 bytes): the checked copy at every entry, as bnd_unversion.c has
+     * it where both copies were unrolled whole (the checked one, entered
+     * from the short branch too, may stay a loop: mujs ran 3.4 M more
+     * instructions with the test kept for more than 4 bytes) */
+    always[k] = false;
+    if (keep[k]) {
+      LLVMBasicBlockRef s0 = LLVMGetSuccessor(br[k], 0), s1 = LLVMGetSuccessor(br[k], 1);
+      LLVMValueRef t = LLVMGetBasicBlockTerminator(s0 == entry[k] ? s1 : s0);
+      LLVMBasicBlockRef checked = checked_side(c, t);
+      LLVMBasicBlockRef fast = checked == LLVMGetSuccessor(t, 0) ? LLVMGetSuccessor(t, 1) : LLVMGetSuccessor(t, 0);
+      int f = ir_cfg_index(&c->cfg, fast);
+      always[k] = f > 0 && c->dom.idom[f] == ir_cfg_index(&c->cfg, LLVMGetInstructionParent(t)) &&
+                  !region_loops(c, fast);
+    }
   }
   unsigned test_kind = LLVMGetMDKindIDInContext(c->ctx, BND_MD_TEST, (unsigned)strlen(BND_MD_TEST));
   for (unsigned k = 0; k < n; k++) {
@@ -122,7 +154,7 @@ unsigned late_short_trips(late_ctx *c) {
     LLVMReplaceAllUsesWith(h, v);
     LLVMInstructionEraseFromParent(h);
     kept += keep[k];
-    if (!keep[k] || !LLVMIsAConstantInt(v) || !LLVMConstIntGetZExtValue(v)) continue;
+    if (!keep[k] || (!always[k] && (!LLVMIsAConstantInt(v) || !LLVMConstIntGetZExtValue(v)))) continue;
     /* LLVM found the loop short at every entry (0 to 3 iterations of a
      * count it knows): the test is dead, the checked copy runs always, as
      * bnd_unversion.c would have it */
