@@ -185,21 +185,8 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext);
 unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
 
 /* Rewrites a check block's i128 arithmetic in i64 where every value of
- * it provably lies within [-2^62, 2^62] (bnd_narrow.c); whether it did.
- * keep (NULL: none) names an i128 value of the block wanted after it;
- * where the block was rewritten it then names that value's i64 form
- * (computed from a shift clamped at 0 it may read larger than the i128
- * value: good for a choice that is safe either way, not for a proof), and
- * *keep_hi the largest value its interval allows (INT64_MAX when unknown). */
-bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi);
-
-/* A lone loop whose counter bound allows at most this many iterations
- * runs its checked copy without the range test, where the late stage
- * finds that copy without an explicit check (bnd_loop.c, bnd_short.c). */
-#define BND_SHORT_TRIPS 4
-/* The i1 few behind an empty asm that LLVM cannot see through, until the
- * late stage decides it (bnd_short.c); returns the i1 to branch on. */
-LLVMValueRef bnd_short_hide(LLVMBuilderRef b, LLVMValueRef few);
+ * it provably lies within [-2^62, 2^62] (bnd_narrow.c); whether it did. */
+bool bnd_narrow_block(LLVMBasicBlockRef bb);
 
 /* Whether v is the constant false (a condition that never holds). */
 static inline bool bnd_is_false(LLVMValueRef v) {
