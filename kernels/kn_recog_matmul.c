@@ -884,6 +884,14 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
   if (m->act.on && (!act_desc(c, m, &m->act, cs, &mm->act) || (m->act2.on && !act_desc(c, m, &m->act2, cs, &mm->act2))))
     return false;
   if (batches_collide(mm)) return kr_fail(c, "products of the batch write the same elements of C");
+  /* Rows (columns) of outputs on one element, `*y = s` in the i loop: the
+   * CPU keeps the last sum, a kernel's threads would race for it (the
+   * runtime's check of distinct writes takes a dim with no stride at all
+   * for the k loop). */
+  if ((mm->m.is_param || mm->m.value > 1) && !mm->c.row_stride.is_param && mm->c.row_stride.value == 0)
+    return kr_fail(c, "every row's sum stored to one element of C");
+  if ((mm->n.is_param || mm->n.value > 1) && !mm->c.col_stride.is_param && mm->c.col_stride.value == 0)
+    return kr_fail(c, "every column's sum stored to one element of C");
   if ((m->mirror || m->diag) && !(c->tri && c->tri_upper)) return kr_fail(c, "stores to more than one array");
   if (c->tri) {
     /* j runs to i + add on row i (from i on an upper triangle): the

@@ -973,12 +973,28 @@ START_TEST(struct_fields) {
 END_TEST
 
 /* A product storing its sums over a struct field it reads its layout
- * from (styles.c mv_struct_punned): refused (kr_field_ranges). */
+ * from (styles.c mv_struct_punned): refused.  Every row's sum goes to the
+ * one field, so the check of one_output_for_every_row refuses it first;
+ * kr_field_ranges's own check stays behind it (a field is one element,
+ * so only an output of no stride can have a field's form). */
 START_TEST(struct_field_stored) {
   fixture f;
   recognise_with(&f, "styles.c", "mv_struct_punned", false, _i ? "-fno-unroll-loops" : "");
   if (f.skipped) return;
-  rejected(&f, "stores to a struct field it reads its layout from");
+  rejected(&f, "every row's sum stored to one element of C");
+  release(&f);
+}
+END_TEST
+
+/* Every row's sum stored to one element (styles.c mv_one_out, `*y = s`
+ * in the i loop): C's row stride is 0, which the runtime's check of
+ * distinct writes takes for the k dim, so the product would launch and
+ * its threads race for *y.  Refused, at -O2 and -fno-unroll-loops. */
+START_TEST(one_output_for_every_row) {
+  fixture f;
+  recognise_with(&f, "styles.c", "mv_one_out", false, _i ? "-fno-unroll-loops" : "");
+  if (f.skipped) return;
+  rejected(&f, "sum stored to one element of C");
   release(&f);
 }
 END_TEST
@@ -1814,6 +1830,7 @@ static Suite *recog_suite(void) {
   tcase_add_loop_test(tc, loaded_layouts, 0, 6);
   tcase_add_loop_test(tc, struct_fields, 0, 6);
   tcase_add_loop_test(tc, struct_field_stored, 0, 2);
+  tcase_add_loop_test(tc, one_output_for_every_row, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }

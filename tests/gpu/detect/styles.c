@@ -75,3 +75,13 @@ void mv_struct_punned(matrix *a, const float *x) {
     *(float *)&a->stride = s;
   }
 }
+
+/* Every row's sum stored to one element, *y: the CPU keeps the last
+ * row's; threads of a kernel would race for it.  No product. */
+void mv_one_out(int m, int n, const float *A, const float *x, float *y) {
+  for (int i = 0; i < m; i++) {
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) s += A[i * n + j] * x[j];
+    *y = s;
+  }
+}
