@@ -180,7 +180,12 @@ bool rr_try_remainder(rr_pass *p);
 /* ir_reroll_canon.c: counters put in ir_reroll_rem.c's form (exact) */
 bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
 unsigned rr_canon_switches(rr_pass *p, LLVMValueRef fn);
-bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
+typedef struct {
+  LLVMValueRef cmp, v, z, phi, next;
+  unsigned side;
+} rr_undo;
+bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, rr_undo *undo);
+void rr_canon_undo(const rr_undo *u);
 bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpre, LLVMValueRef x, unsigned F);
 /* ir_reroll_order.c: the version for stores of one trip out of order */
 bool rr_disjoint_copies(rr_pass *p, LLVMValueRef s0, LLVMValueRef s1, unsigned F);

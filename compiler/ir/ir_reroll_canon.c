@@ -25,9 +25,12 @@
  *   low log2 F bits clear), L's exit test `v != 0` (clang's Wasm backend
  *   for pointer walks and unsigned counts: mv_walk, mm_walk of
  *   tests/gpu/survey/styles_matmul.c): a phi c2 = [0, pre], [c2 + F, L]
- *   takes its place (c reads M - c2, v reads M - (c2 + F): c == M - c2 at
- *   every trip by induction, M being defined before L), and the test
- *   compares c2 + F with M (M - a == 0 iff a == M). */
+ *   beside it (c == M - c2 at every trip by induction, M being defined
+ *   before L), and the test compares c2 + F with M (c - F == 0 iff M - (c2
+ *   + F) == 0 iff c2 + F == M); c and v stay, dead once nothing else reads
+ *   them.  Undone (rr_canon_undo) where the re-roll then fails: the
+ *   vectorised loops of -msimd128 builds count down so too, and the SIMD
+ *   recogniser reads that form. */
 #include <stdint.h>
 
 #include "ir_pass.h"
@@ -117,7 +120,7 @@ bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
   return false;
 }
 
-bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
+bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, rr_undo *undo) {
   LLVMValueRef cmp = exit_compare(L);
   if (!cmp) return false;
   for (unsigned side = 0; side < 2; side++) {
@@ -139,23 +142,25 @@ bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
       LLVMValueRef c2 = LLVMBuildPhi(b, ty, "count.up");
       LLVMPositionBuilderBefore(b, first_non_phi(L));
       LLVMValueRef c2n = LLVMBuildAdd(b, c2, LLVMConstInt(ty, F, false), "count.up.next");
-      LLVMValueRef left = LLVMBuildSub(b, M, c2, "");
-      LLVMValueRef left_v = LLVMBuildSub(b, M, c2n, "");
       LLVMValueRef zero = LLVMConstInt(ty, 0, false);
       LLVMAddIncoming(c2, &zero, &pre, 1);
       LLVMAddIncoming(c2, &c2n, &L, 1);
-      LLVMReplaceAllUsesWith(c, left);
-      LLVMReplaceAllUsesWith(v, left_v);
-      LLVMInstructionEraseFromParent(c);
-      LLVMInstructionEraseFromParent(v);
+      /* c and v stay (an IV stepping by -F, dead once the test reads c2) */
+      *undo = (rr_undo){.cmp = cmp, .side = side, .v = v, .z = z, .phi = c2, .next = c2n};
       LLVMSetOperand(cmp, side, c2n);
       LLVMSetOperand(cmp, 1 - side, M);
-      if (!LLVMGetFirstUse(left)) LLVMInstructionEraseFromParent(left);
-      if (!LLVMGetFirstUse(left_v)) LLVMInstructionEraseFromParent(left_v);
       return true;
     }
   }
   return false;
+}
+
+void rr_canon_undo(const rr_undo *u) {
+  LLVMSetOperand(u->cmp, u->side, u->v);
+  LLVMSetOperand(u->cmp, 1 - u->side, u->z);
+  LLVMReplaceAllUsesWith(u->phi, LLVMGetUndef(LLVMTypeOf(u->phi)));
+  LLVMInstructionEraseFromParent(u->next);
+  LLVMInstructionEraseFromParent(u->phi);
 }
 
 /* K == (x & (F - 1)) * c as a shl or mul of that and: the and, else NULL. */

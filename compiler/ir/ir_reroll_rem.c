@@ -993,7 +993,16 @@ static bool try_remainder(rr_pass *p, int canon) {
   if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out) || ir_checked_copy(s->L)) return false;
   if (!match_phis(p, s)) {
     p->failed = false;
-    if (canon <= 0 || !(rr_canon_negated(p, s->L, s->pre) || rr_canon_down(p, s->L, s->pre))) return false;
+    if (canon <= 0) return false;
+    if (!rr_canon_negated(p, s->L, s->pre)) {
+      rr_undo undo;
+      if (!rr_canon_down(p, s->L, s->pre, &undo)) return false;
+      rr_reset(p);
+      if (try_remainder(p, canon - 1)) return true;
+      rr_canon_undo(&undo);
+      rr_reset(p);
+      return false;
+    }
     rr_reset(p);
     return try_remainder(p, canon - 1);
   }

@@ -98,6 +98,7 @@ static const pass_case pass_cases[] = {
     {"walks", "mm_walk_ikj", true}, /* by 4, counter down to 0 */
     {"walks", "mm_unsigned", true}, /* by 2 behind a br_table: k == 0, k == 1, else */
     {"walks", "mtv_size", true},    /* size_t: as mm_unsigned */
+    {"walks", "copy_walk", true},   /* stores walked: behind the range test */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */

@@ -3,7 +3,7 @@
  * mm_walk, mm_walk_ikj, mm_unsigned, mtv_size), which clang -O2 unrolls by 4
  * with the counter running down to 0 and the copies at a+12 .. a off one
  * pointer, or by 2 behind a br_table; main prints the results for sizes 0
- * to 24 (argv[1] for another bound). */
+ * to 24 (argv[1] for another bound); copy_walk walks its stores. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -56,6 +56,11 @@ __attribute__((noinline)) void mm_walk_ikj(int m, int n, int k, const float *A, 
     }
   }
 }
+/* stores walked too: `*d++ = *s++ + 1` (by 4, copies at d+0 .. d+12):
+ * re-rolled behind the range test (ir_reroll_order.c) */
+__attribute__((noinline)) void copy_walk(float *d, const float *s, int n) {
+  for (int i = 0; i < n; i++) *d++ = *s++ + 1.0f;
+}
 static float *fl(int n, int seed) { float *p = malloc(sizeof(float) * (n > 0 ? n : 1)); for (int i = 0; i < n; i++) p[i] = (float)((i * 7 + seed) % 13) - 6.0f; return p; }
 static void show(const char *name, const float *p, int n) { double s = 0; for (int i = 0; i < n; i++) s += p[i] * (i % 7 + 1); printf("%s %d %.6f\n", name, n, s); }
 int main(int argc, char **argv) {
@@ -68,6 +73,7 @@ int main(int argc, char **argv) {
     mm_unsigned(m, n, k, A, B, C); show("mm_unsigned", C, m * n);
     mtv_size(m, k, A, x, y); show("mtv_size", y, k);
     mm_walk_ikj(m, n, k, A, B, C); show("mm_walk_ikj", C, m * n);
+    copy_walk(y, x, k); show("copy_walk", y, k);
     free(A); free(B); free(C); free(x); free(y);
   }
   return 0;
