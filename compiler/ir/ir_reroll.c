@@ -313,8 +313,10 @@ unsigned ir_reroll_loops(LLVMModuleRef mod) {
   if (!p) return 0;
   p->ctx = LLVMGetModuleContext(mod);
   p->b = LLVMCreateBuilderInContext(p->ctx);
-  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMGetFirstBasicBlock(fn)) rr_canon_switches(p, fn);
     while (reroll_one(p, fn)) p->rerolled++;
+  }
   unsigned n = p->rerolled;
   LLVMDisposeBuilder(p->b);
   free(p->nodes);

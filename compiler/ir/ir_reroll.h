@@ -162,6 +162,7 @@ bool rr_match_loop(rr_pass *p, rr_shape *s);
 bool rr_match_blocks(rr_pass *p, rr_shape *s);
 bool rr_collect_effects(rr_pass *p, LLVMBasicBlockRef bb, rr_effect *eff, int cap, int *n);
 bool rr_same_access(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s);
+bool rr_same_access_at(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s, int a_addr, int b_addr);
 bool rr_match_phis(rr_pass *p, rr_shape *s);
 bool rr_match_exit(rr_pass *p, rr_shape *s);
 bool rr_counts_agree(rr_pass *p, const rr_shape *s);
@@ -178,11 +179,20 @@ bool rr_try_remainder(rr_pass *p);
 
 /* ir_reroll_canon.c: counters put in ir_reroll_rem.c's form (exact) */
 bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
+unsigned rr_canon_switches(rr_pass *p, LLVMValueRef fn);
+typedef struct {
+  LLVMValueRef cmp, v, z, phi, next;
+  unsigned side;
+} rr_undo;
+bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, rr_undo *undo);
+void rr_canon_undo(const rr_undo *u);
 bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpre, LLVMValueRef x, unsigned F);
 /* ir_reroll_order.c: the version for stores of one trip out of order */
 bool rr_disjoint_copies(rr_pass *p, LLVMValueRef s0, LLVMValueRef s1, unsigned F);
-LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const rr_subst *step, LLVMBasicBlockRef L,
-                           LLVMBasicBlockRef pre, LLVMValueRef trips);
+int rr_folded_addr(rr_pass *p, LLVMValueRef inst, uint64_t *c);
+bool rr_walk_copies(rr_pass *p, const LLVMValueRef *insts, unsigned F);
+LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
+                           LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMValueRef trips);
 LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef V,
                                 LLVMBasicBlockRef E, LLVMBasicBlockRef *exit, LLVMValueRef *from, LLVMValueRef *to,
                                 int cap, int *n_map);

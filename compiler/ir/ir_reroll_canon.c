@@ -20,7 +20,17 @@
  *   1) in [1, F - 1] (match_blocks proved E's branch): after t trips,
  *   1 <= t <= r0, u.next == t * c and d.next == r0 - t, and with c = 2^a *
  *   odd and 2^(w - a) >= F, t * c == r0 * c iff t == r0, so both leave
- *   after r0 trips. */
+ *   after r0 trips;
+ * - rr_canon_down: c = [M, pre], [v, L], v = c - F, M = x & mask (mask's
+ *   low log2 F bits clear), L's exit test `v != 0` (clang's Wasm backend
+ *   for pointer walks and unsigned counts: mv_walk, mm_walk of
+ *   tests/gpu/survey/styles_matmul.c): a phi c2 = [0, pre], [c2 + F, L]
+ *   beside it (c == M - c2 at every trip by induction, M being defined
+ *   before L), and the test compares c2 + F with M (c - F == 0 iff M - (c2
+ *   + F) == 0 iff c2 + F == M); c and v stay, dead once nothing else reads
+ *   them.  Undone (rr_canon_undo) where the re-roll then fails: the
+ *   vectorised loops of -msimd128 builds count down so too, and the SIMD
+ *   recogniser reads that form. */
 #include <stdint.h>
 
 #include "ir_pass.h"
@@ -110,6 +120,49 @@ bool rr_canon_negated(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
   return false;
 }
 
+bool rr_canon_down(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, rr_undo *undo) {
+  LLVMValueRef cmp = exit_compare(L);
+  if (!cmp) return false;
+  for (unsigned side = 0; side < 2; side++) {
+    LLVMValueRef v = LLVMGetOperand(cmp, side), z = LLVMGetOperand(cmp, 1 - side);
+    if (!LLVMIsAConstantInt(z) || LLVMConstIntGetZExtValue(z) != 0 || !LLVMIsAInstruction(v) ||
+        LLVMGetInstructionParent(v) != L)
+      continue;
+    for (LLVMValueRef c = LLVMGetFirstInstruction(L); c && LLVMIsAPHINode(c); c = LLVMGetNextInstruction(c)) {
+      LLVMValueRef M = ir_incoming_from(c, pre);
+      uint64_t step, mask;
+      if (LLVMCountIncoming(c) != 2 || ir_incoming_from(c, L) != v || !M || !rr_and_const(M, &mask) ||
+          !const_step(p, c, v, &step))
+        continue;
+      LLVMTypeRef ty = LLVMTypeOf(c);
+      uint64_t F = (0 - step) & rr_wmask(rr_width(ty));
+      if (F < 4 || F > 32 || (F & (F - 1)) || (mask & (F - 1))) continue;
+      LLVMBuilderRef b = p->b;
+      LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(L));
+      LLVMValueRef c2 = LLVMBuildPhi(b, ty, "count.up");
+      LLVMPositionBuilderBefore(b, first_non_phi(L));
+      LLVMValueRef c2n = LLVMBuildAdd(b, c2, LLVMConstInt(ty, F, false), "count.up.next");
+      LLVMValueRef zero = LLVMConstInt(ty, 0, false);
+      LLVMAddIncoming(c2, &zero, &pre, 1);
+      LLVMAddIncoming(c2, &c2n, &L, 1);
+      /* c and v stay (an IV stepping by -F, dead once the test reads c2) */
+      *undo = (rr_undo){.cmp = cmp, .side = side, .v = v, .z = z, .phi = c2, .next = c2n};
+      LLVMSetOperand(cmp, side, c2n);
+      LLVMSetOperand(cmp, 1 - side, M);
+      return true;
+    }
+  }
+  return false;
+}
+
+void rr_canon_undo(const rr_undo *u) {
+  LLVMSetOperand(u->cmp, u->side, u->v);
+  LLVMSetOperand(u->cmp, 1 - u->side, u->z);
+  LLVMReplaceAllUsesWith(u->phi, LLVMGetUndef(LLVMTypeOf(u->phi)));
+  LLVMInstructionEraseFromParent(u->next);
+  LLVMInstructionEraseFromParent(u->phi);
+}
+
 /* K == (x & (F - 1)) * c as a shl or mul of that and: the and, else NULL. */
 static LLVMValueRef scaled_low(rr_pass *p, LLVMValueRef K, LLVMValueRef x, unsigned F, uint64_t c) {
   if (!LLVMIsAInstruction(K)) return NULL;
@@ -152,4 +205,51 @@ bool rr_canon_scaled_rest(rr_pass *p, LLVMBasicBlockRef R, LLVMBasicBlockRef rpr
     }
   }
   return false;
+}
+
+/* rr_canon_switches: clang's Wasm for an unsigned count unrolled by two
+ * (mm_unsigned of tests/gpu/survey/styles_matmul.c) enters the loop from
+ * a `br_table`, `switch k: 0 -> J, 1 -> E, default -> L`; it becomes
+ * `br k == 0, J, S2; S2: br k == 1, E, L` (the same branches in the same
+ * order of tests), the form ir_reroll.c reads.  Only switches of two cases
+ * with three distinct targets, one of them (or the block it jumps to) a
+ * one-block loop. */
+
+/* A block that is, or jumps straight to, a one-block loop's header. */
+static bool leads_to_self_loop(LLVMBasicBlockRef bb) {
+  LLVMBasicBlockRef t = rr_jump_target(bb);
+  for (LLVMBasicBlockRef h = bb; h; h = h == bb ? t : NULL) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(h);
+    for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++)
+      if (LLVMGetSuccessor(term, k) == h) return true;
+  }
+  return false;
+}
+
+unsigned rr_canon_switches(rr_pass *p, LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef S = LLVMGetFirstBasicBlock(fn); S; S = LLVMGetNextBasicBlock(S)) {
+    LLVMValueRef sw = LLVMGetBasicBlockTerminator(S);
+    if (!sw || !LLVMIsASwitchInst(sw) || LLVMGetNumSuccessors(sw) != 3) continue;
+    LLVMBasicBlockRef D = LLVMGetSwitchDefaultDest(sw), B1 = LLVMGetSuccessor(sw, 1), B2 = LLVMGetSuccessor(sw, 2);
+    if (D == B1 || D == B2 || B1 == B2 || D == S || B1 == S || B2 == S ||
+        !(leads_to_self_loop(D) || leads_to_self_loop(B1) || leads_to_self_loop(B2)))
+      continue;
+    LLVMValueRef v = LLVMGetOperand(sw, 0);
+    /* the case values: operands 2 and 4 (value, dest pairs after cond, default) */
+    LLVMValueRef c1 = LLVMGetOperand(sw, 2), c2 = LLVMGetOperand(sw, 4);
+    if (!LLVMIsAConstantInt(c1) || !LLVMIsAConstantInt(c2)) continue;
+    LLVMBasicBlockRef S2 = LLVMAppendBasicBlockInContext(p->ctx, fn, "switch.next");
+    LLVMMoveBasicBlockAfter(S2, S);
+    LLVMBuilderRef b = p->b;
+    LLVMPositionBuilderBefore(b, sw);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, v, c1, "switch.case"), B1, S2);
+    LLVMPositionBuilderAtEnd(b, S2);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, v, c2, "switch.case"), B2, D);
+    ir_retarget_phis(B2, S, S2);
+    ir_retarget_phis(D, S, S2);
+    LLVMInstructionEraseFromParent(sw);
+    n++;
+  }
+  return n;
 }

@@ -24,12 +24,24 @@
  * nothing overflows (zext(A0) < 2^32, |c| < 2^31, T <= 2^32).  Both say
  * that every A(j) computed without wrapping lies in [0, size - C - B], so
  * the i32 value, which wraps only past 2^32 > size, equals it: the access
- * is in bounds.  T == 0 (2^w trips) takes the original loop. */
+ * is in bounds.  T == 0 (2^w trips) takes the original loop.
+ *
+ * Copies matched on folded addresses (rr_folded_addr: clang's pointer
+ * walks, `*a++` unrolled by 4 as `a+12, a+8, a+4, a` off one i32 a that
+ * steps by 16, where one iteration of the re-rolled loop is zext(a + 4)
+ * + 0): copy g's `zext(A_g) + C_g` equals copy 0's `zext(A_0) + C_0` one
+ * iteration j = F t + g later modulo 2^32 only.  With U = A_0(j) as above
+ * (no wrap: U + C_0 + B <= size), A_g = U - delta_g mod 2^32, delta_g =
+ * C_g - C_0; where U >= delta_g (or delta_g <= 0, as U + |delta_g| + C_g
+ * = U + C_0 < 2^32) that is U - delta_g itself and copy g's address is U +
+ * C_0, the re-rolled loop's.  So the test also asks, per access, that the
+ * lowest U over the T iterations is at least floor = max(0, delta_g). */
 #include <stdint.h>
 #include <string.h>
 
 #include "ir_pass.h"
 #include "ir_reroll.h"
+#include "twasm_abi.h"
 
 /* ptr = gep i8 base, idx with idx = zext i32 A or (zext i32 A) + C, base
  * loaded from the instance's first field (linear memory's base). */
@@ -50,6 +62,18 @@ static bool split_address(LLVMValueRef ptr, LLVMValueRef *base, LLVMValueRef *a,
   if (rr_width(LLVMTypeOf(*a)) != 32) return false;
   LLVMValueRef b = *base;
   return LLVMIsALoadInst(b) && LLVMGetOperand(b, 0) == LLVMGetParam(LLVMGetBasicBlockParent(LLVMGetInstructionParent(b)), 0);
+}
+
+/* An access's address folded to 32 bits: the i32 expression A + C of
+ * `base + zext(A) + C`, or -1.  Two accesses with the same folded address
+ * touch the same bytes when neither `A + C` wraps past 2^32 (the range
+ * test's floor, below, sees to it for the copies of a re-rolled loop). */
+int rr_folded_addr(rr_pass *p, LLVMValueRef inst, uint64_t *c) {
+  LLVMValueRef base, a;
+  if (!split_address(LLVMGetOperand(inst, LLVMIsAStoreInst(inst) ? 1 : 0), &base, &a, c)) return -1;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(p->ctx);
+  int ea = rr_eval(p, a, 0);
+  return ea < 0 ? -1 : rr_poly_add(p, i32, ea, rr_poly_const(p, i32, *c & 0xffffffffu), 1);
 }
 
 static uint64_t access_bytes(LLVMValueRef inst) {
@@ -85,6 +109,32 @@ bool rr_disjoint_copies(rr_pass *p, LLVMValueRef s0, LLVMValueRef s1, unsigned F
          (uint64_t)(F - 1) * step + bytes <= (1ull << 32);
 }
 
+/* insts[0..F-1]: one load's copies 0..F-1, matched on folded addresses.
+ * They are `base + zext(a) + C_g` with one a and C_g = C_0 + g d, d > 0,
+ * C_0 + (F - 1) d + B <= 65536: then copy g's address differs from the
+ * re-rolled loop's, zext(a + g d) + C_0, only where a + g d wraps, a >
+ * 2^32 - 65536, and there copy 0 itself, at a + C_0 in both loops, lies
+ * past every memory twasmc allows (TWASM_MAX_PAGES: 4 GiB less a page):
+ * both trap in that trip, and with loads only in the loop the memory they
+ * leave is the same. */
+bool rr_walk_copies(rr_pass *p, const LLVMValueRef *insts, unsigned F) {
+  (void)p;
+  LLVMValueRef b0, a0;
+  uint64_t c0, c1;
+  if (F < 2 || !LLVMIsALoadInst(insts[0]) || !split_address(LLVMGetOperand(insts[0], 0), &b0, &a0, &c0)) return false;
+  LLVMValueRef b, a;
+  if (!split_address(LLVMGetOperand(insts[1], 0), &b, &a, &c1) || b != b0 || a != a0 || c1 <= c0) return false;
+  uint64_t d = c1 - c0, bytes = access_bytes(insts[0]);
+  if (c0 + (F - 1) * d + bytes > TWASM_PAGE_SIZE) return false;
+  for (unsigned g = 1; g < F; g++) {
+    uint64_t c;
+    if (!LLVMIsALoadInst(insts[g]) || !split_address(LLVMGetOperand(insts[g], 0), &b, &a, &c) || b != b0 ||
+        a != a0 || c != c0 + g * d || access_bytes(insts[g]) != bytes)
+      return false;
+  }
+  return true;
+}
+
 /* Clones v (an i32 value of the loop L built from its phis) into the
  * builder's block with each phi replaced by its entry value. */
 static LLVMValueRef at_entry(rr_pass *p, LLVMValueRef v, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, int depth) {
@@ -109,8 +159,8 @@ static LLVMValueRef at_entry(rr_pass *p, LLVMValueRef v, LLVMBasicBlockRef L, LL
 /* At the builder: i1, every access of copy 0 (n of them, eff) in bounds in
  * each of the `trips` iterations of the re-rolled loop; NULL if some
  * access is not of the form above.  step: the IVs moved by one iteration. */
-LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const rr_subst *step, LLVMBasicBlockRef L,
-                           LLVMBasicBlockRef pre, LLVMValueRef trips) {
+LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
+                           LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMValueRef trips) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef i64 = LLVMInt64TypeInContext(p->ctx), i8 = LLVMInt8TypeInContext(p->ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(p->ctx, 0);
@@ -137,6 +187,10 @@ LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const rr_sub
     LLVMValueRef hi = d >= 0 ? far : lo, in;
     in = LLVMBuildICmp(b, LLVMIntULE, LLVMBuildAdd(b, hi, reach, ""), size, "");
     if (d < 0) in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntSGE, far, LLVMConstNull(i64), ""), "");
+    /* folded copies: the lowest A(j) at least floor (see the header) */
+    if (floor && floor[i])
+      in = LLVMBuildAnd(b, in, LLVMBuildICmp(b, LLVMIntSGE, d >= 0 ? lo : far, LLVMConstInt(i64, floor[i], false), ""),
+                        "");
     ok = LLVMBuildAnd(b, ok, in, "reroll.in");
   }
   return ok;

@@ -84,9 +84,15 @@ typedef struct {
   int nhoist;
   bool loose;          /* an x with x & (mask | F - 1) == start may enter L */
   bool reorder;        /* stores of one chain out of order: versioned (ir_reroll_order.c) */
+  bool folded;         /* copies matched on folded addresses only: versioned too */
+  int fkey[RM_MAX_EFF];       /* folded address (rr_folded_addr) or -1 */
+  uint64_t foff[RM_MAX_EFF];  /* its constant offset C */
+  bool via_fold[RM_MAX_EFF];  /* succ matched on the folded address only */
   int k_after;         /* without an E phi of the counter: an atom for its value in E, or -1 */
   rr_subst esub;       /* E phis computed from L's state: atom -> g(k_after) */
 } rm_shape;
+
+static bool used_only_in(LLVMValueRef v, const LLVMBasicBlockRef *bbs, int n, LLVMBasicBlockRef phis_of);
 
 /* bb, or where the trivial block bb (entered from `from` only) leads. */
 static LLVMBasicBlockRef through(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef from) {
@@ -253,9 +259,12 @@ static bool find_step(rr_pass *p, rm_shape *s, rm_phi *f, rr_subst *sub) {
  * copy's loads read as the next copy's. */
 static bool chain_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
   bool claimed[RM_MAX_EFF] = {false};
+  s->folded = false;
+  for (int i = 0; i < s->neff; i++) s->fkey[i] = rr_folded_addr(p, s->eff[i].inst, &s->foff[i]), s->via_fold[i] = false;
   for (int i = 0; i < s->neff; i++) {
     s->succ[i] = -1;
     int addr = rr_subst_apply(p, s->eff[i].addr, sub, 0);
+    int fimg = s->fkey[i] >= 0 ? rr_subst_apply(p, s->fkey[i], sub, 0) : -1;
     /* an address the step leaves alone (y[i] = x[i] * scale[0]: every
      * copy loads scale[0]): the next copy's is a later one, so that the
      * copies chain in order instead of closing a cycle */
@@ -264,6 +273,11 @@ static bool chain_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
       if (!claimed[j] && j != i && (!fixed || j > i) && s->eff[j].is_store == s->eff[i].is_store &&
           s->eff[j].addr == addr)
         s->succ[i] = j, claimed[j] = true;
+    /* a pointer walk: copy g + 1 at `zext(a) + C + d` where copy g's image
+     * is `zext(a + d) + C` (equal behind the range test's floor) */
+    for (int j = 0; j < s->neff && fimg >= 0 && !fixed && s->succ[i] < 0; j++)
+      if (!claimed[j] && j != i && s->eff[j].is_store == s->eff[i].is_store && s->fkey[j] == fimg)
+        s->succ[i] = j, claimed[j] = true, s->folded = s->via_fold[i] = true;
   }
   int ncopy0 = 0;
   for (int i = 0; i < s->neff; i++) s->copy[i] = -1;
@@ -305,8 +319,12 @@ static bool prove_copies(rr_pass *p, rm_shape *s, rr_subst *sub) {
   if (!chain_copies(p, s, sub)) return false;
   for (int i = 0; i < s->nphis; i++)
     if (!s->phis[i].is_iv && !find_step(p, s, &s->phis[i], sub)) return false;
-  for (int i = 0; i < s->neff; i++)
-    if (s->copy[i] + 1 < (int)s->F && !rr_same_access(p, &s->eff[i], &s->eff[s->succ[i]], sub)) return false;
+  for (int i = 0; i < s->neff; i++) {
+    if (s->copy[i] + 1 == (int)s->F || rr_same_access(p, &s->eff[i], &s->eff[s->succ[i]], sub)) continue;
+    int j = s->succ[i];
+    if (!s->folded || s->fkey[i] < 0 || !rr_same_access_at(p, &s->eff[i], &s->eff[j], sub, s->fkey[i], s->fkey[j]))
+      return false;
+  }
   /* reordered stores: the copies of each store touch disjoint bytes */
   for (int i = 0; s->reorder && i < s->neff; i++)
     if (s->copy[i] == 0 && s->eff[i].is_store && !rr_disjoint_copies(p, s->eff[i].inst, s->eff[s->succ[i]].inst, s->F))
@@ -334,6 +352,16 @@ static LLVMBasicBlockRef x_target(rr_pass *p, LLVMBasicBlockRef X) {
   return t;
 }
 
+/* The bypass arm: a pure block from H to E whose values reach only E's
+ * phis (mm_walk of tests/gpu/survey/styles_matmul.c computes the column
+ * pointer there, `B + 4 j`, for the remainder loop). */
+static bool pure_arm(rr_pass *p, LLVMBasicBlockRef arm, LLVMBasicBlockRef H, LLVMBasicBlockRef E) {
+  if (rr_pred0(p, arm) != H || !pure_block_to(p, arm, E)) return false;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(arm); i != LLVMGetBasicBlockTerminator(arm); i = LLVMGetNextInstruction(i))
+    if (!used_only_in(i, &arm, 1, E)) return false;
+  return true;
+}
+
 static bool match_blocks(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef out = s->out;
   s->X = rr_npreds(p, out) == 1 ? out : NULL;
@@ -347,7 +375,8 @@ static bool match_blocks(rr_pass *p, rm_shape *s) {
   LLVMBasicBlockRef into = s->P ? s->P : s->L;
   if (!hb || !eb) return false;
   for (unsigned i = 0; i < 2; i++)
-    if (LLVMGetSuccessor(hb, 1 - i) == into && through(p, LLVMGetSuccessor(hb, i), s->H) == s->E) {
+    if (LLVMGetSuccessor(hb, 1 - i) == into && (through(p, LLVMGetSuccessor(hb, i), s->H) == s->E ||
+                                                pure_arm(p, LLVMGetSuccessor(hb, i), s->H, s->E))) {
       s->e_side = (int)i;
       s->HE = LLVMGetSuccessor(hb, i) == s->E ? s->H : LLVMGetSuccessor(hb, i);
     }
@@ -799,9 +828,17 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
       if (LLVMIsAPHINode(i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i)) return false;
   /* the test first: it may fail before anything changed */
   rr_effect acc[RR_MAX_EFFECTS];
+  uint64_t floor[RR_MAX_EFFECTS];
   int n = 0;
-  for (int i = 0; i < s->neff; i++)
-    if (s->copy[i] == 0) acc[n++] = s->eff[i];
+  for (int i = 0; i < s->neff; i++) {
+    if (s->copy[i] != 0) continue;
+    /* folded copies: the largest C_g - C_0 of the chain (ir_reroll_order.c) */
+    floor[n] = 0;
+    for (int g = s->succ[i]; s->folded && g >= 0 && s->copy[g] > 0; g = s->copy[g] + 1 < (int)s->F ? s->succ[g] : -1)
+      if (s->fkey[i] >= 0 && s->foff[g] > s->foff[i] && s->foff[g] - s->foff[i] > floor[n])
+        floor[n] = s->foff[g] - s->foff[i];
+    acc[n++] = s->eff[i];
+  }
   rm_phi *c = &s->phis[s->counter];
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
   /* built in a block of its own, moved before pterm once complete */
@@ -809,7 +846,7 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   LLVMPositionBuilderAtEnd(p->b, T);
   LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | (s->F - 1), false), "reroll.vend");
   LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
-  LLVMValueRef ok = rr_range_test(p, acc, n, sub, s->L, s->pre, trips);
+  LLVMValueRef ok = rr_range_test(p, acc, n, floor, sub, s->L, s->pre, trips);
   if (!ok) {
     LLVMDeleteBasicBlock(T);
     return false;
@@ -927,6 +964,24 @@ sweep:
   }
 }
 
+/* Copies matched on folded addresses need no version where the loop only
+ * loads and every chain is a walk (rr_walk_copies). */
+static bool walks_exact(rr_pass *p, const rm_shape *s) {
+  for (int i = 0; i < s->neff; i++) {
+    if (s->eff[i].is_store) return false;
+    if (s->copy[i] != 0) continue;
+    LLVMValueRef insts[32];
+    bool fold = false;
+    int at = i;
+    for (unsigned g = 0; g < s->F; g++, at = s->succ[at]) {
+      insts[g] = s->eff[at].inst;
+      fold |= g + 1 < s->F && s->via_fold[at];
+    }
+    if (fold && !rr_walk_copies(p, insts, s->F)) return false;
+  }
+  return true;
+}
+
 /* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
  * each rewrites a form that is gone after it); the CFG stays, the
  * expressions are rebuilt after one. */
@@ -938,7 +993,16 @@ static bool try_remainder(rr_pass *p, int canon) {
   if (!single_block_loop(p, p->loop, &s->L, &s->pre, &s->out) || ir_checked_copy(s->L)) return false;
   if (!match_phis(p, s)) {
     p->failed = false;
-    if (canon <= 0 || !rr_canon_negated(p, s->L, s->pre)) return false;
+    if (canon <= 0) return false;
+    if (!rr_canon_negated(p, s->L, s->pre)) {
+      rr_undo undo;
+      if (!rr_canon_down(p, s->L, s->pre, &undo)) return false;
+      rr_reset(p);
+      if (try_remainder(p, canon - 1)) return true;
+      rr_canon_undo(&undo);
+      rr_reset(p);
+      return false;
+    }
     rr_reset(p);
     return try_remainder(p, canon - 1);
   }
@@ -958,7 +1022,7 @@ static bool try_remainder(rr_pass *p, int canon) {
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
   LLVMBasicBlockRef versioned = NULL;
-  if (s->reorder && !version(p, s, sub, &versioned)) return false;
+  if ((s->reorder || (s->folded && !walks_exact(p, s))) && !version(p, s, sub, &versioned)) return false;
   rewrite(p, s, kept, versioned);
   return true;
 }

@@ -142,14 +142,19 @@ static bool same_metadata(LLVMValueRef a, LLVMValueRef b) {
 
 /* b is a evaluated under s: same access, address and stored value. */
 bool rr_same_access(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s) {
+  return rr_same_access_at(p, a, b, s, a->addr, b->addr);
+}
+
+/* As rr_same_access, with the addresses given (folded ones: ir_reroll_order.c). */
+bool rr_same_access_at(rr_pass *p, const rr_effect *a, const rr_effect *b, const rr_subst *s, int a_addr, int b_addr) {
   if (a->is_store != b->is_store) return false;
   LLVMValueRef va = a->is_store ? LLVMGetOperand(a->inst, 0) : a->inst;
   LLVMValueRef vb = b->is_store ? LLVMGetOperand(b->inst, 0) : b->inst;
   if (LLVMTypeOf(va) != LLVMTypeOf(vb) || LLVMGetAlignment(a->inst) != LLVMGetAlignment(b->inst) ||
       !same_metadata(a->inst, b->inst))
     return false;
-  int addr = rr_subst_apply(p, a->addr, s, 0);
-  if (addr < 0 || addr != b->addr) return false;
+  int addr = rr_subst_apply(p, a_addr, s, 0);
+  if (addr < 0 || addr != b_addr) return false;
   if (!a->is_store) return true;
   int value = rr_subst_apply(p, a->value, s, 0);
   return value >= 0 && value == b->value;

@@ -376,6 +376,11 @@ static const struct {
     {"tests/unit/reroll/matmul.c",
      "main (every kernel inlined): three 1-D f32 maps with -fno-unroll-loops (0x37a3, 0x3938, 0x3aff), one at "
      "-O2 (0x3c29); not classified loop by loop"},
+    {"tests/unit/reroll/walks.c",
+     "main (func[28], wasm-opt inlines every routine into it in this one-step build): 4 f32 maps and 2 "
+     "products at -O2 against 7 maps and 3 products with -fno-unroll-loops; not classified loop by loop "
+     "(round 12: each routine alone, built in two steps, is re-rolled, test_reroll, and offloads at -O2 "
+     "as with -fno-unroll-loops in tests/gpu/survey/styles_matmul.c)"},
     {"tests/unit/reroll/guards.c",
      "main (func[20]) offloads one 1-D f32 map fewer at -O2: its inlined copy of rows_if's x loop "
      "(`fout[r + x] = fin[r + x] + 0.5f`, global arrays) is re-rolled, but then one counter addresses "

@@ -93,6 +93,12 @@ static const pass_case pass_cases[] = {
     {"ordered", "ramp", true},   /* by 4, copies stored a+12 .. a: versioned */
     {"ordered", "hashfill", true}, /* v += 2654435761 by 4: a step known from the copies */
     {"ordered", "prefix", true}, /* values after the loop in X, E's phis computed from them */
+    {"walks", "mv_walk", true},  /* by 4, counter down to 0, loads at a+12 .. a off one walking i32 */
+    {"walks", "mm_walk", true},  /* as mv_walk, the column pointer computed on the bypass arm */
+    {"walks", "mm_walk_ikj", true}, /* by 4, counter down to 0 */
+    {"walks", "mm_unsigned", true}, /* by 2 behind a br_table: k == 0, k == 1, else */
+    {"walks", "mtv_size", true},    /* size_t: as mm_unsigned */
+    {"walks", "copy_walk", true},   /* stores walked: behind the range test */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -206,7 +212,7 @@ static const program_case program_cases[] = {
     {"mixed", false},  {"mixed", true},   {"products", false}, {"products", true},
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
     {"strength", false}, {"strength", true}, {"guards", false}, {"guards", true},
-    {"ordered", false}, {"ordered", true},
+    {"ordered", false}, {"ordered", true}, {"walks", false}, {"walks", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
