@@ -1672,6 +1672,41 @@ END_TEST
 
 /* ---- executables' code model (drv_cpu.c, drv_tools.c) ------------------ */
 
+/* The assembly text an executable gets for the module at path (the
+ * caller frees it), and in *f0 .. *f1 the text of wasm_f0. */
+static char *executable_asm(const char *path, const char **f0, const char **f1) {
+  drv_options o;
+  drv_options_default(&o);
+  o.emit_main = true;
+  o.emit_asm = true;
+  uint8_t *bytes = NULL, *text = NULL;
+  size_t size = 0, text_size = 0;
+  tw_diag d = {0};
+  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
+  ck_assert_msg(drv_compile(bytes, size, path, &o, &text, &text_size, &d) == DRV_OK, "%s", d.msg);
+  char *asm_text = malloc(text_size + 1);
+  memcpy(asm_text, text, text_size);
+  asm_text[text_size] = 0;
+  free(text);
+  free(bytes);
+  *f0 = strstr(asm_text, "\nwasm_f0:");
+  *f1 = *f0 ? strstr(*f0, "\nwasm_f1:") : NULL;
+  ck_assert(*f0 && *f1);
+  return asm_text;
+}
+
+/* The instruction lines of text [from, to), tab-indented, one at a time
+ * into line: *at walks them; false after the last. */
+static bool next_line(const char **at, const char *to, char *line, size_t size) {
+  for (const char *l = *at; l && l < to; l = strchr(l + 1, '\n')) {
+    const char *e = strchr(l + 1, '\n');
+    snprintf(line, size, "%.*s", (int)((e ? e : l + strlen(l)) - l - 1), l + 1);
+    *at = strchr(l + 1, '\n');
+    if (line[0] == '\t') return true;
+  }
+  return false;
+}
+
 /* A bytecode loop: $run sums the opcodes at 0..n-1 through a br_table of
  * eight cases, the 9th (any other byte) leaving the loop. */
 static const char dispatch_wat[] =
@@ -1723,33 +1758,16 @@ START_TEST(executable_jump_tables_absolute) {
   snprintf(wat, sizeof wat, dispatch_wat, (int)acc);
   unit_wat_file("cpu-jt", wat, path, sizeof path);
   /* the code an executable gets, as assembly text */
-  drv_options o;
-  drv_options_default(&o);
-  o.emit_main = true;
-  o.emit_asm = true;
-  uint8_t *bytes = NULL, *text = NULL;
-  size_t size = 0, text_size = 0;
-  tw_diag d = {0};
-  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
-  ck_assert_msg(drv_compile(bytes, size, path, &o, &text, &text_size, &d) == DRV_OK, "%s", d.msg);
-  char *asm_text = malloc(text_size + 1);
-  memcpy(asm_text, text, text_size);
-  asm_text[text_size] = 0;
-  const char *f0 = strstr(asm_text, "\nwasm_f0:"), *f1 = f0 ? strstr(f0, "\nwasm_f1:") : NULL;
-  ck_assert(f0 && f1);
+  const char *f0, *f1, *at;
+  char *asm_text = executable_asm(path, &f0, &f1), line[256];
   bool absolute = false, through_reg = false;
-  for (const char *l = f0; l && l < f1; l = strchr(l + 1, '\n')) {
-    const char *e = strchr(l + 1, '\n');
-    char line[256];
-    snprintf(line, sizeof line, "%.*s", (int)((e ? e : l + strlen(l)) - l - 1), l + 1);
+  for (at = f0; next_line(&at, f1, line, sizeof line);) {
     if (!strstr(line, "jmp")) continue;
     absolute |= strstr(line, "*.LJTI") && strstr(line, ",8)");
     through_reg |= strstr(line, "*%r") != NULL;
   }
   ck_assert_msg(absolute && !through_reg, "wasm_f0: %.*s", (int)(f1 - f0), f0);
   free(asm_text);
-  free(text);
-  free(bytes);
   /* the executable: not a PIE, and it computes acc */
   snprintf(cmd, sizeof cmd, "%s -O2 %s -o %s.exe && %s.exe && readelf -h %s.exe | grep 'Type:'", unit_twasmc(),
            path, path, path, path);
@@ -1809,33 +1827,15 @@ START_TEST(shifted_jump_table_from_zero) {
   char wat[4096], path[256], cmd[2048], out[4096];
   snprintf(wat, sizeof wat, shifted_dispatch_wat, (int)acc);
   unit_wat_file("cpu-jt0", wat, path, sizeof path);
-  drv_options o;
-  drv_options_default(&o);
-  o.emit_main = true;
-  o.emit_asm = true;
-  uint8_t *bytes = NULL, *text = NULL;
-  size_t size = 0, text_size = 0;
-  tw_diag d = {0};
-  ck_assert_int_eq(drv_read_input(path, &bytes, &size, &d), DRV_OK);
-  ck_assert_msg(drv_compile(bytes, size, path, &o, &text, &text_size, &d) == DRV_OK, "%s", d.msg);
-  char *asm_text = malloc(text_size + 1);
-  memcpy(asm_text, text, text_size);
-  asm_text[text_size] = 0;
-  const char *f0 = strstr(asm_text, "\nwasm_f0:"), *f1 = f0 ? strstr(f0, "\nwasm_f1:") : NULL;
-  ck_assert(f0 && f1);
+  const char *f0, *f1, *at;
+  char *asm_text = executable_asm(path, &f0, &f1), line[256];
   bool table = false, shifted = false;
-  for (const char *l = f0; l && l < f1; l = strchr(l + 1, '\n')) {
-    const char *e = strchr(l + 1, '\n');
-    char line[256];
-    snprintf(line, sizeof line, "%.*s", (int)((e ? e : l + strlen(l)) - l - 1), l + 1);
-    if (line[0] != '\t') continue; /* labels, comments */
+  for (at = f0; next_line(&at, f1, line, sizeof line);) {
     table |= strstr(line, "jmp") && strstr(line, "*.LJTI") && strstr(line, ",8)");
     shifted |= strstr(line, "$-2,") || strstr(line, "-2(%");
   }
   ck_assert_msg(table && !shifted, "wasm_f0: %.*s", (int)(f1 - f0), f0);
   free(asm_text);
-  free(text);
-  free(bytes);
   /* the executable computes acc */
   snprintf(cmd, sizeof cmd, "%s -O2 %s -o %s.exe && %s.exe", unit_twasmc(), path, path, path);
   ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
