@@ -111,13 +111,7 @@ bool kr_field_load(const kr_ctx *c, LLVMValueRef v) {
 bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth) {
   if (!v || !ir_loop_defines(c->chain[0], v, c->cfg) || kr_field_load(c, v)) return true;
   if (depth > 6 || LLVMIsAPHINode(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
-  bool pure = LLVMIsAICmpInst(v) || LLVMIsASelectInst(v) || LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) ||
-              LLVMIsATruncInst(v);
-  if (LLVMIsABinaryOperator(v)) {
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    pure = op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
-  }
-  if (!pure) return false;
+  if (!ir_int_step_pure(v)) return false;
   for (int k = 0; k < LLVMGetNumOperands(v); k++)
     if (!kr_host_value(c, LLVMGetOperand(v, (unsigned)k), depth + 1)) return false;
   return true;

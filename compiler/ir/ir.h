@@ -164,6 +164,10 @@ ir_affine ir_address_of(LLVMValueRef ptr, const ir_loop *nest, const ir_cfg *cfg
                         LLVMTargetDataRef td, LLVMValueRef *base);
 /* coeff of the term (iv, inv); 0 when absent. */
 int64_t ir_affine_coeff(const ir_affine *a, const ir_iv *iv, LLVMValueRef inv);
+/* Whether v is integer arithmetic that cannot trap, which a host may
+ * compute again from its operands: a compare, a select, an extension or
+ * truncation, a binary operator other than a division or remainder. */
+bool ir_int_step_pure(LLVMValueRef v);
 
 typedef struct {
   LLVMValueRef insn;

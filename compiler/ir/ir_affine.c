@@ -234,3 +234,12 @@ ir_affine ir_address_of(LLVMValueRef ptr, const ir_loop *nest, const ir_cfg *cfg
   if (!outside_nest(&c, ptr) || is_gep(ptr)) off.ok = false;
   return off;
 }
+
+bool ir_int_step_pure(LLVMValueRef v) {
+  if (LLVMIsABinaryOperator(v)) {
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    return op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
+  }
+  return LLVMIsAICmpInst(v) || LLVMIsASelectInst(v) || LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) ||
+         LLVMIsATruncInst(v);
+}

@@ -129,12 +129,7 @@ static bool host_loadable(const kn_recog_nest *n, LLVMValueRef v) {
 static bool live_outside(const kn_recog_nest *n, LLVMValueRef v, int depth) {
   if (!defined_in_nest(n, v) || host_loadable(n, v)) return true;
   if (depth > 6 || LLVMIsAPHINode(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
-  bool pure = LLVMIsAICmpInst(v) || LLVMIsASelectInst(v) || LLVMIsAZExtInst(v) || LLVMIsASExtInst(v) ||
-              LLVMIsATruncInst(v);
-  if (LLVMIsABinaryOperator(v)) {
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    pure = op != LLVMUDiv && op != LLVMSDiv && op != LLVMURem && op != LLVMSRem;
-  }
+  bool pure = ir_int_step_pure(v);
   for (int k = 0; pure && k < LLVMGetNumOperands(v); k++)
     pure = live_outside(n, LLVMGetOperand(v, (unsigned)k), depth + 1);
   return pure;
