@@ -110,16 +110,20 @@ static void weights(LLVMContextRef c, LLVMValueRef term, const unsigned *w, unsi
   if (all != ops) free(all);
 }
 
-/* w[0]: the weight of sw's successor i from its !prof (1 without one). */
-static void old_weight(LLVMValueRef sw, unsigned i, unsigned *w) {
-  w[0] = 1;
+/* The weights of sw's successors from its !prof into w (1 each without
+ * one); the caller frees the array. */
+static unsigned *old_weights(LLVMValueRef sw) {
+  unsigned n = LLVMGetNumSuccessors(sw), *w = malloc(n * sizeof *w);
+  for (unsigned i = 0; i < n; i++) w[i] = 1;
   LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(sw));
   LLVMValueRef md = LLVMGetMetadata(sw, LLVMGetMDKindIDInContext(c, "prof", 4));
-  if (!md || LLVMGetMDNodeNumOperands(md) != LLVMGetNumSuccessors(sw) + 1) return;
-  LLVMValueRef *ops = malloc(LLVMGetMDNodeNumOperands(md) * sizeof *ops);
+  if (!md || LLVMGetMDNodeNumOperands(md) != n + 1) return w;
+  LLVMValueRef *ops = malloc((n + 1) * sizeof *ops);
   LLVMGetMDNodeOperands(md, ops);
-  if (ops[i + 1] && LLVMIsAConstantInt(ops[i + 1])) w[0] = (unsigned)LLVMConstIntGetZExtValue(ops[i + 1]);
+  for (unsigned i = 0; i < n; i++)
+    if (ops[i + 1] && LLVMIsAConstantInt(ops[i + 1])) w[i] = (unsigned)LLVMConstIntGetZExtValue(ops[i + 1]);
   free(ops);
+  return w;
 }
 
 /* Counts the edges of term to bb. */
@@ -154,17 +158,15 @@ static void rewrite(LLVMContextRef c, LLVMBuilderRef b, LLVMValueRef fn, LLVMVal
   LLVMBasicBlockRef *dest = malloc(width * sizeof *dest);
   /* weights: [0] the new switch's unreachable default, [1 + i] value i
    * (the old case's weight, 0 where it went to the default) */
-  unsigned *w = calloc(width + 1, sizeof *w), old_w[2] = {0, 1};
+  unsigned *w = calloc(width + 1, sizeof *w), *old_w = old_weights(sw);
   uint64_t in_range = 0;
   for (unsigned i = 0; i < width; i++) dest[i] = dflt;
   for (unsigned i = 1; i <= ncases; i++) {
     uint64_t at = LLVMConstIntGetZExtValue(LLVMGetOperand(sw, 2 * i));
     dest[at] = LLVMGetSuccessor(sw, i);
-    old_weight(sw, i, old_w);
-    w[1 + at] = old_w[0];
-    in_range += old_w[0];
+    w[1 + at] = old_w[i];
+    in_range += old_w[i];
   }
-  old_weight(sw, 0, old_w);
   LLVMValueRef nsw = LLVMBuildSwitch(b, wide, none, width);
   for (unsigned i = 0; i < width; i++) LLVMAddCase(nsw, LLVMConstInt(i64, i, false), dest[i]);
   free(dest);
@@ -185,6 +187,7 @@ static void rewrite(LLVMContextRef c, LLVMBuilderRef b, LLVMValueRef fn, LLVMVal
   LLVMValueRef br = LLVMBuildCondBr(b, in, table, dflt);
   unsigned bw[2] = {in_range > UINT32_MAX ? UINT32_MAX : in_range ? (unsigned)in_range : 1, old_w[0]};
   weights(c, br, bw, 2);
+  free(old_w);
   LLVMInstructionEraseFromParent(sw);
 }
 
