@@ -5,7 +5,8 @@
  * result without trapping, and otherwise tail-calls the function's own
  * Wasm code, which reads, traps and reports exactly as before.  The
  * descriptor keeps the Wasm code, so exports and traps name it as ever;
- * the wrapper is small and LLVM inlines it into its callers. */
+ * the wrapper is small and LLVM inlines it into its callers (memcmp's and
+ * memcpy's always: build_wrapper). */
 #include <stdio.h>
 #include <string.h>
 
