@@ -5,7 +5,8 @@
  * result without trapping, and otherwise tail-calls the function's own
  * Wasm code, which reads, traps and reports exactly as before.  The
  * descriptor keeps the Wasm code, so exports and traps name it as ever;
- * the wrapper is small and LLVM inlines it into its callers. */
+ * the wrapper is small and LLVM inlines it into its callers (memcmp's and
+ * memcpy's always: build_wrapper). */
 #include <stdio.h>
 #include <string.h>
 
@@ -365,12 +366,18 @@ static LLVMValueRef build_wrapper(low_module_ctx *mc, uint32_t i, low_libc_kind 
   /* memory.grow changes the size: loaded at every call. */
   LLVMValueRef size_at = LLVMBuildInBoundsGEP2(w.b, mc->t_i8, mem, (LLVMValueRef[]){LLVMConstInt(mc->t_i64, 8, false)}, 1, "");
   w.size = LLVMBuildLoad2(w.b, mc->t_i64, size_at, "size_bytes");
-  if (kind == LOW_LIBC_MEMCMP) {
-    /* Its inline chunks make it larger than the inliner's threshold in a
-     * big caller (kvstore's main): inlined all the same, as the smaller
-     * wrappers are by the threshold (a call costs what it saves). */
+  if (kind == LOW_LIBC_MEMCMP || kind == LOW_LIBC_MEMCPY) {
+    /* memcmp's inline chunks make it larger than the inliner's threshold
+     * in a big caller (kvstore's main); memcpy's wrapper (cost 65) is
+     * above the threshold of a call LLVM guesses cold (45), as is every
+     * call in one case of a large switch (SQLite's VDBE: 0.66 M calls
+     * out of line, 27 instructions each, PERFORMANCE.md round 12).
+     * Inlined all the same, as the smaller wrappers are by the threshold
+     * (a call costs what it saves). */
     unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMAddAttributeAtIndex(wrap, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(mc->ctx, always, 0));
+  }
+  if (kind == LOW_LIBC_MEMCMP) {
     wrap_memcmp(&w);
   }
   else if (kind == LOW_LIBC_STRCMP || kind == LOW_LIBC_STRLEN) wrap_scan(&w, kind);
