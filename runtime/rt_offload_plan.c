@@ -160,6 +160,8 @@ static const char *table_rows(const twasm_kernel_abi *k, const twasm_kernel_rang
   if (!size_of(&r->table, k, params, &table)) return "malformed kernel table";
   if (table < 0 || (wide)table + 4 * (wide)nrows > (wide)mem_size)
     return "an access would be out of bounds (the CPU loop traps where Wasm says)";
+  /* the kernel reads the row pointers as aligned words */
+  if (table % 4) return "a row-pointer table is not aligned to 4 bytes";
   wide hull_lo = (wide)mem_size, hull_hi = 0;
   for (int64_t x = 0; x < nrows; x++) {
     uint32_t start;

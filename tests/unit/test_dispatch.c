@@ -424,6 +424,10 @@ START_TEST(plan_row_table_checks_each_row) {
   /* two rows of A alias each other: reads, no harm */
   put_u32(1024 + 4 * 7, 4096);
   ck_assert_ptr_null(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p));
+  /* the table not on a 4-byte boundary (the kernel reads words) */
+  int64_t odd[] = {16, 50, 1026, 24576, 28672};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, odd, row_mem, sizeof row_mem, &p),
+                               "not aligned to 4 bytes"));
   /* the table itself past the memory's end */
   int64_t far[] = {16, 50, (int64_t)sizeof row_mem - 32, 24576, 28672};
   ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, far, row_mem, sizeof row_mem, &p),
@@ -705,6 +709,78 @@ START_TEST(struct_fields_are_checked_against_the_output) {
   snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/on 300", dir, tmpdir);
   unit_sh(cmd, trace, sizeof trace);
   ck_assert_msg(strstr(trace, "(matmul): gpu: "), "%s", trace);
+}
+END_TEST
+
+/* C = A B over row pointers (`float **`, each row malloc'd on its own:
+ * tests/gpu/e2e/rows.c's mm_rows), a product through row tables (ABI
+ * 14): the runtime reads every row pointer before a launch.  With "alias"
+ * C's rows 1 and 2 are one row: the check of written rows refuses the
+ * launch ("two rows of the output would overlap"); with "over" a row of
+ * A is one of C's rows ("the output overlaps an input"); the outputs
+ * equal the --no-offload build's either way; under the fake driver the
+ * plain run launches. */
+static const char rows_program[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "__attribute__((noinline)) void mm(int m, int n, int k, float **A, float **B, float **C) {\n"
+    "  for (int i = 0; i < m; i++) for (int j = 0; j < n; j++) { float s = 0.0f;\n"
+    "    for (int l = 0; l < k; l++) s += A[i][l] * B[l][j];\n"
+    "    C[i][j] = s; } }\n"
+    "static float **rows(int r, int c, unsigned s) { float **p = malloc(sizeof(float *) * r);\n"
+    "  for (int i = 0; i < r; i++) { p[i] = malloc(4 * c);\n"
+    "    for (int j = 0; j < c; j++) { s = s * 1103515245u + 12345u; p[i][j] = (float)((s >> 16) % 11) - 5.0f; } }\n"
+    "  return p; }\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]); const char *how = argc > 2 ? argv[2] : \"\";\n"
+    "  float **A = rows(n, n, 1), **B = rows(n, n, 2), **C = rows(n, n, 3);\n"
+    "  if (!strcmp(how, \"alias\")) C[2] = C[1];\n"
+    "  if (!strcmp(how, \"over\")) C[5] = A[7];\n"
+    "  mm(n, n, n, A, B, C);\n"
+    "  unsigned h = 2166136261u;\n"
+    "  for (int i = 0; i < n; i++) { const unsigned char *b = (const unsigned char *)C[i];\n"
+    "    for (int j = 0; j < 4 * n; j++) h = (h ^ b[j]) * 16777619u; }\n"
+    "  printf(\"C %08x\\n\", h); return 0; }\n";
+
+START_TEST(row_tables_are_checked_row_by_row) {
+  char path[128], cmd[1024], out[8192], want[4096], got[4096], trace[16384];
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  snprintf(path, sizeof path, "%s/rows.c", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(rows_program, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s -o %s/rows.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr %s/rows.o -o %s/rows.wasm && "
+           "%s --no-offload %s/rows.wasm -o %s/rows_off && %s --offload-report %s/rows.wasm -o %s/rows_on",
+           path, tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir, tw, tmpdir, tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(strstr(out, "mm: offloaded as matmul"), "%s", out);
+  static const char *args[] = {"120", "120 alias", "120 over"};
+  static const char *why[] = {"(matmul): cpu: libcuda.so.1 not found", "(matmul): cpu: two rows of the output would overlap",
+                              "(matmul): cpu: the output overlaps an input"};
+  for (int a = 0; a < 3; a++) {
+    snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE %s/rows_off %s", tmpdir, args[a]);
+    ck_assert_int_eq(unit_sh(cmd, want, sizeof want), 0);
+    snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE TWASM_DEVICE=gpu %s/rows_on %s", tmpdir, args[a]);
+    ck_assert_int_eq(unit_sh(cmd, got, sizeof got), 0);
+    ck_assert_msg(!strcmp(want, got), "%s: %s != %s", args[a], got, want);
+    snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on %s", tmpdir, args[a]);
+    unit_sh(cmd, trace, sizeof trace);
+    ck_assert_msg(strstr(trace, why[a]) != NULL, "%s: %s", args[a], trace);
+  }
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped the fake driver's launch: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on 120", dir, tmpdir);
+  unit_sh(cmd, trace, sizeof trace);
+  ck_assert_msg(strstr(trace, "(matmul): gpu: "), "%s", trace);
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on 120 alias", dir,
+           tmpdir);
+  unit_sh(cmd, trace, sizeof trace);
+  ck_assert_msg(!strstr(trace, "(matmul): gpu: ") && strstr(trace, why[1]), "%s", trace);
 }
 END_TEST
 
@@ -1043,6 +1119,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, corrupt_ptx_stays_on_the_cpu);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);
   tcase_add_test(progs, struct_fields_are_checked_against_the_output);
+  tcase_add_test(progs, row_tables_are_checked_row_by_row);
   tcase_add_test(progs, tiny_nest_backs_off);
   suite_add_tcase(s, progs);
   return s;
