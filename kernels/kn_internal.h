@@ -165,6 +165,7 @@ typedef struct {
   LLVMValueRef rows[KR_MAX_DIMS];
   int nrows;
   bool row_reading;
+  int in_address;          /* kr_address's depth: only an address takes a row pointer */
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */

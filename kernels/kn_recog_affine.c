@@ -467,7 +467,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (kr_field_load(c, v)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   /* a row pointer (`A[i]`): a term of its own, which only a matrix's
    * layout and a range take (kr_row_term) */
-  if (kr_row_load(c, v, NULL, NULL)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  if (c->in_address && kr_row_load(c, v, NULL, NULL)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   /* zext(x), x an i32 address computed in the nest from a struct field
    * (an IV's start `zext(m->data + i * m->stride)`): x's form, exact
    * modulo 2^32 as a Wasm address is (wasm_address) */
@@ -477,7 +477,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   /* zext(r), r a row pointer (an IV's start `zext(A[i])` without
    * unrolling): r's term; the runtime's check of every row keeps the i64
    * sums in [0, 2^32), where they equal the Wasm address */
-  if (LLVMIsAZExtInst(v) && kr_row_load(c, LLVMGetOperand(v, 0), NULL, NULL))
+  if (c->in_address && LLVMIsAZExtInst(v) && kr_row_load(c, LLVMGetOperand(v, 0), NULL, NULL))
     return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, LLVMGetOperand(v, 0)}}};
   /* a phi of copies of one computation (GVN's PRE computing `4 * j` on
    * each path into a join, mm_rows's store address): that computation */
@@ -605,7 +605,18 @@ static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
   return int_rec(c, idx, 0);
 }
 
+static kr_affine address_rec(kr_ctx *c, LLVMValueRef ptr);
+
+/* (a row pointer, kr_row_load, is a term of an address only, never of
+ * an integer value the nest computes) */
 kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
+  c->in_address++;
+  kr_affine a = address_rec(c, ptr);
+  c->in_address--;
+  return a;
+}
+
+static kr_affine address_rec(kr_ctx *c, LLVMValueRef ptr) {
   kr_affine a = {.ok = true};
   int r_ivs = c->r_ivs;
   for (int n = 0; LLVMIsAGetElementPtrInst(ptr) && n < MAX_DEPTH && a.ok; n++) {
