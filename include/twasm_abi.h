@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 13u
+#define TWASM_ABI_VERSION 14u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -242,6 +242,18 @@ typedef struct twasm_kernel_range_abi {
    * iteration (an epilogue, kernels/kn_recog_split.c): likewise no
    * overlap with that part's written range when the same bytes. */
   uint32_t forwarded;
+  /* ABI 14 (padding before): 0 for an affine range; d + 1 where dim d
+   * picks rows through a table of row pointers (`float **A`): every byte
+   * address is then
+   *   u32 at (table + 4 x_d) + c0 + param terms + sum_{e != d} (coeff[e]
+   *   + pcoeff[e] * param) * x_e,
+   * coeff[d] and pcoeff[d] unused.  The table's own bytes are a read range
+   * of their own.  Before a launch the runtime reads the extent[d] row
+   * pointers from linear memory and checks each row in bounds, aligned to
+   * size, against every written span, and the rows of a written range
+   * pairwise disjoint (rt_offload_plan.c); any failure: the CPU loop. */
+  uint32_t table_dim;
+  twasm_kernel_size_abi table;    /* byte offset of the table, with table_dim */
 } twasm_kernel_range_abi;
 
 /* grid[a] = min(ceil(max(count[a], 0) / per_block[a]), max_grid[a]), >= 1

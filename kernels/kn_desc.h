@@ -127,6 +127,14 @@ typedef struct {
   kn_size offset;          /* bytes */
   kn_size row_stride, col_stride;  /* elements */
   kn_size batch_stride;    /* elements; unused without a batch */
+  /* Rows through a table of row pointers (`float **A`, each row its own
+   * allocation): row r starts at the i32 at byte offset `table + 4r`, so
+   * element (r, c) lies at that row start + offset + c * col_stride *
+   * element size; row_stride unused (0), never with a batch.  Only the
+   * exact kernel takes it (ptx_plan.c); the runtime checks every row
+   * before a launch (twasm_kernel_range_abi's table_dim). */
+  bool row_table;
+  kn_size table;           /* bytes, with row_table */
 } kn_layout;
 
 /* C[i][j] = (accumulate ? S[i][j] : 0) + A[i][0]*B[0][j] + A[i][1]*B[1][j]
@@ -288,6 +296,11 @@ typedef struct {
 static inline bool kn_matmul_scaled(const kn_matmul *m) {
   return m->a_scale.on || m->b_scale.on || m->start_scale.on || m->second.on || m->post.on ||
          m->blend.on || m->act.on || m->act2.on;
+}
+
+/* Whether a matrix of the product has its rows through a table. */
+static inline bool kn_matmul_row_tables(const kn_matmul *m) {
+  return m->a.row_table || m->b.row_table || m->c.row_table || m->start.row_table;
 }
 
 /* Where each sum of an accumulating product starts. */

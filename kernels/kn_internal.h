@@ -157,6 +157,15 @@ typedef struct {
   const ir_loop *twin[KR_MAX_DIMS];
   int tri_dim, tri_outer;
   int64_t tri_add;
+  /* Row pointers read so far (kr_row_load): loads in the nest that an
+   * address adds as a term of its own; never a kernel param (kr_param
+   * refuses them), only a layout's row table (kn_layout's row_table) or
+   * a range's (kn_range's table_dim).  row_reading: inside a row
+   * pointer's own address (a table of tables is none). */
+  LLVMValueRef rows[KR_MAX_DIMS];
+  int nrows;
+  bool row_reading;
+  int in_address;          /* kr_address's depth: only an address takes a row pointer */
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -175,6 +184,17 @@ bool kr_split(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned
 bool kr_split_loops(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *out_scanned);
 /* The same affine form: constant, and terms in any order. */
 bool kr_same_affine(const kr_affine *x, const kr_affine *y);
+/* Whether v is a row pointer (`A[i]` of a `float **A`): a load in the
+ * nest of an i32 at the address table + 4 t_d, t_d the counter of one
+ * chain loop, table made of live values (no counter); *table (without
+ * the counter's term) and *dim where asked. */
+bool kr_row_load(kr_ctx *c, LLVMValueRef v, kr_affine *table, int *dim);
+/* The row pointer a's terms add (coefficient 1), or NULL when none;
+ * false (with a reason) when a has two, or one with another coefficient. */
+bool kr_row_term(kr_ctx *c, const kr_affine *a, LLVMValueRef *row);
+/* a, made of live values and a constant (no counter), as a size: the
+ * constant, or a param the host computes as their sum. */
+bool kr_live_size(kr_ctx *c, const kr_affine *a, kn_size *out);
 
 bool kr_fail(kr_ctx *c, const char *reason);
 /* A param index for a live value (or a trip count); -1 when full. */

@@ -73,6 +73,21 @@ static bool only_compared(LLVMValueRef v) {
   return true;
 }
 
+/* Whether v only reaches compares, directly or through adding a
+ * constant and truncating: the bounds pass's `limit = size - 4` of a
+ * check it left in the nest (a row table's, round 13). */
+static bool only_bounded(LLVMValueRef v, int depth) {
+  for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMIsAICmpInst(user)) continue;
+    bool step = LLVMIsATruncInst(user) ||
+                (LLVMIsABinaryOperator(user) && LLVMGetInstructionOpcode(user) == LLVMAdd &&
+                 (LLVMIsAConstantInt(LLVMGetOperand(user, 0)) || LLVMIsAConstantInt(LLVMGetOperand(user, 1))));
+    if (!step || depth > 3 || !only_bounded(user, depth + 1)) return false;
+  }
+  return true;
+}
+
 bool kr_safe_divisor(LLVMValueRef div) {
   LLVMOpcode op = LLVMGetInstructionOpcode(div);
   LLVMValueRef d = LLVMGetOperand(div, 1);
@@ -108,7 +123,8 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
   if (op == LLVMLoad || op == LLVMStore) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
-    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i)))) {
+    if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i) ||
+                                                     (memory_size_load(i) && only_bounded(i, 0))))) {
       if (op == LLVMLoad && memory_size_load(i))
         return kr_fail(c, "reads the memory size inside the nest (a bounds check the bounds pass could not "
                           "test once before the nest)");
@@ -503,15 +519,23 @@ static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loo
    * with none */
   bool row = false;
   for (const ir_loop *p = l; p && !row; p = p->parent) row = varies_in(c, p, LLVMGetOperand(ld, 0), 0);
-  if (row)
+  /* a row pointer: the fast copy stands for the loop as for a field
+   * (below); the product's layout then reads its rows through the table
+   * (kr_row_load, kn_layout's row_table), whose every row the runtime
+   * checks before a launch as the checked copy would */
+  int fork = c->cfg->blocks[checked->preheader].preds[0];
+  if (row) {
+    if (LLVMGetTypeKind(LLVMTypeOf(ld)) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(LLVMTypeOf(ld)) == 32 &&
+        !LLVMGetVolatile(ld) && kr_region_copies_fork(c, l, fork))
+      *fast = l->children[checked0 ? 1 : 0];
     return "an inner loop's rows located through pointers loaded in the nest (a row-pointer array, "
-           "`float **`): no product reads its rows through a pointer table";
+           "`float **`) that are no row table of a product";
+  }
   /* a field: the fast copy stands for the loop when both are copies of
    * one Wasm loop (kr_region_copies_fork) and the test's load is a field
    * the host can load before the launch (kr_field_load); the checked
    * copy computes the same when it does not trap, and it cannot once the
    * launch's ranges pass */
-  int fork = c->cfg->blocks[checked->preheader].preds[0];
   if (kr_field_load(c, ld) && kr_region_copies_fork(c, l, fork)) *fast = l->children[checked0 ? 1 : 0];
   return "an inner loop's array or stride loaded from memory inside the nest (a struct field that a "
          "store in the nest may change): no product reads its layout from memory it may write";

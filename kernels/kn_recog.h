@@ -67,6 +67,11 @@ typedef struct {
    * the parts then run in order, and the runtime lets this range be that
    * part's written range (twasm_kernel_range_abi.forwarded). */
   bool forwarded;
+  /* Rows through a table of row pointers (twasm_kernel_range_abi's
+   * table_dim): 0 none, d + 1 where x_d picks the row whose start is the
+   * i32 at byte offset `table + 4 x_d` (coeff[d], pcoeff[d] then 0). */
+  unsigned table_dim;
+  kn_size table;
 } kn_range;
 
 typedef struct kn_recog_nest {

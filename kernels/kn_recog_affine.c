@@ -17,6 +17,15 @@ bool kr_fail(kr_ctx *c, const char *reason) {
 
 int kr_param(kr_ctx *c, kn_bind b) {
   kn_desc *d = &c->out->desc;
+  /* a row pointer moves with its loop: no value the host can pass */
+  for (int r = 0; r < c->nrows && b.kind == KN_BIND_VALUE; r++) {
+    bool row = b.value == c->rows[r];
+    for (int m = 0; m < KN_BIND_MORE; m++) row |= b.more[m] == c->rows[r];
+    if (row) {
+      kr_fail(c, "a row pointer loaded in the nest used other than as a matrix's row (a row table)");
+      return -1;
+    }
+  }
   for (unsigned i = 0; i < d->nparams; i++) {
     const kn_bind *o = &c->out->binds[i];
     if (o->kind == b.kind && o->value == b.value && o->trip == b.trip && o->scale == b.scale &&
@@ -358,6 +367,33 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
   return out.ok ? out : atom;
 }
 
+/* Whether x and y compute the same: one value, or instructions of one
+ * opcode (no phi, no memory access) on operands that do. */
+static bool same_computation(LLVMValueRef x, LLVMValueRef y, int depth) {
+  if (x == y) return true;
+  if (depth > 3 || !LLVMIsAInstruction(x) || !LLVMIsAInstruction(y) || LLVMIsAPHINode(x) ||
+      LLVMGetInstructionOpcode(x) != LLVMGetInstructionOpcode(y) || LLVMTypeOf(x) != LLVMTypeOf(y) ||
+      LLVMGetNumOperands(x) != LLVMGetNumOperands(y) || LLVMIsALoadInst(x) || LLVMIsACallInst(x) ||
+      LLVMIsAICmpInst(x) || LLVMIsAFCmpInst(x))
+    return false;
+  if (!LLVMIsABinaryOperator(x) && !LLVMIsACastInst(x)) return false;
+  for (int k = 0; k < LLVMGetNumOperands(x); k++)
+    if (!same_computation(LLVMGetOperand(x, (unsigned)k), LLVMGetOperand(y, (unsigned)k), depth + 1)) return false;
+  return true;
+}
+
+/* The one computation every incoming value of phi p is a copy of, or
+ * NULL. */
+static LLVMValueRef same_incoming(LLVMValueRef p) {
+  unsigned n = LLVMCountIncoming(p);
+  if (n < 2) return NULL;
+  LLVMValueRef first = LLVMGetIncomingValue(p, 0);
+  if (first == p) return NULL;
+  for (unsigned i = 1; i < n; i++)
+    if (!same_computation(first, LLVMGetIncomingValue(p, i), 0)) return NULL;
+  return first;
+}
+
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (depth > MAX_DEPTH) return not_affine;
   /* a region's s (the peeled iteration's j) and s' (kn_lanes_region.c) */
@@ -429,12 +465,24 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
   if (!ir_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
   if (kr_field_load(c, v)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
+  /* a row pointer (`A[i]`): a term of its own, which only a matrix's
+   * layout and a range take (kr_row_term) */
+  if (c->in_address && kr_row_load(c, v, NULL, NULL)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   /* zext(x), x an i32 address computed in the nest from a struct field
    * (an IV's start `zext(m->data + i * m->stride)`): x's form, exact
    * modulo 2^32 as a Wasm address is (wasm_address) */
   if (LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 32 &&
       reads_field(c, LLVMGetOperand(v, 0), 0))
     return wasm_address(c, LLVMGetOperand(v, 0));
+  /* zext(r), r a row pointer (an IV's start `zext(A[i])` without
+   * unrolling): r's term; the runtime's check of every row keeps the i64
+   * sums in [0, 2^32), where they equal the Wasm address */
+  if (c->in_address && LLVMIsAZExtInst(v) && kr_row_load(c, LLVMGetOperand(v, 0), NULL, NULL))
+    return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, LLVMGetOperand(v, 0)}}};
+  /* a phi of copies of one computation (GVN's PRE computing `4 * j` on
+   * each path into a join, mm_rows's store address): that computation */
+  LLVMValueRef same = LLVMIsAPHINode(v) ? same_incoming(v) : NULL;
+  if (same) return int_rec(c, same, depth + 1);
   /* Decompose in the innermost chain loop holding v, so ir_iv_of sees the
    * IVs of that loop and of every loop around it. */
   const ir_loop *at = c->chain[0];
@@ -557,7 +605,18 @@ static kr_affine index_rec(kr_ctx *c, LLVMValueRef idx, int depth) {
   return int_rec(c, idx, 0);
 }
 
+static kr_affine address_rec(kr_ctx *c, LLVMValueRef ptr);
+
+/* (a row pointer, kr_row_load, is a term of an address only, never of
+ * an integer value the nest computes) */
 kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr) {
+  c->in_address++;
+  kr_affine a = address_rec(c, ptr);
+  c->in_address--;
+  return a;
+}
+
+static kr_affine address_rec(kr_ctx *c, LLVMValueRef ptr) {
   kr_affine a = {.ok = true};
   int r_ivs = c->r_ivs;
   for (int n = 0; LLVMIsAGetElementPtrInst(ptr) && n < MAX_DEPTH && a.ok; n++) {
@@ -639,6 +698,75 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of) {
   return true;
 }
 
+bool kr_row_load(kr_ctx *c, LLVMValueRef v, kr_affine *table, int *dim) {
+  if (c->row_reading || !v || !LLVMIsALoadInst(v) || !ir_loop_defines(c->chain[0], v, c->cfg) ||
+      LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic ||
+      LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 32)
+    return false;
+  c->row_reading = true;
+  kr_affine a = kr_address(c, LLVMGetOperand(v, 0));
+  c->row_reading = false;
+  if (!a.ok) return false;
+  int d = -1;
+  kr_affine rest = {.ok = true, .c = a.c};
+  for (int i = 0; i < a.n; i++) {
+    const kr_term *t = &a.t[i];
+    if (t->dim < 0) {
+      if (kr_field_load(c, t->param) || !ir_loop_defines(c->chain[0], t->param, c->cfg)) {
+        rest.t[rest.n++] = *t;
+        continue;
+      }
+      return false;
+    }
+    if (d >= 0 || t->param || t->coeff != 4) return false;
+    d = t->dim;
+  }
+  if (d < 0) return false;
+  int k = 0;
+  while (k < c->nrows && c->rows[k] != v) k++;
+  if (k == c->nrows) {
+    if (c->nrows == KR_MAX_DIMS) return false;
+    c->rows[c->nrows++] = v;
+  }
+  if (table) *table = rest;
+  if (dim) *dim = d;
+  return true;
+}
+
+bool kr_row_term(kr_ctx *c, const kr_affine *a, LLVMValueRef *row) {
+  *row = NULL;
+  for (int i = 0; i < a->n; i++) {
+    const kr_term *t = &a->t[i];
+    bool is_row = false;
+    for (int r = 0; r < c->nrows; r++) is_row |= t->param == c->rows[r];
+    if (!is_row) continue;
+    if (*row || t->dim >= 0 || t->coeff != 1)
+      return kr_fail(c, "an address adds a row pointer twice, or scaled: no row table");
+    *row = t->param;
+  }
+  return true;
+}
+
+bool kr_live_size(kr_ctx *c, const kr_affine *a, kn_size *out) {
+  if (a->n == 0) return (*out = (kn_size){false, a->c}, true);
+  if (a->n > KN_BIND_MORE + 1) return kr_fail(c, "matrix layout not expressible");
+  kn_bind b = {.kind = KN_BIND_VALUE, .addend = a->c};
+  for (int i = 0; i < a->n; i++) {
+    if (a->t[i].dim >= 0) return kr_fail(c, "matrix layout not expressible");
+    if (i == 0) {
+      b.value = a->t[0].param;
+      b.coeff = a->t[0].coeff == 1 ? 0 : a->t[0].coeff;
+    } else {
+      b.more[i - 1] = a->t[i].param;
+      b.more_coeff[i - 1] = a->t[i].coeff;
+    }
+  }
+  int p = kr_param(c, b);
+  if (p < 0) return kr_fail(c, "too many live values");
+  *out = (kn_size){true, p};
+  return true;
+}
+
 bool kr_same_affine(const kr_affine *x, const kr_affine *y) {
   if (x->c != y->c || x->n != y->n) return false;
   for (int i = 0; i < x->n; i++) {
@@ -661,6 +789,30 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   for (int f = 0; f < c->nforward && !is_write; f++) r.forwarded |= kr_same_affine(a, &c->forward[f]);
   r.forwarded |= is_write && c->forward_writes;
   kr_affine rest = *a;
+  /* rows through a table (kr_row_load): the row pointer's term out, its
+   * loop's dim the table's (no other term may move with it), and the
+   * table's own 4 bytes per row a read range of their own */
+  LLVMValueRef row;
+  if (!kr_row_term(c, a, &row)) return false;
+  if (row) {
+    kr_affine table;
+    int td;
+    if (!kr_row_load(c, row, &table, &td)) return kr_fail(c, "a row pointer's table not expressible");
+    for (int i = 0; i < rest.n; i++)
+      if (rest.t[i].param == row) rest.t[i--] = rest.t[--rest.n];
+    for (int i = 0; i < rest.n; i++)
+      if (rest.t[i].dim == td) return kr_fail(c, "rows through a table that also move with the row's loop");
+    if (!kr_live_size(c, &table, &r.table)) return false;
+    r.table_dim = (unsigned)td + 1;
+    kr_affine own = table;
+    own.t[own.n++] = (kr_term){4, td, NULL};
+    if (!kr_add_range(c, &own, 4, false)) return false;
+    if (o->nranges % 8 == 0) {
+      kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
+      for (int i = 0; i < o->nranges; i++) grown[i] = o->ranges[i];
+      o->ranges = grown;
+    }
+  }
   for (int d = 0; d < c->depth; d++) {
     r.extent[d] = c->trips[d];
     for (int i = 0; i < rest.n; i++) {

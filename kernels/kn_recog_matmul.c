@@ -87,6 +87,15 @@ static bool moves_with(const kr_affine *a, int d) {
   return false;
 }
 
+/* moves_with, where a row pointer (kr_row_load) moves with its table's
+ * loop. */
+static bool moves_in(kr_ctx *c, const kr_affine *a, int d) {
+  LLVMValueRef row;
+  int td;
+  if (kr_row_term(c, a, &row) && row && kr_row_load(c, row, NULL, &td) && td == d) return true;
+  return moves_with(a, d);
+}
+
 /* The address at ptr as one copy reads it: the j loop's virtual counter,
  * whatever copies the j loop was unrolled into. */
 static kr_affine address_one_copy(kr_ctx *c, LLVMValueRef ptr) {
@@ -513,7 +522,7 @@ static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
     return kr_fail(c, "matmul operands of mixed types");
   /* A has no j term; for a matrix-vector product (no j loop) A is the
    * one with an i term */
-  bool x_is_a = m->dj == NO_DIM ? moves_with(&x, m->di) : kr_coeff(&x, m->dj) == 0;
+  bool x_is_a = m->dj == NO_DIM ? moves_in(c, &x, m->di) : kr_coeff(&x, m->dj) == 0;
   m->a = x_is_a ? x : y;
   m->b = x_is_a ? y : x;
   m->type = tx;
@@ -631,8 +640,21 @@ static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, u
   kn_bind offset = {.kind = KN_BIND_VALUE, .addend = a->c};
   int noffset = 0;
   memset(out, 0, sizeof *out);
+  /* rows through a table (`A[i][k]` of a `float **A`): the row pointer's
+   * loop must be the row dim, which then has no stride */
+  LLVMValueRef row_ptr;
+  if (!kr_row_term(c, a, &row_ptr)) return false;
+  if (row_ptr) {
+    kr_affine table;
+    int td;
+    if (!kr_row_load(c, row_ptr, &table, &td) || td != row || batch >= 0)
+      return kr_fail(c, "a row pointer's table indexed by another loop than the matrix's rows");
+    if (!kr_live_size(c, &table, &out->table)) return false;
+    out->row_table = true;
+  }
   for (int i = 0; i < a->n; i++) {
     const kr_term *t = &a->t[i];
+    if (row_ptr && t->param == row_ptr) continue;
     if (t->dim < 0) {
       if (noffset > KN_BIND_MORE) return kr_fail(c, "matrix layout not expressible");
       if (noffset == 0) {
@@ -655,6 +677,7 @@ static bool layout(kr_ctx *c, const kr_affine *a, int row, int col, int batch, u
       konst[k] += t->coeff;
     }
   }
+  if (row_ptr && (konst[0] || param[0])) return kr_fail(c, "rows through a table that also move with the row's loop");
   for (int k = 0; k < 3; k++) {
     if (konst[k] % (int64_t)esize) return kr_fail(c, "misaligned matrix stride");
     int64_t elems = konst[k] / (int64_t)esize;
@@ -888,7 +911,8 @@ static bool finish(kr_ctx *c, const mm_parts *m, bool accumulate) {
    * CPU keeps the last sum, a kernel's threads would race for it (the
    * runtime's check of distinct writes takes a dim with no stride at all
    * for the k loop). */
-  if ((mm->m.is_param || mm->m.value > 1) && !mm->c.row_stride.is_param && mm->c.row_stride.value == 0)
+  if ((mm->m.is_param || mm->m.value > 1) && !mm->c.row_table && !mm->c.row_stride.is_param &&
+      mm->c.row_stride.value == 0)
     return kr_fail(c, "every row's sum stored to one element of C");
   if ((mm->n.is_param || mm->n.value > 1) && !mm->c.col_stride.is_param && mm->c.col_stride.value == 0)
     return kr_fail(c, "every column's sum stored to one element of C");
@@ -1132,11 +1156,25 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
               (z == init && LLVMIsALoadInst(split_factor(c, init, &f))); /* the sum's own start */
   LLVMBasicBlockRef g = LLVMGetIncomingBlock(v, zi);
   LLVMValueRef br = LLVMGetBasicBlockTerminator(g);
+  LLVMBasicBlockRef after = LLVMGetInstructionParent(v);
+  /* the skip through a block of its own (a critical edge split, GVN's
+   * PRE putting `4 * j` there): its one predecessor's branch is the
+   * guard, the block computes nothing else */
+  if (br && LLVMIsABranchInst(br) && !LLVMIsConditional(br) && g != after) {
+    int gi = ir_cfg_index(c->cfg, g);
+    bool pure = gi >= 0 && c->cfg->blocks[gi].npreds == 1;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(g); pure && i != br; i = LLVMGetNextInstruction(i))
+      pure = !LLVMIsAPHINode(i) && !LLVMIsALoadInst(i) && !LLVMIsAStoreInst(i) && !LLVMIsACallInst(i);
+    if (pure) {
+      after = g;
+      g = c->cfg->blocks[c->cfg->blocks[gi].preds[0]].bb;
+      br = LLVMGetBasicBlockTerminator(g);
+    }
+  }
   if (!zero || !br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
       ir_loop_contains_block(kl, g, c->cfg))
     return false;
   LLVMValueRef cmp = LLVMGetCondition(br);
-  LLVMBasicBlockRef after = LLVMGetInstructionParent(v);
   /* one edge skips the loop to the phi, the other enters it */
   bool skip_on_false = LLVMGetSuccessor(br, 1) == after && LLVMGetSuccessor(br, 0) != after;
   bool skip_on_true = LLVMGetSuccessor(br, 0) == after && LLVMGetSuccessor(br, 1) != after;

@@ -265,6 +265,9 @@ LLVMValueRef ptx_multiple_of(ptx_gen *g, LLVMValueRef v, unsigned bytes) {
 }
 
 LLVMValueRef ptx_layout_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes) {
+  /* rows through a table: each row's start aligned to its elements (the
+   * runtime checked every one), the offset from it as the matrix's */
+  if (l->row_table) return ptx_multiple_of(g, ptx_size(g, l->offset), bytes);
   LLVMValueRef zero = ptx_i64(g, 0);
   LLVMValueRef at = LLVMBuildPtrToInt(g->b, ptx_element_at(g, l, bytes, NULL, zero, zero), g->i64, "");
   return ptx_multiple_of(g, at, bytes);
@@ -279,8 +282,24 @@ LLVMValueRef ptx_rows_aligned(ptx_gen *g, const kn_layout *l, unsigned bytes, un
   return LLVMBuildAnd(g->b, ok, unit, "");
 }
 
+/* Row `row`'s start through a table of row pointers (kn_layout's
+ * row_table): the i32 at byte offset table + 4 row, in 32-bit arithmetic
+ * as Wasm computes the table's address. */
+static LLVMValueRef row_start(ptx_gen *g, const kn_layout *l, LLVMValueRef row) {
+  LLVMValueRef at = LLVMBuildMul(g->b, ptx_low32(g, row), LLVMConstInt(g->i32, 4, false), "");
+  at = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->table)), at, "");
+  return ptx_load(g, g->i32, ptx_global_at(g, LLVMBuildZExt(g->b, at, g->i64, "")), 4);
+}
+
 LLVMValueRef ptx_element_at(ptx_gen *g, const kn_layout *l, unsigned bytes, LLVMValueRef batch,
                             LLVMValueRef row, LLVMValueRef col) {
+  if (l->row_table) {
+    LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
+    LLVMValueRef off = LLVMBuildMul(g->b, c, LLVMConstInt(g->i32, bytes, false), "");
+    off = LLVMBuildAdd(g->b, ptx_low32(g, ptx_size(g, l->offset)), off, "");
+    off = LLVMBuildAdd(g->b, row_start(g, l, row), off, "");
+    return ptx_global_at(g, LLVMBuildZExt(g->b, off, g->i64, ""));
+  }
   LLVMValueRef r = LLVMBuildMul(g->b, ptx_low32(g, row), ptx_low32(g, ptx_size(g, l->row_stride)), "");
   LLVMValueRef c = LLVMBuildMul(g->b, ptx_low32(g, col), ptx_low32(g, ptx_size(g, l->col_stride)), "");
   LLVMValueRef elems = LLVMBuildAdd(g->b, r, c, "");

@@ -73,6 +73,14 @@ static bool matmul_check(const kn_desc *d, tw_diag *diag) {
                            m->b.batch_stride, m->c.batch_stride};
   for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     if (!ptx_size_check(d, sizes[i], "matmul size", diag)) return false;
+  /* rows through tables (kn_layout's row_table): never with a batch */
+  const kn_layout *tabled[] = {&m->a, &m->b, &m->c, &m->start};
+  for (unsigned i = 0; i < 4; i++) {
+    if (!tabled[i]->row_table) continue;
+    if (m->batched || m->second.on || (m->post.on && m->post.elem) || m->blend.on)
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "matmul kernel: rows through a table with a batch or a second matrix");
+    if (!ptx_size_check(d, tabled[i]->table, "matmul size", diag)) return false;
+  }
   const kn_mm_scale *scales[] = {&m->a_scale, &m->b_scale, &m->start_scale};
   for (unsigned i = 0; i < 3; i++)
     if (scales[i]->on && (scales[i]->param >= d->nparams || m->type == KN_MM_I8_I32))

@@ -134,14 +134,14 @@ typedef struct {
 static bool is_const(kn_size s, int64_t v) { return !s.is_param && s.value == v; }
 
 static kn_layout transposed(kn_layout l) {
-  return (kn_layout){l.offset, l.col_stride, l.row_stride, l.batch_stride};
+  return (kn_layout){l.offset, l.col_stride, l.row_stride, l.batch_stride, false, {false, 0}};
 }
 
 /* A batch too (attention's scores and weighted values of every head in
  * one launch): its products along grid y, each block's rows in one. */
 bool ptx_matvec_takes(const kn_matmul *m) {
   bool one = is_const(m->n, 1) || is_const(m->m, 1);
-  return one && m->type != KN_MM_I8_I32 && !kn_matmul_scaled(m);
+  return one && m->type != KN_MM_I8_I32 && !kn_matmul_scaled(m) && !kn_matmul_row_tables(m);
 }
 
 static bool matvec_check(const kn_desc *d, tw_diag *diag) {

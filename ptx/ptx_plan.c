@@ -80,7 +80,7 @@ static uint32_t family_of(const kn_desc *d, bool tf32) {
   if (d->kind == KN_MAP) return TWASM_PATH_MAP;
   if (d->kind == KN_REDUCE) return TWASM_PATH_REDUCE;
   const kn_matmul *m = &d->matmul;
-  if (kn_matmul_scaled(m) || m->tri.on) return TWASM_PATH_EXACT;
+  if (kn_matmul_scaled(m) || m->tri.on || kn_matmul_row_tables(m)) return TWASM_PATH_EXACT;
   if (ptx_batch_small(m)) return TWASM_PATH_BATCH;
   if (tensor_type(m, tf32) && !tiny(m) && !m->batched) return TWASM_PATH_WMMA;
   if (ptx_matvec_takes(m)) return TWASM_PATH_MATVEC;
@@ -135,6 +135,9 @@ static bool wants_hopper(const kn_desc *d, uint32_t family, const ptx_arch *arch
 static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   if (d->kind != KN_MATMUL) return NULL;
   const kn_matmul *m = &d->matmul;
+  if (kn_matmul_row_tables(m))
+    return "rows through a table of row pointers (`float **`): the exact kernel, each row's start read "
+           "from the table, the sums in k order";
   if (m->second.on)
     return m->tri.on ? "two products summed per term (A B^T + B A^T) over a triangle (j <= i): the exact kernel "
                        "adds each term's two products, then the sum, in the source's order"

@@ -466,7 +466,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     if (!twasm_cost_worth_it(rt_offload_ops(k, params), cu_launch_cost_us())) return TWASM_OFFLOAD_TOO_SMALL;
   }
   rt_offload_plan plan;
-  const char *why = rt_offload_plan_make(k, params, mem->abi.size_bytes, &plan);
+  const char *why = rt_offload_plan_make_in(k, params, mem->abi.base, mem->abi.size_bytes, &plan);
   if (why) return on_cpu(k, why);
   if (!cu_available()) return on_cpu(k, cu_unavailable_reason());
   if (mode == CU_MODE_AUTO) {
@@ -667,7 +667,7 @@ uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, con
   rt_offload_plan plans[RT_OFFLOAD_MAX_PARTS];
   const char *why = NULL;
   for (uint32_t j = 0; j < count && !why; j++) {
-    why = rt_offload_plan_make(ks[j], ps[j], mem->abi.size_bytes, &plans[j]);
+    why = rt_offload_plan_make_in(ks[j], ps[j], mem->abi.base, mem->abi.size_bytes, &plans[j]);
     if (why) return on_cpu(ks[j], why);
   }
   why = rt_offload_plans_apart(plans, count);

@@ -20,6 +20,10 @@ typedef struct {
   bool is_write;
   bool forwarded;          /* a read of what an earlier part wrote, or a write of
                             * exactly that (twasm_kernel_range_abi) */
+  bool rows;               /* the hull of a table's rows (ABI 14): not every
+                            * byte of it accessed, its overlaps checked per
+                            * row (rt_offload_plan_make_in), prefetched and
+                            * copied whole */
 } rt_offload_span;
 
 typedef struct {
@@ -41,6 +45,15 @@ typedef struct {
  * NULL when the kernel may run, else why it may not. */
 const char *rt_offload_plan_make(const twasm_kernel_abi *k, const int64_t *params,
                                  uint64_t mem_size, rt_offload_plan *p);
+/* The same over the memory at base, whose row tables (ranges with
+ * table_dim, ABI 14) it reads: each row of such a range inside the
+ * memory and aligned to its access size, no row overlapping a written
+ * span or row (a read row where k asks for the overlap check), the rows of
+ * a written range pairwise disjoint; each range's rows one span, their
+ * hull (rt_offload_span.rows).  rt_offload_plan_make is this with no
+ * memory, which refuses every table. */
+const char *rt_offload_plan_make_in(const twasm_kernel_abi *k, const int64_t *params,
+                                    const uint8_t *base, uint64_t mem_size, rt_offload_plan *p);
 
 /* A nest of several parts (twasm_rt_offload_group), their plans made, in
  * launch order: NULL when no part writes a byte that another part reads

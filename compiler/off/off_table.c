@@ -78,7 +78,8 @@ static LLVMValueRef range_abi(ot_ctx *c, const kn_range *r) {
                     F(size, u32(c, r->size)), F(is_write, u32(c, r->is_write)),
                     F(pcoeff, LLVMConstArray2(c->i64, pco, TWASM_KERNEL_RANGE_DIMS)),
                     F(pindex, LLVMConstArray2(c->i32, pix, TWASM_KERNEL_RANGE_DIMS)),
-                    F(forwarded, u32(c, r->forwarded)));
+                    F(forwarded, u32(c, r->forwarded)), F(table_dim, u32(c, r->table_dim)),
+                    F(table, size_abi(c, r->table_dim ? r->table : (kn_size){0})));
 #undef F
 }
 

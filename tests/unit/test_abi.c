@@ -84,7 +84,8 @@ static const layout size_l = LAYOUT(twasm_kernel_size_abi, F(value), F(is_param)
 static const layout range_l = LAYOUT(twasm_kernel_range_abi, F(c0, NULL), F(param_index, NULL),
                                      F(param_coeff, NULL), F(nparam_terms, NULL), F(ndims, NULL),
                                      F(coeff, NULL), F(extent, &size_l), F(size, NULL), F(is_write, NULL),
-                                     F(pcoeff, NULL), F(pindex, NULL), F(forwarded, NULL));
+                                     F(pcoeff, NULL), F(pindex, NULL), F(forwarded, NULL), F(table_dim, NULL),
+                                     F(table, &size_l));
 #undef F
 #define F(f, n) FIELD(twasm_kernel_launch_abi, f, n)
 static const layout launch_l = LAYOUT(twasm_kernel_launch_abi, F(block, NULL), F(per_block, NULL),

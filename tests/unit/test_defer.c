@@ -43,9 +43,9 @@ static void teardown(void) {
 static rt_offload_plan plan_of(uint64_t w, uint64_t y) {
   rt_offload_plan p;
   memset(&p, 0, sizeof p);
-  p.spans[0] = (rt_offload_span){w, w + 128 * 1024, false, false};
-  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false};
-  p.spans[2] = (rt_offload_span){y + 100, y + 356, true, false};
+  p.spans[0] = (rt_offload_span){w, w + 128 * 1024, false, false, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false, false};
+  p.spans[2] = (rt_offload_span){y + 100, y + 356, true, false, false};
   p.nspans = 3;
   return p;
 }
@@ -121,7 +121,7 @@ START_TEST(defer_chains_launches_and_a_waited_one_settles_them) {
   ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
   /* a launch reading a's output waits first */
   rt_offload_plan c = plan_of(0, 320 * 1024);
-  c.spans[1] = (rt_offload_span){300 * 1024, 300 * 1024 + 400, false, false};
+  c.spans[1] = (rt_offload_span){300 * 1024, 300 * 1024 + 400, false, false, false};
   ck_assert(rt_defer_conflicts(&c, host));
   /* a waited launch covers both: pages open, no extra wait */
   rt_defer_synced();

@@ -147,28 +147,28 @@ START_TEST(plan_parts_forwarded) {
   rt_offload_plan p[2];
   memset(p, 0, sizeof p);
   p[0].nspans = 2; /* tmp = A x */
-  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};   /* A, x */
-  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false};  /* tmp */
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false, false};   /* A, x */
+  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false, false};  /* tmp */
   p[1].nspans = 3; /* y += tmp^T A */
-  p[1].spans[0] = (rt_offload_span){4096, 8192, false, false};   /* A */
-  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true};  /* tmp, forwarded */
-  p[1].spans[2] = (rt_offload_span){20480, 21504, true, false};  /* y */
+  p[1].spans[0] = (rt_offload_span){4096, 8192, false, false, false};   /* A */
+  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true, false};  /* tmp, forwarded */
+  p[1].spans[2] = (rt_offload_span){20480, 21504, true, false, false};  /* y */
   ck_assert_ptr_null(rt_offload_plans_apart(p, 2));
   /* the same read not forwarded: an ordinary overlap */
   p[1].spans[1].forwarded = false;
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
   /* forwarded, but part 1's read one element past what part 0 wrote */
-  p[1].spans[1] = (rt_offload_span){16384 + 4, 17408 + 4, false, true};
+  p[1].spans[1] = (rt_offload_span){16384 + 4, 17408 + 4, false, true, false};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
   /* a forwarded read comes only from an earlier part: the parts swapped */
-  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true};
+  p[1].spans[1] = (rt_offload_span){16384, 17408, false, true, false};
   rt_offload_plan swapped[2] = {p[1], p[0]};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(swapped, 2), "writes bytes another part reads"));
   /* the later part writing what the earlier reads (y over x) */
-  p[1].spans[2] = (rt_offload_span){8000, 9000, true, false};
+  p[1].spans[2] = (rt_offload_span){8000, 9000, true, false, false};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 2), "writes bytes another part reads"));
   /* or what it writes */
-  p[1].spans[2] = (rt_offload_span){17000, 18000, true, false};
+  p[1].spans[2] = (rt_offload_span){17000, 18000, true, false, false};
   ck_assert_ptr_nonnull(rt_offload_plans_apart(p, 2));
 }
 END_TEST
@@ -181,27 +181,27 @@ START_TEST(plan_parts_forwarded_write) {
   rt_offload_plan p[3];
   memset(p, 0, sizeof p);
   p[0].nspans = 2; /* tmp = A x */
-  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};
-  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false};
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false, false};
+  p[0].spans[1] = (rt_offload_span){16384, 17408, true, false, false};
   p[1].nspans = 2; /* y = B x */
-  p[1].spans[0] = (rt_offload_span){8192, 12288, false, false};
-  p[1].spans[1] = (rt_offload_span){20480, 21504, true, false};
+  p[1].spans[0] = (rt_offload_span){8192, 12288, false, false, false};
+  p[1].spans[1] = (rt_offload_span){20480, 21504, true, false, false};
   p[2].nspans = 2; /* y = alpha tmp + beta y */
-  p[2].spans[0] = (rt_offload_span){16384, 17408, false, true};
-  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true};
+  p[2].spans[0] = (rt_offload_span){16384, 17408, false, true, false};
+  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true, false};
   ck_assert_ptr_null(rt_offload_plans_apart(p, 3));
   /* the write not forwarded: two parts write the same bytes */
   p[2].spans[1].forwarded = false;
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "write the same bytes"));
   /* forwarded, one element off */
-  p[2].spans[1] = (rt_offload_span){20480 + 8, 21504 + 8, true, true};
+  p[2].spans[1] = (rt_offload_span){20480 + 8, 21504 + 8, true, true, false};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "write the same bytes"));
   /* forwarded, over what an earlier part reads (x inside y) */
-  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true};
-  p[0].spans[0] = (rt_offload_span){4096, 21000, false, false};
+  p[2].spans[1] = (rt_offload_span){20480, 21504, true, true, false};
+  p[0].spans[0] = (rt_offload_span){4096, 21000, false, false, false};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(p, 3), "writes bytes another part reads"));
   /* a forwarded write comes only after the part it matches: swapped */
-  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false};
+  p[0].spans[0] = (rt_offload_span){4096, 8192, false, false, false};
   rt_offload_plan swapped[3] = {p[0], p[2], p[1]};
   ck_assert_ptr_nonnull(strstr(rt_offload_plans_apart(swapped, 3), "write the same bytes"));
 }
@@ -329,6 +329,130 @@ START_TEST(plan_batch_outputs_overlap) {
   /* one product cannot collide with another */
   int64_t single[] = {1, 1 << 22, 0};
   ck_assert_ptr_null(rt_offload_plan_make(&batch, single, 1 << 23, &p));
+}
+END_TEST
+
+/* Rows through a table of row pointers (ABI 14): C = A B over one column
+ * (y = A x), A's rows through a table at p2 (each row its own
+ * allocation), or C's rows through one at p2 too.  p0 = m, p1 = k,
+ * p3 = x, p4 = y (or C's table).  The runtime reads the row pointers from
+ * the memory and checks each row. */
+static twasm_kernel_range_abi row_ranges[4];
+static twasm_kernel_abi rows_k;
+static uint8_t row_mem[1 << 16];
+
+static void put_u32(uint32_t at, uint32_t v) { memcpy(row_mem + at, &v, 4); }
+
+/* m rows of k floats at 4096 + 512 r, their table at 1024, x at 24576, y
+ * at 28672 (or C's rows at 16384 + 256 r, C's table at 2048). */
+static void rows_setup(bool c_rows) {
+  memset(row_ranges, 0, sizeof row_ranges);
+  memset(row_mem, 0, sizeof row_mem);
+  const twasm_kernel_size_abi m = {.value = 0, .is_param = 1}, k = {.value = 1, .is_param = 1};
+  /* A: table dim 0 (rows), then 4 bytes per column */
+  row_ranges[0] = (twasm_kernel_range_abi){.ndims = 2, .coeff = {0, 4}, .extent = {m, k}, .size = 4,
+                                           .table_dim = 1, .table = {.value = 2, .is_param = 1}};
+  /* A's table: m row pointers at p2 */
+  row_ranges[1] = (twasm_kernel_range_abi){.param_index = {2}, .param_coeff = {1}, .nparam_terms = 1,
+                                           .ndims = 1, .coeff = {4}, .extent = {m}, .size = 4};
+  row_ranges[2] = (twasm_kernel_range_abi){.param_index = {3}, .param_coeff = {1}, .nparam_terms = 1,
+                                           .ndims = 1, .coeff = {4}, .extent = {k}, .size = 4};
+  /* y: 4 bytes per row, or C's rows through the table at p4 (one column) */
+  row_ranges[3] = c_rows ? (twasm_kernel_range_abi){.ndims = 2, .coeff = {0, 0}, .extent = {m, k}, .size = 4,
+                                                    .is_write = 1, .table_dim = 1,
+                                                    .table = {.value = 4, .is_param = 1}}
+                         : (twasm_kernel_range_abi){.param_index = {4}, .param_coeff = {1}, .nparam_terms = 1,
+                                                    .ndims = 2, .coeff = {4, 0}, .extent = {m, k}, .size = 4,
+                                                    .is_write = 1};
+  rows_k = (twasm_kernel_abi){.name = "k", .kind = TWASM_KERNEL_MATMUL, .nparams = 5,
+                              .bind_kinds = {TWASM_BIND_TRIP, TWASM_BIND_TRIP},
+                              .check_overlap = 1, .nranges = 4, .ranges = row_ranges,
+                              .launch = {.block = {256, 1, 1}, .per_block = {256, 1, 1},
+                                         .max_grid = {1000, 1, 1},
+                                         .count = {{.value = 0, .is_param = 1}, {.value = 1}, {.value = 1}}},
+                              .work = {{.value = 1}, m, {.value = 1}, k},
+                              .nwork = 4, .ops_per_iter = 2};
+  for (uint32_t r = 0; r < 16; r++) {
+    put_u32(1024 + 4 * r, 4096 + 512 * r);
+    put_u32(2048 + 4 * r, 16384 + 256 * r);
+  }
+}
+
+START_TEST(plan_row_tables) {
+  rows_setup(false);
+  rt_offload_plan p;
+  int64_t params[] = {16, 50, 1024, 24576, 28672};
+  ck_assert_ptr_null(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p));
+  /* A's rows one span, their hull, flagged; the bytes only the rows' */
+  ck_assert_int_eq(p.nspans, 4);
+  ck_assert(p.spans[0].rows && !p.spans[0].is_write && !p.spans[1].rows);
+  ck_assert_uint_eq(p.spans[0].lo, 4096);
+  ck_assert_uint_eq(p.spans[0].hi, 4096 + 512 * 15 + 200);
+  ck_assert_uint_eq(p.bytes, 16 * 200 + 64 + 200 + 64);
+  /* y lies between two rows of A, touching neither: the hull is no
+   * overlap, the rows are checked one by one */
+  int64_t between[] = {16, 50, 1024, 24576, 4096 + 200};
+  ck_assert_ptr_null(rt_offload_plan_make_in(&rows_k, between, row_mem, sizeof row_mem, &p));
+  /* ... unless it reaches into the next row */
+  int64_t into[] = {16, 50, 1024, 24576, 4096 + 480};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, into, row_mem, sizeof row_mem, &p),
+                               "overlaps an input"));
+  /* y over the table itself: an ordinary overlap */
+  int64_t over_table[] = {16, 50, 1024, 24576, 1024};
+  ck_assert_ptr_nonnull(rt_offload_plan_make_in(&rows_k, over_table, row_mem, sizeof row_mem, &p));
+  /* no memory to read the table from: refused */
+  ck_assert_ptr_nonnull(rt_offload_plan_make(&rows_k, params, sizeof row_mem, &p));
+}
+END_TEST
+
+START_TEST(plan_row_table_checks_each_row) {
+  rows_setup(false);
+  rt_offload_plan p;
+  int64_t params[] = {16, 50, 1024, 24576, 28672};
+  /* one row past the memory's end */
+  put_u32(1024 + 4 * 7, sizeof row_mem - 100);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "out of bounds"));
+  /* one row not aligned to its floats */
+  put_u32(1024 + 4 * 7, 4096 + 512 * 7 + 2);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "not aligned"));
+  /* a row over y */
+  put_u32(1024 + 4 * 7, 28672 - 8);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "overlaps an input"));
+  /* two rows of A alias each other: reads, no harm */
+  put_u32(1024 + 4 * 7, 4096);
+  ck_assert_ptr_null(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p));
+  /* the table not on a 4-byte boundary (the kernel reads words) */
+  int64_t odd[] = {16, 50, 1026, 24576, 28672};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, odd, row_mem, sizeof row_mem, &p),
+                               "not aligned to 4 bytes"));
+  /* the table itself past the memory's end */
+  int64_t far[] = {16, 50, (int64_t)sizeof row_mem - 32, 24576, 28672};
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, far, row_mem, sizeof row_mem, &p),
+                               "out of bounds"));
+}
+END_TEST
+
+START_TEST(plan_row_table_output_rows_apart) {
+  rows_setup(true);
+  rt_offload_plan p;
+  int64_t params[] = {16, 50, 1024, 24576, 2048};
+  ck_assert_ptr_null(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p));
+  ck_assert(p.spans[3].rows && p.spans[3].is_write);
+  /* two rows of C the same row: the CPU */
+  put_u32(2048 + 4 * 9, 16384 + 256 * 3);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "two rows of the output"));
+  /* a row of C over a row of A */
+  put_u32(2048 + 4 * 9, 4096 + 512 * 5);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "overlaps an input"));
+  /* a row of C over x */
+  put_u32(2048 + 4 * 9, 24576 + 16);
+  ck_assert_ptr_nonnull(strstr(rt_offload_plan_make_in(&rows_k, params, row_mem, sizeof row_mem, &p),
+                               "overlaps an input"));
 }
 END_TEST
 
@@ -585,6 +709,78 @@ START_TEST(struct_fields_are_checked_against_the_output) {
   snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/on 300", dir, tmpdir);
   unit_sh(cmd, trace, sizeof trace);
   ck_assert_msg(strstr(trace, "(matmul): gpu: "), "%s", trace);
+}
+END_TEST
+
+/* C = A B over row pointers (`float **`, each row malloc'd on its own:
+ * tests/gpu/e2e/rows.c's mm_rows), a product through row tables (ABI
+ * 14): the runtime reads every row pointer before a launch.  With "alias"
+ * C's rows 1 and 2 are one row: the check of written rows refuses the
+ * launch ("two rows of the output would overlap"); with "over" a row of
+ * A is one of C's rows ("the output overlaps an input"); the outputs
+ * equal the --no-offload build's either way; under the fake driver the
+ * plain run launches. */
+static const char rows_program[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "__attribute__((noinline)) void mm(int m, int n, int k, float **A, float **B, float **C) {\n"
+    "  for (int i = 0; i < m; i++) for (int j = 0; j < n; j++) { float s = 0.0f;\n"
+    "    for (int l = 0; l < k; l++) s += A[i][l] * B[l][j];\n"
+    "    C[i][j] = s; } }\n"
+    "static float **rows(int r, int c, unsigned s) { float **p = malloc(sizeof(float *) * r);\n"
+    "  for (int i = 0; i < r; i++) { p[i] = malloc(4 * c);\n"
+    "    for (int j = 0; j < c; j++) { s = s * 1103515245u + 12345u; p[i][j] = (float)((s >> 16) % 11) - 5.0f; } }\n"
+    "  return p; }\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]); const char *how = argc > 2 ? argv[2] : \"\";\n"
+    "  float **A = rows(n, n, 1), **B = rows(n, n, 2), **C = rows(n, n, 3);\n"
+    "  if (!strcmp(how, \"alias\")) C[2] = C[1];\n"
+    "  if (!strcmp(how, \"over\")) C[5] = A[7];\n"
+    "  mm(n, n, n, A, B, C);\n"
+    "  unsigned h = 2166136261u;\n"
+    "  for (int i = 0; i < n; i++) { const unsigned char *b = (const unsigned char *)C[i];\n"
+    "    for (int j = 0; j < 4 * n; j++) h = (h ^ b[j]) * 16777619u; }\n"
+    "  printf(\"C %08x\\n\", h); return 0; }\n";
+
+START_TEST(row_tables_are_checked_row_by_row) {
+  char path[128], cmd[1024], out[8192], want[4096], got[4096], trace[16384];
+  const char *tw = getenv("TWASMC") ? getenv("TWASMC") : "build/bin/twasmc";
+  snprintf(path, sizeof path, "%s/rows.c", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(rows_program, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s -o %s/rows.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr %s/rows.o -o %s/rows.wasm && "
+           "%s --no-offload %s/rows.wasm -o %s/rows_off && %s --offload-report %s/rows.wasm -o %s/rows_on",
+           path, tmpdir, tmpdir, tmpdir, tw, tmpdir, tmpdir, tw, tmpdir, tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  ck_assert_msg(strstr(out, "mm: offloaded as matmul"), "%s", out);
+  static const char *args[] = {"120", "120 alias", "120 over"};
+  static const char *why[] = {"(matmul): cpu: libcuda.so.1 not found", "(matmul): cpu: two rows of the output would overlap",
+                              "(matmul): cpu: the output overlaps an input"};
+  for (int a = 0; a < 3; a++) {
+    snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE %s/rows_off %s", tmpdir, args[a]);
+    ck_assert_int_eq(unit_sh(cmd, want, sizeof want), 0);
+    snprintf(cmd, sizeof cmd, "env -u TWASM_TRACE TWASM_DEVICE=gpu %s/rows_on %s", tmpdir, args[a]);
+    ck_assert_int_eq(unit_sh(cmd, got, sizeof got), 0);
+    ck_assert_msg(!strcmp(want, got), "%s: %s != %s", args[a], got, want);
+    snprintf(cmd, sizeof cmd, "TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on %s", tmpdir, args[a]);
+    unit_sh(cmd, trace, sizeof trace);
+    ck_assert_msg(strstr(trace, why[a]) != NULL, "%s: %s", args[a], trace);
+  }
+  const char *dir = getenv("FAKE_CUDA_DIR");
+  if (!dir) {
+    printf("dispatch: skipped the fake driver's launch: FAKE_CUDA_DIR not set (run through make unit)\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on 120", dir, tmpdir);
+  unit_sh(cmd, trace, sizeof trace);
+  ck_assert_msg(strstr(trace, "(matmul): gpu: "), "%s", trace);
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s FAKE_CUDA=any TWASM_DEVICE=gpu TWASM_TRACE=1 %s/rows_on 120 alias", dir,
+           tmpdir);
+  unit_sh(cmd, trace, sizeof trace);
+  ck_assert_msg(!strstr(trace, "(matmul): gpu: ") && strstr(trace, why[1]), "%s", trace);
 }
 END_TEST
 
@@ -903,6 +1099,9 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(plan, plan_batch);
   tcase_add_test(plan, plan_batch_outputs_overlap);
   tcase_add_test(plan, plan_batch_checks_inputs_and_bounds);
+  tcase_add_test(plan, plan_row_tables);
+  tcase_add_test(plan, plan_row_table_checks_each_row);
+  tcase_add_test(plan, plan_row_table_output_rows_apart);
   tcase_add_test(plan, cost_model);
   tcase_add_test(plan, packed_product_shapes);
   tcase_add_test(plan, trip_counts);
@@ -920,6 +1119,7 @@ static Suite *dispatch_suite(void) {
   tcase_add_test(progs, corrupt_ptx_stays_on_the_cpu);
   tcase_add_test(progs, matmul_rows_are_bounds_checked);
   tcase_add_test(progs, struct_fields_are_checked_against_the_output);
+  tcase_add_test(progs, row_tables_are_checked_row_by_row);
   tcase_add_test(progs, tiny_nest_backs_off);
   suite_add_tcase(s, progs);
   return s;

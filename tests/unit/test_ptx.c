@@ -902,6 +902,60 @@ START_TEST(test_matmul_blend) {
 }
 END_TEST
 
+/* Rows through tables of row pointers (kn_layout's row_table, mm_rows's
+ * A, B and C; mv_rows's A with one column): the plan takes the exact
+ * kernel, never the matrix-vector or tensor-core one, with tf32 too; the
+ * kernel reads each row's start from its table (ld.global.u32) before
+ * the element; ptxas takes it for sm_80 and sm_90.  A table with a batch
+ * is refused. */
+START_TEST(test_matmul_row_tables) {
+  kn_desc d = case_named("matmul_f32_strided")->desc;
+  d.matmul.accumulate = false;
+  d.nparams = 15;
+  d.matmul.a = (kn_layout){.offset = C(0), .row_stride = C(0), .col_stride = C(1), .row_table = true, .table = P(12)};
+  kn_desc flat = d;
+  flat.matmul.a = case_named("matmul_f32_strided")->desc.matmul.a;
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  const ptx_arch archs[] = {{75, false}, {80, false}, {90, false}};
+  bool have_ptxas = access(PTXAS, X_OK) == 0;
+  if (!have_ptxas) printf("test_matmul_row_tables: ptxas skipped: not installed\n");
+  ptx_out out, base;
+  for (unsigned c = 0; c < 3; c++) {
+    kn_desc p = d;
+    if (c == 1) { /* mm_rows: B and C through tables too */
+      p.matmul.b = (kn_layout){.offset = C(0), .col_stride = C(1), .row_table = true, .table = P(13)};
+      p.matmul.c = (kn_layout){.offset = C(0), .col_stride = C(1), .row_table = true, .table = P(14)};
+    }
+    if (c == 2) p.matmul.n = (kn_size)C(1); /* mv_rows: one column */
+    ptx_options opts = {.tf32 = true};
+    ptx_plan plan;
+    ck_assert_msg(ptx_plan_make(&p, NULL, 0, &opts, &plan, &diag), "%s", diag.msg);
+    ck_assert_uint_eq(plan.family, TWASM_PATH_EXACT);
+    ck_assert_ptr_nonnull(strstr(plan.reason, "table of row pointers"));
+    ck_assert_msg(ptx_generate(&p, "rows", archs, 3, &arena, &out, &diag), "%s", diag.msg);
+    kn_desc f = flat;
+    f.matmul.n = p.matmul.n;
+    ck_assert_msg(ptx_generate(&f, "flat", archs, 1, &arena, &base, &diag), "%s", diag.msg);
+    const char *text = out.codes[0].text;
+    ck_assert(!strstr(text, "fma") && !strstr(text, "mad.rn"));
+    ck_assert_uint_eq(count_of(text, "mul.rn.f32"), count_of(text, "add.rn.f32"));
+    ck_assert_uint_gt(count_of(text, "ld.global.u32"), count_of(base.codes[0].text, "ld.global.u32"));
+    for (unsigned a = 1; a < 3 && have_ptxas; a++) {
+      int status;
+      ck_assert_msg(ptxas_accepts(out.codes[a].text, out.codes[a].sm, &status), "rows %u sm_%u: ptxas status %d", c,
+                    out.codes[a].sm, status);
+    }
+  }
+  kn_desc bad = case_named("batch_f32_16")->desc;
+  bad.nparams = 5;
+  bad.matmul.a = (kn_layout){.offset = C(0), .col_stride = C(1), .row_table = true, .table = P(4)};
+  ck_assert(!ptx_generate(&bad, "bad", NULL, 0, &arena, &base, &diag));
+  ck_assert_ptr_nonnull(strstr(diag.msg, "rows through a table"));
+  tw_arena_free(&arena);
+}
+END_TEST
+
 /* What the Wasm code computes: alpha*sum (post, either operand order),
  * then t = beta*C (C*beta, or C alone), then y + t (t + y), each rounded
  * in f32 (volatile: no contraction), or y alone where the guard says. */
@@ -1329,6 +1383,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_matmul_post);
   tcase_add_test(tc, test_matmul_post_elem);
   tcase_add_test(tc, test_matmul_blend);
+  tcase_add_test(tc, test_matmul_row_tables);
   tcase_add_test(tc, test_blend_reference);
   tcase_add_test(tc, test_matmul_act);
   tcase_add_test(tc, test_matmul_act_leaky_max);

@@ -141,9 +141,9 @@ static void teardown(void) { unit_resident_down(res, host, MEM); }
 static rt_offload_plan plan_of(void) {
   rt_offload_plan p;
   memset(&p, 0, sizeof p);
-  p.spans[0] = (rt_offload_span){0, 128 * 1024, false, false};
-  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false};
-  p.spans[2] = (rt_offload_span){300 * 1024 + 100, 300 * 1024 + 356, true, false};
+  p.spans[0] = (rt_offload_span){0, 128 * 1024, false, false, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false, false};
+  p.spans[2] = (rt_offload_span){300 * 1024 + 100, 300 * 1024 + 356, true, false, false};
   p.nspans = 3;
   return p;
 }
@@ -252,9 +252,9 @@ START_TEST(resident_merges_near_copies) {
     return;
   }
   rt_offload_plan p = plan_of();
-  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false};
-  p.spans[2] = (rt_offload_span){201 * 1024 + 512, 201 * 1024 + 768, true, false};
-  p.spans[3] = (rt_offload_span){210 * 1024, 211 * 1024, false, false};
+  p.spans[1] = (rt_offload_span){200 * 1024, 201 * 1024, false, false, false};
+  p.spans[2] = (rt_offload_span){201 * 1024 + 512, 201 * 1024 + 768, true, false, false};
+  p.spans[3] = (rt_offload_span){210 * 1024, 211 * 1024, false, false, false};
   p.nspans = 4;
   static rt_resident_launch L;
   cu_error err;
@@ -317,8 +317,8 @@ START_TEST(resident_host_out_keeps_no_written_page) {
     return;
   }
   rt_offload_plan p = plan_of();
-  p.spans[0] = (rt_offload_span){0, 128 * 1024 - 256, false, false};
-  p.spans[2] = (rt_offload_span){128 * 1024 - 256, 128 * 1024, true, false};
+  p.spans[0] = (rt_offload_span){0, 128 * 1024 - 256, false, false, false};
+  p.spans[2] = (rt_offload_span){128 * 1024 - 256, 128 * 1024, true, false, false};
   static rt_resident_launch L;
   cu_error err;
   ck_assert_msg(rt_resident_prepare(res, MEM, &p, false, &L, &err), "%s", err.message);
@@ -358,8 +358,8 @@ START_TEST(resident_attention_copies_only_the_new_row) {
       /* k = W x: written straight into the host pages */
       rt_offload_plan k;
       memset(&k, 0, sizeof k);
-      k.spans[0] = (rt_offload_span){x, x + row, false, false};
-      k.spans[1] = (rt_offload_span){lo, hi, true, false};
+      k.spans[0] = (rt_offload_span){x, x + row, false, false, false};
+      k.spans[1] = (rt_offload_span){lo, hi, true, false, false};
       k.nspans = 2;
       ck_assert_msg(rt_resident_prepare(res, MEM, &k, true, &L, &err), "%s", err.message);
       for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
@@ -369,9 +369,9 @@ START_TEST(resident_attention_copies_only_the_new_row) {
       /* every head's scores over rows 0..n-1 */
       rt_offload_plan sc;
       memset(&sc, 0, sizeof sc);
-      sc.spans[0] = (rt_offload_span){layer[l], hi, false, false};
-      sc.spans[1] = (rt_offload_span){q, q + row, false, false};
-      sc.spans[2] = (rt_offload_span){att, att + 12 * 64 * 4, true, false};
+      sc.spans[0] = (rt_offload_span){layer[l], hi, false, false, false};
+      sc.spans[1] = (rt_offload_span){q, q + row, false, false, false};
+      sc.spans[2] = (rt_offload_span){att, att + 12 * 64 * 4, true, false, false};
       sc.nspans = 3;
       uint64_t cost = rt_resident_cost_bytes(res, &sc, true);
       ck_assert_msg(rt_resident_prepare(res, MEM, &sc, true, &L, &err), "%s", err.message);
@@ -392,7 +392,7 @@ END_TEST
 static rt_offload_plan span_plan(uint64_t lo_page, uint64_t n) {
   rt_offload_plan p;
   memset(&p, 0, sizeof p);
-  p.spans[0] = (rt_offload_span){lo_page * PAGE, (lo_page + n) * PAGE, false, false};
+  p.spans[0] = (rt_offload_span){lo_page * PAGE, (lo_page + n) * PAGE, false, false, false};
   p.nspans = 1;
   return p;
 }
