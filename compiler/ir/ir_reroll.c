@@ -173,7 +173,62 @@ static void merge_bypass(rr_pass *p, rr_shape *s) {
   LLVMDeleteBasicBlock(s->Q);
 }
 
-static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *jphi_of) {
+/* The offset a trap names: the re-rolled loop runs both halves with the
+ * first half's instructions, so a trap that the old trip takes at a
+ * second-half access (or in Q) would name the first half's.  So, where L
+ * touches memory and lies in no other loop, the new loop runs only behind
+ * ir_reroll_order.c's range test (every access of every iteration in
+ * bounds: then nothing traps), and a copy of the old L, marked as a
+ * checked copy, runs where it fails, then E and Q as before.  *kept_in
+ * gets E's old predecessor from L's side (its edge goes in rewrite). */
+static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm)) return false;
+  LLVMBasicBlockRef old_in = s->X ? s->X : s->L;
+  if (s->X && LLVMGetFirstInstruction(s->X) != LLVMGetBasicBlockTerminator(s->X)) return false;
+  rr_subst step = {.n = 0};
+  for (int i = 0; i < s->nphis; i++)
+    if (s->phis[i].is_iv) rr_subst_add(&step, s->phis[i].atom, s->phis[i].f);
+  rr_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | 1, false), "reroll.vend");
+  LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
+  LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->E, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    for (unsigned k = 0; k < LLVMCountIncoming(i); k++)
+      if (LLVMGetIncomingBlock(i, k) == old_in) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == v) v = to[m];
+        LLVMAddIncoming(i, &v, &kx, 1);
+        break;
+      }
+  *kept_in = old_in;
+  return true;
+}
+
+static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *jphi_of, LLVMBasicBlockRef versioned) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
   LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(s->M));
@@ -204,6 +259,12 @@ static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *j
   for (int i = 0; i < s->nhoist; i++) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
+  }
+  if (versioned) {
+    /* E is reached from H and from the kept copy: the old edge goes */
+    ir_retarget_phis(s->E, versioned, NULL);
+    erase_unkept(s, kept);
+    return;
   }
   if (s->merge) merge_bypass(p, s);
   /* E is now reached from H only: its phis are their values from H. */
@@ -272,6 +333,7 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   LLVMValueRef jphi_of[RR_MAX_PHIS];
   p->loop = l;
   rr_reset(p);
+  if (ir_checked_copy(p->cfg.blocks[l->header].bb)) return false; /* a kept copy (version) */
   if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
     p->failed = false;
     return rr_try_remainder(p);
@@ -286,11 +348,15 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
+  bool exact_offsets = !l->parent && s->k > 0; /* see version() */
   if (s->const_end) {
+    if (exact_offsets) return false; /* no version for this form yet: the loop stays */
     rewrite_const(p, s, kept);
   } else {
-    s->merge = rr_bypass_joins(s);
-    rewrite(p, s, kept, jphi_of);
+    LLVMBasicBlockRef versioned = NULL;
+    if (exact_offsets && !version(p, s, &versioned)) return false;
+    s->merge = !versioned && rr_bypass_joins(s);
+    rewrite(p, s, kept, jphi_of, versioned);
   }
   return true;
 }

@@ -982,6 +982,23 @@ static bool walks_exact(rr_pass *p, const rm_shape *s) {
   return true;
 }
 
+/* Whether the re-rolled loop may run only behind the range test.  Stores
+ * out of order, and folded copies that are no walk of loads, for the
+ * memory a trap leaves (ir_reroll_order.c).  And, for the offset a trap
+ * names, every loop that touches memory: the re-rolled loop runs each
+ * iteration with copy 0's instructions, so where the old trip would trap
+ * at copy g > 0's access (a later copy's load first, as clang orders a
+ * dot product's copies 3, 2, 1, 0; or simply the trip's last element past
+ * the end) or in the remainder loop, the new loop traps at the same
+ * address but names copy 0's instruction.  Behind the test nothing traps,
+ * and where it fails the original loop runs.  Inside another loop only as
+ * before: there the test reads the memory size inside the nest, which the
+ * offload stage refuses (not yet hoisted before the nest). */
+static bool needs_version(rr_pass *p, const rm_shape *s) {
+  if (s->reorder || (s->folded && !walks_exact(p, s))) return true;
+  return !p->loop->parent && s->neff > 0;
+}
+
 /* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
  * each rewrites a form that is gone after it); the CFG stays, the
  * expressions are rebuilt after one. */
@@ -1022,7 +1039,7 @@ static bool try_remainder(rr_pass *p, int canon) {
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
   LLVMBasicBlockRef versioned = NULL;
-  if ((s->reorder || (s->folded && !walks_exact(p, s))) && !version(p, s, sub, &versioned)) return false;
+  if (needs_version(p, s) && !version(p, s, sub, &versioned)) return false;
   rewrite(p, s, kept, versioned);
   return true;
 }
