@@ -176,21 +176,33 @@ static void merge_bypass(rr_pass *p, rr_shape *s) {
 /* The offset a trap names: the re-rolled loop runs both halves with the
  * first half's instructions, so a trap that the old trip takes at a
  * second-half access (or in Q) would name the first half's.  So, where L
- * touches memory and lies in no other loop, the new loop runs only behind
- * ir_reroll_order.c's range test (every access of every iteration in
+ * touches memory, the new loop runs only behind ir_reroll_order.c's range
+ * test (every access of every iteration in
  * bounds: then nothing traps), and a copy of the old L, marked as a
  * checked copy, runs where it fails, then E and Q as before.  *kept_in
- * gets E's old predecessor from L's side (its edge goes in rewrite). */
+ * gets E's old predecessor from L's side (its edge goes in rewrite).
+ * Inside a nest the test goes before the nest where it can, the nest
+ * cloned as it is (ir_reroll_hoist.c); *kept_in is then NULL. */
+static void step_of(const rr_shape *s, rr_subst *step) {
+  step->n = 0;
+  for (int i = 0; i < s->nphis; i++)
+    if (s->phis[i].is_iv) rr_subst_add(step, s->phis[i].atom, s->phis[i].f);
+}
+
 static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
   LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
   if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm)) return false;
   LLVMBasicBlockRef old_in = s->X ? s->X : s->L;
   if (s->X && LLVMGetFirstInstruction(s->X) != LLVMGetBasicBlockTerminator(s->X)) return false;
-  rr_subst step = {.n = 0};
-  for (int i = 0; i < s->nphis; i++)
-    if (s->phis[i].is_iv) rr_subst_add(&step, s->phis[i].atom, s->phis[i].f);
+  rr_subst step;
+  step_of(s, &step);
   rr_phi *c = &s->phis[s->counter];
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* inside a nest: before the nest, the nest cloned (ir_reroll_hoist.c) */
+  if (p->loop->parent && rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, s->x, s->mask | 1, c->init)) {
+    *kept_in = NULL;
+    return true;
+  }
   LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
   LLVMPositionBuilderAtEnd(p->b, T);
   LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | 1, false), "reroll.vend");
@@ -348,9 +360,26 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
-  bool exact_offsets = !l->parent && s->k > 0; /* see version() */
+  bool exact_offsets = s->k > 0; /* see version() */
   if (s->const_end) {
-    if (exact_offsets) return false; /* no version for this form yet: the loop stays */
+    /* a constant count: the test before the nest (ir_reroll_hoist.c), or
+     * the loop stays (no version of this form alone yet) */
+    if (exact_offsets) {
+      rr_subst step;
+      step_of(s, &step);
+      rr_phi *c = &s->phis[s->counter];
+      const rr_node *h = &p->nodes[c->half];
+      if (!l->parent || !LLVMIsAConstantInt(s->end) || !LLVMIsAConstantInt(c->init) || h->kind != RR_POLY ||
+          h->nt != 1 || h->t[0].nf != 0)
+        return false;
+      /* T iterations of the new loop: (end - init) / half, passed as x = init + T */
+      LLVMTypeRef ty = LLVMTypeOf(c->phi);
+      uint64_t w = rr_wmask(rr_width(ty)), half = h->t[0].coeff & w;
+      uint64_t d = (LLVMConstIntGetZExtValue(s->end) - LLVMConstIntGetZExtValue(c->init)) & w;
+      if (!half || d % half) return false;
+      LLVMValueRef x = LLVMConstInt(ty, (LLVMConstIntGetZExtValue(c->init) + d / half) & w, false);
+      if (!rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, x, ~0ull, c->init)) return false;
+    }
     rewrite_const(p, s, kept);
   } else {
     LLVMBasicBlockRef versioned = NULL;
@@ -367,6 +396,7 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
   if (ir_cfg_build(&p->cfg, &p->arena, fn)) {
     ir_dom_build(&p->dom, &p->cfg);
     ir_loops_build(&p->lp, &p->cfg, &p->dom);
+    p->ivs_built = false;
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
     if (!done) done = rr_try_full(p, fn);
   }

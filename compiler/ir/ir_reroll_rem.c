@@ -841,6 +841,13 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   }
   rm_phi *c = &s->phis[s->counter];
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* inside a nest: the test before the nest, the nest cloned as it is
+   * (ir_reroll_hoist.c); L is then re-rolled with nothing beside it */
+  if (p->loop->parent &&
+      rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->x, s->mask | (s->F - 1), c->init)) {
+    *kept_in = NULL;
+    return true;
+  }
   /* built in a block of its own, moved before pterm once complete */
   LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
   LLVMPositionBuilderAtEnd(p->b, T);
@@ -991,12 +998,12 @@ static bool walks_exact(rr_pass *p, const rm_shape *s) {
  * dot product's copies 3, 2, 1, 0; or simply the trip's last element past
  * the end) or in the remainder loop, the new loop traps at the same
  * address but names copy 0's instruction.  Behind the test nothing traps,
- * and where it fails the original loop runs.  Inside another loop only as
- * before: there the test reads the memory size inside the nest, which the
- * offload stage refuses (not yet hoisted before the nest). */
+ * and where it fails the original loop runs.  Inside another loop the
+ * test goes before the nest where it can (ir_reroll_hoist.c), else it
+ * stands in L's preheader as for a loop alone. */
 static bool needs_version(rr_pass *p, const rm_shape *s) {
   if (s->reorder || (s->folded && !walks_exact(p, s))) return true;
-  return !p->loop->parent && s->neff > 0;
+  return s->neff > 0;
 }
 
 /* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
