@@ -340,6 +340,67 @@ void rr_reset(rr_pass *p) {
   p->failed = false;
 }
 
+/* A constant count in no other loop (`version` for this form): in L's
+ * preheader the range test over the T new iterations, a copy of L as it
+ * is where it fails, both leaving to L's exit block, which must have L
+ * for its one predecessor; each value of L used after it (a phi's next
+ * value, uses_after_const) goes through a phi there first, so that
+ * rewrite_const's replace_after gives the new loop's value on L's edge
+ * and the copy keeps its own. */
+static bool version_const(rr_pass *p, rr_shape *s, LLVMValueRef trips) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm) || rr_npreds(p, s->out) != 1)
+    return false;
+  rr_subst step;
+  step_of(s, &step);
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  /* L's values used after L: through phis of out */
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i)) {
+    int nu = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+      nu += LLVMGetInstructionParent(LLVMGetUser(u)) != s->L;
+    if (!nu) continue;
+    LLVMValueRef *users = tw_arena_alloc(&p->arena, (size_t)nu * sizeof *users);
+    nu = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+      if (LLVMGetInstructionParent(LLVMGetUser(u)) != s->L) users[nu++] = LLVMGetUser(u);
+    LLVMPositionBuilderBefore(p->b, LLVMGetFirstInstruction(s->out));
+    LLVMValueRef phi = LLVMBuildPhi(p->b, LLVMTypeOf(i), "reroll.after");
+    LLVMAddIncoming(phi, &i, &s->L, 1);
+    for (int k = 0; k < nu; k++)
+      for (int o = 0; o < LLVMGetNumOperands(users[k]); o++)
+        if (LLVMGetOperand(users[k], (unsigned)o) == i) LLVMSetOperand(users[k], (unsigned)o, phi);
+  }
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->out, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(s->out); phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
+    LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
+    for (int m = 0; m < nmap; m++)
+      if (from[m] == v) v = to[m];
+    LLVMAddIncoming(phi, &v, &kx, 1);
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  return true;
+}
+
 static bool try_loop(rr_pass *p, const ir_loop *l) {
   rr_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
   LLVMValueRef jphi_of[RR_MAX_PHIS];
@@ -363,14 +424,14 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   bool exact_offsets = s->k > 0; /* see version() */
   if (s->const_end) {
     /* a constant count: the test before the nest (ir_reroll_hoist.c), or
-     * the loop stays (no version of this form alone yet) */
+     * in L's preheader for a loop alone (version_const) */
     if (exact_offsets) {
       rr_subst step;
       step_of(s, &step);
       rr_phi *c = &s->phis[s->counter];
       const rr_node *h = &p->nodes[c->half];
-      if (!l->parent || !LLVMIsAConstantInt(s->end) || !LLVMIsAConstantInt(c->init) || h->kind != RR_POLY ||
-          h->nt != 1 || h->t[0].nf != 0)
+      if (!LLVMIsAConstantInt(s->end) || !LLVMIsAConstantInt(c->init) || h->kind != RR_POLY || h->nt != 1 ||
+          h->t[0].nf != 0)
         return false;
       /* T iterations of the new loop: (end - init) / half, passed as x = init + T */
       LLVMTypeRef ty = LLVMTypeOf(c->phi);
@@ -378,7 +439,9 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
       uint64_t d = (LLVMConstIntGetZExtValue(s->end) - LLVMConstIntGetZExtValue(c->init)) & w;
       if (!half || d % half) return false;
       LLVMValueRef x = LLVMConstInt(ty, (LLVMConstIntGetZExtValue(c->init) + d / half) & w, false);
-      if (!rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, x, ~0ull, c->init)) return false;
+      if (l->parent ? !rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, x, ~0ull, c->init)
+                    : !version_const(p, s, LLVMConstInt(ty, (d / half) & w, false)))
+        return false;
     }
     rewrite_const(p, s, kept);
   } else {

@@ -10,7 +10,9 @@
 ;; offset at -O0..-O3; the sums before the traps check the values).
 ;; dot, sum: clang -O2 (`s += x[i] * y[i]`, `s += x[i]`), by 4, loads of
 ;; copies 3, 2, 1, 0; sum_up: sum with the copies in order; sum2: a sum
-;; unrolled by two with its odd iteration after the loop.
+;; unrolled by two with its odd iteration after the loop; sum_c: by two
+;; with a constant count (four loads from p - 16), kept copy and new loop
+;; leaving to one block.
 (module
   (func (export "poke") (param i32 i32) (local.get 0) (local.get 1) (i32.store))
   (func (export "dot") (param i32 i32 i32) (result f32)
@@ -374,6 +376,32 @@
       local.set $s
     end
     local.get $s)
+  (func (export "sum_c") (param $p i32) (result i32)
+    (local $i i32) (local $s i32)
+    i32.const -16
+    local.set $i
+    loop
+      local.get $p
+      local.get $i
+      i32.add
+      i32.load
+      local.get $s
+      i32.add
+      local.get $p
+      local.get $i
+      i32.const 4
+      i32.add
+      i32.add
+      i32.load
+      i32.add
+      local.set $s
+      local.get $i
+      i32.const 8
+      i32.add
+      local.tee $i
+      br_if 0
+    end
+    local.get $s)
   (memory 1)
 )
 (invoke "poke" (i32.const 65520) (i32.const 1))
@@ -397,3 +425,6 @@
 (assert_trap (invoke "sum2" (i32.const 65532) (i32.const 2)) "out of bounds memory access")
 (assert_trap (invoke "sum2" (i32.const 65528) (i32.const 3)) "out of bounds memory access")
 (assert_trap (invoke "sum2" (i32.const 65524) (i32.const 5)) "out of bounds memory access")
+(assert_return (invoke "sum_c" (i32.const 65536)) (i32.const 10))
+(assert_trap (invoke "sum_c" (i32.const 65540)) "out of bounds memory access")
+(assert_trap (invoke "sum_c" (i32.const 65544)) "out of bounds memory access")
