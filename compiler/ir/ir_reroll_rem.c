@@ -814,6 +814,8 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
   return true;
 }
 
+static bool memory_needs_version(rr_pass *p, const rm_shape *s);
+
 /* Stores out of order (s->reorder): before L, in its preheader, the test
  * that every access of the re-rolled loop is in bounds, and a copy of L
  * as it is (its exit to E) where the test fails (ir_reroll_order.c).
@@ -844,7 +846,8 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   /* inside a nest: the test before the nest, the nest cloned as it is
    * (ir_reroll_hoist.c); L is then re-rolled with nothing beside it */
   if (p->loop->parent &&
-      rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->x, s->mask | (s->F - 1), c->init)) {
+      (rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->x, s->mask | (s->F - 1), c->init) ||
+       !memory_needs_version(p, s))) {
     *kept_in = NULL;
     return true;
   }
@@ -999,11 +1002,20 @@ static bool walks_exact(rr_pass *p, const rm_shape *s) {
  * the end) or in the remainder loop, the new loop traps at the same
  * address but names copy 0's instruction.  Behind the test nothing traps,
  * and where it fails the original loop runs.  Inside another loop the
- * test goes before the nest where it can (ir_reroll_hoist.c), else it
- * stands in L's preheader as for a loop alone. */
+ * test goes before the nest where it can (ir_reroll_hoist.c), else
+ * (memory_needs_version) in L's preheader or not at all. */
 static bool needs_version(rr_pass *p, const rm_shape *s) {
   if (s->reorder || (s->folded && !walks_exact(p, s))) return true;
   return s->neff > 0;
+}
+
+/* Whether the memory a trap leaves needs the version (not only the
+ * offset it names): then a loop in a nest the hoist cannot read keeps
+ * its test in its preheader (round 11); otherwise such a loop is
+ * re-rolled as before round 13, its trap offsets copy 0's (the nest
+ * stays offloadable). */
+static bool memory_needs_version(rr_pass *p, const rm_shape *s) {
+  return s->reorder || (s->folded && !walks_exact(p, s));
 }
 
 /* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
