@@ -205,7 +205,8 @@ static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
    * memory a trap leaves is the same: only loads pass loads here; the
    * offset is copy 0's), so that the nest stays offloadable */
   if (p->loop->parent) {
-    (void)rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, s->x, s->mask | 1, c->init);
+    if (!rr_hoisted(s->L) && rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, NULL, s->x, s->mask | 1, c->init))
+      p->restart = true;
     *kept_in = NULL;
     return true;
   }
@@ -445,14 +446,19 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
       uint64_t d = (LLVMConstIntGetZExtValue(s->end) - LLVMConstIntGetZExtValue(c->init)) & w;
       if (!half || d % half) return false;
       LLVMValueRef x = LLVMConstInt(ty, (LLVMConstIntGetZExtValue(c->init) + d / half) & w, false);
-      if (l->parent) (void)rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, x, ~0ull, c->init);
-      else if (!version_const(p, s, LLVMConstInt(ty, (d / half) & w, false)))
+      if (l->parent) {
+        if (!rr_hoisted(s->L) && rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, NULL, x, ~0ull, c->init)) {
+          p->restart = true;
+          return true;
+        }
+      } else if (!version_const(p, s, LLVMConstInt(ty, (d / half) & w, false)))
         return false;
     }
     rewrite_const(p, s, kept);
   } else {
     LLVMBasicBlockRef versioned = NULL;
     if (exact_offsets && !version(p, s, &versioned)) return false;
+    if (p->restart) return true;
     s->merge = !versioned && rr_bypass_joins(s);
     rewrite(p, s, kept, jphi_of, versioned);
   }
@@ -466,6 +472,7 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
     ir_dom_build(&p->dom, &p->cfg);
     ir_loops_build(&p->lp, &p->cfg, &p->dom);
     p->ivs_built = false;
+    p->restart = false;
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
     if (!done) done = rr_try_full(p, fn);
   }
@@ -480,7 +487,7 @@ unsigned ir_reroll_loops(LLVMModuleRef mod) {
   p->b = LLVMCreateBuilderInContext(p->ctx);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMGetFirstBasicBlock(fn)) rr_canon_switches(p, fn);
-    while (reroll_one(p, fn)) p->rerolled++;
+    while (reroll_one(p, fn)) p->rerolled += !p->restart; /* a hoist alone re-rolled nothing yet */
   }
   unsigned n = p->rerolled;
   LLVMDisposeBuilder(p->b);

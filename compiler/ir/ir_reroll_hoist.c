@@ -343,13 +343,36 @@ static LLVMBasicBlockRef clone_nest(rr_pass *p, const ir_loop *root, LLVMBasicBl
   return to[0]; /* body[0] is the header */
 }
 
+#define RH_MD "twasm.reroll.hoisted"
+
+bool rr_hoisted(LLVMBasicBlockRef L) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(L);
+  if (!t) return false;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(t));
+  return LLVMGetMetadata(t, LLVMGetMDKindIDInContext(ctx, RH_MD, strlen(RH_MD))) != NULL;
+}
+
 bool rr_hoist_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
-                   LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMValueRef x, uint64_t end_mask, LLVMValueRef init) {
+                   LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef rest, LLVMValueRef x,
+                   uint64_t end_mask, LLVMValueRef init) {
   const ir_loop *chain[RH_MAX_LOOPS];
   int nlv = chain_of(p->loop, chain);
   if (nlv < 1 || n > RR_MAX_EFFECTS || !LLVMIsAConstantInt(init)) return false;
   const ir_loop *root = chain[0];
   if (root->preheader < 0 || !outside(p, root, x)) return false;
+  /* a single chain of loops down to L (and L's remainder loop `rest`,
+   * which the re-roll merges where it can): with sibling loops in the nest
+   * (BLAS's C scaled before the product, tests/gpu/detect/blas_cols.c),
+   * hoisting one of them cost the product its recognition (not analysed),
+   * so those are left as before */
+  for (int k = 0; k < nlv; k++) {
+    int others = 0;
+    for (int c = 0; c < chain[k]->nchildren; c++) {
+      const ir_loop *ch = chain[k]->children[c];
+      others += ch != (k + 1 < nlv ? chain[k + 1] : p->loop) && !(rest && p->cfg.blocks[ch->header].bb == rest);
+    }
+    if (others) return false;
+  }
   LLVMBasicBlockRef OP = p->cfg.blocks[root->preheader].bb;
   LLVMValueRef opterm = LLVMGetBasicBlockTerminator(OP);
   if (!opterm || LLVMGetNumSuccessors(opterm) != 1 || LLVMIsConditional(opterm)) return false;
@@ -423,5 +446,7 @@ bool rr_hoist_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floo
   LLVMPositionBuilderBefore(b, opterm);
   LLVMBuildCondBr(b, ok, PF, copy);
   LLVMInstructionEraseFromParent(opterm);
+  LLVMValueRef lt = LLVMGetBasicBlockTerminator(L);
+  LLVMSetMetadata(lt, LLVMGetMDKindIDInContext(p->ctx, RH_MD, strlen(RH_MD)), LLVMMDNodeInContext(p->ctx, NULL, 0));
   return true;
 }

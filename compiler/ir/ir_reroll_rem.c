@@ -845,9 +845,15 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
   /* inside a nest: the test before the nest, the nest cloned as it is
    * (ir_reroll_hoist.c); L is then re-rolled with nothing beside it */
-  if (p->loop->parent &&
-      (rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->x, s->mask | (s->F - 1), c->init) ||
-       !memory_needs_version(p, s))) {
+  if (p->loop->parent && rr_hoisted(s->L)) {
+    *kept_in = NULL;
+    return true;
+  }
+  if (p->loop->parent && rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->R, s->x, s->mask | (s->F - 1), c->init)) {
+    p->restart = true; /* re-rolled on the next pass over the function */
+    return true;
+  }
+  if (p->loop->parent && !memory_needs_version(p, s)) {
     *kept_in = NULL;
     return true;
   }
@@ -1059,6 +1065,7 @@ static bool try_remainder(rr_pass *p, int canon) {
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
   LLVMBasicBlockRef versioned = NULL;
   if (needs_version(p, s) && !version(p, s, sub, &versioned)) return false;
+  if (p->restart) return true; /* the nest hoisted: L re-rolled on the next pass */
   rewrite(p, s, kept, versioned);
   return true;
 }
