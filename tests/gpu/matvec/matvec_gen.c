@@ -34,20 +34,22 @@ static const gen_case cases[] = {
 static kn_desc desc_of(const gen_case *c) {
   kn_desc d = {.kind = KN_MATMUL, .nparams = 6};
   kn_matmul *m = &d.matmul;
+/* offset, row stride, column stride; no batch, no row table */
+#define LAYOUT(o, r, c) ((kn_layout){.offset = o, .row_stride = r, .col_stride = c})
   *m = (kn_matmul){.k = P(1), .type = c->type, .align = 1};
   switch (c->form) {
   case ONE_COLUMN:
   case ONE_COLUMN_T:
     m->m = (kn_size)P(0), m->n = (kn_size)C(1);
-    m->a = c->form == ONE_COLUMN ? (kn_layout){P(2), P(3), C(1), C(0)} : (kn_layout){P(2), C(1), P(3), C(0)};
-    m->b = (kn_layout){P(4), C(1), C(0), C(0)};
-    m->c = (kn_layout){P(5), C(1), C(0), C(0)};
+    m->a = c->form == ONE_COLUMN ? LAYOUT(P(2), P(3), C(1)) : LAYOUT(P(2), C(1), P(3));
+    m->b = LAYOUT(P(4), C(1), C(0));
+    m->c = LAYOUT(P(5), C(1), C(0));
     break;
   case ONE_ROW:
     m->m = (kn_size)C(1), m->n = (kn_size)P(0);
-    m->a = (kn_layout){P(4), C(0), C(1), C(0)};
-    m->b = (kn_layout){P(2), P(3), C(1), C(0)};
-    m->c = (kn_layout){P(5), C(0), C(1), C(0)};
+    m->a = LAYOUT(P(4), C(0), C(1));
+    m->b = LAYOUT(P(2), P(3), C(1));
+    m->c = LAYOUT(P(5), C(0), C(1));
     break;
   }
   return d;

@@ -43,14 +43,14 @@ static kn_desc desc_of(const gen_case *c) {
   *m = (kn_matmul){.m = P(0), .n = P(1), .k = P(2), .type = c->type, .a_signed = c->ab_signed, .b_signed = c->ab_signed,
                    .accumulate = c->accumulate, .align = 1};
   if (c->general) {
-    m->a = (kn_layout){P(3), P(6), P(7)};
-    m->b = (kn_layout){P(4), P(8), P(9)};
-    m->c = (kn_layout){P(5), P(10), P(11)};
+    m->a = (kn_layout){.offset = P(3), .row_stride = P(6), .col_stride = P(7)};
+    m->b = (kn_layout){.offset = P(4), .row_stride = P(8), .col_stride = P(9)};
+    m->c = (kn_layout){.offset = P(5), .row_stride = P(10), .col_stride = P(11)};
     d.nparams = 12;
   } else {
-    m->a = (kn_layout){P(3), P(6), C(1)};
-    m->b = (kn_layout){P(4), P(7), C(1)};
-    m->c = (kn_layout){P(5), P(8), C(1)};
+    m->a = (kn_layout){.offset = P(3), .row_stride = P(6), .col_stride = C(1)};
+    m->b = (kn_layout){.offset = P(4), .row_stride = P(7), .col_stride = C(1)};
+    m->c = (kn_layout){.offset = P(5), .row_stride = P(8), .col_stride = C(1)};
     d.nparams = 9;
   }
   return d;
