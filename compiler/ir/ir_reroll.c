@@ -219,7 +219,13 @@ static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
     LLVMDeleteBasicBlock(T);
     return false;
   }
-  rr_move_before(p, T, pterm);
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
   LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
   int nmap;
   LLVMBasicBlockRef kx;
@@ -361,7 +367,13 @@ static bool version_const(rr_pass *p, rr_shape *s, LLVMValueRef trips) {
     LLVMDeleteBasicBlock(T);
     return false;
   }
-  rr_move_before(p, T, pterm);
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
   /* L's values used after L: through phis of out */
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i)) {
     int nu = 0;

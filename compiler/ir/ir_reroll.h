@@ -195,9 +195,6 @@ int rr_folded_addr(rr_pass *p, LLVMValueRef inst, uint64_t *c);
 bool rr_walk_copies(rr_pass *p, const LLVMValueRef *insts, unsigned F);
 LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
                            LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMValueRef trips);
-/* Moves the instructions of T (a scratch block a test was built in) before
- * `at`, in order, and deletes T; the builder is left before `at`. */
-void rr_move_before(rr_pass *p, LLVMBasicBlockRef T, LLVMValueRef at);
 LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef V,
                                 LLVMBasicBlockRef E, LLVMBasicBlockRef *exit, LLVMValueRef *from, LLVMValueRef *to,
                                 int cap, int *n_map);

@@ -169,16 +169,6 @@ bool rr_split_address(LLVMValueRef ptr, LLVMValueRef *a, uint64_t *c) {
   return split_address(ptr, &base, a, c);
 }
 
-void rr_move_before(rr_pass *p, LLVMBasicBlockRef T, LLVMValueRef at) {
-  LLVMPositionBuilderBefore(p->b, at);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
-    next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(p->b, i);
-  }
-  LLVMDeleteBasicBlock(T);
-}
-
 /* At the builder: i1, every access of copy 0 (n of them, eff) in bounds in
  * each of the `trips` iterations of the re-rolled loop; NULL if some
  * access is not of the form above.  step: the IVs moved by one iteration. */

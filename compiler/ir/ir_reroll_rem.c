@@ -867,7 +867,13 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
     LLVMDeleteBasicBlock(T);
     return false;
   }
-  rr_move_before(p, T, pterm);
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
   LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
   int nmap;
   LLVMBasicBlockRef kx;
