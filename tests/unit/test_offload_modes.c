@@ -349,12 +349,6 @@ static const struct {
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/batch_odd.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
-    {"tests/gpu/e2e/simd_transpose.c",
-     "found 1 Dec 2026 (session 47's CI): the -O2 -msimd128 build offloads one 1-D i32 map fewer than its "
-     "-fno-unroll-loops build (3 nests against 4; session 46's CI saw 4 and 4); 89f34a5's twasmc, built "
-     "again, gives the same 3 here, so no change of that session made it; not analysed yet"},
-    {"tests/gpu/e2e/simd_transpose_o3.c",
-     "as simd_transpose.c (found 1 Dec 2026, not analysed yet)"},
     {"tests/gpu/e2e/counter.c",
      "k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its by-4 copies in the order 3, 0, 2, 1: "
      "the order version (round 11, ARCHITECTURE.md, the re-roll) is for one-level loops only, a test inside "
