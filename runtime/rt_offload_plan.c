@@ -72,32 +72,49 @@ static bool writes_distinct(const twasm_kernel_abi *k, const twasm_kernel_range_
   return true;
 }
 
-/* The span of range r; *empty when some extent is 0 (nothing accessed). */
-static const char *span_of(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
-                           const int64_t *params, uint64_t mem_size, rt_offload_span *s,
-                           bool *empty) {
+/* The hull [*lo, *hi] of range r's start addresses: its constant and
+ * parameter terms, and each dimension's reach but dimension skip's (a
+ * table's row index, whose extent goes to *skipped; UINT32_MAX: none).
+ * *empty when some extent is 0 (nothing accessed). */
+static const char *range_hull(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
+                              const int64_t *params, uint32_t skip, wide *lo, wide *hi,
+                              int64_t *skipped, bool *empty) {
   if (r->nparam_terms > TWASM_KERNEL_ADDR_PARAMS || r->ndims > TWASM_KERNEL_RANGE_DIMS)
     return "malformed kernel table";
-  wide lo = r->c0, hi = r->c0;
+  *lo = *hi = r->c0;
   for (uint32_t t = 0; t < r->nparam_terms; t++) {
     if (r->param_index[t] >= k->nparams) return "malformed kernel table";
     wide v = (wide)r->param_coeff[t] * params[r->param_index[t]];
-    lo += v, hi += v;
+    *lo += v, *hi += v;
   }
   *empty = false;
   for (uint32_t d = 0; d < r->ndims; d++) {
     int64_t ext;
     if (!size_of(&r->extent[d], k, params, &ext)) return "malformed kernel table";
     if (ext <= 0) return (*empty = true, NULL);
+    if (d == skip) {
+      *skipped = ext;
+      continue;
+    }
     wide coeff = r->coeff[d];
     if (r->pcoeff[d]) {
       if (r->pindex[d] >= k->nparams) return "malformed kernel table";
       coeff += (wide)r->pcoeff[d] * params[r->pindex[d]];
     }
     wide reach = coeff * (ext - 1);
-    if (reach < 0) lo += reach;
-    else hi += reach;
+    if (reach < 0) *lo += reach;
+    else *hi += reach;
   }
+  return NULL;
+}
+
+/* The span of range r; *empty when some extent is 0 (nothing accessed). */
+static const char *span_of(const twasm_kernel_abi *k, const twasm_kernel_range_abi *r,
+                           const int64_t *params, uint64_t mem_size, rt_offload_span *s,
+                           bool *empty) {
+  wide lo, hi;
+  const char *why = range_hull(k, r, params, UINT32_MAX, &lo, &hi, NULL, empty);
+  if (why || *empty) return why;
   if (lo < 0 || hi + r->size > (wide)mem_size)
     return "an access would be out of bounds (the CPU loop traps where Wasm says)";
   *s = (rt_offload_span){(uint64_t)lo, (uint64_t)(hi + r->size), r->is_write != 0, false, false};
@@ -128,35 +145,12 @@ static const char *table_rows(const twasm_kernel_abi *k, const twasm_kernel_rang
                               const int64_t *params, const uint8_t *base, uint64_t mem_size,
                               rt_offload_span *s, bool *empty, row_list *rows) {
   uint32_t td = r->table_dim - 1;
-  if (td >= r->ndims || r->ndims > TWASM_KERNEL_RANGE_DIMS || r->nparam_terms > TWASM_KERNEL_ADDR_PARAMS ||
-      r->size == 0)
-    return "malformed kernel table";
+  if (td >= r->ndims || r->size == 0) return "malformed kernel table";
   if (!base) return "rows through a table of row pointers, and no memory to read it from";
-  wide lo = r->c0, hi = r->c0;
-  for (uint32_t t = 0; t < r->nparam_terms; t++) {
-    if (r->param_index[t] >= k->nparams) return "malformed kernel table";
-    wide v = (wide)r->param_coeff[t] * params[r->param_index[t]];
-    lo += v, hi += v;
-  }
+  wide lo, hi;
   int64_t nrows = 0, table;
-  *empty = false;
-  for (uint32_t d = 0; d < r->ndims; d++) {
-    int64_t ext;
-    if (!size_of(&r->extent[d], k, params, &ext)) return "malformed kernel table";
-    if (ext <= 0) return (*empty = true, NULL);
-    if (d == td) {
-      nrows = ext;
-      continue;
-    }
-    wide coeff = r->coeff[d];
-    if (r->pcoeff[d]) {
-      if (r->pindex[d] >= k->nparams) return "malformed kernel table";
-      coeff += (wide)r->pcoeff[d] * params[r->pindex[d]];
-    }
-    wide reach = coeff * (ext - 1);
-    if (reach < 0) lo += reach;
-    else hi += reach;
-  }
+  const char *why = range_hull(k, r, params, td, &lo, &hi, &nrows, empty);
+  if (why || *empty) return why;
   if (!size_of(&r->table, k, params, &table)) return "malformed kernel table";
   if (table < 0 || (wide)table + 4 * (wide)nrows > (wide)mem_size)
     return "an access would be out of bounds (the CPU loop traps where Wasm says)";
