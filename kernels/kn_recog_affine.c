@@ -889,6 +889,13 @@ bool kr_field_ranges(kr_ctx *c) {
     for (int k = 0; k < 2 + KN_BIND_MORE; k++)
       if (!field_ranges_of(c, vals[k], 0, done, &ndone)) return false;
   }
+  /* the fields a guard's check reads (kn_recog_guard.c) */
+  for (int i = 0; i < o->nguards; i++) {
+    const kn_guard *g = &o->guards[i];
+    if (!field_ranges_of(c, g->bound, 0, done, &ndone)) return false;
+    for (int k = 0; k < g->nterms; k++)
+      if (!field_ranges_of(c, g->param[k], 0, done, &ndone)) return false;
+  }
   return true;
 }
 

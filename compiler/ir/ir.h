@@ -36,6 +36,9 @@ typedef struct {
 bool ir_cfg_build(ir_cfg *cfg, tw_arena *a, LLVMValueRef fn);
 /* -1 for a block that is unreachable or not in the function. */
 int ir_cfg_index(const ir_cfg *cfg, LLVMBasicBlockRef bb);
+/* Whether every path from block b ends in `unreachable` (ir_noreturn.c):
+ * no return, no cycle, at most 64 blocks. */
+bool ir_never_returns(const ir_cfg *cfg, int b);
 
 /* ---- Dominators (ir_dom.c) ------------------------------------------------ */
 

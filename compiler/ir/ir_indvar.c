@@ -236,10 +236,10 @@ static bool exits_to_trap(const ir_cfg *cfg, ir_edge e) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     if (!term) return false;
     if (LLVMIsAUnreachableInst(term)) return true;
-    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
+    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) break;
     bb = LLVMGetSuccessor(term, 0);
   }
-  return false;
+  return ir_never_returns(cfg, e.to);
 }
 
 static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom) {
