@@ -317,6 +317,7 @@ bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth);
 bool kr_guard_exit(const kr_ctx *c, int b);
 bool kr_guard_branch(const kr_ctx *c, int b);
 bool kr_guards(kr_ctx *c);
+bool kr_guard_host_value(const kr_ctx *c, LLVMValueRef v);
 
 /* The count of l on each iteration of outer (NULL: the nest's outermost
  * loop), times copies: a constant or a trip param. */

@@ -74,6 +74,17 @@ static int chain_dim_of(const kr_ctx *c, int b) {
   return d;
 }
 
+/* Whether the host computes v before the launch: kr_host_value's values,
+ * and min/max of them (LLVM's `k <u smax(rows, 0)` hoisted out of a k
+ * loop whose every index it checks), which off_version.c's host_value
+ * clones as it does arithmetic. */
+bool kr_guard_host_value(const kr_ctx *c, LLVMValueRef v) {
+  kn_cmp cmp;
+  if (v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp))
+    return kr_guard_host_value(c, LLVMGetOperand(v, 0)) && kr_guard_host_value(c, LLVMGetOperand(v, 1));
+  return kr_host_value(c, v, 0);
+}
+
 /* The predicate under which the branch goes to the guard, for `x p y`
  * taken to the guard when the compare is `when`. */
 static LLVMIntPredicate firing(LLVMIntPredicate p, bool when) {
@@ -102,7 +113,7 @@ static bool read_guard(kr_ctx *c, int b, int side, kn_guard *g) {
   if (LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(x)) != 32)
     return kr_fail(c, "a guard exit (a call that never returns) comparing other than i32 values");
   LLVMIntPredicate p = firing(LLVMGetICmpPredicate(cmp), side == 0);
-  bool hx = kr_host_value(c, x, 0), hy = kr_host_value(c, y, 0);
+  bool hx = kr_guard_host_value(c, x), hy = kr_guard_host_value(c, y);
   if (hx && !hy) {
     LLVMValueRef t = x;
     x = y, y = t;
@@ -113,7 +124,7 @@ static bool read_guard(kr_ctx *c, int b, int side, kn_guard *g) {
   int d_at = chain_dim_of(c, b);
   if (d_at < 0) return kr_fail(c, "a guard exit (a call that never returns) outside the nest's chain of loops");
   kr_affine f;
-  if (kr_host_value(c, x, 0)) f = (kr_affine){.ok = true, .n = 1, .t = {{1, -1, x}}};
+  if (kr_guard_host_value(c, x)) f = (kr_affine){.ok = true, .n = 1, .t = {{1, -1, x}}};
   else f = kr_int(c, x);
   if (!f.ok) return kr_fail(c, "a guard exit (a call that never returns) on a value that is no affine index");
   memset(g, 0, sizeof *g);
@@ -126,7 +137,7 @@ static bool read_guard(kr_ctx *c, int b, int side, kn_guard *g) {
       return kr_fail(c, "a guard exit's index moves with a loop it is not in");
     if (t->coeff >= GUARD_COEFF_MAX || t->coeff <= -GUARD_COEFF_MAX)
       return kr_fail(c, "a guard exit's index has a coefficient too large");
-    if (t->param && (!kr_host_value(c, t->param, 0) || LLVMGetTypeKind(LLVMTypeOf(t->param)) != LLVMIntegerTypeKind ||
+    if (t->param && (!kr_guard_host_value(c, t->param) || LLVMGetTypeKind(LLVMTypeOf(t->param)) != LLVMIntegerTypeKind ||
                      LLVMGetIntTypeWidth(LLVMTypeOf(t->param)) > 32))
       return kr_fail(c, "a guard exit's index reads a value the host cannot compute");
     if (t->dim >= 0) {

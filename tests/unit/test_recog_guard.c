@@ -124,6 +124,33 @@ START_TEST(map_with_field_asserts) {
 }
 END_TEST
 
+/* A product through get/set accessors asserting each index against its
+ * matrix's fields (`r < m->rows`, `c < m->cols`), at -fno-unroll-loops:
+ * LLVM hoists the k loop's `k < b->rows` out of it as `a->cols - 1 <u
+ * smax(b->rows, 0)`, a guard of host values alone; the others compare
+ * counters with fields.  (At plain -O2 the re-rolled k loop's bypass
+ * keeps it off: "inner loop runs only under a condition".) */
+START_TEST(accessor_product) {
+  fixture f;
+  recognise(&f, "mm_get_set", "-fno-unroll-loops");
+  const kn_recog_nest *n = fast_nest(&f);
+  ck_assert_int_eq(n->desc.kind, KN_MATMUL);
+  ck_assert_int_eq(n->nexits, 1);
+  ck_assert_int_ge(n->nguards, 3);
+  bool invariant = false, field = false;
+  for (int g = 0; g < n->nguards; g++) {
+    const kn_guard *x = &n->guards[g];
+    bool moves = false;
+    for (int t = 0; t < x->nterms; t++) moves |= x->dim[t] >= 0;
+    invariant |= !moves;
+    field |= moves && LLVMIsALoadInst(x->bound);
+  }
+  ck_assert(invariant && field);
+  ck_assert(n->check_overlap);
+  release(&f);
+}
+END_TEST
+
 /* No guard: an assert on an element's value, and one LLVM turned into a
  * test of the whole row before the inner loop (smax of the row's start). */
 START_TEST(asserts_that_are_no_guards) {
@@ -146,9 +173,11 @@ START_TEST(asserts_that_are_no_guards) {
 }
 END_TEST
 
-/* The program: an unsigned product asserted against len and a map
- * asserted against two struct fields (signed), each called with its
- * bound as argv says. */
+/* The program: an unsigned product asserted against len, a map asserted
+ * against two struct fields (signed) and a product through get/set
+ * accessors asserting each index against its matrix's fields, each
+ * called with its bound as argv says; built with -fno-unroll-loops (at
+ * plain -O2 the accessors' product is not recognised yet). */
 static const char *program =
     "#include <assert.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
     "__attribute__((noinline)) void mm(const float *a, const float *b, float *c, unsigned n, unsigned len) {\n"
@@ -159,12 +188,21 @@ static const char *program =
     "typedef struct { int len; float *data; } vec;\n"
     "__attribute__((noinline)) void scale(const vec *x, vec *y, int n) {\n"
     "  for (int i = 0; i < n; i++) { assert(i < x->len && i < y->len); y->data[i] = 2.0f * x->data[i]; } }\n"
+    "typedef struct { int rows, cols; float *v; } mat;\n"
+    "static float get(const mat *m, int r, int c) {\n"
+    "  assert(r >= 0 && r < m->rows && c >= 0 && c < m->cols); return m->v[r * m->cols + c]; }\n"
+    "static void set(mat *m, int r, int c, float x) { assert(r < m->rows && c < m->cols); m->v[r * m->cols + c] = x; }\n"
+    "__attribute__((noinline)) void mmg(const mat *a, const mat *b, mat *c) {\n"
+    "  for (int i = 0; i < a->rows; i++) for (int j = 0; j < b->cols; j++) { float s = 0;\n"
+    "    for (int k = 0; k < a->cols; k++) s += get(a, i, k) * get(b, k, j);\n"
+    "    set(c, i, j, s); } }\n"
     "int main(int argc, char **argv) {\n"
     "  unsigned n = 40; int what = atoi(argv[1]), len = atoi(argv[2]);\n"
     "  float *a = calloc(n * n, 4), *b = calloc(n * n, 4), *c = calloc(n * n, 4);\n"
     "  for (unsigned i = 0; i < n * n; i++) a[i] = (float)(i % 7), b[i] = (float)(i % 5);\n"
     "  if (what == 0) mm(a, b, c, n, (unsigned)len);\n"
-    "  else { vec x = {len, a}, y = {(int)(n * n), c}; scale(&x, &y, (int)(n * n)); }\n"
+    "  else if (what == 1) { vec x = {len, a}, y = {(int)(n * n), c}; scale(&x, &y, (int)(n * n)); }\n"
+    "  else { mat A = {(int)n, (int)n, a}, B = {len, (int)n, b}, C = {(int)n, (int)n, c}; mmg(&A, &B, &C); }\n"
     "  double t = 0; for (unsigned i = 0; i < n * n; i++) t += c[i] * (double)(i % 3);\n"
     "  printf(\"%.1f\\n\", t); return 0; }\n";
 
@@ -180,12 +218,14 @@ static void build(void) {
   fputs(program, f);
   fclose(f);
   snprintf(cmd, sizeof cmd,
-           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s -o %s/g.o && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -fno-unroll-loops -c %s -o %s/g.o && "
            "clang-19 --target=wasm32-wasi --sysroot=/usr %s/g.o -o %s/g.wasm && "
            "mkdir %s/off %s/on && %s --no-offload %s/g.wasm -o %s/off/g && %s --offload-report %s/g.wasm -o %s/on/g",
            path, tmpdir, tmpdir, tmpdir, tmpdir, tmpdir, unit_twasmc(), tmpdir, tmpdir, unit_twasmc(), tmpdir, tmpdir);
   ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
-  ck_assert_msg(strstr(out, "mm: offloaded as matmul") && strstr(out, "scale: offloaded as map"), "%s", out);
+  ck_assert_msg(strstr(out, "mm: offloaded as matmul") && strstr(out, "scale: offloaded as map") &&
+                    strstr(out, "mmg: offloaded as matmul"),
+                "%s", out);
 }
 
 static void teardown(void) {
@@ -210,6 +250,7 @@ START_TEST(guards_checked_before_launch) {
   } cases[] = {
       {"0 1600", "(matmul): gpu: ", true}, {"0 1599", "(matmul): gpu: ", false}, {"0 4000", "(matmul): gpu: ", true},
       {"1 1600", "(map): gpu: ", true},    {"1 1599", "(map): gpu: ", false},    {"1 -5", "(map): gpu: ", false},
+      {"2 40", "(matmul): gpu: ", true},   {"2 39", "(matmul): gpu: ", false},   {"2 41", "(matmul): gpu: ", true},
   };
   build();
   char cmd[1024], want[4096], got[4096], trace[32768];
@@ -238,6 +279,7 @@ static Suite *guard_suite(void) {
   tcase_add_loop_test(tc, product_with_asserts, 0, 2);
   tcase_add_loop_test(tc, map_with_field_asserts, 0, 2);
   tcase_add_loop_test(tc, asserts_that_are_no_guards, 0, 4);
+  tcase_add_test(tc, accessor_product);
   suite_add_tcase(s, tc);
   TCase *run = tcase_create("run");
   tcase_set_timeout(run, 300);
