@@ -811,6 +811,7 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   if (!ir_cfg_build(cfg, arena, fn)) return false;
   ir_dom_build(dom, cfg);
   ir_loops_build(lp, cfg, dom);
+  lp->guard_exits = true;
   ir_indvar_build(lp, dom);
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));

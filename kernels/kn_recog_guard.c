@@ -11,37 +11,13 @@
 #include "ir_pass.h"
 #include "kn_internal.h"
 
-#define GUARD_MAX_BLOCKS 64
-
 /* Whether block b (a cfg index outside the nest) never returns
  * (ir_never_returns) and reports first: a call, then Wasm's `unreachable`
  * (which LLVM drops where it proved the callee never returns, as
  * __assert_fail ends in proc_exit).  A bare trap (a bounds check, a stack
  * overflow) is no guard. */
 bool kr_guard_exit(const kr_ctx *c, int b) {
-  if (c->chain[0]->in_body[b] || !ir_never_returns(c->cfg, b)) return false;
-  int seen[GUARD_MAX_BLOCKS], n = 0;
-  bool called = false;
-  seen[n++] = b;
-  for (int k = 0; k < n; k++) {
-    const ir_block *x = &c->cfg->blocks[seen[k]];
-    for (LLVMValueRef i = LLVMGetFirstInstruction(x->bb); i; i = LLVMGetNextInstruction(i)) {
-      if (!LLVMIsACallInst(i)) continue;
-      const char *name = ir_callee_name(i);
-      if (strcmp(name, "twasm_rt_trap") != 0) {
-        /* the call that reports and never comes back (direct, or through
-         * an import's funcref) */
-        called |= strncmp(name, "llvm.", 5) != 0;
-        continue;
-      }
-    }
-    for (int s = 0; s < x->nsuccs; s++) {
-      bool dup = false;
-      for (int m = 0; m < n; m++) dup |= seen[m] == x->succs[s];
-      if (!dup && n < GUARD_MAX_BLOCKS) seen[n++] = x->succs[s];
-    }
-  }
-  return called;
+  return !c->chain[0]->in_body[b] && ir_noreturn_call(c->cfg, b);
 }
 
 /* The side of block b's conditional branch that leaves the nest to a
