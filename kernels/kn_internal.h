@@ -166,6 +166,7 @@ typedef struct {
   int nrows;
   bool row_reading;
   int in_address;          /* kr_address's depth: only an address takes a row pointer */
+  int nguard_exits;        /* exits of the nest to guards (kn_recog_guard.c) */
 } kr_ctx;
 
 /* Whether store is one of the kernel's (c->slice). */
@@ -307,6 +308,16 @@ bool kr_field_ranges(kr_ctx *c);
  * (kn_recog_affine.c): computed before it, a field load, or arithmetic
  * and compares of such values. */
 bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth);
+
+/* kn_recog_guard.c: whether block b (outside the nest) never returns,
+ * a call then Wasm's `unreachable` (a guard exit); whether block b's
+ * branch leaves the nest to one on one side; each guard exit of the nest
+ * as a kn_guard in c->out (chain and trips set), false with a reason
+ * when one is no affine index against a bound the host computes. */
+bool kr_guard_exit(const kr_ctx *c, int b);
+bool kr_guard_branch(const kr_ctx *c, int b);
+bool kr_guards(kr_ctx *c);
+bool kr_guard_host_value(const kr_ctx *c, LLVMValueRef v);
 
 /* The count of l on each iteration of outer (NULL: the nest's outermost
  * loop), times copies: a constant or a trip param. */

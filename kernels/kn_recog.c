@@ -59,6 +59,12 @@ static bool scan_exits(kr_ctx *c) {
     LLVMBasicBlockRef to = c->cfg->blocks[l->exits[i].to].bb;
     int64_t code = trap_code(kr_past_phis(c, l->exits[i].to));
     if (code == 5) continue;
+    /* a call that never returns (assert, abort): a guard the host checks
+     * before a launch (kn_recog_guard.c) */
+    if (kr_guard_exit(c, l->exits[i].to)) {
+      c->nguard_exits++;
+      continue;
+    }
     if (code >= 0) return kr_fail(c, trap_reason((uint64_t)code));
     bool seen = false;
     for (int k = 0; k < o->nexits; k++) seen |= o->exits[k] == to;
@@ -297,7 +303,8 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
     if (before) return entered_always(c, before, outer, guard, enters);
     /* the bounds pass's choice between the loop's copies: one runs; a
      * bounds check before them: the launch's range checks pass it */
-    if (c->cfg->blocks[p].nsuccs != 1 && !kr_region_copies_fork(c, outer, p) && !kr_region_trap_check(c, p)) {
+    if (c->cfg->blocks[p].nsuccs != 1 && !kr_region_copies_fork(c, outer, p) && !kr_region_trap_check(c, p) &&
+        !kr_guard_branch(c, p)) {
       LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[p].bb);
       if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) ||
           !outer->in_body[p] || !ir_dominates(c->dom, p, outer->latches[0]))
@@ -722,6 +729,7 @@ bool kr_kind(kr_ctx *c) {
   } else if (has_store(c))
     ok = c->depth >= 2 ? kr_matmul(c) : kr_map(c);
   else ok = c->depth == 1 ? kr_reduce(c) : kr_fail(c, "nested loop without stores");
+  if (ok) ok = kr_guards(c);
   if (ok) ok = kr_field_ranges(c);
   if (ok && too_little_work(c, &o->desc)) ok = kr_fail(c, "too little work for a kernel (a few iterations: a fixed count, or one a mask bounds)");
   return ok;
@@ -759,6 +767,10 @@ static void recognise_nest(kr_ctx *c, const ir_loop *root) {
     ok = kr_split(c, &scanned, &out_scanned);
     if (!ok && !c->reason) c->reason = why;
   }
+  /* guard exits left out of the nest's exits: each kernel checks them
+   * before a launch (kr_guards), or the nest stays on the CPU */
+  for (int p = 0; ok && c->nguard_exits && p <= o->nparts; p++)
+    if (!(p ? &o->parts[p - 1] : o)->nguards) ok = kr_fail(c, "a guard exit (a call that never returns) no kernel checks");
   o->ok = ok;
   o->reason = ok ? NULL : (c->reason ? c->reason : "not recognised");
   if (ok) {
@@ -799,6 +811,7 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   if (!ir_cfg_build(cfg, arena, fn)) return false;
   ir_dom_build(dom, cfg);
   ir_loops_build(lp, cfg, dom);
+  lp->guard_exits = true;
   ir_indvar_build(lp, dom);
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));

@@ -74,6 +74,35 @@ typedef struct {
   kn_size table;
 } kn_range;
 
+/* A guard exit (kn_recog_guard.c): a branch of the nest to a block that
+ * never returns (a call to a Wasm function, then `unreachable`: C's
+ * __assert_fail, AssemblyScript's abort, Rust's panic_bounds_check),
+ * taken where
+ *   f FIRE bound,  f = c + sum_i coeff[i] * [t_dim[i]] * [param[i]]
+ * holds, the compare in `bits`-wide integers (f and bound read as signed
+ * for a signed FIRE, unsigned otherwise), t_d the counter of the nest's
+ * d-th chain loop (0 <= t_d < trip[d]), param[i] and bound live values
+ * the host computes before the launch (kr_host_value; NULL param: none;
+ * dim -1: none).  The host checks before a launch that f's extremes over
+ * the box, computed exactly in i128 with each param zero-extended, lie in
+ * one window where the compare reads them unchanged and that no point
+ * fires (off_guard.c); if not, the nest runs on the CPU and aborts where
+ * the Wasm code does. */
+#define KN_GUARD_TERMS 8
+#define KN_GUARD_DIMS 4
+typedef struct {
+  int64_t c;
+  int nterms;
+  int64_t coeff[KN_GUARD_TERMS];
+  int dim[KN_GUARD_TERMS];
+  LLVMValueRef param[KN_GUARD_TERMS];
+  kn_size trip[KN_GUARD_DIMS];   /* of each chain loop, constants or param indices */
+  int ndims;
+  LLVMValueRef bound;
+  kn_cmp fire;                   /* KN_CMP_EQ .. KN_CMP_UGE */
+  unsigned bits;                 /* 32 */
+} kn_guard;
+
 typedef struct kn_recog_nest {
   const ir_loop *nest;      /* the outermost loop */
   const ir_cfg *cfg;        /* numbers nest's blocks */
@@ -101,6 +130,10 @@ typedef struct kn_recog_nest {
    * compiled.  Never a reduction (result NULL). */
   struct kn_recog_nest *parts;
   int nparts;
+  /* Guard exits, checked by the host before a launch (kn_guard); they
+   * are not in exits. */
+  kn_guard *guards;
+  int nguards;
 } kn_recog_nest;
 
 typedef struct {

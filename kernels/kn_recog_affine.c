@@ -869,6 +869,16 @@ static bool field_ranges_of(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *
   return true;
 }
 
+/* field_ranges_of through the min/max calls a guard's value may hold
+ * (kr_guard_host_value). */
+static bool guard_field_ranges(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *done, int *ndone) {
+  kn_cmp cmp;
+  if (v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp) && depth < 4)
+    return guard_field_ranges(c, LLVMGetOperand(v, 0), depth + 1, done, ndone) &&
+           guard_field_ranges(c, LLVMGetOperand(v, 1), depth + 1, done, ndone);
+  return field_ranges_of(c, v, 0, done, ndone);
+}
+
 /* Each field load a param of the kernel reads (kr_field_load): its bytes
  * a read range, and the output checked against them before a launch. */
 bool kr_field_ranges(kr_ctx *c) {
@@ -888,6 +898,13 @@ bool kr_field_ranges(kr_ctx *c) {
     }
     for (int k = 0; k < 2 + KN_BIND_MORE; k++)
       if (!field_ranges_of(c, vals[k], 0, done, &ndone)) return false;
+  }
+  /* the fields a guard's check reads (kn_recog_guard.c) */
+  for (int i = 0; i < o->nguards; i++) {
+    const kn_guard *g = &o->guards[i];
+    if (!guard_field_ranges(c, g->bound, 0, done, &ndone)) return false;
+    for (int k = 0; k < g->nterms; k++)
+      if (!guard_field_ranges(c, g->param[k], 0, done, &ndone)) return false;
   }
   return true;
 }

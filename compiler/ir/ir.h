@@ -36,6 +36,12 @@ typedef struct {
 bool ir_cfg_build(ir_cfg *cfg, tw_arena *a, LLVMValueRef fn);
 /* -1 for a block that is unreachable or not in the function. */
 int ir_cfg_index(const ir_cfg *cfg, LLVMBasicBlockRef bb);
+/* Whether every path from block b ends in `unreachable` (ir_noreturn.c):
+ * no return, no cycle, at most 64 blocks. */
+bool ir_never_returns(const ir_cfg *cfg, int b);
+/* ir_never_returns, and a call on the way (the report before the abort:
+ * C's __assert_fail, AssemblyScript's abort), not a bare trap. */
+bool ir_noreturn_call(const ir_cfg *cfg, int b);
 
 /* ---- Dominators (ir_dom.c) ------------------------------------------------ */
 
@@ -114,6 +120,11 @@ typedef struct {
   ir_loop **roots;
   int nroots;
   ir_loop **innermost;     /* per block number, NULL outside every loop */
+  /* set before ir_indvar_build: an exit to a guard (ir_noreturn_call: a
+   * call, then `unreachable`) takes no trip test, as a trap's does not
+   * (the offload recogniser's guard exits, kernels/kn_recog_guard.c);
+   * left false elsewhere, where it would move the bounds pass's tests */
+  bool guard_exits;
 } ir_loops;
 
 void ir_loops_build(ir_loops *lp, const ir_cfg *cfg, const ir_dom *dom);

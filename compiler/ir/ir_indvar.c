@@ -230,23 +230,23 @@ static bool match_exit(const ir_loop *l, ir_edge e, const ir_cfg *cfg, ir_trip *
 /* An exit into a block that ends the program (a trap: unreachable after
  * the call) is a check, not the loop's end: counting the iterations until
  * a bounds check fails would include the one that traps. */
-static bool exits_to_trap(const ir_cfg *cfg, ir_edge e) {
+static bool exits_to_trap(const ir_cfg *cfg, ir_edge e, bool guards) {
   LLVMBasicBlockRef bb = cfg->blocks[e.to].bb;
   for (int hops = 0; bb && hops < 4; hops++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
     if (!term) return false;
     if (LLVMIsAUnreachableInst(term)) return true;
-    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return false;
+    if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) break;
     bb = LLVMGetSuccessor(term, 0);
   }
-  return false;
+  return guards && ir_noreturn_call(cfg, e.to);
 }
 
-static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom) {
+static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom, bool guards) {
   for (int i = 0; i < l->nexits; i++) {
     ir_trip t;
     /* A test that some iteration skips bounds nothing. */
-    if (!ir_dominates(dom, l->exits[i].from, l->latches[0]) || exits_to_trap(cfg, l->exits[i])) continue;
+    if (!ir_dominates(dom, l->exits[i].from, l->latches[0]) || exits_to_trap(cfg, l->exits[i], guards)) continue;
     if (!match_exit(l, l->exits[i], cfg, &t)) continue;
     if (LLVMIsAConstantInt(t.start) && LLVMIsAConstantInt(t.bound)) {
       bool ok = ir_trip_eval(&t, LLVMConstIntGetSExtValue(t.start),
@@ -261,6 +261,6 @@ static void find_trip(ir_loop *l, const ir_cfg *cfg, const ir_dom *dom) {
 void ir_indvar_build(ir_loops *lp, const ir_dom *dom) {
   for (int i = 0; i < lp->nloops; i++) {
     find_ivs(lp->loops[i], lp->cfg);
-    if (lp->loops[i]->nivs > 0) find_trip(lp->loops[i], lp->cfg, dom);
+    if (lp->loops[i]->nivs > 0) find_trip(lp->loops[i], lp->cfg, dom, lp->guard_exits);
   }
 }

@@ -38,6 +38,13 @@ bool off_attach_table(LLVMModuleRef mod, const char *desc_symbol, LLVMValueRef *
 /* Whether nest n can be versioned (off_version.c): a preheader, one exit,
  * and no value of the nest used after it except the reduction's result. */
 bool off_version_check(const kn_recog_nest *n, const char **reason);
+/* off_guard.c: an i1, true when no guard exit of n (kn_guard) fires
+ * anywhere in the box, built at b's position from params (the i64 value
+ * of each of n's params) and host(ctx, v), v as the host computes it
+ * before the launch; NULL when n has no guard. */
+typedef LLVMValueRef (*off_host_fn)(void *ctx, LLVMValueRef v);
+LLVMValueRef off_guard_ok(LLVMBuilderRef b, const kn_recog_nest *n, LLVMValueRef const *params,
+                          off_host_fn host, void *ctx);
 /* Inserts the call to twasm_rt_offload and the branch around the nest. */
 void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id);
 

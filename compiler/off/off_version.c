@@ -212,6 +212,8 @@ static LLVMValueRef host_value(ov_ctx *c, LLVMValueRef v) {
   return x;
 }
 
+static LLVMValueRef host_guard(void *ctx, LLVMValueRef v) { return host_value(ctx, v); }
+
 static LLVMValueRef runtime_fn(ov_ctx *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                                unsigned n) {
   LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
@@ -442,6 +444,7 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   LLVMBuildStore(c.b, LLVMConstInt(c.i64, 0, false), c.spare);
   /* the parts' params one after the other (a nest of several parts) */
   unsigned at = 0;
+  LLVMValueRef guards_ok = NULL, part_params[KN_MAX_PARAMS];
   for (int p = 0; p <= n->nparts; p++) {
     const kn_recog_nest *part = p ? &n->parts[p - 1] : n;
     for (unsigned i = 0; i < part->desc.nparams; i++, at++) {
@@ -458,14 +461,20 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
         v = LLVMBuildAdd(c.b, v, LLVMConstInt(c.i64, (uint64_t)b->addend, true), "");
       LLVMValueRef idx = LLVMConstInt(c.i64, at, false);
       LLVMBuildStore(c.b, v, LLVMBuildGEP2(c.b, c.i64, params, &idx, 1, ""));
+      part_params[i] = v;
     }
+    /* guard exits (an assert on an index): none may fire in the box */
+    LLVMValueRef ok = off_guard_ok(c.b, part, part_params, host_guard, &c);
+    if (ok) guards_ok = guards_ok ? LLVMBuildAnd(c.b, guards_ok, ok, "") : ok;
   }
-  /* a field outside the memory: the CPU loop, no launch */
+  /* a field outside the memory, or a guard that may fire: the CPU loop,
+   * no launch */
   LLVMBasicBlockRef launch_bb = call_bb;
-  if (c.fields_in) {
+  LLVMValueRef go = c.fields_in && guards_ok ? LLVMBuildAnd(c.b, c.fields_in, guards_ok, "") : c.fields_in ? c.fields_in : guards_ok;
+  if (go) {
     LLVMBasicBlockRef from = LLVMGetInsertBlock(c.b);
     launch_bb = LLVMInsertBasicBlockInContext(c.ctx, header, "offload.launch");
-    LLVMBuildCondBr(c.b, c.fields_in, launch_bb, header);
+    LLVMBuildCondBr(c.b, go, launch_bb, header);
     enter_like_pre(header, pre, from);
     LLVMPositionBuilderAtEnd(c.b, launch_bb);
   }

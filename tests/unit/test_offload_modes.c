@@ -345,6 +345,9 @@ static const struct {
     {"tests/bench/gpu/llm.c",
      "heads_mix, as tests/gpu/detect/heads.c: one batched matrix-vector product fewer at -O2 (its fills, "
      "unrolled into 8-byte stores, agree since kn_recog_map.c's split_halves)"},
+    {"tests/gpu/detect/asserts.c",
+     "mm_get_set (a product through get/set accessors with assert()): at -O2 the re-rolled k loop's bypass "
+     "keeps it off (inner loop runs only under a condition); a product with -fno-unroll-loops"},
     {"tests/gpu/detect/batch_i8_ptr.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/batch_odd.c",
