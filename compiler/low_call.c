@@ -40,6 +40,8 @@ LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LL
   return r;
 }
 
+void low_call_allow_tail(LLVMValueRef call) { LLVMSetTailCallKind(call, LLVMTailCallKindTail); }
+
 void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r) {
   const wasm_functype *ft = &f->mc->m->types[type_index];
   if (ft->nresults == 1) {
@@ -49,24 +51,27 @@ void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r) {
   }
 }
 
+/* tail: the call may be a sibling call (low_call_allow_tail). */
 static void call_typed(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef callee_vmctx,
-                       bool bounded) {
+                       bool bounded, bool tail) {
   LLVMValueRef *args = low_call_pop_args(f, type_index, callee_vmctx);
   low_call_stack_check(f, bounded);
-  low_call_push_results(f, type_index, low_call_emit(f, type_index, code, args));
+  LLVMValueRef r = low_call_emit(f, type_index, code, args);
+  if (tail) low_call_allow_tail(r);
+  low_call_push_results(f, type_index, r);
 }
 
 static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
     call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx,
-               !low_stack_call_checked(f->mc, f->func_index, func_index));
+               !low_stack_call_checked(f->mc, f->func_index, func_index), false);
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);
   LLVMValueRef code = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
   LLVMValueRef vmctx = low_load_at(f, f->mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
-  call_typed(f, callee->type_index, code, vmctx, false);
+  call_typed(f, callee->type_index, code, vmctx, false, false);
 }
 
 /* Checks in the spec's order: bounds, null, then the signature, which is
@@ -78,7 +83,8 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   if (low_devirt_call(f, type_index, table_index, index, insn->offset)) return;
   LLVMValueRef sealed = low_sealed_code(f, type_index, table_index, index, insn->offset);
   if (sealed) {
-    call_typed(f, type_index, sealed, f->vmctx, false);
+    bool bounded = !low_stack_indirect_checked(mc, type_index, table_index);
+    call_typed(f, type_index, sealed, f->vmctx, bounded, bounded);
     return;
   }
   LLVMValueRef slot = low_table_elem_ptr(f, table_index, index, TWASM_TRAP_UNDEFINED_ELEMENT, insn->offset);
@@ -92,7 +98,7 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   low_trap_if(f, differs, TWASM_TRAP_INDIRECT_TYPE_MISMATCH, insn->offset);
   LLVMValueRef code = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, code), "code");
   LLVMValueRef vmctx = low_load_at(f, mc->t_ptr, ref, offsetof(twasm_func_abi, vmctx), "callee_vmctx");
-  call_typed(f, type_index, code, vmctx, false);
+  call_typed(f, type_index, code, vmctx, false, false);
 }
 
 bool low_emit_call(low_fn *f, const wasm_insn *insn) {

@@ -54,6 +54,8 @@ typedef struct low_module_ctx {
   bool abi_broken;           /* a descriptor constant disagreed with twasm_abi.h */
   uint32_t *stack_scc;       /* [m->nfuncs] component of the direct call graph (low_stack.c) */
   int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
+  bool *stack_reach_indirect; /* [m->nfuncs] it, or a function its unchecked calls reach, has a call_indirect */
+  uint8_t *stack_indirect;   /* [m->ntables * m->ntypes] 0 unknown, 1 checked, 2 not (low_stack.c) */
 } low_module_ctx;
 
 /* The Wasm function ABI: the vmctx (parameter 0) travels as swiftself,
@@ -157,10 +159,14 @@ bool low_emit_call(low_fn *f, const wasm_insn *insn);
 /* The pieces of a call (low_call.c): the arguments of type_index popped,
  * the callee's vmctx first; the stack check before it (none when the
  * callee's stack use is bounded, or a check dominates); the call itself
- * (never a tail call); its results pushed. */
+ * (never a tail call, unless low_call_allow_tail says so); its results pushed. */
 LLVMValueRef *low_call_pop_args(low_fn *f, uint32_t type_index, LLVMValueRef callee_vmctx);
 void low_call_stack_check(low_fn *f, bool bounded);
 LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef *args);
+/* Lets LLVM make call (of low_call_emit) a sibling call where it is in
+ * tail position: only for a call no cycle of the call graph runs through
+ * without another, non-tail call (low_stack_indirect_checked's answer). */
+void low_call_allow_tail(LLVMValueRef call);
 void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r);
 /* call_indirect through a sealed table holding small functions of its
  * type: a switch of direct calls (low_devirt.c); false when not taken
@@ -223,6 +229,9 @@ bool low_stack_call_checked(const low_module_ctx *mc, uint32_t caller, uint32_t 
 /* Whether fn's instructions [from, to) make a call that is checked: an
  * indirect one, one to an import, or a direct one low_stack_call_checked names. */
 bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint32_t from, uint32_t to);
+/* Whether a call_indirect of type_index through table_index needs a stack
+ * check before it; when it needs none it may also be a sibling call. */
+bool low_stack_indirect_checked(const low_module_ctx *mc, uint32_t type_index, uint32_t table_index);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

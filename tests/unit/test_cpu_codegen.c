@@ -488,8 +488,27 @@ START_TEST(recursion_exhausts_stack) {
                            out, sizeof out),
                    134);
   ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+  /* call_indirect in tail position, to itself and around a cycle with a
+   * direct call: neither may become a loop */
+  ck_assert_int_eq(run_wat("(module (type $t (func (param i32) (result i32))) (table 1 funcref)\n"
+                           "  (elem (i32.const 0) $f)\n"
+                           "  (func $f (type $t) (call_indirect (type $t)\n"
+                           "    (i32.add (local.get 0) (i32.const 1)) (i32.const 0)))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
+  ck_assert_int_eq(run_wat("(module (type $t (func (param i32) (result i32))) (table 1 funcref)\n"
+                           "  (elem (i32.const 0) $g)\n"
+                           "  (func $f (type $t) (call_indirect (type $t) (local.get 0) (i32.const 0)))\n"
+                           "  (func $g (type $t) (call $f (i32.add (local.get 0) (i32.const 1))))\n"
+                           "  (func (export \"_start\") (drop (call $f (i32.const 0)))))\n",
+                           out, sizeof out),
+                   134);
+  ck_assert_msg(strstr(out, "call stack exhausted"), "got: %s", out);
 }
 END_TEST
+
 
 /* ---- C library routines run natively ------------------------------------ */
 
@@ -840,7 +859,7 @@ START_TEST(stack_checks_only_where_unbounded) {
   int at = snprintf(wat, sizeof wat,
                     "(module (type $t (func (param i32) (result i32)))\n"
                     "  (import \"m\" \"h\" (func $host (type $t)))\n"              /* 0 */
-                    "  (table 2 funcref) (elem (i32.const 0) $leaf $self)\n"
+                    "  (table 3 funcref) (elem (i32.const 0) $leaf $self $ind)\n"
                     "  (func $leaf (type $t) (i32.mul (local.get 0) (local.get 0)))\n" /* 1 */
                     "  (func $wrap (type $t) (call $leaf (i32.add (local.get 0) (i32.const 1))))\n" /* 2 */
                     "  (func $self (type $t) (if (result i32) (local.get 0)\n"      /* 3 */
@@ -883,6 +902,56 @@ START_TEST(stack_checks_only_where_unbounded) {
   ck_assert_int_eq(stack_checks_in_loops(unit_ir_func(&m, 20)), 0);
   ck_assert_int_eq(stack_checks(unit_ir_func(&m, 21)), 1); /* the first covers the second */
   ck_assert_int_eq(stack_checks(unit_ir_func(&m, 22)), 0); /* the recursions check themselves */
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+/* The call_indirect of $get reaches only $a and $b (a sealed table, its
+ * type's entries), which are small, loop but call nothing: no cycle runs
+ * through it, so it has no stack check and LLVM may make it a sibling
+ * call (getCellInfo's xParseCell in SQLite).  $put's type also reaches
+ * $back, which calls call_indirect again: checked, never a tail call. */
+/* fn's one indirect call (inline assembly aside). */
+static LLVMValueRef only_indirect_call(LLVMValueRef fn) {
+  LLVMValueRef found = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMCall && !LLVMIsAFunction(LLVMGetCalledValue(i)) &&
+          !LLVMIsAInlineAsm(LLVMGetCalledValue(i))) {
+        ck_assert_ptr_null(found);
+        found = i;
+      }
+  ck_assert_ptr_nonnull(found);
+  return found;
+}
+
+START_TEST(sealed_indirect_tail_call_unchecked) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sealed_indirect_tail_call_unchecked: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of("(module (type $t (func (param i32 i32) (result i32)))\n"
+                    "  (type $u (func (param i32) (result i32))) (memory 1)\n"
+                    "  (table 4 funcref) (elem (i32.const 0) $a $b $back $c)\n"
+                    "  (func $a (type $t) (local i32)\n"                       /* 0 */
+                    "    (loop $l (local.set 2 (i32.add (local.get 2) (i32.load (local.get 0))))\n"
+                    "      (br_if $l (local.tee 1 (i32.sub (local.get 1) (i32.const 1))))) (local.get 2))\n"
+                    "  (func $b (type $t) (local i32)\n"                       /* 1 */
+                    "    (loop $l (local.set 2 (i32.xor (local.get 2) (i32.load offset=4 (local.get 0))))\n"
+                    "      (br_if $l (local.tee 1 (i32.sub (local.get 1) (i32.const 1))))) (local.get 2))\n"
+                    "  (func $get (export \"get\") (type $t)\n"              /* 2 */
+                    "    (call_indirect (type $t) (local.get 0) (i32.add (local.get 1) (i32.const 1))\n"
+                    "      (i32.load offset=8 (local.get 0))))\n"
+                    "  (func $back (type $u) (call $put (local.get 0)))\n"    /* 3 */
+                    "  (func $c (type $u) (local i32)\n"                       /* 4 */
+                    "    (loop $l (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 0))\n"
+                    "  (func $put (export \"put\") (type $u)\n"              /* 5 */
+                    "    (call_indirect (type $u) (local.get 0) (i32.load offset=12 (local.get 0)))))\n");
+  LLVMValueRef get = unit_ir_func(&m, 2), put = unit_ir_func(&m, 5);
+  ck_assert_int_eq(stack_checks(get), 0);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_indirect_call(get)), LLVMTailCallKindTail);
+  ck_assert_int_ge(stack_checks(put), 1);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_indirect_call(put)), LLVMTailCallKindNoTail);
   unit_ir_dispose(&m);
 }
 END_TEST
@@ -1889,6 +1958,7 @@ static Suite *cpu_codegen_suite(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
+  tcase_add_test(tc, sealed_indirect_tail_call_unchecked);
   tcase_add_test(tc, open_tables_are_not_sealed);
   tcase_add_test(tc, sealed_image_in_two_arrays);
   tcase_add_test(tc, sealed_switch_inlines_small_callees);
