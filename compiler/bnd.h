@@ -206,7 +206,7 @@ bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi
  * branch dropped in the late stage (round 12).  SQLite's OP_Column header
  * loop has three. */
 #define BND_SHORT_RANGES 3
-/* The i1 few behind an `llvm.annotation` LLVM cannot see through, until the
+/* The i1 few behind an empty asm that LLVM cannot see through, until the
  * late stage decides it (bnd_short.c); returns the i1 to branch on. */
 LLVMValueRef bnd_short_hide(LLVMBuilderRef b, LLVMValueRef few);
 

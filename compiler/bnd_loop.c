@@ -344,7 +344,7 @@ static void mark_likely(bnd_fn *f, LLVMValueRef condbr) {
  * The choice is safe either way (the checked copy is exact whatever the
  * trip count), so an i64 bound that a clamped shift made larger only
  * sends more entries to the test.  The condition is hidden from LLVM
- * behind `llvm.annotation` until the late stage (bnd_short.c) decides it.  Its
+ * behind an empty asm until the late stage (bnd_short.c) decides it.  Its
  * weights call the short way the less likely one (1 to 8): without them
  * the checked copies of the short loops in Lua's luaV_execute, which run
  * rarely, counted as half of their entries, and code generation's choices

@@ -8,12 +8,11 @@
  * late stage left it no explicit check (SQLite's OP_Column header loop,
  * about two iterations per entry, its test's trip count and three ranges
  * run 0.8 M times).  Where a check stays the branch goes: every entry runs
- * the test as before.  Until then the condition goes through
- * `llvm.annotation` (`few` in, `few` out), so that LLVM neither folds it (a
- * loop of 0 to 3 iterations known at compile time would lose its unchecked
- * copy before anyone could tell whether the checked one keeps a check: a
- * Lua loop's checked copy, given one merged check by LLVM, cost more than
- * the test)
+ * the test as before.  Until then the condition is the result of an empty
+ * asm (`few` in, `few` out), so that LLVM neither folds it (a loop of 0 to
+ * 3 iterations known at compile time would lose its unchecked copy before
+ * anyone could tell whether the checked one keeps a check: a Lua loop's
+ * checked copy, given one merged check by LLVM, cost more than the test)
  * nor moves the test's arithmetic above it.  Where LLVM unrolled the
  * unchecked copy whole (it knew the loop short at every entry), every
  * entry goes to the checked copy and the test is dead. */
@@ -21,45 +20,29 @@
 
 #include <string.h>
 
-/* The marker: `llvm.annotation(few, null, null, SHORT_LINE)`.  An
- * intrinsic, not an inline asm: the offload stage reads a nest holding
- * any other call as one that "calls a function" (kn_recog.c), and this
- * one sits in every nest around a lone versioned loop (round 12's asm
- * made 10 GPU programs lose launches); LLVM keeps it (it writes memory no
- * one else reads) without seeing through it; code generation, were the
- * late stage skipped (--skip-pass=guard), forwards `few`.  No other
- * annotation reaches twasmc's IR (lowering makes none). */
-#define SHORT_LINE 0x7b5d
-
-static LLVMValueRef short_decl(LLVMModuleRef mod, LLVMTypeRef *fty) {
-  LLVMContextRef ctx = LLVMGetModuleContext(mod);
-  LLVMTypeRef tys[] = {LLVMInt32TypeInContext(ctx), LLVMPointerTypeInContext(ctx, 0)};
-  unsigned id = LLVMLookupIntrinsicID("llvm.annotation", strlen("llvm.annotation"));
-  *fty = LLVMIntrinsicGetType(ctx, id, tys, 2);
-  return LLVMGetIntrinsicDeclaration(mod, id, tys, 2);
-}
+/* The asm's text: an assembler comment, never emitted (the late stage
+ * replaces every use of it). */
+#define SHORT_ASM "# twasm.bnd.short"
 
 LLVMValueRef bnd_short_hide(LLVMBuilderRef b, LLVMValueRef few) {
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(few));
-  LLVMModuleRef mod = LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInsertBlock(b)));
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), fty;
-  LLVMValueRef fn = short_decl(mod, &fty);
-  LLVMValueRef null = LLVMConstNull(LLVMPointerTypeInContext(ctx, 0));
-  LLVMValueRef args[] = {LLVMBuildZExt(b, few, i32, ""), null, null, LLVMConstInt(i32, SHORT_LINE, false)};
-  LLVMValueRef out = LLVMBuildCall2(b, fty, fn, args, 4, "bnd.few");
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i32, &i32, 1, false);
+  LLVMValueRef as = LLVMGetInlineAsm(fty, SHORT_ASM, strlen(SHORT_ASM), "=r,0", 4, false, false,
+                                     LLVMInlineAsmDialectATT, false);
+  LLVMValueRef in = LLVMBuildZExt(b, few, i32, "");
+  LLVMValueRef out = LLVMBuildCall2(b, fty, as, &in, 1, "bnd.few");
   return LLVMBuildICmp(b, LLVMIntNE, out, LLVMConstInt(i32, 0, false), "");
 }
 
-/* Whether i is such a marker. */
-static bool is_short_marker(LLVMValueRef i) {
-  if (!LLVMIsACallInst(i) || LLVMGetNumArgOperands(i) != 4) return false;
-  size_t len;
+/* Whether call i is such an asm. */
+static bool is_short_asm(LLVMValueRef i) {
+  if (!LLVMIsACallInst(i)) return false;
   LLVMValueRef callee = LLVMGetCalledValue(i);
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : NULL;
-  if (!name || len < 16 || memcmp(name, "llvm.annotation.", 16) != 0) return false;
-  LLVMValueRef line = LLVMGetOperand(i, 3);
-  return LLVMIsAConstantInt(line) && LLVMConstIntGetZExtValue(line) == SHORT_LINE &&
-         LLVMIsNull(LLVMGetOperand(i, 1)) && LLVMIsNull(LLVMGetOperand(i, 2));
+  if (!callee || !LLVMIsAInlineAsm(callee)) return false;
+  size_t len;
+  const char *text = LLVMGetInlineAsmAsmString(callee, &len);
+  return text && len == strlen(SHORT_ASM) && memcmp(text, SHORT_ASM, len) == 0;
 }
 
 /* The successor of versioning test br that is its checked copy (the
@@ -119,7 +102,7 @@ static bool region_loops(late_ctx *c, LLVMBasicBlockRef entry) {
   return false;
 }
 
-/* The conditional branch on h (the marker's result), through compares of it
+/* The conditional branch on h (the asm's result), through compares of it
  * with a constant in its block, or NULL. */
 static LLVMValueRef branch_on(LLVMValueRef h) {
   for (LLVMUseRef u = LLVMGetFirstUse(h); u; u = LLVMGetNextUse(u)) {
@@ -134,19 +117,16 @@ static LLVMValueRef branch_on(LLVMValueRef h) {
 }
 
 unsigned late_short_trips(late_ctx *c) {
+  enum { MAX_SHORT = 256 };
+  LLVMValueRef found[MAX_SHORT];
   unsigned n = 0, kept = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n += is_short_marker(i);
-  if (!n) return 0;
-  /* every one goes (none may reach code generation as a call) */
-  LLVMValueRef *found = tw_arena_alloc(&c->arena, n * sizeof *found), *br = tw_arena_alloc(&c->arena, n * sizeof *br);
-  bool *keep = tw_arena_alloc(&c->arena, n * sizeof *keep), *always = tw_arena_alloc(&c->arena, n * sizeof *always);
-  LLVMBasicBlockRef *entry = tw_arena_alloc(&c->arena, n * sizeof *entry);
-  n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (is_short_marker(i)) found[n++] = i;
+      if (is_short_asm(i) && n < MAX_SHORT) found[n++] = i;
   /* decide every branch on the CFG as it stands, then rewrite */
+  bool keep[MAX_SHORT], always[MAX_SHORT];
+  LLVMValueRef br[MAX_SHORT];
+  LLVMBasicBlockRef entry[MAX_SHORT];
   for (unsigned k = 0; k < n; k++) {
     br[k] = branch_on(found[k]);
     keep[k] = checked_copy_is_bare(c, br[k], &entry[k]);

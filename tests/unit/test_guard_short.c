@@ -23,11 +23,7 @@
  * to 3 bytes 16 apart (test_guard_unversion's f3): LLVM gives its checked
  * copy one merged check, so that copy keeps a check.  f2: f0 with d[i]
  * alone (s advances by the byte read, no range of its own): one range,
- * fewer than BND_SHORT_RANGES, so no short branch.  f3: f0's loop inside a
- * loop over rows (i from 0 each row, s carried on, d, o and q moved on
- * by end a row, so that the ranges are the row's): the inner loop is
- * versioned alone, its short branch inside the outer loop, a nest the
- * offload stage reads. */
+ * fewer than BND_SHORT_RANGES, so no short branch. */
 static const char *const module_text =
     "(module (memory 1)\n"
     "  (func (export \"hdr\") (param $d i32) (param $s i32) (param $i i32) (param $p2 i32) (param $end i32)\n"
@@ -63,27 +59,7 @@ static const char *const module_text =
     "        (local.set $i (i32.add (local.get $i) (i32.const 1)))\n"
     "        (br_if $done (i32.gt_u (local.get $i) (local.get $p2)))\n"
     "        (br_if $next (i32.lt_u (local.get $s) (local.get $end)))))\n"
-    "    (local.get $i))\n"
-    "  (func (export \"rows\") (param $d i32) (param $s i32) (param $nr i32) (param $p2 i32) (param $end i32)\n"
-    "    (param $o i32) (param $q i32) (result i32) (local $t i32) (local $i i32) (local $r i32)\n"
-    "    (loop $row\n"
-    "      (local.set $i (i32.const 0))\n"
-    "      (block $done\n"
-    "        (loop $next\n"
-    "          (local.set $t (i32.load8_u (local.get $s)))\n"
-    "          (i32.store (i32.add (local.get $d) (i32.shl (local.get $i) (i32.const 2))) (local.get $t))\n"
-    "          (i64.store (i32.add (local.get $o) (i32.shl (local.get $i) (i32.const 3))) (i64.extend_i32_u (local.get $s)))\n"
-    "          (i32.store16 (i32.add (local.get $q) (i32.shl (local.get $i) (i32.const 1))) (local.get $t))\n"
-    "          (local.set $s (i32.add (local.get $s) (i32.add (i32.const 1) (i32.shr_u (local.get $t) (i32.const 7)))))\n"
-    "          (local.set $i (i32.add (local.get $i) (i32.const 1)))\n"
-    "          (br_if $done (i32.gt_u (local.get $i) (local.get $p2)))\n"
-    "          (br_if $next (i32.lt_u (local.get $s) (local.get $end)))))\n"
-    "      (local.set $d (i32.add (local.get $d) (local.get $end)))\n"
-    "      (local.set $o (i32.add (local.get $o) (local.get $end)))\n"
-    "      (local.set $q (i32.add (local.get $q) (local.get $end)))\n"
-    "      (local.set $r (i32.add (local.get $r) (i32.const 1)))\n"
-    "      (br_if $row (i32.lt_u (local.get $r) (local.get $nr))))\n"
-    "    (local.get $s)))\n";
+    "    (local.get $i)))\n";
 
 static unit_ir ir_of(void) {
   drv_options o;
@@ -154,50 +130,6 @@ START_TEST(one_range_loop_runs_the_test) {
 }
 END_TEST
 
-/* Whether call i is one the offload stage counts as a call (a nest
- * holding one "calls a function", kernels/kn_recog.c): anything but an
- * `llvm.` intrinsic other than llvm.mem*. */
-static bool offload_sees_call(LLVMValueRef i) {
-  if (!LLVMIsACallInst(i)) return false;
-  LLVMValueRef callee = LLVMGetCalledValue(i);
-  size_t len = 0;
-  const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
-  return strncmp(name, "llvm.", 5) != 0 || strncmp(name, "llvm.mem", 8) == 0;
-}
-
-/* The IR the offload stage reads (after LLVM's pipeline) holds f3's short
- * branch inside the outer loop, and that loop no call: the branch's
- * marker must not make the nest one that "calls a function" (round 12's
- * inline asm did: 10 GPU programs lost launches). */
-START_TEST(short_branch_in_a_nest_calls_nothing) {
-  drv_options o;
-  drv_options_default(&o);
-  o.opt_level = 2;
-  char *dump = NULL;
-  o.dump_after = "optimise";
-  o.dump = &dump;
-  unit_ir full = unit_ir_of_wat("guard-short-nest", module_text, &o);
-  unit_ir_dispose(&full);
-  ck_assert_ptr_nonnull(dump);
-  unit_ir m = {.ctx = LLVMContextCreate()};
-  m.mod = unit_ir_parse(m.ctx, dump, "optimised");
-  free(dump);
-  shape s = shape_of(&m, 3);
-  ck_assert_int_eq(s.tests, 1);
-  ck_assert_int_eq(s.shorts, 1);
-  LLVMValueRef fn = unit_ir_func(&m, 3);
-  int in_loops = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    if (!unit_in_cycle(bb)) continue;
-    in_loops++;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      ck_assert_msg(!offload_sees_call(i), "a call in the nest around the short branch");
-  }
-  ck_assert_int_gt(in_loops, 0);
-  unit_ir_dispose(&m);
-}
-END_TEST
-
 static Suite *guard_short_suite(void) {
   Suite *s = suite_create("guard_short");
   TCase *tc = tcase_create("core");
@@ -205,7 +137,6 @@ static Suite *guard_short_suite(void) {
   tcase_add_test(tc, short_loop_enters_checked_copy_first);
   tcase_add_test(tc, checked_copy_with_a_check_runs_the_test);
   tcase_add_test(tc, one_range_loop_runs_the_test);
-  tcase_add_test(tc, short_branch_in_a_nest_calls_nothing);
   suite_add_tcase(s, tc);
   return s;
 }
