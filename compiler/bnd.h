@@ -185,30 +185,8 @@ LLVMValueRef bnd_widen_cond(bnd_nest *n, const bnd_check *c, unsigned *sext);
 unsigned bnd_widen_uses(LLVMBuilderRef b, LLVMValueRef add, unsigned sext);
 
 /* Rewrites a check block's i128 arithmetic in i64 where every value of
- * it provably lies within [-2^62, 2^62] (bnd_narrow.c); whether it did.
- * keep (NULL: none) names an i128 value of the block wanted after it;
- * where the block was rewritten it then names that value's i64 form
- * (computed from a shift clamped at 0 it may read larger than the i128
- * value: good for a choice that is safe either way, not for a proof), and
- * *keep_hi the largest value its interval allows (INT64_MAX when unknown). */
-bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi);
-
-/* A lone loop whose counter bound allows at most this many iterations
- * runs its checked copy without the range test, where the late stage
- * finds that copy without an explicit check (bnd_loop.c, bnd_short.c). */
-#define BND_SHORT_TRIPS 4
-/* ... and only where its test holds at least this many range tests (one
- * per group of checks): with one or two the short way saves a few
- * instructions an entry, while the branch, present while LLVM optimises,
- * changes code generation over the whole function: kvstore's main
- * function with 17 such loops (2 ranges each but five of 5) ran 1.1 %
- * more, dispatch's merge sort (2 ranges) 1.1 % more, even with every
- * branch dropped in the late stage (round 12).  SQLite's OP_Column header
- * loop has three. */
-#define BND_SHORT_RANGES 3
-/* The i1 few behind an empty asm that LLVM cannot see through, until the
- * late stage decides it (bnd_short.c); returns the i1 to branch on. */
-LLVMValueRef bnd_short_hide(LLVMBuilderRef b, LLVMValueRef few);
+ * it provably lies within [-2^62, 2^62] (bnd_narrow.c); whether it did. */
+bool bnd_narrow_block(LLVMBasicBlockRef bb);
 
 /* Whether v is the constant false (a condition that never holds). */
 static inline bool bnd_is_false(LLVMValueRef v) {

@@ -860,9 +860,6 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
   n += late_drop_dominated(c);
   c->dom_state = 0;
   tw_arena_free(&c->arena);
-  late_short_trips(c);
-  c->dom_state = 0;
-  tw_arena_free(&c->arena);
   late_unversion(c);
 
   c->dom_state = 0; /* bnd_fresh_sizes and what follows change the CFG */

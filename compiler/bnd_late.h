@@ -2,7 +2,7 @@
  * left to the guard pages; bnd_group.c, a group's check; bnd_pair.c, a
  * guarded byte paired with the byte before it; bnd_fold.c, a guarded
  * load left plain for its compare; bnd_unversion.c, a versioning test
- * that buys nothing; bnd_short.c, a short-trip branch decided).  Internal to them. */
+ * that buys nothing).  Internal to them. */
 #ifndef TW_BND_LATE_H
 #define TW_BND_LATE_H
 
@@ -108,12 +108,5 @@ bool late_exit_first(LLVMValueRef br);
  * unchecked copy is no more (vector code, a larger body, an offload
  * gate), branches to the checked copy always; returns how many. */
 unsigned late_unversion(late_ctx *c);
-
-/* ---- bnd_short.c ---- */
-
-/* Each short-trip branch of c->fn (bnd_loop.c) is made visible again
- * where its checked copy kept no explicit check, and false elsewhere;
- * returns how many stay. */
-unsigned late_short_trips(late_ctx *c);
 
 #endif

@@ -45,8 +45,6 @@ typedef struct {
   LLVMBasicBlockRef block;     /* bnd.check */
   bool never;                  /* the condition is false at compile time */
   LLVMValueRef ok;
-  LLVMValueRef last;           /* a lone loop's counter bound (i128), for the short-trip branch */
-  int nranges;                 /* range tests in the condition (one per group of checks) */
 } bnd_plan;
 
 static LLVMBasicBlockRef block_of(const bnd_fn *f, int b) { return f->cfg.blocks[b].bb; }
@@ -213,7 +211,6 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   n.b = LLVMCreateBuilderInContext(f->ctx);
   LLVMPositionBuilderAtEnd(n.b, p->block);
   p->ok = emit_trips(f, &n);
-  p->last = p->ok && n.nloops == 1 ? n.last[0] : NULL;
   n.hi_tests = true;
   LLVMValueRef size = p->ok ? size_now(f, &n, p->checks[0].size_load) : NULL;
   /* the checks' forms first, grouped by their terms; then one range test
@@ -233,10 +230,7 @@ static bool plan_nest(bnd_fn *f, const ir_loop *l, bnd_plan *p) {
   }
   for (int i = 0; p->ok && !bnd_is_false(p->ok) && i < p->nchecks; i++) {
     if (forms[i].leader < 0) continue;
-    if (forms[i].leader == i) {
-      p->ok = LLVMBuildAnd(n.b, p->ok, proves(&n, &forms[i], size), "");
-      p->nranges++;
-    }
+    if (forms[i].leader == i) p->ok = LLVMBuildAnd(n.b, p->ok, proves(&n, &forms[i], size), "");
     p->proved[i] = true;
     p->nproved++;
     unsigned sext;
@@ -330,75 +324,6 @@ static void mark_likely(bnd_fn *f, LLVMValueRef condbr) {
                   LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, ops, 3)));
 }
 
-/* LLVM unrolls a loop whole up to this many iterations when it knows no
- * more can run (its unroller's upper bound, 8): counter bounds below it
- * get no short branch. */
-#define BND_SHORT_WHOLE 8
-
-/* A lone loop entered for a few iterations runs its checked copy without
- * the test's range arithmetic: bnd.check keeps what the loop's counter
- * bound needs and branches to the checked copy when that bound allows at
- * most BND_SHORT_TRIPS iterations; the rest of the test moves to a block
- * of its own (bnd.go; were it left above, LLVM would merge the two
- * branches into one on an `or`, the ranges computed at every entry).
- * The choice is safe either way (the checked copy is exact whatever the
- * trip count), so an i64 bound that a clamped shift made larger only
- * sends more entries to the test.  The condition is hidden from LLVM
- * behind an empty asm until the late stage (bnd_short.c) decides it.  Its
- * weights call the short way the less likely one (1 to 8): without them
- * the checked copies of the short loops in Lua's luaV_execute, which run
- * rarely, counted as half of their entries, and code generation's choices
- * over the whole function cost fib 4.0 % more instructions. */
-static void short_trips(bnd_fn *f, LLVMBuilderRef b, bnd_plan *p, LLVMValueRef test, LLVMValueRef last,
-                        LLVMBasicBlockRef header, LLVMBasicBlockRef fast) {
-  LLVMPositionBuilderBefore(b, test);
-  LLVMValueRef few = LLVMBuildICmp(b, LLVMIntSLT, last, LLVMConstInt(LLVMTypeOf(last), BND_SHORT_TRIPS, false), "");
-  /* what few needs stays: a walk over operands in the block */
-  bnd_map needed = {.arena = &f->arena};
-  int cap = 0;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(p->block); i; i = LLVMGetNextInstruction(i)) cap++;
-  LLVMValueRef *work = tw_arena_alloc(&f->arena, (size_t)(cap + 1) * sizeof *work);
-  int nwork = 0;
-  work[nwork++] = few;
-  bnd_map_put(&needed, few, few);
-  while (nwork) {
-    LLVMValueRef v = work[--nwork];
-    for (int k = 0; k < LLVMGetNumOperands(v); k++) {
-      LLVMValueRef op = LLVMGetOperand(v, (unsigned)k);
-      if (!op || !LLVMIsAInstruction(op) || LLVMGetInstructionParent(op) != p->block || bnd_map_get(&needed, op))
-        continue;
-      bnd_map_put(&needed, op, op);
-      work[nwork++] = op;
-    }
-  }
-  LLVMBasicBlockRef go = LLVMInsertBasicBlockInContext(f->ctx, header, "bnd.go");
-  LLVMPositionBuilderAtEnd(b, go);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(p->block), next; i != test; i = next) {
-    next = LLVMGetNextInstruction(i);
-    if (!bnd_map_get(&needed, i)) bnd_move_here(b, i);
-  }
-  LLVMValueRef moved = LLVMBuildCondBr(b, LLVMGetCondition(test), fast, header);
-  ir_copy_metadata(test, moved);
-  LLVMInstructionEraseFromParent(test);
-  LLVMPositionBuilderAtEnd(b, p->block);
-  LLVMValueRef br = LLVMBuildCondBr(b, bnd_short_hide(b, few), header, go);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(f->ctx);
-  LLVMMetadataRef w[] = {LLVMMDStringInContext2(f->ctx, "branch_weights", 14),
-                         LLVMValueAsMetadata(LLVMConstInt(i32, 1, false)),
-                         LLVMValueAsMetadata(LLVMConstInt(i32, 8, false))};
-  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(f->ctx, "prof", 4),
-                  LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, w, 3)));
-  ir_retarget_phis(fast, p->block, go);
-  for (LLVMValueRef phi = LLVMGetFirstInstruction(header); phi && LLVMIsAPHINode(phi);
-       phi = LLVMGetNextInstruction(phi))
-    for (unsigned k = 0, n = LLVMCountIncoming(phi); k < n; k++)
-      if (LLVMGetIncomingBlock(phi, k) == p->block) {
-        LLVMValueRef v = LLVMGetIncomingValue(phi, k);
-        LLVMAddIncoming(phi, &v, &go, 1);
-        break;
-      }
-}
-
 static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_plan *p) {
   LLVMBasicBlockRef header = block_of(f, l->header);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
@@ -430,19 +355,8 @@ static void version(bnd_fn *f, const ir_loop *l, LLVMBasicBlockRef from, bnd_pla
   mark_likely(f, test);
   LLVMSetMetadata(test, LLVMGetMDKindIDInContext(f->ctx, BND_MD_TEST, strlen(BND_MD_TEST)),
                   LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0)));
-  LLVMValueRef last = p->last;
-  int64_t last_hi = INT64_MAX;
-  bnd_narrow_block(p->block, &last, &last_hi);
-  /* a loop whose bound is small whatever the entry (`n & 7` iterations
-   * left after clang's unrolling by 8) LLVM may unroll whole, both copies,
-   * and bnd_unversion.c then drops the test: a short branch there kept
-   * the checked copy a loop (mujs's string copy, +3.4 M instructions);
-   * and a test of fewer than BND_SHORT_RANGES ranges saves less on the
-   * short way than the added blocks cost code generation elsewhere in the
-   * function (bnd.h) */
-  if (last && !LLVMIsAConstant(last) && last_hi >= BND_SHORT_WHOLE && p->nranges >= BND_SHORT_RANGES)
-    short_trips(f, b, p, test, last, header, fast);
   LLVMDisposeBuilder(b);
+  bnd_narrow_block(p->block);
   unsigned checked = LLVMGetMDKindIDInContext(f->ctx, BND_MD_CHECKED, strlen(BND_MD_CHECKED));
   LLVMValueRef empty = LLVMMetadataAsValue(f->ctx, LLVMMDNodeInContext2(f->ctx, NULL, 0));
   for (int i = 0; i < l->nbody; i++) {

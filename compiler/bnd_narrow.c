@@ -360,8 +360,8 @@ static bool clamps_hold(nw_ctx *c) {
 }
 
 /* Rewrites block bb's i128 computation in i64 where all of it is in
- * reach; returns whether it did (*keep: bnd.h). */
-bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi) {
+ * reach; returns whether it did. */
+bool bnd_narrow_block(LLVMBasicBlockRef bb) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
@@ -408,9 +408,6 @@ bool bnd_narrow_block(LLVMBasicBlockRef bb, LLVMValueRef *keep, int64_t *keep_hi
   }
   ok = ok && clamps_hold(&c);
   if (ok) {
-    nw_val *kept = keep && *keep ? bnd_map_get(&c.map, *keep) : NULL;
-    if (kept) *keep = kept->v64;
-    if (kept && keep_hi) *keep_hi = (int64_t)kept->hi; /* within 2^62 */
     for (unsigned k = 0; k < ncmp; k++) LLVMReplaceAllUsesWith(cmps[k], cmps64[k]);
     for (unsigned k = ncmp; k-- > 0;) LLVMInstructionEraseFromParent(cmps[k]);
     for (unsigned k = nwide; k-- > 0;) LLVMInstructionEraseFromParent(wide[k]);

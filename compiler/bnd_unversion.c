@@ -103,33 +103,15 @@ static int fast_successor(LLVMContextRef ctx, LLVMValueRef br) {
   return w0 > w1 ? 0 : 1;
 }
 
-/* The short-trip branch (bnd_short.c) before the test's block t_at, whose
- * other successor is the checked copy's entry s_at: the branch of t_at's
- * immediate dominator, when that goes to those two alone; else NULL. */
-static LLVMValueRef short_branch(const ir_cfg *cfg, const ir_dom *dom, int t_at, int s_at) {
-  int q = dom->idom[t_at];
-  if (q < 0 || dom->idom[s_at] != q) return NULL;
-  LLVMValueRef br = LLVMGetBasicBlockTerminator(cfg->blocks[q].bb);
-  if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
-  LLVMBasicBlockRef a = LLVMGetSuccessor(br, 0), b = LLVMGetSuccessor(br, 1);
-  LLVMBasicBlockRef t = cfg->blocks[t_at].bb, s = cfg->blocks[s_at].bb;
-  return (a == t && b == s) || (a == s && b == t) ? br : NULL;
-}
-
-/* Whether the test br should go to its checked copy always; *short_br:
- * the short-trip branch before it, if any, which must then go there too. */
-static bool pointless(late_ctx *c, const ir_cfg *cfg, const ir_dom *dom, LLVMValueRef br, unsigned *checked_succ,
-                      LLVMValueRef *short_br) {
+/* Whether the test br should go to its checked copy always. */
+static bool pointless(late_ctx *c, const ir_cfg *cfg, const ir_dom *dom, LLVMValueRef br, unsigned *checked_succ) {
   int fast = fast_successor(c->ctx, br);
   if (fast < 0) return false;
   int f_at = ir_cfg_index(cfg, LLVMGetSuccessor(br, (unsigned)fast));
   int s_at = ir_cfg_index(cfg, LLVMGetSuccessor(br, 1u - (unsigned)fast));
   int t_at = ir_cfg_index(cfg, LLVMGetInstructionParent(br));
-  /* each copy is entered from the test alone, or the checked one also
-   * from the short-trip branch before it */
-  if (f_at <= 0 || s_at <= 0 || t_at < 0 || f_at == s_at || dom->idom[f_at] != t_at) return false;
-  *short_br = NULL;
-  if (dom->idom[s_at] != t_at && !(*short_br = short_branch(cfg, dom, t_at, s_at))) return false;
+  /* each copy is entered from the test alone */
+  if (f_at <= 0 || s_at <= 0 || f_at == s_at || dom->idom[f_at] != t_at || dom->idom[s_at] != t_at) return false;
   region_sum f = sum_region(cfg, dom, f_at), s = sum_region(cfg, dom, s_at);
   *checked_succ = 1u - (unsigned)fast;
   return s.checks == 0 && !s.cycle && !f.vector && !f.offload && f.size > 0 && s.size > 0 &&
@@ -203,16 +185,7 @@ unsigned late_unversion(late_ctx *c) {
   for (int t = 0; t < ntests; t++) {
     LLVMValueRef br = tests[t];
     unsigned checked;
-    LLVMValueRef short_br;
-    if (!pointless(c, &cfg, &dom, br, &checked, &short_br)) continue;
-    if (short_br) {
-      /* straight to the checked copy from there too */
-      LLVMValueRef few = LLVMGetCondition(short_br);
-      bool to_checked_on_true = LLVMGetSuccessor(short_br, 0) != LLVMGetInstructionParent(br);
-      LLVMSetCondition(short_br, LLVMConstInt(LLVMInt1TypeInContext(c->ctx), to_checked_on_true, false));
-      if (LLVMIsAInstruction(few) && LLVMGetInstructionParent(few) == LLVMGetInstructionParent(short_br))
-        erase_test(c, few, &arena);
-    }
+    if (!pointless(c, &cfg, &dom, br, &checked)) continue;
     LLVMValueRef cond = LLVMGetCondition(br);
     /* false takes successor 1: put the checked copy there */
     if (checked == 0) {
