@@ -520,7 +520,10 @@ static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loo
   if (checked->preheader < 0 || c->cfg->blocks[checked->preheader].npreds != 1) return NULL;
   LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[c->cfg->blocks[checked->preheader].preds[0]].bb);
   if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return NULL;
-  LLVMValueRef ld = load_under(c, l, LLVMGetCondition(br), 0);
+  /* the test made in l, or hoisted out of it into a loop around it in the
+   * nest (clang -O3's LICM: mm_rows's test of `A[i]`'s row, in the i
+   * loop, chooses between the copies of the k loop in each j iteration) */
+  LLVMValueRef ld = load_under(c, c->chain[0], LLVMGetCondition(br), 0);
   if (!ld) return NULL;
   /* a row pointer's address moves with l or a loop around it, a field's
    * with none */
@@ -609,7 +612,15 @@ static bool build_chain(kr_ctx *c, const ir_loop *root) {
   return true;
 }
 
+/* Whether store is one of the kernel's: in the slice where there is one,
+ * and never in the bounds pass's checked copy of a chain loop (c->twin):
+ * that copy stores what its fast copy stores (both copies of one Wasm
+ * loop, build_chain), so the fast copy's store stands for both
+ * (mtv_rows: `y[j] += A[i][j] * x[i]` in each copy of the j loop). */
 bool kr_in_slice(const kr_ctx *c, LLVMValueRef store) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(store);
+  for (int d = 0; d < KR_MAX_DIMS; d++)
+    if (c->twin[d] && ir_loop_contains_block(c->twin[d], bb, c->cfg)) return false;
   if (!c->slice) return true;
   for (int i = 0; i < c->nslice; i++)
     if (c->slice[i] == store) return true;

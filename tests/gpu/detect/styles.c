@@ -30,6 +30,29 @@ void mm_rows(int m, int n, int k, float **A, float **B, float **C) {
     }
 }
 
+/* y = A^T x through row pointers (round 14): y[j] accumulated in memory
+ * over i; the bounds pass's fast and checked copies of the j loop each
+ * store y */
+void mtv_rows(int m, int n, float **A, const float *x, float *y) {
+  for (int j = 0; j < n; j++) y[j] = 0.0f;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) y[j] += A[i][j] * x[i];
+}
+
+/* C = A B in i-k-j order through row pointers (round 14): C's row cleared
+ * (a memset at -O2) before the k loop */
+void mm_rows_ikj(int m, int n, int k, float **A, float **B, float **C) {
+  for (int i = 0; i < m; i++) {
+    float *c = C[i];
+    for (int j = 0; j < n; j++) c[j] = 0.0f;
+    for (int l = 0; l < k; l++) {
+      float aik = A[i][l];
+      const float *b = B[l];
+      for (int j = 0; j < n; j++) c[j] += aik * b[j];
+    }
+  }
+}
+
 void mv_struct(const matrix *a, const float *x, float *y) {
   for (int i = 0; i < a->rows; i++) {
     float s = 0.0f;

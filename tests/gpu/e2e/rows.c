@@ -10,10 +10,16 @@
  * over rows each its own.  On the CPU (the runtime's checks refuse): y =
  * A x with y over one of A's rows (the output overlaps an input row), and
  * C = A B with two of C's rows the same row.  n from argv (default 128):
- * A is (n + 5) x (n - 3).
+ * A is (n + 5) x (n - 3).  Round 14 ("Issue 19 round 14: row-pointer
+ * products at -O3, transposed, ikj"): y = A^T x (mtv_rows, y kept in
+ * memory over A's rows: a product with one output row summed from y) over
+ * rows each their own and over rows of one block, launched; y over one
+ * of A's rows, on the CPU.  C = A B in i-k-j order (mm_rows_ikj, C's row
+ * cleared by a memset in the i loop): its k-j nest a vector-matrix
+ * product per row of C, launched m times (once per row).
  * .expected: the CPU run's, equal to a native gcc -O2 build's. */
 /* clang-flags: -O2 */
-/* expect-gpu-launches: 3 */
+/* expect-gpu-launches: 138 */
 #include "e2e.h"
 
 __attribute__((noinline)) void mv_rows(int m, int n, float **A, const float *x, float *y) {
@@ -32,6 +38,24 @@ __attribute__((noinline)) void mm_rows(int m, int n, int k, float **A, float **B
       for (int l = 0; l < k; l++) s += A[i][l] * B[l][j];
       C[i][j] = s;
     }
+}
+
+__attribute__((noinline)) void mtv_rows(int m, int n, float **A, const float *x, float *y) {
+  for (int j = 0; j < n; j++) y[j] = 0.0f;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) y[j] += A[i][j] * x[i];
+}
+
+__attribute__((noinline)) void mm_rows_ikj(int m, int n, int k, float **A, float **B, float **C) {
+  for (int i = 0; i < m; i++) {
+    float *c = C[i];
+    for (int j = 0; j < n; j++) c[j] = 0.0f;
+    for (int l = 0; l < k; l++) {
+      float aik = A[i][l];
+      const float *b = B[l];
+      for (int j = 0; j < n; j++) c[j] += aik * b[j];
+    }
+  }
 }
 
 /* rows each malloc'd on its own, with a few bytes between them */
@@ -93,5 +117,25 @@ int main(int argc, char **argv) {
   c[2] = c[1];
   mm_rows(m, n, k, ab, b, c);
   print_rows("mm_alias", c, m, n);
+
+  /* y = A^T x (A m x k, x over m, y over k): over rows each their own,
+   * over rows of one block, then with y over A's last row (the CPU's) */
+  float *xm = e2e_alloc((size_t)m * sizeof(float));
+  for (int i = 0; i < m; i++) xm[i] = e2e_unit(&seed);
+  mtv_rows(m, k, a, xm, y);
+  e2e_print_f32("mtv_each", y, (size_t)k);
+  mtv_rows(m, k, ab, xm, y);
+  e2e_print_f32("mtv_block", y, (size_t)k);
+  float **at = rows_each(m, k, &seed);
+  float *tover = e2e_alloc(sizeof(float) * (size_t)k);
+  memcpy(tover, at[m - 1], sizeof(float) * (size_t)k);
+  at[m - 1] = tover;
+  mtv_rows(m, k, at, xm, tover);
+  e2e_print_f32("mtv_over_a_row", tover, (size_t)k);
+
+  /* C = A B in i-k-j order over rows of their own */
+  float **ci = rows_each(m, n, &seed);
+  mm_rows_ikj(m, n, k, a, b, ci);
+  print_rows("mm_ikj_each", ci, m, n);
   return 0;
 }
