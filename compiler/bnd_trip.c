@@ -128,21 +128,6 @@ static LLVMValueRef guard_of(const bnd_nest *n, const ir_loop *l, bool *taken) {
   return NULL;
 }
 
-static LLVMIntPredicate inverse(LLVMIntPredicate p) {
-  switch (p) {
-  case LLVMIntEQ: return LLVMIntNE;
-  case LLVMIntNE: return LLVMIntEQ;
-  case LLVMIntULT: return LLVMIntUGE;
-  case LLVMIntUGE: return LLVMIntULT;
-  case LLVMIntULE: return LLVMIntUGT;
-  case LLVMIntUGT: return LLVMIntULE;
-  case LLVMIntSLT: return LLVMIntSGE;
-  case LLVMIntSGE: return LLVMIntSLT;
-  case LLVMIntSLE: return LLVMIntSGT;
-  default: return LLVMIntSLE;
-  }
-}
-
 /* Whether v is a counter of loop p, maybe cast, offset or scaled by
  * constants: the side of a guard worth reading (forms are only built for
  * such guards, whose i128 code would otherwise stay in the check block
@@ -190,7 +175,7 @@ static int guard_cap(bnd_nest *n, const ir_loop *l, LLVMValueRef *cap, LLVMValue
   LLVMValueRef g = guard_of(n, l, &taken);
   if (!g || !LLVMIsAICmpInst(g)) return -1;
   LLVMIntPredicate p = LLVMGetICmpPredicate(g);
-  if (!taken) p = inverse(p);
+  if (!taken) p = ir_inverse_pred(p);
   LLVMValueRef x = LLVMGetOperand(g, 0), y = LLVMGetOperand(g, 1);
   unsigned bits = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMIntegerTypeKind ? width(x) : 0;
   if (bits != 32 && bits != 64) return -1;

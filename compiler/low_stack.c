@@ -154,8 +154,7 @@ void low_stack_init(low_module_ctx *mc) {
   mc->stack_depth = w.depth;
   mc->stack_reach_indirect = w.reach_indirect;
   size_t keys = (size_t)m->ntables * m->ntypes;
-  mc->stack_indirect = tw_arena_alloc(a, keys + 1);
-  for (size_t k = 0; k < keys; k++) mc->stack_indirect[k] = 0;
+  mc->stack_indirect = tw_arena_alloc(a, keys + 1); /* zeroed: all unknown */
 }
 
 bool low_stack_call_checked(const low_module_ctx *mc, uint32_t caller, uint32_t callee) {
@@ -184,8 +183,9 @@ static bool indirect_bounded(const low_module_ctx *mc, uint32_t t, uint32_t key)
     if (!image[i]) continue;
     uint32_t g = image[i] - 1;
     if (low_sealed_key(m, m->funcs[g].type_index) != key) continue;
+    /* a depth of 1 or more: small (close_component) */
     int d = mc->stack_depth[g];
-    if (!is_small(&m->funcs[g]) || d < 1 || d > INDIRECT_MAX_DEPTH || mc->stack_reach_indirect[g]) return false;
+    if (d < 1 || d > INDIRECT_MAX_DEPTH || mc->stack_reach_indirect[g]) return false;
   }
   return true;
 }

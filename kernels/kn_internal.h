@@ -318,6 +318,9 @@ bool kr_guard_exit(const kr_ctx *c, int b);
 bool kr_guard_branch(const kr_ctx *c, int b);
 bool kr_guards(kr_ctx *c);
 bool kr_guard_host_value(const kr_ctx *c, LLVMValueRef v);
+/* A min/max call (kr_min_max) made in the nest, whose operands a guard's
+ * host value may be (kr_guard_host_value, kr_field_ranges). */
+bool kr_guard_min_max(const kr_ctx *c, LLVMValueRef v);
 
 /* The count of l on each iteration of outer (NULL: the nest's outermost
  * loop), times copies: a constant or a trip param. */

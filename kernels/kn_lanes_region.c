@@ -297,21 +297,6 @@ static bool none_when_any(LLVMValueRef cond, LLVMValueRef n, int depth) {
   return false;
 }
 
-static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
-  switch (p) {
-  case LLVMIntEQ: return LLVMIntNE;
-  case LLVMIntNE: return LLVMIntEQ;
-  case LLVMIntUGT: return LLVMIntULE;
-  case LLVMIntUGE: return LLVMIntULT;
-  case LLVMIntULT: return LLVMIntUGE;
-  case LLVMIntULE: return LLVMIntUGT;
-  case LLVMIntSGT: return LLVMIntSLE;
-  case LLVMIntSGE: return LLVMIntSLT;
-  case LLVMIntSLT: return LLVMIntSGE;
-  default: return LLVMIntSGT;
-  }
-}
-
 /* One test the skip S is true on (neg: false on): `n < K` (K >= L), and
  * `x != 1` (x a live value, into *unit).  Anything else only skips V
  * more often, which the rest of the region covers. */
@@ -319,7 +304,7 @@ static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef 
                       LLVMValueRef *unit) {
   LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
-  if (neg) p = inverse_pred(p);
+  if (neg) p = ir_inverse_pred(p);
   if (LLVMIsAConstantInt(a) && !LLVMIsAConstantInt(b)) {
     LLVMValueRef t = a;
     a = b;

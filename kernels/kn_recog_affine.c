@@ -872,8 +872,7 @@ static bool field_ranges_of(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *
 /* field_ranges_of through the min/max calls a guard's value may hold
  * (kr_guard_host_value). */
 static bool guard_field_ranges(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *done, int *ndone) {
-  kn_cmp cmp;
-  if (v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp) && depth < 4)
+  if (depth < 4 && kr_guard_min_max(c, v))
     return guard_field_ranges(c, LLVMGetOperand(v, 0), depth + 1, done, ndone) &&
            guard_field_ranges(c, LLVMGetOperand(v, 1), depth + 1, done, ndone);
   return field_ranges_of(c, v, 0, done, ndone);

@@ -12,7 +12,7 @@
 #include "kn_internal.h"
 
 /* Whether block b (a cfg index outside the nest) never returns
- * (ir_never_returns) and reports first: a call, then Wasm's `unreachable`
+ * (ir_noreturn_call) and reports first: a call, then Wasm's `unreachable`
  * (which LLVM drops where it proved the callee never returns, as
  * __assert_fail ends in proc_exit).  A bare trap (a bounds check, a stack
  * overflow) is no guard. */
@@ -50,33 +50,19 @@ static int chain_dim_of(const kr_ctx *c, int b) {
   return d;
 }
 
+bool kr_guard_min_max(const kr_ctx *c, LLVMValueRef v) {
+  kn_cmp cmp;
+  return v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp);
+}
+
 /* Whether the host computes v before the launch: kr_host_value's values,
  * and min/max of them (LLVM's `k <u smax(rows, 0)` hoisted out of a k
  * loop whose every index it checks), which off_version.c's host_value
  * clones as it does arithmetic. */
 bool kr_guard_host_value(const kr_ctx *c, LLVMValueRef v) {
-  kn_cmp cmp;
-  if (v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp))
+  if (kr_guard_min_max(c, v))
     return kr_guard_host_value(c, LLVMGetOperand(v, 0)) && kr_guard_host_value(c, LLVMGetOperand(v, 1));
   return kr_host_value(c, v, 0);
-}
-
-/* The predicate under which the branch goes to the guard, for `x p y`
- * taken to the guard when the compare is `when`. */
-static LLVMIntPredicate firing(LLVMIntPredicate p, bool when) {
-  if (when) return p;
-  switch (p) {
-  case LLVMIntEQ: return LLVMIntNE;
-  case LLVMIntNE: return LLVMIntEQ;
-  case LLVMIntULT: return LLVMIntUGE;
-  case LLVMIntULE: return LLVMIntUGT;
-  case LLVMIntUGT: return LLVMIntULE;
-  case LLVMIntUGE: return LLVMIntULT;
-  case LLVMIntSLT: return LLVMIntSGE;
-  case LLVMIntSLE: return LLVMIntSGT;
-  case LLVMIntSGT: return LLVMIntSLE;
-  default: return LLVMIntSLT; /* SGE */
-  }
 }
 
 #define GUARD_COEFF_MAX (INT64_C(1) << 32)
@@ -88,7 +74,8 @@ static bool read_guard(kr_ctx *c, int b, int side, kn_guard *g) {
   LLVMValueRef x = LLVMGetOperand(cmp, 0), y = LLVMGetOperand(cmp, 1);
   if (LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(x)) != 32)
     return kr_fail(c, "a guard exit (a call that never returns) comparing other than i32 values");
-  LLVMIntPredicate p = firing(LLVMGetICmpPredicate(cmp), side == 0);
+  /* the predicate under which the branch goes to the guard */
+  LLVMIntPredicate p = side == 0 ? LLVMGetICmpPredicate(cmp) : ir_inverse_pred(LLVMGetICmpPredicate(cmp));
   bool hx = kr_guard_host_value(c, x), hy = kr_guard_host_value(c, y);
   if (hx && !hy) {
     LLVMValueRef t = x;

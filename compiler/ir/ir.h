@@ -36,11 +36,10 @@ typedef struct {
 bool ir_cfg_build(ir_cfg *cfg, tw_arena *a, LLVMValueRef fn);
 /* -1 for a block that is unreachable or not in the function. */
 int ir_cfg_index(const ir_cfg *cfg, LLVMBasicBlockRef bb);
-/* Whether every path from block b ends in `unreachable` (ir_noreturn.c):
- * no return, no cycle, at most 64 blocks. */
-bool ir_never_returns(const ir_cfg *cfg, int b);
-/* ir_never_returns, and a call on the way (the report before the abort:
- * C's __assert_fail, AssemblyScript's abort), not a bare trap. */
+/* Whether every path from block b ends in `unreachable` (no return, no
+ * cycle, at most 64 blocks) with a call on the way (the report before the
+ * abort: C's __assert_fail, AssemblyScript's abort), not a bare trap
+ * (ir_noreturn.c). */
 bool ir_noreturn_call(const ir_cfg *cfg, int b);
 
 /* ---- Dominators (ir_dom.c) ------------------------------------------------ */
@@ -137,6 +136,8 @@ bool ir_loop_defines(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg);
 void ir_indvar_build(ir_loops *lp, const ir_dom *dom);
 /* The predicate that holds for (b, a) when p holds for (a, b). */
 LLVMIntPredicate ir_swapped_pred(LLVMIntPredicate p);
+/* The predicate that holds for (a, b) exactly when p does not. */
+LLVMIntPredicate ir_inverse_pred(LLVMIntPredicate p);
 /* The IV of l (or of a loop enclosing l) whose phi is v, else NULL. */
 const ir_iv *ir_iv_of(const ir_loop *l, LLVMValueRef v);
 /* Trip count for live start/bound values (sign-extended or zero-extended,

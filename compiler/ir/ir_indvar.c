@@ -20,6 +20,15 @@ LLVMIntPredicate ir_swapped_pred(LLVMIntPredicate p) {
   return sw[p];
 }
 
+LLVMIntPredicate ir_inverse_pred(LLVMIntPredicate p) {
+  static const LLVMIntPredicate inv[] = {
+      [LLVMIntEQ] = LLVMIntNE,   [LLVMIntNE] = LLVMIntEQ,   [LLVMIntUGT] = LLVMIntULE,
+      [LLVMIntUGE] = LLVMIntULT, [LLVMIntULT] = LLVMIntUGE, [LLVMIntULE] = LLVMIntUGT,
+      [LLVMIntSGT] = LLVMIntSLE, [LLVMIntSGE] = LLVMIntSLT, [LLVMIntSLT] = LLVMIntSGE,
+      [LLVMIntSLE] = LLVMIntSGT};
+  return inv[p];
+}
+
 /* A zero-extended compare orders values as the narrow unsigned compare does. */
 static LLVMIntPredicate unsigned_pred(LLVMIntPredicate p) {
   static const LLVMIntPredicate un[] = {

@@ -9,44 +9,38 @@
 
 #define NORETURN_MAX_BLOCKS 64
 
-bool ir_never_returns(const ir_cfg *cfg, int b) {
-  int seen[NORETURN_MAX_BLOCKS], n = 0;
+/* The blocks reached from b into seen[], b first; the count, or 0 when
+ * some path may return: a terminator other than `unreachable` or a
+ * branch, an edge back (a cycle, which may return), or too many blocks. */
+static int noreturn_blocks(const ir_cfg *cfg, int b, int seen[NORETURN_MAX_BLOCKS]) {
+  int n = 0;
   seen[n++] = b;
   for (int k = 0; k < n; k++) {
     const ir_block *x = &cfg->blocks[seen[k]];
     LLVMValueRef term = LLVMGetBasicBlockTerminator(x->bb);
-    if (!term || (!LLVMIsAUnreachableInst(term) && !LLVMIsABranchInst(term))) return false;
+    if (!term || (!LLVMIsAUnreachableInst(term) && !LLVMIsABranchInst(term))) return 0;
     for (int s = 0; s < x->nsuccs; s++) {
       /* blocks are numbered in reverse post-order: an edge to a block not
        * after this one closes a cycle (a loop around, which may return) */
-      if (x->succs[s] <= seen[k]) return false;
+      if (x->succs[s] <= seen[k]) return 0;
       bool dup = false;
       for (int m = 0; m < n; m++) dup |= seen[m] == x->succs[s];
       if (dup) continue;
-      if (n == NORETURN_MAX_BLOCKS) return false;
+      if (n == NORETURN_MAX_BLOCKS) return 0;
       seen[n++] = x->succs[s];
     }
   }
-  return true;
+  return n;
 }
 
 bool ir_noreturn_call(const ir_cfg *cfg, int b) {
-  if (!ir_never_returns(cfg, b)) return false;
-  int seen[NORETURN_MAX_BLOCKS], n = 0;
-  seen[n++] = b;
-  for (int k = 0; k < n; k++) {
-    const ir_block *x = &cfg->blocks[seen[k]];
-    for (LLVMValueRef i = LLVMGetFirstInstruction(x->bb); i; i = LLVMGetNextInstruction(i)) {
+  int seen[NORETURN_MAX_BLOCKS], n = noreturn_blocks(cfg, b, seen);
+  for (int k = 0; k < n; k++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[seen[k]].bb); i; i = LLVMGetNextInstruction(i)) {
       if (!LLVMIsACallInst(i)) continue;
       /* direct, or through an import's funcref (no name) */
       const char *name = ir_callee_name(i);
       if (strcmp(name, "twasm_rt_trap") != 0 && strncmp(name, "llvm.", 5) != 0) return true;
     }
-    for (int s = 0; s < x->nsuccs; s++) {
-      bool dup = false;
-      for (int m = 0; m < n; m++) dup |= seen[m] == x->succs[s];
-      if (!dup && n < NORETURN_MAX_BLOCKS) seen[n++] = x->succs[s];
-    }
-  }
   return false;
 }

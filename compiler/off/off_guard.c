@@ -85,12 +85,13 @@ static LLVMValueRef one_guard(LLVMBuilderRef b, const kn_guard *g, LLVMValueRef 
   return LLVMBuildAnd(b, ok, never, "guard.never");
 }
 
+LLVMValueRef off_and(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y) {
+  return x && y ? LLVMBuildAnd(b, x, y, "") : x ? x : y;
+}
+
 LLVMValueRef off_guard_ok(LLVMBuilderRef b, const kn_recog_nest *n, LLVMValueRef const *params,
                           off_host_fn host, void *ctx) {
   LLVMValueRef ok = NULL;
-  for (int i = 0; i < n->nguards; i++) {
-    LLVMValueRef one = one_guard(b, &n->guards[i], params, host, ctx);
-    ok = ok ? LLVMBuildAnd(b, ok, one, "guards.ok") : one;
-  }
+  for (int i = 0; i < n->nguards; i++) ok = off_and(b, ok, one_guard(b, &n->guards[i], params, host, ctx));
   return ok;
 }

@@ -43,6 +43,8 @@ bool off_version_check(const kn_recog_nest *n, const char **reason);
  * of each of n's params) and host(ctx, v), v as the host computes it
  * before the launch; NULL when n has no guard. */
 typedef LLVMValueRef (*off_host_fn)(void *ctx, LLVMValueRef v);
+/* x and y, either of them NULL for true (NULL when both are). */
+LLVMValueRef off_and(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef off_guard_ok(LLVMBuilderRef b, const kn_recog_nest *n, LLVMValueRef const *params,
                           off_host_fn host, void *ctx);
 /* Inserts the call to twasm_rt_offload and the branch around the nest. */

@@ -464,13 +464,12 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
       part_params[i] = v;
     }
     /* guard exits (an assert on an index): none may fire in the box */
-    LLVMValueRef ok = off_guard_ok(c.b, part, part_params, host_guard, &c);
-    if (ok) guards_ok = guards_ok ? LLVMBuildAnd(c.b, guards_ok, ok, "") : ok;
+    guards_ok = off_and(c.b, guards_ok, off_guard_ok(c.b, part, part_params, host_guard, &c));
   }
   /* a field outside the memory, or a guard that may fire: the CPU loop,
    * no launch */
   LLVMBasicBlockRef launch_bb = call_bb;
-  LLVMValueRef go = c.fields_in && guards_ok ? LLVMBuildAnd(c.b, c.fields_in, guards_ok, "") : c.fields_in ? c.fields_in : guards_ok;
+  LLVMValueRef go = off_and(c.b, c.fields_in, guards_ok);
   if (go) {
     LLVMBasicBlockRef from = LLVMGetInsertBlock(c.b);
     launch_bb = LLVMInsertBasicBlockInContext(c.ctx, header, "offload.launch");
