@@ -1,15 +1,6 @@
 /* ir_indvar.c: canonical induction variables and exit tests of each loop. */
 #include "ir.h"
 
-static LLVMIntPredicate inverse_pred(LLVMIntPredicate p) {
-  static const LLVMIntPredicate inv[] = {
-      [LLVMIntEQ] = LLVMIntNE,   [LLVMIntNE] = LLVMIntEQ,   [LLVMIntUGT] = LLVMIntULE,
-      [LLVMIntUGE] = LLVMIntULT, [LLVMIntULT] = LLVMIntUGE, [LLVMIntULE] = LLVMIntUGT,
-      [LLVMIntSGT] = LLVMIntSLE, [LLVMIntSGE] = LLVMIntSLT, [LLVMIntSLT] = LLVMIntSGE,
-      [LLVMIntSLE] = LLVMIntSGT};
-  return inv[p];
-}
-
 /* The predicate that holds for (b, a) when p holds for (a, b). */
 LLVMIntPredicate ir_swapped_pred(LLVMIntPredicate p) {
   static const LLVMIntPredicate sw[] = {
@@ -216,7 +207,7 @@ static bool match_exit(const ir_loop *l, ir_edge e, const ir_cfg *cfg, ir_trip *
   LLVMValueRef cmp = exit_compare(l, e, cfg, &leaves_on_true);
   if (!cmp) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
-  if (leaves_on_true) p = inverse_pred(p);
+  if (leaves_on_true) p = ir_inverse_pred(p);
   LLVMValueRef lhs = LLVMGetOperand(cmp, 0), rhs = LLVMGetOperand(cmp, 1);
   bool is_next;
   LLVMOpcode cast;
