@@ -13,7 +13,8 @@
  * function, runtime/rt_trap.c puts it first; ir_trap_exit.c needs the
  * sibling call so that the trap's path needs no frame) and the llvm.mem*
  * intrinsics' (libc's memcpy, memmove and memset, which neither trap nor
- * call back), where the function has no alloca for them to read.
+ * call back), where their pointers are not into an alloca of the
+ * function (the offload stage's launch parameters are allocas).
  * Code generation then makes no other sibling call in it. */
 #include <string.h>
 
@@ -22,17 +23,19 @@
 
 #define NO_TAIL_ATTR "disable-tail-calls"
 
-static bool may_jump(LLVMValueRef call) {
-  const char *name = ir_callee_name(call);
-  return !strcmp(name, "twasm_rt_trap") || !strncmp(name, "llvm.memcpy.", 12) ||
-         !strncmp(name, "llvm.memmove.", 13) || !strncmp(name, "llvm.memset.", 12);
+/* Whether pointer p is surely not into an alloca of its function: its
+ * base, under getelementptrs and casts, is no alloca, phi or select. */
+static bool off_the_stack(LLVMValueRef p) {
+  while (LLVMIsAGetElementPtrInst(p) || LLVMIsACastInst(p)) p = LLVMGetOperand(p, 0);
+  return !LLVMIsAAllocaInst(p) && !LLVMIsAPHINode(p) && !LLVMIsASelectInst(p);
 }
 
-static bool has_alloca(LLVMValueRef fn) {
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMIsAAllocaInst(i)) return true;
-  return false;
+static bool may_jump(LLVMValueRef call) {
+  const char *name = ir_callee_name(call);
+  if (!strcmp(name, "twasm_rt_trap")) return true; /* vmctx and constants */
+  bool copy = !strncmp(name, "llvm.memcpy.", 12) || !strncmp(name, "llvm.memmove.", 13);
+  if (!copy && strncmp(name, "llvm.memset.", 12)) return false;
+  return off_the_stack(LLVMGetOperand(call, 0)) && (!copy || off_the_stack(LLVMGetOperand(call, 1)));
 }
 
 unsigned ir_restore_tail_calls(LLVMModuleRef mod) {
@@ -42,7 +45,6 @@ unsigned ir_restore_tail_calls(LLVMModuleRef mod) {
       continue;
     LLVMRemoveStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, NO_TAIL_ATTR, strlen(NO_TAIL_ATTR));
     n++;
-    if (has_alloca(fn)) continue;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
         if (LLVMIsACallInst(i) && LLVMGetTailCallKind(i) == LLVMTailCallKindNone && may_jump(i))
