@@ -65,7 +65,8 @@ static void emit_call(low_fn *f, uint32_t func_index) {
   const wasm_func *callee = &f->mc->m->funcs[func_index];
   if (!callee->imported) {
     call_typed(f, callee->type_index, f->mc->callees[func_index], f->vmctx,
-               !low_stack_call_checked(f->mc, f->func_index, func_index), false);
+               !low_stack_call_checked(f->mc, f->func_index, func_index),
+               low_tail_call(f->mc, f->func_index, func_index));
     return;
   }
   LLVMValueRef ref = low_func_ref(f, func_index);
@@ -84,7 +85,7 @@ static void emit_call_indirect(low_fn *f, const wasm_insn *insn) {
   LLVMValueRef sealed = low_sealed_code(f, type_index, table_index, index, insn->offset);
   if (sealed) {
     bool bounded = !low_stack_indirect_checked(mc, type_index, table_index);
-    call_typed(f, type_index, sealed, f->vmctx, bounded, bounded);
+    call_typed(f, type_index, sealed, f->vmctx, bounded, low_tail_indirect(mc, f->func_index, type_index, table_index));
     return;
   }
   LLVMValueRef slot = low_table_elem_ptr(f, table_index, index, TWASM_TRAP_UNDEFINED_ELEMENT, insn->offset);

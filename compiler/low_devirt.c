@@ -129,7 +129,7 @@ bool low_devirt_call(low_fn *f, uint32_t type_index, uint32_t table_index, LLVMV
   f->stack_checked = checked;
   LLVMValueRef code = low_sealed_code(f, type_index, table_index, index, offset);
   results[s->nfuncs] = low_call_emit(f, type_index, code, args);
-  if (bounded) low_call_allow_tail(results[s->nfuncs]);
+  if (low_tail_indirect(mc, f->func_index, type_index, table_index)) low_call_allow_tail(results[s->nfuncs]);
   from[s->nfuncs] = LLVMGetInsertBlock(f->b);
   LLVMBuildBr(f->b, join);
   LLVMPositionBuilderAtEnd(f->b, join);

@@ -56,6 +56,7 @@ typedef struct low_module_ctx {
   int8_t *stack_depth;       /* [m->nfuncs] frames a call to it may add before the next check; -1: unbounded */
   bool *stack_reach_indirect; /* [m->nfuncs] it, or a function its unchecked calls reach, has a call_indirect */
   uint8_t *stack_indirect;   /* [m->ntables * m->ntypes] 0 unknown, 1 checked, 2 not (low_stack.c) */
+  bool *tail_jumper;         /* [m->nfuncs] it may make sibling calls (low_tail.c) */
 } low_module_ctx;
 
 /* The Wasm function ABI: the vmctx (parameter 0) travels as swiftself,
@@ -165,7 +166,8 @@ void low_call_stack_check(low_fn *f, bool bounded);
 LLVMValueRef low_call_emit(low_fn *f, uint32_t type_index, LLVMValueRef code, LLVMValueRef *args);
 /* Lets LLVM make call (of low_call_emit) a sibling call where it is in
  * tail position: only for a call no cycle of the call graph runs through
- * without another, non-tail call (low_stack_indirect_checked's answer). */
+ * without another, non-tail call, from a function whose frame the
+ * runtime can put back in a backtrace (low_tail.c). */
 void low_call_allow_tail(LLVMValueRef call);
 void low_call_push_results(low_fn *f, uint32_t type_index, LLVMValueRef r);
 /* call_indirect through a sealed table holding small functions of its
@@ -232,6 +234,15 @@ bool low_stack_checked_calls(const low_module_ctx *mc, const wasm_func *fn, uint
 /* Whether a call_indirect of type_index through table_index needs a stack
  * check before it; when it needs none it may also be a sibling call. */
 bool low_stack_indirect_checked(const low_module_ctx *mc, uint32_t type_index, uint32_t table_index);
+
+/* Picks the functions that may make sibling calls and marks the others
+ * "disable-tail-calls" (after low_stack_init; low_tail.c). */
+void low_tail_init(low_module_ctx *mc);
+/* Whether a direct call from caller to callee may be a sibling call. */
+bool low_tail_call(const low_module_ctx *mc, uint32_t caller, uint32_t callee);
+/* Whether caller's call_indirect of type_index through table_index may be
+ * a sibling call (it needs no stack check either). */
+bool low_tail_indirect(const low_module_ctx *mc, uint32_t caller, uint32_t type_index, uint32_t table_index);
 
 /* Lowers the body of defined function func_index into mc->funcs[...]. */
 bool low_function(low_module_ctx *mc, uint32_t func_index, tw_diag *d);

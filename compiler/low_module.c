@@ -328,6 +328,7 @@ bool low_module(LLVMContextRef ctx, const wasm_module *m, const low_options *opt
   low_sealed_init(&mc);
   low_devirt_init(&mc);
   low_stack_init(&mc);
+  low_tail_init(&mc);
   bool ok = true;
   for (uint32_t i = 0; ok && i < m->nfuncs; i++)
     if (!m->funcs[i].imported) ok = low_function(&mc, i, d);

@@ -41,7 +41,15 @@ void ir_unswitch_unmask(LLVMModuleRef mod);
  * returns (ir_trap_exit.c).  Returns how many blocks it joined. */
 unsigned ir_join_trap_exits(LLVMModuleRef mod);
 
-/* First in the traps pass (ir_join_trap_exits calls it): a trap block
+/* First in the traps pass (ir_join_trap_exits calls it): the functions
+ * the lowering marked "disable-tail-calls" (compiler/low_tail.c: no
+ * sibling call of theirs, for the backtraces) lose the mark, and their
+ * calls that may be sibling calls without losing a frame are marked
+ * `tail`: the trap's and the llvm.mem* intrinsics' (ir_tail.c).  Returns
+ * how many functions it unmarked. */
+unsigned ir_restore_tail_calls(LLVMModuleRef mod);
+
+/* Then in the traps pass (ir_join_trap_exits calls it): a trap block
  * LLVM merged from several checks, the trap's arguments phis, is split
  * into one block per check with that check's arguments, so that no
  * check's hot path sets its trap offset (ir_trap_split.c).  Returns how

@@ -17,7 +17,10 @@
  * new edge is never taken; only code generation sees it, no IR pass runs
  * after this one.  The return block's phis get poison from the trap's
  * block, and a function is left alone when the return block uses a value
- * that does not dominate every trap's block (the edge would break SSA). */
+ * that does not dominate every trap's block (the edge would break SSA).
+ *
+ * A joined trap call is a sibling call (`jmp`), which needs no frame, where
+ * it is marked `tail` (ir_tail.c marks it first). */
 #include <string.h>
 
 #include "ir.h"
@@ -84,6 +87,7 @@ static unsigned join_function(LLVMValueRef fn, LLVMBuilderRef b) {
 }
 
 unsigned ir_join_trap_exits(LLVMModuleRef mod) {
+  ir_restore_tail_calls(mod);
   LLVMValueRef trap = LLVMGetNamedFunction(mod, TRAP_FN);
   if (!trap) return 0;
   ir_split_trap_blocks(mod);

@@ -380,8 +380,13 @@ static int run_wat_at(const char *wat, int opt_level, char *out, size_t cap) {
 
 static int run_wat(const char *wat, char *out, size_t cap) { return run_wat_at(wat, 2, out, cap); }
 
+static LLVMValueRef only_call_of(LLVMValueRef fn, LLVMValueRef callee);
+
 /* inner and middle recurse, so that LLVM keeps their frames at -O2; the
- * trap is raised by `trap` in inner (explicit or a guard-page fault). */
+ * trap is raised by `trap` in inner (explicit or a guard-page fault).
+ * middle's call of inner is in tail position and a sibling call
+ * (low_tail.c: middle is entered by direct calls only): the runtime puts
+ * middle's frame back from outer's call (rt_backtrace.c). */
 static void check_backtrace(const char *trap, const char *message) {
   char wat[2048], out[4096];
   snprintf(wat, sizeof wat,
@@ -396,6 +401,9 @@ static void check_backtrace(const char *trap, const char *message) {
            "      (else (call $inner (i32.const 2)))))\n"
            "  (func $outer (export \"_start\") (drop (call $middle (i32.const 2)))))\n",
            trap);
+  unit_ir m = ir_of(wat);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(unit_ir_func(&m, 1), unit_ir_func(&m, 0))), LLVMTailCallKindTail);
+  unit_ir_dispose(&m);
   ck_assert_int_eq(run_wat(wat, out, sizeof out), 134);
   ck_assert_msg(strstr(out, message), "got: %s", out);
   const char *a = strstr(out, "at inner"), *b = strstr(out, "at middle"), *c = strstr(out, "at outer");
@@ -910,7 +918,10 @@ END_TEST
  * type's entries), which are small, loop but call nothing: no cycle runs
  * through it, so it has no stack check and LLVM may make it a sibling
  * call (getCellInfo's xParseCell in SQLite).  $put's type also reaches
- * $back, which calls call_indirect again: checked, never a tail call. */
+ * $back, which calls call_indirect again: checked, never a tail call.
+ * $get is entered by direct calls only ($use's), so a backtrace can put
+ * its frame back (low_tail.c); $get2, the same but exported, keeps its
+ * call's frame: no stack check, no sibling call. */
 /* fn's one indirect call (inline assembly aside). */
 static LLVMValueRef only_indirect_call(LLVMValueRef fn) {
   LLVMValueRef found = NULL;
@@ -939,19 +950,161 @@ START_TEST(sealed_indirect_tail_call_unchecked) {
                     "  (func $b (type $t) (local i32)\n"                       /* 1 */
                     "    (loop $l (local.set 2 (i32.xor (local.get 2) (i32.load offset=4 (local.get 0))))\n"
                     "      (br_if $l (local.tee 1 (i32.sub (local.get 1) (i32.const 1))))) (local.get 2))\n"
-                    "  (func $get (export \"get\") (type $t)\n"              /* 2 */
+                    "  (func $get (type $t)\n"                                 /* 2 */
                     "    (call_indirect (type $t) (local.get 0) (i32.add (local.get 1) (i32.const 1))\n"
                     "      (i32.load offset=8 (local.get 0))))\n"
                     "  (func $back (type $u) (call $put (local.get 0)))\n"    /* 3 */
                     "  (func $c (type $u) (local i32)\n"                       /* 4 */
                     "    (loop $l (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1))))) (local.get 0))\n"
                     "  (func $put (export \"put\") (type $u)\n"              /* 5 */
-                    "    (call_indirect (type $u) (local.get 0) (i32.load offset=12 (local.get 0)))))\n");
-  LLVMValueRef get = unit_ir_func(&m, 2), put = unit_ir_func(&m, 5);
+                    "    (call_indirect (type $u) (local.get 0) (i32.load offset=12 (local.get 0))))\n"
+                    "  (func $use (export \"use\") (type $t)\n"              /* 6 */
+                    "    (i32.add (call $get (local.get 0) (local.get 1)) (i32.const 1)))\n"
+                    "  (func $get2 (export \"get2\") (type $t)\n"            /* 7 */
+                    "    (call_indirect (type $t) (local.get 0) (i32.add (local.get 1) (i32.const 1))\n"
+                    "      (i32.load offset=8 (local.get 0)))))\n");
+  LLVMValueRef get = unit_ir_func(&m, 2), put = unit_ir_func(&m, 5), get2 = unit_ir_func(&m, 7);
   ck_assert_int_eq(stack_checks(get), 0);
   ck_assert_int_eq(LLVMGetTailCallKind(only_indirect_call(get)), LLVMTailCallKindTail);
+  ck_assert_int_eq(stack_checks(get2), 0);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_indirect_call(get2)), LLVMTailCallKindNoTail);
   ck_assert_int_ge(stack_checks(put), 1);
   ck_assert_int_eq(LLVMGetTailCallKind(only_indirect_call(put)), LLVMTailCallKindNoTail);
+  unit_ir_dispose(&m);
+}
+END_TEST
+
+/* fn's one direct call of callee. */
+static LLVMValueRef only_call_of(LLVMValueRef fn, LLVMValueRef callee) {
+  LLVMValueRef found = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMCall && LLVMGetCalledValue(i) == callee) {
+        ck_assert_ptr_null(found);
+        found = i;
+      }
+  ck_assert_ptr_nonnull(found);
+  return found;
+}
+
+/* ir_tail.c on a function the lowering marked "disable-tail-calls" that
+ * holds an alloca (as the offload stage's launch parameters are): the
+ * mark goes; the trap call and the memcpy between pointers into linear
+ * memory become `tail` (libc's memcpy neither traps nor calls back), the
+ * memcpy into the alloca does not (a sibling call would leave it behind),
+ * and the call of a Wasm function stays as it was.  The first version
+ * skipped every function with an alloca (speedtest1's f819 lost its
+ * `jmp memcpy`). */
+START_TEST(restored_tail_calls_avoid_allocas) {
+  static const char ir[] =
+      "declare void @twasm_rt_trap(ptr, i32, i32, i32)\n"
+      "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n"
+      "declare void @other(ptr)\n"
+      "define void @f(ptr %vm, ptr %base, i64 %a, i64 %b, i64 %n, i1 %c) #0 {\n"
+      "  %cell = alloca [8 x i8]\n"
+      "  call void @other(ptr %cell)\n"
+      "  br i1 %c, label %copy, label %trap\n"
+      "copy:\n"
+      "  %d = getelementptr i8, ptr %base, i64 %a\n"
+      "  %s = getelementptr i8, ptr %base, i64 %b\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %cell, ptr %s, i64 8, i1 false)\n"
+      "  call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)\n"
+      "  ret void\n"
+      "trap:\n"
+      "  call void @twasm_rt_trap(ptr %vm, i32 5, i32 0, i32 44)\n"
+      "  unreachable\n"
+      "}\n"
+      "attributes #0 = { \"disable-tail-calls\"=\"true\" }\n";
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "tail");
+  LLVMModuleRef mod;
+  char *msg = NULL;
+  if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad IR: %s", msg);
+  ck_assert_uint_eq(ir_restore_tail_calls(mod), 1);
+  LLVMValueRef f = LLVMGetNamedFunction(mod, "f");
+  ck_assert_ptr_null(LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "disable-tail-calls", 18));
+  int tails = 0, others = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (LLVMGetInstructionOpcode(i) != LLVMCall) continue;
+      bool tail = LLVMGetTailCallKind(i) == LLVMTailCallKindTail;
+      LLVMValueRef dst = LLVMGetOperand(i, 0);
+      if (named(LLVMGetCalledValue(i), "other") || (named(LLVMGetCalledValue(i), "llvm.memcpy.p0.p0.i64") &&
+                                                    LLVMIsAAllocaInst(dst)))
+        others += tail;
+      else
+        tails += tail;
+    }
+  ck_assert_int_eq(tails, 2);
+  ck_assert_int_eq(others, 0);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
+/* fn's one call of the function named name. */
+static LLVMValueRef only_call_named(LLVMValueRef fn, const char *name) {
+  LLVMValueRef found = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMCall && LLVMIsAFunction(LLVMGetCalledValue(i)) &&
+          named(LLVMGetCalledValue(i), name)) {
+        ck_assert_ptr_null(found);
+        found = i;
+      }
+  ck_assert_ptr_nonnull(found);
+  return found;
+}
+
+/* Direct calls that leave their component may be sibling calls, but only
+ * from a function entered by direct calls alone (so that the runtime can
+ * put its frame back in a backtrace) and only to one that makes none
+ * (one missing frame per return address): $wrap (called by $a) may jump
+ * to $leaf; $wrap2 calls $wrap, which jumps: not a sibling call; $exp is
+ * exported (the host enters it), $tab is in a table: neither may jump.
+ * All five recurse, so that LLVM inlines none of them.  $j jumps to $leaf
+ * too, but LLVM inlines it into the exported $e, where that call must not
+ * become `tail` again (TailCallElim would mark it: "disable-tail-calls"
+ * keeps it off until the traps pass, ir_tail.c), while $e's trap call
+ * still is `tail` (ir_tail.c marks it, ir_trap_exit.c needs it). */
+START_TEST(sibling_calls_only_from_direct_entries) {
+  if (!have_wat2wasm()) {
+    printf("cpu_codegen: skipped sibling_calls_only_from_direct_entries: wat2wasm missing\n");
+    return;
+  }
+  unit_ir m = ir_of("(module (type $t (func (param i32) (result i32))) (table 1 funcref) (elem (i32.const 0) $tab)\n"
+                    "  (func $leaf (type $t)\n"                                         /* 0 */
+                    "    (if (result i32) (local.get 0) (then (i32.add (call $leaf (i32.sub (local.get 0) (i32.const 1)))\n"
+                    "      (i32.const 3))) (else (i32.const 7))))\n"
+                    "  (func $wrap (type $t)\n"                                         /* 1 */
+                    "    (if (result i32) (local.get 0) (then (i32.mul (call $wrap (i32.sub (local.get 0) (i32.const 1)))\n"
+                    "      (i32.const 5))) (else (call $leaf (i32.const 4)))))\n"
+                    "  (func $wrap2 (type $t)\n"                                        /* 2 */
+                    "    (if (result i32) (local.get 0) (then (i32.xor (call $wrap2 (i32.sub (local.get 0) (i32.const 1)))\n"
+                    "      (i32.const 9))) (else (call $wrap (i32.const 4)))))\n"
+                    "  (func $exp (export \"exp\") (type $t)\n"                       /* 3 */
+                    "    (if (result i32) (local.get 0) (then (i32.or (call $exp (i32.sub (local.get 0) (i32.const 1)))\n"
+                    "      (i32.const 2))) (else (call $leaf (i32.const 4)))))\n"
+                    "  (func $tab (type $t)\n"                                          /* 4 */
+                    "    (if (result i32) (local.get 0) (then (i32.sub (call $tab (i32.sub (local.get 0) (i32.const 1)))\n"
+                    "      (i32.const 2))) (else (call $leaf (i32.const 4)))))\n"
+                    "  (func $a (export \"a\") (type $t) (i32.add (call $wrap (call $wrap2 (local.get 0))) (i32.const 1)))\n"
+                    "  (func $j (type $t) (call $leaf (i32.add (local.get 0) (i32.const 1))))\n"      /* 6 */
+                    "  (func $e (export \"e\") (type $t)\n"                                          /* 7 */
+                    "    (call $j (i32.div_u (i32.const 100) (local.get 0)))))\n");
+  LLVMValueRef leaf = unit_ir_func(&m, 0), wrap = unit_ir_func(&m, 1), wrap2 = unit_ir_func(&m, 2);
+  LLVMValueRef exp = unit_ir_func(&m, 3), tab = unit_ir_func(&m, 4);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(wrap, leaf)), LLVMTailCallKindTail);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(wrap2, wrap)), LLVMTailCallKindNoTail);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(exp, leaf)), LLVMTailCallKindNoTail);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(tab, leaf)), LLVMTailCallKindNoTail);
+  LLVMValueRef e = unit_ir_func(&m, 7);
+  ck_assert_int_ne(LLVMGetTailCallKind(only_call_of(e, leaf)), LLVMTailCallKindTail);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_named(e, "twasm_rt_trap")), LLVMTailCallKindTail);
+  ck_assert_ptr_null(LLVMGetStringAttributeAtIndex(e, LLVMAttributeFunctionIndex, "disable-tail-calls", 18));
+  /* the recursions' own calls stay checked and never tail */
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(leaf, leaf)), LLVMTailCallKindNoTail);
+  ck_assert_int_eq(LLVMGetTailCallKind(only_call_of(wrap, wrap)), LLVMTailCallKindNoTail);
   unit_ir_dispose(&m);
 }
 END_TEST
@@ -1959,6 +2112,8 @@ static Suite *cpu_codegen_suite(void) {
   tcase_set_timeout(tc, 300); /* compiles and runs many modules: slow on a loaded 2-core machine */
   tcase_add_test(tc, sealed_table_reads_constant_image);
   tcase_add_test(tc, sealed_indirect_tail_call_unchecked);
+  tcase_add_test(tc, sibling_calls_only_from_direct_entries);
+  tcase_add_test(tc, restored_tail_calls_avoid_allocas);
   tcase_add_test(tc, open_tables_are_not_sealed);
   tcase_add_test(tc, sealed_image_in_two_arrays);
   tcase_add_test(tc, sealed_switch_inlines_small_callees);
