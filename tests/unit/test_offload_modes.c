@@ -12,7 +12,9 @@
  * while lowering, change inlining and keep some 2-D maps and batched
  * products from being recognised, as they did before the bounds pass.)
  * A second test builds each program with plain -O2 and with -O2
- * -fno-unroll-loops: both must offload as many nests of each kind.
+ * -fno-unroll-loops: both must offload as many nests of each kind; a
+ * third (tcase "simd") builds each scalar program (not one written with
+ * <wasm_simd128.h>) with plain -O2 and with -O2 -msimd128: the same again.
  * Compile-only (no PTX is generated): runs without a GPU. */
 #include <check.h>
 #include <dirent.h>
@@ -59,6 +61,10 @@ typedef struct {
 
 static program programs[MAX_PROGRAMS];
 static int nprograms;
+
+/* Made by main before the tests fork: the -O2 nest sets that
+ * unrolling_keeps_offload leaves for simd_keeps_offload ("" when none). */
+static char cache_dir[64];
 
 static int by_path(const void *a, const void *b) {
   return strcmp(((const program *)a)->path, ((const program *)b)->path);
@@ -328,6 +334,39 @@ START_TEST(bounds_pass_keeps_offload) {
 }
 END_TEST
 
+/* The -O2 nest set of program i, as unrolling_keeps_offload left it in
+ * cache_dir: one "OFFSET WHAT" a line, in by_what order. */
+static void cache_path(int i, char *out, size_t cap) { snprintf(out, cap, "%s/%d.O2", cache_dir, i); }
+
+static void save_o2(int i, const nest_set *s) {
+  if (!cache_dir[0]) return;
+  char path[128], tmp[136];
+  cache_path(i, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  for (int k = 0; k < s->n; k++) fprintf(f, "%u %s\n", s->nests[k].offset, s->nests[k].what);
+  if (fclose(f) == 0) rename(tmp, path);
+}
+
+static bool load_o2(int i, nest_set *s) {
+  if (!cache_dir[0]) return false;
+  char path[128], line[160];
+  cache_path(i, path, sizeof path);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  s->n = 0;
+  while (fgets(line, sizeof line, f) && s->n < MAX_NESTS) {
+    nest_sig *x = &s->nests[s->n++];
+    *x = (nest_sig){0};
+    int used = 0;
+    if (sscanf(line, "%u %n", &x->offset, &used) != 1) s->n--;
+    else snprintf(x->what, sizeof x->what, "%.*s", (int)strcspn(line + used, "\n"), line + used);
+  }
+  fclose(f);
+  return true;
+}
+
 static int by_what(const void *a, const void *b) {
   return strcmp(((const nest_sig *)a)->what, ((const nest_sig *)b)->what);
 }
@@ -450,6 +489,7 @@ START_TEST(unrolling_keeps_offload) {
     offloadable(wasm, &o, reassociate, sets[v]);
     qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
   }
+  if (!p->simd) save_o2(_i, &unrolled); /* for simd_keeps_offload */
   bool same = unrolled.n == plain.n;
   for (int i = 0; same && i < plain.n; i++) same = !strcmp(unrolled.nests[i].what, plain.nests[i].what);
   const char *gap = unroll_gap(p->path);
@@ -473,6 +513,157 @@ START_TEST(unrolling_keeps_offload) {
 }
 END_TEST
 
+/* Scalar programs whose -O2 -msimd128 build offloads other nests than
+ * plain -O2, each with why (issue 19, round 15, measured by this test:
+ * "+" nests only with -msimd128, "-" nests only at -O2; the causes from
+ * --offload-report, docs/PERFORMANCE.md "Issue 19 round 15").  Such a
+ * program must still differ: once it agrees, the test fails until it
+ * leaves the list. */
+#define SIMD_SPLIT                                                                                 \
+  "a loop at the top of its function is vectorised: its v128 loop and its scalar remainder are " \
+  "offloaded as two 1-D maps (one loop at -O2)"
+#define SIMD_SHAPE                                                                                  \
+  "an inner loop is vectorised inside the nest and the region is refused \"not the shape of a "   \
+  "vector loop and its scalar remainder\" (kn_lanes_region.c: j not from 0, a constant count "    \
+  "with its alias-check fallback loop, ...)"
+#define SIMD_NOT_TAKEN                                                                             \
+  "an inner loop is vectorised inside the nest and no region is read: \"vector (SIMD) loop "      \
+  "inside another loop: ... not recognised yet\" or \"vector (SIMD) operations in a loop nest\""
+#define SIMD_LANES_SUM                                                                             \
+  "an integer dot product's k loop is vectorised as sums in lanes (i32, or i8 widened): "         \
+  "\"vectorised integer reduction (each lane sums its own iterations): not recognised yet\""
+#define SIMD_NARROW "v128 operations on i8/i16 lanes: \"narrow lanes: not recognised yet\""
+#define SIMD_PARTS "a region whose parts store different values (refused)"
+#define SIMD_PARTS_AS_MAPS "the nest's inner parts (remainders, fills) offloaded alone as 1-D maps"
+static const struct {
+  const char *path, *why;
+} simd_gaps[] = {
+    {"tests/bench/gpu/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
+    {"tests/bench/gpu/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/bench/gpu/launch.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/bench/gpu/llm.c", "+4 map 1-D -> f32, 3 map 1-D -> i64 -none: " SIMD_SPLIT},
+    {"tests/bench/gpu/map.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/batch_ikj_inline.c", "+none -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN},
+    {"tests/gpu/detect/blas_cols.c", "+none -2 matmul f32 accumulating A scaled: " SIMD_SHAPE},
+    {"tests/gpu/detect/counter.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/fill.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/guarded.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/jacobi_n.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/matmul_f32_large.c", "+1 map 1-D -> f32 -1 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/matmul_i8.c", "+none -1 matmul i8xi8->i32: " SIMD_LANES_SUM},
+    {"tests/gpu/detect/matmul_i8_large.c", "+none -1 matmul i8xi8->i32: " SIMD_LANES_SUM},
+    {"tests/gpu/detect/matmul_ikj_f32.c", "+none -1 matmul f32 accumulating: " SIMD_NOT_TAKEN},
+    {"tests/gpu/detect/matmul_ikj_i32.c", "+none -1 matmul i32 accumulating: " SIMD_NOT_TAKEN},
+    {"tests/gpu/detect/matmul_mixed.c", "+none -1 matmul i8xi8->i32: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_NARROW},
+    {"tests/gpu/detect/narrow.c", "+1 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/polybench_suite.c", "+none -2 map 1-D -> f64: " SIMD_SHAPE},
+    {"tests/gpu/detect/saxpy.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/scaled_products.c", "+4 map 1-D -> f32 -5 matmul f32 accumulating: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/styles.c", "+2 map 1-D -> f32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/detect/syrk_sub.c", "+none -1 matmul f64 accumulating A scaled start scaled: " SIMD_SHAPE "; " SIMD_PARTS},
+    {"tests/gpu/e2e/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
+    {"tests/gpu/e2e/batch_odd.c", "+1 map 1-D -> i64 -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/blas_ref.c", "+9 map 1-D -> f32 -5 matmul f32 accumulating A scaled: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/box3x3.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> f32, 1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/map1d.c", "+2 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/map_align.c", "+3 map 1-D -> f32, 1 map 1-D -> f64 -1 map 2-D -> f32: " SIMD_PARTS "; " SIMD_NOT_TAKEN "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/matvec.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/matvec_heads.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/mm16.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
+    {"tests/gpu/e2e/narrow.c", "+2 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/neg_alias.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/neg_call.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/neg_oob.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/polybench_cov.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/polybench_cov_o3.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/polybench_cov_simd.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/polybench_cov_wasmopt.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/qlayer_i8.c", "+1 map 1-D -> i8 -1 map 2-D -> i8, 1 reduce op 0 i64: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/quant.c", "+1 map 1-D -> i32 -2 matmul i8xi8->i32, 1 reduce op 0 i32: " SIMD_LANES_SUM "; " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/quant_tc.c", "+1 map 1-D -> i32 -2 matmul i8xi8->i32, 1 reduce op 0 i32: " SIMD_LANES_SUM "; " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/rows.c", "+2 map 1-D -> f32, 2 map 1-D -> i32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/rows_o3.c", "+2 map 1-D -> f32, 2 map 1-D -> i32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/shapes.c", "+3 map 1-D -> f32, 1 map 1-D -> f64, 1 map 1-D -> i32, 1 map 1-D -> i8 -2 map 2-D -> f32, 1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/simd_counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/simd_dsp.c", "+1 map 1-D -> i16, 1 map 1-D -> i8 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/simd_dsp_o3.c", "+1 map 1-D -> i16, 1 map 1-D -> i8 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/simd_maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/simd_transpose.c", "+none -1 map 1-D -> i32: " "the --offload-report reasons agree; not analysed"},
+    {"tests/gpu/e2e/simd_transpose_o3.c", "+none -1 map 1-D -> i32: " "as simd_transpose.c (built here at -O2)"},
+    {"tests/gpu/e2e/stencil_wh.c", "+2 map 1-D -> f32 -2 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/unit/reroll/bypass.c", "+none -1 map 1-D -> f64: " SIMD_NARROW},
+    {"tests/unit/reroll/full.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
+    {"tests/unit/reroll/guards.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/unit/reroll/maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
+    {"tests/unit/reroll/matmul.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/unit/reroll/mixed.c", "+1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
+    {"tests/unit/reroll/strength.c", "+none -1 map 2-D -> f64: " SIMD_LANES_SUM " (an i32 sum inside the 2-D nest)"},
+    {"tests/unit/reroll/walks.c", "+2 map 1-D -> f32 -none: " SIMD_SPLIT},
+};
+
+static const char *simd_gap(const char *path) {
+  for (size_t i = 0; i < sizeof simd_gaps / sizeof *simd_gaps; i++)
+    if (simd_gaps[i].path && !strcmp(simd_gaps[i].path, path)) return simd_gaps[i].why;
+  return NULL;
+}
+
+/* clang's loop vectoriser (-O2 -msimd128: a v128 loop, a scalar remainder,
+ * maybe a scalar prologue) must not change what is offloaded from a
+ * program written as scalar C: the same kinds of nests as plain -O2, as
+ * many of each.  Programs written with the intrinsics are left out (they
+ * have no scalar build). */
+START_TEST(simd_keeps_offload) {
+  const program *p = &programs[_i];
+  if (p->simd) {
+    printf("offload_modes: %s: written with <wasm_simd128.h>, no scalar build\n", p->path);
+    return;
+  }
+  if (!have_clang()) {
+    printf("offload_modes: %s skipped: clang-19 missing\n", p->path);
+    return;
+  }
+  char dir[] = "/tmp/offload-simd-XXXXXX", wasm[512], cmd[2048];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
+  bool reassociate = system(cmd) == 0;
+  drv_options o;
+  drv_options_default(&o);
+  o.stop_before_offload = true;
+  o.offload.fp_reassociate = reassociate;
+  static nest_set vector, scalar;
+  nest_set *sets[2] = {&vector, &scalar};
+  for (int v = 0; v < 2; v++) {
+    if (v == 1 && load_o2(_i, &scalar)) break; /* unrolling_keeps_offload's -O2 build */
+    snprintf(wasm, sizeof wasm, "%s/m%d.wasm", dir, v);
+    snprintf(cmd, sizeof cmd, p->from->build, p->path, wasm, v ? "" : "-msimd128");
+    ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+    offloadable(wasm, &o, reassociate, sets[v]);
+    qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
+  }
+  bool same = vector.n == scalar.n;
+  for (int i = 0; same && i < scalar.n; i++) same = !strcmp(vector.nests[i].what, scalar.nests[i].what);
+  const char *gap = simd_gap(p->path);
+  if (!same) {
+    fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
+    print_set("-O2 -msimd128", &vector);
+    print_set("-O2", &scalar);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  if (gap) {
+    ck_assert_msg(!same, "%s: now offloads as at plain -O2: take it off simd_gaps", p->path);
+    printf("offload_modes: %s: known gap at -O2 -msimd128: %s\n", p->path, gap);
+    return;
+  }
+  ck_assert_msg(same, "%s: -O2 -msimd128 offloads other nests than -O2", p->path);
+  printf("offload_modes: %s: %d nest%s at -O2 -msimd128, as at -O2\n", p->path, scalar.n,
+         scalar.n == 1 ? "" : "s");
+}
+END_TEST
+
 static Suite *offload_modes_suite(void) {
   Suite *s = suite_create("offload_modes");
   TCase *tc = tcase_create("corpora");
@@ -480,6 +671,11 @@ static Suite *offload_modes_suite(void) {
   tcase_add_loop_test(tc, bounds_pass_keeps_offload, 0, nprograms);
   tcase_add_loop_test(tc, unrolling_keeps_offload, 0, nprograms);
   suite_add_tcase(s, tc);
+  /* after "corpora", whose -O2 builds it reuses (CK_RUN_CASE=simd: alone) */
+  TCase *simd = tcase_create("simd");
+  tcase_set_timeout(simd, 600);
+  tcase_add_loop_test(simd, simd_keeps_offload, 0, nprograms);
+  suite_add_tcase(s, simd);
   return s;
 }
 
@@ -489,9 +685,16 @@ int main(void) {
     printf("offload_modes: skipped: no corpus found (run from the repository root)\n");
     return EXIT_SUCCESS;
   }
+  snprintf(cache_dir, sizeof cache_dir, "/tmp/offload-modes-o2-XXXXXX");
+  if (!mkdtemp(cache_dir)) cache_dir[0] = '\0';
   SRunner *sr = srunner_create(offload_modes_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
+  if (cache_dir[0]) {
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
+    if (system(cmd) != 0) failed++;
+  }
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
