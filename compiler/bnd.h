@@ -46,12 +46,6 @@ unsigned bnd_late(LLVMModuleRef mod);
 unsigned bnd_short_trips(LLVMModuleRef mod);
 #define BND_SHORT_TRIPS 4
 #define BND_SHORT_MIN_SAVED 8
-/* ... and at least this many range tests (compares with the size): with
- * fewer the saving is smaller than what the added blocks cost code
- * generation in the large functions holding them (Lua's luaV_execute,
- * mujs's jsR_run: fib +4.1 %, mujs +0.55 % with every test taken; round
- * 12 found the same before LLVM's pipeline).  SQLite's OP_Column has three. */
-#define BND_SHORT_RANGES 3
 
 /* Then (bnd_fresh.c): each check left whose size is GVN's phi of sizes
  * loaded on the paths in compares with a load of its own, so that the

@@ -219,17 +219,6 @@ static int movable(LLVMValueRef br, LLVMValueRef *insts, int n, bool *moved, tw_
   return count;
 }
 
-/* The range tests among the moved instructions: compares with a load
- * (the memory's size, loaded in the block or before it). */
-static int ranges(LLVMValueRef *insts, int n, const bool *moved) {
-  int count = 0;
-  for (int k = 0; k < n; k++)
-    if (moved[k] && LLVMIsAICmpInst(insts[k]) &&
-        (LLVMIsALoadInst(LLVMGetOperand(insts[k], 0)) || LLVMIsALoadInst(LLVMGetOperand(insts[k], 1))))
-      count++;
-  return count;
-}
-
 typedef struct {
   LLVMValueRef br;
   int checked;        /* successor of br entering the checked copy */
@@ -341,7 +330,7 @@ static unsigned short_function(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRe
     bool *moved = tw_arena_alloc(&a, (size_t)(n + 1) * sizeof *moved);
     n = 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(t); i != br; i = LLVMGetNextInstruction(i)) insts[n++] = i;
-    if (movable(br, insts, n, moved, &a) < BND_SHORT_MIN_SAVED || ranges(insts, n, moved) < BND_SHORT_RANGES) continue;
+    if (movable(br, insts, n, moved, &a) < BND_SHORT_MIN_SAVED) continue;
     LLVMPositionBuilderBefore(b, br);
     LLVMValueRef few = few_trips(b, &plans[k].trip);
     add_branch(ctx, b, &plans[k], few, insts, n, moved);
