@@ -37,16 +37,6 @@ bool bnd_insert_checks(LLVMModuleRef mod, const wasm_module *m);
  * many checks it removed. */
 unsigned bnd_late(LLVMModuleRef mod);
 
-/* After bnd_late, the last IR change to the versioning tests (bnd_short.c):
- * a lone versioned loop whose checked copy kept no explicit check enters
- * that copy directly, before the test's range arithmetic, when its trip
- * count is at most BND_SHORT_TRIPS; only where the test's block holds at
- * least BND_SHORT_MIN_SAVED instructions the short way skips.  Returns how
- * many branches it added. */
-unsigned bnd_short_trips(LLVMModuleRef mod);
-#define BND_SHORT_TRIPS 4
-#define BND_SHORT_MIN_SAVED 8
-
 /* Then (bnd_fresh.c): each check left whose size is GVN's phi of sizes
  * loaded on the paths in compares with a load of its own, so that the
  * phis (and the loads in loop latches feeding them) go; returns how many. */

@@ -293,15 +293,6 @@ static bool late_bounds(drv_run *r) {
   return true;
 }
 
-/* Guard mode: lone versioned loops of a few iterations enter their
- * checked copy before the test (bnd_short.c); after the offload stage and
- * LLVM's passes, which so never see the branch. */
-static bool short_trips(drv_run *r) {
-  unsigned n = bnd_short_trips(r->mod);
-  snprintf(r->detail, sizeof r->detail, "%u branch%s", n, n == 1 ? "" : "es");
-  return true;
-}
-
 /* Selects waiting on pointer-chasing loads, branches again
  * (ir_select_branch.c). */
 static bool branch_selects(drv_run *r) {
@@ -389,7 +380,6 @@ static const drv_pass pipeline[] = {
   {"lanes",     at_o1,       narrow_lanes,   "vector lanes wider than their values, narrowed for SSE2 (ir_lanes.c)", true},
   {"masks",     with_memory_o1, widen_masks, "address zero-extension masks narrowed by InstCombine restored (ir_mask.c)", true},
   {"guard",     guard_memory, late_bounds,   "checks the guard pages stand in for, removed; their accesses labelled (bnd_late.c)", true},
-  {"short",     guard_memory, short_trips,   "lone versioned loops of at most 4 iterations enter their checked copy before the test (bnd_short.c)", true},
   {"selects",   at_o2,       branch_selects, "selects a loop's pointer-chasing load waits on, branches again (ir_select_branch.c)", true},
   {"sinkaddr",  at_o2,       sink_addresses, "addresses LICM hoisted, computed again beside their loads and stores for the addressing modes (ir_sink_addr.c)", true},
   {"remat",     at_o2,       remat_offsets,  "guest offsets `X + C` LICM hoisted out of a loop, computed again beside their users in it (ir_remat.c)", true},
