@@ -461,6 +461,43 @@ static const char *unroll_gap(const char *path) {
   return NULL;
 }
 
+/* The options of the stage before offload, as the program's
+ * twasmc-flags ask; true when they ask --fp-reassociate. */
+static bool stage_options(const program *p, drv_options *o) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
+  bool reassociate = system(cmd) == 0;
+  drv_options_default(o);
+  o->stop_before_offload = true;
+  o->offload.fp_reassociate = reassociate;
+  return reassociate;
+}
+
+/* Both builds (sorted sets) must offload the same kinds of nests, as many
+ * of each, unless the program is a known gap of LIST (GAP: why), which
+ * must still differ.  Removes DIR. */
+static void expect_same(const program *p, const char *dir, const nest_set *a, const char *a_name,
+                        const nest_set *b, const char *b_name, const char *gap, const char *list) {
+  bool same = a->n == b->n;
+  for (int i = 0; same && i < b->n; i++) same = !strcmp(a->nests[i].what, b->nests[i].what);
+  if (!same) {
+    fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
+    print_set(a_name, a);
+    print_set(b_name, b);
+  }
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  if (gap) {
+    ck_assert_msg(!same, "%s: %s now offloads as %s: take it off %s", p->path, a_name, b_name, list);
+    printf("offload_modes: %s: known gap at %s: %s\n", p->path, a_name, gap);
+    return;
+  }
+  ck_assert_msg(same, "%s: %s offloads other nests than %s", p->path, a_name, b_name);
+  printf("offload_modes: %s: %d nest%s at %s, as at %s\n", p->path, b->n, b->n == 1 ? "" : "s", a_name,
+         b_name);
+}
+
 /* clang's unroller (plain -O2: by 2, 4 or 8 with a remainder loop) must
  * not change what is offloaded: the same kinds of nests as with
  * -fno-unroll-loops, as many of each (their offsets differ). */
@@ -472,12 +509,8 @@ START_TEST(unrolling_keeps_offload) {
   }
   char dir[] = "/tmp/offload-unroll-XXXXXX", wasm[512], cmd[2048];
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
-  bool reassociate = system(cmd) == 0;
   drv_options o;
-  drv_options_default(&o);
-  o.stop_before_offload = true;
-  o.offload.fp_reassociate = reassociate;
+  bool reassociate = stage_options(p, &o);
   static nest_set unrolled, plain;
   nest_set *sets[2] = {&unrolled, &plain};
   for (int v = 0; v < 2; v++) {
@@ -490,26 +523,7 @@ START_TEST(unrolling_keeps_offload) {
     qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
   }
   if (!p->simd) save_o2(_i, &unrolled); /* for simd_keeps_offload */
-  bool same = unrolled.n == plain.n;
-  for (int i = 0; same && i < plain.n; i++) same = !strcmp(unrolled.nests[i].what, plain.nests[i].what);
-  const char *gap = unroll_gap(p->path);
-  if (!same) {
-    fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
-    print_set("-O2", &unrolled);
-    print_set("-O2 -fno-unroll-loops", &plain);
-  }
-  if (gap) {
-    ck_assert_msg(!same, "%s: now offloads as with -fno-unroll-loops: take it off unroll_gaps", p->path);
-    printf("offload_modes: %s: known gap at -O2: %s\n", p->path, gap);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    return;
-  }
-  ck_assert_msg(same, "%s: -O2 offloads other nests than -O2 -fno-unroll-loops", p->path);
-  printf("offload_modes: %s: %d nest%s at -O2, as with -fno-unroll-loops\n", p->path, plain.n,
-         plain.n == 1 ? "" : "s");
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  expect_same(p, dir, &unrolled, "-O2", &plain, "-O2 -fno-unroll-loops", unroll_gap(p->path), "unroll_gaps");
 }
 END_TEST
 
@@ -627,12 +641,8 @@ START_TEST(simd_keeps_offload) {
   }
   char dir[] = "/tmp/offload-simd-XXXXXX", wasm[512], cmd[2048];
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(cmd, sizeof cmd, "grep -q 'twasmc-flags:.*--fp-reassociate' %s", p->path);
-  bool reassociate = system(cmd) == 0;
   drv_options o;
-  drv_options_default(&o);
-  o.stop_before_offload = true;
-  o.offload.fp_reassociate = reassociate;
+  bool reassociate = stage_options(p, &o);
   static nest_set vector, scalar;
   nest_set *sets[2] = {&vector, &scalar};
   for (int v = 0; v < 2; v++) {
@@ -643,24 +653,7 @@ START_TEST(simd_keeps_offload) {
     offloadable(wasm, &o, reassociate, sets[v]);
     qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
   }
-  bool same = vector.n == scalar.n;
-  for (int i = 0; same && i < scalar.n; i++) same = !strcmp(vector.nests[i].what, scalar.nests[i].what);
-  const char *gap = simd_gap(p->path);
-  if (!same) {
-    fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
-    print_set("-O2 -msimd128", &vector);
-    print_set("-O2", &scalar);
-  }
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  ck_assert_int_eq(system(cmd), 0);
-  if (gap) {
-    ck_assert_msg(!same, "%s: now offloads as at plain -O2: take it off simd_gaps", p->path);
-    printf("offload_modes: %s: known gap at -O2 -msimd128: %s\n", p->path, gap);
-    return;
-  }
-  ck_assert_msg(same, "%s: -O2 -msimd128 offloads other nests than -O2", p->path);
-  printf("offload_modes: %s: %d nest%s at -O2 -msimd128, as at -O2\n", p->path, scalar.n,
-         scalar.n == 1 ? "" : "s");
+  expect_same(p, dir, &vector, "-O2 -msimd128", &scalar, "-O2", simd_gap(p->path), "simd_gaps");
 }
 END_TEST
 
