@@ -250,9 +250,20 @@ static void print_set(const char *name, const nest_set *s) {
 /* Programs whose guard-mode build offloads other nests than without the
  * bounds pass, each with why.  Such a program must still differ: once it
  * agrees, the test fails until it leaves the list. */
-static const struct {
+/* A program known to differ between two builds, and why. */
+typedef struct {
   const char *path, *why;
-} bounds_gaps[] = {
+} known_gap;
+
+/* The why of PATH in LIST (N entries), or NULL. */
+static const char *gap_why(const known_gap *list, size_t n, const char *path) {
+  for (size_t i = 0; i < n; i++)
+    if (list[i].path && !strcmp(list[i].path, path)) return list[i].why;
+  return NULL;
+}
+#define GAP_WHY(list, path) gap_why(list, sizeof list / sizeof *list, path)
+
+static const known_gap bounds_gaps[] = {
     {"tests/gpu/detect/simd_nested.c",
      "gemm_ikj's, qmm_ikj_i8's, qmm_ikj_x's and syrk_tri's vector loops and scalar remainders (and "
      "center_f32's and center_f64's with their prologue loops) are read as one "
@@ -278,12 +289,6 @@ static const struct {
      "nests with C scaled first (0x2a9, 0xb50, start scaled), one without a scale (0x31e), and two more "
      "maps (0xe74, 0x1102); guard mode takes the products of one column; not looked into further"},
 };
-
-static const char *bounds_gap(const char *path) {
-  for (size_t i = 0; i < sizeof bounds_gaps / sizeof *bounds_gaps; i++)
-    if (!strcmp(bounds_gaps[i].path, path)) return bounds_gaps[i].why;
-  return NULL;
-}
 
 START_TEST(bounds_pass_keeps_offload) {
   const program *p = &programs[_i];
@@ -313,7 +318,7 @@ START_TEST(bounds_pass_keeps_offload) {
   bool same = true;
   for (int i = 0; same && i < before.n; i++) same = covers(&guard, &before.nests[i]);
   for (int i = 0; same && i < guard.n; i++) same = explained(&before, &guard.nests[i]);
-  const char *gap = bounds_gap(p->path);
+  const char *gap = GAP_WHY(bounds_gaps, p->path);
   if (!same) {
     fprintf(stderr, "offload_modes: %s%s\n", p->path, gap ? " (known gap)" : "");
     print_set("guard", &guard);
@@ -374,9 +379,7 @@ static int by_what(const void *a, const void *b) {
 /* Programs whose -O2 build still offloads other nests than with
  * -fno-unroll-loops, each with why (issue 19).  Such a program must still
  * differ: once it agrees, the test fails until it leaves the list. */
-static const struct {
-  const char *path, *why;
-} unroll_gaps[] = {
+static const known_gap unroll_gaps[] = {
     {"tests/bench/gpu/llm.c",
      "heads_mix, as tests/gpu/detect/heads.c: one batched matrix-vector product fewer at -O2 (its fills, "
      "unrolled into 8-byte stores, agree since kn_recog_map.c's split_halves)"},
@@ -455,12 +458,6 @@ static const struct {
      "one matrix-vector product per column with -fno-unroll-loops"},
 };
 
-static const char *unroll_gap(const char *path) {
-  for (size_t i = 0; i < sizeof unroll_gaps / sizeof *unroll_gaps; i++)
-    if (unroll_gaps[i].path && !strcmp(unroll_gaps[i].path, path)) return unroll_gaps[i].why;
-  return NULL;
-}
-
 /* The options of the stage before offload, as the program's
  * twasmc-flags ask; true when they ask --fp-reassociate. */
 static bool stage_options(const program *p, drv_options *o) {
@@ -523,7 +520,7 @@ START_TEST(unrolling_keeps_offload) {
     qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
   }
   if (!p->simd) save_o2(_i, &unrolled); /* for simd_keeps_offload */
-  expect_same(p, dir, &unrolled, "-O2", &plain, "-O2 -fno-unroll-loops", unroll_gap(p->path), "unroll_gaps");
+  expect_same(p, dir, &unrolled, "-O2", &plain, "-O2 -fno-unroll-loops", GAP_WHY(unroll_gaps, p->path), "unroll_gaps");
 }
 END_TEST
 
@@ -549,9 +546,7 @@ END_TEST
 #define SIMD_NARROW "v128 operations on i8/i16 lanes: \"narrow lanes: not recognised yet\""
 #define SIMD_PARTS "a region whose parts store different values (refused)"
 #define SIMD_PARTS_AS_MAPS "the nest's inner parts (remainders, fills) offloaded alone as 1-D maps"
-static const struct {
-  const char *path, *why;
-} simd_gaps[] = {
+static const known_gap simd_gaps[] = {
     {"tests/bench/gpu/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
     {"tests/bench/gpu/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/bench/gpu/launch.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
@@ -618,12 +613,6 @@ static const struct {
     {"tests/unit/reroll/walks.c", "+2 map 1-D -> f32 -none: " SIMD_SPLIT},
 };
 
-static const char *simd_gap(const char *path) {
-  for (size_t i = 0; i < sizeof simd_gaps / sizeof *simd_gaps; i++)
-    if (simd_gaps[i].path && !strcmp(simd_gaps[i].path, path)) return simd_gaps[i].why;
-  return NULL;
-}
-
 /* clang's loop vectoriser (-O2 -msimd128: a v128 loop, a scalar remainder,
  * maybe a scalar prologue) must not change what is offloaded from a
  * program written as scalar C: the same kinds of nests as plain -O2, as
@@ -653,7 +642,7 @@ START_TEST(simd_keeps_offload) {
     offloadable(wasm, &o, reassociate, sets[v]);
     qsort(sets[v]->nests, (size_t)sets[v]->n, sizeof *sets[v]->nests, by_what);
   }
-  expect_same(p, dir, &vector, "-O2 -msimd128", &scalar, "-O2", simd_gap(p->path), "simd_gaps");
+  expect_same(p, dir, &vector, "-O2 -msimd128", &scalar, "-O2", GAP_WHY(simd_gaps, p->path), "simd_gaps");
 }
 END_TEST
 
