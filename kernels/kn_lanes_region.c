@@ -920,6 +920,17 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
   return true;
 }
 
+/* A row loop around the nest (row_outside: the region in a nest that a
+ * loop L holds, reference BLAS's ssyrk l-i nest inside its j loop; n =
+ * trunc(wide) a live value of the nest): wide = t + 1 on L's trip t (an
+ * i64 IV from 1 by 1), and n is LLVM's `trunc nuw` of it, poison unless
+ * wide < 2^32, which the region's branches on n would then be (undefined
+ * behaviour in the IR the CPU code is made from): so n = wide in [1,
+ * 2^32 - 1] wherever the region runs, n >= 1 (no guard G needed), and the
+ * region stores j in [0, n) for n read unsigned: the region's trip is
+ * then j from 0 while j <u n. */
+static bool row_outside_ok(LLVMValueRef n) { return LLVMIsATruncInst(n) && LLVMGetNUW(n); }
+
 /* A triangle's row count (syrk's `for (j = 0; j <= i; j++)` at -O2
  * -msimd128): n = trunc(wide), wide an i64 IV of a chain loop row (outer
  * or a loop around it) from 1 by 1: LLVM's i + 1 widened, i that loop's
@@ -935,19 +946,29 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
  * unsigned and signed compares of n, of wide and of i + 1 agree.  n >= 1
  * on every row: no guard G (the skip S must then dominate the latch of
  * the loop holding the region, so that the region runs on each of its
- * iterations, as G's path to S shows otherwise). */
+ * iterations, as G's path to S shows otherwise).  A row loop around the
+ * nest (row_outside_ok) is read the same way, n then below 2^32 (not
+ * 2^31): every test above reads wide or i unsigned, and the region's
+ * trip is unsigned; the nest takes n as a live value (kr_loop_trip). */
 static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
   if (!LLVMIsATruncInst(n)) return false;
   LLVMValueRef w = LLVMGetOperand(n, 0);
   if (!LLVMIsAPHINode(w) || LLVMGetIntTypeWidth(LLVMTypeOf(w)) != 64) return false;
-  for (int d = 0; d < c->depth; d++) {
-    const ir_loop *l = c->chain[d];
+  /* the chain's loops, then (row_outside) the loops around the nest */
+  const ir_loop *around = c->chain[0]->parent;
+  for (int d = 0; d < c->depth || around; d++) {
+    const ir_loop *l = d < c->depth ? c->chain[d] : around;
+    if (d >= c->depth) {
+      around = around->parent;
+      if (!row_outside_ok(n)) continue;
+    }
     const ir_iv *iv = NULL;
     for (int k = 0; k < l->nivs; k++)
       if (l->ivs[k].phi == w) iv = &l->ivs[k];
     if (!iv || iv->step_inv || iv->step != 1 || !is_const(iv->start, 1)) continue;
     r->wide = w;
     r->row = l;
+    r->row_outside = d >= c->depth;
     r->last = NULL;
     for (int k = 0; k < l->nivs; k++) {
       const ir_iv *i = &l->ivs[k];
@@ -997,6 +1018,10 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   /* n computed before the nest, or a triangle's row count (tri_count),
    * which clang masks with 2^32 - L (n below 2^31 either way there) */
   if (ir_loop_defines(c->chain[0], n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
+  /* n live, masked with 2^32 - L: a row of a loop around the nest */
+  if (!ir_loop_defines(c->chain[0], n, c->cfg) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes) &&
+      (r->sum || !tri_count(c, n, r) || !r->row_outside))
+    return fail(c, REGION_FAIL);
   if (!is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))) &&
       !(r->wide && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes)))
     return fail(c, REGION_FAIL);
@@ -1133,7 +1158,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->peel_at = s;
   r->prol_at = r->nprol ? s : NULL;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
-                      .step = 1, .pred = LLVMIntSLT, .bits = 32};
+                      .step = 1, .pred = r->row_outside ? LLVMIntULT : LLVMIntSLT, .bits = 32};
   return true;
 }
 
