@@ -1153,14 +1153,14 @@ START_TEST(neg_sum_skips_rows) {
 }
 END_TEST
 
-/* The one product among the nests of blas_cols.c's fn built with
- * `flags` (the beta loop before it may be a map of its own), described;
- * when mutate is given, no product: the nests refused are then searched
- * for `reason`.  false when skipped. */
-static bool column_product(const char *fn, const char *flags, mutation mutate, const char *reason, char *out,
-                           size_t size) {
+/* The one product among the nests of src's fn built with `flags` (the
+ * beta loop before it may be a map of its own), described; when mutate
+ * is given, no product: the nests refused are then searched for
+ * `reason`.  false when skipped. */
+static bool product_in(const char *src, const char *fn, const char *flags, mutation mutate, const char *reason,
+                       char *out, size_t size) {
   fixture f;
-  recognise_mutated(&f, "blas_cols.c", fn, flags, mutate);
+  recognise_mutated(&f, src, fn, flags, mutate);
   if (f.skipped) return false;
   const kn_recog_nest *p = NULL;
   bool seen = false;
@@ -1194,8 +1194,8 @@ static bool column_product(const char *fn, const char *flags, mutation mutate, c
  * plain build's product of column j */
 START_TEST(nested_column_product) {
   char plain[1024], simd[1024];
-  if (!column_product("sgemm_nn", "", NULL, NULL, plain, sizeof plain) ||
-      !column_product("sgemm_nn", "-msimd128", NULL, NULL, simd, sizeof simd))
+  if (!product_in("blas_cols.c", "sgemm_nn", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("blas_cols.c", "sgemm_nn", "-msimd128", NULL, NULL, simd, sizeof simd))
     return;
   ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
   /* one output row (m 1) of the i loop's count, the argument m */
@@ -1222,7 +1222,7 @@ static void peel_next_column(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn
 
 START_TEST(neg_column_peel_elsewhere) {
   char out[1024];
-  column_product("sgemm_nn", "-msimd128", peel_next_column, "its parts store different values", out, sizeof out);
+  product_in("blas_cols.c", "sgemm_nn", "-msimd128", peel_next_column, "its parts store different values", out, sizeof out);
 }
 END_TEST
 
@@ -1233,8 +1233,8 @@ END_TEST
  * build's product of column j over rows [0, j] */
 START_TEST(nested_column_triangle) {
   char plain[1024], simd[1024];
-  if (!column_product("ssyrk_un", "", NULL, NULL, plain, sizeof plain) ||
-      !column_product("ssyrk_un", "-msimd128", NULL, NULL, simd, sizeof simd))
+  if (!product_in("blas_cols.c", "ssyrk_un", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("blas_cols.c", "ssyrk_un", "-msimd128", NULL, NULL, simd, sizeof simd))
     return;
   ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
 }
@@ -1254,8 +1254,48 @@ static void row_may_wrap(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, tr
 
 START_TEST(neg_column_triangle_wraps) {
   char out[1024];
-  column_product("ssyrk_un", "-msimd128", row_may_wrap, "not the shape of a vector loop and its scalar remainder", out,
+  product_in("blas_cols.c", "ssyrk_un", "-msimd128", row_may_wrap, "not the shape of a vector loop and its scalar remainder", out,
                  sizeof out);
+}
+END_TEST
+
+/* A constant count with no remainder (matmul_f32_large.c, N = 256): the
+ * vector j loop and the scalar one are alternatives behind clang's alias
+ * check, each over all of [0, N) (kn_lanes_region.c alt_shape; before:
+ * "not the shape of a vector loop and its scalar remainder"): the plain
+ * build's product */
+START_TEST(nested_constant_alternative) {
+  char plain[1024], simd[1024];
+  if (!product_in("matmul_f32_large.c", "matmul", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("matmul_f32_large.c", "matmul", "-msimd128", NULL, NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "m 256 n 256 k 256"), "%s", simd);
+}
+END_TEST
+
+/* the vector loop's exit `iv.next == 1024` (bytes: N = 256 floats), i64 */
+static bool vector_exit_1024(LLVMValueRef i) {
+  if (!LLVMIsAICmpInst(i) || LLVMGetICmpPredicate(i) != LLVMIntEQ || !LLVMIsAConstantInt(LLVMGetOperand(i, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(i, 1)) != 1024)
+    return false;
+  LLVMValueRef next = LLVMGetOperand(i, 0);
+  return LLVMIsAInstruction(next) && LLVMGetInstructionOpcode(next) == LLVMAdd &&
+         LLVMIsAConstantInt(LLVMGetOperand(next, 1)) && LLVMConstIntGetZExtValue(LLVMGetOperand(next, 1)) == 16;
+}
+
+static LLVMValueRef as_exit_1008(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 1008, 0),
+                       "");
+}
+
+/* the vector loop stops a vector short: its last four columns never stored */
+static void vector_stops_short(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, vector_exit_1024, as_exit_1008), 1); }
+
+START_TEST(neg_constant_alternative_short) {
+  char out[1024];
+  product_in("matmul_f32_large.c", "matmul", "-msimd128", vector_stops_short,
+             "not the shape of a vector loop and its scalar remainder", out, sizeof out);
 }
 END_TEST
 
@@ -1318,6 +1358,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, neg_column_peel_elsewhere);
   tcase_add_test(column, nested_column_triangle);
   tcase_add_test(column, neg_column_triangle_wraps);
+  tcase_add_test(column, nested_constant_alternative);
+  tcase_add_test(column, neg_constant_alternative_short);
   suite_add_tcase(s, column);
   return s;
 }
