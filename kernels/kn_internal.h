@@ -42,6 +42,8 @@ typedef struct {
    * loop's i32 counter 0, 1, ... (n - 1); NULL, NULL, NULL otherwise. */
   LLVMValueRef wide, last;
   const ir_loop *row;
+  bool row_outside;               /* row a loop around the nest: n a live value
+                                   * (kn_lanes_region.c row_outside_ok) */
   LLVMValueRef start;             /* s': where R starts (its counters read at s' = 0) */
   /* A live value that is 1 whenever V runs (clang's versioning on a
    * stride of 1: the skip S also tests `x != 1`); NULL when none.  V's

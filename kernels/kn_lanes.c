@@ -218,7 +218,7 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
    * (kn_lanes_region.c): lane by lane, as a loop at the top */
   bool region = c->chain[0]->nchildren && kr_region_vector_ok(c, i);
   if (c->reason) return false; /* a region whose shape is not the one proved */
-  if (c->chain[0]->parent)
+  if (c->chain[0]->parent && !region)
     return kr_fail(c, "vector (SIMD) loop inside another loop: its scalar remainder loop beside it makes "
                       "the pair one scalar loop, not recognised yet");
   /* one loop: only the map recogniser, which reads every store, sees it */

@@ -920,6 +920,17 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
   return true;
 }
 
+/* A row loop around the nest (row_outside: the region in a nest that a
+ * loop L holds, reference BLAS's ssyrk l-i nest inside its j loop; n =
+ * trunc(wide) a live value of the nest): wide = t + 1 on L's trip t (an
+ * i64 IV from 1 by 1), and n is LLVM's `trunc nuw` of it, poison unless
+ * wide < 2^32, which the region's branches on n would then be (undefined
+ * behaviour in the IR the CPU code is made from): so n = wide in [1,
+ * 2^32 - 1] wherever the region runs, n >= 1 (no guard G needed), and the
+ * region stores j in [0, n) for n read unsigned: the region's trip is
+ * then j from 0 while j <u n. */
+static bool row_outside_ok(LLVMValueRef n) { return LLVMIsATruncInst(n) && LLVMGetNUW(n); }
+
 /* A triangle's row count (syrk's `for (j = 0; j <= i; j++)` at -O2
  * -msimd128): n = trunc(wide), wide an i64 IV of a chain loop row (outer
  * or a loop around it) from 1 by 1: LLVM's i + 1 widened, i that loop's
@@ -935,19 +946,29 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
  * unsigned and signed compares of n, of wide and of i + 1 agree.  n >= 1
  * on every row: no guard G (the skip S must then dominate the latch of
  * the loop holding the region, so that the region runs on each of its
- * iterations, as G's path to S shows otherwise). */
+ * iterations, as G's path to S shows otherwise).  A row loop around the
+ * nest (row_outside_ok) is read the same way, n then below 2^32 (not
+ * 2^31): every test above reads wide or i unsigned, and the region's
+ * trip is unsigned; the nest takes n as a live value (kr_loop_trip). */
 static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
   if (!LLVMIsATruncInst(n)) return false;
   LLVMValueRef w = LLVMGetOperand(n, 0);
   if (!LLVMIsAPHINode(w) || LLVMGetIntTypeWidth(LLVMTypeOf(w)) != 64) return false;
-  for (int d = 0; d < c->depth; d++) {
-    const ir_loop *l = c->chain[d];
+  /* the chain's loops, then (row_outside) the loops around the nest */
+  const ir_loop *around = c->chain[0]->parent;
+  for (int d = 0; d < c->depth || around; d++) {
+    const ir_loop *l = d < c->depth ? c->chain[d] : around;
+    if (d >= c->depth) {
+      around = around->parent;
+      if (!row_outside_ok(n)) continue;
+    }
     const ir_iv *iv = NULL;
     for (int k = 0; k < l->nivs; k++)
       if (l->ivs[k].phi == w) iv = &l->ivs[k];
     if (!iv || iv->step_inv || iv->step != 1 || !is_const(iv->start, 1)) continue;
     r->wide = w;
     r->row = l;
+    r->row_outside = d >= c->depth;
     r->last = NULL;
     for (int k = 0; k < l->nivs; k++) {
       const ir_iv *i = &l->ivs[k];
@@ -956,6 +977,70 @@ static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
     return true;
   }
   return false;
+}
+
+/* Whether the stores of outer's body are the region's (V's, P's, R's,
+ * the peel's) only, the inner nest's, or (with a loop before the region)
+ * that loop's and what runs before it. */
+static bool only_region_stores(const kr_ctx *c, const ir_loop *outer, const kr_region *r, int S) {
+  for (int b = 0; b < outer->nbody; b++) {
+    int x = outer->body[b];
+    bool in_loop = r->inner && r->inner->in_body[x];
+    for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
+    /* the loop before the region and what runs before G: another part's */
+    for (int k = 0; k < r->nbefore; k++) in_loop |= r->before[k]->in_body[x];
+    for (int k = 0; k < r->nprol; k++) in_loop |= r->prol[k]->in_body[x];
+    in_loop |= r->nbefore && ir_dominates(c->dom, x, before_entry(c, r, S));
+    if (in_loop) continue;
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i) && i != r->peel) return false;
+  }
+  return true;
+}
+
+/* A constant count N (a multiple of L) has no remainder: clang's vector
+ * loop V (N / L trips) stands alone, with the scalar loop R (N trips, not
+ * unrolled) as its alternative behind the alias check (the constant
+ * products, matmul_f32_large's `c[i*N + j] += t * b[k*N + j]`):
+ *
+ *   if (overlap) for (j = 0; j < N; j++) C[j] = f(j);   (R)
+ *   else for (t = 0; t < N / L; t++) lanes of j = L t .. L t + L - 1; (V)
+ *   done:
+ *
+ * (f) coverage: one block X, in outer's body and in none of its loops, on
+ * every iteration of outer (it dominates outer's latch), branches to two
+ * blocks of one predecessor each, one dominating V's header, the other
+ * R's: so every path through X runs exactly one of V and R, entered once
+ * (X is in no cycle of outer's body), and each leaves only to done (traps
+ * aside), after its whole count (constant, no other exit): R stores j in
+ * [0, N), V its lanes L t + l for t in [0, N / L), l in [0, L): [0, N)
+ * too, each j once.  Whichever the test takes, [0, N) is stored once;
+ * (c), (d) then as for the shape above (R's counters start at j = 0's
+ * values, as V's: kr_region_of gives no region for them, start is NULL).
+ * One copy of each: a bounds-checked pair (traps: no constant trip) is
+ * no such region. */
+static bool alt_shape(const kr_ctx *c, const ir_loop *outer, kr_region *r, unsigned lanes, int *X_out, int *done_out) {
+  const ir_loop *V = r->vec, *R = r->rep;
+  if (r->sum || r->nloops != 2 || r->nprol || r->nbefore || r->inner || r->nstores != 1 ||
+      V->trip.kind != IR_TRIP_CONST || R->trip.kind != IR_TRIP_CONST || V->trip.other_exits ||
+      R->trip.other_exits || V->trip.count == 0 || R->trip.count != V->trip.count * lanes)
+    return false;
+  int X = entry_of(c, V), done = exit_block(c, V);
+  if (X < 0 || X != entry_of(c, R) || done < 0 || done != exit_block(c, R) || !outer->in_body[X] ||
+      !ir_dominates(c->dom, X, outer->latches[0]))
+    return false;
+  for (int k = 0; k < outer->nchildren; k++)
+    if (outer->children[k]->in_body[X]) return false;
+  const ir_block *x = &c->cfg->blocks[X];
+  if (x->nsuccs != 2 || x->succs[0] == x->succs[1]) return false;
+  for (int k = 0; k < 2; k++)
+    if (c->cfg->blocks[x->succs[k]].npreds != 1) return false;
+  bool v0 = ir_dominates(c->dom, x->succs[0], V->header), r1 = ir_dominates(c->dom, x->succs[1], R->header);
+  bool v1 = ir_dominates(c->dom, x->succs[1], V->header), r0 = ir_dominates(c->dom, x->succs[0], R->header);
+  if (!((v0 && r1) || (v1 && r0))) return false;
+  *X_out = X;
+  *done_out = done;
+  return true;
 }
 
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
@@ -984,6 +1069,17 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     if (!U) return fail(c, REGION_FAIL);
   }
   r->copies = U;
+  int X, alt_done;
+  if (alt_shape(c, outer, r, lanes, &X, &alt_done)) {
+    if (!only_region_stores(c, outer, r, X)) return fail(c, REGION_FAIL);
+    c->reason = why;
+    r->done = alt_done;
+    r->skip = X;
+    r->count = NULL;
+    r->start = NULL;
+    r->trip = (ir_trip){.kind = IR_TRIP_CONST, .count = r->rep->trip.count, .step = 1, .bits = 32};
+    return true;
+  }
   M = NULL;
   for (int k = 0; k < r->nloops; k++)
     if (r->vector[k]) {
@@ -997,6 +1093,10 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   /* n computed before the nest, or a triangle's row count (tri_count),
    * which clang masks with 2^32 - L (n below 2^31 either way there) */
   if (ir_loop_defines(c->chain[0], n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
+  /* n live, masked with 2^32 - L: a row of a loop around the nest */
+  if (!ir_loop_defines(c->chain[0], n, c->cfg) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes) &&
+      (r->sum || !tri_count(c, n, r) || !r->row_outside))
+    return fail(c, REGION_FAIL);
   if (!is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))) &&
       !(r->wide && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes)))
     return fail(c, REGION_FAIL);
@@ -1109,18 +1209,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (r->wide && !ir_dominates(c->dom, S, outer->latches[0])) return fail(c, REGION_FAIL);
   /* the region's stores are V's, P's and R's only: nothing else of the
    * outer loop stores between G and done */
-  for (int b = 0; b < outer->nbody && !r->sum; b++) {
-    int x = outer->body[b];
-    bool in_loop = r->inner && r->inner->in_body[x];
-    for (int k = 0; k < r->nloops; k++) in_loop |= r->loops[k]->in_body[x];
-    /* the loop before the region and what runs before G: another part's */
-    for (int k = 0; k < r->nbefore; k++) in_loop |= r->before[k]->in_body[x];
-    for (int k = 0; k < r->nprol; k++) in_loop |= r->prol[k]->in_body[x];
-    in_loop |= r->nbefore && ir_dominates(c->dom, x, before_entry(c, r, S));
-    if (in_loop) continue;
-    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[x].bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMIsAStoreInst(i) && i != r->peel) return fail(c, REGION_FAIL);
-  }
+  if (!r->sum && !only_region_stores(c, outer, r, S)) return fail(c, REGION_FAIL);
   r->lanes = lanes;
   if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, done)) return fail(c, SUM_FAIL);
   c->reason = why;
@@ -1133,7 +1222,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   r->peel_at = s;
   r->prol_at = r->nprol ? s : NULL;
   r->trip = (ir_trip){.kind = IR_TRIP_SYMBOLIC, .start = LLVMConstInt(LLVMTypeOf(n), 0, 0), .bound = n,
-                      .step = 1, .pred = LLVMIntSLT, .bits = 32};
+                      .step = 1, .pred = r->row_outside ? LLVMIntULT : LLVMIntSLT, .bits = 32};
   return true;
 }
 
@@ -1557,7 +1646,7 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l) {
   const kr_region *rs[2] = {c->region, c->pregion};
   for (int i = 0; i < 2; i++)
     for (int k = 0; rs[i] && k < rs[i]->nloops; k++)
-      if (rs[i]->loops[k] == l && !rs[i]->vector[k]) return rs[i];
+      if (rs[i]->loops[k] == l && !rs[i]->vector[k] && rs[i]->start) return rs[i]; /* (alt_shape: none) */
   for (int i = 0; i < 2; i++)
     for (int k = 0; rs[i] && k < rs[i]->nprol; k++)
       if (rs[i]->prol[k] == l) return rs[i];

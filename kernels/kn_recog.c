@@ -424,7 +424,12 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   const kr_region *region = c->region && l == c->region->rep     ? c->region
                             : c->pregion && l == c->pregion->rep ? c->pregion
                                                                  : NULL;
-  if (region && region->wide) return kr_region_tri(c, region, out); /* a triangle's row */
+  if (region && region->wide && !region->row_outside) return kr_region_tri(c, region, out); /* a triangle's row */
+  if (region && region->trip.kind == IR_TRIP_CONST) {
+    /* a vector loop and its alternative over a constant count */
+    *out = (kn_size){false, (int64_t)region->trip.count};
+    return true;
+  }
   if (region) {
     /* a region's scalar loop: j from 0 while j < n (kn_lanes_region.c) */
     int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true});

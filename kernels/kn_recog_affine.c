@@ -340,10 +340,67 @@ static kr_affine or_as_add(kr_ctx *c, LLVMValueRef v, int depth) {
  * taken apart, so that strides such as 4*n reach the descriptor as 4 times
  * the param n; anything else is one param.  Exact modulo 2^32 like every
  * form here: the runtime's range check catches a wrap. */
+/* The incoming value of phi p (in loop L's header) from outside L and
+ * from L's one latch; false unless p has exactly those two. */
+static bool outer_phi(const kr_ctx *c, const ir_loop *L, LLVMValueRef p, LLVMValueRef *init, LLVMValueRef *next) {
+  if (!LLVMIsAPHINode(p) || LLVMCountIncoming(p) != 2 || L->nlatches != 1 ||
+      LLVMGetInstructionParent(p) != c->cfg->blocks[L->header].bb)
+    return false;
+  *init = *next = NULL;
+  for (unsigned k = 0; k < 2; k++) {
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(p, k));
+    if (b == L->latches[0]) *next = LLVMGetIncomingValue(p, k);
+    else if (b >= 0 && !L->in_body[b]) *init = LLVMGetIncomingValue(p, k);
+  }
+  return *init && *next;
+}
+
+/* A region's proof (kn_lanes_region.c) in a nest inside a loop L: v =
+ * p * K + B (an i32 add and mul, operands in either order), p L's trip
+ * counter (0, then p + 1 along L's latch) and K, B invariant in L, is
+ * the phi x of L's header that starts at B and steps by K (clang's
+ * strength-reduced column pointer beside the peel's `j * ldc4 + C`):
+ * x_t = B + t K = v_t modulo 2^32 on L's trip t, both wrapping i32
+ * arithmetic.  x, or NULL. */
+static LLVMValueRef outer_iv_alias(const kr_ctx *c, LLVMValueRef v) {
+  if (!c->region_proof || !LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMAdd ||
+      LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 32)
+    return NULL;
+  for (int o = 0; o < 2; o++) {
+    LLVMValueRef m = LLVMGetOperand(v, (unsigned)o), B = LLVMGetOperand(v, (unsigned)(1 - o));
+    if (!LLVMIsABinaryOperator(m) || LLVMGetInstructionOpcode(m) != LLVMMul) continue;
+    for (int q = 0; q < 2; q++) {
+      LLVMValueRef p = LLVMGetOperand(m, (unsigned)q), K = LLVMGetOperand(m, (unsigned)(1 - q)), init, next;
+      /* (or the i32 truncation of L's widened i64 counter: t modulo 2^32 too) */
+      if (LLVMIsATruncInst(p)) p = LLVMGetOperand(p, 0);
+      for (const ir_loop *L = c->chain[0]->parent; L; L = L->parent) {
+        if (!outer_phi(c, L, p, &init, &next)) continue;
+        if (!LLVMIsAConstantInt(init) || LLVMConstIntGetZExtValue(init) != 0 || !LLVMIsABinaryOperator(next) ||
+            LLVMGetInstructionOpcode(next) != LLVMAdd || LLVMGetOperand(next, 0) != p ||
+            !LLVMIsAConstantInt(LLVMGetOperand(next, 1)) || LLVMConstIntGetZExtValue(LLVMGetOperand(next, 1)) != 1 ||
+            ir_loop_defines(L, K, c->cfg) || ir_loop_defines(L, B, c->cfg))
+          break;
+        for (LLVMValueRef x = LLVMGetFirstInstruction(c->cfg->blocks[L->header].bb); x && LLVMIsAPHINode(x);
+             x = LLVMGetNextInstruction(x)) {
+          LLVMValueRef xi, xn;
+          if (x == p || LLVMTypeOf(x) != LLVMTypeOf(v) || !outer_phi(c, L, x, &xi, &xn) || xi != B ||
+              !LLVMIsABinaryOperator(xn) || LLVMGetInstructionOpcode(xn) != LLVMAdd)
+            continue;
+          LLVMValueRef a = LLVMGetOperand(xn, 0), b = LLVMGetOperand(xn, 1);
+          if ((a == x && b == K) || (b == x && a == K)) return x;
+        }
+        break;
+      }
+    }
+  }
+  return NULL;
+}
+
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
   kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}}, out = {.ok = true};
   if (depth > MAX_DEPTH) return atom;
-  LLVMValueRef x;
+  LLVMValueRef x = outer_iv_alias(c, v);
+  if (x) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, x}}};
   int64_t f;
   if (scale_step(c, v, &x, &f, true)) {
     kr_affine inner = int_rec(c, x, depth + 1);

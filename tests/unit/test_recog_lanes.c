@@ -1153,6 +1153,152 @@ START_TEST(neg_sum_skips_rows) {
 }
 END_TEST
 
+/* The one product among the nests of src's fn built with `flags` (the
+ * beta loop before it may be a map of its own), described; when mutate
+ * is given, no product: the nests refused are then searched for
+ * `reason`.  false when skipped. */
+static bool product_in(const char *src, const char *fn, const char *flags, mutation mutate, const char *reason,
+                       char *out, size_t size) {
+  fixture f;
+  recognise_mutated(&f, src, fn, flags, mutate);
+  if (f.skipped) return false;
+  const kn_recog_nest *p = NULL;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    seen |= !n->ok && reason && strstr(n->reason, reason) != NULL;
+    if (!n->ok || n->desc.kind != KN_MATMUL || ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    ck_assert_msg(!p, "%s %s: two products", fn, flags);
+    p = &f.res.nests[i];
+  }
+  if (mutate) {
+    if (p || !seen) dump(&f);
+    ck_assert_msg(!p, "%s %s, changed: a product taken", fn, flags);
+    ck_assert_msg(seen, "%s %s, changed: no nest refused for: %s", fn, flags, reason);
+  } else {
+    if (!p) dump(&f);
+    ck_assert_msg(p, "%s %s: no product", fn, flags);
+    ck_assert(p->check_overlap);
+    matmul_key(p, out, size);
+  }
+  release(&f);
+  return true;
+}
+
+/* Reference SGEMM's l-i nest (C(:,j) += temp * A(:,l)) inside its j loop,
+ * the i loop vectorised: a region in a nest whose root has a parent
+ * loop (before: refused as "its scalar remainder loop beside it makes the
+ * pair one scalar loop"), its peel storing at `j * 4ldc + C` where V and
+ * R store through the j loop's column pointer (kn_recog_affine.c
+ * outer_iv_alias, before: "its parts store different values"): the
+ * plain build's product of column j */
+START_TEST(nested_column_product) {
+  char plain[1024], simd[1024];
+  if (!product_in("blas_cols.c", "sgemm_nn", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("blas_cols.c", "sgemm_nn", "-msimd128", NULL, NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  /* one output row (m 1) of the i loop's count, the argument m */
+  ck_assert_msg(strstr(simd, "m 1 n count(arg 1+0)") && strstr(simd, "acc 1"), "%s", simd);
+}
+END_TEST
+
+/* `trunc(iv)` of the j loop's widened counter times 4ldc: the peel's column */
+static bool column_of_counter(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMMul || LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMIntegerTypeKind) return false;
+  for (unsigned k = 0; k < 2; k++)
+    if (LLVMIsATruncInst(LLVMGetOperand(i, k)) && LLVMIsAPHINode(LLVMGetOperand(LLVMGetOperand(i, k), 0)))
+      return true;
+  return false;
+}
+
+static LLVMValueRef as_next_column(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMValueRef k = LLVMGetOperand(i, 0);
+  return LLVMBuildAdd(b, LLVMBuildMul(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), ""), k, "");
+}
+
+/* the peel stores into column j + 1 (`(j + 1) * 4ldc + C`) */
+static void peel_next_column(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, column_of_counter, as_next_column), 1); }
+
+START_TEST(neg_column_peel_elsewhere) {
+  char out[1024];
+  product_in("blas_cols.c", "sgemm_nn", "-msimd128", peel_next_column, "its parts store different values", out, sizeof out);
+}
+END_TEST
+
+/* SSYRK 'U', 'N' (i <= j) the same way: the region's count n = trunc(w),
+ * w the j loop's widened j + 1 outside the nest, LLVM's `trunc nuw`
+ * keeping n = w in [1, 2^32) (kn_lanes_region.c row_outside_ok; before:
+ * "not the shape of a vector loop and its scalar remainder"): the plain
+ * build's product of column j over rows [0, j] */
+START_TEST(nested_column_triangle) {
+  char plain[1024], simd[1024];
+  if (!product_in("blas_cols.c", "ssyrk_un", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("blas_cols.c", "ssyrk_un", "-msimd128", NULL, NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+}
+END_TEST
+
+static bool trunc_nuw(LLVMValueRef i) {
+  return LLVMIsATruncInst(i) && LLVMGetNUW(i) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(i, 0))) == 64;
+}
+
+static LLVMValueRef as_plain_trunc(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildTrunc(b, LLVMGetOperand(i, 0), LLVMTypeOf(i), "");
+}
+
+/* the row count's truncation without nuw: w may be 2^32, n then 0 while
+ * the region (no guard) runs its vector loop from M = 0 */
+static void row_may_wrap(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, trunc_nuw, as_plain_trunc), 1); }
+
+START_TEST(neg_column_triangle_wraps) {
+  char out[1024];
+  product_in("blas_cols.c", "ssyrk_un", "-msimd128", row_may_wrap, "not the shape of a vector loop and its scalar remainder", out,
+                 sizeof out);
+}
+END_TEST
+
+/* A constant count with no remainder (matmul_f32_large.c, N = 256): the
+ * vector j loop and the scalar one are alternatives behind clang's alias
+ * check, each over all of [0, N) (kn_lanes_region.c alt_shape; before:
+ * "not the shape of a vector loop and its scalar remainder"): the plain
+ * build's product */
+START_TEST(nested_constant_alternative) {
+  char plain[1024], simd[1024];
+  if (!product_in("matmul_f32_large.c", "matmul", "", NULL, NULL, plain, sizeof plain) ||
+      !product_in("matmul_f32_large.c", "matmul", "-msimd128", NULL, NULL, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  ck_assert_msg(strstr(simd, "m 256 n 256 k 256"), "%s", simd);
+}
+END_TEST
+
+/* the vector loop's exit `iv.next == 1024` (bytes: N = 256 floats), i64 */
+static bool vector_exit_1024(LLVMValueRef i) {
+  if (!LLVMIsAICmpInst(i) || LLVMGetICmpPredicate(i) != LLVMIntEQ || !LLVMIsAConstantInt(LLVMGetOperand(i, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(i, 1)) != 1024)
+    return false;
+  LLVMValueRef next = LLVMGetOperand(i, 0);
+  return LLVMIsAInstruction(next) && LLVMGetInstructionOpcode(next) == LLVMAdd &&
+         LLVMIsAConstantInt(LLVMGetOperand(next, 1)) && LLVMConstIntGetZExtValue(LLVMGetOperand(next, 1)) == 16;
+}
+
+static LLVMValueRef as_exit_1008(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 1008, 0),
+                       "");
+}
+
+/* the vector loop stops a vector short: its last four columns never stored */
+static void vector_stops_short(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, vector_exit_1024, as_exit_1008), 1); }
+
+START_TEST(neg_constant_alternative_short) {
+  char out[1024];
+  product_in("matmul_f32_large.c", "matmul", "-msimd128", vector_stops_short,
+             "not the shape of a vector loop and its scalar remainder", out, sizeof out);
+}
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -1205,6 +1351,16 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_prol_leaves_early);
   tcase_add_test(tc, neg_prol_stride);
   suite_add_tcase(s, tc);
+  /* regions in a nest inside another loop (CK_RUN_CASE=column: alone) */
+  TCase *column = tcase_create("column");
+  tcase_set_timeout(column, 60);
+  tcase_add_test(column, nested_column_product);
+  tcase_add_test(column, neg_column_peel_elsewhere);
+  tcase_add_test(column, nested_column_triangle);
+  tcase_add_test(column, neg_column_triangle_wraps);
+  tcase_add_test(column, nested_constant_alternative);
+  tcase_add_test(column, neg_constant_alternative_short);
+  suite_add_tcase(s, column);
   return s;
 }
 
