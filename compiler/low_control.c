@@ -244,34 +244,6 @@ static void emit_br_if(low_fn *f, uint32_t depth) {
   enter_block(f, cont);
 }
 
-/* A br_table's weights (emit_br_table): BR_TABLE_SHARE per target,
- * split evenly among its entries (720720 = lcm(1..16)), the default
- * counted as one more entry of its target; on tables of at most
- * BR_TABLE_WEIGHED_MAX entries, whose weights then sum below 2^32.
- * Functions of more than BR_TABLE_SHARED_MAX_CODE instructions keep
- * equal weights per entry: there the br_tables sit in an interpreter's
- * bytecode loop (Lua's luaV_execute, 9,349 instructions, mujs's jsR_run,
- * 11,078), whose register allocation moves with any change of its
- * block frequencies by more than the weights save (Lua fib +2.3 %,
- * loops +3.2 % with luaV_execute's per-target weights: PERFORMANCE.md,
- * "Real programs, round 15"). */
-#define BR_TABLE_SHARE 720720u
-#define BR_TABLE_WEIGHED_MAX 512u
-#define BR_TABLE_SHARED_MAX_CODE 6000u
-
-/* Entries of the table per label depth (the default included), or NULL
- * where the entries keep equal weights (a large function). */
-static const uint32_t *br_table_entries(low_fn *f, const uint32_t *labels, uint32_t n) {
-  if (f->func->ncode > BR_TABLE_SHARED_MAX_CODE) return NULL;
-  uint32_t deepest = 0;
-  for (uint32_t i = 0; i <= n; i++)
-    if (labels[i] > deepest) deepest = labels[i];
-  uint32_t *entries = tw_arena_alloc(&f->mc->arena, (deepest + 1) * sizeof *entries);
-  memset(entries, 0, (deepest + 1) * sizeof *entries);
-  for (uint32_t i = 0; i <= n; i++) entries[labels[i]]++;
-  return entries;
-}
-
 /* One switch case per label; every edge (even to the same target) gets
  * its own phi entry, as LLVM counts predecessors per edge. */
 static void emit_br_table(low_fn *f, const wasm_insn *insn) {
@@ -292,26 +264,16 @@ static void emit_br_table(low_fn *f, const wasm_insn *insn) {
    * per opcode) the one case whose memory access was left to the guard
    * pages, so without a trap branch, was guessed 77.5 % likely and peeled
    * off before the jump table (a compare and branch per dispatch for an
-   * opcode never run).  Equal weights per target give one jump table
-   * (see docs/PERFORMANCE.md, issue 22) and weigh a C switch as a native
-   * build does, one share per case: clang's wasm32 backend fills the
-   * holes of a sparse switch with one target, which weighted per entry
-   * took most of the weight (Lua's luaD_precall: 15 holes of 17 entries
-   * going back to its retry loop, guessed to run 7 times a call, whose
-   * header got an alignment nop run on every call).  Not on very large
-   * tables: LLVM keeps a switch's weights up to date case by case, which
-   * made the spec's br_table.wast (a table of tens of thousands of
+   * opcode never run).  Equal weights on the cases and the default give
+   * one jump table (see docs/PERFORMANCE.md, issue 22).  Not on very
+   * large tables: LLVM keeps a switch's weights up to date case by case,
+   * which made the spec's br_table.wast (a table of tens of thousands of
    * labels) take minutes to compile. */
-  if (n >= 4 && n <= BR_TABLE_WEIGHED_MAX) {
+  if (n >= 4 && n <= 512) {
     LLVMContextRef c = f->mc->ctx;
     LLVMMetadataRef *ops = tw_arena_alloc(&f->mc->arena, (n + 2) * sizeof *ops);
     ops[0] = LLVMMDStringInContext2(c, "branch_weights", 14);
-    const uint32_t *entries = br_table_entries(f, labels, n);
-    /* ops[1] is the default's weight, then case i's */
-    for (uint32_t i = 0; i <= n; i++) {
-      uint32_t w = entries ? BR_TABLE_SHARE / entries[i == 0 ? labels[n] : labels[i - 1]] : 1;
-      ops[i + 1] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, w, false));
-    }
+    for (uint32_t i = 0; i <= n; i++) ops[i + 1] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false));
     LLVMSetMetadata(sw, LLVMGetMDKindIDInContext(c, "prof", 4), LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, n + 2)));
   }
   mark_dead(f);
