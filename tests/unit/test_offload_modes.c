@@ -386,8 +386,6 @@ static const known_gap unroll_gaps[] = {
     {"tests/gpu/detect/asserts.c",
      "mm_get_set (a product through get/set accessors with assert()): at -O2 the re-rolled k loop's bypass "
      "keeps it off (inner loop runs only under a condition); a product with -fno-unroll-loops"},
-    {"tests/gpu/detect/batch_i8_ptr.c",
-     "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/batch_odd.c",
      "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/counter.c",
