@@ -269,7 +269,7 @@ static bool same_but_moved(rr_pass *p, rc_chain *ch, int g) {
     LLVMValueRef vb = b->is_store ? LLVMGetOperand(b->inst, 0) : b->inst;
     if (a->is_store != b->is_store || LLVMTypeOf(va) != LLVMTypeOf(vb) || a->off != b->off ||
         LLVMGetAlignment(a->inst) != LLVMGetAlignment(b->inst) ||
-        LLVMTypeOf(LLVMGetOperand(a->gep, 0)) != LLVMTypeOf(LLVMGetOperand(b->gep, 0)) ||
+        LLVMGetGEPSourceElementType(a->gep) != LLVMGetGEPSourceElementType(b->gep) ||
         LLVMGetOperand(a->gep, 0) != LLVMGetOperand(b->gep, 0))
       return false;
     LLVMTypeRef ty = LLVMTypeOf(a->addr);

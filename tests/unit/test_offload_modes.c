@@ -387,7 +387,14 @@ static const known_gap unroll_gaps[] = {
      "mm_get_set (a product through get/set accessors with assert()): at -O2 the re-rolled k loop's bypass "
      "keeps it off (inner loop runs only under a condition); a product with -fno-unroll-loops"},
     {"tests/gpu/e2e/batch_odd.c",
-     "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
+     "k_f64 and k_u8 (batched products with -fno-unroll-loops): k_f64's j loop (8) is unrolled completely "
+     "with C's eight elements kept in phis across the k loop (stores and sums of eight chains in one "
+     "block, not a loop of copies); k_u8's p loop (23, odd) is unrolled by two with the odd term after it "
+     "(refused: sum starts from an unsupported value)"},
+    {"tests/unit/reroll/copies.c",
+     "tri_i8 (kept by the re-roll: its copies sum 30 to 37 terms) is unrolled at -O2; with "
+     "-fno-unroll-loops its p loop is a 1-D i32 reduce (0x36c8); rows_i8 and batch_i8 agree (re-rolled "
+     "loops of copies)"},
     {"tests/gpu/e2e/counter.c",
      "k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its by-4 copies in the order 3, 0, 2, 1: "
      "the order version (round 11, ARCHITECTURE.md, the re-roll) is for one-level loops only, a test inside "
