@@ -366,6 +366,47 @@ static bool uses_confined(rc_chain *ch) {
   return true;
 }
 
+/* A phi's next value that only the phi reads goes to the end of L, after
+ * the accesses: the pointers pass (ir_address_loop.c) gives the increment
+ * of a pointer nuw only after an access through it, and without that LLVM
+ * does not widen it and leaves the k loop unvectorised (the copies clang
+ * counted with another phi were).  Pure, so exact anywhere after its
+ * operands. */
+static void sink_increments(rr_pass *p, LLVMBasicBlockRef L) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(L);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(L); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
+      LLVMValueRef next = LLVMGetIncomingValue(i, k);
+      LLVMUseRef u = in_block(next, L) ? LLVMGetFirstUse(next) : NULL;
+      if (!u || LLVMGetNextUse(u) || LLVMGetUser(u) != i || LLVMIsAPHINode(next) ||
+          LLVMGetInstructionOpcode(next) != LLVMAdd)
+        continue;
+      LLVMInstructionRemoveFromParent(next);
+      LLVMPositionBuilderBefore(p->b, br);
+      LLVMInsertIntoBuilder(p->b, next);
+    }
+}
+
+/* A + jd before `at`.  Where A = x + y with x from before the loop of
+ * copies, (x + jd) + y, x + jd computed in J: the same i32 (wrapping
+ * addition associates), in the form `invariant + IV` that LLVM widens as
+ * it did copy 0's address. */
+static LLVMValueRef moved_address(rr_pass *p, const rc_copy *c0, LLVMBasicBlockRef J, LLVMValueRef A,
+                                  LLVMValueRef jd, LLVMValueRef at) {
+  LLVMBuilderRef b = p->b;
+  if (LLVMIsAInstruction(A) && LLVMGetInstructionOpcode(A) == LLVMAdd && !LLVMGetNUW(A) && !LLVMGetNSW(A))
+    for (unsigned k = 0; k < 2; k++) {
+      LLVMValueRef x = LLVMGetOperand(A, k), y = LLVMGetOperand(A, 1 - k);
+      if (in_block(x, c0->L) || in_block(x, c0->X)) continue;
+      LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(J));
+      LLVMValueRef xj = LLVMBuildAdd(b, x, jd, "reroll.base");
+      LLVMPositionBuilderBefore(b, at);
+      return LLVMBuildAdd(b, xj, y, "reroll.at");
+    }
+  LLVMPositionBuilderBefore(b, at);
+  return LLVMBuildAdd(b, A, jd, "reroll.at");
+}
+
 /* The new loop: J (the copy counter j) before L_0, each moved access of
  * L_0 and X_0 at A + j d, X_0 back to J N times, then X_{N-1}. */
 static void rewrite(rr_pass *p, rc_chain *ch) {
@@ -385,8 +426,7 @@ static void rewrite(rr_pass *p, rc_chain *ch) {
   for (int i = 0; i < c0->neff; i++) {
     const rc_access *e = &c0->eff[i];
     if (!jd[i]) continue;
-    LLVMPositionBuilderBefore(b, e->inst);
-    LLVMValueRef a = LLVMBuildAdd(b, e->addr, jd[i], "reroll.at");
+    LLVMValueRef a = moved_address(p, c0, J, e->addr, jd[i], e->inst);
     LLVMValueRef ea = LLVMBuildZExt(b, a, i64, "");
     if (e->off) ea = LLVMBuildAdd(b, ea, LLVMConstInt(i64, e->off, false), "ea");
     LLVMValueRef gep = LLVMInstructionClone(e->gep);
@@ -394,6 +434,7 @@ static void rewrite(rr_pass *p, rc_chain *ch) {
     LLVMInsertIntoBuilder(b, gep);
     LLVMSetOperand(e->inst, e->is_store ? 1 : 0, gep);
   }
+  sink_increments(p, c0->L);
   LLVMValueRef x_br = LLVMGetBasicBlockTerminator(c0->X);
   LLVMPositionBuilderBefore(b, x_br);
   LLVMValueRef j1 = LLVMBuildAdd(b, j, LLVMConstInt(i32, 1, false), "reroll.jnext");
