@@ -557,6 +557,8 @@ static const known_gap simd_gaps[] = {
     {"tests/bench/gpu/launch.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
     {"tests/bench/gpu/llm.c", "+4 map 1-D -> f32, 3 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/bench/gpu/map.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/batch_i8_ptr.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN " (the -O2 "
+     "product since round 16c, its j loop of copies re-rolled; with -msimd128 the copies' k loops are vectorised)"},
     {"tests/gpu/detect/batch_ikj_inline.c", "+none -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN},
     {"tests/gpu/detect/blas_cols.c", "+none -2 matmul f32 accumulating A scaled: " SIMD_SHAPE},
     {"tests/gpu/detect/counter.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
@@ -609,6 +611,8 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/simd_transpose_o3.c", "+none -1 map 1-D -> i32: " "as simd_transpose.c (built here at -O2)"},
     {"tests/gpu/e2e/stencil_wh.c", "+2 map 1-D -> f32 -2 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/bypass.c", "+none -1 map 1-D -> f64: " SIMD_NARROW},
+    {"tests/unit/reroll/copies.c", "+none -1 matmul i8xi8->i32, 1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN
+     " (rows_i8 and batch_i8, as tests/gpu/detect/batch_i8_ptr.c)"},
     {"tests/unit/reroll/full.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
     {"tests/unit/reroll/guards.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
