@@ -124,6 +124,7 @@ int rr_terms_of(const rr_pass *p, int id, rr_term *out);
 int rr_poly_const(rr_pass *p, LLVMTypeRef ty, uint64_t c);
 int rr_poly_add(rr_pass *p, LLVMTypeRef ty, int a, int b, uint64_t scale);
 int rr_poly_mul(rr_pass *p, LLVMTypeRef ty, int a, int b);
+bool rr_const_of(const rr_pass *p, int id, uint64_t *c);
 int rr_op_node(rr_pass *p, LLVMValueRef inst, const int *kids, int nk, uint64_t extra,
                LLVMValueRef callee);
 
@@ -201,5 +202,8 @@ void rr_reset(rr_pass *p);
 
 /* ir_reroll_full.c: a sum unrolled completely, re-rolled into a loop */
 bool rr_try_full(rr_pass *p, LLVMValueRef fn);
+
+/* ir_reroll_copies.c: a loop of loops unrolled completely, re-rolled */
+bool rr_try_copies(rr_pass *p, LLVMValueRef fn);
 
 #endif

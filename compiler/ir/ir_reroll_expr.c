@@ -152,3 +152,12 @@ int rr_op_node(rr_pass *p, LLVMValueRef inst, const int *kids, int nk, uint64_t 
   }
   return rr_intern(p, &n);
 }
+
+/* The constant c with node id == c, if it is one. */
+bool rr_const_of(const rr_pass *p, int id, uint64_t *c) {
+  if (id < 0) return false;
+  const rr_node *n = &p->nodes[id];
+  if (n->kind != RR_POLY || n->nt > 1 || (n->nt == 1 && n->t[0].nf != 0)) return false;
+  *c = n->nt ? n->t[0].coeff : 0;
+  return true;
+}

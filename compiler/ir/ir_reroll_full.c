@@ -175,15 +175,6 @@ static bool add_event(rf_walk *w, rf_kind kind, LLVMValueRef ref, LLVMValueRef c
   return true;
 }
 
-/* The constant c with node id == c, if it is one. */
-static bool const_of(const rr_pass *p, int id, uint64_t *c) {
-  if (id < 0) return false;
-  const rr_node *n = &p->nodes[id];
-  if (n->kind != RR_POLY || n->nt > 1 || (n->nt == 1 && n->t[0].nf != 0)) return false;
-  *c = n->nt ? n->t[0].coeff : 0;
-  return true;
-}
-
 /* Opcodes a term may hold: pure, non-trapping in B (twasmc's lowering
  * checks divisors and conversions in blocks of their own). */
 static bool walkable(LLVMValueRef v) {
@@ -216,7 +207,7 @@ static bool walk(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef 
     int er = rr_eval(p, r, 0), ec = rr_eval(p, c, 0);
     p->failed = false;
     uint64_t d;
-    if (er >= 0 && ec >= 0 && const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
+    if (er >= 0 && ec >= 0 && rr_const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
       return add_event(w, RF_LEAF, r, c, d);
   }
   if (!in_block(r, bb) || !in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||

@@ -386,10 +386,15 @@ static const known_gap unroll_gaps[] = {
     {"tests/gpu/detect/asserts.c",
      "mm_get_set (a product through get/set accessors with assert()): at -O2 the re-rolled k loop's bypass "
      "keeps it off (inner loop runs only under a condition); a product with -fno-unroll-loops"},
-    {"tests/gpu/detect/batch_i8_ptr.c",
-     "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
     {"tests/gpu/e2e/batch_odd.c",
-     "small constant loops fully unrolled (16x16 products, batches): not re-rolled yet"},
+     "k_f64 and k_u8 (batched products with -fno-unroll-loops): k_f64's j loop (8) is unrolled completely "
+     "with C's eight elements kept in phis across the k loop (stores and sums of eight chains in one "
+     "block, not a loop of copies); k_u8's p loop (23, odd) is unrolled by two with the odd term after it "
+     "(refused: sum starts from an unsupported value)"},
+    {"tests/unit/reroll/copies.c",
+     "tri_i8 (kept by the re-roll: its copies sum 30 to 37 terms) is unrolled at -O2; with "
+     "-fno-unroll-loops its p loop is a 1-D i32 reduce (0x36c8); rows_i8 and batch_i8 agree (re-rolled "
+     "loops of copies)"},
     {"tests/gpu/e2e/counter.c",
      "k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its by-4 copies in the order 3, 0, 2, 1: "
      "the order version (round 11, ARCHITECTURE.md, the re-roll) is for one-level loops only, a test inside "
@@ -552,6 +557,8 @@ static const known_gap simd_gaps[] = {
     {"tests/bench/gpu/launch.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
     {"tests/bench/gpu/llm.c", "+4 map 1-D -> f32, 3 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/bench/gpu/map.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/batch_i8_ptr.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN " (the -O2 "
+     "product since round 16c, its j loop of copies re-rolled; with -msimd128 the copies' k loops are vectorised)"},
     {"tests/gpu/detect/batch_ikj_inline.c", "+none -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN},
     {"tests/gpu/detect/blas_cols.c", "+none -1 map 1-D -> f32: ssyrk_un's beta row `C(0:j,j) *= beta`, a triangle "
                                      "region in the j nest that calls memset, is a region of no nest (its remainder "
@@ -608,6 +615,8 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/simd_transpose_o3.c", "+none -1 map 1-D -> i32: " "as simd_transpose.c (built here at -O2)"},
     {"tests/gpu/e2e/stencil_wh.c", "+2 map 1-D -> f32 -2 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/bypass.c", "+none -1 map 1-D -> f64: " SIMD_NARROW},
+    {"tests/unit/reroll/copies.c", "+none -1 matmul i8xi8->i32, 1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN
+     " (rows_i8 and batch_i8, as tests/gpu/detect/batch_i8_ptr.c)"},
     {"tests/unit/reroll/full.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
     {"tests/unit/reroll/guards.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},

@@ -64,7 +64,7 @@ static void teardown(void) {
 
 typedef struct {
   const char *file, *func; /* C function, @wasm_f<N>_<func> in the IR */
-  bool rerolled;
+  bool rerolled; /* in copies.c: the loop of copies (ir_reroll_copies.c), not another re-roll */
 } pass_case;
 
 static const pass_case pass_cases[] = {
@@ -99,6 +99,11 @@ static const pass_case pass_cases[] = {
     {"walks", "mm_unsigned", true}, /* by 2 behind a br_table: k == 0, k == 1, else */
     {"walks", "mtv_size", true},    /* size_t: as mm_unsigned */
     {"walks", "copy_walk", true},   /* stores walked: behind the range test */
+    {"copies", "rows_i8", true},   /* j loop of 8 k loops unrolled completely, copy 0 counted apart */
+    {"copies", "batch_i8", true},  /* the same inside a batch loop */
+    {"copies", "tri_i8", false},   /* copy j sums j + 30 terms */
+    {"copies", "swap_i8", false},  /* copy j stores at j ^ 1 */
+    {"copies", "bias_i8", false},  /* copy j's sum starts from j */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -142,11 +147,13 @@ static int self_loops(LLVMValueRef fn) {
   return n;
 }
 
-static bool has_rerolled_loop(LLVMValueRef fn) {
+/* The exit test the re-roll names: reroll.stay, or reroll.jstay for the
+ * loop of copies. */
+static bool has_rerolled_loop(LLVMValueRef fn, const char *test) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       size_t len;
-      if (strcmp(LLVMGetValueName2(i, &len), "reroll.stay") == 0) return true;
+      if (strcmp(LLVMGetValueName2(i, &len), test) == 0) return true;
     }
   return false;
 }
@@ -185,7 +192,7 @@ START_TEST(pass_rerolls_what_it_proves) {
   unsigned n = ir_reroll_loops(mod);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
-  bool done = has_rerolled_loop(function_named(mod, c->func));
+  bool done = has_rerolled_loop(function_named(mod, c->func), strcmp(c->file, "copies") ? "reroll.stay" : "reroll.jstay");
   ck_assert_msg(done == c->rerolled, "%s: %s %s (%u in the module)", c->file, c->func,
                 done ? "re-rolled" : "left alone", n);
   for (size_t k = 0; k < sizeof loop_counts / sizeof *loop_counts; k++) {
@@ -213,6 +220,7 @@ static const program_case program_cases[] = {
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
     {"strength", false}, {"strength", true}, {"guards", false}, {"guards", true},
     {"ordered", false}, {"ordered", true}, {"walks", false}, {"walks", true},
+    {"copies", false},  {"copies", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */

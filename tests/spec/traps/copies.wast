@@ -1,0 +1,464 @@
+;; copies.wast: rows_i8 of tests/unit/reroll/copies.c (clang -O2), its j
+;; loop unrolled completely into eight k loops, each followed by its store,
+;; re-rolled at -O2 and -O3 into one loop around copy 0
+;; (ir_reroll_copies.c).  A trap in copy 0's store, which reports its own
+;; access at every level; traps in later copies (memory after them) and in
+;; loads (a load of the k loop's second copy reports the first's, as its
+;; re-roll by two leaves it, on main too): tests/wast/copies.wast.
+(module
+  (func (export "rows") (param i32 i32 i32)
+    (local i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32)
+    local.get 1
+    i32.const 15
+    i32.add
+    local.set 3
+    local.get 1
+    i32.const 14
+    i32.add
+    local.set 4
+    local.get 1
+    i32.const 13
+    i32.add
+    local.set 5
+    local.get 1
+    i32.const 12
+    i32.add
+    local.set 6
+    local.get 1
+    i32.const 11
+    i32.add
+    local.set 7
+    local.get 1
+    i32.const 10
+    i32.add
+    local.set 8
+    local.get 1
+    i32.const 9
+    i32.add
+    local.set 9
+    local.get 2
+    i32.const 24
+    i32.add
+    local.set 10
+    local.get 2
+    i32.const 20
+    i32.add
+    local.set 11
+    local.get 2
+    i32.const 16
+    i32.add
+    local.set 12
+    local.get 2
+    i32.const 12
+    i32.add
+    local.set 13
+    local.get 2
+    i32.const 8
+    i32.add
+    local.set 14
+    local.get 2
+    i32.const 4
+    i32.add
+    local.set 15
+    local.get 2
+    i32.const 28
+    i32.add
+    local.set 16
+    i32.const 0
+    local.set 17
+    loop  ;; label = @1
+      local.get 17
+      i32.const 5
+      i32.shl
+      local.set 18
+      local.get 1
+      local.set 19
+      i32.const 0
+      local.set 20
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.const 8
+        i32.add
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 2
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 9
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 15
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 8
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 14
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 7
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 13
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 6
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 12
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 5
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 11
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 4
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 10
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      i32.const 0
+      local.set 20
+      local.get 3
+      local.set 19
+      i32.const 0
+      local.set 21
+      loop  ;; label = @2
+        local.get 19
+        i32.load8_s
+        local.get 0
+        local.get 20
+        i32.add
+        local.tee 22
+        i32.const 1
+        i32.add
+        i32.load8_s
+        i32.mul
+        local.get 19
+        i32.const -8
+        i32.add
+        i32.load8_s
+        local.get 22
+        i32.load8_s
+        i32.mul
+        local.get 21
+        i32.add
+        i32.add
+        local.set 21
+        local.get 19
+        i32.const 16
+        i32.add
+        local.set 19
+        local.get 20
+        i32.const 2
+        i32.add
+        local.tee 20
+        i32.const 32
+        i32.ne
+        br_if 0 (;@2;)
+      end
+      local.get 16
+      local.get 18
+      i32.add
+      local.get 21
+      i32.store
+      local.get 0
+      i32.const 32
+      i32.add
+      local.set 0
+      local.get 17
+      i32.const 1
+      i32.add
+      local.tee 17
+      i32.const 16
+      i32.ne
+      br_if 0 (;@1;)
+    end)
+  (func (export "peek") (param i32) (result i32)
+    local.get 0
+    i32.load)
+  (memory 1)
+  ;; a: 512 bytes of 1 at 0, b: 256 bytes of 2 at 1024 (every sum is 64);
+  ;; 32 bytes of -1 at 4096 and 16 at 65520
+  (data (i32.const 0) "\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01\01")
+  (data (i32.const 1024) "\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02\02")
+  (data (i32.const 4096) "\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff")
+  (data (i32.const 65520) "\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff\ff")
+)
+(assert_return (invoke "peek" (i32.const 65532)) (i32.const -1))
+;; c at 65536: copy 0's store of row 0 traps, nothing is stored
+(assert_trap (invoke "rows" (i32.const 0) (i32.const 1024) (i32.const 65536)) "out of bounds memory access")
+(assert_return (invoke "peek" (i32.const 65532)) (i32.const -1))
+(invoke "rows" (i32.const 0) (i32.const 1024) (i32.const 8192))
+(assert_return (invoke "peek" (i32.const 8192)) (i32.const 64))
+(assert_return (invoke "peek" (i32.const 8700)) (i32.const 64))
+(assert_return (invoke "peek" (i32.const 8704)) (i32.const 0))
