@@ -115,6 +115,7 @@ typedef struct {
 /* ir_reroll_expr.c */
 unsigned rr_width(LLVMTypeRef ty);
 uint64_t rr_wmask(unsigned w);
+int rr_icmp_holds(LLVMIntPredicate pred, uint64_t a, uint64_t b, unsigned w);
 uint64_t rr_coeff_div(uint64_t c, unsigned w, uint64_t d);
 uint64_t rr_hash_bytes(const void *data, size_t len);
 int rr_intern(rr_pass *p, const rr_node *n);

@@ -202,10 +202,6 @@ static bool value_at(const rr_pass *p, int id, int tnode, uint64_t t, uint64_t *
   return true;
 }
 
-static int64_t as_signed(uint64_t v, unsigned w) {
-  return w < 64 && (v >> (w - 1)) & 1 ? (int64_t)(v | ~rr_wmask(w)) : (int64_t)v;
-}
-
 /* How many times L runs, where its exit test is an icmp of two values
  * that read only T (the copies count their trips in different forms):
  * the first trip whose test leaves, evaluated; 0 when not found. */
@@ -223,21 +219,9 @@ static int trips(rr_pass *p, const rc_copy *c, const rr_subst *s, LLVMBasicBlock
   for (uint64_t t = 0; t < RC_MAX_TRIPS; t++) {
     uint64_t a, b;
     if (!value_at(p, l, tnode, t, &a) || !value_at(p, r, tnode, t, &b)) return 0;
-    bool holds;
-    int64_t sa = as_signed(a, w), sb = as_signed(b, w);
-    switch (LLVMGetICmpPredicate(cmp)) {
-    case LLVMIntEQ: holds = a == b; break;
-    case LLVMIntNE: holds = a != b; break;
-    case LLVMIntUGT: holds = a > b; break;
-    case LLVMIntUGE: holds = a >= b; break;
-    case LLVMIntULT: holds = a < b; break;
-    case LLVMIntULE: holds = a <= b; break;
-    case LLVMIntSGT: holds = sa > sb; break;
-    case LLVMIntSGE: holds = sa >= sb; break;
-    case LLVMIntSLT: holds = sa < sb; break;
-    default: holds = sa <= sb; break;
-    }
-    if (holds != (c->stay == 0)) return (int)t + 1;
+    int holds = rr_icmp_holds(LLVMGetICmpPredicate(cmp), a, b, w);
+    if (holds < 0) return 0;
+    if ((holds == 1) != (c->stay == 0)) return (int)t + 1;
   }
   return 0;
 }

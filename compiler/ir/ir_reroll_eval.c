@@ -285,6 +285,29 @@ bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k) {
   return twin_phi(v, x, k);
 }
 
+/* Whether `icmp pred a, b` holds for w-bit values a and b (their low w
+ * bits; signed predicates read them as two's complement): 1 or 0, -1
+ * for a predicate that is none of the ten. */
+int rr_icmp_holds(LLVMIntPredicate pred, uint64_t a, uint64_t b, unsigned w) {
+  uint64_t m = rr_wmask(w);
+  a &= m, b &= m;
+  int64_t sa = w < 64 && (a >> (w - 1) & 1) ? (int64_t)(a | ~m) : (int64_t)a;
+  int64_t sb = w < 64 && (b >> (w - 1) & 1) ? (int64_t)(b | ~m) : (int64_t)b;
+  switch (pred) {
+  case LLVMIntEQ: return a == b;
+  case LLVMIntNE: return a != b;
+  case LLVMIntUGT: return a > b;
+  case LLVMIntUGE: return a >= b;
+  case LLVMIntULT: return a < b;
+  case LLVMIntULE: return a <= b;
+  case LLVMIntSGT: return sa > sb;
+  case LLVMIntSGE: return sa >= sb;
+  case LLVMIntSLT: return sa < sb;
+  case LLVMIntSLE: return sa <= sb;
+  default: return -1;
+  }
+}
+
 /* v at x == xv, for the few operations the guards use. */
 static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, int depth) {
   unsigned w = rr_width(LLVMTypeOf(v));
@@ -310,7 +333,6 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
   if (n > 2 && !ceval(LLVMGetOperand(v, 2), x, xv, &c, depth + 1)) return false;
   unsigned wa = rr_width(LLVMTypeOf(LLVMGetOperand(v, 0)));
   int64_t sa = wa < 64 && (a >> (wa - 1) & 1) ? (int64_t)(a | ~rr_wmask(wa)) : (int64_t)a;
-  int64_t sb = wa < 64 && (b >> (wa - 1) & 1) ? (int64_t)(b | ~rr_wmask(wa)) : (int64_t)b;
   uint64_t r;
   switch (op) {
   case LLVMAdd: r = a + b; break;
@@ -322,21 +344,12 @@ static bool ceval(LLVMValueRef v, LLVMValueRef x, uint64_t xv, uint64_t *out, in
   case LLVMSExt: r = (uint64_t)sa; break;
   case LLVMTrunc: r = a; break;
   case LLVMSelect: r = a ? b : c; break;
-  case LLVMICmp:
-    switch (LLVMGetICmpPredicate(v)) {
-    case LLVMIntEQ: r = a == b; break;
-    case LLVMIntNE: r = a != b; break;
-    case LLVMIntUGT: r = a > b; break;
-    case LLVMIntUGE: r = a >= b; break;
-    case LLVMIntULT: r = a < b; break;
-    case LLVMIntULE: r = a <= b; break;
-    case LLVMIntSGT: r = sa > sb; break;
-    case LLVMIntSGE: r = sa >= sb; break;
-    case LLVMIntSLT: r = sa < sb; break;
-    case LLVMIntSLE: r = sa <= sb; break;
-    default: return false;
-    }
+  case LLVMICmp: {
+    int h = rr_icmp_holds(LLVMGetICmpPredicate(v), a, b, wa);
+    if (h < 0) return false;
+    r = (uint64_t)h;
     break;
+  }
   default: return false;
   }
   *out = r & m;
