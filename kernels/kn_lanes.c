@@ -186,7 +186,8 @@ static LLVMValueRef vector_phi(kr_ctx *c) {
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
          i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i) && !counter_part(c, i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i) && !counter_part(c, i) &&
+          !kr_lane_sum_ok(c, i))
         return i;
   return NULL;
 }
@@ -212,6 +213,9 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   /* an integer sum in lanes with its scalar remainder, proved one sum
    * (kn_lanes_region.c): its accumulator and the lanes added up after it */
   if (kr_region_sum_ok(c, i)) return true;
+  /* an integer sum in lanes over its whole loop (kn_lanes_sum.c): its
+   * accumulator, term and lanes added up, read by the product recogniser */
+  if (kr_lane_sum_ok(c, i)) return true;
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
   /* in a vector loop read with its remainder as one scalar loop
