@@ -235,6 +235,9 @@ int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t);
  * and multiplied there (a sext, shuffle, insertelement, mul or bitcast of
  * i8/i16 lanes), which kr_lane_expr reads where i32 lanes are made of it. */
 bool kr_narrow_lane_link(LLVMValueRef i);
+/* Whether the product of two i8 values, widened by sign (sa, sb) or by
+ * zero, fits an i16 lane read back by sign (sign) or by zero. */
+bool kr_i16_product_fits(bool sa, bool sb, bool sign);
 /* kn_lanes_sum.c: an integer sum kept in v128 lanes over its whole loop
  * (no remainder): loop l's accumulator phi of `lanes` lanes from zero,
  * latch = phi + term, and hsum (a scalar) adding every lane of its last

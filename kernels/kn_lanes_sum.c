@@ -32,7 +32,7 @@
  * lane of w bytes is at its address + b) and v128 loads (lane_element);
  * the products of i8 lanes widened to i16 lanes, multiplied there and
  * widened to i32 lanes are exact when the i16 product fits the widening
- * (lane_product).  A float sum in lanes is none of this (its order is not
+ * (kr_i16_product_fits, kr_lane_product).  A float sum in lanes is none of this (its order is not
  * the scalar loop's): kn_lanes.c refuses it. */
 #include <string.h>
 
@@ -262,22 +262,6 @@ static bool lane_factor(kr_ctx *c, LLVMValueRef v, int lane, kr_lane_factor *f) 
   return true;
 }
 
-/* Whether the product of two i8 values extended as fa and fb fits the
- * w-bit lane it is made in, read back extended as `sign` says: the range
- * of the product within the lane's signed (or unsigned) range. */
-static bool product_fits(const kr_lane_factor *fa, const kr_lane_factor *fb, unsigned w, bool sign) {
-  int64_t lo[2], hi[2];
-  const kr_lane_factor *f[2] = {fa, fb};
-  for (int k = 0; k < 2; k++) {
-    lo[k] = f[k]->sign ? -128 : 0;
-    hi[k] = f[k]->sign ? 127 : 255;
-  }
-  int64_t p[4] = {lo[0] * lo[1], lo[0] * hi[1], hi[0] * lo[1], hi[0] * hi[1]}, mn = p[0], mx = p[0];
-  for (int k = 1; k < 4; k++) mn = p[k] < mn ? p[k] : mn, mx = p[k] > mx ? p[k] : mx;
-  int64_t top = (int64_t)1 << w;
-  return sign ? mn >= -top / 2 && mx < top / 2 : mn >= 0 && mx < top;
-}
-
 bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr_lane_factor *fb) {
   const char *none = "vectorised integer reduction: its lanes add other terms than products of memory";
   LLVMTypeRef pt = LLVMTypeOf(p);
@@ -298,7 +282,8 @@ bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr
     if (!is_op(m, LLVMMul) || !lane_factor(c, LLVMGetOperand(m, 0), at, fa) ||
         !lane_factor(c, LLVMGetOperand(m, 1), at, fb))
       return c->reason ? false : kr_fail(c, none);
-    if (fa->mem != KN_I8 || fb->mem != KN_I8 || !fa->from || !fb->from || !product_fits(fa, fb, mw, sign))
+    if (fa->mem != KN_I8 || fb->mem != KN_I8 || !fa->from || !fb->from || mw != 16 ||
+        !kr_i16_product_fits(fa->sign, fb->sign, sign))
       return kr_fail(c, "vector (SIMD) operations on narrow lanes: a product that may not fit its lanes");
     return true;
   }
