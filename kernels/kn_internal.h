@@ -237,6 +237,31 @@ int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t);
  * and multiplied there (a sext, shuffle, insertelement, mul or bitcast of
  * i8/i16 lanes), which kr_lane_expr reads where i32 lanes are made of it. */
 bool kr_narrow_lane_link(LLVMValueRef i);
+/* Whether the product of two i8 values, widened by sign (sa, sb) or by
+ * zero, fits an i16 lane read back by sign (sign) or by zero. */
+bool kr_i16_product_fits(bool sa, bool sb, bool sign);
+/* kn_lanes_sum.c: an integer sum kept in v128 lanes over its whole loop
+ * (no remainder): loop l's accumulator phi of `lanes` lanes from zero,
+ * latch = phi + term, and hsum (a scalar) adding every lane of its last
+ * value (last: the latch value or its LCSSA phi) once; init, the sum's
+ * start as a scalar (zero).  kr_lane_sum_find proves that shape;
+ * kr_lane_sum_ok: whether vector instruction v is part of one (its phi,
+ * add, term or hsum tree) in c's nest; kr_lane_product: lane `lane` of
+ * term p as the product of two memory elements (false with a reason). */
+typedef struct {
+  const ir_loop *loop;
+  LLVMValueRef phi, latch, term, hsum, last, init;
+  unsigned lanes;
+} kr_lane_sum;
+typedef struct {
+  kr_affine addr;
+  kn_type mem;   /* the element's type in memory (KN_I8 or KN_I32) */
+  bool sign;     /* widened by sign (else by zero) when from != 0 */
+  unsigned from; /* the width it is widened from, 0 when not widened */
+} kr_lane_factor;
+bool kr_lane_sum_find(kr_ctx *c, const ir_loop *l, kr_lane_sum *s);
+bool kr_lane_sum_ok(kr_ctx *c, LLVMValueRef v);
+bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr_lane_factor *fb);
 /* kn_lanes_region.c: whether the loops of outer are a vector loop and its
  * scalar remainder implementing one scalar loop, proved as far as the
  * shape goes ((a), (b)); whether vector instruction v of the nest lies in

@@ -186,7 +186,8 @@ static LLVMValueRef vector_phi(kr_ctx *c) {
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i && LLVMIsAPHINode(i);
          i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i) && !counter_part(c, i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind && !kr_region_sum_ok(c, i) && !counter_part(c, i) &&
+          !kr_lane_sum_ok(c, i))
         return i;
   return NULL;
 }
@@ -212,6 +213,9 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   /* an integer sum in lanes with its scalar remainder, proved one sum
    * (kn_lanes_region.c): its accumulator and the lanes added up after it */
   if (kr_region_sum_ok(c, i)) return true;
+  /* an integer sum in lanes over its whole loop (kn_lanes_sum.c): its
+   * accumulator, term and lanes added up, read by the product recogniser */
+  if (kr_lane_sum_ok(c, i)) return true;
   LLVMValueRef phi = vector_phi(c);
   if (phi) return kr_fail(c, reduction_reason(c, phi));
   /* in a vector loop read with its remainder as one scalar loop
@@ -327,27 +331,41 @@ static LLVMValueRef lane_source(LLVMValueRef x, int *lane) {
   return x;
 }
 
-/* v = sext (i16 lanes -> i32 lanes) of (shuffles of) `mul <N x i16>` of
- * two sext (i8 lanes -> i16 lanes): each i16 product of two i8 values is
- * exact (|x y| <= 2^14 < 2^15), so its sign extension is the i32 product
- * of the i8 values sign-extended to i32, the scalar loop's `mul i32`
- * (sext a, sext b).  -2 when v has not that shape. */
+/* Whether the product of two i8 values, each widened by sign (sa, sb) or
+ * by zero, fits an i16 lane read back by sign (sign) or by zero: s8 * s8
+ * lies in [-16256, 16384] and u8 * s8 in [-32640, 32385] (signed i16),
+ * u8 * u8 in [0, 65025] (unsigned i16). */
+bool kr_i16_product_fits(bool sa, bool sb, bool sign) { return sign ? sa || sb : !sa && !sb; }
+
+/* v = sext or zext (i16 lanes -> i32 lanes) of (shuffles of) `mul <N x
+ * i16>` of two sext or zext (i8 lanes -> i16 lanes): each i16 product of
+ * two i8 values is exact where it fits the i16 lane as v reads it back
+ * (kr_i16_product_fits), so its extension is the i32 product of the i8
+ * values widened to i32 each its own way, the scalar loop's `mul i32`
+ * (ext a, ext b).  -2 when v has not that shape. */
 static int32_t narrow_product(kr_ctx *c, LLVMValueRef v, int lane) {
   LLVMValueRef x = LLVMGetOperand(v, 0);
-  if (LLVMGetInstructionOpcode(v) != LLVMSExt || LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMVectorTypeKind ||
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if ((op != LLVMSExt && op != LLVMZExt) || LLVMGetTypeKind(LLVMTypeOf(x)) != LLVMVectorTypeKind ||
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(x))) != 16 ||
       LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(v))) != 32)
     return -2;
   if (!(x = lane_source(x, &lane))) return -2;
   if (!LLVMIsAInstruction(x) || LLVMGetInstructionOpcode(x) != LLVMMul) return -2;
-  int32_t f[2];
+  LLVMValueRef e[2];
+  bool sign[2];
   for (unsigned k = 0; k < 2; k++) {
-    LLVMValueRef e = LLVMGetOperand(x, k);
-    if (!LLVMIsAInstruction(e) || LLVMGetInstructionOpcode(e) != LLVMSExt ||
-        LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(e, 0)))) != 8)
+    e[k] = LLVMGetOperand(x, k);
+    LLVMOpcode ek = LLVMIsAInstruction(e[k]) ? LLVMGetInstructionOpcode(e[k]) : 0;
+    if ((ek != LLVMSExt && ek != LLVMZExt) ||
+        LLVMGetIntTypeWidth(LLVMGetElementType(LLVMTypeOf(LLVMGetOperand(e[k], 0)))) != 8)
       return -2;
-    if ((f[k] = byte_lane(c, LLVMGetOperand(e, 0), lane, true, 0)) < 0) return -1;
+    sign[k] = ek == LLVMSExt;
   }
+  if (!kr_i16_product_fits(sign[0], sign[1], op == LLVMSExt)) return -2;
+  int32_t f[2];
+  for (unsigned k = 0; k < 2; k++)
+    if ((f[k] = byte_lane(c, LLVMGetOperand(e[k], 0), lane, sign[k], 0)) < 0) return -1;
   return kr_push(c, kr_node(KN_E_MUL, KN_I32, f[0], f[1], -1));
 }
 
@@ -381,6 +399,7 @@ bool kr_narrow_lane_link(LLVMValueRef i) {
   unsigned w = LLVMGetIntTypeWidth(LLVMGetElementType(t));
   switch (LLVMGetInstructionOpcode(i)) {
   case LLVMSExt:
+  case LLVMZExt:
   case LLVMShuffleVector:
   case LLVMInsertElement:
     return w == 8 || w == 16;

@@ -509,12 +509,20 @@ static bool operand(kr_ctx *c, LLVMValueRef v, kr_affine *addr, kn_mm_type *type
 /* p = A * B: which load is A (no j term) and which is B (no i term). */
 static bool product(kr_ctx *c, LLVMValueRef p, mm_parts *m) {
   LLVMOpcode op = LLVMIsABinaryOperator(p) ? LLVMGetInstructionOpcode(p) : 0;
-  if (op != LLVMMul && op != LLVMFMul) return kr_fail(c, "not a sum of products");
   kr_affine x, y;
   kn_mm_type tx, ty;
   bool sx, sy;
-  mm_factor fx, fy;
-  if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx, &fx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy, &fy))
+  mm_factor fx = {0}, fy = {0};
+  if (LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMVectorTypeKind) {
+    /* a sum in lanes (kn_lanes_sum.c): lane c->copy's product */
+    kr_lane_factor la, lb;
+    if (!kr_lane_product(c, p, c->copy, &la, &lb)) return false;
+    x = la.addr, y = lb.addr, sx = la.sign, sy = lb.sign;
+    tx = ty = la.mem == KN_I8 ? KN_MM_I8_I32 : KN_MM_I32;
+    op = LLVMMul;
+  } else if (op != LLVMMul && op != LLVMFMul) {
+    return kr_fail(c, "not a sum of products");
+  } else if (!operand(c, LLVMGetOperand(p, 0), &x, &tx, &sx, &fx) || !operand(c, LLVMGetOperand(p, 1), &y, &ty, &sy, &fy))
     return false;
   /* i8 operands may differ in signedness (u8 activations times s8
    * weights): each widens its own way */
@@ -1378,7 +1386,16 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   if (c->prologue) return kr_fail(c, "loop nest is not a single chain of loops");
   int nterms, copy_of[MAX_COPIES];
   LLVMValueRef reloaded = NULL;
-  if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) {
+  /* an integer sum in lanes over its whole loop (kn_lanes_sum.c): lane l
+   * is copy l of `lanes` copies of the scalar loop's term */
+  kr_lane_sum ls;
+  bool in_lanes = kr_lane_sum_find(c, c->chain[c->depth - 1], &ls);
+  if (in_lanes) {
+    phi = ls.phi;
+    latch = ls.latch;
+    nterms = (int)ls.lanes;
+    for (int l = 0; l < nterms; l++) terms[l] = ls.term, copy_of[l] = l;
+  } else if (!kr_sum_terms(c, &phi, &latch, terms, &nterms, copy_of)) {
     const char *why = c->reason;
     if (!ms || !reloaded_sum(c, ms, &reloaded, &latch, &terms[0])) return kr_fail(c, why);
     phi = reloaded;
@@ -1421,6 +1438,10 @@ static bool matmul_ijk(kr_ctx *c, LLVMValueRef store, const mem_sum *ms, LLVMVal
   if (sr) {
     if (ms || reloaded || v != sr->result || nterms != sr->copies) return kr_fail(c, "stores something other than the sum");
     init = sr->init;
+  } else if (in_lanes) {
+    /* the lanes added up after the loop: the sum from zero */
+    if (ms || reloaded || v != ls.hsum) return kr_fail(c, "stores something other than the sum");
+    init = ls.init;
   } else if (ms ? v != latch || nterms != 1 : v != latch && !(nterms == 1 && guarded_sum(c, v, latch, init)))
     return kr_fail(c, "stores something other than the sum");
   c->copy = 0;

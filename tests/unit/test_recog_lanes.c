@@ -376,10 +376,10 @@ static void matmul_key(const kn_recog_nest *n, char *out, size_t size) {
            m->has_start, m->a_scale.on, m->b_scale.on, m->start_scale.on, m->tri.on, (int)m->tri.add);
 }
 
-/* The one product of simd_nested.c's fn built with `flags`, described. */
-static bool product_of(const char *fn, const char *flags, char *out, size_t size) {
+/* The one product of src's fn built with `flags`, described. */
+static bool product_in(const char *src, const char *fn, const char *flags, char *out, size_t size) {
   fixture f;
-  recognise_flags(&f, "simd_nested.c", fn, flags);
+  recognise_flags(&f, src, fn, flags);
   if (f.skipped) return false;
   const kn_recog_nest *p = NULL;
   for (int i = 0; i < f.res.nnests; i++)
@@ -397,11 +397,15 @@ static bool product_of(const char *fn, const char *flags, char *out, size_t size
 
 /* fn's product built with `flags` (into simd) is the plain build's;
  * false when skipped. */
-static bool same_as_plain(const char *fn, const char *flags, char *simd, size_t size) {
+static bool same_as_plain_in(const char *src, const char *fn, const char *flags, char *simd, size_t size) {
   char plain[1024];
-  if (!product_of(fn, "", plain, sizeof plain) || !product_of(fn, flags, simd, size)) return false;
+  if (!product_in(src, fn, "", plain, sizeof plain) || !product_in(src, fn, flags, simd, size)) return false;
   ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n%s:  %s", plain, flags, simd);
   return true;
+}
+
+static bool same_as_plain(const char *fn, const char *flags, char *simd, size_t size) {
+  return same_as_plain_in("simd_nested.c", fn, flags, simd, size);
 }
 
 /* the product's j loop vectorised inside the k and i loops, with its
@@ -1299,6 +1303,96 @@ START_TEST(neg_constant_alternative_short) {
 }
 END_TEST
 
+/* An int8 product of constant sizes (matmul_i8.c, 32 x 32 x 64) whose k
+ * loop clang vectorises whole at -O2 -msimd128: i8 lanes multiplied in
+ * i16 lanes, summed in i32x4 lanes from zero, the lanes added up after
+ * the loop, no remainder (kernels/kn_lanes_sum.c): the plain build's
+ * product, its k count 64 (before: "vectorised integer reduction ...: not
+ * recognised yet"); matmul_i8_large.c's the same way */
+START_TEST(whole_i8_sum) {
+  char simd[1024];
+  if (!same_as_plain_in("matmul_i8.c", "matmul", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "k 64 ") && strstr(simd, "type 3"), "%s", simd);
+  if (!same_as_plain_in("matmul_i8_large.c", "matmul", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+/* u8 activations times s8 weights (matmul_mixed.c): the bytes of each
+ * widened twice, A's by zero and B's by sign, multiplied in i32x4 lanes in
+ * a sum region: the plain build's product (before: "vector (SIMD)
+ * operations on narrow lanes", the zext of bytes to i16 lanes refused) */
+START_TEST(mixed_u8_s8_sum) {
+  char simd[1024];
+  if (!same_as_plain_in("matmul_mixed.c", "qmm", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
+/* matmul_i8.c's matmul at -O2 -msimd128 changed by `mutate`: no product
+ * taken; some nest refused for `reason` */
+static void check_whole_sum_mutated(mutation mutate, const char *reason) {
+  fixture f;
+  recognise_mutated(&f, "matmul_i8.c", "matmul", "-msimd128", mutate);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    ck_assert_msg(!n->ok || n->desc.kind != KN_MATMUL, "nest %d taken", i);
+    seen |= !n->ok && strstr(n->reason, reason) != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "no nest refused for: %s", reason);
+  release(&f);
+}
+
+/* the lanes' sum counts lanes 0 and 1 twice, never 2 and 3 */
+static void hsum_twice_each(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, first_hsum_shuffle, as_lanes_01), 1); }
+
+START_TEST(neg_whole_sum_lane_twice) { check_whole_sum_mutated(hsum_twice_each, "vectorised integer reduction"); }
+END_TEST
+
+/* `mul <8 x i16>` of bytes widened by sign */
+static bool i16_mul(LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(t) == LLVMVectorTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 16;
+}
+
+/* the i16 products widened to i32 lanes by zero: -1 * 1 reads 65535, not
+ * the scalar loop's -1 */
+static void product_zext(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, sext_16_32, as_zext), 1); }
+
+START_TEST(neg_whole_sum_zext) { check_whole_sum_mutated(product_zext, "narrow lanes"); }
+END_TEST
+
+/* the lanes subtract the bytes instead of multiplying them */
+static void lanes_sub(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, i16_mul, as_sub), 1); }
+
+START_TEST(neg_whole_sum_other_op) { check_whole_sum_mutated(lanes_sub, "vectorised integer reduction"); }
+END_TEST
+
+/* the insertelement of B's byte into lane 1 or 3 of the gather */
+static bool lane13_byte(LLVMValueRef i) {
+  if (!LLVMIsAInsertElementInst(i)) return false;
+  LLVMTypeRef t = LLVMTypeOf(i);
+  LLVMValueRef k = LLVMGetOperand(i, 2);
+  return LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 8 && LLVMIsAConstantInt(k) &&
+         (LLVMConstIntGetZExtValue(k) == 1 || LLVMConstIntGetZExtValue(k) == 3);
+}
+
+/* lanes 1 and 3 swapped: lane 1 multiplies A at k + 1 by B at k + 3 */
+static LLVMValueRef swap_13(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(i)));
+  uint64_t k = LLVMConstIntGetZExtValue(LLVMGetOperand(i, 2));
+  return LLVMBuildInsertElement(b, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), LLVMConstInt(i64, 4 - k, 0), "");
+}
+
+static void bytes_swapped(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, lane13_byte, swap_13), 2); }
+
+START_TEST(neg_whole_sum_lane_moved) { check_whole_sum_mutated(bytes_swapped, "unrolled copies differ"); }
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -1336,6 +1430,12 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_sum_other_terms);
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
+  tcase_add_test(tc, whole_i8_sum);
+  tcase_add_test(tc, mixed_u8_s8_sum);
+  tcase_add_test(tc, neg_whole_sum_lane_twice);
+  tcase_add_test(tc, neg_whole_sum_zext);
+  tcase_add_test(tc, neg_whole_sum_other_op);
+  tcase_add_test(tc, neg_whole_sum_lane_moved);
   tcase_add_test(tc, nested_triangle);
   tcase_add_test(tc, nested_triangle_o3);
   tcase_add_test(tc, neg_triangle_skips_tail);
