@@ -376,21 +376,34 @@ static void matmul_key(const kn_recog_nest *n, char *out, size_t size) {
            m->has_start, m->a_scale.on, m->b_scale.on, m->start_scale.on, m->tri.on, (int)m->tri.add);
 }
 
-/* The one product of src's fn built with `flags`, described. */
-static bool product_in(const char *src, const char *fn, const char *flags, char *out, size_t size) {
+/* The one product among the nests of src's fn built with `flags` (the
+ * beta loop before it may be a map of its own), described; when mutate
+ * is given, no product: the nests refused are then searched for
+ * `reason`.  false when skipped. */
+static bool product_in(const char *src, const char *fn, const char *flags, mutation mutate, const char *reason,
+                       char *out, size_t size) {
   fixture f;
-  recognise_flags(&f, src, fn, flags);
+  recognise_mutated(&f, src, fn, flags, mutate);
   if (f.skipped) return false;
   const kn_recog_nest *p = NULL;
-  for (int i = 0; i < f.res.nnests; i++)
-    if (f.res.nests[i].ok && !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->header].bb)) {
-      ck_assert_msg(!p, "%s %s: two nests taken", fn, flags);
-      p = &f.res.nests[i];
-    }
-  if (!p) dump(&f);
-  ck_assert_msg(p && p->desc.kind == KN_MATMUL, "%s %s: no product", fn, flags);
-  ck_assert(p->check_overlap);
-  matmul_key(p, out, size);
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    seen |= !n->ok && reason && strstr(n->reason, reason) != NULL;
+    if (!n->ok || n->desc.kind != KN_MATMUL || ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    ck_assert_msg(!p, "%s %s: two products", fn, flags);
+    p = &f.res.nests[i];
+  }
+  if (mutate) {
+    if (p || !seen) dump(&f);
+    ck_assert_msg(!p, "%s %s, changed: a product taken", fn, flags);
+    ck_assert_msg(seen, "%s %s, changed: no nest refused for: %s", fn, flags, reason);
+  } else {
+    if (!p) dump(&f);
+    ck_assert_msg(p, "%s %s: no product", fn, flags);
+    ck_assert(p->check_overlap);
+    matmul_key(p, out, size);
+  }
   release(&f);
   return true;
 }
@@ -399,7 +412,8 @@ static bool product_in(const char *src, const char *fn, const char *flags, char 
  * false when skipped. */
 static bool same_as_plain_in(const char *src, const char *fn, const char *flags, char *simd, size_t size) {
   char plain[1024];
-  if (!product_in(src, fn, "", plain, sizeof plain) || !product_in(src, fn, flags, simd, size)) return false;
+  if (!product_in(src, fn, "", NULL, NULL, plain, sizeof plain) || !product_in(src, fn, flags, NULL, NULL, simd, size))
+    return false;
   ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n%s:  %s", plain, flags, simd);
   return true;
 }
@@ -1156,38 +1170,6 @@ START_TEST(neg_sum_skips_rows) {
   check_sum_mutated(skips_short_rows, "vectorised integer reduction");
 }
 END_TEST
-
-/* The one product among the nests of src's fn built with `flags` (the
- * beta loop before it may be a map of its own), described; when mutate
- * is given, no product: the nests refused are then searched for
- * `reason`.  false when skipped. */
-static bool product_in(const char *src, const char *fn, const char *flags, mutation mutate, const char *reason,
-                       char *out, size_t size) {
-  fixture f;
-  recognise_mutated(&f, src, fn, flags, mutate);
-  if (f.skipped) return false;
-  const kn_recog_nest *p = NULL;
-  bool seen = false;
-  for (int i = 0; i < f.res.nnests; i++) {
-    const kn_recog_nest *n = &f.res.nests[i];
-    seen |= !n->ok && reason && strstr(n->reason, reason) != NULL;
-    if (!n->ok || n->desc.kind != KN_MATMUL || ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
-    ck_assert_msg(!p, "%s %s: two products", fn, flags);
-    p = &f.res.nests[i];
-  }
-  if (mutate) {
-    if (p || !seen) dump(&f);
-    ck_assert_msg(!p, "%s %s, changed: a product taken", fn, flags);
-    ck_assert_msg(seen, "%s %s, changed: no nest refused for: %s", fn, flags, reason);
-  } else {
-    if (!p) dump(&f);
-    ck_assert_msg(p, "%s %s: no product", fn, flags);
-    ck_assert(p->check_overlap);
-    matmul_key(p, out, size);
-  }
-  release(&f);
-  return true;
-}
 
 /* Reference SGEMM's l-i nest (C(:,j) += temp * A(:,l)) inside its j loop,
  * the i loop vectorised: a region in a nest whose root has a parent
