@@ -1239,15 +1239,10 @@ bool kr_region_tri(kr_ctx *c, const kr_region *r, kn_size *out) {
   return true;
 }
 
-/* Whether v (a vector instruction of the nest) lies in a region's vector
- * loop, or feeds only such loops (the splat of `alpha * A[i][k]` made in
- * the outer loop's body). */
-bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
-  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
-  const ir_loop *root = c->chain[0];
-  if (b < 0 || !root->in_body[b]) return false;
-  /* the innermost loop of the nest holding v */
-  const ir_loop *l = root;
+/* The innermost loop of the nest whose body holds block b, or NULL. */
+const ir_loop *kr_innermost_at(const kr_ctx *c, int b) {
+  const ir_loop *l = c->chain[0];
+  if (b < 0 || !l->in_body[b]) return NULL;
   for (bool deeper = true; deeper;) {
     deeper = false;
     for (int k = 0; k < l->nchildren; k++)
@@ -1257,6 +1252,17 @@ bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
         break;
       }
   }
+  return l;
+}
+
+/* Whether v (a vector instruction of the nest) lies in a region's vector
+ * loop, or feeds only such loops (the splat of `alpha * A[i][k]` made in
+ * the outer loop's body). */
+bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
+  const ir_loop *root = c->chain[0];
+  int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
+  const ir_loop *l = kr_innermost_at(c, b);
+  if (!l) return false;
   kr_region r;
   const char *why = c->reason;
   if (l->nchildren == 0 && l->parent && l != root) {

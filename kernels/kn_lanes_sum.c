@@ -164,25 +164,9 @@ static bool in_tree(LLVMValueRef at, LLVMValueRef v, LLVMValueRef last, int dept
   return false;
 }
 
-/* The innermost loop of the nest whose body holds block b, or NULL. */
-static const ir_loop *innermost_at(const kr_ctx *c, int b) {
-  const ir_loop *l = c->chain[0];
-  if (b < 0 || !l->in_body[b]) return NULL;
-  for (bool deeper = true; deeper;) {
-    deeper = false;
-    for (int k = 0; k < l->nchildren; k++)
-      if (l->children[k]->in_body[b]) {
-        l = l->children[k];
-        deeper = true;
-        break;
-      }
-  }
-  return l;
-}
-
 bool kr_lane_sum_ok(kr_ctx *c, LLVMValueRef v) {
   int b = ir_cfg_index(c->cfg, LLVMGetInstructionParent(v));
-  const ir_loop *l = innermost_at(c, b);
+  const ir_loop *l = kr_innermost_at(c, b);
   kr_lane_sum s;
   if (!l) return false;
   if (!l->nchildren) {
