@@ -269,6 +269,7 @@ bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 const ir_loop *kr_innermost_at(const kr_ctx *c, int b);
+bool kr_lane_counts(LLVMValueRef v, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes, int depth);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
 /* Whether vector value v is part of a sum region's lanes (V's
  * accumulator, its start, its lanes summed after V) of the nest. */

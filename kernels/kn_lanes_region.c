@@ -759,23 +759,23 @@ static bool prol_shape(kr_ctx *c, kr_region *r, LLVMValueRef n, LLVMValueRef s1,
 
 #define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
 
-/* Adds to counts[] how many times each lane of V's final accumulator (the
- * phi x of block E joining the latch values of V's copies) is summed into
- * lane `lane` of v: v an integer `add` of vectors, a shuffle, or x. */
-static bool lane_counts(const kr_ctx *c, const kr_region *r, LLVMValueRef v, unsigned lane, LLVMValueRef x,
-                        int *counts, int depth) {
-  if (depth > 16 || !v || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind ||
-      LLVMTypeOf(v) != LLVMTypeOf(x) || lane >= r->lanes)
+/* Adds to counts[] how many times each lane of x is summed into lane
+ * `lane` of v (v an integer `add` of vectors, a shuffle, or x itself; x
+ * of `lanes` lanes): V's final accumulator here, a whole-loop sum's
+ * latch in kn_lanes_sum.c. */
+bool kr_lane_counts(LLVMValueRef v, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes, int depth) {
+  if (depth > 16 || !v || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind || LLVMTypeOf(v) != LLVMTypeOf(x) ||
+      lane >= lanes)
     return false;
   if (v == x) return ++counts[lane], true;
   if (is_op(v, LLVMAdd))
-    return lane_counts(c, r, LLVMGetOperand(v, 0), lane, x, counts, depth + 1) &&
-           lane_counts(c, r, LLVMGetOperand(v, 1), lane, x, counts, depth + 1);
+    return kr_lane_counts(LLVMGetOperand(v, 0), lane, x, counts, lanes, depth + 1) &&
+           kr_lane_counts(LLVMGetOperand(v, 1), lane, x, counts, lanes, depth + 1);
   if (is_op(v, LLVMShuffleVector)) {
     int k = LLVMGetMaskValue(v, lane);
     if (k == LLVMGetUndefMaskElem() || k < 0) return false;
     unsigned w = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(v, 0)));
-    return lane_counts(c, r, LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, depth + 1);
+    return kr_lane_counts(LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, lanes, depth + 1);
   }
   return false;
 }
@@ -803,7 +803,7 @@ static bool only_from(const kr_ctx *c, int b, int from) {
 /* (e), a sum region: V adds, in lanes, a term per j of [0, M) to an
  * accumulator whose lanes start summing to X0 (a zero vector and X0 = 0,
  * or X0 put in one lane of zeros); after V (block E) the lanes are added
- * up, each exactly once (lane_counts): hsum = X0 + the terms of [0, M),
+ * up, each exactly once (kr_lane_counts): hsum = X0 + the terms of [0, M),
  * modulo 2^w whatever the order, since integer addition wraps and is
  * associative and commutative.  J starts R's accumulator (every copy's)
  * at acc0 = phi(hsum from E, X0 from the skip S): R adds the terms of
@@ -888,8 +888,8 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
     xv = p;
   }
   int counts[4] = {0};
-  if (!xv || !lane_counts(c, r, LLVMGetOperand(hsum, 0), (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
-                          xv, counts, 0))
+  if (!xv || !kr_lane_counts(LLVMGetOperand(hsum, 0), (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
+                      xv, counts, r->lanes, 0))
     return false;
   for (unsigned l = 0; l < r->lanes; l++)
     if (counts[l] != 1) return false;

@@ -58,23 +58,6 @@ static bool phi_edges(const kr_ctx *c, const ir_loop *l, LLVMValueRef phi, LLVMV
   return *latch && *init;
 }
 
-/* Adds to counts[] how many times each lane of x is summed into lane
- * `lane` of v (v an integer add of vectors, a shuffle, or x itself). */
-static bool lane_counts(LLVMValueRef v, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes, int depth) {
-  if (depth > 16 || LLVMTypeOf(v) != LLVMTypeOf(x) || lane >= lanes) return false;
-  if (v == x) return ++counts[lane], true;
-  if (is_op(v, LLVMAdd))
-    return lane_counts(LLVMGetOperand(v, 0), lane, x, counts, lanes, depth + 1) &&
-           lane_counts(LLVMGetOperand(v, 1), lane, x, counts, lanes, depth + 1);
-  if (is_op(v, LLVMShuffleVector)) {
-    int k = LLVMGetMaskValue(v, lane);
-    if (k == LLVMGetUndefMaskElem() || k < 0) return false;
-    unsigned w = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(v, 0)));
-    return lane_counts(LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, lanes, depth + 1);
-  }
-  return false;
-}
-
 /* The one extractelement that the uses of x (outside l) reach through
  * adds, shuffles and one-incoming phis (LCSSA), each use of that walk one
  * of these; NULL when there is another use or another extract. */
@@ -129,7 +112,7 @@ bool kr_lane_sum_find(kr_ctx *c, const ir_loop *l, kr_lane_sum *s) {
   unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1));
   for (LLVMUseRef u = LLVMGetFirstUse(latch); u; u = LLVMGetNextUse(u))
     if (LLVMIsAPHINode(LLVMGetUser(u)) && LLVMGetUser(u) != phi) x = LLVMGetUser(u);
-  if (!lane_counts(root, at, x, counts, lanes, 0)) return false;
+  if (!kr_lane_counts(root, at, x, counts, lanes, 0)) return false;
   for (unsigned k = 0; k < lanes; k++)
     if (counts[k] != 1) return false;
   s->loop = l;
