@@ -115,6 +115,8 @@ typedef struct {
 /* ir_reroll_expr.c */
 unsigned rr_width(LLVMTypeRef ty);
 uint64_t rr_wmask(unsigned w);
+bool rr_listed(LLVMValueRef *list, int n, LLVMValueRef v);
+bool rr_in_block(LLVMValueRef v, LLVMBasicBlockRef bb);
 int rr_icmp_holds(LLVMIntPredicate pred, uint64_t a, uint64_t b, unsigned w);
 uint64_t rr_coeff_div(uint64_t c, unsigned w, uint64_t d);
 uint64_t rr_hash_bytes(const void *data, size_t len);

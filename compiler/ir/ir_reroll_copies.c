@@ -69,10 +69,6 @@ typedef struct {
   int ndead;
 } rc_chain;
 
-static bool in_block(LLVMValueRef v, LLVMBasicBlockRef bb) {
-  return v && LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == bb;
-}
-
 /* The one-block loop headed by bb, with one pred outside it. */
 static const ir_loop *one_block_loop(const rr_pass *p, LLVMBasicBlockRef bb, LLVMBasicBlockRef *pre,
                                      LLVMBasicBlockRef *exit) {
@@ -283,12 +279,6 @@ static bool same_but_moved(rr_pass *p, rc_chain *ch, int g) {
   return t0 > 0 && t0 == tg;
 }
 
-static bool listed(LLVMValueRef *list, int n, LLVMValueRef v) {
-  for (int i = 0; i < n; i++)
-    if (list[i] == v) return true;
-  return false;
-}
-
 static bool copy_store(const rc_copy *c, LLVMValueRef v) {
   for (int i = c->nl; i < c->neff; i++)
     if (c->eff[i].inst == v) return true;
@@ -319,30 +309,30 @@ static bool uses_confined(rc_chain *ch) {
   for (bool grew = true; grew;) {
     grew = false;
     for (LLVMValueRef i = LLVMGetFirstInstruction(last->X); i; i = LLVMGetNextInstruction(i)) {
-      if (listed(ch->dead, ch->ndead, i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
+      if (rr_listed(ch->dead, ch->ndead, i) || LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
           i == LLVMGetBasicBlockTerminator(last->X) || !LLVMGetFirstUse(i))
         continue;
       bool all = true;
       for (LLVMUseRef u = LLVMGetFirstUse(i); u && all; u = LLVMGetNextUse(u))
-        all = listed(ch->dead, ch->ndead, LLVMGetUser(u));
+        all = rr_listed(ch->dead, ch->ndead, LLVMGetUser(u));
       if (all && ch->ndead < RC_MAX_DEAD) ch->dead[ch->ndead++] = i, grew = true;
     }
   }
   for (int k = 0; k < ch->ndead; k++)
     for (LLVMUseRef u = LLVMGetFirstUse(ch->dead[k]); u; u = LLVMGetNextUse(u))
-      if (!listed(ch->dead, ch->ndead, LLVMGetUser(u))) return false;
+      if (!rr_listed(ch->dead, ch->ndead, LLVMGetUser(u))) return false;
   LLVMBasicBlockRef keep[2] = {ch->c[0].L, ch->c[0].X};
   for (int k = 0; k < 2; k++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(keep[k]); i; i = LLVMGetNextInstruction(i))
       for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
         LLVMValueRef user = LLVMGetUser(u);
-        if (!in_block(user, keep[0]) && !in_block(user, keep[1]) && !listed(ch->dead, ch->ndead, user))
+        if (!rr_in_block(user, keep[0]) && !rr_in_block(user, keep[1]) && !rr_listed(ch->dead, ch->ndead, user))
           return false;
       }
   int seen = 0, want = last->neff - last->nl;
   for (LLVMValueRef i = LLVMGetFirstInstruction(last->X); i && seen < want; i = LLVMGetNextInstruction(i)) {
     if (copy_store(last, i)) seen++;
-    else if (!listed(ch->dead, ch->ndead, i) && (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
+    else if (!rr_listed(ch->dead, ch->ndead, i) && (LLVMIsALoadInst(i) || LLVMIsAStoreInst(i) || LLVMIsACallInst(i) ||
                                                   LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) ||
                                                   LLVMIsAAtomicCmpXchgInst(i)))
       return false;
@@ -361,7 +351,7 @@ static void sink_increments(rr_pass *p, LLVMBasicBlockRef L) {
   for (LLVMValueRef i = LLVMGetFirstInstruction(L); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
     for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
       LLVMValueRef next = LLVMGetIncomingValue(i, k);
-      LLVMUseRef u = in_block(next, L) ? LLVMGetFirstUse(next) : NULL;
+      LLVMUseRef u = rr_in_block(next, L) ? LLVMGetFirstUse(next) : NULL;
       if (!u || LLVMGetNextUse(u) || LLVMGetUser(u) != i || LLVMIsAPHINode(next) ||
           LLVMGetInstructionOpcode(next) != LLVMAdd)
         continue;
@@ -381,7 +371,7 @@ static LLVMValueRef moved_address(rr_pass *p, const rc_copy *c0, LLVMBasicBlockR
   if (LLVMIsAInstruction(A) && LLVMGetInstructionOpcode(A) == LLVMAdd && !LLVMGetNUW(A) && !LLVMGetNSW(A))
     for (unsigned k = 0; k < 2; k++) {
       LLVMValueRef x = LLVMGetOperand(A, k), y = LLVMGetOperand(A, 1 - k);
-      if (in_block(x, c0->L) || in_block(x, c0->X)) continue;
+      if (rr_in_block(x, c0->L) || rr_in_block(x, c0->X)) continue;
       LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(J));
       LLVMValueRef xj = LLVMBuildAdd(b, x, jd, "reroll.base");
       LLVMPositionBuilderBefore(b, at);

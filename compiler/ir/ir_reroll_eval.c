@@ -285,6 +285,18 @@ bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k) {
   return twin_phi(v, x, k);
 }
 
+/* Whether v is one of list[0..n). */
+bool rr_listed(LLVMValueRef *list, int n, LLVMValueRef v) {
+  for (int i = 0; i < n; i++)
+    if (list[i] == v) return true;
+  return false;
+}
+
+/* Whether v is an instruction of block bb. */
+bool rr_in_block(LLVMValueRef v, LLVMBasicBlockRef bb) {
+  return v && LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == bb;
+}
+
 /* Whether `icmp pred a, b` holds for w-bit values a and b (their low w
  * bits; signed predicates read them as two's complement): 1 or 0, -1
  * for a predicate that is none of the ten. */

@@ -71,17 +71,13 @@ typedef struct {
   rf_walk first; /* t0 against t1: the template */
 } rf_chain;
 
-static bool in_block(LLVMValueRef v, LLVMBasicBlockRef bb) {
-  return v && LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == bb;
-}
-
 static bool one_use(LLVMValueRef v) {
   LLVMUseRef u = LLVMGetFirstUse(v);
   return u && !LLVMGetNextUse(u);
 }
 
 static bool is_step(LLVMValueRef v, LLVMOpcode op, LLVMTypeRef ty, LLVMBasicBlockRef bb) {
-  if (!in_block(v, bb) || LLVMGetInstructionOpcode(v) != op || LLVMTypeOf(v) != ty) return false;
+  if (!rr_in_block(v, bb) || LLVMGetInstructionOpcode(v) != op || LLVMTypeOf(v) != ty) return false;
   return op != LLVMFAdd || LLVMGetFastMathFlags(v) == 0;
 }
 
@@ -94,7 +90,7 @@ static bool is_pos_zero(LLVMValueRef v) {
 
 /* twasmc's `x + 0.0` with term side `side`: x, else NULL. */
 static LLVMValueRef guarded_add_zero(LLVMValueRef v, int side, LLVMBasicBlockRef bb) {
-  if (!in_block(v, bb) || LLVMGetInstructionOpcode(v) != LLVMSelect) return NULL;
+  if (!rr_in_block(v, bb) || LLVMGetInstructionOpcode(v) != LLVMSelect) return NULL;
   LLVMValueRef c = LLVMGetOperand(v, 0), twice = LLVMGetOperand(v, 1), sum = LLVMGetOperand(v, 2);
   if (!is_step(sum, LLVMFAdd, LLVMTypeOf(v), bb) || !is_pos_zero(LLVMGetOperand(sum, 1 - side)))
     return NULL;
@@ -210,7 +206,7 @@ static bool walk(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef 
     if (er >= 0 && ec >= 0 && rr_const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
       return add_event(w, RF_LEAF, r, c, d);
   }
-  if (!in_block(r, bb) || !in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||
+  if (!rr_in_block(r, bb) || !rr_in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||
       LLVMGetInstructionOpcode(r) != LLVMGetInstructionOpcode(c) || !walkable(r) ||
       LLVMGetNumOperands(r) != LLVMGetNumOperands(c))
     return false;
@@ -281,14 +277,8 @@ static bool has_effect(LLVMValueRef v) {
   }
 }
 
-static bool listed(LLVMValueRef *list, int n, LLVMValueRef v) {
-  for (int i = 0; i < n; i++)
-    if (list[i] == v) return true;
-  return false;
-}
-
 static void add_value(rf_values *vs, LLVMValueRef v) {
-  if (vs->n < RF_MAX_DEAD && !listed(vs->v, vs->n, v)) vs->v[vs->n++] = v;
+  if (vs->n < RF_MAX_DEAD && !rr_listed(vs->v, vs->n, v)) vs->v[vs->n++] = v;
 }
 
 /* The chain's steps and every term's own values in B (what the rewrite
@@ -304,7 +294,7 @@ static bool collect_values(rr_pass *p, const rf_chain *ch, rf_walk *w, rf_values
     w->n = 0;
     if (!walk(p, ch->bb, ch->term[0], ch->term[g], w, 0)) return false;
     for (int i = 0; i < w->n; i++)
-      if (w->ev[i].kind != RF_SHARED && in_block(w->ev[i].copy, ch->bb)) add_value(vs, w->ev[i].copy);
+      if (w->ev[i].kind != RF_SHARED && rr_in_block(w->ev[i].copy, ch->bb)) add_value(vs, w->ev[i].copy);
   }
   return vs->n < RF_MAX_DEAD;
 }
@@ -314,7 +304,7 @@ static bool loads_may_sink(const rf_chain *ch, const rf_values *vs) {
   bool started = false;
   for (LLVMValueRef i = LLVMGetFirstInstruction(ch->bb); i != ch->root; i = LLVMGetNextInstruction(i)) {
     if (started && has_effect(i)) return false;
-    if (!started && LLVMGetInstructionOpcode(i) == LLVMLoad) started = listed((LLVMValueRef *)vs->v, vs->n, i);
+    if (!started && LLVMGetInstructionOpcode(i) == LLVMLoad) started = rr_listed((LLVMValueRef *)vs->v, vs->n, i);
   }
   return true;
 }
@@ -353,7 +343,7 @@ static void erase_dead(rf_values *vs) {
       list[i] = NULL;
       changed = true;
       for (int k = 0; k < nops; k++)
-        if (n < RF_MAX_DEAD && in_block(ops[k], bb) && !listed(list, n, ops[k])) list[n++] = ops[k];
+        if (n < RF_MAX_DEAD && rr_in_block(ops[k], bb) && !rr_listed(list, n, ops[k])) list[n++] = ops[k];
     }
   }
 }
