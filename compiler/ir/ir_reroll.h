@@ -115,9 +115,6 @@ typedef struct {
 /* ir_reroll_expr.c */
 unsigned rr_width(LLVMTypeRef ty);
 uint64_t rr_wmask(unsigned w);
-bool rr_listed(LLVMValueRef *list, int n, LLVMValueRef v);
-bool rr_in_block(LLVMValueRef v, LLVMBasicBlockRef bb);
-int rr_icmp_holds(LLVMIntPredicate pred, uint64_t a, uint64_t b, unsigned w);
 uint64_t rr_coeff_div(uint64_t c, unsigned w, uint64_t d);
 uint64_t rr_hash_bytes(const void *data, size_t len);
 int rr_intern(rr_pass *p, const rr_node *n);
@@ -146,6 +143,9 @@ int rr_branch_at(LLVMValueRef br, LLVMValueRef x, uint64_t xv);
 bool rr_offset_of(LLVMValueRef v, LLVMValueRef x, uint64_t *k);
 LLVMValueRef rr_strip_bool(LLVMValueRef v, bool *negated);
 LLVMValueRef rr_and_const(LLVMValueRef v, uint64_t *c);
+bool rr_listed(LLVMValueRef *list, int n, LLVMValueRef v);
+bool rr_in_block(LLVMValueRef v, LLVMBasicBlockRef bb);
+int rr_icmp_holds(LLVMIntPredicate pred, uint64_t a, uint64_t b, unsigned w);
 
 /* ir_reroll_shape.c */
 LLVMValueRef rr_cond_br(LLVMBasicBlockRef bb);
