@@ -1021,9 +1021,9 @@ static bool only_region_stores(const kr_ctx *c, const ir_loop *outer, const kr_r
  * no such region. */
 static bool alt_shape(const kr_ctx *c, const ir_loop *outer, kr_region *r, unsigned lanes, int *X_out, int *done_out) {
   const ir_loop *V = r->vec, *R = r->rep;
-  if (r->sum || r->nloops != 2 || r->nprol || r->nbefore || r->inner || r->nstores != 1 ||
+  if (r->sum || r->nloops != 2 || r->nprol || r->nbefore || r->inner || r->nstores < 1 ||
       V->trip.kind != IR_TRIP_CONST || R->trip.kind != IR_TRIP_CONST || V->trip.other_exits ||
-      R->trip.other_exits || V->trip.count == 0 || R->trip.count != V->trip.count * lanes)
+      R->trip.other_exits || V->trip.count == 0 || R->trip.count * (uint64_t)r->nstores != V->trip.count * lanes)
     return false;
   int X = entry_of(c, V), done = exit_block(c, V);
   if (X < 0 || X != entry_of(c, R) || done < 0 || done != exit_block(c, R) || !outer->in_body[X] ||
@@ -1077,7 +1077,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     r->skip = X;
     r->count = NULL;
     r->start = NULL;
-    r->trip = (ir_trip){.kind = IR_TRIP_CONST, .count = r->rep->trip.count, .step = 1, .bits = 32};
+    r->trip = (ir_trip){.kind = IR_TRIP_CONST, .count = r->rep->trip.count * (uint64_t)U, .step = 1, .bits = 32};
     return true;
   }
   M = NULL;

@@ -304,6 +304,7 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
     if (!done) done = rr_try_full(p, fn);
     if (!done) done = rr_try_copies(p, fn);
+    if (!done) done = rr_try_vec(p, fn);
   }
   tw_arena_free(&p->arena);
   return done;

@@ -209,4 +209,7 @@ bool rr_try_full(rr_pass *p, LLVMValueRef fn);
 /* ir_reroll_copies.c: a loop of loops unrolled completely, re-rolled */
 bool rr_try_copies(rr_pass *p, LLVMValueRef fn);
 
+/* ir_reroll_vec.c: a vector loop unrolled completely, re-rolled */
+bool rr_try_vec(rr_pass *p, LLVMValueRef fn);
+
 #endif
