@@ -125,6 +125,11 @@ static bool walk(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef 
     if (er >= 0 && ec >= 0 && rr_const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
       return add_event(w, RV_LEAF, r, c, d);
   }
+  /* a constant folded into copy 0 (`bitcast (<2 x i64> K)`), an
+   * instruction of the same bitcast of K in copy g: one value */
+  if (LLVMIsAConstantExpr(r) && LLVMGetConstOpcode(r) == LLVMBitCast && LLVMIsABitCastInst(c) &&
+      LLVMGetOperand(c, 0) == LLVMGetOperand(r, 0) && LLVMIsAConstant(LLVMGetOperand(c, 0)))
+    return add_event(w, RV_SHARED, r, r, 0);
   if (!rr_in_block(r, bb) || !rr_in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||
       LLVMGetInstructionOpcode(r) != LLVMGetInstructionOpcode(c) ||
       LLVMGetNumOperands(r) != LLVMGetNumOperands(c))
@@ -376,7 +381,7 @@ static void rewrite(rr_pass *p, rv_copies *cs) {
     leaf_next[l] = LLVMBuildAdd(b, phi, LLVMConstInt(LLVMTypeOf(phi), e->d, false), "reroll.step");
   }
   LLVMValueRef k1 = LLVMBuildAdd(b, k, LLVMConstInt(i32, 1, false), "reroll.next");
-  LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, k1, LLVMConstInt(i32, (unsigned)cs->n, false), "reroll.stay");
+  LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, k1, LLVMConstInt(i32, (unsigned)cs->n, false), "reroll.vstay");
   LLVMValueRef br = LLVMBuildCondBr(b, stay, body, rest);
   LLVMValueRef md = loop_md(p, cs->st[0]);
   if (md) LLVMSetMetadata(br, LLVMGetMDKindIDInContext(p->ctx, IR_MD_LOOP, (unsigned)strlen(IR_MD_LOOP)), md);

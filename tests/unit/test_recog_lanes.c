@@ -1285,6 +1285,46 @@ START_TEST(neg_constant_alternative_short) {
 }
 END_TEST
 
+/* A constant j loop that clang vectorised and unrolled completely at -O2
+ * -msimd128 (matmul_ikj_f32.c, N = 48: twelve f32x4 copies in one block,
+ * its scalar alternative unrolled by 3 behind the alias check): the
+ * re-roll (ir_reroll_vec.c) makes the copies a vector loop of 12 trips,
+ * the region (alt_shape) takes the alternative's 16 trips of 3 copies as
+ * 48 columns: the plain build's product (before: "vector (SIMD)
+ * operations in a loop nest: not recognised yet"); batch_ikj_inline.c's
+ * batch of i32 products the same way */
+START_TEST(straight_vector_alternative) {
+  char simd[1024];
+  if (!same_as_plain_in("matmul_ikj_f32.c", "matmul", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "m 64 n 48 k 32"), "%s", simd);
+  if (!same_as_plain_in("batch_ikj_inline.c", "batch", "-msimd128", simd, sizeof simd)) return;
+}
+END_TEST
+
+/* the re-rolled vector loop's exit `j + 1 == 12` */
+static bool vector_exit_12(LLVMValueRef i) {
+  if (!LLVMIsAICmpInst(i) || LLVMGetICmpPredicate(i) != LLVMIntEQ || !LLVMIsAConstantInt(LLVMGetOperand(i, 1)) ||
+      LLVMConstIntGetZExtValue(LLVMGetOperand(i, 1)) != 12)
+    return false;
+  LLVMValueRef next = LLVMGetOperand(i, 0);
+  return LLVMIsAInstruction(next) && LLVMGetInstructionOpcode(next) == LLVMAdd &&
+         LLVMIsAConstantInt(LLVMGetOperand(next, 1)) && LLVMConstIntGetZExtValue(LLVMGetOperand(next, 1)) == 1;
+}
+
+static LLVMValueRef as_exit_11(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 11, 0), "");
+}
+
+/* the vector loop stops a vector short: 44 of the 48 columns stored */
+static void vector_stops_at_11(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, vector_exit_12, as_exit_11), 1); }
+
+START_TEST(neg_straight_vector_short) {
+  char out[1024];
+  product_in("matmul_ikj_f32.c", "matmul", "-msimd128", vector_stops_at_11,
+             "not the shape of a vector loop and its scalar remainder", out, sizeof out);
+}
+END_TEST
+
 /* An int8 product of constant sizes (matmul_i8.c, 32 x 32 x 64) whose k
  * loop clang vectorises whole at -O2 -msimd128: i8 lanes multiplied in
  * i16 lanes, summed in i32x4 lanes from zero, the lanes added up after
@@ -1442,6 +1482,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, neg_column_triangle_wraps);
   tcase_add_test(column, nested_constant_alternative);
   tcase_add_test(column, neg_constant_alternative_short);
+  tcase_add_test(column, straight_vector_alternative);
+  tcase_add_test(column, neg_straight_vector_short);
   suite_add_tcase(s, column);
   return s;
 }

@@ -104,6 +104,9 @@ static const pass_case pass_cases[] = {
     {"copies", "tri_i8", false},   /* copy j sums j + 30 terms */
     {"copies", "swap_i8", false},  /* copy j stores at j ^ 1 */
     {"copies", "bias_i8", false},  /* copy j's sum starts from j */
+    {"vec", "rows_f32", true},     /* twelve f32x4 copies of a j loop unrolled completely */
+    {"vec", "rows_i32", true},     /* five i32x4 copies */
+    {"vec", "scale_f32", true},    /* copy 0's constant folded, the others' a bitcast of it */
     {"kept", "calls", false},    /* a call in the body */
     {"kept", "vol", false},      /* volatile */
     {"kept", "find", false},     /* two exits */
@@ -192,7 +195,8 @@ START_TEST(pass_rerolls_what_it_proves) {
   unsigned n = ir_reroll_loops(mod);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
-  bool done = has_rerolled_loop(function_named(mod, c->func), strcmp(c->file, "copies") ? "reroll.stay" : "reroll.jstay");
+  const char *test = !strcmp(c->file, "copies") ? "reroll.jstay" : !strcmp(c->file, "vec") ? "reroll.vstay" : "reroll.stay";
+  bool done = has_rerolled_loop(function_named(mod, c->func), test);
   ck_assert_msg(done == c->rerolled, "%s: %s %s (%u in the module)", c->file, c->func,
                 done ? "re-rolled" : "left alone", n);
   for (size_t k = 0; k < sizeof loop_counts / sizeof *loop_counts; k++) {
@@ -201,6 +205,93 @@ START_TEST(pass_rerolls_what_it_proves) {
     ck_assert_msg(got == loop_counts[k].self_loops, "%s: %s: %d one-block loops, not %d", c->file, c->func, got,
                   loop_counts[k].self_loops);
   }
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
+/* ---- Vector copies that are not copies (ir_reroll_vec.c) --------------- */
+
+/* The n-th (from 0) instruction of fn that pick accepts, or NULL. */
+static LLVMValueRef nth(LLVMValueRef fn, bool (*pick)(LLVMValueRef), int n) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+      if (pick(i) && n-- == 0) return i;
+  return NULL;
+}
+
+static bool is_const(LLVMValueRef v, uint64_t k) {
+  return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k;
+}
+
+/* `add i64 x, 48` addressing a vector load (copy 3's b[k][12:16]) */
+static bool load_offset_48(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMAdd || !is_const(LLVMGetOperand(i, 1), 48)) return false;
+  LLVMUseRef u = LLVMGetFirstUse(i);
+  LLVMValueRef gep = u ? LLVMGetUser(u) : NULL;
+  u = gep && LLVMIsAGetElementPtrInst(gep) ? LLVMGetFirstUse(gep) : NULL;
+  LLVMValueRef ld = u ? LLVMGetUser(u) : NULL;
+  return ld && LLVMIsALoadInst(ld) && LLVMGetTypeKind(LLVMTypeOf(ld)) == LLVMVectorTypeKind;
+}
+
+static bool vector_fmul(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMFMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+static bool vector_store(LLVMValueRef i) {
+  return LLVMIsAStoreInst(i) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMVectorTypeKind;
+}
+
+/* 0: as built (re-rolled); 1: copy 3 reads b one float further; 2: copy
+ * 2 subtracts; 3: a load of something else between copies 1 and 2 (the
+ * copies' accesses would pass it) */
+static void mutate_rows(LLVMContextRef ctx, LLVMValueRef fn, int how) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  if (how == 1) {
+    LLVMValueRef add = nth(fn, load_offset_48, 0);
+    ck_assert_ptr_nonnull(add);
+    LLVMSetOperand(add, 1, LLVMConstInt(LLVMTypeOf(add), 52, false));
+  } else if (how == 2) {
+    LLVMValueRef mul = nth(fn, vector_fmul, 2);
+    ck_assert_ptr_nonnull(mul);
+    LLVMPositionBuilderBefore(b, mul);
+    LLVMValueRef sub = LLVMBuildFSub(b, LLVMGetOperand(mul, 0), LLVMGetOperand(mul, 1), "");
+    LLVMReplaceAllUsesWith(mul, sub);
+    LLVMInstructionEraseFromParent(mul);
+  } else if (how == 3) {
+    LLVMValueRef st = nth(fn, vector_store, 1);
+    ck_assert_ptr_nonnull(st);
+    LLVMValueRef next = LLVMGetNextInstruction(st);
+    LLVMPositionBuilderBefore(b, next);
+    LLVMValueRef other = LLVMBuildLoad2(b, LLVMInt32TypeInContext(ctx), LLVMGetOperand(st, 1), "other");
+    LLVMValueRef last = nth(fn, vector_store, 11);
+    ck_assert_ptr_nonnull(last);
+    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(last));
+    LLVMBuildStore(b, other, LLVMGetOperand(last, 1));
+  }
+  LLVMDisposeBuilder(b);
+}
+
+START_TEST(vec_copies_must_match) {
+  if (!have_tools()) return;
+  char path[256];
+  wasm_of("vec", false);
+  snprintf(path, sizeof path, "%s/vec.wasm", tmpdir);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = lowered(ctx, path);
+  char *err = NULL;
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
+  LLVMDisposePassBuilderOptions(po);
+  LLVMValueRef fn = function_named(mod, "rows_f32");
+  mutate_rows(ctx, fn, _i);
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
+  LLVMDisposeMessage(err);
+  ir_reroll_loops(mod);
+  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
+  LLVMDisposeMessage(err);
+  bool done = has_rerolled_loop(fn, "reroll.vstay");
+  ck_assert_msg(done == (_i == 0), "rows_f32, change %d: %s", _i, done ? "re-rolled" : "left alone");
   LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
 }
@@ -220,7 +311,7 @@ static const program_case program_cases[] = {
     {"full", false},   {"full", true},    {"bypass", false}, {"bypass", true},
     {"strength", false}, {"strength", true}, {"guards", false}, {"guards", true},
     {"ordered", false}, {"ordered", true}, {"walks", false}, {"walks", true},
-    {"copies", false},  {"copies", true},
+    {"copies", false},  {"copies", true}, {"vec", false}, {"vec", true},
 };
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
@@ -270,6 +361,7 @@ static Suite *reroll_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, pass_rerolls_what_it_proves, 0, sizeof pass_cases / sizeof *pass_cases);
+  tcase_add_loop_test(tc, vec_copies_must_match, 0, 4);
   tcase_add_loop_test(tc, programs_print_the_same, 0,
                       sizeof program_cases / sizeof *program_cases);
   suite_add_tcase(s, tc);
