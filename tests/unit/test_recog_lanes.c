@@ -1415,6 +1415,110 @@ static void bytes_swapped(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, l
 START_TEST(neg_whole_sum_lane_moved) { check_whole_sum_mutated(bytes_swapped, "unrolled copies differ"); }
 END_TEST
 
+/* Row pointers (styles.c's mtv_rows, `y[j] += A[i][j] * x[i]`, and
+ * mm_rows_ikj's `c[j] += aik * b[j]`): clang skips V in two blocks, `n <
+ * 4` and, after loading the row pointer A[i], its alias check against
+ * that row, each with its own edge to J, so s = phi(M, 0, 0)
+ * (kn_lanes_region.c skip_chain; before: "not the shape of a vector loop
+ * and its scalar remainder"), and the parts' addresses add the row
+ * pointer, a name in the region's proof (kr_param; before: "a row pointer
+ * loaded in the nest used other than as a matrix's row"): the plain
+ * build's products through row tables */
+START_TEST(nested_row_pointers) {
+  char simd[1024];
+  if (!same_as_plain_in("styles.c", "mtv_rows", "-msimd128", simd, sizeof simd)) return;
+  if (!same_as_plain_in("styles.c", "mm_rows_ikj", "-msimd128", simd, sizeof simd)) return;
+}
+END_TEST
+
+/* `n <u 4`, the chain's skip that keeps V from rows shorter than its lanes */
+static bool below_lanes(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntULT && LLVMIsAArgument(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 4;
+}
+
+static LLVMValueRef as_below_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntULT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 2, 0), "");
+}
+
+/* the skip made `n < 2`: rows of 2 or 3 enter V with M = 0, which counts
+ * 0 down by 4 (no skip of the chain reads n < L) */
+static void skips_below_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, below_lanes, as_below_two), 1); }
+
+/* mtv_rows unchanged is a product (nested_row_pointers): what the
+ * mutation takes away */
+static bool row_product(void) {
+  char plain[1024];
+  return product_in("styles.c", "mtv_rows", "-msimd128", NULL, NULL, plain, sizeof plain);
+}
+
+START_TEST(neg_chain_short_rows) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", skips_below_two,
+             "not the shape of a vector loop and its scalar remainder", NULL, 0);
+}
+END_TEST
+
+/* `zext(r)` of a loaded i32 r that a phi takes: V's counters' start, the
+ * row pointer A[i] (R and the peel add their offsets to it first) */
+static bool row_start(LLVMValueRef i) {
+  if (!LLVMIsAZExtInst(i) || !LLVMIsALoadInst(LLVMGetOperand(i, 0))) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+    if (LLVMIsAPHINode(LLVMGetUser(u))) return true;
+  return false;
+}
+
+static LLVMValueRef as_next_element(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMValueRef r = LLVMGetOperand(i, 0);
+  return LLVMBuildZExt(b, LLVMBuildAdd(b, r, LLVMConstInt(LLVMTypeOf(r), 4, 0), ""), LLVMTypeOf(i), "");
+}
+
+/* V reads A[i][j + 1] where R and the peel read A[i][j] */
+static void vector_next_element(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, row_start, as_next_element), 1); }
+
+START_TEST(neg_row_pointer_other_element) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", vector_next_element, "its parts store different values", NULL, 0);
+}
+END_TEST
+
+/* s = 1 from the alias check's block, the second skip (J's phi then no
+ * longer 0 from every skip: R would start at j = 1 there) */
+static bool s_phi_of_skips(LLVMValueRef i) {
+  if (!LLVMIsAPHINode(i) || LLVMCountIncoming(i) != 3 || LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMIntegerTypeKind)
+    return false;
+  int zeros = 0;
+  for (unsigned k = 0; k < 3; k++) {
+    LLVMValueRef v = LLVMGetIncomingValue(i, k);
+    zeros += LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;
+  }
+  return zeros == 2;
+}
+
+static void one_from_second_skip(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!s_phi_of_skips(i)) continue;
+      /* the last incoming 0: one of the skips' */
+      for (unsigned k = 3; k-- > 0;) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        if (!LLVMIsAConstantInt(v) || LLVMConstIntGetZExtValue(v) != 0) continue;
+        LLVMSetOperand(i, k, LLVMConstInt(LLVMTypeOf(i), 1, 0));
+        n++;
+        break;
+      }
+    }
+  ck_assert_int_ge(n, 1);
+}
+
+START_TEST(neg_chain_skip_not_zero) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", one_from_second_skip,
+             "not the shape of a vector loop and its scalar remainder", NULL, 0);
+}
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -1485,6 +1589,14 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, straight_vector_alternative);
   tcase_add_test(column, neg_straight_vector_short);
   suite_add_tcase(s, column);
+  /* regions skipped by a chain of tests (CK_RUN_CASE=chain: alone) */
+  TCase *chain = tcase_create("chain");
+  tcase_set_timeout(chain, 60);
+  tcase_add_test(chain, nested_row_pointers);
+  tcase_add_test(chain, neg_chain_short_rows);
+  tcase_add_test(chain, neg_row_pointer_other_element);
+  tcase_add_test(chain, neg_chain_skip_not_zero);
+  suite_add_tcase(s, chain);
   return s;
 }
 
