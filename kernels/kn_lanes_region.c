@@ -980,6 +980,25 @@ static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
   return false;
 }
 
+/* D's `s == n - 1` of a triangle's row in i64 (reference BLAS's ssyrk_un
+ * built with a main, its j loop around the l-i nest): `zext(s) == q`, q
+ * an i64 IV of the row loop from 0 by 1.  On that loop's trip t, q = t
+ * and wide = t + 1 = n (tri_count), both below 2^32 where the region runs
+ * (n = trunc nuw of wide), and s is an i32 in [0, n): zext(s) == q
+ * exactly when s == n - 1, the i32 test r->last stands for. */
+static bool last_wide(const kr_region *r, LLVMValueRef cond, LLVMValueRef s) {
+  if (!r->row || !LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ) return false;
+  for (int o = 0; o < 2; o++) {
+    LLVMValueRef z = LLVMGetOperand(cond, o), q = LLVMGetOperand(cond, 1 - o);
+    if (!LLVMIsAZExtInst(z) || LLVMGetOperand(z, 0) != s) continue;
+    for (int k = 0; k < r->row->nivs; k++) {
+      const ir_iv *iv = &r->row->ivs[k];
+      if (iv->phi == q && !iv->step_inv && iv->step == 1 && iv->bits == 64 && is_const(iv->start, 0)) return true;
+    }
+  }
+  return false;
+}
+
 /* Whether the stores of outer's body are the region's (V's, P's, R's,
  * the peel's) only, the inner nest's, or (with a loop before the region)
  * that loop's and what runs before it. */
@@ -1205,6 +1224,10 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     R_entry = t;
   } else if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
+    if (last_wide(r, cond, s)) {
+      R_entry = t;
+      goto tested;
+    }
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
     if (n1 == s) n1 = LLVMGetOperand(cond, 0);
     bool last = r->last && n1 == r->last; /* a triangle's i = n - 1 */
@@ -1213,6 +1236,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       return fail(c, REGION_FAIL);
     R_entry = t;
   }
+tested:;
   /* every loop of the region: V's copies exit to E, R's to done; R
    * entered (through its versioning test) from D's false edge, V from the
    * skip's false edge */

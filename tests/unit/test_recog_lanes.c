@@ -1519,6 +1519,57 @@ START_TEST(neg_chain_skip_not_zero) {
 }
 END_TEST
 
+/* Reference BLAS's ssyrk_un and ssyr2k_un (blas_cols.c) in a module
+ * whose memory may grow to 4 GiB (the e2e builds' --max-memory, as
+ * blas_ref.c is built): the j loop's counter is then an i64 and the l-i
+ * regions' test D reads `zext(s) == q`, q that counter from 0
+ * (kn_lanes_region.c last_wide; with the default memory the i32 `s ==
+ * j`), before: "not the shape of a vector loop and its scalar
+ * remainder": the plain build's products of column j */
+#define MEM_4G "-Wl,--max-memory=4294967296"
+
+static bool same_as_plain_4g(const char *fn, char *simd, size_t size) {
+  char plain[1024];
+  if (!product_in("blas_cols.c", fn, MEM_4G, NULL, NULL, plain, sizeof plain) ||
+      !product_in("blas_cols.c", fn, "-msimd128 " MEM_4G, NULL, NULL, simd, size))
+    return false;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\nsimd:  %s", plain, simd);
+  return true;
+}
+
+START_TEST(nested_column_triangle_wide) {
+  char simd[1024];
+  if (!same_as_plain_4g("ssyrk_un", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "acc 1"), "%s", simd);
+}
+END_TEST
+
+/* `icmp eq i64 q, zext(s)`: D's test of the wide form */
+static bool wide_last_test(LLVMValueRef i) {
+  if (!LLVMIsAICmpInst(i) || LLVMGetICmpPredicate(i) != LLVMIntEQ) return false;
+  LLVMValueRef a = LLVMGetOperand(i, 0), b = LLVMGetOperand(i, 1);
+  return LLVMIsAPHINode(a) && LLVMIsAZExtInst(b) && LLVMIsAPHINode(LLVMGetOperand(b, 0)) &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(a)) == 64;
+}
+
+static LLVMValueRef as_q_plus_one(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMValueRef q = LLVMGetOperand(i, 0);
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAdd(b, q, LLVMConstInt(LLVMTypeOf(q), 1, 0), ""), LLVMGetOperand(i, 1),
+                       "");
+}
+
+/* D made `zext(s) == q + 1` (s == n): the region leaves before R when s
+ * == n - 1 no longer, and R counts n - s' = -1 down by 2 */
+static void last_one_off(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, wide_last_test, as_q_plus_one), 1); }
+
+START_TEST(neg_column_triangle_wide_last) {
+  char simd[1024];
+  if (!product_in("blas_cols.c", "ssyrk_un", "-msimd128 " MEM_4G, NULL, NULL, simd, sizeof simd)) return;
+  product_in("blas_cols.c", "ssyrk_un", "-msimd128 " MEM_4G, last_one_off,
+             "not the shape of a vector loop and its scalar remainder", NULL, 0);
+}
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -1596,6 +1647,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(chain, neg_chain_short_rows);
   tcase_add_test(chain, neg_row_pointer_other_element);
   tcase_add_test(chain, neg_chain_skip_not_zero);
+  tcase_add_test(chain, nested_column_triangle_wide);
+  tcase_add_test(chain, neg_column_triangle_wide_last);
   suite_add_tcase(s, chain);
   return s;
 }
