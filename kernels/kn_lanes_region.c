@@ -382,6 +382,7 @@ static bool fail(kr_ctx *c, const char *why) {
   return false;
 }
 
+#define KR_SKIPS 4
 #define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
 
 /* The terms a sum adds to phi on its way to v, in the order added: v =
@@ -979,6 +980,25 @@ static bool tri_count(const kr_ctx *c, LLVMValueRef n, kr_region *r) {
   return false;
 }
 
+/* D's `s == n - 1` of a triangle's row in i64 (reference BLAS's ssyrk_un
+ * built with a main, its j loop around the l-i nest): `zext(s) == q`, q
+ * an i64 IV of the row loop from 0 by 1.  On that loop's trip t, q = t
+ * and wide = t + 1 = n (tri_count), both below 2^32 where the region runs
+ * (n = trunc nuw of wide), and s is an i32 in [0, n): zext(s) == q
+ * exactly when s == n - 1, the i32 test r->last stands for. */
+static bool last_wide(const kr_region *r, LLVMValueRef cond, LLVMValueRef s) {
+  if (!r->row || !LLVMIsAICmpInst(cond) || LLVMGetICmpPredicate(cond) != LLVMIntEQ) return false;
+  for (int o = 0; o < 2; o++) {
+    LLVMValueRef z = LLVMGetOperand(cond, o), q = LLVMGetOperand(cond, 1 - o);
+    if (!LLVMIsAZExtInst(z) || LLVMGetOperand(z, 0) != s) continue;
+    for (int k = 0; k < r->row->nivs; k++) {
+      const ir_iv *iv = &r->row->ivs[k];
+      if (iv->phi == q && !iv->step_inv && iv->step == 1 && iv->bits == 64 && is_const(iv->start, 0)) return true;
+    }
+  }
+  return false;
+}
+
 /* Whether the stores of outer's body are the region's (V's, P's, R's,
  * the peel's) only, the inner nest's, or (with a loop before the region)
  * that loop's and what runs before it. */
@@ -1041,6 +1061,49 @@ static bool alt_shape(const kr_ctx *c, const ir_loop *outer, kr_region *r, unsig
   *X_out = X;
   *done_out = done;
   return true;
+}
+
+/* The skips of V, in order, from the blocks zero[] that give s = 0 to J
+ * (their count, 0 when they are no chain): clang tests `n < L` in one
+ * block and its alias check (a row pointer loaded in between, styles.c's
+ * mtv_rows) in the next, each with its own edge to J.  A chain S_1 ..
+ * S_k: each S_i branches to J on one edge and, for i < k, to S_{i+1} on
+ * the other, S_{i+1} having S_i as its only predecessor; so every path
+ * from S_1 to V passes the non-J edge of each S_i (kr_region_find checks
+ * that the last one's dominates V), and every path from S_1 to J gives s
+ * = 0 or comes through V and E.  V then runs only when every skip lets
+ * it, so one skip reading n < K (K >= L) keeps M >= L wherever V runs,
+ * as for one skip; the others only send more rows to J with s = 0,
+ * where P and R store all of [0, n) ((b) in the header). */
+static int skip_chain(const kr_ctx *c, int J, const int *zero, int nzero, int *out) {
+  int first = -1;
+  for (int k = 0; k < nzero; k++) {
+    bool dom = true;
+    for (int i = 0; i < nzero; i++) dom &= ir_dominates(c->dom, zero[k], zero[i]);
+    if (dom) first = zero[k];
+  }
+  if (first < 0) return 0;
+  int n = 0;
+  for (int b = first; b >= 0;) {
+    bool listed = false;
+    for (int k = 0; k < nzero; k++) listed |= zero[k] == b;
+    if (!listed || n == nzero) return 0;
+    out[n++] = b;
+    LLVMValueRef cond;
+    int t, f, next = -1;
+    if (!branch_of(c, b, &cond, &t, &f) || (t == J) == (f == J)) return 0;
+    /* the non-J edge: the next skip, if it is one of zero[] and has b as
+     * its only predecessor */
+    const ir_block *blk = &c->cfg->blocks[b];
+    for (int k = 0; k < blk->nsuccs; k++) {
+      int x = blk->succs[k];
+      if (straight(c, x) == J) continue;
+      for (int i = 0; i < nzero; i++)
+        if (zero[i] == x && c->cfg->blocks[x].npreds == 1) next = x;
+    }
+    b = next;
+  }
+  return n == nzero ? n : 0;
 }
 
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
@@ -1120,26 +1183,31 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     return fail(c, REGION_FAIL);
   }
   if (U == 1) J = ir_cfg_index(c->cfg, LLVMGetInstructionParent(s));
-  /* s = phi(M from E's false edge, 0 from the skip S) (a sum region's J
-   * also joins the accumulator: s need not be its first phi) */
-  LLVMValueRef sin[2];
-  LLVMBasicBlockRef sfrom[2];
-  if (LLVMGetInstructionParent(s) != c->cfg->blocks[J].bb || LLVMCountIncoming(s) != 2) return fail(c, REGION_FAIL);
-  for (unsigned k = 0; k < 2; k++) {
-    sin[k] = LLVMGetIncomingValue(s, k);
-    sfrom[k] = LLVMGetIncomingBlock(s, k);
+  /* s = phi(M from E's false edge, 0 from the skip S, or from each skip
+   * of a chain: skip_chain) (a sum region's J also joins the
+   * accumulator: s need not be its first phi) */
+  unsigned ns = LLVMCountIncoming(s);
+  if (LLVMGetInstructionParent(s) != c->cfg->blocks[J].bb || ns < 2 || ns > 1 + KR_SKIPS ||
+      (r->sum && ns != 2))
+    return fail(c, REGION_FAIL);
+  int E = -1, zeros[KR_SKIPS], nzeros = 0;
+  for (unsigned k = 0; k < ns; k++) {
+    LLVMValueRef v = LLVMGetIncomingValue(s, k);
+    int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s, k));
+    if (v == M && E < 0) E = b;
+    else if (is_const(v, 0)) zeros[nzeros++] = b;
+    else return fail(c, REGION_FAIL);
   }
-  int E = -1, S = -1;
-  for (int k = 0; k < 2; k++) {
-    if (sin[k] == M) E = ir_cfg_index(c->cfg, sfrom[k]);
-    else if (is_const(sin[k], 0)) S = ir_cfg_index(c->cfg, sfrom[k]);
-  }
-  if (E < 0 || S < 0) return fail(c, REGION_FAIL);
+  if (E < 0 || !nzeros) return fail(c, REGION_FAIL);
   /* 0 may come through a block GVN put on the skip's edge to J (the
    * critical edge split for its partial redundancies): the skip is the
    * block before it */
-  for (int n = 0; n < 4 && c->cfg->blocks[S].nsuccs == 1 && c->cfg->blocks[S].npreds == 1; n++)
-    S = c->cfg->blocks[S].preds[0];
+  for (int k = 0; k < nzeros; k++)
+    for (int n = 0; n < 4 && c->cfg->blocks[zeros[k]].nsuccs == 1 && c->cfg->blocks[zeros[k]].npreds == 1; n++)
+      zeros[k] = c->cfg->blocks[zeros[k]].preds[0];
+  int skips[KR_SKIPS], nskips = skip_chain(c, J, zeros, nzeros, skips);
+  if (!nskips) return fail(c, REGION_FAIL);
+  int S = skips[0];
   /* the done block: where E's true edge, D's true edge and R's exits go */
   int done, x;
   if (!branch_of(c, E, &cond, &done, &x) || x != J || !(compares(cond, LLVMIntEQ, M, n) || wide_all_lanes(r, cond)))
@@ -1156,6 +1224,10 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     R_entry = t;
   } else if (U == 2) {
     if (!branch_of(c, D, &cond, &x, &t) || x != done) return fail(c, REGION_FAIL);
+    if (last_wide(r, cond, s)) {
+      R_entry = t;
+      goto tested;
+    }
     LLVMValueRef n1 = LLVMIsAICmpInst(cond) ? LLVMGetOperand(cond, 1) : NULL;
     if (n1 == s) n1 = LLVMGetOperand(cond, 0);
     bool last = r->last && n1 == r->last; /* a triangle's i = n - 1 */
@@ -1164,6 +1236,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
       return fail(c, REGION_FAIL);
     R_entry = t;
   }
+tested:;
   /* every loop of the region: V's copies exit to E, R's to done; R
    * entered (through its versioning test) from D's false edge, V from the
    * skip's false edge */
@@ -1174,16 +1247,17 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     if (!ir_dominates(c->dom, r->vector[k] ? S : R_entry, head)) return fail(c, REGION_FAIL);
   }
   /* the skip S: true when n < L (V then never runs with M = 0), or false
-   * when n > K - 1 (clang's form before a sum in lanes) */
-  if (!branch_of(c, S, &cond, &t, &f)) return fail(c, REGION_FAIL);
+   * when n > K - 1 (clang's form before a sum in lanes); of a chain, one
+   * of its skips (each only keeps V from running) */
   LLVMValueRef unit = NULL;
-  if (t == J && (skip_reads(c, cond, false, n, lanes, &unit, 0) ||
-                 (r->wide && skip_reads(c, cond, false, r->wide, lanes, &unit, 0))))
-    t = f;
-  else if (!(f == J && (skip_reads(c, cond, true, n, lanes, &unit, 0) ||
-                        (r->wide && skip_reads(c, cond, true, r->wide, lanes, &unit, 0)))))
-    return fail(c, REGION_FAIL);
-  if (!ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
+  bool reads_n = false;
+  for (int k = 0; k < nskips; k++) {
+    if (!branch_of(c, skips[k], &cond, &t, &f) || (t == J) == (f == J)) return fail(c, REGION_FAIL);
+    reads_n |= skip_reads(c, cond, f == J, n, lanes, &unit, 0) ||
+               (r->wide && skip_reads(c, cond, f == J, r->wide, lanes, &unit, 0));
+    t = t == J ? f : t;
+  }
+  if (!reads_n || !ir_dominates(c->dom, t, r->vec->header)) return fail(c, REGION_FAIL);
   /* the guard G before S: true when n < 1, to done */
   int G = -1;
   for (int b = S, steps = 0; steps < 8 && G < 0 && !r->wide; steps++) {

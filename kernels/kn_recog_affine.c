@@ -17,8 +17,11 @@ bool kr_fail(kr_ctx *c, const char *reason) {
 
 int kr_param(kr_ctx *c, kn_bind b) {
   kn_desc *d = &c->out->desc;
-  /* a row pointer moves with its loop: no value the host can pass */
-  for (int r = 0; r < c->nrows && b.kind == KN_BIND_VALUE; r++) {
+  /* a row pointer moves with its loop: no value the host can pass (in a
+   * region's proof, kr_region_prove, only a name: the stores of the
+   * region's parts are compared in one iteration of the loop loading it,
+   * where it is one value, and the params made there are dropped) */
+  for (int r = 0; r < c->nrows && b.kind == KN_BIND_VALUE && !c->region_proof; r++) {
     bool row = b.value == c->rows[r];
     for (int m = 0; m < KN_BIND_MORE; m++) row |= b.more[m] == c->rows[r];
     if (row) {

@@ -574,13 +574,14 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/detect/saxpy.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/scaled_products.c", "+none -1 map 1-D -> f32: the products agree (round 16); one 1-D map "
                                            "fewer, not analysed"},
-    {"tests/gpu/detect/styles.c", "+2 map 1-D -> f32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/syrk_sub.c", "+none -1 matmul f64 accumulating A scaled start scaled: " SIMD_SHAPE "; " SIMD_PARTS},
     {"tests/gpu/e2e/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
     {"tests/gpu/e2e/batch_odd.c", "+1 map 1-D -> i64 -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/blas_ref.c", "+6 map 1-D -> f32 -2 matmul f32 accumulating A scaled: " SIMD_SHAPE
-                                 " (ssyrk_un's and ssyr2k_un's l-i regions, unlike blas_cols.c's ssyrk_un); "
-                                 SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/blas_ref.c", "+8 map 1-D -> f32 -2 map 1-D -> f32: its products agree (ssyrk_un's and "
+                                 "ssyr2k_un's l-i regions, their test D in i64: kn_lanes_region.c last_wide); "
+                                 "ssyrk_un's and ssyr2k_un's beta rows `C(0:j,j) *= beta` are a region of no nest, "
+                                 "as in blas_cols.c (the plain build's i loop is a map); sgemv_n's, sgemv_t's and "
+                                 "main's loops: " SIMD_SPLIT},
     {"tests/gpu/e2e/box3x3.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> f32, 1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
@@ -600,8 +601,14 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/qlayer_i8.c", "+1 map 1-D -> i8 -1 map 2-D -> i8, 1 reduce op 0 i64: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant_tc.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/rows.c", "+2 map 1-D -> f32, 2 map 1-D -> i32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/rows_o3.c", "+2 map 1-D -> f32, 2 map 1-D -> i32 -2 matmul f32 accumulating: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/rows.c", "+2 map 1-D -> i32 -none: its four row-table products agree (the skips before V "
+                           "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
+                           "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "
+                           "scalar loop (\"uses a loop counter as a value\", \"too little work for a kernel\")"},
+    {"tests/gpu/e2e/rows_o3.c", "+2 map 1-D -> i32 -none: its four row-table products agree (the skips before V "
+                           "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
+                           "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "
+                           "scalar loop (\"uses a loop counter as a value\", \"too little work for a kernel\")"},
     {"tests/gpu/e2e/shapes.c", "+3 map 1-D -> f32, 1 map 1-D -> f64, 1 map 1-D -> i32, 1 map 1-D -> i8 -2 map 2-D -> f32, 1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/simd_counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/simd_dsp.c", "+1 map 1-D -> i16, 1 map 1-D -> i8 -none: " SIMD_SPLIT},

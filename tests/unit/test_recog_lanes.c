@@ -32,6 +32,23 @@ typedef struct {
  * sees, fn recognised. */
 typedef void (*mutation)(LLVMValueRef fn);
 
+/* Set: src is an e2e program, built as the e2e tests build it (with its
+ * main and libc, memory up to 4 GiB), fn one of its functions by name
+ * (not exported: the optimiser sees every caller). */
+static bool app_build;
+
+static LLVMValueRef named_function(LLVMModuleRef mod, const char *fn) {
+  size_t n = strlen(fn);
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (len > n + 1 && !strncmp(name, "wasm_f", 6) && name[len - n - 1] == '_' && !strcmp(name + len - n, fn))
+      return f;
+  }
+  ck_abort_msg("no function %s", fn);
+  return NULL;
+}
+
 static void recognise_mutated(fixture *f, const char *src, const char *fn, const char *flags, mutation mutate) {
   memset(f, 0, sizeof *f);
   if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
@@ -41,10 +58,17 @@ static void recognise_mutated(fixture *f, const char *src, const char *fn, const
   }
   char dir[] = "/tmp/recog-lanes-XXXXXX", cmd[1024];
   ck_assert(mkdtemp(dir) != NULL);
-  snprintf(cmd, sizeof cmd,
-           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s -nostdlib -Wl,--no-entry "
-           "-Wl,--export-all -Wl,--allow-undefined %s/%s -o %s/m.wasm",
-           flags, DETECT_DIR, src, dir);
+  if (app_build)
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s -c %s/%s -o %s/m.o && "
+             "clang-19 --target=wasm32-wasi --sysroot=/usr %s/m.o -o %s/m.wasm "
+             "-Wl,--max-memory=4294967296 -Wl,-z,stack-size=1048576 -lm",
+             flags, DETECT_DIR, src, dir, dir, dir);
+  else
+    snprintf(cmd, sizeof cmd,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s -nostdlib -Wl,--no-entry "
+             "-Wl,--export-all -Wl,--allow-undefined %s/%s -o %s/m.wasm",
+             flags, DETECT_DIR, src, dir);
   ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
   snprintf(cmd, sizeof cmd, "%s/m.wasm", dir);
   uint8_t *bytes;
@@ -67,7 +91,7 @@ static void recognise_mutated(fixture *f, const char *src, const char *fn, const
   free(ir);
   char *msg = NULL;
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
-  LLVMValueRef func = unit_ir_exported(f->mod, fn);
+  LLVMValueRef func = app_build ? named_function(f->mod, fn) : unit_ir_exported(f->mod, fn);
   if (mutate) mutate(func);
   ck_assert(kn_recognise(func, &f->res, &f->arena));
 }
@@ -1415,6 +1439,155 @@ static void bytes_swapped(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, l
 START_TEST(neg_whole_sum_lane_moved) { check_whole_sum_mutated(bytes_swapped, "unrolled copies differ"); }
 END_TEST
 
+/* Row pointers (styles.c's mtv_rows, `y[j] += A[i][j] * x[i]`, and
+ * mm_rows_ikj's `c[j] += aik * b[j]`): clang skips V in two blocks, `n <
+ * 4` and, after loading the row pointer A[i], its alias check against
+ * that row, each with its own edge to J, so s = phi(M, 0, 0)
+ * (kn_lanes_region.c skip_chain; before: "not the shape of a vector loop
+ * and its scalar remainder"), and the parts' addresses add the row
+ * pointer, a name in the region's proof (kr_param; before: "a row pointer
+ * loaded in the nest used other than as a matrix's row"): the plain
+ * build's products through row tables */
+START_TEST(nested_row_pointers) {
+  char simd[1024];
+  if (!same_as_plain_in("styles.c", "mtv_rows", "-msimd128", simd, sizeof simd)) return;
+  if (!same_as_plain_in("styles.c", "mm_rows_ikj", "-msimd128", simd, sizeof simd)) return;
+}
+END_TEST
+
+/* `n <u 4`, the chain's skip that keeps V from rows shorter than its lanes */
+static bool below_lanes(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntULT && LLVMIsAArgument(LLVMGetOperand(i, 0)) &&
+         LLVMIsAConstantInt(LLVMGetOperand(i, 1)) && LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 4;
+}
+
+static LLVMValueRef as_below_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntULT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 2, 0), "");
+}
+
+/* the skip made `n < 2`: rows of 2 or 3 enter V with M = 0, which counts
+ * 0 down by 4 (no skip of the chain reads n < L) */
+static void skips_below_two(LLVMValueRef fn) { ck_assert_int_eq(replace_each(fn, below_lanes, as_below_two), 1); }
+
+/* mtv_rows unchanged is a product (nested_row_pointers): what the
+ * mutation takes away */
+static bool row_product(void) {
+  char plain[1024];
+  return product_in("styles.c", "mtv_rows", "-msimd128", NULL, NULL, plain, sizeof plain);
+}
+
+START_TEST(neg_chain_short_rows) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", skips_below_two,
+             "not the shape of a vector loop and its scalar remainder", NULL, 0);
+}
+END_TEST
+
+/* `zext(r)` of a loaded i32 r that a phi takes: V's counters' start, the
+ * row pointer A[i] (R and the peel add their offsets to it first) */
+static bool row_start(LLVMValueRef i) {
+  if (!LLVMIsAZExtInst(i) || !LLVMIsALoadInst(LLVMGetOperand(i, 0))) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+    if (LLVMIsAPHINode(LLVMGetUser(u))) return true;
+  return false;
+}
+
+static LLVMValueRef as_next_element(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMValueRef r = LLVMGetOperand(i, 0);
+  return LLVMBuildZExt(b, LLVMBuildAdd(b, r, LLVMConstInt(LLVMTypeOf(r), 4, 0), ""), LLVMTypeOf(i), "");
+}
+
+/* V reads A[i][j + 1] where R and the peel read A[i][j] */
+static void vector_next_element(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, row_start, as_next_element), 1); }
+
+START_TEST(neg_row_pointer_other_element) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", vector_next_element, "its parts store different values", NULL, 0);
+}
+END_TEST
+
+/* s = 1 from the alias check's block, the second skip (J's phi then no
+ * longer 0 from every skip: R would start at j = 1 there) */
+static bool s_phi_of_skips(LLVMValueRef i) {
+  if (!LLVMIsAPHINode(i) || LLVMCountIncoming(i) != 3 || LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMIntegerTypeKind)
+    return false;
+  int zeros = 0;
+  for (unsigned k = 0; k < 3; k++) {
+    LLVMValueRef v = LLVMGetIncomingValue(i, k);
+    zeros += LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == 0;
+  }
+  return zeros == 2;
+}
+
+static void one_from_second_skip(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!s_phi_of_skips(i)) continue;
+      /* the last incoming 0: one of the skips' */
+      for (unsigned k = 3; k-- > 0;) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        if (!LLVMIsAConstantInt(v) || LLVMConstIntGetZExtValue(v) != 0) continue;
+        LLVMSetOperand(i, k, LLVMConstInt(LLVMTypeOf(i), 1, 0));
+        n++;
+        break;
+      }
+    }
+  ck_assert_int_ge(n, 1);
+}
+
+START_TEST(neg_chain_skip_not_zero) {
+  if (!row_product()) return;
+  product_in("styles.c", "mtv_rows", "-msimd128", one_from_second_skip,
+             "not the shape of a vector loop and its scalar remainder", NULL, 0);
+}
+END_TEST
+
+/* Reference BLAS's ssyrk_un and ssyr2k_un in tests/gpu/e2e/blas_ref.c,
+ * built as an e2e program (its main the only caller of the kernels): the
+ * j loop's counter is then an i64 and the l-i regions' test D reads
+ * `zext(s) == q`, q that counter from 0 (kn_lanes_region.c last_wide;
+ * blas_cols.c's exported ssyrk_un has the i32 `s == j`), before: "not
+ * the shape of a vector loop and its scalar remainder": the plain
+ * build's products of column j */
+START_TEST(nested_column_triangle_wide) {
+  char simd[1024];
+  app_build = true;
+  bool ran = same_as_plain_in("../e2e/blas_ref.c", "kernel_ssyrk_un", "-msimd128", simd, sizeof simd) &&
+             same_as_plain_in("../e2e/blas_ref.c", "kernel_ssyr2k_un", "-msimd128", simd, sizeof simd);
+  app_build = false;
+  (void)ran;
+}
+END_TEST
+
+/* `icmp eq i64 q, zext(s)`: D's test of the wide form */
+static bool wide_last_test(LLVMValueRef i) {
+  if (!LLVMIsAICmpInst(i) || LLVMGetICmpPredicate(i) != LLVMIntEQ) return false;
+  LLVMValueRef a = LLVMGetOperand(i, 0), b = LLVMGetOperand(i, 1);
+  return LLVMIsAPHINode(a) && LLVMIsAZExtInst(b) && LLVMIsAPHINode(LLVMGetOperand(b, 0)) &&
+         LLVMGetIntTypeWidth(LLVMTypeOf(a)) == 64;
+}
+
+static LLVMValueRef as_q_plus_one(LLVMBuilderRef b, LLVMValueRef i) {
+  LLVMValueRef q = LLVMGetOperand(i, 0);
+  return LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAdd(b, q, LLVMConstInt(LLVMTypeOf(q), 1, 0), ""), LLVMGetOperand(i, 1),
+                       "");
+}
+
+/* D made `zext(s) == q + 1` (s == n): the region leaves before R when s
+ * == n - 1 no longer, and R counts n - s' = -1 down by 2 */
+static void last_one_off(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, wide_last_test, as_q_plus_one), 1); }
+
+START_TEST(neg_column_triangle_wide_last) {
+  char simd[1024];
+  app_build = true;
+  if (product_in("../e2e/blas_ref.c", "kernel_ssyrk_un", "-msimd128", NULL, NULL, simd, sizeof simd))
+    product_in("../e2e/blas_ref.c", "kernel_ssyrk_un", "-msimd128", last_one_off,
+               "not the shape of a vector loop and its scalar remainder", NULL, 0);
+  app_build = false;
+}
+END_TEST
+
 static Suite *recog_lanes_suite(void) {
   Suite *s = suite_create("recog_lanes");
   TCase *tc = tcase_create("lanes");
@@ -1485,6 +1658,16 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, straight_vector_alternative);
   tcase_add_test(column, neg_straight_vector_short);
   suite_add_tcase(s, column);
+  /* regions skipped by a chain of tests (CK_RUN_CASE=chain: alone) */
+  TCase *chain = tcase_create("chain");
+  tcase_set_timeout(chain, 60);
+  tcase_add_test(chain, nested_row_pointers);
+  tcase_add_test(chain, neg_chain_short_rows);
+  tcase_add_test(chain, neg_row_pointer_other_element);
+  tcase_add_test(chain, neg_chain_skip_not_zero);
+  tcase_add_test(chain, nested_column_triangle_wide);
+  tcase_add_test(chain, neg_column_triangle_wide_last);
+  suite_add_tcase(s, chain);
   return s;
 }
 
