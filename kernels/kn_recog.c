@@ -163,6 +163,8 @@ static bool scan_nest(kr_ctx *c) {
   return scan_exits(c);
 }
 
+bool kr_scan(kr_ctx *c) { return scan_nest(c); }
+
 /* LLVM writes `trunc(iv.next) == 0` on a widened i64 IV as
  * `(iv.next & mask) == 0`, mask dropping the low bits the step keeps zero. */
 static const ir_trip *masked_trip(kr_ctx *c, const ir_loop *l) {
@@ -314,7 +316,7 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
       if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
       /* a bypass in the nest that never skips: taken only by products
        * over a triangle, whose j loops sit behind one */
-      if (ir_loop_defines(c->chain[0], cond, c->cfg) && !kr_host_value(c, cond, 0))
+      if (ir_loop_defines(kr_nest(c), cond, c->cfg) && !kr_host_value(c, cond, 0))
         return c->allow_tri && (c->bypassed = never_skips(c, cond, LLVMGetSuccessor(br, 0) != in));
       *guard = cond;
       *enters = LLVMGetSuccessor(br, 0) == in;
@@ -385,7 +387,7 @@ static bool bound_less(LLVMValueRef outer, LLVMValueRef b, int64_t add) {
  * (kn_recog_affine.c). */
 static bool upper_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size *out) {
   if (c->region || c->pregion || t->kind != IR_TRIP_SYMBOLIC || t->step != 1 || t->start_add || !t->cmp_next ||
-      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(c->chain[0], t->bound, c->cfg) ||
+      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(kr_nest(c), t->bound, c->cfg) ||
       ir_loop_defines(l, t->start, c->cfg))
     return false;
   kr_affine b = kr_int(c, t->start);
@@ -832,11 +834,34 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
   LLVMValueRef mem_base = find_mem_base(cfg, fn);
-  out->nests = tw_arena_alloc(arena, (size_t)(lp->nloops + 1) * sizeof *out->nests);
+  out->nests = tw_arena_alloc(arena, (size_t)(2 * lp->nloops + 1) * sizeof *out->nests);
+  const kr_ctx proto = {.arena = arena, .cfg = cfg, .dom = dom, .td = td, .opts = opts, .mem_base = mem_base, .copies = 1};
+  /* a vector loop at the top and its remainder: one nest, in place of
+   * the first of their loops (kn_recog_top.c) */
+  bool *claimed = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *claimed);
+  int *region_of = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *region_of);
+  kn_recog_nest *regions = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *regions);
+  int nregions = 0;
+  for (int r = 0; r < lp->nroots; r++) region_of[r] = -1;
   for (int r = 0; r < lp->nroots; r++) {
-    recognise_tree(lp->roots[r], &(kr_ctx){.arena = arena, .cfg = cfg, .dom = dom, .td = td, .opts = opts,
-                                           .mem_base = mem_base, .copies = 1},
-                   out);
+    if (claimed[r]) continue;
+    bool was[lp->nroots + 1];
+    memcpy(was, claimed, (size_t)lp->nroots * sizeof *claimed);
+    kr_ctx c = proto;
+    c.out = &regions[nregions];
+    if (!kr_top_region(&c, lp, lp->roots[r], claimed)) continue;
+    for (int k = 0; k < lp->nroots; k++)
+      if (claimed[k] && !was[k]) region_of[k] = nregions;
+    nregions++;
+  }
+  for (int r = 0; r < lp->nroots; r++) {
+    if (region_of[r] >= 0) {
+      bool first = true;
+      for (int k = 0; k < r; k++) first &= region_of[k] != region_of[r];
+      if (first) out->nests[out->nnests++] = regions[region_of[r]];
+      continue;
+    }
+    recognise_tree(lp->roots[r], &proto, out);
   }
   LLVMDisposeTargetData(td);
   return true;
