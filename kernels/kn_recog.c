@@ -843,15 +843,13 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   kn_recog_nest *regions = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *regions);
   int nregions = 0;
   for (int r = 0; r < lp->nroots; r++) region_of[r] = -1;
-  for (int r = 0; r < lp->nroots; r++) {
+  for (int r = 0; r < lp->nroots && !opts->loops_alone; r++) {
     if (claimed[r]) continue;
-    bool was[lp->nroots + 1];
-    memcpy(was, claimed, (size_t)lp->nroots * sizeof *claimed);
     kr_ctx c = proto;
     c.out = &regions[nregions];
     if (!kr_top_region(&c, lp, lp->roots[r], claimed)) continue;
     for (int k = 0; k < lp->nroots; k++)
-      if (claimed[k] && !was[k]) region_of[k] = nregions;
+      if (claimed[k] && region_of[k] < 0) region_of[k] = nregions;
     nregions++;
   }
   for (int r = 0; r < lp->nroots; r++) {

@@ -154,6 +154,7 @@ bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *clai
   if (vec->parent || vec->nchildren || ir_checked_copy(c->cfg->blocks[vec->header].bb)) return false;
   const kr_ctx proto = *c;
   kn_recog_nest *o = c->out;
+  const char *why = NULL;
   for (int d = c->dom->idom[vec->header], steps = 0; d > 0 && steps < 8; d = c->dom->idom[d], steps++) {
     const ir_loop *top = blocks_under(&proto, lp, d);
     if (top->nchildren < 2) continue;
@@ -164,10 +165,12 @@ bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *clai
       for (int r = 0; r < lp->nroots; r++) claimed[r] |= top->in_body[lp->roots[r]->header] != 0;
       return true;
     }
+    why = c->reason;
     /* a region found but no kernel: the loops keep their own nests */
     if (c->region) break;
   }
   *c = proto;
   memset(o, 0, sizeof *o);
+  c->reason = why; /* the last candidate's (for tests) */
   return false;
 }
