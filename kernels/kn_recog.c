@@ -81,15 +81,17 @@ static bool only_compared(LLVMValueRef v) {
 
 /* Whether v only reaches compares, directly or through adding a
  * constant and truncating: the bounds pass's `limit = size - 4` of a
- * check it left in the nest (a row table's, round 13). */
-static bool only_bounded(LLVMValueRef v, int depth) {
+ * check it left in the nest (a row table's, round 13).  With phis: a
+ * region at the top of a function (kn_recog_top.c), whose bounds tests
+ * before its loops GVN may merge (the memory size loaded on two paths). */
+static bool only_bounded(LLVMValueRef v, int depth, bool phis) {
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsAICmpInst(user)) continue;
-    bool step = LLVMIsATruncInst(user) ||
+    bool step = LLVMIsATruncInst(user) || (phis && LLVMIsAPHINode(user)) ||
                 (LLVMIsABinaryOperator(user) && LLVMGetInstructionOpcode(user) == LLVMAdd &&
                  (LLVMIsAConstantInt(LLVMGetOperand(user, 0)) || LLVMIsAConstantInt(LLVMGetOperand(user, 1))));
-    if (!step || depth > 3 || !only_bounded(user, depth + 1)) return false;
+    if (!step || depth > 3 || !only_bounded(user, depth + 1, phis)) return false;
   }
   return true;
 }
@@ -130,7 +132,7 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
     if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i) ||
-                                                     (memory_size_load(i) && only_bounded(i, 0))))) {
+                                                     (memory_size_load(i) && only_bounded(i, 0, c->top != NULL))))) {
       if (op == LLVMLoad && memory_size_load(i))
         return kr_fail(c, "reads the memory size inside the nest (a bounds check the bounds pass could not "
                           "test once before the nest)");
