@@ -571,7 +571,6 @@ static const known_gap simd_gaps[] = {
      "unrolled completely, but clang loads aik again for the last two vectors: no copies, ir_reroll_vec.c)"},
     {"tests/gpu/detect/narrow.c", "+1 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/polybench_suite.c", "+none -2 map 1-D -> f64: " SIMD_SHAPE},
-    {"tests/gpu/detect/saxpy.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/scaled_products.c", "+none -1 map 1-D -> f32: the products agree (round 16); one 1-D map "
                                            "fewer, not analysed"},
     {"tests/gpu/detect/syrk_sub.c", "+none -1 matmul f64 accumulating A scaled start scaled: " SIMD_SHAPE "; " SIMD_PARTS},
