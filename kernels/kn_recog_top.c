@@ -122,6 +122,9 @@ static bool region_nest(kr_ctx *c, const ir_loop *top) {
   o->nest = top;
   o->cfg = c->cfg;
   o->preheader = NULL;
+  /* one way in, where the offload stage puts the launch (off_version.c
+   * preheader_of): else the loops stay nests of their own */
+  if (c->cfg->blocks[top->header].npreds != 1) return kr_fail(c, "a vector loop at the top of a function: its region has no single entry");
   if (!c->mem_base || !kr_scan(c)) return false;
   kr_region r;
   if (!kr_region_find(c, top, &r)) return false;
