@@ -272,6 +272,11 @@ static const known_gap bounds_gaps[] = {
      "copy): guard mode offloads the six products and the two 2-D maps (and atax_rows's two parts, kn_recog_split.c "
      "split_region); without the pass (a measuring switch, no user mode) only maps or reduces of the "
      "remainders"},
+    {"tests/gpu/detect/simd_lanes.c",
+     "saxpy4's and axpy_f64's vector loops and remainders at the top of the function are one map in guard "
+     "and explicit mode (kn_recog_top.c: the region under the skip, entered from the bounds pass's block); "
+     "without the pass (a measuring switch, no user mode) the skip is the entry block, which gives the "
+     "launch no way in, so each loop is a map of its own"},
     {"tests/unit/reroll/matmul.c",
      "main's inlined copy of jacobi (0x577 in its -c build) is a map in guard mode; without the bounds "
      "pass (a measuring switch, no user mode) the pointers pass's nuw lets LLVM widen its counters "
