@@ -396,13 +396,10 @@ static const known_gap unroll_gaps[] = {
      "-fno-unroll-loops its p loop is a 1-D i32 reduce (0x36c8); rows_i8 and batch_i8 agree (re-rolled "
      "loops of copies)"},
     {"tests/gpu/e2e/counter.c",
-     "k_grid's x loop (a 2-D map with -fno-unroll-loops) stores its by-4 copies in the order 3, 0, 2, 1: "
-     "the order version (round 11, ARCHITECTURE.md, the re-roll) is for one-level loops only, a test inside "
-     "the outer loop would split the nest; k_prefix agrees since round 11"},
-    {"tests/gpu/e2e/map2d.c",
-     "k_iota's inner loop stores its by-4 copies in the order 0, 3, 2, 1: not re-rolled (the order version "
-     "of round 11 is for one-level loops: ARCHITECTURE.md, the re-roll): a 1-D map of the unrolled loop where "
-     "-fno-unroll-loops has one 2-D map"},
+     "k_grid's x loop (a 2-D map with -fno-unroll-loops, by 4 at -O2 with its copies stored in the order "
+     "3, 0, 2, 1) is not re-rolled: the copies' proof fails (ir_reroll_rem.c prove_copies, not looked into; "
+     "since round 13 a nest's range test would stand before the nest, as k_iota's in map2d.c); k_prefix "
+     "agrees since round 11"},
     {"tests/unit/reroll/kept.c",
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "
