@@ -413,7 +413,7 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   LLVMValueRef jphi_of[RR_MAX_PHIS];
   p->loop = l;
   rr_reset(p);
-  if (ir_checked_copy(p->cfg.blocks[l->header].bb)) return false; /* a kept copy (version) */
+  if (ir_loop_checked(&p->cfg, l)) return false; /* a kept copy (version) */
   if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
     p->failed = false;
     return rr_try_remainder(p);
@@ -428,7 +428,7 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
-  bool exact_offsets = s->k > 0; /* see version() */
+  bool exact_offsets = p->exact_traps && s->k > 0; /* see version() */
   if (s->const_end) {
     /* a constant count: the test before the nest (ir_reroll_hoist.c), or
      * in L's preheader for a loop alone (version_const) */
@@ -481,9 +481,10 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
   return done;
 }
 
-unsigned ir_reroll_loops(LLVMModuleRef mod) {
+unsigned ir_reroll_loops(LLVMModuleRef mod, bool exact_traps) {
   rr_pass *p = calloc(1, sizeof *p);
   if (!p) return 0;
+  p->exact_traps = exact_traps;
   p->ctx = LLVMGetModuleContext(mod);
   p->b = LLVMCreateBuilderInContext(p->ctx);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {

@@ -91,6 +91,8 @@ typedef struct {
   bool failed;         /* an expression of L or Q could not be built */
   bool ivs_built;      /* ir_indvar_build ran on lp (ir_reroll_hoist.c) */
   bool restart;        /* a nest was hoisted: the function is analysed again */
+  bool exact_traps;    /* false: no range test or kept copy for the offset
+                        * a trap names alone (ir_inline.c's trial) */
   unsigned rerolled;
 } rr_pass;
 

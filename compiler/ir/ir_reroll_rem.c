@@ -845,11 +845,11 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
   /* inside a nest: the test before the nest, the nest cloned as it is
    * (ir_reroll_hoist.c); L is then re-rolled with nothing beside it */
-  if (p->loop->parent && rr_hoisted(s->L)) {
+  if (p->exact_traps && p->loop->parent && rr_hoisted(s->L)) {
     *kept_in = NULL;
     return true;
   }
-  if (p->loop->parent && rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->R, s->x, s->mask | (s->F - 1), c->init)) {
+  if (p->exact_traps && p->loop->parent && rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->R, s->x, s->mask | (s->F - 1), c->init)) {
     p->restart = true; /* re-rolled on the next pass over the function */
     return true;
   }
@@ -1012,7 +1012,7 @@ static bool walks_exact(rr_pass *p, const rm_shape *s) {
  * (memory_needs_version) in L's preheader or not at all. */
 static bool needs_version(rr_pass *p, const rm_shape *s) {
   if (s->reorder || (s->folded && !walks_exact(p, s))) return true;
-  return s->neff > 0;
+  return p->exact_traps && s->neff > 0;
 }
 
 /* Whether the memory a trap leaves needs the version (not only the

@@ -249,8 +249,7 @@ static uint32_t nest_offset(const kn_recog_nest *n, const off_func *wf) {
  * marked, or its latch's, where the bounds checks split the header and
  * moved the marked terminator away. */
 static bool nest_checked(const kn_recog_nest *n) {
-  return ir_checked_copy(n->cfg->blocks[n->nest->header].bb) ||
-         (n->nest->nlatches > 0 && ir_checked_copy(n->cfg->blocks[n->nest->latches[0]].bb));
+  return ir_loop_checked(n->cfg, n->nest);
 }
 
 /* The bounds pass's checked copy of a nest (compiler/bnd_loop.c), which

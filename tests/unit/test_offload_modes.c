@@ -195,7 +195,7 @@ static void offloadable(const char *wasm, const drv_options *o, bool reassociate
       for (int k = 0; k < res.nnests; k++) {
         const kn_recog_nest *n = &res.nests[k];
         const char *why;
-        if (!n->ok || ir_checked_copy(n->cfg->blocks[n->nest->header].bb) || !off_version_check(n, &why))
+        if (!n->ok || ir_loop_checked(n->cfg, n->nest) || !off_version_check(n, &why))
           continue;
         char what[96];
         describe(&n->desc, what, sizeof what);

@@ -390,7 +390,7 @@ static bool product_in(const char *src, const char *fn, const char *flags, mutat
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
     seen |= !n->ok && reason && strstr(n->reason, reason) != NULL;
-    if (!n->ok || n->desc.kind != KN_MATMUL || ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    if (!n->ok || n->desc.kind != KN_MATMUL || ir_loop_checked(n->cfg, n->nest)) continue;
     ck_assert_msg(!p, "%s %s: two products", fn, flags);
     p = &f.res.nests[i];
   }
@@ -911,7 +911,7 @@ static bool map2d_of(const char *fn, const char *flags, mutation mutate, char *o
   const kn_recog_nest *p = NULL;
   for (int i = 0; i < f.res.nnests; i++)
     if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MAP && f.res.nests[i].desc.map.ndims == 2 &&
-        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->header].bb)) {
+        !ir_loop_checked(f.res.nests[i].cfg, f.res.nests[i].nest)) {
       ck_assert_msg(!p, "%s %s: two 2-D maps taken", fn, flags);
       p = &f.res.nests[i];
     }

@@ -230,7 +230,7 @@ START_TEST(pass_rerolls_what_it_proves) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
   LLVMDisposePassBuilderOptions(po);
-  unsigned n = ir_reroll_loops(mod);
+  unsigned n = ir_reroll_loops(mod, true);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
   bool done = has_rerolled_loop(function_named(mod, c->func), strcmp(c->file, "copies") ? "reroll.stay" : "reroll.jstay");
