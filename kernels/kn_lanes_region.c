@@ -558,7 +558,7 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     LLVMValueRef *want = vector ? &vid : &rid;
     if (*want && *want != id) return false;
     *want = id;
-    bool checked = ir_checked_copy(c->cfg->blocks[l->header].bb);
+    bool checked = ir_loop_checked(c->cfg, l);
     r->loops[r->nloops] = l;
     r->vector[r->nloops++] = vector;
     if (!vector && !checked) {
@@ -1763,8 +1763,7 @@ bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {
   if (!into[0] || !into[1] || into[0] == into[1] || wasm_loop(c, into[0]) != wasm_loop(c, into[1]) ||
       !wasm_loop(c, into[0]))
     return false;
-  bool checked0 = ir_checked_copy(c->cfg->blocks[into[0]->header].bb);
-  return checked0 != ir_checked_copy(c->cfg->blocks[into[1]->header].bb);
+  return ir_loop_checked(c->cfg, into[0]) != ir_loop_checked(c->cfg, into[1]);
 }
 
 bool kr_region_trap_check(const kr_ctx *c, int b) {

@@ -516,8 +516,7 @@ static LLVMValueRef load_under(const kr_ctx *c, const ir_loop *l, LLVMValueRef v
  * launch, which no descriptor says. */
 static bool checked_loop(const kr_ctx *c, const ir_loop *l) {
   /* the mark is on every block's branch; LICM may leave a header without */
-  return ir_checked_copy(c->cfg->blocks[l->header].bb) ||
-         (l->nlatches > 0 && ir_checked_copy(c->cfg->blocks[l->latches[0]].bb));
+  return ir_loop_checked(c->cfg, l);
 }
 
 static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loop **fast) {

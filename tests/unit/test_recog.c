@@ -655,7 +655,7 @@ START_TEST(blas_columns) {
   const kn_recog_nest *n = NULL;
   for (int i = 0; i < f.res.nnests && !n; i++)
     if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MATMUL && f.res.nests[i].nest->depth == 2 &&
-        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->latches[0]].bb))
+        !ir_loop_checked(f.res.nests[i].cfg, f.res.nests[i].nest))
       n = &f.res.nests[i];
   if (!n) dump(&f);
   ck_assert_msg(n != NULL, "%s: the column's l-i nest is no product", funcs[_i % 2]);
@@ -723,7 +723,7 @@ START_TEST(blas_epilogues) {
   const kn_recog_nest *n = NULL;
   for (int i = 0; i < f.res.nnests && !n; i++)
     if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MATMUL &&
-        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->latches[0]].bb))
+        !ir_loop_checked(f.res.nests[i].cfg, f.res.nests[i].nest))
       n = &f.res.nests[i];
   if (!n) dump(&f);
   ck_assert_msg(n != NULL, "%s: no product", c->func);
@@ -797,7 +797,7 @@ enum { NSCALED = sizeof scaled_cases / sizeof *scaled_cases };
  * copy of a versioned nest (its fast copy speaks for it). */
 static const kn_recog_nest *first_fast(const fixture *f) {
   for (int i = 0; i < f->res.nnests; i++)
-    if (!ir_checked_copy(f->res.nests[i].cfg->blocks[f->res.nests[i].nest->header].bb)) return &f->res.nests[i];
+    if (!ir_loop_checked(f->res.nests[i].cfg, f->res.nests[i].nest)) return &f->res.nests[i];
   ck_abort_msg("no nest");
   return NULL;
 }
@@ -807,7 +807,7 @@ static const kn_recog_nest *first_fast(const fixture *f) {
 static const kn_recog_nest *fast_whole(const fixture *f) {
   for (int i = 0; i < f->res.nnests; i++)
     if (f->res.nests[i].nest->depth == 1 &&
-        !ir_checked_copy(f->res.nests[i].cfg->blocks[f->res.nests[i].nest->latches[0]].bb))
+        !ir_loop_checked(f->res.nests[i].cfg, f->res.nests[i].nest))
       return &f->res.nests[i];
   ck_abort_msg("no nest");
   return NULL;
@@ -820,7 +820,7 @@ static const kn_recog_nest *whole_matmul(const fixture *f) {
   for (int i = 0; i < f->res.nnests; i++) {
     const kn_recog_nest *n = &f->res.nests[i];
     if (n->ok && n->desc.kind == KN_MATMUL && n->nest->depth == 1 &&
-        !ir_checked_copy(n->cfg->blocks[n->nest->latches[0]].bb))
+        !ir_loop_checked(n->cfg, n->nest))
       return n;
   }
   dump(f);
@@ -1729,7 +1729,7 @@ START_TEST(fill_halves) {
   int maps = 0, little = 0;
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
-    if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    if (ir_loop_checked(n->cfg, n->nest)) continue;
     if (!n->ok) {
       little += strstr(n->reason, "too little work") != NULL;
       continue;
