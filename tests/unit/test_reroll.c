@@ -338,7 +338,7 @@ START_TEST(vec_copies_must_match) {
   mutate_rows(ctx, fn, _i);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
-  ir_reroll_loops(mod);
+  ir_reroll_loops(mod, true);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
   bool done = has_rerolled_loop(fn, "reroll.vstay");
