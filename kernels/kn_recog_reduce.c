@@ -1,5 +1,6 @@
 /* kn_recog_reduce.c: reductions into a phi accumulator (integer add, mul,
- * and, or, xor, min, max; float add only with fp_reassociate), and the
+ * and, or, xor, min, max; float add with fp_reassociate, or without it as
+ * a sequential sum when its terms are added in source order), and the
  * accumulator analysis the ijk matmul shares. */
 #include <string.h>
 
@@ -181,15 +182,21 @@ bool kr_reduce(kr_ctx *c) {
   accumulator acc;
   int copy_of[MAX_TERMS];
   if (!find_accumulator(c, c->chain[0], &acc) || !number_terms(c, &acc, copy_of)) return false;
-  if (acc.is_float && !c->opts->fp_reassociate)
-    return kr_fail(c, "float reduction needs --fp-reassociate");
+  /* Without --fp-reassociate a float sum stays exact: only a left-deep
+   * chain (each term added to the running sum in program order; number_terms
+   * proved unrolled copies in order) becomes a sequential sum, which one GPU
+   * thread adds in that same order. */
+  bool sequential = acc.is_float && !c->opts->fp_reassociate;
+  if (sequential && !acc.ordered)
+    return kr_fail(c, "float reduction not in source order needs --fp-reassociate");
   kn_type type;
   if (!kr_type_of(LLVMTypeOf(acc.phi), &type) || type == KN_I1 || type == KN_I8 || type == KN_I16)
     return kr_fail(c, "unsupported reduction type");
   c->copies = acc.nterms;
   if (!kr_set_trips(c, (unsigned)acc.nterms)) return false;
   kn_reduce *r = &c->out->desc.reduce;
-  *r = (kn_reduce){.trip = c->trips[0], .op = acc.op, .type = type, .reassociate = acc.is_float};
+  *r = (kn_reduce){.trip = c->trips[0], .op = acc.op, .type = type, .reassociate = acc.is_float && !sequential,
+                    .sequential = sequential};
   if (!build_terms(c, &acc, copy_of, &r->value)) return false;
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(acc.phi); i++)

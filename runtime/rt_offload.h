@@ -134,6 +134,25 @@ void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_u
 /* A CPU run's measured time (an upper bound). */
 void rt_choice_cpu_ran(rt_choice *c, double ops, double wall_us);
 
+/* Auto mode's model for an exact float sum in source order (rt_seq.c,
+ * TWASM_PATH_SEQ: one GPU thread).  Where its data lies: */
+typedef enum {
+  RT_SEQ_HOST,     /* managed or pageable memory, not moved to the device by a launch */
+  RT_SEQ_PINNED,   /* pinned host memory without a device copy */
+  RT_SEQ_KEPT,     /* every page kept in the device copy (rt_resident.c); the host holds them too */
+  RT_SEQ_MANAGED,  /* managed or pageable memory an earlier launch moved to the device */
+} rt_seq_place;
+/* Whether k is such a sum (its plan's path). */
+bool rt_seq_kernel(const twasm_kernel_abi *k);
+/* One GPU thread's time for p's terms, the launch included. */
+double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us);
+/* NULL when the sum may be weighed for a launch, its data on the device:
+ * *cpu_us then holds what the CPU's loop would also pay to move the data
+ * back (and again for the next kernel), *gpu_us the one thread's time;
+ * else why the CPU's loop runs. */
+const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *cpu_us,
+                         double *gpu_us);
+
 /* Device copies of linear memory for kernels on pinned host memory
  * (rt_resident.c): the pages a launch's spans touch are copied into a
  * device allocation as large as the memory (those of spans of at least
