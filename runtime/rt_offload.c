@@ -529,7 +529,7 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   }
   if (!why && seq && mode == CU_MODE_AUTO)
     why = rt_seq_weigh(&plan, seq_place(mem->abi.base, &plan, res, over_bus, host_out_of(l)), launch_us + copy_us,
-                       &cpu_us, &gpu_us);
+                       &l->choice.move_us, &gpu_us);
   if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us + copy_us, cpu_us, gpu_us)) {
     /* the figures only for a trace: formatting them cost about 4,600
      * instructions a CPU answer (callgrind, docs/PERFORMANCE.md) */

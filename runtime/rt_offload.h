@@ -116,9 +116,15 @@ typedef struct rt_choice {
   uint32_t losses;         /* measured launches in a row slower than the CPU estimate */
   uint32_t skip;           /* calls left on the CPU before the GPU is tried again */
   double ran_ops;          /* the operations of the last measured launch */
+  /* What a CPU run of this call would pay besides its loop: moving its
+   * data back from the device and again for the next kernel (an exact
+   * in-order sum over data on the device, rt_seq.c; set by the dispatch
+   * for each call, 0 for every other kernel).  Added to both the model's
+   * and the measured estimate: a measured run need not have paid it. */
+  double move_us;
 } rt_choice;
 /* The CPU's time for ops operations: the model's (model_us), lowered to
- * the measured rate. */
+ * the measured rate, plus move_us. */
 double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us);
 /* The GPU's: the model's until a launch was measured, then the launch
  * cost plus the measured rate (callers add the call's copy time to
@@ -147,10 +153,10 @@ bool rt_seq_kernel(const twasm_kernel_abi *k);
 /* One GPU thread's time for p's terms, the launch included. */
 double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us);
 /* NULL when the sum may be weighed for a launch, its data on the device:
- * *cpu_us then holds what the CPU's loop would also pay to move the data
- * back (and again for the next kernel), *gpu_us the one thread's time;
- * else why the CPU's loop runs. */
-const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *cpu_us,
+ * *move_us then holds what the CPU's loop would also pay to move the data
+ * back (and again for the next kernel: rt_choice.move_us), *gpu_us the
+ * one thread's time; else why the CPU's loop runs. */
+const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *move_us,
                          double *gpu_us);
 
 /* Device copies of linear memory for kernels on pinned host memory

@@ -40,8 +40,9 @@ double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us) {
   return launch_us + p->iterations * RT_SEQ_NS_PER_TERM / 1000;
 }
 
-const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *cpu_us,
+const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *move_us,
                          double *gpu_us) {
+  *move_us = 0;
   switch (place) {
   case RT_SEQ_HOST:
     return "exact in-order sum: its data is not on the GPU (one GPU thread is slower than the CPU's loop)";
@@ -51,7 +52,7 @@ const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double la
     /* the host holds the same bytes: the CPU's loop moves nothing */
     break;
   case RT_SEQ_MANAGED:
-    *cpu_us += (double)p->bytes * RT_SEQ_BACK_US_PER_BYTE;
+    *move_us = (double)p->bytes * RT_SEQ_BACK_US_PER_BYTE;
     break;
   }
   *gpu_us = rt_seq_gpu_us(p, launch_us);
