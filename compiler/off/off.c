@@ -85,6 +85,8 @@ static const char *kind_name(const kn_desc *d) {
 static const char *inexact_note(const kn_desc *d, const ptx_plan *p) {
   if (d->kind == KN_REDUCE && d->reduce.reassociate)
     return "; float reduction made eligible by --fp-reassociate (results may differ from the CPU)";
+  if (d->kind == KN_REDUCE && d->reduce.sequential)
+    return "; exact in-order float sum: one GPU thread, chosen only when its data is on the GPU";
   if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && p->tensor_family)
     return "; tf32 tensor cores on sm_80+ (--tensor-cores=tf32: inputs rounded to tf32)";
   return "";

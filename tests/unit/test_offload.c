@@ -95,7 +95,9 @@ static const struct {
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
-    {"dot_f32", "", "dot_f32: not offloaded: float reduction needs --fp-reassociate\n"},
+    /* without the flag an exact in-order sum, one GPU thread (ptx_seqsum.c) */
+    {"dot_f32", "", ": dot_f32: offloaded as reduce (sm_75,sm_80,sm_90); exact in-order float sum: one GPU thread, "
+                    "chosen only when its data is on the GPU; runs on the GPU when"},
     {"dot_f32", "--fp-reassociate",
      ": offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
     /* a nest that exists only as its bounds-checked copy still has its
