@@ -669,8 +669,30 @@ static bool entered_nonzero(const kr_ctx *c, LLVMValueRef v, int h) {
   return false;
 }
 
+/* The most v can be where its form bounds it, else UINT64_MAX: `x & C`
+ * is at most C; a phi (GVN's merge of the same remainder count from two
+ * ways in, as after a re-roll that kept its checked copy) at most the
+ * largest of its incoming values, each `x & C` or a constant (depth: how
+ * many phis deep to look). */
+static uint64_t masked_at_most(LLVMValueRef v, int depth) {
+  if (LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v);
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAnd) {
+    LLVMValueRef m = LLVMGetOperand(v, 1);
+    return LLVMIsAConstantInt(m) ? LLVMConstIntGetZExtValue(m) : UINT64_MAX;
+  }
+  if (!LLVMIsAPHINode(v) || depth <= 0) return UINT64_MAX;
+  uint64_t most = 0;
+  for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+    uint64_t in = masked_at_most(LLVMGetIncomingValue(v, k), depth - 1);
+    if (in == UINT64_MAX) return UINT64_MAX;
+    if (in > most) most = in;
+  }
+  return most;
+}
+
 /* The most a trip param counts where its form bounds it, else UINT64_MAX:
- * a down counter from `x & C` by -1 while its next value is not 0,
+ * a down counter from `x & C` (or a phi of such, masked_at_most) by -1
+ * while its next value is not 0,
  * entered only with that start not 0 (clang's remainder loop after a loop
  * it unrolled by C + 1, fill_halves in tests/gpu/detect/fill.c): C trips
  * at most, times the copies. */
@@ -680,12 +702,9 @@ static uint64_t trip_at_most(const kr_ctx *c, const kn_bind *b) {
       t->start_add || t->pred != LLVMIntNE || !LLVMIsAConstantInt(t->bound) || LLVMConstIntGetZExtValue(t->bound))
     return UINT64_MAX;
   LLVMValueRef s = t->start;
-  if (!LLVMIsABinaryOperator(s) || LLVMGetInstructionOpcode(s) != LLVMAnd) return UINT64_MAX;
-  LLVMValueRef m = LLVMGetOperand(s, 1);
-  if (!LLVMIsAConstantInt(m) || LLVMConstIntGetZExtValue(m) >= KR_MIN_ITERATIONS ||
-      !entered_nonzero(c, s, t->iv->loop->header))
-    return UINT64_MAX;
-  return LLVMConstIntGetZExtValue(m) * b->scale;
+  uint64_t most = masked_at_most(s, 1);
+  if (most >= KR_MIN_ITERATIONS || !entered_nonzero(c, s, t->iv->loop->header)) return UINT64_MAX;
+  return most * b->scale;
 }
 
 /* Whether the nest does fewer than KR_MIN_ITERATIONS iterations: constant
