@@ -31,8 +31,15 @@ bool bnd_module(LLVMModuleRef mod, LLVMTargetMachineRef tm, const wasm_module *m
                 tw_diag *d) {
   /* LLVM's inliner decides on code size, which the checks would inflate
    * (a compare and a branch each, cheap to run); it decides first, on the
-   * module as guard pages alone would leave it */
-  if (opt_level >= 2 && !run(mod, tm, "cgscc(inline)", d)) return false;
+   * module as guard pages alone would leave it.  The calls the driver's
+   * `inline` pass marked (inlined on a trial without the re-roll's
+   * checked copies, ir_inline.c) are inlined whatever those copies add. */
+  if (opt_level >= 2) {
+    ir_calls_obey(mod, true);
+    bool ok = run(mod, tm, "cgscc(inline)", d);
+    ir_calls_obey(mod, false);
+    if (!ok) return false;
+  }
   if (!bnd_insert_checks(mod, m))
     return tw_fail(d, TW_DIAG_NO_OFFSET, "internal error: out of memory adding bounds checks");
   if (opt_level < 2 || m->nmems == 0) return true;

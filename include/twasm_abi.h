@@ -16,7 +16,7 @@
 #pragma GCC visibility push(default) /* the runtime entry points generated code calls */
 #endif
 
-#define TWASM_ABI_VERSION 14u
+#define TWASM_ABI_VERSION 15u
 #define TWASM_PAGE_SIZE 65536u
 /* The most pages a linear memory may have: one short of wasm32's 4 GiB
  * (the spec lets memory.grow fail at an implementation limit).  Memory
@@ -285,6 +285,11 @@ enum {
   TWASM_PATH_WMMA = 5,       /* 128x128 tiles on wmma / mma.sync (sm_80+) */
   TWASM_PATH_WGMMA = 6,      /* sm_90a: wgmma for the shapes it takes, the wmma body for the rest */
   TWASM_PATH_MATVEC = 7,     /* exact product with one output column or row: a thread per output */
+  /* ABI 15: an exact float sum in source order (no --fp-reassociate), one
+   * GPU thread adding every term to the result cell in order
+   * (ptx/ptx_seqsum.c); the runtime launches it in auto mode only where
+   * its data lies on the device (runtime/rt_seq.c). */
+  TWASM_PATH_SEQ = 8,
 };
 enum {
   TWASM_ENTRY_MAIN = 1,      /* the entry named after the kernel */

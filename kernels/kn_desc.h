@@ -102,7 +102,9 @@ typedef struct {
 } kn_map;
 
 /* result = init OP node[value](0) OP ... OP node[value](trip-1).  Integer
- * ops only, unless reassociate is set (float ADD, order then unspecified).
+ * ops only, unless reassociate is set (float ADD, order then unspecified)
+ * or sequential (float ADD in exactly that order, left to right, one
+ * rounding per add: one GPU thread sums, bit-identical to the loop).
  * The kernel takes one more argument after the params: a device pointer to
  * the result cell, which the runtime fills with init (the live value of
  * init_param, in `type`) before the launch and reads afterwards. */
@@ -114,10 +116,11 @@ typedef enum {
 typedef struct {
   kn_size trip;
   kn_red_op op;
-  kn_type type;            /* I32 or I64; F32/F64 only with reassociate */
+  kn_type type;            /* I32 or I64; F32/F64 only with reassociate or sequential */
   int32_t value;           /* in terms of iv 0 */
   unsigned init_param;
   bool reassociate;
+  bool sequential;         /* an exact float sum in source order (ptx_seqsum.c) */
 } kn_reduce;
 
 /* Element (r, c) of product b of a batch lies at byte offset

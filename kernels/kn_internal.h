@@ -169,13 +169,28 @@ typedef struct {
   bool row_reading;
   int in_address;          /* kr_address's depth: only an address takes a row pointer */
   int nguard_exits;        /* exits of the nest to guards (kn_recog_guard.c) */
+  /* A region at the top of a function (kn_recog_top.c): the blocks from
+   * its skip on, read as the loop around it that it has not (chain[0]
+   * the region's R, depth 1); NULL elsewhere. */
+  const ir_loop *top;
 } kr_ctx;
+
+/* The nest's blocks: chain[0]'s, or a region at the top of a function's
+ * (c->top, kn_recog_top.c), whose values outside R are the nest's too. */
+static inline const ir_loop *kr_nest(const kr_ctx *c) { return c->top ? c->top : c->chain[0]; }
 
 /* Whether store is one of the kernel's (c->slice). */
 bool kr_in_slice(const kr_ctx *c, LLVMValueRef store);
 /* Runs the recogniser the nest's shape asks for (map, reduction or
  * product) on c, whose chain is built; false with c->reason. */
 bool kr_kind(kr_ctx *c);
+/* kn_recog.c: the safety scan of chain[0] (calls, accesses, exits). */
+bool kr_scan(kr_ctx *c);
+/* kn_recog_top.c: a vector loop vec at the top of fn with its scalar
+ * remainder, as one nest (c->out, its nest a region that is no loop):
+ * true when that nest is a kernel; claimed[r] set for each root loop of
+ * lp it holds. */
+bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *claimed);
 /* kn_recog_split.c: a nest whose stores write two or more arrays, as one
  * kernel per array; scanned: c as scan and chain left it.  True with
  * c->out filled (its parts) when every part is a kernel. */

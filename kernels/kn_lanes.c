@@ -423,7 +423,7 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   if (!LLVMIsAInstruction(v)) return kr_fail(c, "unsupported vector value"), -1;
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   /* a splat made before the loop is traced to its scalar, a live value */
-  if (op != LLVMShuffleVector && op != LLVMInsertElement && !ir_loop_defines(c->chain[0], v, c->cfg))
+  if (op != LLVMShuffleVector && op != LLVMInsertElement && !ir_loop_defines(kr_nest(c), v, c->cfg))
     return kr_fail(c, "a vector value computed before the loop"), -1;
   int32_t r;
   switch (op) {

@@ -318,7 +318,7 @@ static bool skip_leaf(const kr_ctx *c, LLVMValueRef cmp, bool neg, LLVMValueRef 
   if (a == n) return ((p == LLVMIntULT || p == LLVMIntSLT) && k >= (int64_t)lanes) ||
                      ((p == LLVMIntULE || p == LLVMIntSLE) && k + 1 >= (int64_t)lanes) ||
                      (p == LLVMIntEQ && k == 1 && lanes <= 2);
-  if (p == LLVMIntNE && k == 1 && !*unit && !ir_loop_defines(c->chain[0], a, c->cfg)) *unit = a;
+  if (p == LLVMIntNE && k == 1 && !*unit && !ir_loop_defines(kr_nest(c), a, c->cfg)) *unit = a;
   return false;
 }
 
@@ -558,7 +558,7 @@ static bool region_loops(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     LLVMValueRef *want = vector ? &vid : &rid;
     if (*want && *want != id) return false;
     *want = id;
-    bool checked = ir_checked_copy(c->cfg->blocks[l->header].bb);
+    bool checked = ir_loop_checked(c->cfg, l);
     r->loops[r->nloops] = l;
     r->vector[r->nloops++] = vector;
     if (!vector && !checked) {
@@ -1155,9 +1155,9 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   if (LLVMGetIntTypeWidth(LLVMTypeOf(n)) != 32) return fail(c, REGION_FAIL);
   /* n computed before the nest, or a triangle's row count (tri_count),
    * which clang masks with 2^32 - L (n below 2^31 either way there) */
-  if (ir_loop_defines(c->chain[0], n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
+  if (ir_loop_defines(kr_nest(c), n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
   /* n live, masked with 2^32 - L: a row of a loop around the nest */
-  if (!ir_loop_defines(c->chain[0], n, c->cfg) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes) &&
+  if (!ir_loop_defines(kr_nest(c), n, c->cfg) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes) &&
       (r->sum || !tri_count(c, n, r) || !r->row_outside))
     return fail(c, REGION_FAIL);
   if (!is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))) &&
@@ -1339,8 +1339,10 @@ bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v) {
   if (!l) return false;
   kr_region r;
   const char *why = c->reason;
-  if (l->nchildren == 0 && l->parent && l != root) {
-    bool ok = kr_region_find(c, l->parent, &r);
+  /* (a loop at the top of a function: the blocks of c->top around it) */
+  const ir_loop *up = l->parent ? l->parent : l != root && root == c->top ? root : NULL;
+  if (l->nchildren == 0 && up && l != root) {
+    bool ok = kr_region_find(c, up, &r);
     if (ok || why) c->reason = why; /* else the shape's failure, if any */
     for (int k = 0; ok && k < r.nloops; k++)
       if (r.loops[k] == l) return r.vector[k];
@@ -1517,7 +1519,7 @@ static bool sum_terms_alike(kr_ctx *c, const kr_region *r, int32_t *root) {
 bool kr_region_prove(kr_ctx *c, const kr_region *r) {
   kr_ctx keep = *c;
   kn_recog_nest out_keep = *c->out;
-  bool ok = c->depth >= 2;
+  bool ok = c->depth >= 2 || (c->top && r->outer == c->top);
   int32_t root = -1;
   kr_affine first = {0};
   /* compared in the region's outer loop (the loops around it give live
@@ -1761,8 +1763,7 @@ bool kr_region_copies_fork(const kr_ctx *c, const ir_loop *outer, int b) {
   if (!into[0] || !into[1] || into[0] == into[1] || wasm_loop(c, into[0]) != wasm_loop(c, into[1]) ||
       !wasm_loop(c, into[0]))
     return false;
-  bool checked0 = ir_checked_copy(c->cfg->blocks[into[0]->header].bb);
-  return checked0 != ir_checked_copy(c->cfg->blocks[into[1]->header].bb);
+  return ir_loop_checked(c->cfg, into[0]) != ir_loop_checked(c->cfg, into[1]);
 }
 
 bool kr_region_trap_check(const kr_ctx *c, int b) {

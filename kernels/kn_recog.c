@@ -81,15 +81,17 @@ static bool only_compared(LLVMValueRef v) {
 
 /* Whether v only reaches compares, directly or through adding a
  * constant and truncating: the bounds pass's `limit = size - 4` of a
- * check it left in the nest (a row table's, round 13). */
-static bool only_bounded(LLVMValueRef v, int depth) {
+ * check it left in the nest (a row table's, round 13).  With phis: a
+ * region at the top of a function (kn_recog_top.c), whose bounds tests
+ * before its loops GVN may merge (the memory size loaded on two paths). */
+static bool only_bounded(LLVMValueRef v, int depth, bool phis) {
   for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
     LLVMValueRef user = LLVMGetUser(u);
     if (LLVMIsAICmpInst(user)) continue;
-    bool step = LLVMIsATruncInst(user) ||
+    bool step = LLVMIsATruncInst(user) || (phis && LLVMIsAPHINode(user)) ||
                 (LLVMIsABinaryOperator(user) && LLVMGetInstructionOpcode(user) == LLVMAdd &&
                  (LLVMIsAConstantInt(LLVMGetOperand(user, 0)) || LLVMIsAConstantInt(LLVMGetOperand(user, 1))));
-    if (!step || depth > 3 || !only_bounded(user, depth + 1)) return false;
+    if (!step || depth > 3 || !only_bounded(user, depth + 1, phis)) return false;
   }
   return true;
 }
@@ -130,7 +132,7 @@ static bool scan_insn(kr_ctx *c, LLVMValueRef i) {
     LLVMValueRef base, ptr = LLVMGetOperand(i, op == LLVMLoad ? 0 : 1);
     for (base = ptr; LLVMIsAGetElementPtrInst(base);) base = LLVMGetOperand(base, 0);
     if (base != c->mem_base && !(op == LLVMLoad && (only_compared(i) || kr_region_host_read(c, i) ||
-                                                     (memory_size_load(i) && only_bounded(i, 0))))) {
+                                                     (memory_size_load(i) && only_bounded(i, 0, c->top != NULL))))) {
       if (op == LLVMLoad && memory_size_load(i))
         return kr_fail(c, "reads the memory size inside the nest (a bounds check the bounds pass could not "
                           "test once before the nest)");
@@ -162,6 +164,8 @@ static bool scan_nest(kr_ctx *c) {
           return false;
   return scan_exits(c);
 }
+
+bool kr_scan(kr_ctx *c) { return scan_nest(c); }
 
 /* LLVM writes `trunc(iv.next) == 0` on a widened i64 IV as
  * `(iv.next & mask) == 0`, mask dropping the low bits the step keeps zero. */
@@ -314,7 +318,7 @@ static bool entered_always(kr_ctx *c, const ir_loop *l, const ir_loop *outer, LL
       if (LLVMGetSuccessor(br, 0) == LLVMGetSuccessor(br, 1)) return false;
       /* a bypass in the nest that never skips: taken only by products
        * over a triangle, whose j loops sit behind one */
-      if (ir_loop_defines(c->chain[0], cond, c->cfg) && !kr_host_value(c, cond, 0))
+      if (ir_loop_defines(kr_nest(c), cond, c->cfg) && !kr_host_value(c, cond, 0))
         return c->allow_tri && (c->bypassed = never_skips(c, cond, LLVMGetSuccessor(br, 0) != in));
       *guard = cond;
       *enters = LLVMGetSuccessor(br, 0) == in;
@@ -385,7 +389,7 @@ static bool bound_less(LLVMValueRef outer, LLVMValueRef b, int64_t add) {
  * (kn_recog_affine.c). */
 static bool upper_trip(kr_ctx *c, const ir_loop *l, const ir_trip *t, kn_size *out) {
   if (c->region || c->pregion || t->kind != IR_TRIP_SYMBOLIC || t->step != 1 || t->start_add || !t->cmp_next ||
-      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(c->chain[0], t->bound, c->cfg) ||
+      t->pred != LLVMIntNE || t->other_exits || ir_loop_defines(kr_nest(c), t->bound, c->cfg) ||
       ir_loop_defines(l, t->start, c->cfg))
     return false;
   kr_affine b = kr_int(c, t->start);
@@ -512,8 +516,7 @@ static LLVMValueRef load_under(const kr_ctx *c, const ir_loop *l, LLVMValueRef v
  * launch, which no descriptor says. */
 static bool checked_loop(const kr_ctx *c, const ir_loop *l) {
   /* the mark is on every block's branch; LICM may leave a header without */
-  return ir_checked_copy(c->cfg->blocks[l->header].bb) ||
-         (l->nlatches > 0 && ir_checked_copy(c->cfg->blocks[l->latches[0]].bb));
+  return ir_loop_checked(c->cfg, l);
 }
 
 static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loop **fast) {
@@ -666,8 +669,30 @@ static bool entered_nonzero(const kr_ctx *c, LLVMValueRef v, int h) {
   return false;
 }
 
+/* The most v can be where its form bounds it, else UINT64_MAX: `x & C`
+ * is at most C; a phi (GVN's merge of the same remainder count from two
+ * ways in, as after a re-roll that kept its checked copy) at most the
+ * largest of its incoming values, each `x & C` or a constant (depth: how
+ * many phis deep to look). */
+static uint64_t masked_at_most(LLVMValueRef v, int depth) {
+  if (LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v);
+  if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAnd) {
+    LLVMValueRef m = LLVMGetOperand(v, 1);
+    return LLVMIsAConstantInt(m) ? LLVMConstIntGetZExtValue(m) : UINT64_MAX;
+  }
+  if (!LLVMIsAPHINode(v) || depth <= 0) return UINT64_MAX;
+  uint64_t most = 0;
+  for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
+    uint64_t in = masked_at_most(LLVMGetIncomingValue(v, k), depth - 1);
+    if (in == UINT64_MAX) return UINT64_MAX;
+    if (in > most) most = in;
+  }
+  return most;
+}
+
 /* The most a trip param counts where its form bounds it, else UINT64_MAX:
- * a down counter from `x & C` by -1 while its next value is not 0,
+ * a down counter from `x & C` (or a phi of such, masked_at_most) by -1
+ * while its next value is not 0,
  * entered only with that start not 0 (clang's remainder loop after a loop
  * it unrolled by C + 1, fill_halves in tests/gpu/detect/fill.c): C trips
  * at most, times the copies. */
@@ -677,12 +702,9 @@ static uint64_t trip_at_most(const kr_ctx *c, const kn_bind *b) {
       t->start_add || t->pred != LLVMIntNE || !LLVMIsAConstantInt(t->bound) || LLVMConstIntGetZExtValue(t->bound))
     return UINT64_MAX;
   LLVMValueRef s = t->start;
-  if (!LLVMIsABinaryOperator(s) || LLVMGetInstructionOpcode(s) != LLVMAnd) return UINT64_MAX;
-  LLVMValueRef m = LLVMGetOperand(s, 1);
-  if (!LLVMIsAConstantInt(m) || LLVMConstIntGetZExtValue(m) >= KR_MIN_ITERATIONS ||
-      !entered_nonzero(c, s, t->iv->loop->header))
-    return UINT64_MAX;
-  return LLVMConstIntGetZExtValue(m) * b->scale;
+  uint64_t most = masked_at_most(s, 1);
+  if (most >= KR_MIN_ITERATIONS || !entered_nonzero(c, s, t->iv->loop->header)) return UINT64_MAX;
+  return most * b->scale;
 }
 
 /* Whether the nest does fewer than KR_MIN_ITERATIONS iterations: constant
@@ -832,11 +854,32 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
   LLVMModuleRef mod = LLVMGetGlobalParent(fn);
   LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));
   LLVMValueRef mem_base = find_mem_base(cfg, fn);
-  out->nests = tw_arena_alloc(arena, (size_t)(lp->nloops + 1) * sizeof *out->nests);
+  out->nests = tw_arena_alloc(arena, (size_t)(2 * lp->nloops + 1) * sizeof *out->nests);
+  const kr_ctx proto = {.arena = arena, .cfg = cfg, .dom = dom, .td = td, .opts = opts, .mem_base = mem_base, .copies = 1};
+  /* a vector loop at the top and its remainder: one nest, in place of
+   * the first of their loops (kn_recog_top.c) */
+  bool *claimed = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *claimed);
+  int *region_of = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *region_of);
+  kn_recog_nest *regions = tw_arena_alloc(arena, (size_t)(lp->nroots + 1) * sizeof *regions);
+  int nregions = 0;
+  for (int r = 0; r < lp->nroots; r++) region_of[r] = -1;
+  for (int r = 0; r < lp->nroots && !opts->loops_alone; r++) {
+    if (claimed[r]) continue;
+    kr_ctx c = proto;
+    c.out = &regions[nregions];
+    if (!kr_top_region(&c, lp, lp->roots[r], claimed)) continue;
+    for (int k = 0; k < lp->nroots; k++)
+      if (claimed[k] && region_of[k] < 0) region_of[k] = nregions;
+    nregions++;
+  }
   for (int r = 0; r < lp->nroots; r++) {
-    recognise_tree(lp->roots[r], &(kr_ctx){.arena = arena, .cfg = cfg, .dom = dom, .td = td, .opts = opts,
-                                           .mem_base = mem_base, .copies = 1},
-                   out);
+    if (region_of[r] >= 0) {
+      bool first = true;
+      for (int k = 0; k < r; k++) first &= region_of[k] != region_of[r];
+      if (first) out->nests[out->nnests++] = regions[region_of[r]];
+      continue;
+    }
+    recognise_tree(lp->roots[r], &proto, out);
   }
   LLVMDisposeTargetData(td);
   return true;

@@ -138,6 +138,10 @@ typedef struct kn_recog_nest {
 
 typedef struct {
   bool fp_reassociate;      /* allow float add reductions */
+  /* each loop of a vector region at the top of a function its own nest,
+   * as before kn_recog_top.c (tests of kn_lanes.c's reading of the
+   * vector loop alone) */
+  bool loops_alone;
 } kn_recog_opts;
 
 typedef struct {

@@ -93,7 +93,7 @@ static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32);
  * (kr_field_load). */
 static bool reads_field(const kr_ctx *c, LLVMValueRef v, int depth) {
   if (kr_field_load(c, v)) return true;
-  if (depth > 4 || !LLVMIsABinaryOperator(v) || !ir_loop_defines(c->chain[0], v, c->cfg)) return false;
+  if (depth > 4 || !LLVMIsABinaryOperator(v) || !ir_loop_defines(kr_nest(c), v, c->cfg)) return false;
   return reads_field(c, LLVMGetOperand(v, 0), depth + 1) || reads_field(c, LLVMGetOperand(v, 1), depth + 1);
 }
 
@@ -105,11 +105,11 @@ static bool reads_field(const kr_ctx *c, LLVMValueRef v, int depth) {
  * refuses a launch whose output covers them; then no store of the nest
  * writes them, and every load in the nest reads what the host read. */
 bool kr_field_load(const kr_ctx *c, LLVMValueRef v) {
-  if (!v || !LLVMIsALoadInst(v) || !ir_loop_defines(c->chain[0], v, c->cfg) || LLVMGetVolatile(v) ||
+  if (!v || !LLVMIsALoadInst(v) || !ir_loop_defines(kr_nest(c), v, c->cfg) || LLVMGetVolatile(v) ||
       LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind)
     return false;
   LLVMValueRef ptr = LLVMGetOperand(v, 0);
-  if (ir_loop_defines(c->chain[0], ptr, c->cfg)) return false;
+  if (ir_loop_defines(kr_nest(c), ptr, c->cfg)) return false;
   while (LLVMIsAGetElementPtrInst(ptr)) ptr = LLVMGetOperand(ptr, 0);
   return ptr == c->mem_base;
 }
@@ -121,7 +121,7 @@ bool kr_field_load(const kr_ctx *c, LLVMValueRef v) {
  * loop), no division (it may trap), no phi; off_version.c computes it
  * again in offload.call. */
 bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth) {
-  if (!v || !ir_loop_defines(c->chain[0], v, c->cfg) || kr_field_load(c, v)) return true;
+  if (!v || !ir_loop_defines(kr_nest(c), v, c->cfg) || kr_field_load(c, v)) return true;
   if (depth > 6 || LLVMIsAPHINode(v) || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind) return false;
   if (!ir_int_step_pure(v)) return false;
   for (int k = 0; k < LLVMGetNumOperands(v); k++)
@@ -132,10 +132,10 @@ bool kr_host_value(const kr_ctx *c, LLVMValueRef v, int depth) {
 /* A loop-invariant atom of ir_affine: a live value, or an extension (inside
  * the nest) of one, which the host passes as the value itself. */
 static LLVMValueRef live_atom(kr_ctx *c, LLVMValueRef inv) {
-  if (!ir_loop_defines(c->chain[0], inv, c->cfg) || kr_field_load(c, inv)) return inv;
+  if (!ir_loop_defines(kr_nest(c), inv, c->cfg) || kr_field_load(c, inv)) return inv;
   if (LLVMIsAZExtInst(inv) || LLVMIsASExtInst(inv)) {
     LLVMValueRef x = LLVMGetOperand(inv, 0);
-    if (!ir_loop_defines(c->chain[0], x, c->cfg) || kr_field_load(c, x)) return x;
+    if (!ir_loop_defines(kr_nest(c), x, c->cfg) || kr_field_load(c, x)) return x;
   }
   return NULL;
 }
@@ -252,7 +252,7 @@ static bool scale_step(kr_ctx *c, LLVMValueRef p, LLVMValueRef *x_out, int64_t *
     x = k;
     k = t;
   }
-  if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) || ir_loop_defines(c->chain[0], x, c->cfg))
+  if ((op != LLVMShl && op != LLVMMul) || !LLVMIsAConstantInt(k) || ir_loop_defines(kr_nest(c), x, c->cfg))
     return false;
   int64_t kv = LLVMConstIntGetSExtValue(k);
   if (op == LLVMShl && (kv < 0 || kv > 30)) return false;
@@ -467,7 +467,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   /* the same for s while reading the prologue loop P (it starts there) */
   if (!c->region_marker && c->prol_j && c->prol_j == c->region && v == c->prol_j->prol_at)
     return (kr_affine){.ok = true, .n = 1, .t = {{1, SPRIME, NULL}}};
-  if (LLVMIsABinaryOperator(v) && ir_loop_defines(c->chain[0], v, c->cfg)) {
+  if (LLVMIsABinaryOperator(v) && ir_loop_defines(kr_nest(c), v, c->cfg)) {
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
     if (op == LLVMOr && !LLVMGetIsDisjoint(v)) return or_as_add(c, v, depth);
     if (op == LLVMAdd || op == LLVMSub) {
@@ -492,7 +492,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
     if (op == LLVMMul && !LLVMIsAConstantInt(k) && (c->region || c->peel_j) && !c->region_marker)
       for (int o = 0; o < 2; o++) {
         LLVMValueRef y = LLVMGetOperand(v, 1 - o);
-        if (ir_loop_defines(c->chain[0], y, c->cfg)) continue;
+        if (ir_loop_defines(kr_nest(c), y, c->cfg)) continue;
         kr_affine x = int_rec(c, LLVMGetOperand(v, o), depth + 1), out = {.ok = true};
         bool sp = false;
         for (int i = 0; x.ok && i < x.n; i++) {
@@ -523,7 +523,7 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
     }
   }
   if (LLVMIsAConstantInt(v)) return (kr_affine){.ok = true, .c = LLVMConstIntGetSExtValue(v)};
-  if (!ir_loop_defines(c->chain[0], v, c->cfg)) return live_value(c, v, depth);
+  if (!ir_loop_defines(kr_nest(c), v, c->cfg)) return live_value(c, v, depth);
   if (kr_field_load(c, v)) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, v}}};
   /* a row pointer (`A[i]`): a term of its own, which only a matrix's
    * layout and a range take (kr_row_term) */
@@ -545,8 +545,8 @@ static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth) {
   if (same) return int_rec(c, same, depth + 1);
   /* Decompose in the innermost chain loop holding v, so ir_iv_of sees the
    * IVs of that loop and of every loop around it. */
-  const ir_loop *at = c->chain[0];
-  for (int d = 1; d < c->depth; d++)
+  const ir_loop *at = kr_nest(c);
+  for (int d = c->top ? 0 : 1; d < c->depth; d++)
     if (ir_loop_defines(c->chain[d], v, c->cfg)) at = c->chain[d];
   if (c->prologue && ir_loop_defines(c->prologue, v, c->cfg)) at = c->prologue;
   ir_affine k = ir_affine_of(v, at, c->cfg, c->td);
@@ -759,7 +759,7 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of) {
 }
 
 bool kr_row_load(kr_ctx *c, LLVMValueRef v, kr_affine *table, int *dim) {
-  if (c->row_reading || !v || !LLVMIsALoadInst(v) || !ir_loop_defines(c->chain[0], v, c->cfg) ||
+  if (c->row_reading || !v || !LLVMIsALoadInst(v) || !ir_loop_defines(kr_nest(c), v, c->cfg) ||
       LLVMGetVolatile(v) || LLVMGetOrdering(v) != LLVMAtomicOrderingNotAtomic ||
       LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMTypeOf(v)) != 32)
     return false;
@@ -772,7 +772,7 @@ bool kr_row_load(kr_ctx *c, LLVMValueRef v, kr_affine *table, int *dim) {
   for (int i = 0; i < a.n; i++) {
     const kr_term *t = &a.t[i];
     if (t->dim < 0) {
-      if (kr_field_load(c, t->param) || !ir_loop_defines(c->chain[0], t->param, c->cfg)) {
+      if (kr_field_load(c, t->param) || !ir_loop_defines(kr_nest(c), t->param, c->cfg)) {
         rest.t[rest.n++] = *t;
         continue;
       }
@@ -899,7 +899,7 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
 /* The field loads v is computed from (kr_host_value): each one's bytes a
  * read range. */
 static bool field_ranges_of(kr_ctx *c, LLVMValueRef v, int depth, LLVMValueRef *done, int *ndone) {
-  if (!v || !ir_loop_defines(c->chain[0], v, c->cfg)) return true;
+  if (!v || !ir_loop_defines(kr_nest(c), v, c->cfg)) return true;
   if (!kr_field_load(c, v)) {
     if (depth > 6 || !kr_host_value(c, v, depth)) return kr_fail(c, "a live value is computed in the loop");
     for (int k = 0; k < LLVMGetNumOperands(v); k++)
@@ -969,5 +969,5 @@ bool kr_field_ranges(kr_ctx *c) {
 }
 
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v) {
-  return LLVMIsALoadInst(v) && ir_loop_defines(c->chain[0], v, c->cfg);
+  return LLVMIsALoadInst(v) && ir_loop_defines(kr_nest(c), v, c->cfg);
 }

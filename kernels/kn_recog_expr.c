@@ -342,7 +342,7 @@ int32_t kr_expr(kr_ctx *c, LLVMValueRef v) {
     if (r < 0) return -1;
   } else if (LLVMIsAConstant(v)) {
     r = constant(c, v, nt);
-  } else if (!ir_loop_defines(c->chain[0], v, c->cfg)) {
+  } else if (!ir_loop_defines(kr_nest(c), v, c->cfg)) {
     r = live_param(c, v, nt);
     if (r < 0) return -1;
   } else if (counts(c, v, t, &form)) {

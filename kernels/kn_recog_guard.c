@@ -17,7 +17,7 @@
  * __assert_fail ends in proc_exit).  A bare trap (a bounds check, a stack
  * overflow) is no guard. */
 bool kr_guard_exit(const kr_ctx *c, int b) {
-  return !c->chain[0]->in_body[b] && ir_noreturn_call(c->cfg, b);
+  return !kr_nest(c)->in_body[b] && ir_noreturn_call(c->cfg, b);
 }
 
 /* The side of block b's conditional branch that leaves the nest to a
@@ -28,14 +28,14 @@ static int guard_side(const kr_ctx *c, int b) {
   int side = -1;
   for (unsigned s = 0; s < 2; s++) {
     int to = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, s));
-    if (to < 0 || c->chain[0]->in_body[to] || !kr_guard_exit(c, to)) continue;
+    if (to < 0 || kr_nest(c)->in_body[to] || !kr_guard_exit(c, to)) continue;
     if (side >= 0) return -1;
     side = (int)s;
   }
   return side;
 }
 
-bool kr_guard_branch(const kr_ctx *c, int b) { return c->chain[0]->in_body[b] && guard_side(c, b) >= 0; }
+bool kr_guard_branch(const kr_ctx *c, int b) { return kr_nest(c)->in_body[b] && guard_side(c, b) >= 0; }
 
 /* The innermost chain loop holding block b, or -1 when b lies in a loop
  * of the nest that is no chain loop (a bounds copy's twin, a prologue). */
@@ -52,7 +52,7 @@ static int chain_dim_of(const kr_ctx *c, int b) {
 
 bool kr_guard_min_max(const kr_ctx *c, LLVMValueRef v) {
   kn_cmp cmp;
-  return v && LLVMIsACallInst(v) && ir_loop_defines(c->chain[0], v, c->cfg) && kr_min_max(v, &cmp);
+  return v && LLVMIsACallInst(v) && ir_loop_defines(kr_nest(c), v, c->cfg) && kr_min_max(v, &cmp);
 }
 
 /* Whether the host computes v before the launch: kr_host_value's values,

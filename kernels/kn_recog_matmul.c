@@ -115,7 +115,7 @@ static LLVMValueRef split_factor(const kr_ctx *c, LLVMValueRef v, mm_factor *f) 
   if (!v || !LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMFMul) return v;
   for (unsigned k = 0; k < 2; k++) {
     LLVMValueRef s = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
-    if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(s) || ir_loop_defines(c->chain[0], s, c->cfg)) continue;
+    if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(s) || ir_loop_defines(kr_nest(c), s, c->cfg)) continue;
     *f = (mm_factor){s, k == 0};
     return x;
   }
@@ -134,9 +134,9 @@ static LLVMValueRef split_post(kr_ctx *c, LLVMValueRef v, mm_post *p) {
   if (op != LLVMFDiv && op != LLVMFMul && op != LLVMFAdd && op != LLVMFSub) return v;
   for (unsigned k = op == LLVMFDiv ? 1 : 0; k < 2; k++) {
     LLVMValueRef f = LLVMGetOperand(v, k), x = LLVMGetOperand(v, 1 - k);
-    if (!ir_loop_defines(c->chain[0], x, c->cfg) || LLVMIsALoadInst(x)) continue;
+    if (!ir_loop_defines(kr_nest(c), x, c->cfg) || LLVMIsALoadInst(x)) continue;
     mm_post q = {f, op == LLVMFDiv, op == LLVMFAdd, op == LLVMFSub, k == 0, false, {0}};
-    if (ir_loop_defines(c->chain[0], f, c->cfg)) {
+    if (ir_loop_defines(kr_nest(c), f, c->cfg)) {
       if (!LLVMIsALoadInst(f)) continue;
       /* the element's address as the output's: one copy, the j loop's
        * virtual counter (as mirror_store) */
@@ -160,13 +160,13 @@ static bool blend_term(kr_ctx *c, LLVMValueRef t, mm_blend *b) {
     ld = NULL;
     for (unsigned k = 0; k < 2 && !ld; k++) {
       LLVMValueRef f = LLVMGetOperand(t, k), x = LLVMGetOperand(t, 1 - k);
-      if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(f) || ir_loop_defines(c->chain[0], f, c->cfg)) continue;
+      if (!LLVMIsALoadInst(x) || LLVMIsALoadInst(f) || ir_loop_defines(kr_nest(c), f, c->cfg)) continue;
       ld = x;
       b->factor = f;
       b->scale_first = k == 0;
     }
   }
-  if (!ld || !LLVMIsALoadInst(ld) || !ir_loop_defines(c->chain[0], ld, c->cfg)) return false;
+  if (!ld || !LLVMIsALoadInst(ld) || !ir_loop_defines(kr_nest(c), ld, c->cfg)) return false;
   /* the element's address as the output's: one copy (as split_post) */
   b->e = address_one_copy(c, LLVMGetOperand(ld, 0));
   return b->e.ok && !moves_with(&b->e, c->depth - 1);
@@ -178,7 +178,7 @@ static LLVMValueRef blend_add(kr_ctx *c, LLVMValueRef v, mm_blend *b) {
   if (!v || !LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMFAdd) return NULL;
   for (unsigned k = 0; k < 2; k++) {
     LLVMValueRef t = LLVMGetOperand(v, k), y = LLVMGetOperand(v, 1 - k);
-    if (!ir_loop_defines(c->chain[0], y, c->cfg) || LLVMIsALoadInst(y) || !blend_term(c, t, b)) continue;
+    if (!ir_loop_defines(kr_nest(c), y, c->cfg) || LLVMIsALoadInst(y) || !blend_term(c, t, b)) continue;
     b->on = true;
     b->first = k == 0;
     return y;
@@ -206,7 +206,7 @@ static LLVMValueRef blend_guarded(kr_ctx *c, LLVMValueRef v, mm_blend *b) {
     if (!((t0 == s && t1 == join) || (t0 == join && t1 == s))) continue;
     const ir_block *sb = &c->cfg->blocks[ir_cfg_index(c->cfg, s)];
     LLVMValueRef g = LLVMGetCondition(pbr);
-    if (sb->npreds != 1 || ir_loop_defines(c->chain[0], g, c->cfg)) continue;
+    if (sb->npreds != 1 || ir_loop_defines(kr_nest(c), g, c->cfg)) continue;
     q.guard = g;
     q.guard_on = t0 == s;
     *b = q;
@@ -261,7 +261,7 @@ static LLVMValueRef select_act(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   LLVMValueRef sel = when_true ? f : t;
   if (!when_true && f != x) return NULL;
   LLVMRealPredicate p = LLVMGetFCmpPredicate(cond);
-  if (p == LLVMRealPredicateFalse || p == LLVMRealPredicateTrue || !ir_loop_defines(c->chain[0], x, c->cfg))
+  if (p == LLVMRealPredicateFalse || p == LLVMRealPredicateTrue || !ir_loop_defines(kr_nest(c), x, c->cfg))
     return NULL;
   mm_act q = {true, p, left, when_true, k, sel, false, false, false, false};
   if (!plain_const(sel)) {
@@ -298,7 +298,7 @@ static LLVMValueRef minmax_call(const kr_ctx *c, LLVMValueRef v, mm_act *a) {
   bool xfirst = plain_const(o1) && !LLVMIsAConstantFP(o0);
   if (!xfirst && !(plain_const(o0) && !LLVMIsAConstantFP(o1))) return NULL;
   LLVMValueRef x = xfirst ? o0 : o1, k = xfirst ? o1 : o0;
-  if (!ir_loop_defines(c->chain[0], x, c->cfg)) return NULL;
+  if (!ir_loop_defines(kr_nest(c), x, c->cfg)) return NULL;
   LLVMBool lost = false;
   double kv = LLVMConstRealGetDouble(k, &lost);
   *a = (mm_act){.on = true, .left = true, .when_true = true, .cmp = k, .sel = k};
@@ -1193,7 +1193,7 @@ static bool guarded_sum(kr_ctx *c, LLVMValueRef v, LLVMValueRef latch, LLVMValue
    * count : 0 */
   kn_bind guard = {.kind = KN_BIND_TRIP, .trip = t, .scale = 1, .guard = cmp, .guard_enters = skip_on_false};
   bool host = kr_host_value(c, cmp, 0);
-  if (!ir_loop_defines(c->chain[0], cmp, c->cfg) || (host && !(LLVMIsAICmpInst(cmp) && skip_on_false))) {
+  if (!ir_loop_defines(kr_nest(c), cmp, c->cfg) || (host && !(LLVMIsAICmpInst(cmp) && skip_on_false))) {
     int param = kr_param(c, guard);
     if (param < 0) return kr_fail(c, "too many live values");
     c->trips[c->depth - 1] = (kn_size){true, param};

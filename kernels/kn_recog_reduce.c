@@ -1,5 +1,6 @@
 /* kn_recog_reduce.c: reductions into a phi accumulator (integer add, mul,
- * and, or, xor, min, max; float add only with fp_reassociate), and the
+ * and, or, xor, min, max; float add with fp_reassociate, or without it as
+ * a sequential sum when its terms are added in source order), and the
  * accumulator analysis the ijk matmul shares. */
 #include <string.h>
 
@@ -77,6 +78,39 @@ static bool chain(const kr_ctx *c, accumulator *acc, const ir_loop *l) {
     acc->terms[n - 1 - i] = t;
   }
   acc->nterms = n;
+  return true;
+}
+
+/* Whether v is the phi, or a link whose operands reach it through links. */
+static bool reaches_phi(const kr_ctx *c, const accumulator *acc, LLVMValueRef v, const ir_loop *l, int depth) {
+  if (v == acc->phi) return true;
+  if (depth > MAX_TERMS || !is_link(c, acc, v, l)) return false;
+  return reaches_phi(c, acc, LLVMGetOperand(v, 0), l, depth + 1) ||
+         reaches_phi(c, acc, LLVMGetOperand(v, 1), l, depth + 1);
+}
+
+/* A float sum's chain: at each add one operand leads to the phi, the other
+ * is a whole term, whatever it adds inside (`s = (s + a[i]) + (b[i] +
+ * c[i])`: the terms a[i], then b[i] + c[i]), in program order; so each
+ * step of the sum is `sum = sum + term`, one rounding, as chain() reads an
+ * integer one, where an add inside a term would be a link. */
+static bool float_chain(const kr_ctx *c, accumulator *acc, const ir_loop *l) {
+  LLVMValueRef v = acc->latch_value;
+  int n = 0;
+  while (v != acc->phi) {
+    LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+    bool ra = reaches_phi(c, acc, a, l, 0), rb = reaches_phi(c, acc, b, l, 0);
+    if (ra == rb || n == MAX_TERMS) return false;
+    acc->terms[n++] = ra ? b : a;
+    v = ra ? a : b;
+  }
+  for (int i = 0; i < n / 2; i++) {
+    LLVMValueRef t = acc->terms[i];
+    acc->terms[i] = acc->terms[n - 1 - i];
+    acc->terms[n - 1 - i] = t;
+  }
+  acc->nterms = n;
+  acc->ordered = true;
   return true;
 }
 
@@ -180,16 +214,23 @@ static bool build_terms(kr_ctx *c, const accumulator *acc, const int *copy_of, i
 bool kr_reduce(kr_ctx *c) {
   accumulator acc;
   int copy_of[MAX_TERMS];
-  if (!find_accumulator(c, c->chain[0], &acc) || !number_terms(c, &acc, copy_of)) return false;
-  if (acc.is_float && !c->opts->fp_reassociate)
-    return kr_fail(c, "float reduction needs --fp-reassociate");
+  if (!find_accumulator(c, c->chain[0], &acc)) return false;
+  /* Without --fp-reassociate a float sum stays exact: a chain of adds to
+   * the running sum, each term in program order (number_terms proves
+   * unrolled copies in order), becomes a sequential sum, which one GPU
+   * thread adds in that same order. */
+  bool sequential = acc.is_float && !c->opts->fp_reassociate;
+  if (sequential && !acc.ordered && !float_chain(c, &acc, c->chain[0]))
+    return kr_fail(c, "float sum not a chain of adds in program order: needs --fp-reassociate");
+  if (!number_terms(c, &acc, copy_of)) return false;
   kn_type type;
   if (!kr_type_of(LLVMTypeOf(acc.phi), &type) || type == KN_I1 || type == KN_I8 || type == KN_I16)
     return kr_fail(c, "unsupported reduction type");
   c->copies = acc.nterms;
   if (!kr_set_trips(c, (unsigned)acc.nterms)) return false;
   kn_reduce *r = &c->out->desc.reduce;
-  *r = (kn_reduce){.trip = c->trips[0], .op = acc.op, .type = type, .reassociate = acc.is_float};
+  *r = (kn_reduce){.trip = c->trips[0], .op = acc.op, .type = type, .reassociate = acc.is_float && !sequential,
+                    .sequential = sequential};
   if (!build_terms(c, &acc, copy_of, &r->value)) return false;
   LLVMValueRef init = NULL;
   for (unsigned i = 0; i < LLVMCountIncoming(acc.phi); i++)

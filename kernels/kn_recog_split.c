@@ -459,7 +459,7 @@ static bool split_region(kr_ctx *c, const kr_ctx *scanned, const kn_recog_nest *
   *r = *found;
   const ir_loop *root = scanned->chain[0], *sum = NULL;
   for (int k = 0; k < r->nbefore; k++)
-    if (!ir_checked_copy(c->cfg->blocks[r->before[k]->header].bb)) {
+    if (!ir_loop_checked(c->cfg, r->before[k])) {
       if (sum) return false;
       sum = r->before[k];
     }

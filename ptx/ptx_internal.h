@@ -53,6 +53,9 @@ typedef struct {
 extern const ptx_kind ptx_kind_map, ptx_kind_reduce, ptx_kind_matmul, ptx_kind_wmma, ptx_kind_batch;
 /* ptx_matvec.c: exact products with one output column or row. */
 extern const ptx_kind ptx_kind_matvec;
+/* ptx_seqsum.c: an exact float sum in source order, one warp adding the
+ * terms in order (kn_reduce.sequential, TWASM_PATH_SEQ). */
+extern const ptx_kind ptx_kind_seqsum;
 /* ptx_wgmma.c: the sm_90a kernel of a tensor-core matmul (wgmma, with the
  * wmma body inside for the shapes it does not take); launched as wmma. */
 extern const ptx_kind ptx_kind_wgmma;

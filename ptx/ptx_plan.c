@@ -78,7 +78,7 @@ static bool packed(const kn_matmul *m) {
  * as the source does. */
 static uint32_t family_of(const kn_desc *d, bool tf32) {
   if (d->kind == KN_MAP) return TWASM_PATH_MAP;
-  if (d->kind == KN_REDUCE) return TWASM_PATH_REDUCE;
+  if (d->kind == KN_REDUCE) return d->reduce.sequential ? TWASM_PATH_SEQ : TWASM_PATH_REDUCE;
   const kn_matmul *m = &d->matmul;
   if (kn_matmul_scaled(m) || m->tri.on || kn_matmul_row_tables(m)) return TWASM_PATH_EXACT;
   if (ptx_batch_small(m)) return TWASM_PATH_BATCH;
@@ -103,6 +103,7 @@ const ptx_kind *ptx_path_kind(uint32_t path) {
     [TWASM_PATH_EXACT] = &ptx_kind_matmul, [TWASM_PATH_BATCH] = &ptx_kind_batch,
     [TWASM_PATH_BATCH_MMA] = &ptx_kind_batch, [TWASM_PATH_WMMA] = &ptx_kind_wmma,
     [TWASM_PATH_WGMMA] = &ptx_kind_wgmma, [TWASM_PATH_MATVEC] = &ptx_kind_matvec,
+    [TWASM_PATH_SEQ] = &ptx_kind_seqsum,
   };
   return kinds[path];
 }

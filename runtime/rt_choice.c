@@ -33,8 +33,9 @@
 #define RT_CHOICE_GROWN 1.5
 
 double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us) {
-  if (c->cpu_ns_per_op > 0 && ops * c->cpu_ns_per_op / 1000 < model_us) return ops * c->cpu_ns_per_op / 1000;
-  return model_us;
+  if (c->cpu_ns_per_op > 0 && ops * c->cpu_ns_per_op / 1000 < model_us)
+    return ops * c->cpu_ns_per_op / 1000 + c->move_us;
+  return model_us + c->move_us;
 }
 
 double rt_choice_gpu_us(const rt_choice *c, double ops, double launch_us, double model_us) {

@@ -113,6 +113,7 @@ static const char *path_name(uint32_t path) {
     [TWASM_PATH_EXACT] = "exact matmul", [TWASM_PATH_BATCH] = "batch, exact",
     [TWASM_PATH_BATCH_MMA] = "batch, mma.sync", [TWASM_PATH_WMMA] = "wmma",
     [TWASM_PATH_WGMMA] = "wgmma",       [TWASM_PATH_MATVEC] = "exact matrix-vector",
+    [TWASM_PATH_SEQ] = "exact in-order float sum, one thread",
   };
   return path < sizeof names / sizeof names[0] ? names[path] : "unknown path";
 }
@@ -223,6 +224,24 @@ static bool resident(const uint8_t *ptr, uint64_t len) {
   for (unsigned i = 0; i < RT_RESIDENT_SLOTS; i++)
     if (rt_prefetched[i].ptr == ptr && rt_prefetched[i].len == len) return true;
   return false;
+}
+
+/* Where an exact in-order sum's data lies (rt_seq.c): inside spans the
+ * launches moved to the device (managed or pageable memory; the CPU's
+ * touches since are not tracked there), or kept in the device copy of
+ * pinned memory. */
+static rt_seq_place seq_place(const uint8_t *base, const rt_offload_plan *p, rt_resident *res, bool over_bus,
+                              bool host_out) {
+  if (res) return rt_resident_cost_bytes(res, p, host_out) ? RT_SEQ_HOST : RT_SEQ_KEPT;
+  if (over_bus) return RT_SEQ_PINNED;
+  for (int i = 0; i < p->nspans; i++) {
+    const uint8_t *lo = base + p->spans[i].lo, *hi = base + p->spans[i].hi;
+    bool inside = false;
+    for (unsigned s = 0; s < RT_RESIDENT_SLOTS && !inside; s++)
+      inside = rt_prefetched[s].ptr && rt_prefetched[s].ptr <= lo && hi <= rt_prefetched[s].ptr + rt_prefetched[s].len;
+    if (!inside) return RT_SEQ_HOST;
+  }
+  return p->nspans ? RT_SEQ_MANAGED : RT_SEQ_HOST;
 }
 
 static bool prefetch(uint8_t *base, const rt_offload_plan *p, cu_range *ranges, cu_error *err) {
@@ -441,6 +460,11 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   if (mode == CU_MODE_CPU) return cu_tracing() ? on_cpu(k, "TWASM_DEVICE=cpu") : close_gate();
   rt_memory *mem = (rt_memory *)vm->mem;
   if (!mem) return on_cpu(k, "no linear memory");
+  /* An exact in-order sum pays only over data a launch left on the
+   * device: it neither starts the GPU nor counts towards its price. */
+  bool seq = rt_seq_kernel(k);
+  if (seq && mode == CU_MODE_AUTO && !rt_start_ready())
+    return on_cpu(k, "exact in-order sum: the GPU has not started, its data is not there");
   if (mode == CU_MODE_AUTO && !rt_start_ready()) {
     if (!cu_tracing()) set_quick(RT_START_LAUNCH_US);
     char buf[200];
@@ -503,6 +527,9 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   } else if (over_bus) {
     gpu_us += bus_us(&plan);
   }
+  if (!why && seq && mode == CU_MODE_AUTO)
+    why = rt_seq_weigh(&plan, seq_place(mem->abi.base, &plan, res, over_bus, host_out_of(l)), launch_us + copy_us,
+                       &l->choice.move_us, &gpu_us);
   if (!why && mode == CU_MODE_AUTO && !rt_choice_take_gpu(&l->choice, plan.ops, launch_us + copy_us, cpu_us, gpu_us)) {
     /* the figures only for a trace: formatting them cost about 4,600
      * instructions a CPU answer (callgrind, docs/PERFORMANCE.md) */

@@ -116,9 +116,15 @@ typedef struct rt_choice {
   uint32_t losses;         /* measured launches in a row slower than the CPU estimate */
   uint32_t skip;           /* calls left on the CPU before the GPU is tried again */
   double ran_ops;          /* the operations of the last measured launch */
+  /* What a CPU run of this call would pay besides its loop: moving its
+   * data back from the device and again for the next kernel (an exact
+   * in-order sum over data on the device, rt_seq.c; set by the dispatch
+   * for each call, 0 for every other kernel).  Added to both the model's
+   * and the measured estimate: a measured run need not have paid it. */
+  double move_us;
 } rt_choice;
 /* The CPU's time for ops operations: the model's (model_us), lowered to
- * the measured rate. */
+ * the measured rate, plus move_us. */
 double rt_choice_cpu_us(const rt_choice *c, double ops, double model_us);
 /* The GPU's: the model's until a launch was measured, then the launch
  * cost plus the measured rate (callers add the call's copy time to
@@ -133,6 +139,25 @@ void rt_choice_gpu_ran(rt_choice *c, double ops, double wall_us, double launch_u
                        double again_us, double cpu_model_us);
 /* A CPU run's measured time (an upper bound). */
 void rt_choice_cpu_ran(rt_choice *c, double ops, double wall_us);
+
+/* Auto mode's model for an exact float sum in source order (rt_seq.c,
+ * TWASM_PATH_SEQ: one GPU thread).  Where its data lies: */
+typedef enum {
+  RT_SEQ_HOST,     /* managed or pageable memory, not moved to the device by a launch */
+  RT_SEQ_PINNED,   /* pinned host memory without a device copy */
+  RT_SEQ_KEPT,     /* every page kept in the device copy (rt_resident.c); the host holds them too */
+  RT_SEQ_MANAGED,  /* managed or pageable memory an earlier launch moved to the device */
+} rt_seq_place;
+/* Whether k is such a sum (its plan's path). */
+bool rt_seq_kernel(const twasm_kernel_abi *k);
+/* One GPU thread's time for p's terms, the launch included. */
+double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us);
+/* NULL when the sum may be weighed for a launch, its data on the device:
+ * *move_us then holds what the CPU's loop would also pay to move the data
+ * back (and again for the next kernel: rt_choice.move_us), *gpu_us the
+ * one thread's time; else why the CPU's loop runs. */
+const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *move_us,
+                         double *gpu_us);
 
 /* Device copies of linear memory for kernels on pinned host memory
  * (rt_resident.c): the pages a launch's spans touch are copied into a

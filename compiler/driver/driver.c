@@ -127,8 +127,39 @@ static bool lower(drv_run *r) {
 static bool mem2reg(drv_run *r) { return run_passes(r->mod, r->tm, "function(mem2reg)", r->d); }
 
 static bool reroll(drv_run *r) {
-  unsigned n = ir_reroll_loops(r->mod);
+  unsigned n = ir_reroll_loops(r->mod, true);
   snprintf(r->detail, sizeof r->detail, "%u loop%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
+static bool skipped(const drv_run *r, const char *name) { return r->o->skip_pass && !strcmp(r->o->skip_pass, name); }
+
+/* Guard mode: the bounds pass's inliner decides on a trial clone of the
+ * module re-rolled without checked copies and with its addresses folded,
+ * as the module was before the re-roll kept them; the calls it inlined
+ * are marked for the real one (ir_inline.c). */
+static bool decide_inlining(drv_run *r) {
+  unsigned nfuncs, ncalls = ir_calls_number(r->mod, &nfuncs), n = 0;
+  if (ncalls > 0) {
+    unsigned char *buf = calloc(2 * ((size_t)ncalls * 2 + nfuncs), 1);
+    if (!buf) return tw_fail(r->d, TW_DIAG_NO_OFFSET, "out of memory");
+    ir_call_seen before = {ncalls, nfuncs, buf, buf + ncalls, buf + 2 * ncalls};
+    unsigned char *a = buf + 2 * ncalls + nfuncs;
+    ir_call_seen after = {ncalls, nfuncs, a, a + ncalls, a + 2 * ncalls};
+    LLVMModuleRef trial = LLVMCloneModule(r->mod);
+    ir_reroll_loops(trial, false);
+    if (!skipped(r, "addresses")) ir_fold_address_adds(trial, max_memory_bytes(r->m));
+    ir_calls_seen(trial, &before);
+    bool ok = run_passes(trial, r->tm, "cgscc(inline)", r->d);
+    if (ok) {
+      ir_calls_seen(trial, &after);
+      n = ir_calls_mark_inlined(r->mod, &before, &after);
+    }
+    LLVMDisposeModule(trial);
+    free(buf);
+    if (!ok) return false;
+  }
+  snprintf(r->detail, sizeof r->detail, "%u of %u call%s", n, ncalls, ncalls == 1 ? "" : "s");
   return true;
 }
 
@@ -349,6 +380,8 @@ static bool guard_mode(const drv_run *r) { return r->o->bounds_mode == TWASM_BOU
 static bool guard_memory(const drv_run *r) {
   return guard_mode(r) && r->m->nmems > 0 && !(r->o->skip_pass && !strcmp(r->o->skip_pass, "bounds"));
 }
+/* the re-roll keeps checked copies and the bounds pass inlines after it */
+static bool inline_trial(const drv_run *r) { return rerolling(r) && guard_memory(r); }
 
 /* per_part: function-local work only, so it may run on each part of a
  * large module cut for code generation (drv_split.c), on the part's
@@ -365,6 +398,7 @@ typedef struct {
 static const drv_pass pipeline[] = {
   {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)", false},
   {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values", false},
+  {"inline",    inline_trial, decide_inlining, "calls the bounds pass inlines, decided on a clone re-rolled without checked copies (ir_inline.c)", false},
   {"reroll",    rerolling,   reroll,         "loops clang unrolled (by 2 to 32, or sums unrolled completely), re-rolled (ir_reroll*.c)", false},
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
   {"bounds",    guard_mode,  bounds,         "exact bounds checks, loops' hoisted before them (compiler/bnd*.c)", false},
@@ -401,10 +435,10 @@ bool drv_pass_known(const char *name) {
   return false;
 }
 
-/* Without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or remat code is slower; without bounds, guard
+/* Without inline, the bounds pass inlines by the sizes the re-roll's checked copies give; without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or remat code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
+static const char *const skippable[] = {"inline", "reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

@@ -130,6 +130,12 @@ void ir_loops_build(ir_loops *lp, const ir_cfg *cfg, const ir_dom *dom);
 bool ir_loop_contains_block(const ir_loop *l, LLVMBasicBlockRef bb, const ir_cfg *cfg);
 /* Defined inside l: an instruction whose block is in l's body. */
 bool ir_loop_defines(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg);
+/* Whether l is (in) a checked copy (IR_MD_CHECKED, ir_pass.h): its
+ * header's terminator marked or its latch's.  The bounds pass splits a
+ * copy's headers and LICM leaves new ones, so a loop's header alone may
+ * carry no mark while its latch does (ir_hold.c).  The one test every
+ * stage asks. */
+bool ir_loop_checked(const ir_cfg *cfg, const ir_loop *l);
 
 /* ---- Induction variables and trip counts (ir_indvar.c, ir_trip.c) ----- */
 

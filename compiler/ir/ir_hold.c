@@ -117,3 +117,10 @@ bool ir_checked_copy(LLVMBasicBlockRef bb) {
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
   return LLVMGetMetadata(term, LLVMGetMDKindIDInContext(ctx, IR_MD_CHECKED, strlen(IR_MD_CHECKED))) != NULL;
 }
+
+bool ir_loop_checked(const ir_cfg *cfg, const ir_loop *l) {
+  if (ir_checked_copy(cfg->blocks[l->header].bb)) return true;
+  for (int i = 0; i < l->nlatches; i++)
+    if (ir_checked_copy(cfg->blocks[l->latches[i]].bb)) return true;
+  return false;
+}

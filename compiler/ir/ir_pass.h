@@ -127,8 +127,40 @@ void ir_copy_metadata(LLVMValueRef from, LLVMValueRef to);
  * unrolled by two (two copies of one iteration per trip, with a run-time
  * count and the odd iteration after the loop, or a constant count) into
  * one loop of single iterations, where it proves the result exact
- * (ir_reroll.c).  Returns how many it rewrote. */
-unsigned ir_reroll_loops(LLVMModuleRef mod);
+ * (ir_reroll.c).  Returns how many it rewrote.  exact_traps: a loop
+ * that touches memory re-rolled only behind a range test, the unrolled
+ * loop kept as the checked copy (so a trap names its exact access);
+ * false only for ir_inline.c's trial (sizes as without the kept copies). */
+unsigned ir_reroll_loops(LLVMModuleRef mod, bool exact_traps);
+
+/* Inlining decided as if the re-roll kept no checked copies (ir_inline.c).
+ * The kept copies make kernels too large for LLVM's inliner, which then
+ * declines callers it took before (mm +7.2 % instructions).  Before the
+ * re-roll, ir_calls_number gives every call to a defined function an id
+ * (IR_MD_CALL); the driver re-rolls a clone with exact_traps false, folds
+ * its addresses and runs the bounds pass's inliner on it, reading
+ * ir_calls_seen before and after; ir_calls_mark_inlined then marks
+ * (IR_MD_INLINE) each call of the module the trial inlined, and the bounds
+ * pass's inliner, run between ir_calls_obey(mod, true) and (mod, false),
+ * inlines those whatever their size (call-site alwaysinline) and decides
+ * the rest as before. */
+#define IR_MD_CALL "twasm.call"
+#define IR_MD_INLINE "twasm.inline"
+typedef struct {
+  unsigned ncalls, nfuncs;
+  unsigned char *own;   /* [ncalls]: the call is in the function it was numbered in */
+  unsigned char *any;   /* [ncalls]: the call (or a copy of it) is anywhere */
+  unsigned char *alive; /* [nfuncs]: the function numbered so is still there */
+} ir_call_seen;
+unsigned ir_calls_number(LLVMModuleRef mod, unsigned *nfuncs);
+/* Fills seen (its arrays allocated by the caller, zeroed). */
+void ir_calls_seen(LLVMModuleRef mod, ir_call_seen *seen);
+/* Marks each call present in before, gone from its function in after
+ * (from everywhere, where its function is gone); returns how many. */
+unsigned ir_calls_mark_inlined(LLVMModuleRef mod, const ir_call_seen *before, const ir_call_seen *after);
+/* on: each marked call gets the call-site attribute alwaysinline; off:
+ * the attributes and every IR_MD_CALL / IR_MD_INLINE mark go. */
+void ir_calls_obey(LLVMModuleRef mod, bool on);
 
 /* Before the standard pipeline: loop metadata on every loop asking LLVM
  * not to vectorise or unroll it; after the offload stage,

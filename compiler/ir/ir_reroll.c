@@ -173,7 +173,81 @@ static void merge_bypass(rr_pass *p, rr_shape *s) {
   LLVMDeleteBasicBlock(s->Q);
 }
 
-static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *jphi_of) {
+/* The offset a trap names: the re-rolled loop runs both halves with the
+ * first half's instructions, so a trap that the old trip takes at a
+ * second-half access (or in Q) would name the first half's.  So, where L
+ * touches memory, the new loop runs only behind ir_reroll_order.c's range
+ * test (every access of every iteration in
+ * bounds: then nothing traps), and a copy of the old L, marked as a
+ * checked copy, runs where it fails, then E and Q as before.  *kept_in
+ * gets E's old predecessor from L's side (its edge goes in rewrite).
+ * Inside a nest the test goes before the nest where it can, the nest
+ * cloned as it is (ir_reroll_hoist.c); where it cannot, the loop is
+ * re-rolled as before (offsets copy 0's: the open gap); *kept_in is then
+ * NULL. */
+static void step_of(const rr_shape *s, rr_subst *step) {
+  step->n = 0;
+  for (int i = 0; i < s->nphis; i++)
+    if (s->phis[i].is_iv) rr_subst_add(step, s->phis[i].atom, s->phis[i].f);
+}
+
+static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm)) return false;
+  LLVMBasicBlockRef old_in = s->X ? s->X : s->L;
+  if (s->X && LLVMGetFirstInstruction(s->X) != LLVMGetBasicBlockTerminator(s->X)) return false;
+  rr_subst step;
+  step_of(s, &step);
+  rr_phi *c = &s->phis[s->counter];
+  LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* inside a nest: before the nest, the nest cloned (ir_reroll_hoist.c) */
+  /* a nest the hoist cannot read: re-rolled as before round 13 (the
+   * memory a trap leaves is the same: only loads pass loads here; the
+   * offset is copy 0's), so that the nest stays offloadable */
+  if (p->loop->parent) {
+    if (!rr_hoisted(s->L) && rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, NULL, s->x, s->mask | 1, c->init))
+      p->restart = true;
+    *kept_in = NULL;
+    return true;
+  }
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | 1, false), "reroll.vend");
+  LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
+  LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->E, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->E); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+    for (unsigned k = 0; k < LLVMCountIncoming(i); k++)
+      if (LLVMGetIncomingBlock(i, k) == old_in) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        for (int m = 0; m < nmap; m++)
+          if (from[m] == v) v = to[m];
+        LLVMAddIncoming(i, &v, &kx, 1);
+        break;
+      }
+  *kept_in = old_in;
+  return true;
+}
+
+static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *jphi_of, LLVMBasicBlockRef versioned) {
   LLVMBuilderRef b = p->b;
   LLVMTypeRef ty = LLVMTypeOf(s->M);
   LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(s->M));
@@ -204,6 +278,12 @@ static void rewrite(rr_pass *p, rr_shape *s, rr_set *kept, const LLVMValueRef *j
   for (int i = 0; i < s->nhoist; i++) {
     LLVMInstructionRemoveFromParent(s->hoist[i]);
     LLVMInsertIntoBuilder(b, s->hoist[i]);
+  }
+  if (versioned) {
+    /* E is reached from H and from the kept copy: the old edge goes */
+    ir_retarget_phis(s->E, versioned, NULL);
+    erase_unkept(s, kept);
+    return;
   }
   if (s->merge) merge_bypass(p, s);
   /* E is now reached from H only: its phis are their values from H. */
@@ -267,11 +347,73 @@ void rr_reset(rr_pass *p) {
   p->failed = false;
 }
 
+/* A constant count in no other loop (`version` for this form): in L's
+ * preheader the range test over the T new iterations, a copy of L as it
+ * is where it fails, both leaving to L's exit block, which must have L
+ * for its one predecessor; each value of L used after it (a phi's next
+ * value, uses_after_const) goes through a phi there first, so that
+ * rewrite_const's replace_after gives the new loop's value on L's edge
+ * and the copy keeps its own. */
+static bool version_const(rr_pass *p, rr_shape *s, LLVMValueRef trips) {
+  LLVMValueRef pterm = LLVMGetBasicBlockTerminator(s->pre);
+  if (!pterm || LLVMGetNumSuccessors(pterm) != 1 || LLVMIsConditional(pterm) || rr_npreds(p, s->out) != 1)
+    return false;
+  rr_subst step;
+  step_of(s, &step);
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
+  if (!ok) {
+    LLVMDeleteBasicBlock(T);
+    return false;
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(p->b, i);
+  }
+  LLVMDeleteBasicBlock(T);
+  /* L's values used after L: through phis of out */
+  for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i)) {
+    int nu = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+      nu += LLVMGetInstructionParent(LLVMGetUser(u)) != s->L;
+    if (!nu) continue;
+    LLVMValueRef *users = tw_arena_alloc(&p->arena, (size_t)nu * sizeof *users);
+    nu = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u))
+      if (LLVMGetInstructionParent(LLVMGetUser(u)) != s->L) users[nu++] = LLVMGetUser(u);
+    LLVMPositionBuilderBefore(p->b, LLVMGetFirstInstruction(s->out));
+    LLVMValueRef phi = LLVMBuildPhi(p->b, LLVMTypeOf(i), "reroll.after");
+    LLVMAddIncoming(phi, &i, &s->L, 1);
+    for (int k = 0; k < nu; k++)
+      for (int o = 0; o < LLVMGetNumOperands(users[k]); o++)
+        if (LLVMGetOperand(users[k], (unsigned)o) == i) LLVMSetOperand(users[k], (unsigned)o, phi);
+  }
+  LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
+  int nmap;
+  LLVMBasicBlockRef kx;
+  LLVMBasicBlockRef C = rr_clone_loop(p, s->L, s->pre, s->pre, s->out, &kx, from, to, RR_MAX_BODY, &nmap);
+  if (!C) return false; /* not reached for a loop that matched */
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(s->out); phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
+    LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
+    for (int m = 0; m < nmap; m++)
+      if (from[m] == v) v = to[m];
+    LLVMAddIncoming(phi, &v, &kx, 1);
+  }
+  LLVMPositionBuilderBefore(p->b, pterm);
+  LLVMBuildCondBr(p->b, ok, s->L, C);
+  LLVMInstructionEraseFromParent(pterm);
+  return true;
+}
+
 static bool try_loop(rr_pass *p, const ir_loop *l) {
   rr_shape *s = tw_arena_alloc(&p->arena, sizeof *s);
   LLVMValueRef jphi_of[RR_MAX_PHIS];
   p->loop = l;
   rr_reset(p);
+  if (ir_loop_checked(&p->cfg, l)) return false; /* a kept copy (version) */
   if (!rr_match_loop(p, s) || !rr_match_phis(p, s) || !rr_match_exit(p, s)) {
     p->failed = false;
     return rr_try_remainder(p);
@@ -286,11 +428,39 @@ static bool try_loop(rr_pass *p, const ir_loop *l) {
   for (int i = 0; i < s->nphis; i++)
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
+  bool exact_offsets = p->exact_traps && s->k > 0; /* see version() */
   if (s->const_end) {
+    /* a constant count: the test before the nest (ir_reroll_hoist.c), or
+     * in L's preheader for a loop alone (version_const) */
+    if (exact_offsets) {
+      rr_subst step;
+      step_of(s, &step);
+      rr_phi *c = &s->phis[s->counter];
+      const rr_node *h = &p->nodes[c->half];
+      if (!LLVMIsAConstantInt(s->end) || !LLVMIsAConstantInt(c->init) || h->kind != RR_POLY || h->nt != 1 ||
+          h->t[0].nf != 0)
+        return false;
+      /* T iterations of the new loop: (end - init) / half, passed as x = init + T */
+      LLVMTypeRef ty = LLVMTypeOf(c->phi);
+      uint64_t w = rr_wmask(rr_width(ty)), half = h->t[0].coeff & w;
+      uint64_t d = (LLVMConstIntGetZExtValue(s->end) - LLVMConstIntGetZExtValue(c->init)) & w;
+      if (!half || d % half) return false;
+      LLVMValueRef x = LLVMConstInt(ty, (LLVMConstIntGetZExtValue(c->init) + d / half) & w, false);
+      if (l->parent) {
+        if (!rr_hoisted(s->L) && rr_hoist_test(p, s->a, s->k, NULL, &step, s->L, s->pre, NULL, x, ~0ull, c->init)) {
+          p->restart = true;
+          return true;
+        }
+      } else if (!version_const(p, s, LLVMConstInt(ty, (d / half) & w, false)))
+        return false;
+    }
     rewrite_const(p, s, kept);
   } else {
-    s->merge = rr_bypass_joins(s);
-    rewrite(p, s, kept, jphi_of);
+    LLVMBasicBlockRef versioned = NULL;
+    if (exact_offsets && !version(p, s, &versioned)) return false;
+    if (p->restart) return true;
+    s->merge = !versioned && rr_bypass_joins(s);
+    rewrite(p, s, kept, jphi_of, versioned);
   }
   return true;
 }
@@ -301,6 +471,8 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
   if (ir_cfg_build(&p->cfg, &p->arena, fn)) {
     ir_dom_build(&p->dom, &p->cfg);
     ir_loops_build(&p->lp, &p->cfg, &p->dom);
+    p->ivs_built = false;
+    p->restart = false;
     for (int i = 0; i < p->lp.nloops && !done; i++) done = try_loop(p, p->lp.loops[i]);
     if (!done) done = rr_try_full(p, fn);
     if (!done) done = rr_try_copies(p, fn);
@@ -310,14 +482,15 @@ static bool reroll_one(rr_pass *p, LLVMValueRef fn) {
   return done;
 }
 
-unsigned ir_reroll_loops(LLVMModuleRef mod) {
+unsigned ir_reroll_loops(LLVMModuleRef mod, bool exact_traps) {
   rr_pass *p = calloc(1, sizeof *p);
   if (!p) return 0;
+  p->exact_traps = exact_traps;
   p->ctx = LLVMGetModuleContext(mod);
   p->b = LLVMCreateBuilderInContext(p->ctx);
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMGetFirstBasicBlock(fn)) rr_canon_switches(p, fn);
-    while (reroll_one(p, fn)) p->rerolled++;
+    while (reroll_one(p, fn)) p->rerolled += !p->restart; /* a hoist alone re-rolled nothing yet */
   }
   unsigned n = p->rerolled;
   LLVMDisposeBuilder(p->b);

@@ -89,6 +89,10 @@ typedef struct {
   int nmemo, memo_cap;
   int memo_hash[RR_HASH]; /* memo index + 1 by value */
   bool failed;         /* an expression of L or Q could not be built */
+  bool ivs_built;      /* ir_indvar_build ran on lp (ir_reroll_hoist.c) */
+  bool restart;        /* a nest was hoisted: the function is analysed again */
+  bool exact_traps;    /* false: no range test or kept copy for the offset
+                        * a trap names alone (ir_inline.c's trial) */
   unsigned rerolled;
 } rr_pass;
 
@@ -200,6 +204,20 @@ LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const uint64
 LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef V,
                                 LLVMBasicBlockRef E, LLVMBasicBlockRef *exit, LLVMValueRef *from, LLVMValueRef *to,
                                 int cap, int *n_map);
+uint64_t rr_access_bytes(LLVMValueRef inst);
+bool rr_const_diff(rr_pass *p, int a, int b, int64_t *d);
+LLVMValueRef rr_at_entry(rr_pass *p, LLVMValueRef v, LLVMBasicBlockRef L, LLVMBasicBlockRef pre);
+bool rr_split_address(LLVMValueRef ptr, LLVMValueRef *a, uint64_t *c);
+/* ir_reroll_hoist.c: the range test of a loop inside a nest, before the
+ * nest, the nest cloned as the checked copy; false: nothing changed */
+bool rr_hoist_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
+                   LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef rest, LLVMValueRef x,
+                   uint64_t end_mask, LLVMValueRef init);
+/* Whether L's nest already stands behind L's hoisted test (its back
+ * branch marked by rr_hoist_test): L is then re-rolled without another
+ * version, on a CFG analysed again (the hoist changes the function, so
+ * the pass starts over after it). */
+bool rr_hoisted(LLVMBasicBlockRef L);
 /* ir_reroll.c: forgets the expressions (after a rewrite of the IR) */
 void rr_reset(rr_pass *p);
 

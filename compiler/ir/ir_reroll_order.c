@@ -76,14 +76,18 @@ int rr_folded_addr(rr_pass *p, LLVMValueRef inst, uint64_t *c) {
   return ea < 0 ? -1 : rr_poly_add(p, i32, ea, rr_poly_const(p, i32, *c & 0xffffffffu), 1);
 }
 
-static uint64_t access_bytes(LLVMValueRef inst) {
+uint64_t rr_access_bytes(LLVMValueRef inst);
+static uint64_t access_bytes(LLVMValueRef inst) { return rr_access_bytes(inst); }
+uint64_t rr_access_bytes(LLVMValueRef inst) {
   LLVMTypeRef t = LLVMIsAStoreInst(inst) ? LLVMTypeOf(LLVMGetOperand(inst, 0)) : LLVMTypeOf(inst);
   LLVMTargetDataRef td = LLVMGetModuleDataLayout(LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInstructionParent(inst))));
   return LLVMStoreSizeOfType(td, t);
 }
 
 /* The constant difference b - a of two i32 expressions, as a signed value. */
-static bool const_diff(rr_pass *p, int a, int b, int64_t *d) {
+bool rr_const_diff(rr_pass *p, int a, int b, int64_t *d);
+static bool const_diff(rr_pass *p, int a, int b, int64_t *d) { return rr_const_diff(p, a, b, d); }
+bool rr_const_diff(rr_pass *p, int a, int b, int64_t *d) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(p->ctx);
   int n = rr_poly_add(p, i32, b, a, ~0ull);
   if (n < 0) return false;
@@ -154,6 +158,15 @@ static LLVMValueRef at_entry(rr_pass *p, LLVMValueRef v, LLVMBasicBlockRef L, LL
   for (int k = 0; k < 2; k++)
     if (!(ops[k] = at_entry(p, LLVMGetOperand(v, (unsigned)k), L, pre, depth + 1))) return NULL;
   return LLVMBuildBinOp(p->b, op, ops[0], ops[1], "reroll.a0");
+}
+
+LLVMValueRef rr_at_entry(rr_pass *p, LLVMValueRef v, LLVMBasicBlockRef L, LLVMBasicBlockRef pre) {
+  return at_entry(p, v, L, pre, 0);
+}
+
+bool rr_split_address(LLVMValueRef ptr, LLVMValueRef *a, uint64_t *c) {
+  LLVMValueRef base;
+  return split_address(ptr, &base, a, c);
 }
 
 /* At the builder: i1, every access of copy 0 (n of them, eff) in bounds in

@@ -814,6 +814,8 @@ static bool plan_nexts(rr_pass *p, rm_shape *s) {
   return true;
 }
 
+static bool memory_needs_version(rr_pass *p, const rm_shape *s);
+
 /* Stores out of order (s->reorder): before L, in its preheader, the test
  * that every access of the re-rolled loop is in bounds, and a copy of L
  * as it is (its exit to E) where the test fails (ir_reroll_order.c).
@@ -841,6 +843,20 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
   }
   rm_phi *c = &s->phis[s->counter];
   LLVMTypeRef ty = LLVMTypeOf(c->phi);
+  /* inside a nest: the test before the nest, the nest cloned as it is
+   * (ir_reroll_hoist.c); L is then re-rolled with nothing beside it */
+  if (p->exact_traps && p->loop->parent && rr_hoisted(s->L)) {
+    *kept_in = NULL;
+    return true;
+  }
+  if (p->exact_traps && p->loop->parent && rr_hoist_test(p, acc, n, floor, sub, s->L, s->pre, s->R, s->x, s->mask | (s->F - 1), c->init)) {
+    p->restart = true; /* re-rolled on the next pass over the function */
+    return true;
+  }
+  if (p->loop->parent && !memory_needs_version(p, s)) {
+    *kept_in = NULL;
+    return true;
+  }
   /* built in a block of its own, moved before pterm once complete */
   LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
   LLVMPositionBuilderAtEnd(p->b, T);
@@ -982,6 +998,32 @@ static bool walks_exact(rr_pass *p, const rm_shape *s) {
   return true;
 }
 
+/* Whether the re-rolled loop may run only behind the range test.  Stores
+ * out of order, and folded copies that are no walk of loads, for the
+ * memory a trap leaves (ir_reroll_order.c).  And, for the offset a trap
+ * names, every loop that touches memory: the re-rolled loop runs each
+ * iteration with copy 0's instructions, so where the old trip would trap
+ * at copy g > 0's access (a later copy's load first, as clang orders a
+ * dot product's copies 3, 2, 1, 0; or simply the trip's last element past
+ * the end) or in the remainder loop, the new loop traps at the same
+ * address but names copy 0's instruction.  Behind the test nothing traps,
+ * and where it fails the original loop runs.  Inside another loop the
+ * test goes before the nest where it can (ir_reroll_hoist.c), else
+ * (memory_needs_version) in L's preheader or not at all. */
+static bool needs_version(rr_pass *p, const rm_shape *s) {
+  if (s->reorder || (s->folded && !walks_exact(p, s))) return true;
+  return p->exact_traps && s->neff > 0;
+}
+
+/* Whether the memory a trap leaves needs the version (not only the
+ * offset it names): then a loop in a nest the hoist cannot read keeps
+ * its test in its preheader (round 11); otherwise such a loop is
+ * re-rolled as before round 13, its trap offsets copy 0's (the nest
+ * stays offloadable). */
+static bool memory_needs_version(rr_pass *p, const rm_shape *s) {
+  return s->reorder || (s->folded && !walks_exact(p, s));
+}
+
 /* canon: how many more rewrites of ir_reroll_canon.c may be tried (two:
  * each rewrites a form that is gone after it); the CFG stays, the
  * expressions are rebuilt after one. */
@@ -1022,7 +1064,8 @@ static bool try_remainder(rr_pass *p, int canon) {
     if (!keep(s, kept, s->phis[i].f_val)) return false;
   if (kept->n + s->nphis + 3 > RR_MAX_BODY) return false;
   LLVMBasicBlockRef versioned = NULL;
-  if ((s->reorder || (s->folded && !walks_exact(p, s))) && !version(p, s, sub, &versioned)) return false;
+  if (needs_version(p, s) && !version(p, s, sub, &versioned)) return false;
+  if (p->restart) return true; /* the nest hoisted: L re-rolled on the next pass */
   rewrite(p, s, kept, versioned);
   return true;
 }

@@ -85,6 +85,8 @@ static const char *kind_name(const kn_desc *d) {
 static const char *inexact_note(const kn_desc *d, const ptx_plan *p) {
   if (d->kind == KN_REDUCE && d->reduce.reassociate)
     return "; float reduction made eligible by --fp-reassociate (results may differ from the CPU)";
+  if (d->kind == KN_REDUCE && d->reduce.sequential)
+    return "; exact in-order float sum: one GPU thread, chosen only when its data is on the GPU";
   if (d->kind == KN_MATMUL && d->matmul.type == KN_MM_F32 && p->tensor_family)
     return "; tf32 tensor cores on sm_80+ (--tensor-cores=tf32: inputs rounded to tf32)";
   return "";
@@ -244,6 +246,14 @@ static uint32_t nest_offset(const kn_recog_nest *n, const off_func *wf) {
   return loop_offset(n->nest, n->cfg, wf);
 }
 
+/* A checked copy (the bounds pass's, or the re-roll's clone of a nest
+ * behind its hoisted test, ir_reroll_hoist.c): its header's terminator
+ * marked, or its latch's, where the bounds checks split the header and
+ * moved the marked terminator away. */
+static bool nest_checked(const kn_recog_nest *n) {
+  return ir_loop_checked(n->cfg, n->nest);
+}
+
 /* The bounds pass's checked copy of a nest (compiler/bnd_loop.c), which
  * runs only when the test before the nest fails and traps at the exact
  * access: never offloaded.  Where the nest also has its fast copy (the
@@ -261,7 +271,7 @@ static void say_checked_copy(off_ctx *c, const kn_recog_result *res, int k, cons
     if (at == wf->body_offset) continue;
     for (int f = 0; f < res->nnests; f++) {
       const kn_recog_nest *fast = &res->nests[f];
-      if (f != k && !ir_checked_copy(fast->cfg->blocks[fast->nest->header].bb) && nest_offset(fast, wf) == at)
+      if (f != k && !nest_checked(fast) && nest_offset(fast, wf) == at)
         return;
     }
   }
@@ -288,7 +298,7 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32
       const kn_recog_nest *n = &res.nests[k];
       char where[512];
       snprintf(where, sizeof where, "%s:0x%x: %s", base, nest_offset(n, wf), shown);
-      if (ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) {
+      if (nest_checked(n)) {
         say_checked_copy(c, &res, k, wf, where);
         continue;
       }

@@ -95,7 +95,9 @@ static const struct {
     {"neg_call", "", ": apply: not offloaded: calls a function\n"},
     {"neg_div", "", ": divide: not offloaded: may trap: integer division\n"},
     {"neg_dependence", "", ": recur: not offloaded: loop-carried dependence\n"},
-    {"dot_f32", "", "dot_f32: not offloaded: float reduction needs --fp-reassociate\n"},
+    /* without the flag an exact in-order sum, one GPU thread (ptx_seqsum.c) */
+    {"dot_f32", "", ": dot_f32: offloaded as reduce (sm_75,sm_80,sm_90); exact in-order float sum: one GPU thread, "
+                    "chosen only when its data is on the GPU; runs on the GPU when"},
     {"dot_f32", "--fp-reassociate",
      ": offloaded as reduce (sm_75,sm_80,sm_90); float reduction made eligible by --fp-reassociate"},
     /* a nest that exists only as its bounds-checked copy still has its
@@ -221,6 +223,31 @@ START_TEST(simd_loops_offloaded) {
   ck_assert_msg(strstr(out, "k_u8_to_f32: not offloaded: vector (SIMD) operations on narrow lanes"), "%s", out);
   snprintf(cmd, sizeof cmd, "TWASM_DEVICE=cpu %s/map1d | cmp - tests/gpu/e2e/map1d.expected", tmpdir);
   ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "output differs: %s", out);
+}
+END_TEST
+
+/* tests/gpu/detect/saxpy.c at -O2 -msimd128: its vector loop, the peeled
+ * iteration and the unrolled scalar remainder are one nest at the top of
+ * saxpy (kernels/kn_recog_top.c), one kernel launched once from the
+ * region's one way in over the whole count: one report line, one call of
+ * twasm_rt_offload in the versioned module, leaving to the region's done
+ * block (the region kept as the CPU path). */
+START_TEST(simd_region_one_launch) {
+  char cmd[2048], out[16384];
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -msimd128 -nostdlib -Wl,--no-entry "
+           "-Wl,--export-all -Wl,--allow-undefined tests/gpu/detect/saxpy.c -o %s/saxpy_simd.wasm",
+           tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "--offload-report=all -c %s/saxpy_simd.wasm -o %s/saxpy_simd.o 2>&1", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  int lines = 0;
+  for (const char *p = out; (p = strstr(p, "offloaded as map")); p++) lines++;
+  ck_assert_msg(lines == 1 && !strstr(out, "not offloaded"), "want one map in:\n%s", out);
+  snprintf(cmd, sizeof cmd, "--dump-after=offload -c %s/saxpy_simd.wasm -o %s/saxpy_simd.o 2>&1 "
+           "| grep -c 'call i32 @twasm_rt_offload('", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  ck_assert_int_eq(atoi(out), 1);
 }
 END_TEST
 
@@ -418,6 +445,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, no_offload_reports_nothing);
   tcase_add_test(tc, offload_twice_merged);
   tcase_add_test(tc, simd_loops_offloaded);
+  tcase_add_test(tc, simd_region_one_launch);
   tcase_add_test(tc, report_folds_libc);
   tcase_add_test(tc, extract_ptx);
   tcase_add_test(tc, kernel_table);

@@ -111,6 +111,17 @@ static const kn_expr max_nodes[] = {
   BIN(KN_E_XOR, KN_I32, 0, 1),
 };
 
+/* f32: x[i] * y[i] summed in order; p0 n, p1 init, p2 &x, p3 &y (as the
+ * detector emits it: align 1). */
+static const kn_expr dot_nodes[] = {
+  LOAD(KN_F32, KN_F32, false, ARRAY1(2, 4)),
+  LOAD(KN_F32, KN_F32, false, ARRAY1(3, 4)),
+  BIN(KN_E_MUL, KN_F32, 0, 1),
+};
+
+/* f64: x[i] summed in order; p0 n, p1 init, p2 &x. */
+static const kn_expr sum_f64_nodes[] = {LOAD(KN_F64, KN_F64, false, ARRAY(2, 8))};
+
 #define ROW_MAJOR(off, cols) {off, cols, C(1)}
 
 typedef struct {
@@ -276,6 +287,16 @@ static const ptx_case cases[] = {
                              .a = {P(2), P(3), C(1), C(0)}, .b = {P(4), C(1), C(0), C(0)},
                              .c = {P(5), C(1), C(0), C(0)}, .align = 4}},
    {"ld.global.v4.u32", "ld.shared.v4.u32", "mul.lo.s32"}, true},
+  /* Exact float sums in order (no --fp-reassociate): one warp, the terms
+   * added by a chain of add.rn, no atomics, no tree. */
+  {"seqsum_f32", {.kind = KN_REDUCE, .nparams = 4, NODES(dot_nodes),
+                  .reduce = {.trip = P(0), .op = KN_RED_ADD, .type = KN_F32, .value = 2,
+                             .init_param = 1, .sequential = true}},
+   {"mul.rn.f32", "add.rn.f32", ".maxntid 32, 1, 1", "ld.shared.v4.f32", "st.global.f32"}, true},
+  {"seqsum_f64", {.kind = KN_REDUCE, .nparams = 3, NODES(sum_f64_nodes),
+                  .reduce = {.trip = P(0), .op = KN_RED_ADD, .type = KN_F64, .value = 0,
+                             .init_param = 1, .sequential = true}},
+   {"add.rn.f64", "ld.global.f64", "st.global.f64", "bar.sync"}, true},
 };
 
 static const struct {
@@ -570,6 +591,60 @@ static const ptx_case *case_named(const char *name) {
   ck_abort_msg("no case %s", name);
   return NULL;
 }
+
+/* The whole-chunk sum of an exact float sum (ptx_seqsum.c), read off its
+ * PTX: terms stored to shared memory by the lanes, read back as vectors
+ * (`ld.shared.v4.f32 {%fA, %fB, %fC, %fD}, [seq_terms+OFF]`), and each
+ * element added to the running sum in address order, each add's sum the
+ * operand of the next (one chain, `add.rn.f32 %fS, %fPREV, %fTERM`).
+ * Returns the length of the longest such chain over terms 0, 1, 2, ... */
+static int ordered_chain(const char *text) {
+  enum { MAXREG = 1 << 16 };
+  static int term_of[MAXREG];
+  for (int i = 0; i < MAXREG; i++) term_of[i] = -1;
+  int best = 0, len = 0, prev = -1;
+  for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    int r[4], off = 0, d, a, b;
+    if (sscanf(line, " ld.shared.v4.f32 {%%f%d, %%f%d, %%f%d, %%f%d}, [seq_terms+%d]", &r[0], &r[1], &r[2],
+               &r[3], &off) >= 4) {
+      for (int k = 0; k < 4; k++)
+        if (r[k] >= 0 && r[k] < MAXREG) term_of[r[k]] = off / 4 + k;
+    } else if (sscanf(line, " add.rn.f32 %%f%d, %%f%d, %%f%d;", &d, &a, &b) == 3) {
+      bool next = b >= 0 && b < MAXREG && term_of[b] == len && (len == 0 || a == prev);
+      len = next ? len + 1 : (b >= 0 && b < MAXREG && term_of[b] == 0 ? 1 : 0);
+      prev = d;
+      if (len > best) best = len;
+    }
+  }
+  return best;
+}
+
+/* An exact float sum adds every term in order, never fused with its
+ * product (mul.rn then add.rn), on every arch. */
+START_TEST(test_seqsum_adds_in_order) {
+  const ptx_case *tc = case_named("seqsum_f32");
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  ck_assert_msg(ptx_generate(&tc->desc, tc->name, NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+  ck_assert_uint_eq(out.plan.family, TWASM_PATH_SEQ);
+  ck_assert_uint_eq(out.plan.launch.block[0], 32);
+  ck_assert_uint_eq(out.plan.launch.max_grid[0], 1);
+  ck_assert(out.plan.launch.result_arg);
+  for (unsigned a = 0; a < out.ncodes; a++) {
+    const char *text = out.codes[a].text;
+    ck_assert_uint_eq(out.plan.codes[a].path, TWASM_PATH_SEQ);
+    ck_assert_msg(ordered_chain(text) == 512, "sm_%u: longest in-order chain %d of 512", out.codes[a].sm,
+                  ordered_chain(text));
+    ck_assert(!strstr(text, "fma") && !strstr(text, "atom."));
+  }
+  /* without the flag, and not sequential: still refused */
+  kn_desc d = tc->desc;
+  d.reduce.sequential = false;
+  ck_assert(!ptx_generate(&d, "fsum", NULL, 0, &arena, &out, &diag));
+  tw_arena_free(&arena);
+}
+END_TEST
 
 /* Scaled products (alpha * A, B scaled, sums from C * beta): the plan
  * keeps them on the exact kernel even where tf32 would take tensor cores
@@ -1370,6 +1445,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_unicode_name_sanitised);
   tcase_add_test(tc, test_is_ascii);
   tcase_add_test(tc, test_float_reduce_needs_flag);
+  tcase_add_test(tc, test_seqsum_adds_in_order);
   tcase_add_test(tc, test_bad_operand_rejected);
   tcase_add_test(tc, test_type_mismatch_rejected);
   tcase_add_test(tc, test_launch_grid);

@@ -68,7 +68,7 @@ static void release(fixture *f) {
 static const kn_recog_nest *fast_nest(const fixture *f) {
   for (int i = 0; i < f->res.nnests; i++) {
     const kn_recog_nest *n = &f->res.nests[i];
-    if (!ir_checked_copy(n->cfg->blocks[n->nest->header].bb) && n->ok) return n;
+    if (!ir_loop_checked(n->cfg, n->nest) && n->ok) return n;
   }
   for (int i = 0; i < f->res.nnests; i++) fprintf(stderr, "  nest %d: %s\n", i, f->res.nests[i].reason);
   ck_abort_msg("no nest recognised");

@@ -48,6 +48,9 @@ static LLVMValueRef named_function(LLVMModuleRef mod, const char *fn) {
   ck_abort_msg("no function %s", fn);
   return NULL;
 }
+/* Recognise a vector loop at the top of a function with its remainder as
+ * one nest (kernels/kn_recog_top.c), as the offload stage does. */
+static bool whole_regions;
 
 static void recognise_mutated(fixture *f, const char *src, const char *fn, const char *flags, mutation mutate) {
   memset(f, 0, sizeof *f);
@@ -93,7 +96,10 @@ static void recognise_mutated(fixture *f, const char *src, const char *fn, const
   if (LLVMParseIRInContext(f->ctx, buf, &f->mod, &msg)) ck_abort_msg("bad IR: %s", msg);
   LLVMValueRef func = app_build ? named_function(f->mod, fn) : unit_ir_exported(f->mod, fn);
   if (mutate) mutate(func);
-  ck_assert(kn_recognise(func, &f->res, &f->arena));
+  /* each loop its own nest, as kn_lanes.c reads a vector loop alone,
+   * unless a test asks for the region at the top as one (whole_regions) */
+  kn_recog_opts ro = {.loops_alone = !whole_regions};
+  ck_assert(kn_recognise_opts(func, &ro, &f->res, &f->arena));
 }
 
 static void recognise_flags(fixture *f, const char *src, const char *fn, const char *flags) {
@@ -128,11 +134,14 @@ static bool stores_vector(const kn_recog_nest *n) {
   return false;
 }
 
-/* The map of the vector loop (vector true) or of its remainder loop. */
+/* The map of the vector loop (vector true) or of its remainder loop;
+ * not a checked copy (the unrolled loop a re-roll keeps behind its range
+ * test, which off.c never offloads). */
 static const kn_recog_nest *map_of(const fixture *f, bool vector) {
   for (int i = 0; i < f->res.nnests; i++) {
     const kn_recog_nest *n = &f->res.nests[i];
-    if (n->ok && n->desc.kind == KN_MAP && stores_vector(n) == vector) return n;
+    if (n->ok && n->desc.kind == KN_MAP && stores_vector(n) == vector && !ir_loop_checked(n->cfg, n->nest))
+      return n;
   }
   dump(f);
   ck_abort_msg("no map of the %s loop", vector ? "vector" : "remainder");
@@ -414,7 +423,7 @@ static bool product_in(const char *src, const char *fn, const char *flags, mutat
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
     seen |= !n->ok && reason && strstr(n->reason, reason) != NULL;
-    if (!n->ok || n->desc.kind != KN_MATMUL || ir_checked_copy(n->cfg->blocks[n->nest->header].bb)) continue;
+    if (!n->ok || n->desc.kind != KN_MATMUL || ir_loop_checked(n->cfg, n->nest)) continue;
     ck_assert_msg(!p, "%s %s: two products", fn, flags);
     p = &f.res.nests[i];
   }
@@ -935,7 +944,7 @@ static bool map2d_of(const char *fn, const char *flags, mutation mutate, char *o
   const kn_recog_nest *p = NULL;
   for (int i = 0; i < f.res.nnests; i++)
     if (f.res.nests[i].ok && f.res.nests[i].desc.kind == KN_MAP && f.res.nests[i].desc.map.ndims == 2 &&
-        !ir_checked_copy(f.res.nests[i].cfg->blocks[f.res.nests[i].nest->header].bb)) {
+        !ir_loop_checked(f.res.nests[i].cfg, f.res.nests[i].nest)) {
       ck_assert_msg(!p, "%s %s: two 2-D maps taken", fn, flags);
       p = &f.res.nests[i];
     }
@@ -1586,6 +1595,136 @@ START_TEST(neg_column_triangle_wide_last) {
                "not the shape of a vector loop and its scalar remainder", NULL, 0);
   app_build = false;
 }
+/* ---- a vector loop at the top of a function (kernels/kn_recog_top.c) ---- */
+
+/* Whether the nest stores a scalar too: its remainder's stores. */
+static bool stores_scalar(const kn_recog_nest *n) {
+  for (int b = 0; b < n->nest->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(n->cfg->blocks[n->nest->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMIsAStoreInst(i) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) != LLVMVectorTypeKind)
+        return true;
+  return false;
+}
+
+/* fn (simd_lanes.c, a 1-D map at the top of its function) with its
+ * region as one nest: the only nest offloaded, holding the v128 loop and
+ * the scalar remainder, a map over j in [0, n) (n the function's first
+ * argument, counted from the constant 0 as the top-tested loop) whose
+ * every other param is an argument of the function (the values the
+ * region's blocks compute are read at j = 0), the nodes those of the
+ * scalar loop's map alone. */
+static void check_top_region(const char *fn, kn_type type, unsigned elem) {
+  fixture alone, f;
+  recognise(&alone, fn);
+  if (alone.skipped) return;
+  whole_regions = true;
+  recognise(&f, fn);
+  whole_regions = false;
+  int ok = 0;
+  const kn_recog_nest *n = NULL;
+  for (int i = 0; i < f.res.nnests; i++)
+    if (f.res.nests[i].ok) n = &f.res.nests[i], ok++;
+  if (ok != 1 || !stores_vector(n) || !stores_scalar(n)) dump(&f);
+  ck_assert_int_eq(ok, 1);
+  ck_assert(stores_vector(n) && stores_scalar(n));
+  const kn_map *m = &n->desc.map;
+  ck_assert_int_eq(n->desc.kind, KN_MAP);
+  ck_assert_uint_eq(m->ndims, 1);
+  ck_assert_int_eq(m->out_type, type);
+  ck_assert_int_eq(m->out_addr.iv_coeff[0], elem);
+  ck_assert(m->trip[0].is_param);
+  const kn_bind *t = &n->binds[m->trip[0].value];
+  LLVMValueRef func = LLVMGetParamParent(t->trip->bound);
+  ck_assert_int_eq(t->kind, KN_BIND_TRIP);
+  ck_assert(t->top_tested && t->scale == 1 && !t->guard);
+  ck_assert(LLVMIsAConstantInt(t->trip->start) && LLVMConstIntGetZExtValue(t->trip->start) == 0);
+  ck_assert_ptr_eq(t->trip->bound, LLVMGetParam(func, 1));
+  for (unsigned i = 0; i < n->desc.nparams; i++)
+    if (n->binds[i].kind == KN_BIND_VALUE) ck_assert(LLVMIsAArgument(n->binds[i].value));
+  ck_assert(n->check_overlap);
+  const kn_recog_nest *r = map_of(&alone, false);
+  ck_assert_uint_eq(n->desc.nnodes, r->desc.nnodes);
+  for (kn_op op = 0; op < KN_E_COUNT; op++) ck_assert_int_eq(count_op(n, op), count_op(r, op));
+  release(&f);
+  release(&alone);
+}
+
+START_TEST(top_saxpy) { check_top_region("saxpy4", KN_F32, 4); }
+END_TEST
+
+/* The blocks of the region in a function: the false side of its entry's
+ * test (n < 1), every block it dominates; the done block ends in `ret`. */
+static LLVMBasicBlockRef skip_block(LLVMValueRef fn) {
+  LLVMValueRef br = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(fn));
+  ck_assert(br && LLVMIsABranchInst(br) && LLVMIsConditional(br));
+  return LLVMGetSuccessor(br, 1);
+}
+
+static LLVMBasicBlockRef ret_block(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    if (LLVMIsAReturnInst(LLVMGetBasicBlockTerminator(bb))) return bb;
+  ck_abort_msg("no return block");
+  return NULL;
+}
+
+/* A value of the region reaching its done block: a phi there taking 1
+ * from the skip's way past V... and 2 from each other block of the
+ * region (0 from the entry): the launch, which leaves to done from the
+ * region's entry, could give it no one value. */
+static void phi_after(LLVMValueRef fn) {
+  LLVMBasicBlockRef done = ret_block(fn), entry = LLVMGetEntryBasicBlock(fn);
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(fn));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(done));
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMValueRef phi = LLVMBuildPhi(b, i32, "after");
+  int k = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(done)); u; u = LLVMGetNextUse(u)) {
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(LLVMGetUser(u));
+    LLVMValueRef v = LLVMConstInt(i32, from == entry ? 0 : (unsigned)++k, false);
+    LLVMAddIncoming(phi, &v, &from, 1);
+  }
+  ck_assert_int_ge(k, 2);
+  LLVMDisposeBuilder(b);
+}
+
+/* A store of the region outside its loops (in the skip S): not the
+ * scalar loop's, so the region is no kernel of it. */
+static void store_in_skip(LLVMValueRef fn) {
+  LLVMBasicBlockRef s = skip_block(fn);
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(fn));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(s));
+  /* the linear memory's base: the first pointer loaded from vmctx */
+  LLVMValueRef base = NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(fn)); i && !base; i = LLVMGetNextInstruction(i))
+    if (LLVMIsALoadInst(i) && LLVMGetOperand(i, 0) == LLVMGetParam(fn, 0)) base = i;
+  ck_assert_ptr_nonnull(base);
+  LLVMBuildStore(b, LLVMConstInt(LLVMInt32TypeInContext(ctx), 7, false), base);
+  LLVMDisposeBuilder(b);
+}
+
+/* Mutated so the region is not the scalar loop alone: no nest holds both
+ * loops, and the loops are nests of their own as before (the vector
+ * loop's map read lane by lane). */
+static void check_no_top_region(const char *fn, mutation mutate) {
+  fixture f;
+  whole_regions = true;
+  recognise_mutated(&f, "simd_lanes.c", fn, "-msimd128", mutate);
+  whole_regions = false;
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert(!(f.res.nests[i].ok && stores_vector(&f.res.nests[i]) && stores_scalar(&f.res.nests[i])));
+  map_of(&f, true);
+  map_of(&f, false);
+  release(&f);
+}
+
+START_TEST(neg_top_value_after) { check_no_top_region("saxpy4", phi_after); }
+END_TEST
+
+START_TEST(neg_top_other_store) { check_no_top_region("saxpy4", store_in_skip); }
 END_TEST
 
 static Suite *recog_lanes_suite(void) {
@@ -1668,6 +1807,13 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(chain, nested_column_triangle_wide);
   tcase_add_test(chain, neg_column_triangle_wide_last);
   suite_add_tcase(s, chain);
+  /* a region at the top of a function as one nest (CK_RUN_CASE=top: alone) */
+  TCase *top = tcase_create("top");
+  tcase_set_timeout(top, 60);
+  tcase_add_test(top, top_saxpy);
+  tcase_add_test(top, neg_top_value_after);
+  tcase_add_test(top, neg_top_other_store);
+  suite_add_tcase(s, top);
   return s;
 }
 

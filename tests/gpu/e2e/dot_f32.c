@@ -1,9 +1,12 @@
 /* dot_f32.c: float add reductions (an f32 dot product, an f64 sum) built
  * without --fp-reassociate: the order of the additions is the program's,
- * so they must stay on the CPU.  A map of the same data is offloaded. */
-/* expect-gpu-launches: 0 */
-/* k_square (f32 -> f64) is meant to be offloaded; not yet (the report
- * says "unsupported float compare"). */
+ * so on the GPU they are exact in-order sums (one thread adding every
+ * term in order, ptx_seqsum.c), bit-identical to the CPU's; under
+ * TWASM_DEVICE=gpu both launch (auto mode takes them only where their
+ * data lies on the device: here the CPU wrote a and b).  The map k_square
+ * (f32 -> f64) of the same data launches too: 3 launches (counted with
+ * tests/fake_cuda, FAKE_CUDA=any). */
+/* expect-gpu-launches: 3 */
 #include "e2e.h"
 
 __attribute__((noinline)) float k_dot_f32(int n, const float *a, const float *b) {

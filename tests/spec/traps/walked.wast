@@ -7,14 +7,12 @@
 ;; then `*out = s`), as clang unrolls it by 4: loads at a+12, a+8, a+4, a
 ;; off one i32 that steps by 16, the counter down from n & ~3 to 0.  The
 ;; re-roll (ir_reroll_rem.c, folded addresses) makes it one load pair per
-;; trip at zext(a + 4 j), without a version: the loop only loads, and where
-;; a copy's address would differ (a + 4 g wrapping) copy 0 is already past
-;; every memory.  Here: walks that end at the last byte of memory, and a
-;; trap at `*out` after a full walk (the faulting store's offset, as
-;; offsets.sh checks).  Traps inside the walk: tests/wast/walked.wast (the
-;; re-rolled loads report copy 0's offset there, as every re-rolled loop
-;; whose loads clang reordered already did before this walk form; see
-;; docs/PERFORMANCE.md, Issue 19 round 12).
+;; trip at zext(a + 4 j), behind the range test since round 13 (the
+;; re-rolled loads name copy 0's instruction, so a trap inside the walk
+;; must come from the original loop: docs/PERFORMANCE.md, Issue 19 round
+;; 13).  Here: walks that end at the last byte of memory, a trap at `*out`
+;; after a full walk, and traps inside the walk, near the end of memory
+;; and near 2^32 (`*out` not stored), each at the faulting load.
 (module
   (func (export "dot") (param i32 i32 i32 i32) (result f32)
     (local f32 i32)
@@ -224,6 +222,14 @@
 (assert_trap (invoke "dot" (i32.const 0) (i32.const 65520) (i32.const 4) (i32.const 65534)) "out of bounds memory access")
 (assert_trap (invoke "dot" (i32.const 65520) (i32.const 0) (i32.const 4) (i32.const -4)) "out of bounds memory access")
 (assert_return (invoke "peek" (i32.const 128)) (f32.const 3))
+(assert_trap (invoke "dot" (i32.const 65528) (i32.const 0) (i32.const 4) (i32.const 128)) "out of bounds memory access")
+(assert_return (invoke "peek" (i32.const 128)) (f32.const 3))
+(assert_trap (invoke "dot" (i32.const 65520) (i32.const 0) (i32.const 5) (i32.const 128)) "out of bounds memory access")
+(assert_return (invoke "peek" (i32.const 128)) (f32.const 3))
+(assert_trap (invoke "dot" (i32.const 0) (i32.const -8) (i32.const 4) (i32.const 128)) "out of bounds memory access")
+(assert_return (invoke "peek" (i32.const 128)) (f32.const 3))
+(assert_trap (invoke "dot" (i32.const -16) (i32.const 0) (i32.const 8) (i32.const 136)) "out of bounds memory access")
+(assert_return (invoke "peek" (i32.const 136)) (f32.const 0))
 (invoke "poke" (i32.const 256) (f32.const 7))
 (invoke "poke" (i32.const 260) (f32.const 8))
 (invoke "poke" (i32.const 264) (f32.const 9))

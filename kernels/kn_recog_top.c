@@ -1,0 +1,179 @@
+/* kn_recog_top.c: a vector loop at the top of a function, with the scalar
+ * code clang puts beside it, read as the one scalar loop it implements
+ * (issue 19, the gap SIMD_SPLIT of tests/unit/test_offload_modes.c).
+ *
+ * Inside an outer loop, kn_lanes_region.c reads the guard G, the skip S
+ * (clang's minimum-count and alias checks), the vector loop V, the test
+ * E, the peel P or prologue loop, the remainder R and the done block as
+ * one scalar loop over j in [0, n) of that outer loop's body.  At the top
+ * of a function there is no loop around them, so the nest offloaded is a
+ * region that is no loop: the blocks the block D dominates, D a dominator
+ * of V's header (S, found by trying D up V's dominator tree).  They are
+ * handed to kr_region_find as the body of a loop around the region that
+ * runs once (c->top), and everything kn_lanes_region.c proves there holds
+ * as it does inside a loop, which the region's proof does not use:
+ *
+ *   (a)-(d) of kn_lanes_region.c: every loop under D is one of V's or
+ *       R's copies (or P's), on every path from S each j in [0, n) is
+ *       stored exactly once (G leaves before S when n < 1; the skip's
+ *       fallback, V skipped, is R from s = 0: the scalar loop itself),
+ *       and every store is the scalar loop's expression at its own j
+ *       (kr_region_prove), nothing else under D stores.
+ *   (e) the nest is then R's fast copy read from j = 0 while j < n
+ *       (kr_kind at depth 1, chain[0] = R, c->region set), launched once
+ *       in place of the whole region: the offload stage's versioning
+ *       (compiler/off/off_version.c) enters at D's one way in and leaves
+ *       to done, the region kept as the CPU path.
+ *   (f) nothing computed under D is used outside it, and done's phis take
+ *       one value from every block under D (made before D): the launch's
+ *       path gives them that value (off_version.c patch_exit).  D's only
+ *       way out is done (traps aside, which the launch's range checks
+ *       cover as for any nest).
+ *
+ * A sum region (a reduction in lanes) and a region beside another nest
+ * are left to the loops' own nests. */
+#include <string.h>
+
+#include "ir_pass.h"
+#include "kn_internal.h"
+
+/* A block that ends in `unreachable` (a trap's): an exit of the region,
+ * as of a loop (kn_recog.c scan_exits). */
+static bool dead_end(const ir_cfg *cfg, int b) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(cfg->blocks[b].bb);
+  return t && LLVMIsAUnreachableInst(t);
+}
+
+/* The blocks d dominates, as a loop that runs once around its loops (the
+ * roots of lp there); header d, its one latch d itself (only
+ * kn_lanes_region.c's checks of where a test dominates read it). */
+static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
+  const ir_cfg *cfg = c->cfg;
+  ir_loop *l = tw_arena_alloc(c->arena, sizeof *l);
+  memset(l, 0, sizeof *l);
+  l->header = d;
+  l->preheader = -1;
+  l->in_body = tw_arena_alloc(c->arena, (size_t)cfg->nblocks);
+  memset(l->in_body, 0, (size_t)cfg->nblocks);
+  l->body = tw_arena_alloc(c->arena, (size_t)cfg->nblocks * sizeof *l->body);
+  l->body[l->nbody++] = d;
+  l->in_body[d] = 1;
+  for (int b = 0; b < cfg->nblocks; b++)
+    if (b != d && ir_dominates(c->dom, d, b) && !dead_end(cfg, b)) {
+      l->body[l->nbody++] = b;
+      l->in_body[b] = 1;
+    }
+  int nexits = 0;
+  for (int i = 0; i < l->nbody; i++)
+    for (int s = 0; s < cfg->blocks[l->body[i]].nsuccs; s++) nexits += !l->in_body[cfg->blocks[l->body[i]].succs[s]];
+  l->exits = tw_arena_alloc(c->arena, (size_t)(nexits + 1) * sizeof *l->exits);
+  for (int i = 0; i < l->nbody; i++)
+    for (int s = 0; s < cfg->blocks[l->body[i]].nsuccs; s++) {
+      int to = cfg->blocks[l->body[i]].succs[s];
+      if (!l->in_body[to]) l->exits[l->nexits++] = (ir_edge){l->body[i], to};
+    }
+  l->children = tw_arena_alloc(c->arena, (size_t)(lp->nroots + 1) * sizeof *l->children);
+  for (int r = 0; r < lp->nroots; r++)
+    if (l->in_body[lp->roots[r]->header]) l->children[l->nchildren++] = lp->roots[r];
+  l->latches = tw_arena_alloc(c->arena, sizeof *l->latches);
+  l->latches[0] = d;
+  l->nlatches = 1;
+  l->trip.kind = IR_TRIP_NONE;
+  return l;
+}
+
+/* (f): nothing computed under top is used outside it (but in a trap's
+ * block entered from it alone, which the launch's path never reaches),
+ * and the phis of done take one value from all of top's blocks. */
+static bool only_from(const kr_ctx *c, const ir_loop *top, int b) {
+  for (int p = 0; p < c->cfg->blocks[b].npreds; p++)
+    if (!top->in_body[c->cfg->blocks[b].preds[p]]) return false;
+  return true;
+}
+
+static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef done) {
+  for (int b = 0; b < top->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[top->body[b]].bb); i;
+         i = LLVMGetNextInstruction(i))
+      for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(LLVMGetUser(u)));
+        if (at < 0 || (!top->in_body[at] && !(dead_end(c->cfg, at) && only_from(c, top, at)))) return false;
+      }
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(done); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    LLVMValueRef one = NULL;
+    for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
+      int from = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(phi, k));
+      if (from < 0 || !top->in_body[from]) continue;
+      if (one && LLVMGetIncomingValue(phi, k) != one) return false;
+      one = LLVMGetIncomingValue(phi, k);
+    }
+  }
+  return true;
+}
+
+/* The region under top, recognised as R's loop from j = 0 (e); c as the
+ * caller had it, c->out filled.  False with c->reason. */
+static bool region_nest(kr_ctx *c, const ir_loop *top) {
+  kn_recog_nest *o = c->out;
+  c->top = top;
+  c->chain[0] = top;
+  c->depth = 1;
+  o->nest = top;
+  o->cfg = c->cfg;
+  o->preheader = NULL;
+  /* one way in, where the offload stage puts the launch (off_version.c
+   * preheader_of): else the loops stay nests of their own */
+  if (c->cfg->blocks[top->header].npreds != 1) return kr_fail(c, "a vector loop at the top of a function: its region has no single entry");
+  if (!c->mem_base || !kr_scan(c)) return false;
+  kr_region r;
+  if (!kr_region_find(c, top, &r)) return false;
+  if (r.sum || r.inner || r.nbefore || r.wide)
+    return kr_fail(c, "a vector loop at the top of a function: not a region of stores alone");
+  if (o->nexits != 1 || o->exits[0] != c->cfg->blocks[r.done].bb || !kept_inside(c, top, o->exits[0]))
+    return kr_fail(c, "a vector loop at the top of a function: its region's values are used after it");
+  kr_region *keep = tw_arena_alloc(c->arena, sizeof *keep);
+  *keep = r;
+  c->region = keep;
+  c->slice = keep->stores;
+  c->nslice = keep->nstores;
+  c->chain[0] = keep->rep;
+  c->depth = 1;
+  if (!kr_region_prove(c, keep) || !kr_kind(c)) return false;
+  if (c->nguard_exits && !o->nguards)
+    return kr_fail(c, "a guard exit (a call that never returns) no kernel checks");
+  o->desc.nodes = c->nodes;
+  o->desc.nnodes = c->nnodes;
+  /* placed in the report as R's Wasm loop (its latch's marker) */
+  ir_loop *nest = tw_arena_alloc(c->arena, sizeof *nest);
+  *nest = *top;
+  nest->latches = keep->rep->latches;
+  nest->nlatches = keep->rep->nlatches;
+  o->nest = nest;
+  return true;
+}
+
+bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *claimed) {
+  if (vec->parent || vec->nchildren || ir_checked_copy(c->cfg->blocks[vec->header].bb)) return false;
+  const kr_ctx proto = *c;
+  kn_recog_nest *o = c->out;
+  const char *why = NULL;
+  for (int d = c->dom->idom[vec->header], steps = 0; d > 0 && steps < 8; d = c->dom->idom[d], steps++) {
+    const ir_loop *top = blocks_under(&proto, lp, d);
+    if (top->nchildren < 2) continue;
+    *c = proto;
+    memset(o, 0, sizeof *o);
+    if (region_nest(c, top)) {
+      o->ok = true;
+      for (int r = 0; r < lp->nroots; r++) claimed[r] |= top->in_body[lp->roots[r]->header] != 0;
+      return true;
+    }
+    why = c->reason;
+    /* a region found but no kernel: the loops keep their own nests */
+    if (c->region) break;
+  }
+  *c = proto;
+  memset(o, 0, sizeof *o);
+  c->reason = why; /* the last candidate's (for tests) */
+  return false;
+}
