@@ -152,7 +152,10 @@ START_TEST(accessor_product) {
 END_TEST
 
 /* No guard: an assert on an element's value, and one LLVM turned into a
- * test of the whole row before the inner loop (smax of the row's start). */
+ * test of the whole row before the inner loop (smax of the row's start).
+ * The nest with the assert is refused; what may be taken is a loop the
+ * assert is not in: mv_assert's row sum after LLVM's row test, an exact
+ * in-order float sum of its own (the seqsum path), with no guard. */
 START_TEST(asserts_that_are_no_guards) {
   static const struct {
     const char *func, *reason;
@@ -165,8 +168,9 @@ START_TEST(asserts_that_are_no_guards) {
   bool seen = false;
   for (int i = 0; i < f.res.nnests; i++) {
     const kn_recog_nest *n = &f.res.nests[i];
-    ck_assert_msg(!n->ok, "%s: nest %d recognised", cases[_i % 2].func, i);
-    seen |= strcmp(n->reason, cases[_i % 2].reason) == 0;
+    ck_assert_msg(!n->ok || (n->desc.kind == KN_REDUCE && n->nguards == 0),
+                  "%s: nest %d recognised", cases[_i % 2].func, i);
+    seen |= !n->ok && n->reason && strcmp(n->reason, cases[_i % 2].reason) == 0;
   }
   ck_assert_msg(seen, "%s: no nest refused for: %s", cases[_i % 2].func, cases[_i % 2].reason);
   release(&f);
