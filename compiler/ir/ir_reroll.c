@@ -210,22 +210,11 @@ static bool version(rr_pass *p, rr_shape *s, LLVMBasicBlockRef *kept_in) {
     *kept_in = NULL;
     return true;
   }
-  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
-  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMBasicBlockRef T = rr_test_begin(p, s->L);
   LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | 1, false), "reroll.vend");
   LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
   LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
-  if (!ok) {
-    LLVMDeleteBasicBlock(T);
-    return false;
-  }
-  LLVMPositionBuilderBefore(p->b, pterm);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
-    next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(p->b, i);
-  }
-  LLVMDeleteBasicBlock(T);
+  if (!rr_test_end(p, T, ok, pterm)) return false;
   LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
   int nmap;
   LLVMBasicBlockRef kx;
@@ -360,20 +349,9 @@ static bool version_const(rr_pass *p, rr_shape *s, LLVMValueRef trips) {
     return false;
   rr_subst step;
   step_of(s, &step);
-  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
-  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMBasicBlockRef T = rr_test_begin(p, s->L);
   LLVMValueRef ok = rr_range_test(p, s->a, s->k, NULL, &step, s->L, s->pre, trips);
-  if (!ok) {
-    LLVMDeleteBasicBlock(T);
-    return false;
-  }
-  LLVMPositionBuilderBefore(p->b, pterm);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
-    next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(p->b, i);
-  }
-  LLVMDeleteBasicBlock(T);
+  if (!rr_test_end(p, T, ok, pterm)) return false;
   /* L's values used after L: through phis of out */
   for (LLVMValueRef i = LLVMGetFirstInstruction(s->L); i; i = LLVMGetNextInstruction(i)) {
     int nu = 0;

@@ -201,6 +201,12 @@ int rr_folded_addr(rr_pass *p, LLVMValueRef inst, uint64_t *c);
 bool rr_walk_copies(rr_pass *p, const LLVMValueRef *insts, unsigned F);
 LLVMValueRef rr_range_test(rr_pass *p, const rr_effect *eff, int n, const uint64_t *floor, const rr_subst *step,
                            LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMValueRef trips);
+/* A range test is built in a block of its own (rr_test_begin: the
+ * builder at its end), then, if it was built (ok not NULL), moved before
+ * `at` (the builder left there); the block is deleted either way.
+ * rr_test_end: whether ok was built. */
+LLVMBasicBlockRef rr_test_begin(rr_pass *p, LLVMBasicBlockRef L);
+bool rr_test_end(rr_pass *p, LLVMBasicBlockRef T, LLVMValueRef ok, LLVMValueRef at);
 LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockRef pre, LLVMBasicBlockRef V,
                                 LLVMBasicBlockRef E, LLVMBasicBlockRef *exit, LLVMValueRef *from, LLVMValueRef *to,
                                 int cap, int *n_map);

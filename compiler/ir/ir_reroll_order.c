@@ -265,3 +265,22 @@ LLVMBasicBlockRef rr_clone_loop(rr_pass *p, LLVMBasicBlockRef L, LLVMBasicBlockR
   *n_map = n;
   return C;
 }
+
+LLVMBasicBlockRef rr_test_begin(rr_pass *p, LLVMBasicBlockRef L) {
+  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(L), "reroll.test");
+  LLVMPositionBuilderAtEnd(p->b, T);
+  return T;
+}
+
+bool rr_test_end(rr_pass *p, LLVMBasicBlockRef T, LLVMValueRef ok, LLVMValueRef at) {
+  if (ok) {
+    LLVMPositionBuilderBefore(p->b, at);
+    for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
+      next = LLVMGetNextInstruction(i);
+      LLVMInstructionRemoveFromParent(i);
+      LLVMInsertIntoBuilder(p->b, i);
+    }
+  }
+  LLVMDeleteBasicBlock(T);
+  return ok != NULL;
+}

@@ -858,22 +858,11 @@ static bool version(rr_pass *p, rm_shape *s, const rr_subst *sub, LLVMBasicBlock
     return true;
   }
   /* built in a block of its own, moved before pterm once complete */
-  LLVMBasicBlockRef T = LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(s->L), "reroll.test");
-  LLVMPositionBuilderAtEnd(p->b, T);
+  LLVMBasicBlockRef T = rr_test_begin(p, s->L);
   LLVMValueRef end = LLVMBuildAnd(p->b, s->x, LLVMConstInt(ty, s->mask | (s->F - 1), false), "reroll.vend");
   LLVMValueRef trips = LLVMBuildSub(p->b, end, c->init, "reroll.trips");
   LLVMValueRef ok = rr_range_test(p, acc, n, floor, sub, s->L, s->pre, trips);
-  if (!ok) {
-    LLVMDeleteBasicBlock(T);
-    return false;
-  }
-  LLVMPositionBuilderBefore(p->b, pterm);
-  for (LLVMValueRef i = LLVMGetFirstInstruction(T), next; i; i = next) {
-    next = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(p->b, i);
-  }
-  LLVMDeleteBasicBlock(T);
+  if (!rr_test_end(p, T, ok, pterm)) return false;
   LLVMValueRef from[RR_MAX_BODY], to[RR_MAX_BODY];
   int nmap;
   LLVMBasicBlockRef kx;
