@@ -675,7 +675,6 @@ static bool entered_nonzero(const kr_ctx *c, LLVMValueRef v, int h) {
  * largest of its incoming values, each `x & C` or a constant (depth: how
  * many phis deep to look). */
 static uint64_t masked_at_most(LLVMValueRef v, int depth) {
-  if (LLVMIsAConstantInt(v)) return LLVMConstIntGetZExtValue(v);
   if (LLVMIsABinaryOperator(v) && LLVMGetInstructionOpcode(v) == LLVMAnd) {
     LLVMValueRef m = LLVMGetOperand(v, 1);
     return LLVMIsAConstantInt(m) ? LLVMConstIntGetZExtValue(m) : UINT64_MAX;
@@ -683,7 +682,8 @@ static uint64_t masked_at_most(LLVMValueRef v, int depth) {
   if (!LLVMIsAPHINode(v) || depth <= 0) return UINT64_MAX;
   uint64_t most = 0;
   for (unsigned k = 0; k < LLVMCountIncoming(v); k++) {
-    uint64_t in = masked_at_most(LLVMGetIncomingValue(v, k), depth - 1);
+    LLVMValueRef x = LLVMGetIncomingValue(v, k);
+    uint64_t in = LLVMIsAConstantInt(x) ? LLVMConstIntGetZExtValue(x) : masked_at_most(x, depth - 1);
     if (in == UINT64_MAX) return UINT64_MAX;
     if (in > most) most = in;
   }
