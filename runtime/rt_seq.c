@@ -24,10 +24,16 @@
  * TWASM_DEVICE=gpu skips all of this (tests). */
 #include "rt_offload.h"
 
-/* One GPU thread's time a term, the f32 add's latency (4 cycles at about
- * 1.7 GHz) with the chunk's loads hidden behind the adds; an estimate
- * until a launch is measured (rt_choice.c keeps the measured rate). */
-#define RT_SEQ_NS_PER_TERM 2.5
+/* One GPU thread's time a term: a fixed part and a part per byte the
+ * term reads (the one-warp sum is bound by each term's load latency, not
+ * by the add).  Fitted to the H200's first launches of seqsum.c's sums,
+ * 1M terms each, data already on the device (docs/PERFORMANCE.md, e2e
+ * after session 52's merges): 6.2 ns a term reading 4 bytes, 7.3 and
+ * 10.6 ns reading 8; 2 + 1.1 a byte covers the slower of each (6.4 and
+ * 10.8).  An estimate until a launch is measured (rt_choice.c keeps the
+ * measured rate). */
+#define RT_SEQ_NS_PER_TERM 2.0
+#define RT_SEQ_NS_PER_TERM_BYTE 1.1
 /* A CPU read of bytes the device holds in managed memory, and the next
  * kernel's read of them again: (136 - 20) us per 64 KiB (DESIGN.md). */
 #define RT_SEQ_BACK_US_PER_BYTE ((136.0 - 20.0) / 65536.0)
@@ -37,7 +43,9 @@ bool rt_seq_kernel(const twasm_kernel_abi *k) {
 }
 
 double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us) {
-  return launch_us + p->iterations * RT_SEQ_NS_PER_TERM / 1000;
+  double per_term = RT_SEQ_NS_PER_TERM;
+  if (p->iterations > 0) per_term += RT_SEQ_NS_PER_TERM_BYTE * (double)p->bytes / p->iterations;
+  return launch_us + p->iterations * per_term / 1000;
 }
 
 const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *move_us,

@@ -104,8 +104,9 @@ END_TEST
  * copy): refused; kept in the device copy of pinned memory: weighed with
  * nothing to move (the host holds the bytes too), so a plain sum of 1M
  * f32 terms (3 operations each: 1.5 ms by the model) loses to one GPU
- * thread's 2.6 ms; on the device in managed memory: the CPU's loop pays
- * the move of its 4 MiB back and again (7.4 ms in all), and the GPU wins. */
+ * thread's 6.7 ms (2 + 1.1 x 4 ns a term); on the device in managed
+ * memory: the CPU's loop pays the move of its 4 MiB back and again (8.9
+ * ms in all), and the GPU wins. */
 START_TEST(model_by_place) {
   rt_offload_plan p = {.iterations = 1048576, .ops = 3.0 * 1048576, .bytes = 4u << 20, .nspans = 1};
   double move = -1, gpu = 0;
@@ -123,6 +124,14 @@ START_TEST(model_by_place) {
   /* a measured CPU run (which paid no move) does not hide the move */
   rt_choice_cpu_ran(&c, p.ops, 100);
   ck_assert(rt_choice_take_gpu(&c, p.ops, 10, cpu, gpu));
+  /* the one thread is bound by its loads: twice the bytes a term (an
+   * f32 x f32 dot product) cost more, 10.8 against 6.4 ns a term as
+   * measured on the H200 (6.2 and 10.6) */
+  double gpu4 = rt_seq_gpu_us(&p, 10);
+  rt_offload_plan p8 = p;
+  p8.bytes = 8u << 20;
+  double gpu8 = rt_seq_gpu_us(&p8, 10);
+  ck_assert_msg(gpu8 > gpu4 * 1.5 && gpu4 > 6000 && gpu8 < 12000, "f32 %.0f us, f32 x f32 %.0f us", gpu4, gpu8);
 }
 END_TEST
 
