@@ -513,17 +513,14 @@ static LLVMValueRef load_under(const kr_ctx *c, const ir_loop *l, LLVMValueRef v
  * that load.  The reason naming the load, or NULL for any other pair of
  * loops.  No product reads its layout from memory the nest may write;
  * a table of row pointers would need each row's range checked before a
- * launch, which no descriptor says. */
-static bool checked_loop(const kr_ctx *c, const ir_loop *l) {
-  /* the mark is on every block's branch; LICM may leave a header without */
-  return ir_loop_checked(c->cfg, l);
-}
-
+ * launch, which no descriptor says.  (ir_loop_checked: the mark is on
+ * every block's branch of the checked copy; LICM may leave a header
+ * without.) */
 static const char *loaded_layout(const kr_ctx *c, const ir_loop *l, const ir_loop **fast) {
   *fast = NULL;
   if (l->nchildren != 2) return NULL;
-  bool checked0 = checked_loop(c, l->children[0]);
-  if (checked0 == checked_loop(c, l->children[1])) return NULL;
+  bool checked0 = ir_loop_checked(c->cfg, l->children[0]);
+  if (checked0 == ir_loop_checked(c->cfg, l->children[1])) return NULL;
   const ir_loop *checked = l->children[checked0 ? 0 : 1];
   if (checked->preheader < 0 || c->cfg->blocks[checked->preheader].npreds != 1) return NULL;
   LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[c->cfg->blocks[checked->preheader].preds[0]].bb);

@@ -236,4 +236,36 @@ bool rr_try_copies(rr_pass *p, LLVMValueRef fn);
 /* ir_reroll_vec.c: a vector loop unrolled completely, re-rolled */
 bool rr_try_vec(rr_pass *p, LLVMValueRef fn);
 
+/* ir_reroll_walk.c: two copies of one expression walked in parallel, and
+ * a loop body built from copy 0 (ir_reroll_full.c, ir_reroll_vec.c) */
+#define RR_CWALK_MAX 128 /* nodes, leaves and shared values of one copy */
+typedef enum { RR_C_NODE, RR_C_LEAF, RR_C_SHARED } rr_ckind;
+typedef struct {
+  rr_ckind kind;
+  LLVMValueRef ref, copy;
+  uint64_t d; /* LEAF: copy - ref */
+} rr_cevent;
+typedef struct {
+  rr_cevent ev[RR_CWALK_MAX];
+  int n;
+} rr_cwalk;
+/* copy 0's values -> the new loop's (leaf phis, cloned nodes) */
+typedef struct {
+  LLVMValueRef from[RR_CWALK_MAX], to[RR_CWALK_MAX], next[RR_CWALK_MAX];
+  int leaf_of[RR_CWALK_MAX];
+  int n, nleaves;
+} rr_cbody;
+bool rr_cwalk_pair(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef c, rr_cwalk *w, bool vector);
+bool rr_cwalk_add_node(rr_cwalk *w, LLVMValueRef v);
+bool rr_cwalk_consistent(const rr_cwalk *w);
+bool rr_cwalk_scaled(const rr_cwalk *first, const rr_cwalk *w, int g);
+bool rr_cwalk_has_node(const rr_cwalk *w);
+LLVMValueRef rr_cbody_map(const rr_cbody *body, LLVMValueRef v);
+void rr_cbody_build(rr_pass *p, LLVMBasicBlockRef bb, const rr_cwalk *first, rr_cbody *body);
+void rr_cbody_step(rr_pass *p, const rr_cwalk *first, rr_cbody *body);
+void rr_cbody_close(const rr_cwalk *first, rr_cbody *body, LLVMBasicBlockRef bb, LLVMBasicBlockRef latch);
+void rr_cloop_open(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef from, const char *name, const char *after,
+                   LLVMBasicBlockRef *body, LLVMBasicBlockRef *rest);
+void rr_cloop_retarget(LLVMBasicBlockRef bb, LLVMBasicBlockRef rest);
+
 #endif

@@ -38,22 +38,7 @@
 
 #define RF_MIN 3        /* fewer terms: not a loop worth finding */
 #define RF_MAX 64       /* terms of one chain */
-#define RF_MAX_EVENTS 96 /* nodes, leaves and shared values of one term */
 #define RF_MAX_DEAD 4096
-
-typedef enum { RF_NODE, RF_LEAF, RF_SHARED } rf_kind;
-
-/* One step of a walk of t0 (ref) against tg (copy). */
-typedef struct {
-  rf_kind kind;
-  LLVMValueRef ref, copy;
-  uint64_t d; /* LEAF: copy - ref */
-} rf_event;
-
-typedef struct {
-  rf_event ev[RF_MAX_EVENTS];
-  int n;
-} rf_walk;
 
 typedef struct {
   LLVMValueRef v[RF_MAX_DEAD];
@@ -68,7 +53,7 @@ typedef struct {
   LLVMValueRef init;
   LLVMValueRef term[RF_MAX], step[RF_MAX];
   int n;
-  rf_walk first; /* t0 against t1: the template */
+  rr_cwalk first; /* t0 against t1: the template */
 } rf_chain;
 
 static bool one_use(LLVMValueRef v) {
@@ -165,106 +150,15 @@ static bool int_chain(rf_chain *ch, int h) {
   return n >= RF_MIN;
 }
 
-static bool add_event(rf_walk *w, rf_kind kind, LLVMValueRef ref, LLVMValueRef copy, uint64_t d) {
-  if (w->n == RF_MAX_EVENTS) return false;
-  w->ev[w->n++] = (rf_event){kind, ref, copy, d};
-  return true;
-}
-
-/* Opcodes a term may hold: pure, non-trapping in B (twasmc's lowering
- * checks divisors and conversions in blocks of their own). */
-static bool walkable(LLVMValueRef v) {
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
-  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMFAdd: case LLVMFSub: case LLVMFMul:
-  case LLVMFDiv: case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect:
-  case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMSIToFP: case LLVMUIToFP:
-  case LLVMFPExt: case LLVMFPTrunc: case LLVMBitCast: case LLVMGetElementPtr:
-    return true;
-  case LLVMLoad:
-    return !LLVMGetVolatile(v) && LLVMGetOrdering(v) == LLVMAtomicOrderingNotAtomic;
-  case LLVMCall:
-    return rr_pure_intrinsic(LLVMGetCalledValue(v));
-  default:
-    return false;
-  }
-}
-
-static bool walk(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef c, rf_walk *w,
-                 int depth) {
-  if (depth > RR_MAX_DEPTH) return false;
-  if (r == c) return add_event(w, RF_SHARED, r, c, 0);
-  for (int i = 0; i < w->n; i++)
-    if (w->ev[i].ref == r && w->ev[i].kind == RF_NODE) return w->ev[i].copy == c;
-  LLVMTypeRef ty = LLVMTypeOf(r);
-  unsigned width = rr_width(ty);
-  if (LLVMTypeOf(c) != ty) return false;
-  if (width && width <= 64) {
-    int er = rr_eval(p, r, 0), ec = rr_eval(p, c, 0);
-    p->failed = false;
-    uint64_t d;
-    if (er >= 0 && ec >= 0 && rr_const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
-      return add_event(w, RF_LEAF, r, c, d);
-  }
-  if (!rr_in_block(r, bb) || !rr_in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||
-      LLVMGetInstructionOpcode(r) != LLVMGetInstructionOpcode(c) || !walkable(r) ||
-      LLVMGetNumOperands(r) != LLVMGetNumOperands(c))
-    return false;
-  LLVMOpcode op = LLVMGetInstructionOpcode(r);
-  if (rr_flags_of(r, op) != rr_flags_of(c, op)) return false;
-  if (op == LLVMLoad && LLVMGetAlignment(r) != LLVMGetAlignment(c)) return false;
-  if (op == LLVMGetElementPtr && LLVMGetGEPSourceElementType(r) != LLVMGetGEPSourceElementType(c))
-    return false;
-  if (op == LLVMCall && LLVMGetCalledValue(r) != LLVMGetCalledValue(c)) return false;
-  int nargs = op == LLVMCall ? (int)LLVMGetNumArgOperands(r) : LLVMGetNumOperands(r);
-  for (int i = 0; i < nargs; i++)
-    if (!walk(p, bb, LLVMGetOperand(r, (unsigned)i), LLVMGetOperand(c, (unsigned)i), w, depth + 1))
-      return false;
-  return add_event(w, RF_NODE, r, c, 0);
-}
-
-/* A shared value is no node and no moving leaf; a leaf is no node. */
-static bool walk_consistent(const rf_walk *w) {
-  for (int i = 0; i < w->n; i++)
-    for (int j = 0; j < w->n; j++) {
-      const rf_event *a = &w->ev[i], *b = &w->ev[j];
-      if (a->ref != b->ref || a->kind == b->kind) {
-        if (a->ref == b->ref && a->kind == RF_LEAF && a->d != b->d) return false;
-        continue;
-      }
-      if (a->kind == RF_NODE || (a->kind == RF_LEAF && (b->kind == RF_NODE || a->d != 0)))
-        return false;
-    }
-  return true;
-}
-
-static void reset_exprs(rr_pass *p) {
-  p->nnodes = p->nmemo = 0;
-  memset(p->node_hash, 0, sizeof p->node_hash);
-  memset(p->memo_hash, 0, sizeof p->memo_hash);
-  p->failed = false;
-}
-
 /* Every term is t0 with its leaves moved by g * d1. */
-static bool prove_terms(rr_pass *p, rf_chain *ch, rf_walk *w) {
-  reset_exprs(p);
-  ch->first.n = 0;
-  if (!walk(p, ch->bb, ch->term[0], ch->term[1], &ch->first, 0) || !walk_consistent(&ch->first))
+static bool prove_terms(rr_pass *p, rf_chain *ch, rr_cwalk *w) {
+  rr_reset(p);
+  if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[1], &ch->first, false) || !rr_cwalk_consistent(&ch->first) ||
+      !rr_cwalk_has_node(&ch->first))
     return false;
-  bool any_node = false;
-  for (int i = 0; i < ch->first.n; i++) any_node |= ch->first.ev[i].kind == RF_NODE;
-  if (!any_node) return false;
-  for (int g = 2; g < ch->n; g++) {
-    w->n = 0;
-    if (!walk(p, ch->bb, ch->term[0], ch->term[g], w, 0) || w->n != ch->first.n) return false;
-    for (int i = 0; i < w->n; i++) {
-      const rf_event *a = &ch->first.ev[i], *b = &w->ev[i];
-      uint64_t m = rr_wmask(rr_width(LLVMTypeOf(a->ref)));
-      if (a->kind != b->kind || a->ref != b->ref ||
-          (a->kind == RF_LEAF && ((a->d * (uint64_t)g) & m) != (b->d & m)))
-        return false;
-    }
-  }
+  for (int g = 2; g < ch->n; g++)
+    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, false) || !rr_cwalk_scaled(&ch->first, w, g))
+      return false;
   return true;
 }
 
@@ -283,18 +177,17 @@ static void add_value(rf_values *vs, LLVMValueRef v) {
 
 /* The chain's steps and every term's own values in B (what the rewrite
  * may leave dead).  False when one is not held. */
-static bool collect_values(rr_pass *p, const rf_chain *ch, rf_walk *w, rf_values *vs) {
+static bool collect_values(rr_pass *p, const rf_chain *ch, rr_cwalk *w, rf_values *vs) {
   vs->n = 0;
   add_value(vs, ch->root);
   add_value(vs, ch->step[0]);
   for (int i = 0; i < ch->first.n; i++) /* t0's own (its walk against itself is all shared) */
-    if (ch->first.ev[i].kind == RF_NODE) add_value(vs, ch->first.ev[i].ref);
+    if (ch->first.ev[i].kind == RR_C_NODE) add_value(vs, ch->first.ev[i].ref);
   for (int g = 1; g < ch->n; g++) {
     add_value(vs, ch->step[g]);
-    w->n = 0;
-    if (!walk(p, ch->bb, ch->term[0], ch->term[g], w, 0)) return false;
+    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, false)) return false;
     for (int i = 0; i < w->n; i++)
-      if (w->ev[i].kind != RF_SHARED && rr_in_block(w->ev[i].copy, ch->bb)) add_value(vs, w->ev[i].copy);
+      if (w->ev[i].kind != RR_C_SHARED && rr_in_block(w->ev[i].copy, ch->bb)) add_value(vs, w->ev[i].copy);
   }
   return vs->n < RF_MAX_DEAD;
 }
@@ -307,23 +200,6 @@ static bool loads_may_sink(const rf_chain *ch, const rf_values *vs) {
     if (!started && LLVMGetInstructionOpcode(i) == LLVMLoad) started = rr_listed((LLVMValueRef *)vs->v, vs->n, i);
   }
   return true;
-}
-
-typedef struct {
-  LLVMValueRef from[RF_MAX_EVENTS], to[RF_MAX_EVENTS];
-  int n;
-} rf_map;
-
-static LLVMValueRef mapped(const rf_map *m, LLVMValueRef v) {
-  for (int i = 0; i < m->n; i++)
-    if (m->from[i] == v) return m->to[i];
-  return v;
-}
-
-static bool is_node(const rf_walk *w, LLVMValueRef v) {
-  for (int i = 0; i < w->n; i++)
-    if (w->ev[i].ref == v && w->ev[i].kind == RF_NODE) return true;
-  return false;
 }
 
 /* What the rewrite may leave dead: the chain and every term's values. */
@@ -350,60 +226,21 @@ static void erase_dead(rf_values *vs) {
 
 static void rewrite(rr_pass *p, rf_chain *ch, rf_values *dead) {
   LLVMBuilderRef b = p->b;
-  LLVMBasicBlockRef bb = ch->bb, next = LLVMGetNextBasicBlock(bb);
-  LLVMBasicBlockRef body = next ? LLVMInsertBasicBlockInContext(p->ctx, next, "reroll.full")
-                                : LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(bb),
-                                                                "reroll.full");
-  next = LLVMGetNextBasicBlock(body);
-  LLVMBasicBlockRef rest = next ? LLVMInsertBasicBlockInContext(p->ctx, next, "reroll.after")
-                                : LLVMAppendBasicBlockInContext(p->ctx, LLVMGetBasicBlockParent(bb),
-                                                                "reroll.after");
+  LLVMBasicBlockRef bb = ch->bb, body, rest;
   /* B's tail from F on moves to rest; its successors' phis follow. */
-  LLVMPositionBuilderAtEnd(b, rest);
-  for (LLVMValueRef i = ch->root, nx; i; i = nx) {
-    nx = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-  }
-  LLVMPositionBuilderAtEnd(b, bb);
-  LLVMBuildBr(b, body);
+  rr_cloop_open(p, bb, ch->root, "reroll.full", "reroll.after", &body, &rest);
   /* The loop: counter, sum, one phi per moving leaf, t0's instructions. */
-  LLVMPositionBuilderAtEnd(b, body);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(p->ctx);
   LLVMValueRef k = LLVMBuildPhi(b, i32, "reroll.k");
   LLVMValueRef sum = LLVMBuildPhi(b, LLVMTypeOf(ch->root), "reroll.sum");
-  rf_map *m = tw_arena_alloc(&p->arena, sizeof *m);
-  m->n = 0;
-  LLVMValueRef leaf_next[RF_MAX_EVENTS];
-  int leaf_of[RF_MAX_EVENTS];
-  int nleaves = 0;
-  for (int i = 0; i < ch->first.n; i++) {
-    const rf_event *e = &ch->first.ev[i];
-    if (e->kind != RF_LEAF || e->d == 0 || mapped(m, e->ref) != e->ref) continue;
-    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(e->ref), "reroll.leaf");
-    leaf_of[nleaves++] = i;
-    m->from[m->n] = e->ref;
-    m->to[m->n++] = phi;
-  }
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-    if (!is_node(&ch->first, i)) continue;
-    LLVMValueRef clone = LLVMInstructionClone(i);
-    for (int o = 0; o < LLVMGetNumOperands(clone); o++)
-      LLVMSetOperand(clone, (unsigned)o, mapped(m, LLVMGetOperand(i, (unsigned)o)));
-    LLVMInsertIntoBuilder(b, clone);
-    m->from[m->n] = i;
-    m->to[m->n++] = clone;
-  }
-  LLVMValueRef t = mapped(m, ch->term[0]), added;
+  rr_cbody *m = tw_arena_alloc(&p->arena, sizeof *m);
+  rr_cbody_build(p, bb, &ch->first, m);
+  LLVMValueRef t = rr_cbody_map(m, ch->term[0]), added;
   if (ch->op == LLVMFAdd)
     added = ch->side == 0 ? LLVMBuildFAdd(b, t, sum, "reroll.add") : LLVMBuildFAdd(b, sum, t, "reroll.add");
   else
     added = LLVMBuildAdd(b, sum, t, "reroll.add");
-  for (int l = 0; l < nleaves; l++) {
-    const rf_event *e = &ch->first.ev[leaf_of[l]];
-    LLVMValueRef phi = mapped(m, e->ref);
-    leaf_next[l] = LLVMBuildAdd(b, phi, LLVMConstInt(LLVMTypeOf(phi), e->d, false), "reroll.step");
-  }
+  rr_cbody_step(p, &ch->first, m);
   LLVMValueRef k1 = LLVMBuildAdd(b, k, LLVMConstInt(i32, 1, false), "reroll.next");
   LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, k1, LLVMConstInt(i32, (unsigned)ch->n, false),
                                     "reroll.stay");
@@ -413,27 +250,17 @@ static void rewrite(rr_pass *p, rf_chain *ch, rf_values *dead) {
   LLVMAddIncoming(k, &k1, &body, 1);
   LLVMAddIncoming(sum, &ch->init, &bb, 1);
   LLVMAddIncoming(sum, &added, &body, 1);
-  for (int l = 0; l < nleaves; l++) {
-    LLVMValueRef phi = mapped(m, ch->first.ev[leaf_of[l]].ref), start = ch->first.ev[leaf_of[l]].ref;
-    LLVMAddIncoming(phi, &start, &bb, 1);
-    LLVMAddIncoming(phi, &leaf_next[l], &body, 1);
-  }
+  rr_cbody_close(&ch->first, m, bb, body);
   /* F's value is the sum; the old chain and terms go where dead. */
   LLVMReplaceAllUsesWith(ch->root, added);
   erase_dead(dead);
   /* Last: rebuilding a phi frees it, and the chain's values may be phis. */
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(rest);
-  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
-    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
-    bool seen = false;
-    for (unsigned t = 0; t < s; t++) seen |= LLVMGetSuccessor(term, t) == succ;
-    if (!seen) ir_retarget_phis(succ, bb, rest);
-  }
+  rr_cloop_retarget(bb, rest);
 }
 
 typedef struct {
   rf_chain ch;
-  rf_walk w;
+  rr_cwalk w;
   rf_values vs;
 } rf_scratch;
 

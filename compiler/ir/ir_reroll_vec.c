@@ -43,133 +43,22 @@
 
 #define RV_MIN 3          /* fewer copies: not a loop worth finding */
 #define RV_MAX 64         /* stores of one block */
-#define RV_MAX_EVENTS 128 /* nodes, leaves and shared values of one copy */
 #define RV_MAX_ACCESS 16  /* loads and the store of one copy */
 #define RV_MD_ACCESS "twasm.access" /* the lowering's (bnd.h) */
-
-typedef enum { RV_NODE, RV_LEAF, RV_SHARED } rv_kind;
-
-typedef struct {
-  rv_kind kind;
-  LLVMValueRef ref, copy;
-  uint64_t d; /* LEAF: copy - ref */
-} rv_event;
-
-typedef struct {
-  rv_event ev[RV_MAX_EVENTS];
-  int n;
-} rv_walk;
 
 typedef struct {
   LLVMBasicBlockRef bb;
   LLVMValueRef st[RV_MAX];
   int n;
-  rv_walk first; /* s_0 against s_1: the template */
-  rv_walk w;
+  rr_cwalk first; /* s_0 against s_1: the template */
+  rr_cwalk w;
 } rv_copies;
-
-static bool add_event(rv_walk *w, rv_kind kind, LLVMValueRef ref, LLVMValueRef copy, uint64_t d) {
-  if (w->n == RV_MAX_EVENTS) return false;
-  w->ev[w->n++] = (rv_event){kind, ref, copy, d};
-  return true;
-}
 
 static bool is_vector_store(LLVMValueRef i) {
   if (!LLVMIsAStoreInst(i)) return false;
   LLVMTypeRef t = LLVMTypeOf(LLVMGetOperand(i, 0));
   return LLVMGetTypeKind(t) == LLVMVectorTypeKind && !LLVMGetVolatile(i) &&
          LLVMGetOrdering(i) == LLVMAtomicOrderingNotAtomic;
-}
-
-/* Opcodes a copy may hold besides its store: pure, non-trapping in B
- * (twasmc's lowering checks divisors and conversions in blocks of their
- * own), and plain loads. */
-static bool walkable(LLVMValueRef v) {
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMShl: case LLVMLShr: case LLVMAShr:
-  case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMFAdd: case LLVMFSub: case LLVMFMul:
-  case LLVMFDiv: case LLVMFNeg: case LLVMICmp: case LLVMFCmp: case LLVMSelect:
-  case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMSIToFP: case LLVMUIToFP:
-  case LLVMFPExt: case LLVMFPTrunc: case LLVMBitCast: case LLVMGetElementPtr:
-  case LLVMExtractElement: case LLVMInsertElement: case LLVMShuffleVector:
-    return true;
-  case LLVMLoad:
-    return !LLVMGetVolatile(v) && LLVMGetOrdering(v) == LLVMAtomicOrderingNotAtomic;
-  case LLVMCall:
-    return rr_pure_intrinsic(LLVMGetCalledValue(v));
-  default:
-    return false;
-  }
-}
-
-static bool same_shuffle(LLVMValueRef r, LLVMValueRef c) {
-  unsigned n = LLVMGetNumMaskElements(r);
-  if (n != LLVMGetNumMaskElements(c)) return false;
-  for (unsigned k = 0; k < n; k++)
-    if (LLVMGetMaskValue(r, k) != LLVMGetMaskValue(c, k)) return false;
-  return true;
-}
-
-static bool walk(rr_pass *p, LLVMBasicBlockRef bb, LLVMValueRef r, LLVMValueRef c, rv_walk *w, int depth) {
-  if (depth > RR_MAX_DEPTH) return false;
-  if (r == c) return add_event(w, RV_SHARED, r, c, 0);
-  for (int i = 0; i < w->n; i++)
-    if (w->ev[i].ref == r && w->ev[i].kind == RV_NODE) return w->ev[i].copy == c;
-  LLVMTypeRef ty = LLVMTypeOf(r);
-  unsigned width = rr_width(ty);
-  if (LLVMTypeOf(c) != ty) return false;
-  if (width && width <= 64) {
-    int er = rr_eval(p, r, 0), ec = rr_eval(p, c, 0);
-    p->failed = false;
-    uint64_t d;
-    if (er >= 0 && ec >= 0 && rr_const_of(p, rr_poly_add(p, ty, ec, er, ~0ull), &d))
-      return add_event(w, RV_LEAF, r, c, d);
-  }
-  /* a constant folded into copy 0 (`bitcast (<2 x i64> K)`), an
-   * instruction of the same bitcast of K in copy g: one value */
-  if (LLVMIsAConstantExpr(r) && LLVMGetConstOpcode(r) == LLVMBitCast && LLVMIsABitCastInst(c) &&
-      LLVMGetOperand(c, 0) == LLVMGetOperand(r, 0) && LLVMIsAConstant(LLVMGetOperand(c, 0)))
-    return add_event(w, RV_SHARED, r, r, 0);
-  if (!rr_in_block(r, bb) || !rr_in_block(c, bb) || LLVMIsAPHINode(r) || LLVMIsAPHINode(c) ||
-      LLVMGetInstructionOpcode(r) != LLVMGetInstructionOpcode(c) ||
-      LLVMGetNumOperands(r) != LLVMGetNumOperands(c))
-    return false;
-  LLVMOpcode op = LLVMGetInstructionOpcode(r);
-  bool store = op == LLVMStore && depth == 0;
-  if (!store && !walkable(r)) return false;
-  if (rr_flags_of(r, op) != rr_flags_of(c, op)) return false;
-  if ((op == LLVMLoad || store) && (LLVMGetAlignment(r) != LLVMGetAlignment(c) || LLVMGetVolatile(c)))
-    return false;
-  if (op == LLVMGetElementPtr && LLVMGetGEPSourceElementType(r) != LLVMGetGEPSourceElementType(c))
-    return false;
-  if (op == LLVMShuffleVector && !same_shuffle(r, c)) return false;
-  if (op == LLVMCall && LLVMGetCalledValue(r) != LLVMGetCalledValue(c)) return false;
-  int nargs = op == LLVMCall ? (int)LLVMGetNumArgOperands(r) : LLVMGetNumOperands(r);
-  for (int i = 0; i < nargs; i++)
-    if (!walk(p, bb, LLVMGetOperand(r, (unsigned)i), LLVMGetOperand(c, (unsigned)i), w, depth + 1))
-      return false;
-  return add_event(w, RV_NODE, r, c, 0);
-}
-
-/* A shared value is no node and no moving leaf; a leaf is no node. */
-static bool walk_consistent(const rv_walk *w) {
-  for (int i = 0; i < w->n; i++)
-    for (int j = 0; j < w->n; j++) {
-      const rv_event *a = &w->ev[i], *b = &w->ev[j];
-      if (a->ref != b->ref || a->kind == b->kind) {
-        if (a->ref == b->ref && a->kind == RV_LEAF && a->d != b->d) return false;
-        continue;
-      }
-      if (a->kind == RV_NODE || (a->kind == RV_LEAF && (b->kind == RV_NODE || a->d != 0))) return false;
-    }
-  return true;
-}
-
-static void reset_exprs(rr_pass *p) {
-  p->nnodes = p->nmemo = 0;
-  memset(p->node_hash, 0, sizeof p->node_hash);
-  memset(p->memo_hash, 0, sizeof p->memo_hash);
-  p->failed = false;
 }
 
 static bool is_access(LLVMValueRef v) { return LLVMIsALoadInst(v) || LLVMIsAStoreInst(v); }
@@ -190,11 +79,11 @@ static int position(LLVMValueRef v) {
 }
 
 /* The accesses of walk w (its copy side when `copy`), in B's order. */
-static int accesses(const rv_walk *w, bool copy, LLVMValueRef *out) {
+static int accesses(const rr_cwalk *w, bool copy, LLVMValueRef *out) {
   int n = 0, at[RV_MAX_ACCESS];
   for (int i = 0; i < w->n; i++) {
     LLVMValueRef v = copy ? w->ev[i].copy : w->ev[i].ref;
-    if (w->ev[i].kind != RV_NODE || !is_access(v)) continue;
+    if (w->ev[i].kind != RR_C_NODE || !is_access(v)) continue;
     if (n == RV_MAX_ACCESS) return -1;
     int pos = position(v), k = n++;
     while (k > 0 && at[k - 1] > pos) at[k] = at[k - 1], out[k] = out[k - 1], k--;
@@ -205,15 +94,15 @@ static int accesses(const rv_walk *w, bool copy, LLVMValueRef *out) {
 }
 
 /* Every node of copy w (copy side) used only by nodes of that copy. */
-static bool uses_inside(const rv_walk *w, bool copy) {
+static bool uses_inside(const rr_cwalk *w, bool copy) {
   for (int i = 0; i < w->n; i++) {
-    if (w->ev[i].kind != RV_NODE) continue;
+    if (w->ev[i].kind != RR_C_NODE) continue;
     LLVMValueRef v = copy ? w->ev[i].copy : w->ev[i].ref;
     for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
       LLVMValueRef user = LLVMGetUser(u);
       bool own = false;
       for (int j = 0; j < w->n && !own; j++)
-        own = w->ev[j].kind == RV_NODE && (copy ? w->ev[j].copy : w->ev[j].ref) == user;
+        own = w->ev[j].kind == RR_C_NODE && (copy ? w->ev[j].copy : w->ev[j].ref) == user;
       if (!own) return false;
     }
   }
@@ -223,7 +112,7 @@ static bool uses_inside(const rv_walk *w, bool copy) {
 /* The order: copy g's accesses after s_{g-1}, paired with copy 0's in
  * B's order; nothing else touching memory from copy 0's first access to
  * s_{N-1}. */
-static bool order_kept(const rv_copies *cs, const rv_walk *w, int g, LLVMValueRef *mine, int *nmine) {
+static bool order_kept(const rv_copies *cs, const rr_cwalk *w, int g, LLVMValueRef *mine, int *nmine) {
   LLVMValueRef a0[RV_MAX_ACCESS], ag[RV_MAX_ACCESS];
   int n0 = accesses(w, false, a0), ng = accesses(w, true, ag);
   if (n0 <= 0 || n0 != ng || ag[ng - 1] != cs->st[g]) return false;
@@ -239,28 +128,21 @@ static bool order_kept(const rv_copies *cs, const rv_walk *w, int g, LLVMValueRe
 }
 
 static bool prove(rr_pass *p, rv_copies *cs) {
-  reset_exprs(p);
-  cs->first.n = 0;
-  if (!walk(p, cs->bb, cs->st[0], cs->st[1], &cs->first, 0) || !walk_consistent(&cs->first)) return false;
+  rr_reset(p);
+  if (!rr_cwalk_pair(p, cs->bb, cs->st[0], cs->st[1], &cs->first, true) || !rr_cwalk_consistent(&cs->first))
+    return false;
   LLVMValueRef *mine = tw_arena_alloc(&p->arena, RV_MAX * RV_MAX_ACCESS * sizeof *mine);
   int nmine = 0;
-  rv_walk *w = &cs->w;
+  rr_cwalk *w = &cs->w;
   /* copy 0 against itself (a walk of a value against itself is all
    * shared: its nodes from the template) */
   w->n = 0;
   for (int i = 0; i < cs->first.n; i++)
-    if (cs->first.ev[i].kind == RV_NODE) add_event(w, RV_NODE, cs->first.ev[i].ref, cs->first.ev[i].ref, 0);
+    if (cs->first.ev[i].kind == RR_C_NODE) rr_cwalk_add_node(w, cs->first.ev[i].ref);
   if (!uses_inside(w, false) || !order_kept(cs, w, 0, mine, &nmine)) return false;
   for (int g = 1; g < cs->n; g++) {
-    w->n = 0;
-    if (!walk(p, cs->bb, cs->st[0], cs->st[g], w, 0) || w->n != cs->first.n) return false;
-    for (int i = 0; i < w->n; i++) {
-      const rv_event *a = &cs->first.ev[i], *b = &w->ev[i];
-      uint64_t m = rr_wmask(rr_width(LLVMTypeOf(a->ref)));
-      if (a->kind != b->kind || a->ref != b->ref ||
-          (a->kind == RV_LEAF && ((a->d * (uint64_t)g) & m) != (b->d & m)))
-        return false;
-    }
+    if (!rr_cwalk_pair(p, cs->bb, cs->st[0], cs->st[g], w, true) || !rr_cwalk_scaled(&cs->first, w, g))
+      return false;
     if (!uses_inside(w, true) || !order_kept(cs, w, g, mine, &nmine)) return false;
   }
   /* from copy 0's first access to s_{N-1}: the copies' accesses only */
@@ -274,37 +156,19 @@ static bool prove(rr_pass *p, rv_copies *cs) {
   return true;
 }
 
-typedef struct {
-  LLVMValueRef from[RV_MAX_EVENTS], to[RV_MAX_EVENTS];
-  int n;
-} rv_map;
-
-static LLVMValueRef mapped(const rv_map *m, LLVMValueRef v) {
-  for (int i = 0; i < m->n; i++)
-    if (m->from[i] == v) return m->to[i];
-  return v;
-}
-
-static bool is_node(const rv_walk *w, LLVMValueRef v) {
-  for (int i = 0; i < w->n; i++)
-    if (w->ev[i].ref == v && w->ev[i].kind == RV_NODE) return true;
-  return false;
-}
-
 /* The copies' nodes, stores first, then what they leave unused. */
 static void erase_copies(rr_pass *p, rv_copies *cs) {
-  LLVMValueRef *list = tw_arena_alloc(&p->arena, RV_MAX * RV_MAX_EVENTS * sizeof *list);
+  LLVMValueRef *list = tw_arena_alloc(&p->arena, RV_MAX * RR_CWALK_MAX * sizeof *list);
   int n = 0;
   for (int g = 0; g < cs->n; g++) {
-    cs->w.n = 0;
     if (g == 0) {
       for (int i = 0; i < cs->first.n; i++)
-        if (cs->first.ev[i].kind == RV_NODE) list[n++] = cs->first.ev[i].ref;
+        if (cs->first.ev[i].kind == RR_C_NODE) list[n++] = cs->first.ev[i].ref;
       continue;
     }
-    walk(p, cs->bb, cs->st[0], cs->st[g], &cs->w, 0);
+    rr_cwalk_pair(p, cs->bb, cs->st[0], cs->st[g], &cs->w, true);
     for (int i = 0; i < cs->w.n; i++)
-      if (cs->w.ev[i].kind == RV_NODE) list[n++] = cs->w.ev[i].copy;
+      if (cs->w.ev[i].kind == RR_C_NODE) list[n++] = cs->w.ev[i].copy;
   }
   for (bool changed = true; changed;) {
     changed = false;
@@ -334,52 +198,14 @@ static LLVMValueRef loop_md(rr_pass *p, LLVMValueRef st) {
 
 static void rewrite(rr_pass *p, rv_copies *cs) {
   LLVMBuilderRef b = p->b;
-  LLVMBasicBlockRef bb = cs->bb, next = LLVMGetNextBasicBlock(bb);
-  LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
-  LLVMBasicBlockRef body = next ? LLVMInsertBasicBlockInContext(p->ctx, next, "reroll.vec")
-                                : LLVMAppendBasicBlockInContext(p->ctx, fn, "reroll.vec");
-  next = LLVMGetNextBasicBlock(body);
-  LLVMBasicBlockRef rest = next ? LLVMInsertBasicBlockInContext(p->ctx, next, "reroll.vec.after")
-                                : LLVMAppendBasicBlockInContext(p->ctx, fn, "reroll.vec.after");
-  LLVMValueRef last = cs->st[cs->n - 1];
+  LLVMBasicBlockRef bb = cs->bb, body, rest;
   /* B's tail after s_{N-1} moves to rest; its successors' phis follow */
-  LLVMPositionBuilderAtEnd(b, rest);
-  for (LLVMValueRef i = LLVMGetNextInstruction(last), nx; i; i = nx) {
-    nx = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-  }
-  LLVMPositionBuilderAtEnd(b, bb);
-  LLVMBuildBr(b, body);
-  LLVMPositionBuilderAtEnd(b, body);
+  rr_cloop_open(p, bb, LLVMGetNextInstruction(cs->st[cs->n - 1]), "reroll.vec", "reroll.vec.after", &body, &rest);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(p->ctx);
   LLVMValueRef k = LLVMBuildPhi(b, i32, "reroll.j");
-  rv_map *m = tw_arena_alloc(&p->arena, sizeof *m);
-  m->n = 0;
-  int leaf_of[RV_MAX_EVENTS], nleaves = 0;
-  for (int i = 0; i < cs->first.n; i++) {
-    const rv_event *e = &cs->first.ev[i];
-    if (e->kind != RV_LEAF || e->d == 0 || mapped(m, e->ref) != e->ref) continue;
-    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(e->ref), "reroll.leaf");
-    leaf_of[nleaves++] = i;
-    m->from[m->n] = e->ref;
-    m->to[m->n++] = phi;
-  }
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-    if (!is_node(&cs->first, i)) continue;
-    LLVMValueRef clone = LLVMInstructionClone(i);
-    for (int o = 0; o < LLVMGetNumOperands(clone); o++)
-      LLVMSetOperand(clone, (unsigned)o, mapped(m, LLVMGetOperand(i, (unsigned)o)));
-    LLVMInsertIntoBuilder(b, clone);
-    m->from[m->n] = i;
-    m->to[m->n++] = clone;
-  }
-  LLVMValueRef leaf_next[RV_MAX_EVENTS];
-  for (int l = 0; l < nleaves; l++) {
-    const rv_event *e = &cs->first.ev[leaf_of[l]];
-    LLVMValueRef phi = mapped(m, e->ref);
-    leaf_next[l] = LLVMBuildAdd(b, phi, LLVMConstInt(LLVMTypeOf(phi), e->d, false), "reroll.step");
-  }
+  rr_cbody *m = tw_arena_alloc(&p->arena, sizeof *m);
+  rr_cbody_build(p, bb, &cs->first, m);
+  rr_cbody_step(p, &cs->first, m);
   LLVMValueRef k1 = LLVMBuildAdd(b, k, LLVMConstInt(i32, 1, false), "reroll.next");
   LLVMValueRef stay = LLVMBuildICmp(b, LLVMIntNE, k1, LLVMConstInt(i32, (unsigned)cs->n, false), "reroll.vstay");
   LLVMValueRef br = LLVMBuildCondBr(b, stay, body, rest);
@@ -388,20 +214,9 @@ static void rewrite(rr_pass *p, rv_copies *cs) {
   LLVMValueRef zero = LLVMConstInt(i32, 0, false);
   LLVMAddIncoming(k, &zero, &bb, 1);
   LLVMAddIncoming(k, &k1, &body, 1);
-  for (int l = 0; l < nleaves; l++) {
-    LLVMValueRef phi = mapped(m, cs->first.ev[leaf_of[l]].ref), start = cs->first.ev[leaf_of[l]].ref;
-    LLVMAddIncoming(phi, &start, &bb, 1);
-    LLVMAddIncoming(phi, &leaf_next[l], &body, 1);
-  }
+  rr_cbody_close(&cs->first, m, bb, body);
   erase_copies(p, cs);
-  /* last: rebuilding a phi frees it */
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(rest);
-  for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
-    LLVMBasicBlockRef succ = LLVMGetSuccessor(term, s);
-    bool seen = false;
-    for (unsigned t = 0; t < s; t++) seen |= LLVMGetSuccessor(term, t) == succ;
-    if (!seen) ir_retarget_phis(succ, bb, rest);
-  }
+  rr_cloop_retarget(bb, rest); /* last: rebuilding a phi frees it */
 }
 
 bool rr_try_vec(rr_pass *p, LLVMValueRef fn) {
