@@ -1,6 +1,7 @@
 /* cli_report.c: folds the offload report's lines of C-library functions
  * (the allocator's, printf's and the string routines' loops, listed in
- * every C program) into one summary line. */
+ * every C program) into one summary line, and those of unnamed functions
+ * with no nest offloaded into another. */
 #include "cli_report.h"
 
 #include <stdio.h>
@@ -35,45 +36,120 @@ static bool reserved(const char *name) {
   return name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
 }
 
+/* A function the module does not name: the report calls it "func[N]"
+ * (binaryen's wasm-opt, which clang runs after linking at -O1 and up when
+ * it is on PATH, drops the name section; clang does not pass it -g). */
+static bool unnamed(const char *name) {
+  size_t n = strlen(name);
+  return n > 6 && strncmp(name, "func[", 5) == 0 && name[n - 1] == ']';
+}
+
+/* The function of a report line, or false. */
+static bool line_func(const char *line, size_t len, size_t *flen, char n[256], bool *offloaded) {
+  const char *name;
+  size_t name_len;
+  if (!split_line(line, len, flen, &name, &name_len, offloaded) || name_len == 0 || name_len >= 256) return false;
+  memcpy(n, name, name_len);
+  n[name_len] = 0;
+  return true;
+}
+
+/* Each function once, in the order first seen: " a, b,". */
+typedef struct {
+  FILE *f;
+  char *text;
+  size_t len;
+  unsigned nests, funcs, offloaded;
+} fold_set;
+
+static bool listed(fold_set *set, const char *n) {
+  char key[260];
+  snprintf(key, sizeof key, " %s,", n);
+  fflush(set->f);
+  return set->text && strstr(set->text, key);
+}
+
+static void add(fold_set *set, const char *n, bool offloaded) {
+  set->nests++, set->offloaded += offloaded;
+  if (!listed(set, n)) fprintf(set->f, " %s,", n), set->funcs++;
+}
+
+#define CLI_FOLD_REFUSED 4
+
+/* How many times " n," occurs in set's text. */
+static unsigned count_of(const fold_set *set, const char *n) {
+  char key[260];
+  snprintf(key, sizeof key, " %s,", n);
+  unsigned c = 0;
+  for (const char *p = set->text; p && (p = strstr(p, key)); p += strlen(key)) c++;
+  return c;
+}
+
 char *cli_report_fold(const char *report) {
-  char *kept = NULL, *funcs = NULL;
-  size_t kept_len = 0, funcs_len = 0;
-  FILE *out = open_memstream(&kept, &kept_len), *names = open_memstream(&funcs, &funcs_len);
-  unsigned nests = 0, nfuncs = 0, offloaded_n = 0;
+  char *kept = NULL;
+  size_t kept_len = 0;
+  FILE *out = open_memstream(&kept, &kept_len);
+  /* lib: C-library functions; anon: the refused nests of unnamed
+   * functions that refuse at least CLI_FOLD_REFUSED (an allocator's, a
+   * formatter's: general-purpose code, most of it the C library's); what
+   * runs on the GPU stays listed wherever it is, and so do the few
+   * refusals of a small function (a kernel's reason) */
+  fold_set lib = {0}, anon = {0};
+  lib.f = open_memstream(&lib.text, &lib.len);
+  anon.f = open_memstream(&anon.text, &anon.len);
+  bool ok = out && lib.f && anon.f;
   const char *file = NULL;
-  size_t file_len = 0;
-  for (const char *line = report; out && names && *line;) {
-    const char *nl = strchr(line, '\n'), *name;
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line), flen, name_len;
-    bool offloaded = false, lib = false;
-    if (split_line(line, len, &flen, &name, &name_len, &offloaded) && name_len > 0 && name_len < 256) {
-      char n[256], key[260];
-      memcpy(n, name, name_len);
-      n[name_len] = 0;
-      lib = reserved(n) || cli_libc_name(n);
-      if (lib) {
-        nests++, offloaded_n += offloaded;
-        if (!file) file = line, file_len = flen;
-        /* each function once, in the order first seen: " a, b," */
-        snprintf(key, sizeof key, " %s,", n);
-        fflush(names);
-        if (!funcs || !strstr(funcs, key)) fputs(key, names), nfuncs++;
-      }
-    }
-    if (!lib) fwrite(line, 1, len, out);
+  size_t file_len = 0, flen;
+  char n[256];
+  bool offloaded;
+  /* pass 1: each unnamed function's refusals, " func[N]," once per nest */
+  fold_set refused = {0};
+  refused.f = open_memstream(&refused.text, &refused.len);
+  ok = ok && refused.f;
+  for (const char *line = report; ok && *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    if (line_func(line, len, &flen, n, &offloaded) && !offloaded && unnamed(n)) fprintf(refused.f, " %s,", n);
     line += len;
   }
-  bool ok = out && names;
-  if (names) ok = fclose(names) == 0 && ok;
-  if (ok && nests) {
-    funcs[funcs_len - 1] = 0; /* the last comma */
-    fprintf(out, "%.*s: C library: %u loop nest%s in %u function%s not listed (%u offloaded):%s"
-                 "; --offload-report=all lists them\n",
-            (int)(file_len < 256 ? file_len : 255), file, nests, nests == 1 ? "" : "s", nfuncs,
-            nfuncs == 1 ? "" : "s", offloaded_n, funcs);
+  if (refused.f) fflush(refused.f);
+  for (const char *line = report; ok && *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    fold_set *into = NULL;
+    if (line_func(line, len, &flen, n, &offloaded)) {
+      if (reserved(n) || cli_libc_name(n)) into = &lib;
+      else if (unnamed(n) && !offloaded && count_of(&refused, n) >= CLI_FOLD_REFUSED) into = &anon;
+    }
+    if (into) {
+      add(into, n, offloaded);
+      if (!file) file = line, file_len = flen;
+    } else {
+      fwrite(line, 1, len, out);
+    }
+    line += len;
   }
-  if (out) ok = fclose(out) == 0 && ok;
-  free(funcs);
+  int fl = (int)(file_len < 256 ? file_len : 255);
+  if (ok) {
+    fflush(lib.f), fflush(anon.f);
+    if (lib.nests) {
+      lib.text[lib.len - 1] = 0; /* the last comma */
+      fprintf(out, "%.*s: C library: %u loop nest%s in %u function%s not listed (%u offloaded):%s"
+                   "; --offload-report=all lists them\n",
+              fl, file, lib.nests, lib.nests == 1 ? "" : "s", lib.funcs, lib.funcs == 1 ? "" : "s",
+              lib.offloaded, lib.text);
+    }
+    if (anon.nests)
+      fprintf(out, "%.*s: %u loop nest%s not offloaded in %u unnamed function%s of %d or more such nests "
+                   "not listed (the module has no function names: clang's wasm-opt step drops them); "
+                   "--offload-report=all lists them\n",
+              fl, file, anon.nests, anon.nests == 1 ? "" : "s", anon.funcs, anon.funcs == 1 ? "" : "s",
+              CLI_FOLD_REFUSED);
+  }
+  FILE *fs[4] = {lib.f, anon.f, refused.f, out};
+  for (int k = 0; k < 4; k++)
+    if (fs[k]) ok = fclose(fs[k]) == 0 && ok;
+  free(lib.text), free(anon.text), free(refused.text);
   if (!ok) {
     free(kept);
     return NULL;

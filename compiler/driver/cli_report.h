@@ -11,7 +11,9 @@
 bool cli_libc_name(const char *name);
 
 /* The report text with every line of a C-library function replaced by one
- * summary line at the end; malloc'd, NULL when out of memory. */
+ * summary line at the end, and every refused nest of an unnamed function
+ * (`func[N]`: a module without a name section) that refuses four or more
+ * by another; malloc'd, NULL when out of memory. */
 char *cli_report_fold(const char *report);
 
 #endif

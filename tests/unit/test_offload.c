@@ -279,6 +279,50 @@ START_TEST(report_folds_libc) {
 }
 END_TEST
 
+/* Built the usual way, `clang -O2 x.c -o x.wasm`, a module has no
+ * function names when clang runs binaryen's wasm-opt after linking: the
+ * C library cannot be told by name, so the refusals of large unnamed
+ * functions (printf_core's dozens, dlmalloc's) fold into one line; the
+ * nests that are offloaded and a small function's refusals stay listed. */
+START_TEST(report_folds_unnamed) {
+  char cmd[2048], out[32768];
+  if (system("command -v wasm-opt >/dev/null 2>&1") != 0) {
+    printf("offload: report_folds_unnamed skipped: binaryen's wasm-opt is not on PATH (clang then keeps the names)\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd,
+           "printf '%%s\\n' '#include <stdio.h>' '#include <stdlib.h>' "
+           "'__attribute__((noinline)) void scale(float *y, const float *x, int n) { for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }' "
+           "'__attribute__((noinline)) void prefix(float *y, int n) { for (int i = 1; i < n; i++) y[i] += y[i - 1]; }' "
+           "'int main(int c, char **v) { int n = 1000 + c; float *x = calloc(n, 4), *y = malloc(4 * n);' "
+           "'  scale(y, x, n); prefix(y, n); printf(\"%%g %%s\\n\", y[3], v[0]); return 0; }' >%s/anon.c && "
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -fno-unroll-loops %s/anon.c -o %s/anon.wasm",
+           tmpdir, tmpdir, tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "wasm-objdump -h %s/anon.wasm | grep -c '\"name\"'", tmpdir);
+  unit_sh(cmd, out, sizeof out);
+  if (atoi(out) != 0) {
+    printf("offload: report_folds_unnamed skipped: this wasm-opt kept the name section\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "-c --offload-report=all %s/anon.wasm -o %s/anon.o 2>&1", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  int all = 0;
+  for (const char *p = out; (p = strstr(p, ": not offloaded: ")); p++) all++;
+  ck_assert_msg(all >= 20, "want the C library's many refusals under =all:\n%s", out);
+  snprintf(cmd, sizeof cmd, "-c --offload-report %s/anon.wasm -o %s/anon.o 2>&1", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  int listed = 0;
+  for (const char *p = out; (p = strstr(p, ": not offloaded: ")); p++) listed++;
+  ck_assert_msg(strstr(out, "]: offloaded as map"), "scale's map not listed:\n%s", out);
+  ck_assert_msg(strstr(out, "]: not offloaded: loop-carried dependence"), "prefix's reason not listed:\n%s", out);
+  ck_assert_msg(strstr(out, "anon.wasm: ") && strstr(out, " unnamed function") &&
+                    strstr(out, "--offload-report=all lists them\n"),
+                "no summary line:\n%s", out);
+  ck_assert_msg(listed * 4 < all, "%d of %d refusals listed:\n%s", listed, all, out);
+}
+END_TEST
+
 /* Two reduction nests of one accumulator in one function, versioned one
  * after the other: every bounds mode compiles it (the module was invalid
  * in explicit mode and without the bounds pass: a use of the first sum
@@ -447,6 +491,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, simd_loops_offloaded);
   tcase_add_test(tc, simd_region_one_launch);
   tcase_add_test(tc, report_folds_libc);
+  tcase_add_test(tc, report_folds_unnamed);
   tcase_add_test(tc, extract_ptx);
   tcase_add_test(tc, kernel_table);
   suite_add_tcase(s, tc);
