@@ -1653,6 +1653,12 @@ static void check_top_region(const char *fn, kn_type type, unsigned elem) {
 START_TEST(top_saxpy) { check_top_region("saxpy4", KN_F32, 4); }
 END_TEST
 
+/* The remainder R unrolled by 4 after its prologue loop (K = n & 3 from
+ * s, P from s to s + K): one nest over [0, n).  R's counters start at
+ * the arrays' bases, s' * 4 added beside them (kr_region_iv's k = 0). */
+START_TEST(top_prologue) { check_top_region("scale_i32", KN_I32, 4); }
+END_TEST
+
 /* The blocks of the region in a function: the false side of its entry's
  * test (n < 1), every block it dominates; the done block ends in `ret`. */
 static LLVMBasicBlockRef skip_block(LLVMValueRef fn) {
@@ -1725,6 +1731,25 @@ START_TEST(neg_top_value_after) { check_no_top_region("saxpy4", phi_after); }
 END_TEST
 
 START_TEST(neg_top_other_store) { check_no_top_region("saxpy4", store_in_skip); }
+END_TEST
+
+/* R's `s' << 2`, added beside its counters (which start without s'), as
+ * s' << 3: R then stores from 2 s' on, not from s', and j in [s', 2 s')
+ * is never stored; the region's proof (sprime_drop: s' part against j
+ * part) refuses it. */
+static bool sprime_times_four(LLVMValueRef i) {
+  if (!LLVMIsABinaryOperator(i) || LLVMGetInstructionOpcode(i) != LLVMShl) return false;
+  LLVMValueRef x = LLVMGetOperand(i, 0), k = LLVMGetOperand(i, 1);
+  return LLVMIsAPHINode(x) && LLVMCountIncoming(x) == 3 && LLVMIsAConstantInt(k) && LLVMConstIntGetZExtValue(k) == 2;
+}
+
+static LLVMValueRef as_times_eight(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildShl(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 3, false), "");
+}
+
+static void sprime_doubled(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, sprime_times_four, as_times_eight), 1); }
+
+START_TEST(neg_top_prologue_gap) { check_no_top_region("scale_i32", sprime_doubled); }
 END_TEST
 
 static Suite *recog_lanes_suite(void) {
@@ -1811,6 +1836,8 @@ static Suite *recog_lanes_suite(void) {
   TCase *top = tcase_create("top");
   tcase_set_timeout(top, 60);
   tcase_add_test(top, top_saxpy);
+  tcase_add_test(top, top_prologue);
+  tcase_add_test(top, neg_top_prologue_gap);
   tcase_add_test(top, neg_top_value_after);
   tcase_add_test(top, neg_top_other_store);
   suite_add_tcase(s, top);
