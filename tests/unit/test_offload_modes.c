@@ -600,7 +600,6 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/box3x3.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> f32, 1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/map1d.c", "+2 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/map2d.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_NOT_TAKEN " (k_iota's j loop, "
      "vectorised inside the i loop: its lanes `phi + splat(i * cols)` are a 2-D vector counter that "
      "kn_lanes.c reads only in a 1-D nest; normalising them to the remainder's affine `i * cols + j` was "
