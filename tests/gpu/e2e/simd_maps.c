@@ -7,9 +7,9 @@
  * launches 6 kernels (three maps, twice); this build the same 6: since
  * issue 19's top regions (kernels/kn_recog_top.c) each function's vector
  * loop, its remainder (and scale_add_i32's prologue loop) are one nest,
- * one launch a call, where the second call launched the remainders too
- * before (8 launches: saxpy's and axpy_f64's; scale_add_i32's, a down
- * counter from `n & 3`, was refused as too little work).  (A vector
+ * launched once a call (scale_add_i32's vector loop and its remainder
+ * were two nests before, its prologue loop refused as too little work);
+ * launch counts not measured again on the GPU for this change.  (A vector
  * loop inside another loop, next to its remainder loop, is not offloaded
  * yet: docs/PERFORMANCE.md, issue 19.) */
 /* clang-flags: -O2 -msimd128 */
