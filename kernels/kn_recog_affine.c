@@ -174,7 +174,11 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
       if (a.t[i].param == at && a.t[i].dim < 0) k = a.t[i].coeff;
-    if (k * U != iv->step) return not_affine;
+    /* (or, of the region proved, k = 0: a counter that starts without s',
+     * s' added beside it, clang's runtime unroll by 4 at the top of a
+     * function; sprime_drop then checks the address's s' part, all of
+     * it SPRIME, against its part in j; kn_recog_top.c) */
+    if (k * U != iv->step && !(k == 0 && r == c->region && c->top)) return not_affine;
     add_term(&a, (kr_term){-k, -1, at});
     /* the inner region's: s' kept as SPRIME, checked with the address's
      * other parts in s' (sprime_drop) */

@@ -402,6 +402,72 @@ bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n) {
   return true;
 }
 
+/* The predicate true exactly where p is false (NaN operands included):
+ * KN_CMP_COUNT when none is listed. */
+static kn_cmp complement(kn_cmp p) {
+  static const kn_cmp pairs[][2] = {
+      {KN_CMP_EQ, KN_CMP_NE},      {KN_CMP_SLT, KN_CMP_SGE},  {KN_CMP_SLE, KN_CMP_SGT},
+      {KN_CMP_ULT, KN_CMP_UGE},    {KN_CMP_ULE, KN_CMP_UGT},  {KN_CMP_OEQ, KN_CMP_UNE},
+      {KN_CMP_OLT, KN_CMP_UGE_F},  {KN_CMP_OLE, KN_CMP_UGT_F}, {KN_CMP_OGT, KN_CMP_ULE_F},
+      {KN_CMP_OGE, KN_CMP_ULT_F},  {KN_CMP_ONE, KN_CMP_UEQ},  {KN_CMP_ORD, KN_CMP_UNO}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+    for (int k = 0; k < 2; k++)
+      if (pairs[i][k] == p) return pairs[i][1 - k];
+  return KN_CMP_COUNT;
+}
+
+/* Whether node k is a float constant that is no NaN. */
+static bool not_nan_const(const kr_ctx *c, int32_t k) {
+  if (k < 0 || c->nodes[k].op != KN_E_CONST) return false;
+  uint64_t bits = c->nodes[k].bits;
+  if (c->nodes[k].type == KN_F32) return ((bits >> 23) & 0xff) != 0xff || (bits & 0x7fffff) == 0;
+  if (c->nodes[k].type == KN_F64) return ((bits >> 52) & 0x7ff) != 0x7ff || (bits & 0xfffffffffffffULL) == 0;
+  return false;
+}
+
+/* A region's proof at the top of a function (kn_recog_top.c): the forms
+ * clang's vectoriser gives V for the scalar loop R's expression.  x - y
+ * as x + (-y), either order (IEEE 754 defines subtraction as that
+ * addition: the same result for every operand, signed zeros and rounding
+ * included; a NaN result's sign and payload are the GPU arithmetic's
+ * anyway, as for any NaN a kernel stores); select(p, t, f) as
+ * select(!p, f, t), !p p's complement on the same operands (exactly where
+ * p is false, unordered compares included); R's NaN-propagating add of
+ * a constant as V's plain add (below).  x is R's node (the reference),
+ * y V's. */
+static bool same_rewritten(const kr_ctx *c, const kn_expr *a, const kn_expr *b, int depth) {
+  if (a->type != b->type) return false;
+  if (a->op == KN_E_SUB && b->op == KN_E_ADD && (a->type == KN_F32 || a->type == KN_F64))
+    for (int o = 0; o < 2; o++) {
+      int32_t neg = o ? b->b : b->a, other = o ? b->a : b->b;
+      if (neg >= 0 && c->nodes[neg].op == KN_E_NEG && kr_same_tree(c, a->b, c->nodes[neg].a, depth + 1) &&
+          kr_same_tree(c, a->a, other, depth + 1))
+        return true;
+    }
+  /* t + (isnan(t) ? t : k) (the lowering's NaN-propagating add of a
+   * constant, `fcmp uno t, k0`, k0 no NaN) as t + k, either order: the
+   * same sum for every t that is no NaN, a NaN for a NaN t */
+  if (a->op == KN_E_ADD && b->op == KN_E_ADD && (a->type == KN_F32 || a->type == KN_F64))
+    for (int o = 0; o < 2; o++) {
+      int32_t t = o ? a->b : a->a, sel = o ? a->a : a->b;
+      if (t < 0 || sel < 0 || c->nodes[sel].op != KN_E_SELECT || c->nodes[sel].a < 0) continue;
+      const kn_expr *s = &c->nodes[sel], *p = &c->nodes[s->a];
+      if (p->op != KN_E_CMP || p->cmp != KN_CMP_UNO || !not_nan_const(c, p->b) || !kr_same_tree(c, t, p->a, depth + 1) ||
+          !kr_same_tree(c, t, s->b, depth + 1))
+        continue;
+      for (int q = 0; q < 2; q++)
+        if (kr_same_tree(c, t, q ? b->b : b->a, depth + 1) && kr_same_tree(c, s->c, q ? b->a : b->b, depth + 1))
+          return true;
+    }
+  if (a->op == KN_E_SELECT && b->op == KN_E_SELECT && a->a >= 0 && b->a >= 0) {
+    const kn_expr *p = &c->nodes[a->a], *q = &c->nodes[b->a];
+    return p->op == KN_E_CMP && q->op == KN_E_CMP && q->cmp == complement(p->cmp) &&
+           kr_same_tree(c, p->a, q->a, depth + 1) && kr_same_tree(c, p->b, q->b, depth + 1) &&
+           kr_same_tree(c, a->b, b->c, depth + 1) && kr_same_tree(c, a->c, b->b, depth + 1);
+  }
+  return false;
+}
+
 /* Whether the expressions at nodes x and y are the same, operands of a
  * commutative operation in either order (LLVM orders a product's operands
  * differently in the vector and the scalar loop, and in unrolled copies; IEEE addition and
@@ -410,6 +476,7 @@ bool kr_same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
   if (x < 0 || y < 0) return x == y;
   if (depth > 64) return false;
   const kn_expr *a = &c->nodes[x], *b = &c->nodes[y];
+  if (c->region_proof && c->top && same_rewritten(c, a, b, depth)) return true;
   if (a->op != b->op || a->type != b->type || a->cmp != b->cmp) return false;
   switch (a->op) {
   case KN_E_CONST:

@@ -1614,12 +1614,12 @@ static bool stores_scalar(const kn_recog_nest *n) {
  * every other param is an argument of the function (the values the
  * region's blocks compute are read at j = 0), the nodes those of the
  * scalar loop's map alone. */
-static void check_top_region(const char *fn, kn_type type, unsigned elem) {
+static void check_top_region_in(const char *src, const char *fn, kn_type type, unsigned elem) {
   fixture alone, f;
-  recognise(&alone, fn);
+  recognise_in(&alone, src, fn);
   if (alone.skipped) return;
   whole_regions = true;
-  recognise(&f, fn);
+  recognise_in(&f, src, fn);
   whole_regions = false;
   int ok = 0;
   const kn_recog_nest *n = NULL;
@@ -1650,7 +1650,24 @@ static void check_top_region(const char *fn, kn_type type, unsigned elem) {
   release(&alone);
 }
 
+static void check_top_region(const char *fn, kn_type type, unsigned elem) {
+  check_top_region_in("simd_lanes.c", fn, type, elem);
+}
+
+/* fn of tests/gpu/e2e/map1d.c, built as the e2e tests build it. */
+static void check_top_region_map1d(const char *fn, kn_type type, unsigned elem) {
+  app_build = true;
+  check_top_region_in("../e2e/map1d.c", fn, type, elem);
+  app_build = false;
+}
+
 START_TEST(top_saxpy) { check_top_region("saxpy4", KN_F32, 4); }
+END_TEST
+
+/* The remainder R unrolled by 4 after its prologue loop (K = n & 3 from
+ * s, P from s to s + K): one nest over [0, n).  R's counters start at
+ * the arrays' bases, s' * 4 added beside them (kr_region_iv's k = 0). */
+START_TEST(top_prologue) { check_top_region("scale_i32", KN_I32, 4); }
 END_TEST
 
 /* The blocks of the region in a function: the false side of its entry's
@@ -1725,6 +1742,65 @@ START_TEST(neg_top_value_after) { check_no_top_region("saxpy4", phi_after); }
 END_TEST
 
 START_TEST(neg_top_other_store) { check_no_top_region("saxpy4", store_in_skip); }
+END_TEST
+
+/* R's `s' << 2`, added beside its counters (which start without s'), as
+ * s' << 3: R then stores from 2 s' on, not from s', and j in [s', 2 s')
+ * is never stored; the region's proof (sprime_drop: s' part against j
+ * part) refuses it. */
+static bool sprime_times_four(LLVMValueRef i) {
+  if (!LLVMIsABinaryOperator(i) || LLVMGetInstructionOpcode(i) != LLVMShl) return false;
+  LLVMValueRef x = LLVMGetOperand(i, 0), k = LLVMGetOperand(i, 1);
+  return LLVMIsAPHINode(x) && LLVMCountIncoming(x) == 3 && LLVMIsAConstantInt(k) && LLVMConstIntGetZExtValue(k) == 2;
+}
+
+static LLVMValueRef as_times_eight(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildShl(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 3, false), "");
+}
+
+static void sprime_doubled(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, sprime_times_four, as_times_eight), 1); }
+
+START_TEST(neg_top_prologue_gap) { check_no_top_region("scale_i32", sprime_doubled); }
+END_TEST
+
+/* V's forms of R's expression (kn_recog_expr.c same_rewritten): k_f32_select's
+ * `x * 0.5 - b` as `splat(-b) + x * 0.5`; k_f64_select's `o < d ? d - o :
+ * o * 0.25` as `o >= d (unordered) ? o * 0.25 : d - o`; k_f32_const's
+ * NaN-propagating `t + (isnan(t) ? t : 1)` as `t + 1`. */
+START_TEST(top_sub_as_add) { check_top_region_map1d("k_f32_select", KN_F32, 4); }
+END_TEST
+
+START_TEST(top_select_swapped) { check_top_region_map1d("k_f64_select", KN_F64, 8); }
+END_TEST
+
+START_TEST(top_nan_add) { check_top_region_map1d("k_f32_const", KN_F32, 4); }
+END_TEST
+
+/* V's `fcmp uge` as `fcmp ugt` (no longer R's compare's complement where
+ * o == d): not the scalar loop, refused. */
+static bool vector_uge(LLVMValueRef i) {
+  return LLVMIsAFCmpInst(i) && LLVMGetFCmpPredicate(i) == LLVMRealUGE &&
+         LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+static LLVMValueRef as_ugt(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildFCmp(b, LLVMRealUGT, LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+}
+
+static void select_off_by_equal(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, vector_uge, as_ugt), 1); }
+
+START_TEST(neg_top_select_swapped) {
+  app_build = true;
+  fixture f;
+  whole_regions = true;
+  recognise_mutated(&f, "../e2e/map1d.c", "k_f64_select", "-msimd128", select_off_by_equal);
+  whole_regions = false;
+  app_build = false;
+  if (f.skipped) return;
+  for (int i = 0; i < f.res.nnests; i++)
+    ck_assert(!(f.res.nests[i].ok && stores_vector(&f.res.nests[i]) && stores_scalar(&f.res.nests[i])));
+  release(&f);
+}
 END_TEST
 
 static Suite *recog_lanes_suite(void) {
@@ -1811,6 +1887,12 @@ static Suite *recog_lanes_suite(void) {
   TCase *top = tcase_create("top");
   tcase_set_timeout(top, 60);
   tcase_add_test(top, top_saxpy);
+  tcase_add_test(top, top_prologue);
+  tcase_add_test(top, neg_top_prologue_gap);
+  tcase_add_test(top, top_sub_as_add);
+  tcase_add_test(top, top_select_swapped);
+  tcase_add_test(top, top_nan_add);
+  tcase_add_test(top, neg_top_select_swapped);
   tcase_add_test(top, neg_top_value_after);
   tcase_add_test(top, neg_top_other_store);
   suite_add_tcase(s, top);

@@ -4,10 +4,12 @@
  * implements (kernels/kn_lanes.c): n from argv (default 1 << 20, a
  * multiple of 4: the remainder loops do not run), then n - 3 (they run 3
  * iterations, on the GPU too when it is forced).  The plain -O2 build
- * launches 6 kernels (three maps, twice); this build the same 6 from its
- * vector loops, plus the remainders of the second call (two since issue 19
- * round 9: scale_add_i32's, a down counter from `n & 3`, is refused at
- * compile time as too little work, kn_recog.c trip_at_most).  (A vector
+ * launches 6 kernels (three maps, twice); this build the same 6: since
+ * issue 19's top regions (kernels/kn_recog_top.c) each function's vector
+ * loop, its remainder (and scale_add_i32's prologue loop) are one nest,
+ * launched once a call (scale_add_i32's vector loop and its remainder
+ * were two nests before, its prologue loop refused as too little work);
+ * launch counts not measured again on the GPU for this change.  (A vector
  * loop inside another loop, next to its remainder loop, is not offloaded
  * yet: docs/PERFORMANCE.md, issue 19.) */
 /* clang-flags: -O2 -msimd128 */
