@@ -49,6 +49,21 @@ static bool preds_all_in_nest(const kn_recog_nest *n, LLVMBasicBlockRef exit) {
   return true;
 }
 
+/* Whether every way into block b comes from the nest, directly or through
+ * blocks (not the exit) that are themselves entered only so: a trap's
+ * block that SimplifyCFG sank below the exit blocks of two of the
+ * nest's loops (a region's V and R, kn_lanes_region.c). */
+static bool only_from_nest(const kn_recog_nest *n, LLVMBasicBlockRef b, LLVMBasicBlockRef exit, int depth) {
+  if (b == exit || depth > 4) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(b)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(user)) continue;
+    LLVMBasicBlockRef p = LLVMGetInstructionParent(user);
+    if (!in_nest(n, p) && !only_from_nest(n, p, exit, depth + 1)) return false;
+  }
+  return true;
+}
+
 /* Whether one use of v (defined in the nest) survives the new edge from
  * the preheader to the exit. */
 static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LLVMBasicBlockRef exit,
@@ -58,7 +73,7 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
   /* a block entered only from the nest, not its exit (a trap's exit block
    * selecting the offset it reports): the launch's path, which goes to
    * the exit, never reaches it, so the use stays where its value is */
-  if (at != exit && preds_all_in_nest(n, at)) return true;
+  if (at != exit && only_from_nest(n, at, exit, 0)) return true;
   if (v == n->result) {
     /* Through the exit's phis, or directly when every way into the exit
      * comes from the nest (then a new phi there merges both results). */
