@@ -153,11 +153,11 @@ static LLVMValueRef plus_const(LLVMValueRef v, int64_t *k) {
  * difference in [0, KR_J0_MAX]; -1 otherwise.  ("j from j0" in the
  * header.) */
 #define KR_J0_MAX 64
-static int64_t first_j(LLVMValueRef e, LLVMValueRef n) {
-  if (e == n) return 0;
+static int64_t first_j(LLVMValueRef e, int64_t add, LLVMValueRef n) {
+  if (e == n && add == 0) return 0;
   int64_t ke, kn;
   if (plus_const(e, &ke) != plus_const(n, &kn)) return -1;
-  int64_t j0 = (int32_t)(uint32_t)(ke - kn);
+  int64_t j0 = (int32_t)(uint32_t)(ke + add - kn);
   return j0 >= 0 && j0 <= KR_J0_MAX ? j0 : -1;
 }
 
@@ -223,9 +223,18 @@ static bool remainder_from(const kr_ctx *c, const kr_region *r, const ir_loop *l
   *j0 = 0;
   if (r->wide && counts_up_to_row(c, r, l, U, start)) return true;
   if (counts_down(c, l, U, &x)) {
-    if (!is_op(x, LLVMSub) || (*j0 = first_j(LLVMGetOperand(x, 0), n)) < 0) return false;
-    *start = LLVMGetOperand(x, 1);
-    return true;
+    if (is_op(x, LLVMSub)) {
+      *start = LLVMGetOperand(x, 1);
+      return (*j0 = first_j(LLVMGetOperand(x, 0), 0, n)) >= 0;
+    }
+    /* `add (xor s', -1), X`: ~s' = -s' - 1, so X - 1 - s', e = X - 1 */
+    for (int o = 0; is_op(x, LLVMAdd) && o < 2; o++) {
+      LLVMValueRef nx = LLVMGetOperand(x, (unsigned)o);
+      if (!is_op(nx, LLVMXor) || !is_const(LLVMGetOperand(nx, 1), -1)) continue;
+      *start = LLVMGetOperand(nx, 0);
+      return (*j0 = first_j(LLVMGetOperand(x, (unsigned)(1 - o)), -1, n)) >= 0;
+    }
+    return false;
   }
   LLVMValueRef br = latch_branch(c, l);
   if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
@@ -238,7 +247,7 @@ static bool remainder_from(const kr_ctx *c, const kr_region *r, const ir_loop *l
   LLVMValueRef bound = LLVMGetOperand(cond, 1);
   bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(bound)) == 64;
   if (wide && LLVMIsAZExtInst(bound)) bound = LLVMGetOperand(bound, 0);
-  if ((*j0 = first_j(bound, n)) < 0) return false;
+  if ((*j0 = first_j(bound, 0, n)) < 0) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
   if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
     return false;
@@ -306,50 +315,65 @@ static bool compares(LLVMValueRef cond, LLVMIntPredicate pred, LLVMValueRef x, L
   return (a == x && same_k && p == pred) || (b == x && same_k_swapped && ir_swapped_pred(p) == pred);
 }
 
-/* n = `add nsw x, k` (k <= 0): x, *k; NULL otherwise.  nsw: LLVM put
- * it where x + k does not wrap, so n >= 1 exactly when x >= 1 - k (the
- * count of a loop from j0, `for (j = 1; j < w - 1; j++)`: n = w - 2,
- * which clang guards as `w > 2`). */
-static LLVMValueRef count_base(LLVMValueRef n, int64_t *k) {
-  if (!is_op(n, LLVMAdd) || !LLVMGetNSW(n) || !LLVMIsAConstantInt(LLVMGetOperand(n, 1))) return NULL;
+/* n = `add x, k` (k <= 0, the count of a loop from j0, `for (j = 1; j
+ * < w - 1; j++)`: n = w - 2, which clang guards as `w > 2` or `w < 3`):
+ * x, *k, *nsw n's flag; NULL otherwise.  Wherever x >= 1 - k, x + k
+ * does not wrap (x + k <= INT_MAX + k) and n = x + k >= 1; where x <
+ * 1 - k, n < 1 unless x + k wraps (x < INT_MIN - k), which nsw (LLVM
+ * put it where it does not) excludes. */
+static LLVMValueRef count_base(LLVMValueRef n, int64_t *k, bool *nsw) {
+  if (!is_op(n, LLVMAdd) || !LLVMIsAConstantInt(LLVMGetOperand(n, 1))) return NULL;
   *k = LLVMConstIntGetSExtValue(LLVMGetOperand(n, 1));
+  *nsw = LLVMGetNSW(n);
   return *k <= 0 ? LLVMGetOperand(n, 0) : NULL;
 }
 
 /* The guard G: true when n < 1 (`n < 1`, `n <= 0`, or on n = x + k
- * (count_base) `x < 1 - k`, `x <= -k`). */
-static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
+ * (count_base) `x < 1 - k`, `x <= -k`).  *exact: true exactly when n <
+ * 1; otherwise (x + k without nsw) also when x + k wraps, where n is
+ * positive: the region then runs nothing while n says otherwise, which
+ * the kernel's trip, read as 0 when G holds (kr_region.guard), keeps
+ * exact. */
+static bool none_when_true(LLVMValueRef cond, LLVMValueRef n, bool *exact) {
   LLVMValueRef one = LLVMConstInt(LLVMTypeOf(n), 1, 0), zero = LLVMConstInt(LLVMTypeOf(n), 0, 0);
+  *exact = true;
   if (compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero)) return true;
   int64_t k;
-  LLVMValueRef x = count_base(n, &k);
+  LLVMValueRef x = count_base(n, &k, exact);
   return x && (compares(cond, LLVMIntSLT, x, LLVMConstInt(LLVMTypeOf(n), (unsigned long long)(1 - k), 1)) ||
                compares(cond, LLVMIntSLE, x, LLVMConstInt(LLVMTypeOf(n), (unsigned long long)-k, 1)));
 }
 
-/* A guard G's other form: false when n < 1 (`n > 0`, `n >= 1`, on x
- * `x > -k`, `x >= 1 - k`), alone or and'ed with other conditions (its
- * true side, the one into the nest, then has n >= 1). */
-static bool some_when_all(LLVMValueRef cond, LLVMValueRef n, int depth) {
-  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
-  if (LLVMIsAICmpInst(cond)) {
-    LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
-    LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
-    int64_t k = 0;
-    LLVMValueRef x = count_base(n, &k);
-    for (int side = 0; side < 2; side++) {
-      LLVMValueRef v = side ? b : a, kk = side ? a : b;
-      LLVMIntPredicate q = side ? ir_swapped_pred(p) : p; /* v q kk */
-      if (!LLVMIsAConstantInt(kk)) continue;
-      int64_t K = LLVMConstIntGetSExtValue(kk);
-      /* v q K means v >= lo */
-      int64_t lo = q == LLVMIntSGT ? K + 1 : q == LLVMIntSGE ? K : INT64_MIN;
-      if (lo == INT64_MIN) continue;
-      if (v == n && lo == 1) return true;
-      if (x && v == x && lo == 1 - k) return true;
-    }
-    return false;
+/* A guard G's other form: true when n >= 1 (`n > 0`, `n >= 1`, on n =
+ * x + k `x > -k`, `x >= 1 - k`, where x + k does not wrap); *exact as
+ * for none_when_true (false exactly when n < 1). */
+static bool some_when_true(LLVMValueRef cond, LLVMValueRef n, bool *exact) {
+  if (!cond || !LLVMIsAICmpInst(cond)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
+  int64_t k = 0;
+  LLVMValueRef x = count_base(n, &k, exact);
+  for (int side = 0; side < 2; side++) {
+    LLVMValueRef v = side ? b : a, kk = side ? a : b;
+    LLVMIntPredicate q = side ? ir_swapped_pred(p) : p; /* v q kk */
+    if (!LLVMIsAConstantInt(kk)) continue;
+    int64_t K = LLVMConstIntGetSExtValue(kk);
+    /* v q K means v >= lo */
+    int64_t lo = q == LLVMIntSGT ? K + 1 : q == LLVMIntSGE ? K : INT64_MIN;
+    if (lo == INT64_MIN) continue;
+    if (v == n && lo == 1) return *exact = true;
+    if (x && v == x && lo == 1 - k) return true;
   }
+  return false;
+}
+
+/* G before the nest the other way round: some_when_true alone or and'ed
+ * with other conditions (its true side, the one into the nest, then has
+ * n >= 1). */
+static bool some_when_all(LLVMValueRef cond, LLVMValueRef n, int depth) {
+  bool exact;
+  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
+  if (LLVMIsAICmpInst(cond)) return some_when_true(cond, n, &exact);
   if (is_op(cond, LLVMAnd))
     return some_when_all(LLVMGetOperand(cond, 0), n, depth + 1) || some_when_all(LLVMGetOperand(cond, 1), n, depth + 1);
   if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
@@ -363,7 +387,8 @@ static bool some_when_all(LLVMValueRef cond, LLVMValueRef n, int depth) {
  * the nest, then has n >= 1; the other conditions only keep the whole
  * nest from running, which the nest's own versioning keeps as it is. */
 static bool none_when_any(LLVMValueRef cond, LLVMValueRef n, int depth) {
-  if (none_when_true(cond, n)) return true;
+  bool exact;
+  if (none_when_true(cond, n, &exact)) return true;
   if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
   if (is_op(cond, LLVMOr))
     return none_when_any(LLVMGetOperand(cond, 0), n, depth + 1) || none_when_any(LLVMGetOperand(cond, 1), n, depth + 1);
@@ -1366,7 +1391,16 @@ tested:;
     int p = blk->preds[0];
     /* (a bounds check on the way: one side traps) */
     if (branch_of(c, p, &cond, &t, &f) && !traps(c, t) && !traps(c, f)) {
-      if (t != done || f != straight(c, b) || !none_when_true(cond, n)) return fail(c, REGION_FAIL);
+      /* true to done when n < 1, or (enters) true on into S when n >= 1 */
+      bool exact, enters = f == done && t == straight(c, b);
+      if (enters ? !some_when_true(cond, n, &exact)
+                 : t != done || f != straight(c, b) || !none_when_true(cond, n, &exact))
+        return fail(c, REGION_FAIL);
+      /* n positive where G leaves (x + k wrapped): the trip reads 0 there,
+       * G's condition a live value of the nest's host */
+      if (!exact && (r->sum || ir_loop_defines(kr_nest(c), cond, c->cfg))) return fail(c, REGION_FAIL);
+      r->guard = exact ? NULL : cond;
+      r->guard_enters = enters;
       G = p;
     }
     b = p;

@@ -270,18 +270,19 @@ static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
                          LLVMConstInt(c->i32, ir_trip_how(t), false),
                          LLVMConstInt(c->i32, b->scale, false)};
   LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
-  if (b->guard) {
-    LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-    LLVMValueRef zero = LLVMConstInt(c->i64, 0, false), guard = host_value(c, b->guard);
-    return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "")
-                           : LLVMBuildSelect(c->b, guard, zero, n, "");
+  LLVMValueRef n;
+  if (!b->top_tested) {
+    n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+  } else {
+    /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
+     * header runs of that loop less one (and -1, unknown, stays negative) */
+    args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
+    n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+    n = LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
   }
-  if (!b->top_tested) return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-  /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
-   * header runs of that loop less one (and -1, unknown, stays negative) */
-  args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
-  LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-  return LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
+  if (!b->guard) return n;
+  LLVMValueRef guard = host_value(c, b->guard);
+  return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "") : LLVMBuildSelect(c->b, guard, zero, n, "");
 }
 
 static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, const char *name) {

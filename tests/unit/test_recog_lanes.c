@@ -1400,6 +1400,53 @@ START_TEST(neg_from_one_guard) {
 }
 END_TEST
 
+/* guarded.c's interior `for (x = 1; x < w - 1; x++)` at -O2 -msimd128:
+ * R counts `~s' + w` (w - 1 - s') down from s' while its counters start
+ * at 0, s' in its addresses' row base beside them; the guard `w < 3` in
+ * the outer loop on n = w - 2 without nsw (n positive again where w - 2
+ * wraps), so the trip reads 0 when it holds (kr_region.guard): the plain
+ * build's one 2-D map (before: "not the shape of a vector loop and its
+ * scalar remainder") */
+START_TEST(nested_from_one_guarded) {
+  char plain[512], simd[512];
+  if (!map2_in("guarded.c", "interior", "", false, plain, sizeof plain) ||
+      !map2_in("guarded.c", "interior", "-msimd128", false, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n-msimd128: %s", plain, simd);
+  fixture f;
+  recognise_in(&f, "guarded.c", "interior");
+  bool guarded = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    for (unsigned p = 0; n->ok && n->nest->nchildren && p < n->desc.nparams; p++)
+      guarded |= n->binds[p].kind == KN_BIND_TRIP && n->binds[p].top_tested && n->binds[p].guard;
+  }
+  ck_assert_msg(guarded, "interior -msimd128: the row's trip not read as 0 under the guard");
+  release(&f);
+}
+END_TEST
+
+/* the guard in the outer loop `w < 3` */
+static bool guard_below_three(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntSLT && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 3;
+}
+
+static LLVMValueRef as_below_four(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntSLT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 4, 0), "");
+}
+
+/* `w < 4`: rows of one column (w = 3) skipped, which the scalar loop
+ * stores */
+static void guard_skips_one_column(LLVMValueRef fn) {
+  ck_assert_int_ge(replace_each(fn, guard_below_three, as_below_four), 1);
+}
+
+START_TEST(neg_from_one_guard_inside) {
+  check_no_map2("guarded.c", "interior", guard_skips_one_column, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
 /* A constant j loop that clang vectorised and unrolled completely at -O2
  * -msimd128 (matmul_ikj_f32.c, N = 48: twelve f32x4 copies in one block,
  * its scalar alternative unrolled by 3 behind the alias check): the
@@ -1881,6 +1928,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, nested_from_one);
   tcase_add_test(column, neg_from_one_gap);
   tcase_add_test(column, neg_from_one_guard);
+  tcase_add_test(column, nested_from_one_guarded);
+  tcase_add_test(column, neg_from_one_guard_inside);
   suite_add_tcase(s, column);
   /* regions skipped by a chain of tests (CK_RUN_CASE=chain: alone) */
   TCase *chain = tcase_create("chain");
