@@ -85,6 +85,37 @@
  * tri_count has what each test then means and why, and kr_region_tri
  * hands the region to the product over a triangle, the only taker.
  *
+ * j from j0: a row `for (j = j0; j < e; j++)`, j0 a constant in [1, 64]
+ * (a stencil's interior from 1 to n - 1), one copy a trip (U = 1: clang's
+ * remainder after a vector loop is not unrolled), no P, no sum, no
+ * triangle.  clang counts n = e - j0 (`add x, k`, e = x + k + j0 as
+ * plus_const reads both, modulo 2^32), M = n & -L or n & (2^31 - L), and
+ * moves the region by j0: s = phi(M + j0 from E, j0 from the skips), R
+ * runs j from s' = s to e (it counts e - s' down, `sub e, s'` or `add
+ * (xor s', -1), e + 1`, or an IV up to e).  Read with jj = j - j0:
+ *
+ *   (b'') G (below) leaves exactly when n < 1; past it n >= 1, so n's
+ *   sign bit is 0 and n & -L = n & (2^31 - L) (the -L mask is taken only
+ *   with a G).  s - j0 is 0 on the skips and M after V, the shape (b)
+ *   with jj for j: V's lanes store jj in [0, M), E leaves when M == n,
+ *   and R runs e - s' = n - (s - j0) trips (modulo 2^32, in [1, n])
+ *   storing jj in [s - j0, n).  So each jj in [0, n), j = j0 + jj in
+ *   [j0, e), is stored once on every path, and nothing else.  The nest
+ *   presents the scalar loop over jj from 0 while jj < n; V's counters
+ *   start at jj = 0's values as before, R's are read at s' = j0
+ *   (kn_recog_affine.c kr_region_iv and sprime_drop), and (c) compares
+ *   them lane by lane: a misread j0 stores other elements there.
+ *   A counter of R may start at 0 with s' in the row base it is added to
+ *   (`local + (s' + i w) * 4 + out`): its s' part must then equal its j
+ *   part, checked in sprime_drop as for any address of R.
+ *   G is `n < 1`, `x < 1 - k` or `x > -k` (either edge into S) on n = x +
+ *   k, k <= 0; where x >= 1 - k, x + k does not wrap and n >= 1.  Where
+ *   G leaves and x + k wraps (x < INT_MIN - k, no nsw on the add) n reads
+ *   positive while the region runs nothing: the trip is then bound with
+ *   G's condition (kr_region.guard, a live value of the host) and reads
+ *   0 where G leaves.  A G before the nest needs none of this: the nest
+ *   does not run where it leaves.
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
