@@ -174,10 +174,11 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
       if (a.t[i].param == at && a.t[i].dim < 0) k = a.t[i].coeff;
-    /* (a counter of the inner region's R that does not start at s', an
-     * offset from 0 with s' in the address beside it: sprime_drop then
-     * checks the address's s' against its j) */
-    if (k * U != iv->step && !(k == 0 && r == c->region && !prol)) return not_affine;
+    /* (a counter of the inner region's R in a nest that does not start
+     * at s', an offset from 0 with s' in the address beside it:
+     * sprime_drop then checks the address's s' against its j; not yet
+     * for a region at the top of a function, kn_recog_top.c's) */
+    if (k * U != iv->step && !(k == 0 && r == c->region && !prol && c->depth >= 2)) return not_affine;
     add_term(&a, (kr_term){-k, -1, at});
     /* R of a loop from j0 (kr_region.j0) is read at s' = j0, its first j
      * (the inner region's in sprime_drop) */
