@@ -44,7 +44,17 @@ typedef struct {
   const ir_loop *row;
   bool row_outside;               /* row a loop around the nest: n a live value
                                    * (kn_lanes_region.c row_outside_ok) */
-  LLVMValueRef start;             /* s': where R starts (its counters read at s' = 0) */
+  LLVMValueRef start;             /* s': where R starts (its counters read at s' = j0) */
+  /* The scalar loop's first j, a constant (`for (j = j0; j < e; j++)`,
+   * a stencil's j from 1): V's lanes and R then run j - j0 over [0,
+   * count), and R's counters are read at s' = j0 (kn_lanes_region.c
+   * "j from j0"); 0 for the loop from 0. */
+  int64_t j0;
+  /* G's condition where it leaves for rows whose count reads positive
+   * (n = x + k wrapped: kn_lanes_region.c none_when_true): the trip is
+   * then read as 0 there; NULL when G tests n exactly. */
+  LLVMValueRef guard;
+  bool guard_enters;              /* the trip counts when guard is true, else when false */
   /* A live value that is 1 whenever V runs (clang's versioning on a
    * stride of 1: the skip S also tests `x != 1`); NULL when none.  V's
    * lanes are compared with R's at x = 1 (kr_region_prove). */

@@ -85,6 +85,37 @@
  * tri_count has what each test then means and why, and kr_region_tri
  * hands the region to the product over a triangle, the only taker.
  *
+ * j from j0: a row `for (j = j0; j < e; j++)`, j0 a constant in [1, 64]
+ * (a stencil's interior from 1 to n - 1), one copy a trip (U = 1: clang's
+ * remainder after a vector loop is not unrolled), no P, no sum, no
+ * triangle.  clang counts n = e - j0 (`add x, k`, e = x + k + j0 as
+ * plus_const reads both, modulo 2^32), M = n & -L or n & (2^31 - L), and
+ * moves the region by j0: s = phi(M + j0 from E, j0 from the skips), R
+ * runs j from s' = s to e (it counts e - s' down, `sub e, s'` or `add
+ * (xor s', -1), e + 1`, or an IV up to e).  Read with jj = j - j0:
+ *
+ *   (b'') G (below) leaves exactly when n < 1; past it n >= 1, so n's
+ *   sign bit is 0 and n & -L = n & (2^31 - L) (the -L mask is taken only
+ *   with a G).  s - j0 is 0 on the skips and M after V, the shape (b)
+ *   with jj for j: V's lanes store jj in [0, M), E leaves when M == n,
+ *   and R runs e - s' = n - (s - j0) trips (modulo 2^32, in [1, n])
+ *   storing jj in [s - j0, n).  So each jj in [0, n), j = j0 + jj in
+ *   [j0, e), is stored once on every path, and nothing else.  The nest
+ *   presents the scalar loop over jj from 0 while jj < n; V's counters
+ *   start at jj = 0's values as before, R's are read at s' = j0
+ *   (kn_recog_affine.c kr_region_iv and sprime_drop), and (c) compares
+ *   them lane by lane: a misread j0 stores other elements there.
+ *   A counter of R may start at 0 with s' in the row base it is added to
+ *   (`local + (s' + i w) * 4 + out`): its s' part must then equal its j
+ *   part, checked in sprime_drop as for any address of R.
+ *   G is `n < 1`, `x < 1 - k` or `x > -k` (either edge into S) on n = x +
+ *   k, k <= 0; where x >= 1 - k, x + k does not wrap and n >= 1.  Where
+ *   G leaves and x + k wraps (x < INT_MIN - k, no nsw on the add) n reads
+ *   positive while the region runs nothing: the trip is then bound with
+ *   G's condition (kr_region.guard, a live value of the host) and reads
+ *   0 where G leaves.  A G before the nest needs none of this: the nest
+ *   does not run where it leaves.
+ *
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
@@ -129,6 +160,36 @@ static bool is_const(LLVMValueRef v, int64_t k) {
 
 static bool is_op(LLVMValueRef v, LLVMOpcode op) {
   return v && LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == op;
+}
+
+/* v read as x + k, k a constant: `add x, k`, `sub x, k`, `or disjoint x,
+ * k` (an add: no bits in common), up to four of them; x is v and k 0
+ * for any other value.  k sums i32 constants: no int64 overflow. */
+static LLVMValueRef plus_const(LLVMValueRef v, int64_t *k) {
+  *k = 0;
+  for (int n = 0; n < 4 && v && LLVMIsAInstruction(v) && LLVMGetNumOperands(v) == 2; n++) {
+    LLVMValueRef c = LLVMGetOperand(v, 1);
+    if (!LLVMIsAConstantInt(c)) break;
+    int64_t x = LLVMConstIntGetSExtValue(c);
+    if (is_op(v, LLVMAdd) || (is_op(v, LLVMOr) && LLVMGetIsDisjoint(v))) *k += x;
+    else if (is_op(v, LLVMSub)) *k -= x;
+    else break;
+    v = LLVMGetOperand(v, 0);
+  }
+  return v;
+}
+
+/* The scalar loop's first j when its end e is n + j0 (i32, wrapping):
+ * e and n the same value plus constants (plus_const), j0 = their
+ * difference in [0, KR_J0_MAX]; -1 otherwise.  ("j from j0" in the
+ * header.) */
+#define KR_J0_MAX 64
+static int64_t first_j(LLVMValueRef e, int64_t add, LLVMValueRef n) {
+  if (e == n && add == 0) return 0;
+  int64_t ke, kn;
+  if (plus_const(e, &ke) != plus_const(n, &kn)) return -1;
+  int64_t j0 = (int32_t)(uint32_t)(ke + add - kn);
+  return j0 >= 0 && j0 <= KR_J0_MAX ? j0 : -1;
 }
 
 /* The i32 start of a counter: its start, or x for an i64 counter LLVM
@@ -184,16 +245,27 @@ static bool counts_up_to_row(const kr_ctx *c, const kr_region *r, const ir_loop 
   return false;
 }
 
-/* R runs j from s' (*start) to n by U: it counts n - s' down by U to 0
- * (clang's `sub n, s'`), or an IV from s' up by U until it equals n. */
+/* R runs j from s' (*start) to e = n + j0 by U (*j0, first_j; 0 for a
+ * triangle's row): it counts e - s' down by U to 0 (clang's `sub e,
+ * s'`), or an IV from s' up by U until it equals e. */
 static bool remainder_from(const kr_ctx *c, const kr_region *r, const ir_loop *l, int U, LLVMValueRef n,
-                           LLVMValueRef *start) {
+                           LLVMValueRef *start, int64_t *j0) {
   LLVMValueRef x;
+  *j0 = 0;
   if (r->wide && counts_up_to_row(c, r, l, U, start)) return true;
   if (counts_down(c, l, U, &x)) {
-    if (!is_op(x, LLVMSub) || LLVMGetOperand(x, 0) != n) return false;
-    *start = LLVMGetOperand(x, 1);
-    return true;
+    if (is_op(x, LLVMSub)) {
+      *start = LLVMGetOperand(x, 1);
+      return (*j0 = first_j(LLVMGetOperand(x, 0), 0, n)) >= 0;
+    }
+    /* `add (xor s', -1), X`: ~s' = -s' - 1, so X - 1 - s', e = X - 1 */
+    for (int o = 0; is_op(x, LLVMAdd) && o < 2; o++) {
+      LLVMValueRef nx = LLVMGetOperand(x, (unsigned)o);
+      if (!is_op(nx, LLVMXor) || !is_const(LLVMGetOperand(nx, 1), -1)) continue;
+      *start = LLVMGetOperand(nx, 0);
+      return (*j0 = first_j(LLVMGetOperand(x, (unsigned)(1 - o)), -1, n)) >= 0;
+    }
+    return false;
   }
   LLVMValueRef br = latch_branch(c, l);
   if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) return false;
@@ -206,7 +278,7 @@ static bool remainder_from(const kr_ctx *c, const kr_region *r, const ir_loop *l
   LLVMValueRef bound = LLVMGetOperand(cond, 1);
   bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(bound)) == 64;
   if (wide && LLVMIsAZExtInst(bound)) bound = LLVMGetOperand(bound, 0);
-  if (bound != n) return false;
+  if ((*j0 = first_j(bound, 0, n)) < 0) return false;
   LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
   if (!((p == LLVMIntEQ && LLVMGetSuccessor(br, 1) == header) || (p == LLVMIntNE && LLVMGetSuccessor(br, 0) == header)))
     return false;
@@ -274,12 +346,70 @@ static bool compares(LLVMValueRef cond, LLVMIntPredicate pred, LLVMValueRef x, L
   return (a == x && same_k && p == pred) || (b == x && same_k_swapped && ir_swapped_pred(p) == pred);
 }
 
-/* The guard G: true when n < 1 (`n < 1`, `n <= 0`). */
-static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(n));
+/* n = `add x, k` (k <= 0, the count of a loop from j0, `for (j = 1; j
+ * < w - 1; j++)`: n = w - 2, which clang guards as `w > 2` or `w < 3`):
+ * x, *k, *nsw n's flag; NULL otherwise.  Wherever x >= 1 - k, x + k
+ * does not wrap (x + k <= INT_MAX + k) and n = x + k >= 1; where x <
+ * 1 - k, n < 1 unless x + k wraps (x < INT_MIN - k), which nsw (LLVM
+ * put it where it does not) excludes. */
+static LLVMValueRef count_base(LLVMValueRef n, int64_t *k, bool *nsw) {
+  if (!is_op(n, LLVMAdd) || !LLVMIsAConstantInt(LLVMGetOperand(n, 1))) return NULL;
+  *k = LLVMConstIntGetSExtValue(LLVMGetOperand(n, 1));
+  *nsw = LLVMGetNSW(n);
+  return *k <= 0 ? LLVMGetOperand(n, 0) : NULL;
+}
+
+/* The guard G: true when n < 1 (`n < 1`, `n <= 0`, or on n = x + k
+ * (count_base) `x < 1 - k`, `x <= -k`).  *exact: true exactly when n <
+ * 1; otherwise (x + k without nsw) also when x + k wraps, where n is
+ * positive: the region then runs nothing while n says otherwise, which
+ * the kernel's trip, read as 0 when G holds (kr_region.guard), keeps
+ * exact. */
+static bool none_when_true(LLVMValueRef cond, LLVMValueRef n, bool *exact) {
   LLVMValueRef one = LLVMConstInt(LLVMTypeOf(n), 1, 0), zero = LLVMConstInt(LLVMTypeOf(n), 0, 0);
-  (void)ctx;
-  return compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero);
+  *exact = true;
+  if (compares(cond, LLVMIntSLT, n, one) || compares(cond, LLVMIntSLE, n, zero)) return true;
+  int64_t k;
+  LLVMValueRef x = count_base(n, &k, exact);
+  return x && (compares(cond, LLVMIntSLT, x, LLVMConstInt(LLVMTypeOf(n), (unsigned long long)(1 - k), 1)) ||
+               compares(cond, LLVMIntSLE, x, LLVMConstInt(LLVMTypeOf(n), (unsigned long long)-k, 1)));
+}
+
+/* A guard G's other form: true when n >= 1 (`n > 0`, `n >= 1`, on n =
+ * x + k `x > -k`, `x >= 1 - k`, where x + k does not wrap); *exact as
+ * for none_when_true (false exactly when n < 1). */
+static bool some_when_true(LLVMValueRef cond, LLVMValueRef n, bool *exact) {
+  if (!cond || !LLVMIsAICmpInst(cond)) return false;
+  LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+  LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
+  int64_t k = 0;
+  LLVMValueRef x = count_base(n, &k, exact);
+  for (int side = 0; side < 2; side++) {
+    LLVMValueRef v = side ? b : a, kk = side ? a : b;
+    LLVMIntPredicate q = side ? ir_swapped_pred(p) : p; /* v q kk */
+    if (!LLVMIsAConstantInt(kk)) continue;
+    int64_t K = LLVMConstIntGetSExtValue(kk);
+    /* v q K means v >= lo */
+    int64_t lo = q == LLVMIntSGT ? K + 1 : q == LLVMIntSGE ? K : INT64_MIN;
+    if (lo == INT64_MIN) continue;
+    if (v == n && lo == 1) return *exact = true;
+    if (x && v == x && lo == 1 - k) return true;
+  }
+  return false;
+}
+
+/* G before the nest the other way round: some_when_true alone or and'ed
+ * with other conditions (its true side, the one into the nest, then has
+ * n >= 1). */
+static bool some_when_all(LLVMValueRef cond, LLVMValueRef n, int depth) {
+  bool exact;
+  if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
+  if (LLVMIsAICmpInst(cond)) return some_when_true(cond, n, &exact);
+  if (is_op(cond, LLVMAnd))
+    return some_when_all(LLVMGetOperand(cond, 0), n, depth + 1) || some_when_all(LLVMGetOperand(cond, 1), n, depth + 1);
+  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
+    return some_when_all(LLVMGetOperand(cond, 0), n, depth + 1) || some_when_all(LLVMGetOperand(cond, 1), n, depth + 1);
+  return false;
 }
 
 /* G before the nest: true when n < 1, alone or or'ed (`or`, `select c,
@@ -288,7 +418,8 @@ static bool none_when_true(LLVMValueRef cond, LLVMValueRef n) {
  * the nest, then has n >= 1; the other conditions only keep the whole
  * nest from running, which the nest's own versioning keeps as it is. */
 static bool none_when_any(LLVMValueRef cond, LLVMValueRef n, int depth) {
-  if (none_when_true(cond, n)) return true;
+  bool exact;
+  if (none_when_true(cond, n, &exact)) return true;
   if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
   if (is_op(cond, LLVMOr))
     return none_when_any(LLVMGetOperand(cond, 0), n, depth + 1) || none_when_any(LLVMGetOperand(cond, 1), n, depth + 1);
@@ -610,8 +741,15 @@ static int guard_outside(const kr_ctx *c, LLVMValueRef n) {
   for (int b = 0; b < c->cfg->nblocks; b++) {
     if (root->in_body[b] || !ir_dominates(c->dom, b, root->header)) continue;
     LLVMValueRef br = LLVMGetBasicBlockTerminator(c->cfg->blocks[b].bb);
-    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br) || !none_when_any(LLVMGetCondition(br), n, 0)) continue;
+    if (!br || !LLVMIsABranchInst(br) || !LLVMIsConditional(br)) continue;
     int t = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 0)), f = ir_cfg_index(c->cfg, LLVMGetSuccessor(br, 1));
+    /* (or the other way round: true into the nest when n >= 1) */
+    if (!none_when_any(LLVMGetCondition(br), n, 0)) {
+      if (!some_when_all(LLVMGetCondition(br), n, 0)) continue;
+      int x = t;
+      t = f;
+      f = x;
+    }
     if (ir_dominates(c->dom, f, root->header) && !ir_dominates(c->dom, t, root->header)) return b;
   }
   return -1;
@@ -1156,23 +1294,34 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   /* n computed before the nest, or a triangle's row count (tri_count),
    * which clang masks with 2^32 - L (n below 2^31 either way there) */
   if (ir_loop_defines(kr_nest(c), n, c->cfg) && (r->sum || !tri_count(c, n, r))) return fail(c, REGION_FAIL);
-  /* n live, masked with 2^32 - L: a row of a loop around the nest */
+  /* n live, masked with 2^32 - L: a row of a loop around the nest, or
+   * (neg_mask) a count from j0 that G proves positive (below) */
+  bool neg_mask = false;
   if (!ir_loop_defines(kr_nest(c), n, c->cfg) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes) &&
-      (r->sum || !tri_count(c, n, r) || !r->row_outside))
-    return fail(c, REGION_FAIL);
+      (r->sum || !tri_count(c, n, r) || !r->row_outside)) {
+    if (r->wide) return fail(c, REGION_FAIL);
+    neg_mask = true;
+  }
   if (!is_const(LLVMGetOperand(M, 1), (int64_t)(0x7fffffffu & ~(lanes - 1))) &&
-      !(r->wide && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes)))
+      !((r->wide || neg_mask) && is_const(LLVMGetOperand(M, 1), -(int64_t)lanes)))
     return fail(c, REGION_FAIL);
-  /* R: j from s' to n by U (U copies a trip): by 2 after a peel, by 1 from s */
+  /* R: j from s' to n + j0 by U (U copies a trip): by 2 after a peel, by 1 from s */
+  int64_t j0 = -1;
   for (int k = 0; k < r->nloops; k++)
     if (!r->vector[k]) {
       LLVMValueRef start;
-      if (!remainder_from(c, r, r->loops[k], U, n, &start) || (s1 && start != s1)) return fail(c, REGION_FAIL);
+      int64_t jk;
+      if (!remainder_from(c, r, r->loops[k], U, n, &start, &jk) || (s1 && (start != s1 || jk != j0)))
+        return fail(c, REGION_FAIL);
       s1 = start;
+      j0 = jk;
     }
-  /* with a prologue loop P: U copies, U a power of two (prol_shape) */
-  if (!s1 || (r->nprol ? U < 2 || r->wide : U > 2))
+  /* with a prologue loop P: U copies, U a power of two (prol_shape);
+   * from j0 > 0: one copy, no P, no sum, no triangle ("j from j0") */
+  if (!s1 || (r->nprol ? U < 2 || r->wide : U > 2) || (j0 && (U != 1 || r->nprol || r->sum || r->wide)) ||
+      (neg_mask && !j0))
     return fail(c, REGION_FAIL);
+  r->j0 = j0;
   LLVMValueRef s = s1, cond;
   int J = -1, D = -1, t, f;
   r->peel = NULL;
@@ -1194,8 +1343,9 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   for (unsigned k = 0; k < ns; k++) {
     LLVMValueRef v = LLVMGetIncomingValue(s, k);
     int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(s, k));
-    if (v == M && E < 0) E = b;
-    else if (is_const(v, 0)) zeros[nzeros++] = b;
+    int64_t kv;
+    if (plus_const(v, &kv) == M && kv == j0 && E < 0) E = b;
+    else if (is_const(v, j0)) zeros[nzeros++] = b;
     else return fail(c, REGION_FAIL);
   }
   if (E < 0 || !nzeros) return fail(c, REGION_FAIL);
@@ -1272,12 +1422,23 @@ tested:;
     int p = blk->preds[0];
     /* (a bounds check on the way: one side traps) */
     if (branch_of(c, p, &cond, &t, &f) && !traps(c, t) && !traps(c, f)) {
-      if (t != done || f != straight(c, b) || !none_when_true(cond, n)) return fail(c, REGION_FAIL);
+      /* true to done when n < 1, or (enters) true on into S when n >= 1 */
+      bool exact, enters = f == done && t == straight(c, b);
+      if (enters ? !some_when_true(cond, n, &exact)
+                 : t != done || f != straight(c, b) || !none_when_true(cond, n, &exact))
+        return fail(c, REGION_FAIL);
+      /* n positive where G leaves (x + k wrapped): the trip reads 0 there,
+       * G's condition a live value of the nest's host */
+      if (!exact && (r->sum || ir_loop_defines(kr_nest(c), cond, c->cfg))) return fail(c, REGION_FAIL);
+      r->guard = exact ? NULL : cond;
+      r->guard_enters = enters;
       G = p;
     }
     b = p;
   }
   if (G < 0 && !r->wide) return fail(c, REGION_FAIL);
+  /* n >= 1 by G wherever the region runs: n & -L is n & (2^31 - L) */
+  if (neg_mask && G < 0) return fail(c, REGION_FAIL);
   /* a triangle's row has no G: S itself then runs on every iteration of
    * the loop holding the region (it dominates that loop's latch) */
   if (r->wide && !ir_dominates(c->dom, S, outer->latches[0])) return fail(c, REGION_FAIL);

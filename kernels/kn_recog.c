@@ -436,7 +436,8 @@ bool kr_loop_trip(kr_ctx *c, const ir_loop *l, const ir_loop *outer, unsigned co
   }
   if (region) {
     /* a region's scalar loop: j from 0 while j < n (kn_lanes_region.c) */
-    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true});
+    int p = kr_param(c, (kn_bind){.kind = KN_BIND_TRIP, .trip = &region->trip, .scale = 1, .top_tested = true,
+                                  .guard = region->guard, .guard_enters = region->guard_enters});
     if (p < 0) return kr_fail(c, "too many live values");
     *out = (kn_size){true, p};
     return true;

@@ -174,12 +174,16 @@ static kr_affine kr_region_iv(kr_ctx *c, const ir_iv *iv, int d, int depth) {
     int64_t k = 0;
     for (int i = 0; i < a.n; i++)
       if (a.t[i].param == at && a.t[i].dim < 0) k = a.t[i].coeff;
-    /* (or, of the region proved, k = 0: a counter that starts without s',
-     * s' added beside it, clang's runtime unroll by 4 at the top of a
-     * function; sprime_drop then checks the address's s' part, all of
-     * it SPRIME, against its part in j; kn_recog_top.c) */
-    if (k * U != iv->step && !(k == 0 && r == c->region && c->top)) return not_affine;
+    /* (or, of the region proved, k = 0: a counter of R that does not
+     * start at s', an offset from 0 with s' in the address beside it: a
+     * row of R in a nest, or clang's runtime unroll by 4 at the top of a
+     * function, kn_recog_top.c; sprime_drop then checks the address's s'
+     * part, all of it SPRIME, against its part in j) */
+    if (k * U != iv->step && !(k == 0 && r == c->region && !prol && (c->top || c->depth >= 2))) return not_affine;
     add_term(&a, (kr_term){-k, -1, at});
+    /* R of a loop from j0 (kr_region.j0) is read at s' = j0, its first j
+     * (the inner region's in sprime_drop) */
+    if (!prol && r != c->region && __builtin_add_overflow(a.c, k * r->j0, &a.c)) return not_affine;
     /* the inner region's: s' kept as SPRIME, checked with the address's
      * other parts in s' (sprime_drop) */
     if (r == c->region) add_term(&a, (kr_term){k, SPRIME, NULL});
@@ -415,6 +419,19 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
     add_scaled(&out, &inner, f, NULL);
     return out.ok ? out : atom;
   }
+  /* a region's proof (kn_lanes_region.c): a sum or difference of live
+   * values, the same of their forms (exact modulo 2^width, as the
+   * integer arithmetic is), so that forms built on different live values
+   * compare (a stencil's V starts from the row `a + 4 n i`, its R from
+   * `a + 4 n - 4` that clang computed before the nest) */
+  /* (`or disjoint` has no carries: an add) */
+  LLVMOpcode vop = LLVMIsABinaryOperator(v) ? LLVMGetInstructionOpcode(v) : LLVMRet;
+  if (vop == LLVMOr && LLVMGetIsDisjoint(v)) vop = LLVMAdd;
+  if (c->region_proof && (vop == LLVMAdd || vop == LLVMSub)) {
+    kr_affine a = int_rec(c, LLVMGetOperand(v, 0), depth + 1), b = int_rec(c, LLVMGetOperand(v, 1), depth + 1);
+    add_scaled(&a, &b, vop == LLVMAdd ? 1 : -1, NULL);
+    return a.ok ? a : atom;
+  }
   if (!LLVMIsABinaryOperator(v) || LLVMGetInstructionOpcode(v) != LLVMAdd) return atom;
   x = LLVMGetOperand(v, 0);
   LLVMValueRef k = LLVMGetOperand(v, 1);
@@ -600,6 +617,11 @@ static kr_affine sprime_drop(const kr_ctx *c, kr_affine a, int r_ivs) {
       }
     if (sp * U != j) return not_affine;
     if (t->dim != SPRIME) add_term(&out, *t);
+    /* read at s' = j0 (kr_region.j0; P's s, prol_j, at 0) */
+    else if (c->region && !c->prol_j && c->region->j0 && t->param)
+      add_term(&out, (kr_term){t->coeff * c->region->j0, -1, t->param});
+    else if (c->region && !c->prol_j && __builtin_add_overflow(out.c, t->coeff * c->region->j0, &out.c))
+      return not_affine;
   }
   return out;
 }

@@ -49,6 +49,21 @@ static bool preds_all_in_nest(const kn_recog_nest *n, LLVMBasicBlockRef exit) {
   return true;
 }
 
+/* Whether every way into block b comes from the nest, directly or through
+ * blocks (not the exit) that are themselves entered only so: a trap's
+ * block that SimplifyCFG sank below the exit blocks of two of the
+ * nest's loops (a region's V and R, kn_lanes_region.c). */
+static bool only_from_nest(const kn_recog_nest *n, LLVMBasicBlockRef b, LLVMBasicBlockRef exit, int depth) {
+  if (b == exit || depth > 4) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(b)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef user = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(user)) continue;
+    LLVMBasicBlockRef p = LLVMGetInstructionParent(user);
+    if (!in_nest(n, p) && !only_from_nest(n, p, exit, depth + 1)) return false;
+  }
+  return true;
+}
+
 /* Whether one use of v (defined in the nest) survives the new edge from
  * the preheader to the exit. */
 static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LLVMBasicBlockRef exit,
@@ -58,7 +73,7 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
   /* a block entered only from the nest, not its exit (a trap's exit block
    * selecting the offset it reports): the launch's path, which goes to
    * the exit, never reaches it, so the use stays where its value is */
-  if (at != exit && preds_all_in_nest(n, at)) return true;
+  if (at != exit && only_from_nest(n, at, exit, 0)) return true;
   if (v == n->result) {
     /* Through the exit's phis, or directly when every way into the exit
      * comes from the nest (then a new phi there merges both results). */
@@ -255,18 +270,19 @@ static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
                          LLVMConstInt(c->i32, ir_trip_how(t), false),
                          LLVMConstInt(c->i32, b->scale, false)};
   LLVMTypeRef types[] = {c->i64, c->i64, c->i64, c->i32, c->i32};
-  if (b->guard) {
-    LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-    LLVMValueRef zero = LLVMConstInt(c->i64, 0, false), guard = host_value(c, b->guard);
-    return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "")
-                           : LLVMBuildSelect(c->b, guard, zero, n, "");
+  LLVMValueRef n;
+  if (!b->top_tested) {
+    n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+  } else {
+    /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
+     * header runs of that loop less one (and -1, unknown, stays negative) */
+    args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
+    n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
+    n = LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
   }
-  if (!b->top_tested) return call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-  /* the guarded do-while runs as often as `for (x = start; x PRED bound;)`:
-   * header runs of that loop less one (and -1, unknown, stays negative) */
-  args[3] = LLVMConstInt(c->i32, ir_trip_how(t) & ~(uint32_t)TWASM_TRIP_NEXT, false);
-  LLVMValueRef n = call(c, runtime_fn(c, "twasm_rt_trip_count", c->i64, types, 5), args, 5);
-  return LLVMBuildSub(c->b, n, LLVMConstInt(c->i64, 1, false), "");
+  if (!b->guard) return n;
+  LLVMValueRef guard = host_value(c, b->guard);
+  return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "") : LLVMBuildSelect(c->b, guard, zero, n, "");
 }
 
 static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, const char *name) {

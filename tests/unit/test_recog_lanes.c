@@ -647,9 +647,9 @@ END_TEST
  * the i loop taken as a map of two dims (the loops inside it may be
  * taken too: the offload stage launches the outermost nest taken).  Its
  * key (ops, output type and address) into out; false when skipped. */
-static bool map2_of(const char *fn, const char *flags, char *out, size_t size) {
+static bool map2_in(const char *src, const char *fn, const char *flags, bool with_c0, char *out, size_t size) {
   fixture f;
-  recognise_flags(&f, "simd_nested.c", fn, flags);
+  recognise_flags(&f, src, fn, flags);
   if (f.skipped) return false;
   const kn_recog_nest *m = NULL;
   for (int i = 0; i < f.res.nnests; i++) {
@@ -662,12 +662,19 @@ static bool map2_of(const char *fn, const char *flags, char *out, size_t size) {
   if (!m) dump(&f);
   ck_assert_msg(m, "%s %s: no 2-D map", fn, flags);
   const kn_map *mp = &m->desc.map;
-  int len = snprintf(out, size, "type %d addr %lld %lld %lld ops", (int)mp->out_type, (long long)mp->out_addr.c0,
-                     (long long)mp->out_addr.iv_coeff[0], (long long)mp->out_addr.iv_coeff[1]);
+  /* (without c0: a row from j0 puts its offset there or in a live value) */
+  int len = snprintf(out, size, "type %d addr %lld %lld %lld %lld %lld trip %d %d ops", (int)mp->out_type,
+                     with_c0 ? (long long)mp->out_addr.c0 : 0LL, (long long)mp->out_addr.iv_coeff[0],
+                     (long long)mp->out_addr.iv_coeff[1], (long long)mp->out_addr.iv_pcoeff[0],
+                     (long long)mp->out_addr.iv_pcoeff[1], mp->trip[0].is_param, mp->trip[1].is_param);
   for (kn_op op = 0; op < KN_E_COUNT && len > 0 && (size_t)len < size; op++)
     len += snprintf(out + len, size - (size_t)len, " %d", count_op(m, op));
   release(&f);
   return true;
+}
+
+static bool map2_of(const char *fn, const char *flags, char *out, size_t size) {
+  return map2_in("simd_nested.c", fn, flags, true, out, size);
 }
 
 /* covariance's centring `data[i][j] -= mean[j]` at -O2 -msimd128: the
@@ -1318,6 +1325,128 @@ START_TEST(neg_constant_alternative_short) {
 }
 END_TEST
 
+/* A stencil's row `for (j = 1; j < n - 1; j++)` (jacobi_n.c) at -O2
+ * -msimd128: V's lanes and R run j - 1 over [0, n - 2), R from s' = 1
+ * or M + 1 to n - 1, the count n - 2 masked with -4 and guarded by
+ * `n > 2` before the nest (kn_lanes_region.c "j from j0"): the plain
+ * build's one 2-D map, the same address and operations (before: "not
+ * the shape of a vector loop and its scalar remainder", R alone a 1-D
+ * map) */
+START_TEST(nested_from_one) {
+  char plain[512], simd[512];
+  if (!map2_in("jacobi_n.c", "jacobi_n", "", false, plain, sizeof plain) ||
+      !map2_in("jacobi_n.c", "jacobi_n", "-msimd128", false, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n-msimd128: %s", plain, simd);
+}
+END_TEST
+
+/* fn of src built with -msimd128 and changed by mutate: no nest of two
+ * loops taken, one refused for `reason`. */
+static void check_no_map2(const char *src, const char *fn, mutation mutate, const char *reason) {
+  fixture f;
+  recognise_mutated(&f, src, fn, "-msimd128", mutate);
+  if (f.skipped) return;
+  bool seen = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (n->ok && n->nest->nchildren) dump(&f);
+    ck_assert_msg(!(n->ok && n->nest->nchildren), "%s, changed: nest %d taken", fn, i);
+    seen |= !n->ok && strstr(n->reason, reason) != NULL;
+  }
+  if (!seen) dump(&f);
+  ck_assert_msg(seen, "%s, changed: no nest refused for: %s", fn, reason);
+  release(&f);
+}
+
+/* s after V, `or disjoint M, 1` (M + j0), the row's first j */
+static bool after_vector_plus_one(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMOr && LLVMGetIsDisjoint(i) && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 1 && LLVMIsAInstruction(LLVMGetOperand(i, 0)) &&
+         LLVMGetInstructionOpcode(LLVMGetOperand(i, 0)) == LLVMAnd;
+}
+
+static LLVMValueRef as_plus_two(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildAdd(b, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(i), 2, 0), "");
+}
+
+/* R then starts one column past where V stopped: column M + 1 of each
+ * row never stored */
+static void remainder_skips_one(LLVMValueRef fn) {
+  ck_assert_int_ge(replace_each(fn, after_vector_plus_one, as_plus_two), 1);
+}
+
+START_TEST(neg_from_one_gap) {
+  check_no_map2("jacobi_n.c", "jacobi_n", remainder_skips_one, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+/* the guard before the nest `n > 2` (the row count n - 2 >= 1) */
+static bool guard_above_two(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntSGT && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 2;
+}
+
+static LLVMValueRef as_above_one(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntSGT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 1, 0), "");
+}
+
+/* `n > 1`: the count n - 2 may be 0 where the nest runs, which no guard
+ * then proves positive (its mask -4 then no longer 2^31 - 4's) */
+static void guard_one_lower(LLVMValueRef fn) { ck_assert_int_ge(replace_each(fn, guard_above_two, as_above_one), 1); }
+
+START_TEST(neg_from_one_guard) {
+  check_no_map2("jacobi_n.c", "jacobi_n", guard_one_lower, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
+/* guarded.c's interior `for (x = 1; x < w - 1; x++)` at -O2 -msimd128:
+ * R counts `~s' + w` (w - 1 - s') down from s' while its counters start
+ * at 0, s' in its addresses' row base beside them; the guard `w < 3` in
+ * the outer loop on n = w - 2 without nsw (n positive again where w - 2
+ * wraps), so the trip reads 0 when it holds (kr_region.guard): the plain
+ * build's one 2-D map (before: "not the shape of a vector loop and its
+ * scalar remainder") */
+START_TEST(nested_from_one_guarded) {
+  char plain[512], simd[512];
+  if (!map2_in("guarded.c", "interior", "", false, plain, sizeof plain) ||
+      !map2_in("guarded.c", "interior", "-msimd128", false, simd, sizeof simd))
+    return;
+  ck_assert_msg(strcmp(plain, simd) == 0, "plain: %s\n-msimd128: %s", plain, simd);
+  fixture f;
+  recognise_in(&f, "guarded.c", "interior");
+  bool guarded = false;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    for (unsigned p = 0; n->ok && n->nest->nchildren && p < n->desc.nparams; p++)
+      guarded |= n->binds[p].kind == KN_BIND_TRIP && n->binds[p].top_tested && n->binds[p].guard;
+  }
+  ck_assert_msg(guarded, "interior -msimd128: the row's trip not read as 0 under the guard");
+  release(&f);
+}
+END_TEST
+
+/* the guard in the outer loop `w < 3` */
+static bool guard_below_three(LLVMValueRef i) {
+  return LLVMIsAICmpInst(i) && LLVMGetICmpPredicate(i) == LLVMIntSLT && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+         LLVMConstIntGetSExtValue(LLVMGetOperand(i, 1)) == 3;
+}
+
+static LLVMValueRef as_below_four(LLVMBuilderRef b, LLVMValueRef i) {
+  return LLVMBuildICmp(b, LLVMIntSLT, LLVMGetOperand(i, 0), LLVMConstInt(LLVMTypeOf(LLVMGetOperand(i, 0)), 4, 0), "");
+}
+
+/* `w < 4`: rows of one column (w = 3) skipped, which the scalar loop
+ * stores */
+static void guard_skips_one_column(LLVMValueRef fn) {
+  ck_assert_int_ge(replace_each(fn, guard_below_three, as_below_four), 1);
+}
+
+START_TEST(neg_from_one_guard_inside) {
+  check_no_map2("guarded.c", "interior", guard_skips_one_column, "not the shape of a vector loop and its scalar remainder");
+}
+END_TEST
+
 /* A constant j loop that clang vectorised and unrolled completely at -O2
  * -msimd128 (matmul_ikj_f32.c, N = 48: twelve f32x4 copies in one block,
  * its scalar alternative unrolled by 3 behind the alias check): the
@@ -1872,6 +2001,11 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(column, neg_constant_alternative_short);
   tcase_add_test(column, straight_vector_alternative);
   tcase_add_test(column, neg_straight_vector_short);
+  tcase_add_test(column, nested_from_one);
+  tcase_add_test(column, neg_from_one_gap);
+  tcase_add_test(column, neg_from_one_guard);
+  tcase_add_test(column, nested_from_one_guarded);
+  tcase_add_test(column, neg_from_one_guard_inside);
   suite_add_tcase(s, column);
   /* regions skipped by a chain of tests (CK_RUN_CASE=chain: alone) */
   TCase *chain = tcase_create("chain");
