@@ -268,12 +268,21 @@ static void emit_br_if(low_fn *f, uint32_t depth) {
 #define BR_TABLE_SHARED_MAX_CODE 6000u
 #define BR_TABLE_RETRY_SCAN 64u
 
-/* Whether the code after frame t's end runs, without leaving the frames
- * around it other than by falling out of blocks, into a `br` to an
- * enclosing loop (within BR_TABLE_RETRY_SCAN instructions; nested
- * constructs are stepped over whole, br_if taken as falling through). */
+/* Whether the code after frame t's end runs, without leaving a loop or
+ * the frames around it other than by falling out of blocks, into a `br`
+ * to the innermost loop around the br_table (within BR_TABLE_RETRY_SCAN
+ * instructions; nested constructs are stepped over whole, br_if taken
+ * as falling through).  A way out of that loop (sqlite3_str_vappendf's
+ * flags loop, whose holes end it) that comes back only through an outer
+ * loop does not count: there the holes are the common way. */
 static bool leads_back_to_loop(low_fn *f, uint32_t t) {
-  if (f->frames[t].op == 0) return false; /* the body: a return */
+  uint32_t loop = f->nframes;
+  for (uint32_t i = f->nframes; i-- > 0;)
+    if (f->frames[i].op == OP_LOOP) {
+      loop = i;
+      break;
+    }
+  if (loop >= t) return false; /* no loop, or the target is inside it */
   const wasm_func *fn = f->func;
   uint32_t level = t; /* frames open after t's end: frames[0..level-1] */
   uint32_t pc = f->frames[t].end_at + 1;
@@ -284,13 +293,11 @@ static bool leads_back_to_loop(low_fn *f, uint32_t t) {
     case OP_LOOP:
     case OP_IF: pc = in->u.block.end_at + 1; continue;
     case OP_END:
-      if (level <= 1) return false; /* the function's end */
+      if (level - 1 <= loop) return false; /* out of the loop (or the function) */
       level--;
       pc++;
       continue;
-    case OP_BR:
-      if (in->u.index >= level) return false;
-      return f->frames[level - 1 - in->u.index].op == OP_LOOP;
+    case OP_BR: return in->u.index < level && level - 1 - in->u.index == loop;
     case OP_ELSE:
     case OP_BR_TABLE:
     case OP_RETURN:
