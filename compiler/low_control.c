@@ -253,7 +253,8 @@ static void emit_br_if(low_fn *f, uint32_t depth) {
  * share per case label; on tables of at most BR_TABLE_WEIGHED_MAX
  * entries, whose weights then sum below 2^32.  Only where the target of
  * the most entries (clang's wasm32 backend fills the holes of a sparse C
- * switch with one target) leads straight back to an enclosing loop, as
+ * switch with one target, more than half of them) leads straight back
+ * to the innermost loop around the table, as
  * Lua's luaD_precall's `default: ... goto retry` does: weighed per entry
  * its 15 holes of 17 made LLVM guess the retry loop ran 7 times a call
  * and align its header, a nop run on every call.  Where the holes go
@@ -320,7 +321,7 @@ static const uint32_t *br_table_entries(low_fn *f, const uint32_t *labels, uint3
   uint32_t most = 0;
   for (uint32_t i = 0; i <= n; i++)
     if (++entries[labels[i]] > entries[most]) most = labels[i];
-  if (entries[most] < 2 || !leads_back_to_loop(f, f->nframes - 1 - most)) return NULL;
+  if (2 * entries[most] <= n + 1 || !leads_back_to_loop(f, f->nframes - 1 - most)) return NULL;
   return entries;
 }
 
