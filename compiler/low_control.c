@@ -104,6 +104,7 @@ void low_control_begin(low_fn *f) {
 
 static void emit_block(low_fn *f, const wasm_insn *insn) {
   low_frame *fr = push_frame(f, OP_BLOCK, block_type(f, insn));
+  fr->end_at = insn->u.block.end_at;
   make_join(f, fr);
 }
 
@@ -128,6 +129,7 @@ static void emit_loop(low_fn *f, const wasm_insn *insn) {
   enter_block(f, header);
   low_frame *fr = push_frame(f, OP_LOOP, ft);
   fr->offset = insn->offset;
+  fr->end_at = insn->u.block.end_at;
   fr->br_target = header;
   fr->phis = phis;
   f->sp = fr->height;
@@ -145,6 +147,7 @@ static void emit_if(low_fn *f, const wasm_insn *insn) {
   LLVMValueRef nonzero = LLVMBuildICmp(f->b, LLVMIntNE, cond, LLVMConstInt(f->mc->t_i32, 0, false), "");
   LLVMBuildCondBr(f->b, nonzero, then_bb, else_bb);
   low_frame *fr = push_frame(f, OP_IF, ft);
+  fr->end_at = insn->u.block.end_at;
   fr->else_bb = else_bb;
   make_join(f, fr);
   enter_block(f, then_bb);
@@ -244,6 +247,84 @@ static void emit_br_if(low_fn *f, uint32_t depth) {
   enter_block(f, cont);
 }
 
+/* A br_table's weights (emit_br_table): BR_TABLE_SHARE per target,
+ * split evenly among its entries (720720 = lcm(1..16)), the default
+ * counted as one more entry of its target, as a native build weighs one
+ * share per case label; on tables of at most BR_TABLE_WEIGHED_MAX
+ * entries, whose weights then sum below 2^32.  Only where the target of
+ * the most entries (clang's wasm32 backend fills the holes of a sparse C
+ * switch with one target, more than half of them) leads straight back
+ * to the innermost loop around the table, as
+ * Lua's luaD_precall's `default: ... goto retry` does: weighed per entry
+ * its 15 holes of 17 made LLVM guess the retry loop ran 7 times a call
+ * and align its header, a nop run on every call.  Where the holes go
+ * elsewhere (SQLite's `if (rc) return rc` as a table on rc, an
+ * interpreter's dispatch) per-target weights moved the register
+ * allocation of the loop behind the switch by more than they saved
+ * (speedtest1 +0.33 %, interp +2.1 %), and so they did in functions of
+ * more than BR_TABLE_SHARED_MAX_CODE instructions (Lua's luaV_execute,
+ * fib +2.3 %): docs/PERFORMANCE.md, "Real programs", rounds 15 and 16. */
+#define BR_TABLE_SHARE 720720u
+#define BR_TABLE_WEIGHED_MAX 512u
+#define BR_TABLE_SHARED_MAX_CODE 6000u
+#define BR_TABLE_RETRY_SCAN 64u
+
+/* Whether the code after frame t's end runs, without leaving a loop or
+ * the frames around it other than by falling out of blocks, into a `br`
+ * to the innermost loop around the br_table (within BR_TABLE_RETRY_SCAN
+ * instructions; nested constructs are stepped over whole, br_if taken
+ * as falling through).  A way out of that loop (sqlite3_str_vappendf's
+ * flags loop, whose holes end it) that comes back only through an outer
+ * loop does not count: there the holes are the common way. */
+static bool leads_back_to_loop(low_fn *f, uint32_t t) {
+  uint32_t loop = f->nframes;
+  for (uint32_t i = f->nframes; i-- > 0;)
+    if (f->frames[i].op == OP_LOOP) {
+      loop = i;
+      break;
+    }
+  if (loop >= t) return false; /* no loop, or the target is inside it */
+  const wasm_func *fn = f->func;
+  uint32_t level = t; /* frames open after t's end: frames[0..level-1] */
+  uint32_t pc = f->frames[t].end_at + 1;
+  for (uint32_t steps = 0; pc < fn->ncode && steps < BR_TABLE_RETRY_SCAN; steps++) {
+    const wasm_insn *in = &fn->code[pc];
+    switch (in->op) {
+    case OP_BLOCK:
+    case OP_LOOP:
+    case OP_IF: pc = in->u.block.end_at + 1; continue;
+    case OP_END:
+      if (level - 1 <= loop) return false; /* out of the loop (or the function) */
+      level--;
+      pc++;
+      continue;
+    case OP_BR: return in->u.index < level && level - 1 - in->u.index == loop;
+    case OP_ELSE:
+    case OP_BR_TABLE:
+    case OP_RETURN:
+    case OP_UNREACHABLE: return false;
+    default: pc++; continue;
+    }
+  }
+  return false;
+}
+
+/* Entries of the table per label depth (the default included), or NULL
+ * where the entries keep equal weights (see above). */
+static const uint32_t *br_table_entries(low_fn *f, const uint32_t *labels, uint32_t n) {
+  if (f->func->ncode > BR_TABLE_SHARED_MAX_CODE) return NULL;
+  uint32_t deepest = 0;
+  for (uint32_t i = 0; i <= n; i++)
+    if (labels[i] > deepest) deepest = labels[i];
+  uint32_t *entries = tw_arena_alloc(&f->mc->arena, (deepest + 1) * sizeof *entries);
+  memset(entries, 0, (deepest + 1) * sizeof *entries);
+  uint32_t most = 0;
+  for (uint32_t i = 0; i <= n; i++)
+    if (++entries[labels[i]] > entries[most]) most = labels[i];
+  if (2 * entries[most] <= n + 1 || !leads_back_to_loop(f, f->nframes - 1 - most)) return NULL;
+  return entries;
+}
+
 /* One switch case per label; every edge (even to the same target) gets
  * its own phi entry, as LLVM counts predecessors per edge. */
 static void emit_br_table(low_fn *f, const wasm_insn *insn) {
@@ -265,15 +346,21 @@ static void emit_br_table(low_fn *f, const wasm_insn *insn) {
    * pages, so without a trap branch, was guessed 77.5 % likely and peeled
    * off before the jump table (a compare and branch per dispatch for an
    * opcode never run).  Equal weights on the cases and the default give
-   * one jump table (see docs/PERFORMANCE.md, issue 22).  Not on very
+   * one jump table (see docs/PERFORMANCE.md, issue 22); per target where
+   * br_table_entries says so.  Not on very
    * large tables: LLVM keeps a switch's weights up to date case by case,
    * which made the spec's br_table.wast (a table of tens of thousands of
    * labels) take minutes to compile. */
-  if (n >= 4 && n <= 512) {
+  if (n >= 4 && n <= BR_TABLE_WEIGHED_MAX) {
     LLVMContextRef c = f->mc->ctx;
     LLVMMetadataRef *ops = tw_arena_alloc(&f->mc->arena, (n + 2) * sizeof *ops);
     ops[0] = LLVMMDStringInContext2(c, "branch_weights", 14);
-    for (uint32_t i = 0; i <= n; i++) ops[i + 1] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, 1, false));
+    const uint32_t *entries = br_table_entries(f, labels, n);
+    /* ops[1] is the default's weight, then case i's */
+    for (uint32_t i = 0; i <= n; i++) {
+      uint32_t w = entries ? BR_TABLE_SHARE / entries[i == 0 ? labels[n] : labels[i - 1]] : 1;
+      ops[i + 1] = LLVMValueAsMetadata(LLVMConstInt(f->mc->t_i32, w, false));
+    }
     LLVMSetMetadata(sw, LLVMGetMDKindIDInContext(c, "prof", 4), LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, ops, n + 2)));
   }
   mark_dead(f);

@@ -93,6 +93,7 @@ typedef struct low_frame {
   LLVMValueRef *phis;          /* phis at br_target for the branch arity */
   uint32_t height;             /* operand stack height at entry (params excluded) */
   uint32_t offset;             /* file offset of the block/loop/if instruction */
+  uint32_t end_at;             /* index of its end in the function's code (block/loop/if) */
   bool unreachable_rest;       /* code after an unconditional branch */
   bool stack_checked;          /* f->stack_checked at entry, restored at else and end */
   bool reachable_end;          /* some edge reaches the join */
