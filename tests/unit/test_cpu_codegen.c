@@ -2122,6 +2122,25 @@ static unsigned switch_weights(LLVMValueRef sw, uint64_t *w, unsigned cap) {
   return k;
 }
 
+/* The table weighed per entry: m's only switch (function 0) gives its
+ * default, where the holes went, at least 8 times each case's weight;
+ * m disposed. */
+static void assert_default_weighs_most(unit_ir *m) {
+  LLVMValueRef fn = unit_ir_func(m, 0), sw = NULL;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) sw = t;
+  }
+  ck_assert(sw != NULL);
+  uint64_t w[32];
+  unsigned n = switch_weights(sw, w, 32);
+  ck_assert_uint_ge(n, 2);
+  for (unsigned i = 1; i < n; i++)
+    ck_assert_msg(w[0] >= 8 * w[i], "the default's %llu against case %u's %llu", (unsigned long long)w[0], i,
+                  (unsigned long long)w[i]);
+  unit_ir_dispose(m);
+}
+
 /* Lua 5.4's luaD_precall as clang's wasm32 backend writes it: a switch
  * on a type tag with cases 6, 22 and 38 in a retry loop, as a br_table
  * on `tag - 22` whose 15 holes (and, through a test of 6, its default)
@@ -2189,20 +2208,8 @@ START_TEST(sparse_switch_to_return_weighs_per_entry) {
                     "      (return (i32.load (local.get $rc))))\n"
                     "      (return (i32.const 7)))\n"
                     "    (local.get $rc)))\n");
-  LLVMValueRef fn = unit_ir_func(&m, 0), sw = NULL;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) sw = t;
-  }
-  ck_assert(sw != NULL);
-  uint64_t w[32];
-  unsigned n = switch_weights(sw, w, 32);
-  ck_assert_uint_ge(n, 2);
   /* the 16 entries to `return rc`, merged into the default, weigh 16 cases */
-  for (unsigned i = 1; i < n; i++)
-    ck_assert_msg(w[0] >= 8 * w[i], "the default's %llu against case %u's %llu", (unsigned long long)w[0], i,
-                  (unsigned long long)w[i]);
-  unit_ir_dispose(&m);
+  assert_default_weighs_most(&m);
 }
 END_TEST
 
@@ -2235,19 +2242,7 @@ START_TEST(sparse_switch_out_of_inner_loop_weighs_per_entry) {
                     "      (local.set $p (i32.add (local.get $p) (i32.const 1)))\n"
                     "      (br $chars)))\n"
                     "    (local.get $n)))\n");
-  LLVMValueRef fn = unit_ir_func(&m, 0), sw = NULL;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    if (t && LLVMGetInstructionOpcode(t) == LLVMSwitch) sw = t;
-  }
-  ck_assert(sw != NULL);
-  uint64_t w[32];
-  unsigned n = switch_weights(sw, w, 32);
-  ck_assert_uint_ge(n, 2);
-  for (unsigned i = 1; i < n; i++)
-    ck_assert_msg(w[0] >= 8 * w[i], "the default's %llu against case %u's %llu", (unsigned long long)w[0], i,
-                  (unsigned long long)w[i]);
-  unit_ir_dispose(&m);
+  assert_default_weighs_most(&m);
 }
 END_TEST
 
