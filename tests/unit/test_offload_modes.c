@@ -278,7 +278,7 @@ static const known_gap bounds_gaps[] = {
      "split_region); without the pass (a measuring switch, no user mode) only maps or reduces of the "
      "remainders"},
     {"tests/gpu/detect/simd_lanes.c",
-     "saxpy4's and axpy_f64's vector loops and remainders at the top of the function are one map in guard "
+     "saxpy4's, axpy_f64's and (since session 53's top regions with a prologue loop) scale_i32's vector loops and remainders at the top of the function are one map in guard "
      "and explicit mode (kn_recog_top.c: the region under the skip, entered from the bounds pass's block); "
      "without the pass (a measuring switch, no user mode) the skip is the entry block, which gives the "
      "launch no way in, so each loop is a map of its own"},
