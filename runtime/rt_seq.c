@@ -33,7 +33,7 @@
  * 10.8).  An estimate until a launch is measured (rt_choice.c keeps the
  * measured rate). */
 #define RT_SEQ_NS_PER_TERM 2.0
-#define RT_SEQ_NS_PER_TERM_BYTE 1.1
+#define RT_SEQ_NS_PER_BYTE 1.1
 /* A CPU read of bytes the device holds in managed memory, and the next
  * kernel's read of them again: (136 - 20) us per 64 KiB (DESIGN.md). */
 #define RT_SEQ_BACK_US_PER_BYTE ((136.0 - 20.0) / 65536.0)
@@ -43,9 +43,7 @@ bool rt_seq_kernel(const twasm_kernel_abi *k) {
 }
 
 double rt_seq_gpu_us(const rt_offload_plan *p, double launch_us) {
-  double per_term = RT_SEQ_NS_PER_TERM;
-  if (p->iterations > 0) per_term += RT_SEQ_NS_PER_TERM_BYTE * (double)p->bytes / p->iterations;
-  return launch_us + p->iterations * per_term / 1000;
+  return launch_us + (p->iterations * RT_SEQ_NS_PER_TERM + (double)p->bytes * RT_SEQ_NS_PER_BYTE) / 1000;
 }
 
 const char *rt_seq_weigh(const rt_offload_plan *p, rt_seq_place place, double launch_us, double *move_us,

@@ -1,7 +1,7 @@
 /* cli_report.c: folds the offload report's lines of C-library functions
  * (the allocator's, printf's and the string routines' loops, listed in
- * every C program) into one summary line, and those of unnamed functions
- * with no nest offloaded into another. */
+ * every C program) into one summary line, and the refused nests of
+ * large unnamed functions into another. */
 #include "cli_report.h"
 
 #include <stdio.h>
@@ -62,28 +62,28 @@ typedef struct {
   unsigned nests, funcs, offloaded;
 } fold_set;
 
-static bool listed(fold_set *set, const char *n) {
+/* How many times n is in set's text (flushed first). */
+static unsigned count_of(fold_set *set, const char *n) {
   char key[260];
   snprintf(key, sizeof key, " %s,", n);
   fflush(set->f);
-  return set->text && strstr(set->text, key);
-}
-
-static void add(fold_set *set, const char *n, bool offloaded) {
-  set->nests++, set->offloaded += offloaded;
-  if (!listed(set, n)) fprintf(set->f, " %s,", n), set->funcs++;
-}
-
-#define CLI_FOLD_REFUSED 4
-
-/* How many times " n," occurs in set's text. */
-static unsigned count_of(const fold_set *set, const char *n) {
-  char key[260];
-  snprintf(key, sizeof key, " %s,", n);
   unsigned c = 0;
   for (const char *p = set->text; p && (p = strstr(p, key)); p += strlen(key)) c++;
   return c;
 }
+
+static void add(fold_set *set, const char *n, bool offloaded) {
+  set->nests++, set->offloaded += offloaded;
+  if (count_of(set, n) == 0) fprintf(set->f, " %s,", n), set->funcs++;
+}
+
+/* The length of the report line at line, its newline included. */
+static size_t line_len(const char *line) {
+  const char *nl = strchr(line, '\n');
+  return nl ? (size_t)(nl - line) + 1 : strlen(line);
+}
+
+#define CLI_FOLD_REFUSED 4
 
 char *cli_report_fold(const char *report) {
   char *kept = NULL;
@@ -106,16 +106,13 @@ char *cli_report_fold(const char *report) {
   fold_set refused = {0};
   refused.f = open_memstream(&refused.text, &refused.len);
   ok = ok && refused.f;
-  for (const char *line = report; ok && *line;) {
-    const char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
-    if (line_func(line, len, &flen, n, &offloaded) && !offloaded && unnamed(n)) fprintf(refused.f, " %s,", n);
-    line += len;
+  for (const char *line = report, *next; ok && *line; line = next) {
+    next = line + line_len(line);
+    if (line_func(line, (size_t)(next - line), &flen, n, &offloaded) && !offloaded && unnamed(n))
+      fprintf(refused.f, " %s,", n);
   }
-  if (refused.f) fflush(refused.f);
   for (const char *line = report; ok && *line;) {
-    const char *nl = strchr(line, '\n');
-    size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+    size_t len = line_len(line);
     fold_set *into = NULL;
     if (line_func(line, len, &flen, n, &offloaded)) {
       if (reserved(n) || cli_libc_name(n)) into = &lib;
