@@ -405,9 +405,8 @@ static bool some_when_all(LLVMValueRef cond, LLVMValueRef n, int depth) {
   bool exact;
   if (depth > 4 || !cond || !LLVMIsAInstruction(cond)) return false;
   if (LLVMIsAICmpInst(cond)) return some_when_true(cond, n, &exact);
-  if (is_op(cond, LLVMAnd))
-    return some_when_all(LLVMGetOperand(cond, 0), n, depth + 1) || some_when_all(LLVMGetOperand(cond, 1), n, depth + 1);
-  if (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0))
+  /* `and a, b` or its select form `select a, b, false`: either operand */
+  if (is_op(cond, LLVMAnd) || (is_op(cond, LLVMSelect) && is_const(LLVMGetOperand(cond, 2), 0)))
     return some_when_all(LLVMGetOperand(cond, 0), n, depth + 1) || some_when_all(LLVMGetOperand(cond, 1), n, depth + 1);
   return false;
 }
