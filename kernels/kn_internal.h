@@ -322,6 +322,9 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
  * checks and copies of a region's outer loop. */
 bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld);
 /* kn_recog.c: the block past a trap exit's LCSSA blocks (phis, a branch). */
+/* Whether an exit to block b is one to a trap, through LCSSA blocks
+ * (kr_past_phis): an out-of-bounds check's, or any other. */
+bool kr_trap_way(const kr_ctx *c, int b);
 LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b);
 /* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
  * to) as i32 nodes holding the zero extension of each value, and integer

@@ -48,6 +48,8 @@ LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b) {
   return c->cfg->blocks[b].bb;
 }
 
+bool kr_trap_way(const kr_ctx *c, int b) { return trap_code(kr_past_phis(c, b)) >= 0; }
+
 /* Exits to out-of-bounds traps are guards that the runtime's pre-launch
  * range check subsumes (when it passes, no access traps); any other trap
  * exit rejects the nest; the rest are the nest's exit blocks. */

@@ -44,10 +44,11 @@ static bool dead_end(const ir_cfg *cfg, int b) {
   return t && LLVMIsAUnreachableInst(t);
 }
 
-/* The blocks d dominates, as a loop that runs once around its loops (the
- * roots of lp there); header d, its one latch d itself (only
- * kn_lanes_region.c's checks of where a test dominates read it). */
-static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
+/* The blocks marked in `in` (d among them), as a loop that runs once
+ * around its loops (the roots of lp there); header d, its one latch d
+ * itself (only kn_lanes_region.c's checks of where a test dominates read
+ * it). */
+static ir_loop *as_loop(const kr_ctx *c, const ir_loops *lp, int d, const uint8_t *in) {
   const ir_cfg *cfg = c->cfg;
   ir_loop *l = tw_arena_alloc(c->arena, sizeof *l);
   memset(l, 0, sizeof *l);
@@ -59,7 +60,7 @@ static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
   l->body[l->nbody++] = d;
   l->in_body[d] = 1;
   for (int b = 0; b < cfg->nblocks; b++)
-    if (b != d && ir_dominates(c->dom, d, b) && !dead_end(cfg, b)) {
+    if (b != d && in[b]) {
       l->body[l->nbody++] = b;
       l->in_body[b] = 1;
     }
@@ -82,6 +83,58 @@ static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
   return l;
 }
 
+/* The blocks d dominates (but dead ends): the region of a function that
+ * ends after its loops. */
+static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
+  uint8_t *in = tw_arena_alloc(c->arena, (size_t)c->cfg->nblocks);
+  for (int b = 0; b < c->cfg->nblocks; b++) in[b] = ir_dominates(c->dom, d, b) && !dead_end(c->cfg, b);
+  return as_loop(c, lp, d, in);
+}
+
+/* Marks in `in` the blocks reached from d without entering x, dead ends
+ * aside.  False when one of them is not dominated by d (a second way in),
+ * returns (x does not post-dominate d), or there are more than `cap`. */
+static bool reach_before(const kr_ctx *c, int d, int x, uint8_t *in, int *stack, int cap) {
+  const ir_cfg *cfg = c->cfg;
+  memset(in, 0, (size_t)cfg->nblocks);
+  int depth = 0, count = 1;
+  in[d] = 1;
+  stack[depth++] = d;
+  while (depth > 0) {
+    const ir_block *blk = &cfg->blocks[stack[--depth]];
+    if (blk->nsuccs == 0 && !dead_end(cfg, stack[depth])) return false;
+    for (int s = 0; s < blk->nsuccs; s++) {
+      int to = blk->succs[s];
+      if (to == x || in[to] || dead_end(cfg, to) || kr_trap_way(c, to)) continue;
+      if (!ir_dominates(c->dom, d, to) || ++count > cap) return false;
+      in[to] = 1;
+      stack[depth++] = to;
+    }
+  }
+  return true;
+}
+
+/* The region from d to the nearest block x after vec that every path from
+ * d reaches (a post-dominator of d, which d dominates): the blocks between
+ * them, holding vec and another loop, for a function that goes on after
+ * its loops (a kernel that wasm-opt inlined into its caller).  NULL when
+ * there is none within the first 256 candidates. */
+static ir_loop *blocks_between(const kr_ctx *c, const ir_loops *lp, int d, const ir_loop *vec) {
+  const ir_cfg *cfg = c->cfg;
+  uint8_t *in = tw_arena_alloc(c->arena, (size_t)cfg->nblocks);
+  int *stack = tw_arena_alloc(c->arena, (size_t)cfg->nblocks * sizeof *stack);
+  int tries = 0;
+  for (int x = vec->header + 1; x < cfg->nblocks && tries < 256; x++) {
+    if (vec->in_body[x] || !ir_dominates(c->dom, d, x) || dead_end(cfg, x)) continue;
+    tries++;
+    if (!reach_before(c, d, x, in, stack, 4096) || !in[vec->header]) continue;
+    int loops = 0;
+    for (int r = 0; r < lp->nroots; r++) loops += in[lp->roots[r]->header] != 0;
+    if (loops >= 2) return as_loop(c, lp, d, in);
+  }
+  return NULL;
+}
+
 /* (f): nothing computed under top is used outside it (but in a trap's
  * block entered from it alone, which the launch's path never reaches),
  * and the phis of done take one value from all of top's blocks. */
@@ -97,7 +150,11 @@ static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef d
          i = LLVMGetNextInstruction(i))
       for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
         int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(LLVMGetUser(u)));
-        if (at < 0 || (!top->in_body[at] && !(dead_end(c->cfg, at) && only_from(c, top, at)))) return false;
+        if (at < 0) return false;
+        /* G's compare that the next loop's guard shares: moved before the
+         * region (off_version.c) */
+        if (top->in_body[at] || ir_head_hoistable(i, c->cfg->blocks[top->header].bb)) continue;
+        if (!((dead_end(c->cfg, at) || kr_trap_way(c, at)) && only_from(c, top, at))) return false;
       }
   for (LLVMValueRef phi = LLVMGetFirstInstruction(done); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi)) {
@@ -112,6 +169,20 @@ static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef d
   return true;
 }
 
+/* Whether the region is entered at its header alone, from blocks before
+ * it that branch there: one of them, or several when the header has no
+ * phis (the offload stage then gives it a block of its own to enter by,
+ * off_version.c preheader_of). */
+static bool one_way_in(const kr_ctx *c, const ir_loop *top) {
+  const ir_block *h = &c->cfg->blocks[top->header];
+  for (int p = 0; p < h->npreds; p++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(c->cfg->blocks[h->preds[p]].bb);
+    if (top->in_body[h->preds[p]] || !LLVMIsABranchInst(t)) return false;
+  }
+  LLVMValueRef first = LLVMGetFirstInstruction(h->bb);
+  return h->npreds == 1 || (h->npreds > 1 && !LLVMIsAPHINode(first));
+}
+
 /* The region under top, recognised as R's loop from j = 0 (e); c as the
  * caller had it, c->out filled.  False with c->reason. */
 static bool region_nest(kr_ctx *c, const ir_loop *top) {
@@ -124,7 +195,7 @@ static bool region_nest(kr_ctx *c, const ir_loop *top) {
   o->preheader = NULL;
   /* one way in, where the offload stage puts the launch (off_version.c
    * preheader_of): else the loops stay nests of their own */
-  if (c->cfg->blocks[top->header].npreds != 1) return kr_fail(c, "a vector loop at the top of a function: its region has no single entry");
+  if (!one_way_in(c, top)) return kr_fail(c, "a vector loop at the top of a function: its region has no single entry");
   if (!c->mem_base || !kr_scan(c)) return false;
   kr_region r;
   if (!kr_region_find(c, top, &r)) return false;
@@ -159,19 +230,23 @@ bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *clai
   kn_recog_nest *o = c->out;
   const char *why = NULL;
   for (int d = c->dom->idom[vec->header], steps = 0; d > 0 && steps < 8; d = c->dom->idom[d], steps++) {
-    const ir_loop *top = blocks_under(&proto, lp, d);
-    if (top->nchildren < 2) continue;
-    *c = proto;
-    memset(o, 0, sizeof *o);
-    if (region_nest(c, top)) {
-      o->ok = true;
-      for (int r = 0; r < lp->nroots; r++) claimed[r] |= top->in_body[lp->roots[r]->header] != 0;
-      return true;
+    /* the blocks d dominates, else those up to where d's paths meet */
+    for (int way = 0; way < 2; way++) {
+      const ir_loop *top = way ? blocks_between(&proto, lp, d, vec) : blocks_under(&proto, lp, d);
+      if (!top || top->nchildren < 2) continue;
+      *c = proto;
+      memset(o, 0, sizeof *o);
+      if (region_nest(c, top)) {
+        o->ok = true;
+        for (int r = 0; r < lp->nroots; r++) claimed[r] |= top->in_body[lp->roots[r]->header] != 0;
+        return true;
+      }
+      why = c->reason;
+      /* a region found but no kernel: the loops keep their own nests */
+      if (c->region) goto refused;
     }
-    why = c->reason;
-    /* a region found but no kernel: the loops keep their own nests */
-    if (c->region) break;
   }
+refused:
   *c = proto;
   memset(o, 0, sizeof *o);
   c->reason = why; /* the last candidate's (for tests) */

@@ -186,6 +186,12 @@ int64_t ir_affine_coeff(const ir_affine *a, const ir_iv *iv, LLVMValueRef inv);
  * compute again from its operands: a compare, a select, an extension or
  * truncation, a binary operator other than a division or remainder. */
 bool ir_int_step_pure(LLVMValueRef v);
+/* Whether v, an instruction of block head, is such arithmetic on values
+ * from before head or on other such values of head (ir_head_hoist.c). */
+bool ir_head_hoistable(LLVMValueRef v, LLVMBasicBlockRef head);
+/* Moves v (ir_head_hoistable), after those of its operands in head, to
+ * where the builder `before` stands. */
+void ir_head_hoist(LLVMValueRef v, LLVMBasicBlockRef head, LLVMBuilderRef before);
 
 typedef struct {
   LLVMValueRef insn;

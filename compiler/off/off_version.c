@@ -70,6 +70,8 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
                    const char **reason) {
   LLVMBasicBlockRef at = LLVMGetInstructionParent(user);
   if (in_nest(n, at)) return true;
+  /* computed before the nest once it has a preheader (hoist_head) */
+  if (ir_head_hoistable(v, n->cfg->blocks[n->nest->header].bb)) return true;
   /* a block entered only from the nest, not its exit (a trap's exit block
    * selecting the offset it reports): the launch's path, which goes to
    * the exit, never reaches it, so the use stays where its value is */
@@ -85,22 +87,27 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
   return false;
 }
 
-/* The one block outside the nest that enters its header, or NULL. */
-static LLVMBasicBlockRef entering_block(const kn_recog_nest *n) {
-  const ir_block *h = &n->cfg->blocks[n->nest->header];
+/* The blocks outside the nest whose terminators branch to its header
+ * (live uses: an earlier nest's launch may have added one), each by one
+ * edge of a `br`: the first of them, NULL when there is none or one is
+ * not so.  Several only when the header has no phis (a region's first
+ * block after straight-line code, kn_recog_top.c one_way_in). */
+static LLVMBasicBlockRef entering_block(const kn_recog_nest *n, LLVMBasicBlockRef header) {
   LLVMBasicBlockRef from = NULL;
-  for (int i = 0; i < h->npreds; i++) {
-    LLVMBasicBlockRef p = n->cfg->blocks[h->preds[i]].bb;
+  bool phis = LLVMIsAPHINode(LLVMGetFirstInstruction(header));
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(header)); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (!LLVMIsATerminatorInst(term)) continue;
+    LLVMBasicBlockRef p = LLVMGetInstructionParent(term);
     if (in_nest(n, p)) continue;
-    if (from && from != p) return NULL;
-    from = p;
+    unsigned edges = 0;
+    for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++) edges += LLVMGetSuccessor(term, k) == header;
+    if (edges != 1 || !LLVMIsABranchInst(term) || (from && phis)) return NULL;
+    if (!from) from = p;
   }
   return from;
 }
 
-/* A block that only branches to the header: the existing preheader, or a
- * new one on the edge from the entering block.  NULL when the header has
- * several ways in from outside. */
 /* ir_retarget_phis_notify's callback: *ctx is the nest's result, which may
  * be one of the header's phis that a new preheader rebuilds. */
 static void follow_result(void *ctx, LLVMValueRef old, LLVMValueRef fresh) {
@@ -108,23 +115,31 @@ static void follow_result(void *ctx, LLVMValueRef old, LLVMValueRef fresh) {
   if (result && *result == old) *result = fresh;
 }
 
+/* A block that only branches to the header: the existing preheader, or a
+ * new one on the edges from the entering blocks.  NULL when there is no
+ * such edge, or several and the header has phis. */
 static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create, LLVMValueRef *result) {
   if (n->preheader) return n->preheader;
-  LLVMBasicBlockRef from = entering_block(n), header = n->cfg->blocks[n->nest->header].bb;
-  if (!from) return NULL;
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(from);
-  unsigned edges = 0;
-  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++) edges += LLVMGetSuccessor(term, i) == header;
-  if (edges != 1 || !LLVMIsABranchInst(term)) return NULL;
-  if (!create) return from;
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(term));
+  LLVMBasicBlockRef header = n->cfg->blocks[n->nest->header].bb, from = entering_block(n, header);
+  if (!from || !create) return from;
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMGetBasicBlockTerminator(from)));
   LLVMBasicBlockRef pre = LLVMInsertBasicBlockInContext(ctx, header, "offload.pre");
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, pre);
   LLVMBuildBr(b, header);
   LLVMDisposeBuilder(b);
-  for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
-    if (LLVMGetSuccessor(term, i) == header) LLVMSetSuccessor(term, i, pre);
+  /* the uses change under the walk: collect the terminators first */
+  LLVMValueRef terms[64];
+  unsigned nterms = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(header)); u && nterms < 64; u = LLVMGetNextUse(u)) {
+    LLVMValueRef term = LLVMGetUser(u);
+    if (LLVMIsATerminatorInst(term) && term != LLVMGetBasicBlockTerminator(pre) &&
+        !in_nest(n, LLVMGetInstructionParent(term)))
+      terms[nterms++] = term;
+  }
+  for (unsigned t = 0; t < nterms; t++)
+    for (unsigned k = 0; k < LLVMGetNumSuccessors(terms[t]); k++)
+      if (LLVMGetSuccessor(terms[t], k) == header) LLVMSetSuccessor(terms[t], k, pre);
   ir_retarget_phis_notify(header, from, pre, follow_result, result);
   return pre;
 }
@@ -283,6 +298,26 @@ static LLVMValueRef trip_param(ov_ctx *c, const kn_bind *b) {
   if (!b->guard) return n;
   LLVMValueRef guard = host_value(c, b->guard);
   return b->guard_enters ? LLVMBuildSelect(c->b, guard, n, zero, "") : LLVMBuildSelect(c->b, guard, zero, n, "");
+}
+
+/* The values of the nest's first block that code after it uses, pure
+ * arithmetic on values from before it (use_ok), moved to the end of pre:
+ * the launch's path skips that block. */
+static void hoist_head(ov_ctx *c, LLVMBasicBlockRef pre) {
+  LLVMBasicBlockRef head = c->n->cfg->blocks[c->n->nest->header].bb;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
+  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pre));
+  for (LLVMValueRef i = LLVMGetFirstInstruction(head), next; i; i = next) {
+    next = LLVMGetNextInstruction(i);
+    bool outside = false;
+    for (LLVMUseRef u = LLVMGetFirstUse(i); u && !outside; u = LLVMGetNextUse(u))
+      outside = !in_nest(c->n, LLVMGetInstructionParent(LLVMGetUser(u)));
+    if (outside && ir_head_hoistable(i, head)) {
+      ir_head_hoist(i, head, b);
+      next = LLVMGetFirstInstruction(head); /* its operands moved too */
+    }
+  }
+  LLVMDisposeBuilder(b);
 }
 
 static LLVMValueRef entry_alloca(ov_ctx *c, LLVMValueRef fn, LLVMTypeRef t, const char *name) {
@@ -453,6 +488,7 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
   LLVMValueRef own = n->result; /* the nest's result, followed if a new preheader rebuilds it */
   LLVMBasicBlockRef pre = preheader_of(n, true, &own);
+  hoist_head(&c, pre);
   LLVMBasicBlockRef header = LLVMGetSuccessor(LLVMGetBasicBlockTerminator(pre), 0), exit = exit_now(n);
   LLVMBasicBlockRef back;
   LLVMBasicBlockRef call_bb = gate_block(&c, pre, header, kernel_id, &back);
