@@ -881,6 +881,7 @@ bool kn_recognise_opts(LLVMValueRef fn, const kn_recog_opts *opts, kn_recog_resu
     }
     recognise_tree(lp->roots[r], &proto, out);
   }
+  kr_refuse_rests(cfg, lp, out);
   LLVMDisposeTargetData(td);
   return true;
 }

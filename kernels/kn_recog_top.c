@@ -87,7 +87,8 @@ static ir_loop *as_loop(const kr_ctx *c, const ir_loops *lp, int d, const uint8_
  * ends after its loops. */
 static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
   uint8_t *in = tw_arena_alloc(c->arena, (size_t)c->cfg->nblocks);
-  for (int b = 0; b < c->cfg->nblocks; b++) in[b] = ir_dominates(c->dom, d, b) && !dead_end(c->cfg, b);
+  for (int b = 0; b < c->cfg->nblocks; b++)
+    in[b] = b == d || (ir_dominates(c->dom, d, b) && !dead_end(c->cfg, b) && !kr_trap_way(c, b));
   return as_loop(c, lp, d, in);
 }
 
@@ -115,22 +116,23 @@ static bool reach_before(const kr_ctx *c, int d, int x, uint8_t *in, int *stack,
 }
 
 /* The region from d to the nearest block x after vec that every path from
- * d reaches (a post-dominator of d, which d dominates): the blocks between
- * them, holding vec and another loop, for a function that goes on after
- * its loops (a kernel that wasm-opt inlined into its caller).  NULL when
- * there is none within the first 256 candidates. */
+ * d reaches (a post-dominator of d): the blocks between them, each
+ * dominated by d, holding vec and a loop of scalars (its remainder), for
+ * a function that goes on after its loops (a kernel that clang or
+ * wasm-opt inlined into its caller).  NULL when there is none within the
+ * first 256 candidates. */
 static ir_loop *blocks_between(const kr_ctx *c, const ir_loops *lp, int d, const ir_loop *vec) {
   const ir_cfg *cfg = c->cfg;
   uint8_t *in = tw_arena_alloc(c->arena, (size_t)cfg->nblocks);
   int *stack = tw_arena_alloc(c->arena, (size_t)cfg->nblocks * sizeof *stack);
   int tries = 0;
   for (int x = vec->header + 1; x < cfg->nblocks && tries < 256; x++) {
-    if (vec->in_body[x] || !ir_dominates(c->dom, d, x) || dead_end(cfg, x)) continue;
+    if (vec->in_body[x] || dead_end(cfg, x)) continue;
     tries++;
     if (!reach_before(c, d, x, in, stack, 4096) || !in[vec->header]) continue;
-    int loops = 0;
-    for (int r = 0; r < lp->nroots; r++) loops += in[lp->roots[r]->header] != 0;
-    if (loops >= 2) return as_loop(c, lp, d, in);
+    /* V's remainder, a loop of scalars, there too (not V's copies alone) */
+    for (int r = 0; r < lp->nroots; r++)
+      if (in[lp->roots[r]->header] && !kr_vector_loop(cfg, lp->roots[r])) return as_loop(c, lp, d, in);
   }
   return NULL;
 }

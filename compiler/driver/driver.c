@@ -340,6 +340,14 @@ static bool sink_addresses(drv_run *r) {
   return true;
 }
 
+/* A vector loop's guard given a block of its own, for the offload stage's
+ * regions (ir_split_head.c). */
+static bool split_heads(drv_run *r) {
+  unsigned n = ir_split_guard_heads(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u block%s", n, n == 1 ? "" : "s");
+  return true;
+}
+
 /* Guest offsets LICM hoisted out of loops, computed again beside their
  * users inside (ir_remat.c). */
 static bool remat_offsets(drv_run *r) {
@@ -406,6 +414,7 @@ static const drv_pass pipeline[] = {
   {"unswitch",  at_o2,       unswitch,       "loops switching on an invariant devirtualised call_indirect index, one copy per case (ir_unswitch.c)", false},
   {"hold",      staged,      hold,           "loops kept from vectorising and unrolling (ir_hold.c)", false},
   {"optimise",  always,      optimise,       "LLVM's default<On>", false},
+  {"heads",     offloading,  split_heads,    "vector loops' guards cut from the call or store before them in their block (ir_split_head.c)", false},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},

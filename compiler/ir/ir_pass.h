@@ -70,6 +70,11 @@ unsigned ir_sink_addresses(LLVMModuleRef mod);
  * stays live across the loop instead of one value per offset
  * (ir_remat.c).  Returns how many values it moved. */
 unsigned ir_remat_offsets(LLVMModuleRef mod);
+/* Before the offload stage, in functions with a vector loop at their top
+ * level: a block outside loops whose conditional branch follows a call or
+ * store is cut after it, so that a vector loop's guard begins a block of
+ * its own (ir_split_head.c).  Returns how many blocks it cut. */
+unsigned ir_split_guard_heads(LLVMModuleRef mod);
 
 /* Before the traps pass, on optimised IR: each integer select carried to a
  * loop's next iteration whose condition waits on a pointer-chasing load

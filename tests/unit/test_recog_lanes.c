@@ -1905,6 +1905,30 @@ END_TEST
 START_TEST(top_nan_add) { check_top_region_map1d("k_f32_const", KN_F32, 4); }
 END_TEST
 
+/* map1d.c's k_i32_select: its v128 loop is refused (lanes moved between
+ * shapes), so its scalar remainder (at most 3 iterations) is refused too,
+ * with that as the reason, not offloaded alone as if it were the loop
+ * (kernels/kn_recog_rest.c): no nest is ok. */
+START_TEST(neg_top_remainder_alone) {
+  fixture f;
+  app_build = true;
+  whole_regions = true;
+  recognise_in(&f, "../e2e/map1d.c", "k_i32_select");
+  whole_regions = false;
+  app_build = false;
+  if (f.skipped) return;
+  int ok = 0, rests = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    ok += f.res.nests[i].ok;
+    rests += !f.res.nests[i].ok && strstr(f.res.nests[i].reason, "scalar remainder") != NULL;
+  }
+  if (ok || rests < 1) dump(&f);
+  ck_assert_int_eq(ok, 0);
+  ck_assert_int_ge(rests, 1); /* R and its bounds-checked copy */
+  release(&f);
+}
+END_TEST
+
 /* V's `fcmp uge` as `fcmp ugt` (no longer R's compare's complement where
  * o == d): not the scalar loop, refused. */
 static bool vector_uge(LLVMValueRef i) {
@@ -2026,6 +2050,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_sub_as_add);
   tcase_add_test(top, top_select_swapped);
   tcase_add_test(top, top_nan_add);
+  tcase_add_test(top, neg_top_remainder_alone);
   tcase_add_test(top, neg_top_select_swapped);
   tcase_add_test(top, neg_top_value_after);
   tcase_add_test(top, neg_top_other_store);

@@ -1,0 +1,107 @@
+/* ir_split_head.c: a vector loop's guard split from the call or store
+ * before it in its block, before the offload stage.
+ *
+ * clang's loop vectoriser tests `n > VF - 1` (the guard G of
+ * kernels/kn_lanes_region.c) at the end of whatever block precedes the
+ * loop; where a kernel is inlined into its caller, that block also holds
+ * the caller's last call or store (a printf, a field written).  The
+ * region kernels/kn_recog_top.c reads as one scalar loop begins at a
+ * block, and the launch skips all of it, so such a block is cut after its
+ * last call or store: the guard's compare and branch get a block of their
+ * own.  Only in functions holding a vector loop that no loop holds (the
+ * only ones with such regions); the cut changes no value or order. */
+#include <string.h>
+
+#include "ir.h"
+#include "ir_pass.h"
+
+/* The last call or store of bb before its terminator, NULL if none, or
+ * if nothing but its terminator follows it. */
+static bool effect(LLVMValueRef i) {
+  if (LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
+    return true;
+  if (!LLVMIsACallInst(i)) return false;
+  /* intrinsics that only compute (llvm.umax, llvm.fshl) are no effect */
+  LLVMValueRef callee = LLVMGetCalledValue(i);
+  if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) return true;
+  size_t len;
+  const char *name = LLVMGetValueName2(callee, &len);
+  return !strncmp(name, "llvm.mem", 8) || strstr(name, "store") || strstr(name, "trap") || strstr(name, "stack");
+}
+
+static LLVMValueRef last_effect(LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), last = NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && i != term; i = LLVMGetNextInstruction(i))
+    if (effect(i)) last = i;
+  return last && LLVMGetNextInstruction(last) != term ? last : NULL;
+}
+
+static bool vector_values(LLVMBasicBlockRef bb) {
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+    if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+  return false;
+}
+
+/* The blocks of fn outside every loop that end in a conditional branch
+ * after a call or store, when fn has a root loop (no loop around it)
+ * computing vectors; how many, at most cap, into out. */
+static int candidates(LLVMValueRef fn, LLVMBasicBlockRef *out, int cap) {
+  tw_arena arena = {0};
+  ir_cfg cfg;
+  ir_dom dom;
+  ir_loops lp;
+  int n = 0;
+  if (ir_cfg_build(&cfg, &arena, fn)) {
+    ir_dom_build(&dom, &cfg);
+    ir_loops_build(&lp, &cfg, &dom);
+    bool found = false;
+    for (int r = 0; r < lp.nroots && !found; r++)
+      for (int b = 0; b < lp.roots[r]->nbody && !found && !lp.roots[r]->nchildren; b++)
+        found = vector_values(cfg.blocks[lp.roots[r]->body[b]].bb);
+    for (int b = 0; b < cfg.nblocks && found && n < cap; b++) {
+      bool looped = false;
+      for (int r = 0; r < lp.nroots && !looped; r++) looped = lp.roots[r]->in_body[b];
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg.blocks[b].bb);
+      if (!looped && term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && last_effect(cfg.blocks[b].bb))
+        out[n++] = cfg.blocks[b].bb;
+    }
+  }
+  tw_arena_free(&arena);
+  return n;
+}
+
+static void split_after(LLVMBasicBlockRef bb, LLVMValueRef last) {
+  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb)));
+  LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
+  LLVMBasicBlockRef tail = next ? LLVMInsertBasicBlockInContext(ctx, next, "guard.head")
+                                : LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(bb), "guard.head");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, tail);
+  for (LLVMValueRef i = LLVMGetNextInstruction(last), after; i; i = after) {
+    after = LLVMGetNextInstruction(i);
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilder(b, i);
+  }
+  LLVMPositionBuilderAtEnd(b, bb);
+  LLVMBuildBr(b, tail);
+  LLVMDisposeBuilder(b);
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
+    LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
+    bool seen = false;
+    for (unsigned k = 0; k < s; k++) seen |= LLVMGetSuccessor(term, k) == to;
+    if (!seen) ir_retarget_phis(to, bb, tail);
+  }
+}
+
+unsigned ir_split_guard_heads(LLVMModuleRef mod) {
+  unsigned n = 0;
+  LLVMBasicBlockRef found[256];
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMCountBasicBlocks(fn) == 0) continue;
+    int k = candidates(fn, found, 256);
+    for (int i = 0; i < k; i++) split_after(found[i], last_effect(found[i]));
+    n += (unsigned)k;
+  }
+  return n;
+}
