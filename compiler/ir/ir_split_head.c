@@ -15,8 +15,9 @@
 #include "ir.h"
 #include "ir_pass.h"
 
-/* The last call or store of bb before its terminator, NULL if none, or
- * if nothing but its terminator follows it. */
+/* The last call or store of bb before its terminator, NULL if none (a
+ * guard may branch at once on a compare made before: one that jump
+ * threading shares with the loop before). */
 static bool effect(LLVMValueRef i) {
   if (LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
     return true;
@@ -33,7 +34,7 @@ static LLVMValueRef last_effect(LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), last = NULL;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && i != term; i = LLVMGetNextInstruction(i))
     if (effect(i)) last = i;
-  return last && LLVMGetNextInstruction(last) != term ? last : NULL;
+  return last;
 }
 
 static bool vector_values(LLVMBasicBlockRef bb) {
