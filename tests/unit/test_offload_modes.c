@@ -570,7 +570,6 @@ END_TEST
 #define SIMD_PARTS "a region whose parts store different values (refused)"
 #define SIMD_PARTS_AS_MAPS "the nest's inner parts (remainders, fills) offloaded alone as 1-D maps"
 static const known_gap simd_gaps[] = {
-    {"tests/bench/gpu/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
     {"tests/bench/gpu/llm.c", "+4 map 1-D -> f32, 3 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/batch_i8_ptr.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN " (the -O2 "
      "product since round 16c, its j loop of copies re-rolled; with -msimd128 the copies' k loops are vectorised)"},
@@ -589,7 +588,6 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/detect/scaled_products.c", "+none -1 map 1-D -> f32: the products agree (round 16); one 1-D map "
                                            "fewer, not analysed"},
     {"tests/gpu/detect/syrk_sub.c", "+none -1 matmul f64 accumulating A scaled start scaled: " SIMD_SHAPE "; " SIMD_PARTS},
-    {"tests/gpu/e2e/batch16.c", "+none -1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN},
     {"tests/gpu/e2e/batch_odd.c", "+1 map 1-D -> i64 -1 matmul i32 batched accumulating: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/blas_ref.c", "+8 map 1-D -> f32 -2 map 1-D -> f32: its products agree (ssyrk_un's and "
                                  "ssyr2k_un's l-i regions, their test D in i64: kn_lanes_region.c last_wide); "
@@ -608,7 +606,6 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/map_align.c", "+3 map 1-D -> f32, 1 map 1-D -> f64 -1 map 2-D -> f32: " SIMD_PARTS "; " SIMD_NOT_TAKEN "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/matvec.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/matvec_heads.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
-    {"tests/gpu/e2e/mm16.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
     {"tests/gpu/e2e/narrow.c", "+2 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/polybench_cov.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/polybench_cov_o3.c", "+1 map 1-D -> f64 -none: " SIMD_SPLIT},
@@ -639,9 +636,6 @@ static const known_gap simd_gaps[] = {
                                    "`w < 1` with `on == 0`, which no region reads; read so, its proof still failed: not "
                                    "analysed); " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/bypass.c", "+none -1 map 1-D -> f64: " SIMD_NOT_TAKEN " (tri_scale's `j <= i` row, vectorised inside the i loop, is not read as a region)"},
-    {"tests/unit/reroll/copies.c", "+none -1 matmul i8xi8->i32, 1 matmul i8xi8->i32 batched: " SIMD_NOT_TAKEN
-     " (rows_i8 and batch_i8, as tests/gpu/detect/batch_i8_ptr.c)"},
-    {"tests/unit/reroll/full.c", "+none -1 matmul i8xi8->i32: " SIMD_NOT_TAKEN},
     {"tests/unit/reroll/guards.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
     {"tests/unit/reroll/matmul.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
