@@ -27,7 +27,16 @@
  * the cloned instructions').  Nothing of L_g or X_g may be used after the
  * copies but by copy N - 1's stores, and X_{N-1}'s own work (the enclosing
  * loop's latch, say) must touch memory only after them: it then runs after
- * the new loop as it ran after copy N - 1. */
+ * the new loop as it ran after copy N - 1.
+ *
+ * Copies whose k loops are ir_reroll_full.c's loops of vector sums (-O2
+ * -msimd128: lane operations in the expressions, the pass's lane_ops;
+ * a shuffle's node holds its mask) may address a byte through an i64
+ * index that is no zext(A) + C: a phi stepping a memarg offset, which
+ * differs from copy to copy (`v128.load8_splat offset=g`).  Such an
+ * access (`wide`) is compared as its i64 index expression, moved by
+ * g * d modulo 2^64, and the loop gives it the index + j d: copy j's
+ * index exactly, the same address, trap included. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,7 +27,22 @@
  * same values in the same order.  Only loads move: down to F's place, past
  * nothing but pure instructions and loads (no store, call or other effect
  * may lie between the first load of a term and F), so each reads what it
- * read before.  Then F's uses take the sum, and what it leaves dead goes. */
+ * read before.  Then F's uses take the sum, and what it leaves dead goes.
+ *
+ * A chain of integer vectors (clang -msimd128's SLP vectoriser on the
+ * unrolled k loop of an i8 product: each term an i32x4 of products of
+ * bytes widened twice, the steps separated by the lowering's round trips
+ * of bitcasts through <2 x i64>, which are read through) is a sum in each
+ * lane: lane-wise `add` wraps modulo 2^w, so every order of the terms
+ * gives the same lanes.  Its terms (from init 0) are put in B's order and
+ * walked with the lane operations; where every moving leaf then steps
+ * down (clang loads p = 12..15 first), in the reverse order, so that the
+ * loop counts p up as the recogniser reads a vector loop's lanes
+ * (kn_lanes_sum.c: lane l of trip t is iteration L t + l).  The loads
+ * then run in another order than B's: the same values (no effect lies
+ * between them, as above), but a trap in the checked copy may name
+ * another of them than the Wasm's first failing load, as every complete
+ * re-roll's may name term 0's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
