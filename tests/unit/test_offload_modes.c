@@ -640,7 +640,6 @@ static const known_gap simd_gaps[] = {
     {"tests/unit/reroll/bypass.c", "+none -1 map 1-D -> f64: " SIMD_NOT_TAKEN " (tri_scale's `j <= i` row, vectorised inside the i loop, is not read as a region)"},
     {"tests/unit/reroll/guards.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/maps.c", "+1 map 1-D -> f32, 1 map 1-D -> f64 -none: " SIMD_SPLIT},
-    {"tests/unit/reroll/matmul.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
     {"tests/unit/reroll/mixed.c", "+1 map 1-D -> i32 -1 map 2-D -> i32: " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/unit/reroll/strength.c", "+none -1 map 2-D -> f64: main's 2-D fill, its j loop vectorised with an i32x4 vector counter (<0, 1, ..> stepped by 2, f64x2 stores) inside the i loop, which kn_lanes.c reads only in a 1-D nest (no sum)"},
     {"tests/unit/reroll/walks.c", "+2 map 1-D -> f32 -none: " SIMD_SPLIT},
