@@ -337,29 +337,37 @@ static void mutate_rows(LLVMContextRef ctx, LLVMValueRef fn, int how) {
   LLVMDisposeBuilder(b);
 }
 
-START_TEST(vec_copies_must_match) {
+/* file.c's func (built with -msimd128 when simd), lowered, mem2reg,
+ * changed by `mutate` (how), then the pass: re-rolled (the loop's exit
+ * test `test`) only when unchanged (how 0). */
+typedef void (*fn_mutation)(LLVMContextRef ctx, LLVMValueRef fn, int how);
+
+static void rerolled_unless_changed(const char *file, bool simd, const char *func, fn_mutation mutate, int how,
+                                    const char *test) {
   if (!have_tools()) return;
   char path[256];
-  wasm_of("vec", false, false);
-  snprintf(path, sizeof path, "%s/vec.wasm", tmpdir);
+  wasm_of(file, false, simd);
+  snprintf(path, sizeof path, "%s/%s.wasm", tmpdir, file);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = lowered(ctx, path);
   char *err = NULL;
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
   LLVMDisposePassBuilderOptions(po);
-  LLVMValueRef fn = function_named(mod, "rows_f32");
-  mutate_rows(ctx, fn, _i);
+  LLVMValueRef fn = function_named(mod, func);
+  mutate(ctx, fn, how);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
   ir_reroll_loops(mod, true);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
-  bool done = has_rerolled_loop(fn, "reroll.vstay");
-  ck_assert_msg(done == (_i == 0), "rows_f32, change %d: %s", _i, done ? "re-rolled" : "left alone");
+  bool done = has_rerolled_loop(fn, test);
+  ck_assert_msg(done == (how == 0), "%s, change %d: %s", func, how, done ? "re-rolled" : "left alone");
   LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
 }
+
+START_TEST(vec_copies_must_match) { rerolled_unless_changed("vec", false, "rows_f32", mutate_rows, _i, "reroll.vstay"); }
 END_TEST
 
 /* ---- Vector sums whose terms are not copies (ir_reroll_full.c) --------- */
@@ -388,8 +396,8 @@ static bool vector_add(LLVMValueRef i) {
 /* full.c's mm16_i8 at -msimd128, 0: as built (re-rolled); 1: the term of
  * p = 12 .. 15 reads A one byte further; 2: the term of p = 8 .. 11
  * subtracts its lanes; 3: the second add of the chain a subtraction */
-static void mutate_vsum(LLVMValueRef fn, int how) {
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(fn)));
+static void mutate_vsum(LLVMContextRef ctx, LLVMValueRef fn, int how) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   if (how == 1) {
     LLVMValueRef add = nth(fn, a_offset_12, 0);
     ck_assert_ptr_nonnull(add);
@@ -405,29 +413,7 @@ static void mutate_vsum(LLVMValueRef fn, int how) {
   LLVMDisposeBuilder(b);
 }
 
-START_TEST(vsum_terms_must_match) {
-  if (!have_tools()) return;
-  char path[256];
-  wasm_of("full", false, true);
-  snprintf(path, sizeof path, "%s/full.wasm", tmpdir);
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = lowered(ctx, path);
-  char *err = NULL;
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
-  LLVMDisposePassBuilderOptions(po);
-  LLVMValueRef fn = function_named(mod, "mm16_i8");
-  mutate_vsum(fn, _i);
-  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
-  LLVMDisposeMessage(err);
-  ir_reroll_loops(mod, true);
-  ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
-  LLVMDisposeMessage(err);
-  bool done = has_rerolled_loop(fn, "reroll.stay");
-  ck_assert_msg(done == (_i == 0), "mm16_i8 -msimd128, change %d: %s", _i, done ? "re-rolled" : "left alone");
-  LLVMDisposeModule(mod);
-  LLVMContextDispose(ctx);
-}
+START_TEST(vsum_terms_must_match) { rerolled_unless_changed("full", true, "mm16_i8", mutate_vsum, _i, "reroll.stay"); }
 END_TEST
 
 /* ---- Programs: the same output with the re-roll on and off ------------ */
