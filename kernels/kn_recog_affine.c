@@ -410,6 +410,12 @@ static LLVMValueRef outer_iv_alias(const kr_ctx *c, LLVMValueRef v) {
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
   kr_affine atom = {.ok = true, .n = 1, .t = {{1, -1, v}}}, out = {.ok = true};
   if (depth > MAX_DEPTH) return atom;
+  /* zext(x) of an i32 x in an address (the start of an i64 IV, as
+   * ir_reroll_full.c's loop steps a memarg offset `zext(x) + C`): x's
+   * form, as index_rec reads a zext(x) it finds in an index, so that it
+   * compares with the lanes addressed `zext(x + C)` */
+  if (c->in_address && LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 32)
+    return wasm_address(c, LLVMGetOperand(v, 0));
   LLVMValueRef x = outer_iv_alias(c, v);
   if (x) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, x}}};
   int64_t f;

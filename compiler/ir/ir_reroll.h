@@ -93,6 +93,8 @@ typedef struct {
   bool restart;        /* a nest was hoisted: the function is analysed again */
   bool exact_traps;    /* false: no range test or kept copy for the offset
                         * a trap names alone (ir_inline.c's trial) */
+  bool lane_ops;       /* expressions of vector lane operations (insert,
+                        * extract, shuffle) too: ir_reroll_copies.c only */
   unsigned rerolled;
 } rr_pass;
 

@@ -27,7 +27,16 @@
  * the cloned instructions').  Nothing of L_g or X_g may be used after the
  * copies but by copy N - 1's stores, and X_{N-1}'s own work (the enclosing
  * loop's latch, say) must touch memory only after them: it then runs after
- * the new loop as it ran after copy N - 1. */
+ * the new loop as it ran after copy N - 1.
+ *
+ * Copies whose k loops are ir_reroll_full.c's loops of vector sums (-O2
+ * -msimd128: lane operations in the expressions, the pass's lane_ops;
+ * a shuffle's node holds its mask) may address a byte through an i64
+ * index that is no zext(A) + C: a phi stepping a memarg offset, which
+ * differs from copy to copy (`v128.load8_splat offset=g`).  Such an
+ * access (`wide`) is compared as its i64 index expression, moved by
+ * g * d modulo 2^64, and the loop gives it the index + j d: copy j's
+ * index exactly, the same address, trap included. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +53,9 @@
 #define RC_MAX_TRIPS 65536 /* trips counted by evaluation */
 
 typedef struct {
-  LLVMValueRef inst, gep, addr; /* addr: the i32 A of gep(base, zext(A) [+ C]) */
+  LLVMValueRef inst, gep, addr; /* addr: the i32 A of gep(base, zext(A) [+ C]), or the i64 index */
   bool is_store;
+  bool wide;                    /* addr is gep's i64 index (a phi of ir_reroll_full.c's loop), C 0 */
   uint64_t off;                 /* C */
   int a, value;                 /* A and the stored value (loads: the atom), raw */
 } rc_access;
@@ -108,7 +118,15 @@ static bool add_access(rr_pass *p, rc_copy *c, LLVMValueRef i, bool store) {
   e->inst = i;
   e->is_store = store;
   e->gep = LLVMGetOperand(i, store ? 1 : 0);
-  if (!split_ptr(e->gep, &e->addr, &e->off)) return false;
+  e->wide = false;
+  if (!split_ptr(e->gep, &e->addr, &e->off)) {
+    if (!LLVMIsAGetElementPtrInst(e->gep) || LLVMGetNumOperands(e->gep) != 2 ||
+        rr_width(LLVMTypeOf(LLVMGetOperand(e->gep, 1))) != 64)
+      return false;
+    e->wide = true;
+    e->addr = LLVMGetOperand(e->gep, 1);
+    e->off = 0;
+  }
   e->a = rr_eval(p, e->addr, 0);
   e->value = store ? rr_eval(p, LLVMGetOperand(i, 0), 0) : rr_atom(p, i);
   return e->a >= 0 && e->value >= 0 && !p->failed;
@@ -247,7 +265,7 @@ static bool same_but_moved(rr_pass *p, rc_chain *ch, int g) {
     const rc_access *a = &c0->eff[i], *b = &cg->eff[i];
     LLVMValueRef va = a->is_store ? LLVMGetOperand(a->inst, 0) : a->inst;
     LLVMValueRef vb = b->is_store ? LLVMGetOperand(b->inst, 0) : b->inst;
-    if (a->is_store != b->is_store || LLVMTypeOf(va) != LLVMTypeOf(vb) || a->off != b->off ||
+    if (a->is_store != b->is_store || LLVMTypeOf(va) != LLVMTypeOf(vb) || a->off != b->off || a->wide != b->wide ||
         LLVMGetAlignment(a->inst) != LLVMGetAlignment(b->inst) ||
         LLVMGetGEPSourceElementType(a->gep) != LLVMGetGEPSourceElementType(b->gep) ||
         LLVMGetOperand(a->gep, 0) != LLVMGetOperand(b->gep, 0))
@@ -256,9 +274,10 @@ static bool same_but_moved(rr_pass *p, rc_chain *ch, int g) {
     int xa = image(p, a->a, &c0->s), xb = image(p, b->a, &s);
     uint64_t diff;
     if (xa < 0 || xb < 0 || !rr_const_of(p, rr_poly_add(p, ty, xb, xa, ~0ull), &diff)) return false;
-    diff &= 0xffffffffu;
+    uint64_t m = rr_wmask(rr_width(ty));
+    diff &= m;
     if (g == 1) ch->d[i] = diff;
-    else if (((ch->d[i] * (uint64_t)g) & 0xffffffffu) != diff) return false;
+    else if (((ch->d[i] * (uint64_t)g) & m) != diff) return false;
     if (a->is_store) {
       int wa = image(p, a->value, &c0->s), wb = image(p, b->value, &s);
       if (wa < 0 || wa != wb) return false;
@@ -391,8 +410,14 @@ static void rewrite(rr_pass *p, rc_chain *ch) {
   LLVMPositionBuilderAtEnd(b, J);
   LLVMValueRef j = LLVMBuildPhi(b, i32, "reroll.j");
   LLVMValueRef jd[RC_MAX_EFF];
-  for (int i = 0; i < c0->neff; i++)
-    jd[i] = ch->d[i] == 0 ? NULL : ch->d[i] == 1 ? j : LLVMBuildMul(b, j, LLVMConstInt(i32, ch->d[i], false), "reroll.jd");
+  LLVMValueRef j64 = NULL;
+  for (int i = 0; i < c0->neff; i++) {
+    if (c0->eff[i].wide && ch->d[i] && !j64) j64 = LLVMBuildZExt(b, j, i64, "reroll.j64");
+    jd[i] = ch->d[i] == 0                ? NULL
+            : c0->eff[i].wide          ? LLVMBuildMul(b, j64, LLVMConstInt(i64, ch->d[i], false), "reroll.jd")
+            : ch->d[i] == 1            ? j
+                                       : LLVMBuildMul(b, j, LLVMConstInt(i32, ch->d[i], false), "reroll.jd");
+  }
   LLVMBuildBr(b, c0->L);
   LLVMValueRef pre_br = LLVMGetBasicBlockTerminator(c0->pre);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(pre_br); s++)
@@ -400,9 +425,15 @@ static void rewrite(rr_pass *p, rc_chain *ch) {
   for (int i = 0; i < c0->neff; i++) {
     const rc_access *e = &c0->eff[i];
     if (!jd[i]) continue;
-    LLVMValueRef a = moved_address(p, c0, J, e->addr, jd[i], e->inst);
-    LLVMValueRef ea = LLVMBuildZExt(b, a, i64, "");
-    if (e->off) ea = LLVMBuildAdd(b, ea, LLVMConstInt(i64, e->off, false), "ea");
+    LLVMValueRef ea;
+    if (e->wide) { /* the i64 index + j d: copy j's index, exactly */
+      LLVMPositionBuilderBefore(b, e->inst);
+      ea = LLVMBuildAdd(b, e->addr, jd[i], "reroll.at");
+    } else {
+      LLVMValueRef a = moved_address(p, c0, J, e->addr, jd[i], e->inst);
+      ea = LLVMBuildZExt(b, a, i64, "");
+      if (e->off) ea = LLVMBuildAdd(b, ea, LLVMConstInt(i64, e->off, false), "ea");
+    }
     LLVMValueRef gep = LLVMInstructionClone(e->gep);
     LLVMSetOperand(gep, 1, ea);
     LLVMInsertIntoBuilder(b, gep);
@@ -493,7 +524,7 @@ static bool try_chain(rr_pass *p, rc_chain *ch, LLVMBasicBlockRef L0) {
   return true;
 }
 
-bool rr_try_copies(rr_pass *p, LLVMValueRef fn) {
+static bool try_copies(rr_pass *p, LLVMValueRef fn) {
   rc_chain *ch = NULL;
   for (int b = 0; b < p->cfg.nblocks; b++) {
     LLVMBasicBlockRef pre, exit;
@@ -505,4 +536,13 @@ bool rr_try_copies(rr_pass *p, LLVMValueRef fn) {
     }
   }
   return false;
+}
+
+bool rr_try_copies(rr_pass *p, LLVMValueRef fn) {
+  rr_reset(p);
+  p->lane_ops = true;
+  bool done = try_copies(p, fn);
+  p->lane_ops = false;
+  rr_reset(p); /* no expression of a lane operation left for the other re-rolls */
+  return done;
 }

@@ -87,6 +87,21 @@ static int outer_iv(rr_pass *p, LLVMValueRef phi, int depth) {
   return rr_poly_add(p, it.ty, s, rr_poly_mul(p, it.ty, c, iter), 1);
 }
 
+/* A shufflevector's mask as a constant <n x i32> (undefined lanes undef):
+ * constants are uniqued, so two shuffles have the same mask exactly when
+ * these are one value; it stands in the node where a call's callee does. */
+static LLVMValueRef shuffle_mask(LLVMValueRef v) {
+  unsigned n = LLVMGetNumMaskElements(v);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(v)));
+  LLVMValueRef lanes[64];
+  if (n == 0 || n > 64) return NULL;
+  for (unsigned k = 0; k < n; k++) {
+    int m = LLVMGetMaskValue(v, k);
+    lanes[k] = m == LLVMGetUndefMaskElem() ? LLVMGetUndef(i32) : LLVMConstInt(i32, (unsigned)m, false);
+  }
+  return LLVMConstVector(lanes, n);
+}
+
 int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth) {
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
   LLVMTypeRef ty = LLVMTypeOf(v);
@@ -121,6 +136,12 @@ int rr_eval_inst(rr_pass *p, LLVMValueRef v, int depth) {
     callee = LLVMGetCalledValue(v);
     if (!rr_pure_intrinsic(callee)) return -1;
     nargs = (int)LLVMGetNumArgOperands(v);
+    break;
+  case LLVMExtractElement: case LLVMInsertElement:
+    if (!p->lane_ops) return -1;
+    break;
+  case LLVMShuffleVector:
+    if (!p->lane_ops || !(callee = shuffle_mask(v))) return -1;
     break;
   default:
     return -1;

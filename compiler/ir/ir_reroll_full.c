@@ -27,7 +27,22 @@
  * same values in the same order.  Only loads move: down to F's place, past
  * nothing but pure instructions and loads (no store, call or other effect
  * may lie between the first load of a term and F), so each reads what it
- * read before.  Then F's uses take the sum, and what it leaves dead goes. */
+ * read before.  Then F's uses take the sum, and what it leaves dead goes.
+ *
+ * A chain of integer vectors (clang -msimd128's SLP vectoriser on the
+ * unrolled k loop of an i8 product: each term an i32x4 of products of
+ * bytes widened twice, the steps separated by the lowering's round trips
+ * of bitcasts through <2 x i64>, which are read through) is a sum in each
+ * lane: lane-wise `add` wraps modulo 2^w, so every order of the terms
+ * gives the same lanes.  Its terms (from init 0) are put in B's order and
+ * walked with the lane operations; where every moving leaf then steps
+ * down (clang loads p = 12..15 first), in the reverse order, so that the
+ * loop counts p up as the recogniser reads a vector loop's lanes
+ * (kn_lanes_sum.c: lane l of trip t is iteration L t + l).  The loads
+ * then run in another order than B's: the same values (no effect lies
+ * between them, as above), but a trap in the checked copy may name
+ * another of them than the Wasm's first failing load, as every complete
+ * re-roll's may name term 0's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +64,7 @@ typedef struct {
   LLVMBasicBlockRef bb;
   LLVMValueRef root; /* F */
   LLVMOpcode op;     /* LLVMFAdd or LLVMAdd */
+  bool lanes;        /* an add of integer vectors: each lane its own sum */
   int side;          /* FAdd: the operand holding the term */
   LLVMValueRef init;
   LLVMValueRef term[RF_MAX], step[RF_MAX];
@@ -116,8 +132,32 @@ static bool float_chain(rf_chain *ch, int side) {
   return n >= RF_MIN;
 }
 
+/* v, or the value x of v's type that v is a round trip of bitcasts of,
+ * each used once (twasmc's lowering passes v128 values between operations
+ * as <2 x i64>: `bitcast (bitcast x to <2 x i64>) to <4 x i32>` is x). */
+static LLVMValueRef under_casts(LLVMValueRef v, LLVMBasicBlockRef bb) {
+  LLVMValueRef x = v;
+  while (LLVMIsABitCastInst(x) && rr_in_block(x, bb) && one_use(x)) x = LLVMGetOperand(x, 0);
+  return LLVMTypeOf(x) == LLVMTypeOf(v) ? x : v;
+}
+
+/* The value a round trip of bitcasts of f (each used once) gives f's type
+ * back as, or f. */
+static LLVMValueRef over_casts(LLVMValueRef f, LLVMBasicBlockRef bb) {
+  LLVMValueRef x = f;
+  for (;;) {
+    LLVMUseRef u = LLVMGetFirstUse(x);
+    LLVMValueRef user = u && !LLVMGetNextUse(u) ? LLVMGetUser(u) : NULL;
+    if (!user || !LLVMIsABitCastInst(user) || !rr_in_block(user, bb)) break;
+    x = user;
+    if (LLVMTypeOf(x) == LLVMTypeOf(f)) return x;
+  }
+  return f;
+}
+
 /* F's chain of adds: hypothesis h (0..3) for the first step `a + b`:
- * terms b, a / a, b (init 0) or a with init b / b with init a. */
+ * terms b, a / a, b (init 0) or a with init b / b with init a.  Between
+ * the steps of a vector chain, round trips of bitcasts. */
 static bool int_chain(rf_chain *ch, int h) {
   LLVMValueRef cur = ch->root, rev_t[RF_MAX], rev_s[RF_MAX];
   LLVMTypeRef ty = LLVMTypeOf(cur);
@@ -125,6 +165,11 @@ static bool int_chain(rf_chain *ch, int h) {
   for (;;) {
     if (n + 2 > RF_MAX) return false;
     LLVMValueRef a = LLVMGetOperand(cur, 0), b = LLVMGetOperand(cur, 1);
+    if (ch->lanes) {
+      LLVMValueRef ua = under_casts(a, ch->bb), ub = under_casts(b, ch->bb);
+      if (is_step(ua, LLVMAdd, ty, ch->bb)) a = ua;
+      if (is_step(ub, LLVMAdd, ty, ch->bb)) b = ub;
+    }
     bool sa = one_use(a) && is_step(a, LLVMAdd, ty, ch->bb);
     bool sb = one_use(b) && is_step(b, LLVMAdd, ty, ch->bb);
     if (sa && sb) return false; /* a tree */
@@ -138,7 +183,7 @@ static bool int_chain(rf_chain *ch, int h) {
       rev_t[n++] = h == 0 ? a : b;
       rev_s[n] = cur;
       rev_t[n++] = h == 0 ? b : a;
-      ch->init = LLVMConstInt(ty, 0, false);
+      ch->init = LLVMConstNull(ty);
     } else {
       rev_t[n++] = h == 2 ? a : b;
       ch->init = h == 2 ? b : a;
@@ -150,16 +195,69 @@ static bool int_chain(rf_chain *ch, int h) {
   return n >= RF_MIN;
 }
 
+/* Where a vector chain's term is computed in B: the place of the
+ * instruction it is a bitcast of. */
+static int term_rank(LLVMValueRef t) {
+  while (LLVMIsABitCastInst(t)) t = LLVMGetOperand(t, 0);
+  int n = 0;
+  if (!LLVMIsAInstruction(t)) return -1;
+  for (LLVMValueRef i = LLVMGetPreviousInstruction(t); i; i = LLVMGetPreviousInstruction(i)) n++;
+  return n;
+}
+
+/* A vector chain's terms put in B's order (each lane's sum is the same in
+ * any order of the adds). */
+static void sort_terms(rf_chain *ch) {
+  for (int g = 1; g < ch->n; g++) {
+    LLVMValueRef t = ch->term[g];
+    int r = term_rank(t), k = g;
+    while (k > 0 && term_rank(ch->term[k - 1]) > r) ch->term[k] = ch->term[k - 1], k--;
+    ch->term[k] = t;
+  }
+}
+
+static void reverse_terms(rf_chain *ch) {
+  for (int g = 0; g < ch->n / 2; g++) {
+    LLVMValueRef t = ch->term[g];
+    ch->term[g] = ch->term[ch->n - 1 - g];
+    ch->term[ch->n - 1 - g] = t;
+  }
+}
+
+/* Whether every moving leaf of the template steps down (its difference
+ * negative in its width). */
+static bool steps_down(const rr_cwalk *w) {
+  bool moving = false;
+  for (int i = 0; i < w->n; i++) {
+    const rr_cevent *e = &w->ev[i];
+    if (e->kind != RR_C_LEAF || e->d == 0) continue;
+    unsigned bits = rr_width(LLVMTypeOf(e->ref));
+    if (!(e->d >> (bits - 1) & 1)) return false;
+    moving = true;
+  }
+  return moving;
+}
+
 /* Every term is t0 with its leaves moved by g * d1. */
-static bool prove_terms(rr_pass *p, rf_chain *ch, rr_cwalk *w) {
+static bool prove_steps(rr_pass *p, rf_chain *ch, rr_cwalk *w) {
   rr_reset(p);
-  if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[1], &ch->first, false) || !rr_cwalk_consistent(&ch->first) ||
-      !rr_cwalk_has_node(&ch->first))
+  if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[1], &ch->first, ch->lanes) ||
+      !rr_cwalk_consistent(&ch->first) || !rr_cwalk_has_node(&ch->first))
     return false;
   for (int g = 2; g < ch->n; g++)
-    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, false) || !rr_cwalk_scaled(&ch->first, w, g))
+    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, ch->lanes) || !rr_cwalk_scaled(&ch->first, w, g))
       return false;
   return true;
+}
+
+/* As prove_steps; a vector chain's terms then counted up (as the
+ * recogniser reads the lanes of a vector loop: lane l of trip t is
+ * iteration L t + l), its order reversed where every leaf steps down. */
+static bool prove_terms(rr_pass *p, rf_chain *ch, rr_cwalk *w) {
+  if (!prove_steps(p, ch, w)) return false;
+  if (!ch->lanes || !steps_down(&ch->first)) return true;
+  reverse_terms(ch);
+  return prove_steps(p, ch, w);
 }
 
 static bool has_effect(LLVMValueRef v) {
@@ -183,9 +281,14 @@ static bool collect_values(rr_pass *p, const rf_chain *ch, rr_cwalk *w, rf_value
   add_value(vs, ch->step[0]);
   for (int i = 0; i < ch->first.n; i++) /* t0's own (its walk against itself is all shared) */
     if (ch->first.ev[i].kind == RR_C_NODE) add_value(vs, ch->first.ev[i].ref);
+  for (int g = 0; g < ch->n && ch->lanes; g++) /* the round trips of bitcasts between the steps */
+    for (unsigned o = 0; o < 2; o++)
+      for (LLVMValueRef c = LLVMGetOperand(ch->step[g], o); LLVMIsABitCastInst(c) && rr_in_block(c, ch->bb);
+           c = LLVMGetOperand(c, 0))
+        add_value(vs, c);
   for (int g = 1; g < ch->n; g++) {
     add_value(vs, ch->step[g]);
-    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, false)) return false;
+    if (!rr_cwalk_pair(p, ch->bb, ch->term[0], ch->term[g], w, ch->lanes)) return false;
     for (int i = 0; i < w->n; i++)
       if (w->ev[i].kind != RR_C_SHARED && rr_in_block(w->ev[i].copy, ch->bb)) add_value(vs, w->ev[i].copy);
   }
@@ -268,17 +371,22 @@ typedef struct {
 static bool try_root(rr_pass *p, rf_scratch *sc, LLVMBasicBlockRef bb, LLVMValueRef f) {
   LLVMOpcode op = LLVMGetInstructionOpcode(f);
   LLVMTypeRef ty = LLVMTypeOf(f);
-  if (op != LLVMFAdd && !(op == LLVMAdd && rr_width(ty) && rr_width(ty) <= 64)) return false;
-  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind) return false;
-  LLVMUseRef u = LLVMGetFirstUse(f);
+  bool lanes = op == LLVMAdd && LLVMGetTypeKind(ty) == LLVMVectorTypeKind;
+  LLVMTypeRef elem = lanes ? LLVMGetElementType(ty) : ty;
+  if (op != LLVMFAdd && !(op == LLVMAdd && rr_width(elem) && rr_width(elem) <= 64)) return false;
+  if (op == LLVMFAdd && LLVMGetTypeKind(ty) == LLVMVectorTypeKind) return false;
+  LLVMUseRef u = LLVMGetFirstUse(lanes ? over_casts(f, bb) : f);
   if (u && !LLVMGetNextUse(u) && is_step(LLVMGetUser(u), op, ty, bb)) return false;
   rf_chain *ch = &sc->ch;
-  for (int h = 0; h < (op == LLVMFAdd ? 2 : 4); h++) {
+  /* a vector chain: init 0 (h 0), its terms then in B's order */
+  for (int h = 0; h < (op == LLVMFAdd ? 2 : lanes ? 1 : 4); h++) {
     memset(ch, 0, sizeof *ch);
     ch->bb = bb;
     ch->root = f;
     ch->op = op;
+    ch->lanes = lanes;
     if (!(op == LLVMFAdd ? float_chain(ch, h) : int_chain(ch, h))) continue;
+    if (lanes) sort_terms(ch);
     /* a sum carried by B's loop is that loop unrolled (ir_reroll_rem.c) */
     if (LLVMIsAPHINode(ch->init) && rr_in_loop(p, ch->init)) continue;
     if (!prove_terms(p, ch, &sc->w) || !collect_values(p, ch, &sc->w, &sc->vs) ||

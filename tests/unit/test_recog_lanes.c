@@ -1502,6 +1502,21 @@ START_TEST(whole_i8_sum) {
 }
 END_TEST
 
+/* int8 products whose k loop clang unrolled completely and vectorised
+ * as i32x4 sums of bytes widened twice, vector by vector (mm16_i8.c's
+ * 16x16x16; 16x8x32 with its j loop unrolled too), re-rolled
+ * (ir_reroll_full.c, ir_reroll_copies.c) into the shape of
+ * kn_lanes_sum.c: the plain build's product (before: "vector (SIMD)
+ * operations in a loop nest", "narrow lanes") */
+START_TEST(unrolled_i8_sum) {
+  char simd[1024];
+  if (!same_as_plain_in("mm16_i8.c", "mm16_i8", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "k 16 ") && strstr(simd, "type 3"), "%s", simd);
+  if (!same_as_plain_in("mm16_i8.c", "rows_i8", "-msimd128", simd, sizeof simd)) return;
+  ck_assert_msg(strstr(simd, "k 32 ") && strstr(simd, "type 3"), "%s", simd);
+}
+END_TEST
+
 /* u8 activations times s8 weights (matmul_mixed.c): the bytes of each
  * widened twice, A's by zero and B's by sign, multiplied in i32x4 lanes in
  * a sum region: the plain build's product (before: "vector (SIMD)
@@ -1994,6 +2009,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(tc, neg_sum_lane_twice);
   tcase_add_test(tc, neg_sum_skips_rows);
   tcase_add_test(tc, whole_i8_sum);
+  tcase_add_test(tc, unrolled_i8_sum);
   tcase_add_test(tc, mixed_u8_s8_sum);
   tcase_add_test(tc, neg_whole_sum_lane_twice);
   tcase_add_test(tc, neg_whole_sum_zext);

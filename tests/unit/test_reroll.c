@@ -34,18 +34,19 @@ static bool have_tools(void) {
 
 /* NAME.c -> tmpdir/NAME.wasm.  Compiled and linked in two steps (a linking
  * clang -O2 runs wasm-opt when installed, which inlines and reshapes); with
- * `opt`, in one, as users do. */
-static void wasm_of(const char *name, bool opt) {
+ * `opt`, in one, as users do; with `simd`, -msimd128 (clang vectorises). */
+static void wasm_of(const char *name, bool opt, bool simd) {
   char cmd[2048], out[8192];
+  const char *v = simd ? "-msimd128" : "";
   if (opt)
     snprintf(cmd, sizeof cmd,
-             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/%s.c -o %s/%s.wasm", REROLL_DIR,
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s %s/%s.c -o %s/%s.wasm", v, REROLL_DIR,
              name, tmpdir, name);
   else
     snprintf(cmd, sizeof cmd,
-             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 -c %s/%s.c -o %s/%s.o && "
+             "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s -c %s/%s.c -o %s/%s.o && "
              "clang-19 --target=wasm32-wasi --sysroot=/usr %s/%s.o -o %s/%s.wasm",
-             REROLL_DIR, name, tmpdir, name, tmpdir, name, tmpdir, name);
+             v, REROLL_DIR, name, tmpdir, name, tmpdir, name, tmpdir, name);
   ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
 }
 
@@ -117,6 +118,15 @@ static const pass_case pass_cases[] = {
     {"full", "extra_store", false},  /* a store in every copy */
     {"full", "squares", false},      /* a[p * p]: not affine in the copy */
     {"full", "coeffs", false},       /* a float constant per copy */
+};
+
+/* Built with -msimd128: clang's SLP vectoriser turns the complete
+ * unrolling of an i8 dot product into i32x4 products of i8 lanes widened
+ * twice, added in a chain of vectors, then across the lanes. */
+static const pass_case simd_pass_cases[] = {
+    {"full", "mm16_i8", true},   /* four i32x4 terms, the loop's lanes counted up */
+    {"copies", "rows_i8", true}, /* eight such chains of eight terms: the sums first, then the copies */
+    {"copies", "batch_i8", true}, /* the same inside a batch loop */
 };
 
 /* The function of mod whose name ends in _func. */
@@ -221,11 +231,10 @@ static LLVMModuleRef lowered(LLVMContextRef ctx, const char *path) {
 }
 
 /* Lowered, unoptimised IR, mem2reg, then the pass. */
-START_TEST(pass_rerolls_what_it_proves) {
-  const pass_case *c = &pass_cases[_i];
+static void check_pass(const pass_case *c, bool simd) {
   if (!have_tools()) return;
   char path[256];
-  wasm_of(c->file, false);
+  wasm_of(c->file, false, simd);
   snprintf(path, sizeof path, "%s/%s.wasm", tmpdir, c->file);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = lowered(ctx, path);
@@ -259,6 +268,11 @@ START_TEST(pass_rerolls_what_it_proves) {
   LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
 }
+
+START_TEST(pass_rerolls_what_it_proves) { check_pass(&pass_cases[_i], false); }
+END_TEST
+
+START_TEST(pass_rerolls_simd_sums) { check_pass(&simd_pass_cases[_i], true); }
 END_TEST
 
 /* ---- Vector copies that are not copies (ir_reroll_vec.c) --------------- */
@@ -323,29 +337,83 @@ static void mutate_rows(LLVMContextRef ctx, LLVMValueRef fn, int how) {
   LLVMDisposeBuilder(b);
 }
 
-START_TEST(vec_copies_must_match) {
+/* file.c's func (built with -msimd128 when simd), lowered, mem2reg,
+ * changed by `mutate` (how), then the pass: re-rolled (the loop's exit
+ * test `test`) only when unchanged (how 0). */
+typedef void (*fn_mutation)(LLVMContextRef ctx, LLVMValueRef fn, int how);
+
+static void rerolled_unless_changed(const char *file, bool simd, const char *func, fn_mutation mutate, int how,
+                                    const char *test) {
   if (!have_tools()) return;
   char path[256];
-  wasm_of("vec", false);
-  snprintf(path, sizeof path, "%s/vec.wasm", tmpdir);
+  wasm_of(file, false, simd);
+  snprintf(path, sizeof path, "%s/%s.wasm", tmpdir, file);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = lowered(ctx, path);
   char *err = NULL;
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   ck_assert(LLVMRunPasses(mod, "function(mem2reg)", NULL, po) == NULL);
   LLVMDisposePassBuilderOptions(po);
-  LLVMValueRef fn = function_named(mod, "rows_f32");
-  mutate_rows(ctx, fn, _i);
+  LLVMValueRef fn = function_named(mod, func);
+  mutate(ctx, fn, how);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
   ir_reroll_loops(mod, true);
   ck_assert_msg(!LLVMVerifyModule(mod, LLVMReturnStatusAction, &err), "%s", err);
   LLVMDisposeMessage(err);
-  bool done = has_rerolled_loop(fn, "reroll.vstay");
-  ck_assert_msg(done == (_i == 0), "rows_f32, change %d: %s", _i, done ? "re-rolled" : "left alone");
+  bool done = has_rerolled_loop(fn, test);
+  ck_assert_msg(done == (how == 0), "%s, change %d: %s", func, how, done ? "re-rolled" : "left alone");
   LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
 }
+
+START_TEST(vec_copies_must_match) { rerolled_unless_changed("vec", false, "rows_f32", mutate_rows, _i, "reroll.vstay"); }
+END_TEST
+
+/* ---- Vector sums whose terms are not copies (ir_reroll_full.c) --------- */
+
+/* `add i64 x, 12`: the address of the i32 load of A's bytes 12..15 (the
+ * term of p = 12 .. 15) */
+static bool a_offset_12(LLVMValueRef i) {
+  if (LLVMGetInstructionOpcode(i) != LLVMAdd || LLVMTypeOf(i) != LLVMInt64TypeInContext(LLVMGetTypeContext(LLVMTypeOf(i))) ||
+      !is_const(LLVMGetOperand(i, 1), 12))
+    return false;
+  LLVMUseRef u = LLVMGetFirstUse(i);
+  LLVMValueRef gep = u ? LLVMGetUser(u) : NULL;
+  u = gep && LLVMIsAGetElementPtrInst(gep) ? LLVMGetFirstUse(gep) : NULL;
+  LLVMValueRef ld = u ? LLVMGetUser(u) : NULL;
+  return ld && LLVMIsALoadInst(ld) && LLVMTypeOf(ld) == LLVMInt32TypeInContext(LLVMGetTypeContext(LLVMTypeOf(ld)));
+}
+
+static bool vector_mul(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMMul && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+static bool vector_add(LLVMValueRef i) {
+  return LLVMGetInstructionOpcode(i) == LLVMAdd && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind;
+}
+
+/* full.c's mm16_i8 at -msimd128, 0: as built (re-rolled); 1: the term of
+ * p = 12 .. 15 reads A one byte further; 2: the term of p = 8 .. 11
+ * subtracts its lanes; 3: the second add of the chain a subtraction */
+static void mutate_vsum(LLVMContextRef ctx, LLVMValueRef fn, int how) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  if (how == 1) {
+    LLVMValueRef add = nth(fn, a_offset_12, 0);
+    ck_assert_ptr_nonnull(add);
+    LLVMSetOperand(add, 1, LLVMConstInt(LLVMTypeOf(add), 13, false));
+  } else if (how == 2 || how == 3) {
+    LLVMValueRef op = how == 2 ? nth(fn, vector_mul, 1) : nth(fn, vector_add, 1);
+    ck_assert_ptr_nonnull(op);
+    LLVMPositionBuilderBefore(b, op);
+    LLVMValueRef sub = LLVMBuildSub(b, LLVMGetOperand(op, 0), LLVMGetOperand(op, 1), "");
+    LLVMReplaceAllUsesWith(op, sub);
+    LLVMInstructionEraseFromParent(op);
+  }
+  LLVMDisposeBuilder(b);
+}
+
+START_TEST(vsum_terms_must_match) { rerolled_unless_changed("full", true, "mm16_i8", mutate_vsum, _i, "reroll.stay"); }
 END_TEST
 
 /* ---- Programs: the same output with the re-roll on and off ------------ */
@@ -364,6 +432,9 @@ static const program_case program_cases[] = {
     {"ordered", false}, {"ordered", true}, {"walks", false}, {"walks", true},
     {"copies", false},  {"copies", true}, {"vec", false}, {"vec", true},
 };
+
+/* built with -msimd128 (the vector sums of ir_reroll_full.c) */
+static const program_case simd_program_cases[] = {{"full", false}, {"copies", false}, {"copies", true}};
 
 /* tmpdir/NAME.wasm -> tmpdir/NAME-<tag> through drv_compile. */
 static void build(const char *name, bool reroll, const char *tag) {
@@ -389,12 +460,11 @@ static void build(const char *name, bool reroll, const char *tag) {
   free(bytes);
 }
 
-START_TEST(programs_print_the_same) {
-  const program_case *c = &program_cases[_i];
+static void check_program(const program_case *c, bool simd) {
   if (!have_tools()) return;
   static char on[1 << 16], off[1 << 16];
   char cmd[512];
-  wasm_of(c->file, c->wasm_opt);
+  wasm_of(c->file, c->wasm_opt, simd);
   build(c->file, true, "on");
   build(c->file, false, "off");
   snprintf(cmd, sizeof cmd, "%s/%s-on", tmpdir, c->file);
@@ -404,6 +474,11 @@ START_TEST(programs_print_the_same) {
   ck_assert_msg(strlen(on) > 100, "%s: little output: %s", c->file, on);
   ck_assert_msg(strcmp(on, off) == 0, "%s: outputs differ", c->file);
 }
+
+START_TEST(programs_print_the_same) { check_program(&program_cases[_i], false); }
+END_TEST
+
+START_TEST(simd_programs_print_the_same) { check_program(&simd_program_cases[_i], true); }
 END_TEST
 
 static Suite *reroll_suite(void) {
@@ -413,8 +488,12 @@ static Suite *reroll_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_loop_test(tc, pass_rerolls_what_it_proves, 0, sizeof pass_cases / sizeof *pass_cases);
   tcase_add_loop_test(tc, vec_copies_must_match, 0, 4);
+  tcase_add_loop_test(tc, pass_rerolls_simd_sums, 0, sizeof simd_pass_cases / sizeof *simd_pass_cases);
+  tcase_add_loop_test(tc, vsum_terms_must_match, 0, 4);
   tcase_add_loop_test(tc, programs_print_the_same, 0,
                       sizeof program_cases / sizeof *program_cases);
+  tcase_add_loop_test(tc, simd_programs_print_the_same, 0,
+                      sizeof simd_program_cases / sizeof *simd_program_cases);
   suite_add_tcase(s, tc);
   return s;
 }
