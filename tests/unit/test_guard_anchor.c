@@ -18,7 +18,6 @@
 
 #include <llvm-c/Core.h>
 
-#include "bnd.h"
 #include "unit_ir.h"
 
 /* HOOK: the address the preheader loads from. */
@@ -85,23 +84,7 @@ static const char *const frames_ir =
 /* The branches to bounds_trap left in @f after bnd_late, the preheader
  * loading from base + hook. */
 static int checks_left(const char *hook) {
-  char text[4096];
-  const char *at = strstr(frames_ir, "HOOK");
-  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - frames_ir), frames_ir, hook, at + 4);
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = unit_ir_parse(ctx, text, "frames");
-  bnd_late(mod);
-  int checks = 0;
-  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term))
-      for (unsigned s = 0; s < 2; s++)
-        checks += strcmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, s)), "bounds_trap") == 0;
-  }
-  LLVMDisposeModule(mod);
-  LLVMContextDispose(ctx);
-  return checks;
+  return unit_late_checks_left(frames_ir, "HOOK", hook, "frames");
 }
 
 START_TEST(proved_load_before_join_lets_checks_go) {
