@@ -903,10 +903,12 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       late_exit_first(LLVMGetBasicBlockTerminator(bb));
   }
-  /* again: checks left to the guard pages since the first call (the
-   * marked accesses' passes above) may leave size phis that only nests'
-   * tests read, as Lua's dispatch loop had, its latch loading the size
-   * for one test in one handler (PERFORMANCE.md, "cpu17") */
+  /* again: after the steps since the first call, size phis may be left
+   * that loads of their own can stand for (bnd_fresh.c's refresh and
+   * settle).  Lua's dispatch loop carried the size in a header phi whose
+   * latch loaded it at every dispatch, for one nest's test and one inner
+   * loop's phi; the second call's settle step removes it (without it the
+   * executable is the first call's; PERFORMANCE.md, "cpu17") */
   bnd_fresh_sizes(fn);
   return n;
 }
