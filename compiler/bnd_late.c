@@ -588,9 +588,21 @@ typedef struct {
   int n;
 } late_join;
 
+/* A load that cannot fault: of the instance's own structures, or of linear
+ * memory inside a check kept in place or an earlier access (late_anchored,
+ * which pins that check).  Lua's luaV_execute reads L->hookmask, checked at
+ * entry, in the preheader LLVM splits off between the check of the first
+ * frame's `ci` and the frame loop's access to it: with only pure
+ * computations allowed there, the rotated checks of `ci` stayed, 5
+ * instructions at every return to a Lua caller (PERFORMANCE.md, "cpu17"). */
+static bool proved_load(late_ctx *c, LLVMValueRef i) {
+  return LLVMIsALoadInst(i) && (late_safe_load(c, i) || late_anchored(c, i));
+}
+
 /* The check above the edge from bb into its successor: bb's terminator, or
- * that of the single predecessor of a block that only computes values and
- * branches on (the preheader LLVM splits off); NULL when there is none. */
+ * that of the single predecessor of a block that only computes values (and
+ * loads that cannot fault) and branches on (the preheader LLVM splits off);
+ * NULL when there is none. */
 static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlockRef to, uint32_t *offset) {
   for (int hops = 0; hops < 4; hops++) {
     LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
@@ -604,7 +616,7 @@ static LLVMValueRef edge_check(late_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlock
     }
     if (!LLVMIsABranchInst(term) || LLVMIsConditional(term)) return NULL;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i != term; i = LLVMGetNextInstruction(i))
-      if (LLVMIsAPHINode(i) || !late_pure(c, i)) return NULL;
+      if (LLVMIsAPHINode(i) || !(late_pure(c, i) || proved_load(c, i))) return NULL;
     LLVMBasicBlockRef pred = single_pred(bb);
     if (!pred) return NULL;
     to = bb, bb = pred;
@@ -709,7 +721,15 @@ static LLVMValueRef join_guarded(late_ctx *c, LLVMBasicBlockRef bb, late_join *j
       int64_t end;
       if (late_access_end(c, i, &index, &end) && !late_copies_vector(i)) {
         late_cover cv = {.j.n = 0};
-        if (covered(c, bb, index, end, &cv, 0) && cv.j.n > 0 && cv.need <= cv.min) {
+        /* a load on an edge proved by one of the join's own checks would
+         * fault before the access once that check goes: such a check is
+         * pinned on the way (late_anchored), and the join then stays */
+        LLVMValueRef self = c->self;
+        c->self = NULL;
+        bool ok = covered(c, bb, index, end, &cv, 0);
+        c->self = self;
+        for (int k = 0; ok && k < cv.j.n; k++) ok = !late_is_pinned(c, cv.j.br[k]);
+        if (ok && cv.j.n > 0 && cv.need <= cv.min) {
           *j = cv.j;
           *offset = cv.offset;
           return i;
@@ -883,6 +903,13 @@ static unsigned late_function(late_ctx *c, LLVMValueRef fn) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       late_exit_first(LLVMGetBasicBlockTerminator(bb));
   }
+  /* again: after the steps since the first call, size phis may be left
+   * that loads of their own can stand for (bnd_fresh.c's refresh and
+   * settle).  Lua's dispatch loop carried the size in a header phi whose
+   * latch loaded it at every dispatch, for one nest's test and one inner
+   * loop's phi; the second call's settle step removes it (without it the
+   * executable is the first call's; PERFORMANCE.md, "cpu17") */
+  bnd_fresh_sizes(fn);
   return n;
 }
 

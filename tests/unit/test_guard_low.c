@@ -88,23 +88,7 @@ static const char *const ws_ir =
 /* The branches to bounds_trap left in @f after bnd_late, with the second
  * loop starting at `start`. */
 static int checks_left(const char *start) {
-  char text[4096];
-  const char *at = strstr(ws_ir, "START");
-  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - ws_ir), ws_ir, start, at + 5);
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = unit_ir_parse(ctx, text, "ws");
-  bnd_late(mod);
-  int checks = 0;
-  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
-    if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term))
-      for (unsigned s = 0; s < 2; s++)
-        checks += strcmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, s)), "bounds_trap") == 0;
-  }
-  LLVMDisposeModule(mod);
-  LLVMContextDispose(ctx);
-  return checks;
+  return unit_late_checks_left(ws_ir, "START", start, "ws");
 }
 
 START_TEST(two_counters_one_index) {

@@ -9,6 +9,8 @@
 
 #include <llvm-c/IRReader.h>
 
+#include "bnd.h"
+
 void unit_wat_file(const char *tag, const char *text, char *out, size_t size) {
   snprintf(out, size, "/tmp/%s-%d.wat", tag, (int)getpid());
   FILE *w = fopen(out, "w");
@@ -129,4 +131,25 @@ LLVMModuleRef unit_ir_parse(LLVMContextRef ctx, const char *text, const char *na
   char *msg = NULL;
   if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) ck_abort_msg("bad test IR: %s", msg);
   return mod;
+}
+
+int unit_late_checks_left(const char *ir, const char *hole, const char *fill, const char *name) {
+  char text[8192];
+  const char *at = strstr(ir, hole);
+  ck_assert_ptr_nonnull(at);
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(at - ir), ir, fill, at + strlen(hole));
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = unit_ir_parse(ctx, text, name);
+  bnd_late(mod);
+  int checks = 0;
+  LLVMValueRef fn = LLVMGetNamedFunction(mod, "f");
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+    if (term && LLVMIsABranchInst(term) && LLVMIsConditional(term))
+      for (unsigned s = 0; s < 2; s++)
+        checks += strcmp(LLVMGetBasicBlockName(LLVMGetSuccessor(term, s)), "bounds_trap") == 0;
+  }
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return checks;
 }

@@ -32,6 +32,10 @@ unit_ir unit_ir_of_wast(const char *tag, const char *wast, const drv_options *o)
 /* The module of the LLVM IR text, named name, parsed in ctx (aborts the
  * test on bad text). */
 LLVMModuleRef unit_ir_parse(LLVMContextRef ctx, const char *text, const char *name);
+/* The branches to a block named bounds_trap left in @f after guard mode's
+ * late stage (bnd_late) of the IR text `ir` with its first `hole` replaced
+ * by `fill` (parsed in a context of its own, as module `name`). */
+int unit_late_checks_left(const char *ir, const char *hole, const char *fill, const char *name);
 /* Defined function index: @wasm_f<index>, maybe followed by `_<name>`. */
 LLVMValueRef unit_ir_func(const unit_ir *m, unsigned index);
 void unit_ir_dispose(unit_ir *m);
