@@ -567,6 +567,10 @@ END_TEST
   "an integer dot product's k loop is vectorised as sums in lanes (i32, or i8 widened): "         \
   "\"vectorised integer reduction (each lane sums its own iterations): not recognised yet\""
 #define SIMD_NARROW "v128 operations on i8/i16 lanes: \"narrow lanes: not recognised yet\""
+#define SIMD_REST                                                                                \
+  "its v128 loop stays on the CPU and its scalar remainder is not offloaded alone "              \
+  "(kernels/kn_recog_rest.c, session 54); until then the remainder's launch of at most 15 "     \
+  "iterations counted here as the loop"
 #define SIMD_PARTS "a region whose parts store different values (refused)"
 #define SIMD_PARTS_AS_MAPS "the nest's inner parts (remainders, fills) offloaded alone as 1-D maps"
 static const known_gap simd_gaps[] = {
@@ -579,12 +583,15 @@ static const known_gap simd_gaps[] = {
                                      "region in the j nest that calls memset, is a region of no nest (its remainder "
                                      "alone: \"trip count unknown\"); the plain build's i loop is a map"},
     {"tests/gpu/detect/counter.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
+    {"tests/gpu/detect/dot_i32.c", "+none -1 reduce op 0 i32: " SIMD_LANES_SUM " at the top of its function (kn_recog_top.c leaves sum regions to the loops); " SIMD_REST},
+    {"tests/gpu/detect/dot_i64.c", "+none -1 reduce op 0 i64: " SIMD_LANES_SUM " at the top of its function; " SIMD_REST},
     {"tests/gpu/detect/fill.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE " (the constant count N = 256 of a "
                                   "row from 1: V counts bytes up to 2^32, no test E, R entered at byte 4 or 1012; round "
                                   "19 reads rows from j0 of a count n only); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/matmul_ikj_i32.c", "+none -1 matmul i32 accumulating: " SIMD_NOT_TAKEN " (its j loop "
      "unrolled completely, but clang loads aik again for the last two vectors: no copies, ir_reroll_vec.c)"},
+    {"tests/gpu/detect/max_i32.c", "+none -1 reduce op 6 i32: a max in lanes at the top of its function, as dot_i32.c; " SIMD_REST},
     {"tests/gpu/detect/narrow.c", "+1 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/polybench_suite.c", "+none -2 map 1-D -> f64: " SIMD_SHAPE},
     {"tests/gpu/detect/scaled_products.c", "+none -1 map 1-D -> f32: the products agree (round 16); one 1-D map "
@@ -598,6 +605,8 @@ static const known_gap simd_gaps[] = {
                                  "main's loops: " SIMD_SPLIT},
     {"tests/gpu/e2e/box3x3.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -1 map 2-D -> f32, 1 map 2-D -> i32: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/dot_f32.c", "+none -1 map 1-D -> f64: " SIMD_REST},
+    {"tests/gpu/e2e/map1d.c", "+none -2 map 1-D -> f32, 1 map 1-D -> f64, 1 map 1-D -> i32, 1 map 1-D -> i64: k_f64_widen, k_i64_select and k_u8_to_f32 (narrow lanes), k_i32_select and k_int_to_f32 (lanes moved between shapes): " SIMD_REST},
     {"tests/gpu/e2e/map2d.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_NOT_TAKEN " (k_iota's j loop, "
      "vectorised inside the i loop: its lanes `phi + splat(i * cols)` are a 2-D vector counter that "
      "kn_lanes.c reads only in a 1-D nest; normalising them to the remainder's affine `i * cols + j` was "
@@ -609,9 +618,16 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/matvec.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/matvec_heads.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/narrow.c", "+2 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_NARROW "; " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/post_leaky.c", "+none -1 map 1-D -> f32: " SIMD_REST},
+    {"tests/gpu/e2e/post_leaky_o3.c", "+none -1 map 1-D -> f32: " SIMD_REST},
+    {"tests/gpu/e2e/post_leaky_wasmopt.c", "+none -1 map 1-D -> f32: " SIMD_REST},
+    {"tests/gpu/e2e/post_relu.c", "+none -1 map 1-D -> f32: " SIMD_REST},
+    {"tests/gpu/e2e/post_relu_o3.c", "+none -1 map 1-D -> f32: " SIMD_REST},
+    {"tests/gpu/e2e/post_relu_wasmopt.c", "+none -1 map 1-D -> f32: " SIMD_REST},
     {"tests/gpu/e2e/qlayer_i8.c", "+1 map 1-D -> i8 -1 map 2-D -> i8, 1 reduce op 0 i64: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant_tc.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
+    {"tests/gpu/e2e/reduce_int.c", "+none -2 reduce op 0 i32, 2 reduce op 0 i64, 1 reduce op 4 i32, 1 reduce op 5 i32, 1 reduce op 6 i32, 1 reduce op 8 i64: " SIMD_LANES_SUM " at the top of their functions; " SIMD_REST},
     {"tests/gpu/e2e/rows.c", "+2 map 1-D -> i32 -none: its four row-table products agree (the skips before V "
                            "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
                            "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "
@@ -620,6 +636,7 @@ static const known_gap simd_gaps[] = {
                            "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
                            "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "
                            "scalar loop (\"uses a loop counter as a value\", \"too little work for a kernel\")"},
+    {"tests/gpu/e2e/seqsum.c", "+none -1 map 1-D -> f64: main's k_scale copy: " SIMD_REST},
     {"tests/gpu/e2e/shapes.c", "+2 map 1-D -> f32, 1 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> f32, 1 map 2-D -> i8: "
                              "jac agrees since round 19 (a row from j0: kn_lanes_region.c \"j from j0\"); transpose's "
                              "j loop, vectorised inside the i loop, is taken in no nest (not analysed); blur's u8 window: "
@@ -627,6 +644,7 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/simd_counter.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/simd_dsp.c", "+1 map 1-D -> i16, 1 map 1-D -> i8 -none: " SIMD_SPLIT},
     {"tests/gpu/e2e/simd_dsp_o3.c", "+1 map 1-D -> i16, 1 map 1-D -> i8 -none: " SIMD_SPLIT},
+    {"tests/gpu/e2e/simd_inlined.c", "+1 map 1-D -> f32, 1 map 1-D -> i32 -none: the maps of h = n / 2 + 1 (its count computed beside G, its remainder counting `(n/2 - s) + 1`, h not bounded below 2^31 in the region): " SIMD_SPLIT},
     {"tests/gpu/e2e/simd_transpose.c", "+none -1 map 1-D -> i32: " "the --offload-report reasons agree; not analysed"},
     {"tests/gpu/e2e/simd_transpose_o3.c", "+none -1 map 1-D -> i32: " "as simd_transpose.c (built here at -O2)"},
     {"tests/gpu/e2e/stencil_wh.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: k_jacobi agrees since round 19 (a row from "
