@@ -321,15 +321,13 @@ const kr_region *kr_region_of(const kr_ctx *c, const ir_loop *l);
 /* A load of host state (the memory's size) that only steers the bounds
  * checks and copies of a region's outer loop. */
 bool kr_region_host_read(kr_ctx *c, LLVMValueRef ld);
-/* kn_recog.c: the block past a trap exit's LCSSA blocks (phis, a branch). */
 /* Refuses the ok nests that are a vector loop's scalar remainder alone,
  * its vector loop not offloaded (kn_recog_rest.c). */
 void kr_refuse_rests(const ir_cfg *cfg, const ir_loops *lp, kn_recog_result *res);
-/* Whether a block of loop l computes a vector value (kn_recog_rest.c). */
-bool kr_vector_loop(const ir_cfg *cfg, const ir_loop *l);
 /* Whether an exit to block b is one to a trap, through LCSSA blocks
  * (kr_past_phis): an out-of-bounds check's, or any other. */
 bool kr_trap_way(const kr_ctx *c, int b);
+/* kn_recog.c: the block past a trap exit's LCSSA blocks (phis, a branch). */
 LLVMBasicBlockRef kr_past_phis(const kr_ctx *c, int b);
 /* kn_recog_narrow.c: i8/i16 arithmetic (which LLVM narrows sums of bytes
  * to) as i32 nodes holding the zero extension of each value, and integer

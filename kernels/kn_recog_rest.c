@@ -24,13 +24,6 @@ static bool vector_count(LLVMValueRef v) {
   return false;
 }
 
-bool kr_vector_loop(const ir_cfg *cfg, const ir_loop *l) {
-  for (int b = 0; b < l->nbody; b++)
-    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[l->body[b]].bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
-  return false;
-}
-
 /* Whether loop v uses w: in its body, or as a start of its header's phis. */
 static bool loop_uses(const ir_cfg *cfg, const ir_loop *v, LLVMValueRef w) {
   for (LLVMUseRef u = LLVMGetFirstUse(w); u; u = LLVMGetNextUse(u)) {
@@ -47,7 +40,7 @@ static const ir_loop *count_of(const ir_cfg *cfg, const ir_loops *lp, LLVMValueR
   if (!LLVMIsAInstruction(v) || depth > 4) return NULL;
   if (vector_count(v))
     for (int r = 0; r < lp->nroots; r++)
-      if (lp->roots[r]->nchildren == 0 && loop_uses(cfg, lp->roots[r], v) && kr_vector_loop(cfg, lp->roots[r]))
+      if (lp->roots[r]->nchildren == 0 && loop_uses(cfg, lp->roots[r], v) && ir_loop_has_vectors(cfg, lp->roots[r]))
         return lp->roots[r];
   if (!LLVMIsAPHINode(v) && !ir_int_step_pure(v)) return NULL;
   for (int k = 0; k < LLVMGetNumOperands(v); k++) {
@@ -70,7 +63,7 @@ void kr_refuse_rests(const ir_cfg *cfg, const ir_loops *lp, kn_recog_result *res
   for (int k = 0; k < res->nnests; k++) {
     kn_recog_nest *n = &res->nests[k];
     const ir_loop *l = n->nest;
-    if (!n->ok || l->parent || l->nchildren || l->header < 0) continue;
+    if (!n->ok || l->nchildren) continue;
     /* a region (kn_recog_top.c) is placed at R's latch, its header D no loop's */
     bool root = false;
     for (int r = 0; r < lp->nroots; r++) root |= lp->roots[r] == l;

@@ -83,12 +83,12 @@ static ir_loop *as_loop(const kr_ctx *c, const ir_loops *lp, int d, const uint8_
   return l;
 }
 
-/* The blocks d dominates (but dead ends): the region of a function that
+/* The blocks d dominates (but dead ends and trap ways): the region of a function that
  * ends after its loops. */
 static ir_loop *blocks_under(const kr_ctx *c, const ir_loops *lp, int d) {
   uint8_t *in = tw_arena_alloc(c->arena, (size_t)c->cfg->nblocks);
   for (int b = 0; b < c->cfg->nblocks; b++)
-    in[b] = b == d || (ir_dominates(c->dom, d, b) && !dead_end(c->cfg, b) && !kr_trap_way(c, b));
+    in[b] = ir_dominates(c->dom, d, b) && !dead_end(c->cfg, b) && !kr_trap_way(c, b);
   return as_loop(c, lp, d, in);
 }
 
@@ -132,7 +132,7 @@ static ir_loop *blocks_between(const kr_ctx *c, const ir_loops *lp, int d, const
     if (!reach_before(c, d, x, in, stack, 4096) || !in[vec->header]) continue;
     /* V's remainder, a loop of scalars, there too (not V's copies alone) */
     for (int r = 0; r < lp->nroots; r++)
-      if (in[lp->roots[r]->header] && !kr_vector_loop(cfg, lp->roots[r])) return as_loop(c, lp, d, in);
+      if (in[lp->roots[r]->header] && !ir_loop_has_vectors(cfg, lp->roots[r])) return as_loop(c, lp, d, in);
   }
   return NULL;
 }

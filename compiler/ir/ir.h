@@ -130,6 +130,9 @@ void ir_loops_build(ir_loops *lp, const ir_cfg *cfg, const ir_dom *dom);
 bool ir_loop_contains_block(const ir_loop *l, LLVMBasicBlockRef bb, const ir_cfg *cfg);
 /* Defined inside l: an instruction whose block is in l's body. */
 bool ir_loop_defines(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg);
+/* Whether an instruction of l's body has a vector type: a v128 loop
+ * (clang's loop vectoriser, -msimd128). */
+bool ir_loop_has_vectors(const ir_cfg *cfg, const ir_loop *l);
 /* Whether l is (in) a checked copy (IR_MD_CHECKED, ir_pass.h): its
  * header's terminator marked or its latch's.  The bounds pass splits a
  * copy's headers and LICM leaves new ones, so a loop's header alone may

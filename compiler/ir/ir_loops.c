@@ -108,3 +108,10 @@ bool ir_loop_contains_block(const ir_loop *l, LLVMBasicBlockRef bb, const ir_cfg
 bool ir_loop_defines(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg) {
   return LLVMIsAInstruction(v) && ir_loop_contains_block(l, LLVMGetInstructionParent(v), cfg);
 }
+
+bool ir_loop_has_vectors(const ir_cfg *cfg, const ir_loop *l) {
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[l->body[b]].bb); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+  return false;
+}

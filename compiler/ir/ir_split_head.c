@@ -15,14 +15,12 @@
 #include "ir.h"
 #include "ir_pass.h"
 
-/* The last call or store of bb before its terminator, NULL if none (a
- * guard may branch at once on a compare made before: one that jump
- * threading shares with the loop before). */
+/* Whether i has an effect a launch must not skip: a store, a call
+ * (intrinsics that only compute, llvm.umax or llvm.fshl, aside). */
 static bool effect(LLVMValueRef i) {
   if (LLVMIsAStoreInst(i) || LLVMIsAFenceInst(i) || LLVMIsAAtomicRMWInst(i) || LLVMIsAAtomicCmpXchgInst(i))
     return true;
   if (!LLVMIsACallInst(i)) return false;
-  /* intrinsics that only compute (llvm.umax, llvm.fshl) are no effect */
   LLVMValueRef callee = LLVMGetCalledValue(i);
   if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee)) return true;
   size_t len;
@@ -30,6 +28,9 @@ static bool effect(LLVMValueRef i) {
   return !strncmp(name, "llvm.mem", 8) || strstr(name, "store") || strstr(name, "trap") || strstr(name, "stack");
 }
 
+/* The last such instruction of bb before its terminator, NULL if none (a
+ * guard may branch at once on a compare made before: one that jump
+ * threading shares with the loop before). */
 static LLVMValueRef last_effect(LLVMBasicBlockRef bb) {
   LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), last = NULL;
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && i != term; i = LLVMGetNextInstruction(i))
@@ -37,16 +38,11 @@ static LLVMValueRef last_effect(LLVMBasicBlockRef bb) {
   return last;
 }
 
-static bool vector_values(LLVMBasicBlockRef bb) {
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
-    if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
-  return false;
-}
-
-/* The blocks of fn outside every loop that end in a conditional branch
+/* In the blocks of fn outside every loop that end in a conditional branch
  * after a call or store, when fn has a root loop (no loop around it)
- * computing vectors; how many, at most cap, into out. */
-static int candidates(LLVMValueRef fn, LLVMBasicBlockRef *out, int cap) {
+ * computing vectors: the last such call or store of each; how many, at
+ * most cap, into out. */
+static int candidates(LLVMValueRef fn, LLVMValueRef *out, int cap) {
   tw_arena arena = {0};
   ir_cfg cfg;
   ir_dom dom;
@@ -57,21 +53,23 @@ static int candidates(LLVMValueRef fn, LLVMBasicBlockRef *out, int cap) {
     ir_loops_build(&lp, &cfg, &dom);
     bool found = false;
     for (int r = 0; r < lp.nroots && !found; r++)
-      for (int b = 0; b < lp.roots[r]->nbody && !found && !lp.roots[r]->nchildren; b++)
-        found = vector_values(cfg.blocks[lp.roots[r]->body[b]].bb);
+      found = !lp.roots[r]->nchildren && ir_loop_has_vectors(&cfg, lp.roots[r]);
     for (int b = 0; b < cfg.nblocks && found && n < cap; b++) {
       bool looped = false;
       for (int r = 0; r < lp.nroots && !looped; r++) looped = lp.roots[r]->in_body[b];
-      LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg.blocks[b].bb);
-      if (!looped && term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && last_effect(cfg.blocks[b].bb))
-        out[n++] = cfg.blocks[b].bb;
+      LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg.blocks[b].bb), last;
+      if (!looped && term && LLVMIsABranchInst(term) && LLVMIsConditional(term) &&
+          (last = last_effect(cfg.blocks[b].bb)))
+        out[n++] = last;
     }
   }
   tw_arena_free(&arena);
   return n;
 }
 
-static void split_after(LLVMBasicBlockRef bb, LLVMValueRef last) {
+/* bb cut after last: the rest, terminator included, in a new block. */
+static void split_after(LLVMValueRef last) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(last);
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb)));
   LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
   LLVMBasicBlockRef tail = next ? LLVMInsertBasicBlockInContext(ctx, next, "guard.head")
@@ -97,11 +95,11 @@ static void split_after(LLVMBasicBlockRef bb, LLVMValueRef last) {
 
 unsigned ir_split_guard_heads(LLVMModuleRef mod) {
   unsigned n = 0;
-  LLVMBasicBlockRef found[256];
+  LLVMValueRef found[256];
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
     if (LLVMCountBasicBlocks(fn) == 0) continue;
     int k = candidates(fn, found, 256);
-    for (int i = 0; i < k; i++) split_after(found[i], last_effect(found[i]));
+    for (int i = 0; i < k; i++) split_after(found[i]);
     n += (unsigned)k;
   }
   return n;

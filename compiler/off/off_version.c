@@ -128,18 +128,19 @@ static LLVMBasicBlockRef preheader_of(const kn_recog_nest *n, bool create, LLVMV
   LLVMPositionBuilderAtEnd(b, pre);
   LLVMBuildBr(b, header);
   LLVMDisposeBuilder(b);
-  /* the uses change under the walk: collect the terminators first */
-  LLVMValueRef terms[64];
-  unsigned nterms = 0;
-  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(header)); u && nterms < 64; u = LLVMGetNextUse(u)) {
+  /* every edge from outside to pre; a retargeted edge leaves the
+   * header's uses, so the walk starts again after each */
+  LLVMValueRef own_br = LLVMGetBasicBlockTerminator(pre);
+  for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(header)); u;) {
     LLVMValueRef term = LLVMGetUser(u);
-    if (LLVMIsATerminatorInst(term) && term != LLVMGetBasicBlockTerminator(pre) &&
-        !in_nest(n, LLVMGetInstructionParent(term)))
-      terms[nterms++] = term;
+    if (!LLVMIsATerminatorInst(term) || term == own_br || in_nest(n, LLVMGetInstructionParent(term))) {
+      u = LLVMGetNextUse(u);
+      continue;
+    }
+    for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++)
+      if (LLVMGetSuccessor(term, k) == header) LLVMSetSuccessor(term, k, pre);
+    u = LLVMGetFirstUse(LLVMBasicBlockAsValue(header));
   }
-  for (unsigned t = 0; t < nterms; t++)
-    for (unsigned k = 0; k < LLVMGetNumSuccessors(terms[t]); k++)
-      if (LLVMGetSuccessor(terms[t], k) == header) LLVMSetSuccessor(terms[t], k, pre);
   ir_retarget_phis_notify(header, from, pre, follow_result, result);
   return pre;
 }
