@@ -1009,7 +1009,8 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
     int b = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(acc0, i));
     LLVMValueRef v = LLVMGetIncomingValue(acc0, i);
     if (b == E) hsum = v;
-    else if (b == S && (v == x0 || (LLVMIsAConstantInt(v) && LLVMIsAConstantInt(x0) && LLVMIsNull(v) && LLVMIsNull(x0))))
+    /* (from S itself, or through the block GVN put on S's edge to J) */
+    else if (only_from(c, b, S) && (v == x0 || (LLVMIsAConstantInt(v) && LLVMIsAConstantInt(x0) && LLVMIsNull(v) && LLVMIsNull(x0))))
       from_s = true;
   }
   if (!hsum || !from_s) return false;
@@ -1823,9 +1824,16 @@ static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
       if (b < 0 || loop_header(c, b) || !only_steers(c, user, depth + 1)) return false;
       continue;
     }
+    /* (the checked copy's test hoisted before V: its trips left within
+     * the size, `umax(size - 15, p)` and a shift) */
+    const char *callee = LLVMIsACallInst(user) ? ir_callee_name(user) : NULL;
+    if (callee && (strncmp(callee, "llvm.umax.", 10) == 0 || strncmp(callee, "llvm.umin.", 10) == 0)) {
+      if (!only_steers(c, user, depth + 1)) return false;
+      continue;
+    }
     switch (LLVMGetInstructionOpcode(user)) {
     case LLVMAdd: case LLVMSub: case LLVMZExt: case LLVMSExt: case LLVMTrunc: case LLVMICmp:
-    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMSelect: case LLVMShl:
+    case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMSelect: case LLVMShl: case LLVMLShr:
       if (!only_steers(c, user, depth + 1)) return false;
       break;
     default:

@@ -236,11 +236,17 @@ bool kr_reduce(kr_ctx *c) {
   for (unsigned i = 0; i < LLVMCountIncoming(acc.phi); i++)
     if (!ir_loop_contains_block(c->chain[0], LLVMGetIncomingBlock(acc.phi, i), c->cfg))
       init = LLVMGetIncomingValue(acc.phi, i);
+  /* R of a sum region at the top of a function (kn_recog_top.c (g)):
+   * the region's sum starts at its X0, not at R's start (V's lanes
+   * summed), and ends in the done block's phi */
+  const kr_region *sr = c->region && c->region->sum && c->region->rep == c->chain[0] ? c->region : NULL;
+  if (sr && acc.op != KN_RED_ADD) return kr_fail(c, "vectorised integer reduction: not a sum");
+  if (sr) init = sr->init;
   int p = init ? kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = init}) : -1;
   if (p < 0) return kr_fail(c, "too many live values");
   r->init_param = (unsigned)p;
   c->out->desc.kind = KN_REDUCE;
-  c->out->result = acc.latch_value;
+  c->out->result = sr ? sr->result : acc.latch_value;
   return true;
 }
 

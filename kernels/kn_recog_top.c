@@ -29,9 +29,14 @@
  *       path gives them that value (off_version.c patch_exit).  D's only
  *       way out is done (traps aside, which the launch's range checks
  *       cover as for any nest).
+ *   (g) a sum region (an integer sum in lanes, kn_lanes_region.c
+ *       sum_shape: done's phi `result` is init + R's term over j in
+ *       [0, n) on every path) is R's reduction from j = 0 with that init
+ *       (kn_recog_reduce.c), its result done's phi: the launch's path
+ *       gives that phi the kernel's sum (off_version.c patch_exit), and
+ *       the values from under D that only the phi uses stay inside.
  *
- * A sum region (a reduction in lanes) and a region beside another nest
- * are left to the loops' own nests. */
+ * A region beside another nest is left to the loops' own nests. */
 #include <string.h>
 
 #include "ir_pass.h"
@@ -138,19 +143,22 @@ static ir_loop *blocks_between(const kr_ctx *c, const ir_loops *lp, int d, const
 }
 
 /* (f): nothing computed under top is used outside it (but in a trap's
- * block entered from it alone, which the launch's path never reaches),
- * and the phis of done take one value from all of top's blocks. */
+ * block entered from it alone, which the launch's path never reaches,
+ * and in a sum region's result, the phi of done the kernel's result
+ * replaces), and the other phis of done take one value from all of top's
+ * blocks. */
 static bool only_from(const kr_ctx *c, const ir_loop *top, int b) {
   for (int p = 0; p < c->cfg->blocks[b].npreds; p++)
     if (!top->in_body[c->cfg->blocks[b].preds[p]]) return false;
   return true;
 }
 
-static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef done) {
+static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef done, LLVMValueRef result) {
   for (int b = 0; b < top->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[top->body[b]].bb); i;
          i = LLVMGetNextInstruction(i))
       for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+        if (result && LLVMGetUser(u) == result) continue;
         int at = ir_cfg_index(c->cfg, LLVMGetInstructionParent(LLVMGetUser(u)));
         if (at < 0) return false;
         /* G's compare that the next loop's guard shares: moved before the
@@ -160,6 +168,7 @@ static bool kept_inside(const kr_ctx *c, const ir_loop *top, LLVMBasicBlockRef d
       }
   for (LLVMValueRef phi = LLVMGetFirstInstruction(done); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi)) {
+    if (phi == result) continue;
     LLVMValueRef one = NULL;
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++) {
       int from = ir_cfg_index(c->cfg, LLVMGetIncomingBlock(phi, k));
@@ -201,9 +210,12 @@ static bool region_nest(kr_ctx *c, const ir_loop *top) {
   if (!c->mem_base || !kr_scan(c)) return false;
   kr_region r;
   if (!kr_region_find(c, top, &r)) return false;
-  if (r.sum || r.inner || r.nbefore || r.wide)
-    return kr_fail(c, "a vector loop at the top of a function: not a region of stores alone");
-  if (o->nexits != 1 || o->exits[0] != c->cfg->blocks[r.done].bb || !kept_inside(c, top, o->exits[0]))
+  /* a sum region: a reduction whose result, done's phi, the kernel's
+   * replaces (kn_recog_reduce.c, off_version.c patch_exit) */
+  if (r.inner || r.nbefore || r.wide)
+    return kr_fail(c, "a vector loop at the top of a function: not a region of stores or one sum alone");
+  if (o->nexits != 1 || o->exits[0] != c->cfg->blocks[r.done].bb ||
+      !kept_inside(c, top, o->exits[0], r.sum ? r.result : NULL))
     return kr_fail(c, "a vector loop at the top of a function: its region's values are used after it");
   kr_region *keep = tw_arena_alloc(c->arena, sizeof *keep);
   *keep = r;

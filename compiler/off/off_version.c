@@ -70,6 +70,9 @@ static bool use_ok(const kn_recog_nest *n, LLVMValueRef v, LLVMValueRef user, LL
                    const char **reason) {
   LLVMBasicBlockRef at = LLVMGetInstructionParent(user);
   if (in_nest(n, at)) return true;
+  /* the exit's phi that is the result itself (a sum region's, at the top
+   * of a function: kn_recog_top.c (g)) takes the kernel's from the launch */
+  if (n->result && user == n->result && at == exit) return true;
   /* computed before the nest once it has a preheader (hoist_head) */
   if (ir_head_hoistable(v, n->cfg->blocks[n->nest->header].bb)) return true;
   /* a block entered only from the nest, not its exit (a trap's exit block
@@ -371,7 +374,7 @@ static void patch_exit(ov_ctx *c, const kn_recog_nest *n, LLVMBasicBlockRef pre,
     LLVMValueRef v = LLVMGetIncomingValue(phi, 0);
     for (unsigned k = 0; k < LLVMCountIncoming(phi); k++)
       if (in_nest(n, LLVMGetIncomingBlock(phi, k))) v = LLVMGetIncomingValue(phi, k);
-    LLVMValueRef in = v == own && own ? result : v;
+    LLVMValueRef in = own && (v == own || phi == own) ? result : v;
     LLVMAddIncoming(phi, &in, &pre, 1);
   }
   if (!merged) return;
@@ -486,7 +489,9 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
   c.b = LLVMCreateBuilderInContext(c.ctx);
   c.n = n;
   c.vmctx = LLVMGetParam(fn, 0);
-  bool merge = n->result && preds_all_in_nest(n, n->exits[0]); /* before the new edge */
+  /* before the new edge; not for a result that is the exit's phi */
+  bool merge = n->result && preds_all_in_nest(n, n->exits[0]) &&
+               !(LLVMIsAPHINode(n->result) && LLVMGetInstructionParent(n->result) == n->exits[0]);
   LLVMValueRef own = n->result; /* the nest's result, followed if a new preheader rebuilds it */
   LLVMBasicBlockRef pre = preheader_of(n, true, &own);
   hoist_head(&c, pre);

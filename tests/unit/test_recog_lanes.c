@@ -1944,6 +1944,75 @@ START_TEST(neg_top_remainder_alone) {
 }
 END_TEST
 
+/* An integer sum in lanes at the top of its function (V's i32x4 or
+ * i64x2 accumulator from zero, its lanes added after V, R going on from
+ * that sum: kernels/kn_recog_top.c (g)): one nest, the plain -O2 build's
+ * reduction (the same op, type and nodes, n from 0, init 0), whose result
+ * is the done block's phi; `mutate`, when given, must make it refused. */
+static void check_top_sum(const char *src, const char *fn, kn_type type, mutation mutate) {
+  fixture plain, f;
+  recognise_mutated(&plain, src, fn, "", NULL);
+  if (plain.skipped) return;
+  whole_regions = true;
+  recognise_mutated(&f, src, fn, "-msimd128", mutate);
+  whole_regions = false;
+  const kn_recog_nest *r = NULL, *n = NULL;
+  int ok = 0;
+  for (int i = 0; i < plain.res.nnests; i++)
+    if (plain.res.nests[i].ok && plain.res.nests[i].desc.kind == KN_REDUCE) r = &plain.res.nests[i];
+  for (int i = 0; i < f.res.nnests; i++)
+    if (f.res.nests[i].ok) n = &f.res.nests[i], ok++;
+  ck_assert_msg(r, "%s: the plain build's reduction", fn);
+  if (mutate) {
+    if (ok) dump(&f);
+    ck_assert_int_eq(ok, 0);
+    release(&f);
+    release(&plain);
+    return;
+  }
+  if (ok != 1) dump(&f);
+  ck_assert_int_eq(ok, 1);
+  ck_assert_int_eq(n->desc.kind, KN_REDUCE);
+  /* the region: V (vector accumulator) and R in one nest */
+  ck_assert(ir_loop_has_vectors(n->cfg, n->nest));
+  ck_assert_int_eq(n->desc.reduce.op, KN_RED_ADD);
+  ck_assert_int_eq(n->desc.reduce.op, r->desc.reduce.op);
+  ck_assert_int_eq(n->desc.reduce.type, type);
+  ck_assert_int_eq(r->desc.reduce.type, type);
+  ck_assert_uint_eq(n->desc.nnodes, r->desc.nnodes);
+  for (kn_op op = 0; op < KN_E_COUNT; op++) ck_assert_int_eq(count_op(n, op), count_op(r, op));
+  /* init: the sum's start 0, not V's lanes summed (R's own start) */
+  const kn_bind *init = &n->binds[n->desc.reduce.init_param];
+  ck_assert_int_eq(init->kind, KN_BIND_VALUE);
+  ck_assert(LLVMIsAConstantInt(init->value) && LLVMConstIntGetZExtValue(init->value) == 0);
+  /* the result: the return block's phi, which the launch's path feeds */
+  ck_assert(LLVMIsAPHINode(n->result));
+  ck_assert(LLVMIsAReturnInst(LLVMGetBasicBlockTerminator(LLVMGetInstructionParent(n->result))));
+  /* n from 0 */
+  ck_assert(n->desc.reduce.trip.is_param);
+  const kn_bind *t = &n->binds[n->desc.reduce.trip.value];
+  ck_assert_int_eq(t->kind, KN_BIND_TRIP);
+  ck_assert(LLVMIsAConstantInt(t->trip->start) && LLVMConstIntGetZExtValue(t->trip->start) == 0);
+  release(&f);
+  release(&plain);
+}
+
+START_TEST(top_sum_dot_i32) { check_top_sum("dot_i32.c", "dot_i32", KN_I32, NULL); }
+END_TEST
+
+START_TEST(top_sum_dot_i64) { check_top_sum("dot_i64.c", "dot_i64", KN_I64, NULL); }
+END_TEST
+
+/* V's lane product `mul` as `sub` (lanes_subtract): V's lanes no longer
+ * add R's term, the region's proof (sum_terms_alike) refuses it; the
+ * first shuffle of V's lanes after V as <0, 1, 0, 0> (hsum_twice_each):
+ * lanes 0 and 1 added twice, 2 and 3 never (kr_lane_counts), refused. */
+START_TEST(neg_top_sum_other_term) { check_top_sum("dot_i32.c", "dot_i32", KN_I32, lanes_subtract); }
+END_TEST
+
+START_TEST(neg_top_sum_lane_twice) { check_top_sum("dot_i32.c", "dot_i32", KN_I32, hsum_twice_each); }
+END_TEST
+
 /* V's `fcmp uge` as `fcmp ugt` (no longer R's compare's complement where
  * o == d): not the scalar loop, refused. */
 static bool vector_uge(LLVMValueRef i) {
@@ -2067,6 +2136,10 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_select_swapped);
   tcase_add_test(top, top_nan_add);
   tcase_add_test(top, neg_top_remainder_alone);
+  tcase_add_test(top, top_sum_dot_i32);
+  tcase_add_test(top, top_sum_dot_i64);
+  tcase_add_test(top, neg_top_sum_other_term);
+  tcase_add_test(top, neg_top_sum_lane_twice);
   tcase_add_test(top, neg_top_select_swapped);
   tcase_add_test(top, neg_top_value_after);
   tcase_add_test(top, neg_top_other_store);
