@@ -76,6 +76,9 @@ typedef struct {
    * R store nothing and add into accumulators; result, a phi of done, is
    * init + the sum of R's term over j in [0, count), modulo 2^width. */
   bool sum;
+  /* the sum's operator: KN_RED_ADD, or (at the top of a function only,
+   * kn_recog_top.c) another integer reduction, "adds" then combining */
+  kn_red_op sum_op;
   LLVMValueRef result, init, hsum; /* hsum: V's lanes summed after V */
   int copies;                     /* R's copies a trip: stores, or terms of a sum */
   LLVMValueRef peel_sum;          /* a sum's value after the peel (D's phi), or NULL */
@@ -294,7 +297,8 @@ bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 const ir_loop *kr_innermost_at(const kr_ctx *c, int b);
-bool kr_lane_counts(LLVMValueRef v, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes, int depth);
+bool kr_lane_counts(LLVMValueRef v, kn_red_op op, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes,
+                    int depth);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);
 /* Whether vector value v is part of a sum region's lanes (V's
  * accumulator, its start, its lanes summed after V) of the nest. */

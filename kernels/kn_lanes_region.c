@@ -515,19 +515,51 @@ static bool fail(kr_ctx *c, const char *why) {
 #define KR_SKIPS 4
 #define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
 
+/* The integer reduction operator v applies to two operands (an `add`,
+ * `mul`, `and`, `or`, `xor`, or a call of llvm.smin/smax/umin/umax, on
+ * scalars or lanes), or KN_RED_COUNT.  Each is associative and
+ * commutative on wrapping integers, so lanes that each combine their own
+ * iterations, combined after the loop, give the scalar loop's value. */
+static kn_red_op red_op(LLVMValueRef v) {
+  if (!LLVMIsAInstruction(v)) return KN_RED_COUNT;
+  switch (LLVMGetInstructionOpcode(v)) {
+  case LLVMAdd: return KN_RED_ADD;
+  case LLVMMul: return KN_RED_MUL;
+  case LLVMAnd: return KN_RED_AND;
+  case LLVMOr: return KN_RED_OR;
+  case LLVMXor: return KN_RED_XOR;
+  default: break;
+  }
+  if (!LLVMIsACallInst(v) || LLVMGetNumArgOperands(v) != 2) return KN_RED_COUNT;
+  static const struct { const char *prefix; kn_red_op op; } calls[] = {
+      {"llvm.smin.", KN_RED_SMIN}, {"llvm.smax.", KN_RED_SMAX}, {"llvm.umin.", KN_RED_UMIN}, {"llvm.umax.", KN_RED_UMAX}};
+  const char *name = ir_callee_name(v);
+  for (size_t k = 0; name && k < sizeof calls / sizeof calls[0]; k++)
+    if (strncmp(name, calls[k].prefix, strlen(calls[k].prefix)) == 0) return calls[k].op;
+  return KN_RED_COUNT;
+}
+
+/* Whether x op x == x: a lane may then be combined more than once. */
+static bool idempotent(kn_red_op op) {
+  return op == KN_RED_AND || op == KN_RED_OR || op == KN_RED_SMIN || op == KN_RED_SMAX || op == KN_RED_UMIN ||
+         op == KN_RED_UMAX;
+}
+
 /* The terms a sum adds to phi on its way to v, in the order added: v =
  * add(add(phi, t0), t1) (operands of each add in either order, the inner
- * add used once), at most KR_SUM_TERMS of them; 0 when v is no such chain. */
+ * add used once), at most KR_SUM_TERMS of them; 0 when v is no such chain.
+ * "add" is v's own reduction operator (red_op), the same at every link. */
 #define KR_SUM_TERMS 2
 static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValueRef phi, LLVMValueRef *terms) {
   LLVMValueRef back[KR_SUM_TERMS];
   int n = 0;
+  kn_red_op op = red_op(v);
   while (v != phi) {
-    if (n == KR_SUM_TERMS || !is_op(v, LLVMAdd) || !ir_loop_defines(l, v, c->cfg)) return 0;
+    if (n == KR_SUM_TERMS || op == KN_RED_COUNT || red_op(v) != op || !ir_loop_defines(l, v, c->cfg)) return 0;
     LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-    bool la = a == phi || (is_op(a, LLVMAdd) && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
+    bool la = a == phi || (red_op(a) == op && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
                            ir_loop_defines(l, a, c->cfg));
-    bool lb = b == phi || (is_op(b, LLVMAdd) && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
+    bool lb = b == phi || (red_op(b) == op && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
                            ir_loop_defines(l, b, c->cfg));
     if (la && lb) {
       /* add(phi, x) with x itself an add: the phi's side is the chain */
@@ -545,7 +577,8 @@ static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValu
 
 /* The accumulator of a loop that stores nothing: its one header phi that
  * is no counter, of an integer type (i32 or i64, or lanes of them), whose
- * value from the latch is an integer `add` of the phi and a term (either
+ * value from the latch is an integer `add` (or another reduction operator,
+ * red_op: the same at every link) of the phi and a term (either
  * order; for R, up to two terms, an unrolled remainder: sum_chain), and
  * from outside the loop *init; *term the first term.  NULL when there is
  * none. */
@@ -898,22 +931,25 @@ static bool prol_shape(kr_ctx *c, kr_region *r, LLVMValueRef n, LLVMValueRef s1,
 #define SUM_FAIL "vectorised integer reduction: not the shape of a sum in lanes and its scalar remainder"
 
 /* Adds to counts[] how many times each lane of x is summed into lane
- * `lane` of v (v an integer `add` of vectors, a shuffle, or x itself; x
+ * `lane` of v (v the integer reduction op of vectors, an `add` for a sum,
+ * a shuffle, or x itself; x
  * of `lanes` lanes): V's final accumulator here, a whole-loop sum's
  * latch in kn_lanes_sum.c. */
-bool kr_lane_counts(LLVMValueRef v, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes, int depth) {
+bool kr_lane_counts(LLVMValueRef v, kn_red_op op, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes,
+                    int depth) {
   if (depth > 16 || !v || LLVMGetTypeKind(LLVMTypeOf(v)) != LLVMVectorTypeKind || LLVMTypeOf(v) != LLVMTypeOf(x) ||
       lane >= lanes)
     return false;
   if (v == x) return ++counts[lane], true;
-  if (is_op(v, LLVMAdd))
-    return kr_lane_counts(LLVMGetOperand(v, 0), lane, x, counts, lanes, depth + 1) &&
-           kr_lane_counts(LLVMGetOperand(v, 1), lane, x, counts, lanes, depth + 1);
+  if (red_op(v) == op)
+    return kr_lane_counts(LLVMGetOperand(v, 0), op, lane, x, counts, lanes, depth + 1) &&
+           kr_lane_counts(LLVMGetOperand(v, 1), op, lane, x, counts, lanes, depth + 1);
   if (is_op(v, LLVMShuffleVector)) {
     int k = LLVMGetMaskValue(v, lane);
     if (k == LLVMGetUndefMaskElem() || k < 0) return false;
     unsigned w = LLVMGetVectorSize(LLVMTypeOf(LLVMGetOperand(v, 0)));
-    return kr_lane_counts(LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), (unsigned)k % w, x, counts, lanes, depth + 1);
+    return kr_lane_counts(LLVMGetOperand(v, (unsigned)k < w ? 0 : 1), op, (unsigned)k % w, x, counts, lanes,
+                             depth + 1);
   }
   return false;
 }
@@ -938,6 +974,29 @@ static bool only_from(const kr_ctx *c, int b, int from) {
   return false;
 }
 
+/* The identity of op on integers of type t (0, 1, all ones, the
+ * extremes), or NULL. */
+static LLVMValueRef red_identity(kn_red_op op, LLVMTypeRef t) {
+  if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind) return NULL;
+  unsigned w = LLVMGetIntTypeWidth(t);
+  uint64_t ones = w == 64 ? ~0ull : (1ull << w) - 1, sign = 1ull << (w - 1);
+  switch (op) {
+  case KN_RED_ADD: case KN_RED_OR: case KN_RED_XOR: case KN_RED_UMAX: return LLVMConstInt(t, 0, false);
+  case KN_RED_MUL: return LLVMConstInt(t, 1, false);
+  case KN_RED_AND: case KN_RED_UMIN: return LLVMConstInt(t, ones, false);
+  case KN_RED_SMAX: return LLVMConstInt(t, sign, false);
+  case KN_RED_SMIN: return LLVMConstInt(t, sign - 1, false);
+  default: return NULL;
+  }
+}
+
+/* Whether constant vector v holds e in each of its lanes. */
+static bool splat_of(LLVMValueRef v, LLVMValueRef e, unsigned lanes) {
+  for (unsigned l = 0; l < lanes; l++)
+    if (LLVMGetAggregateElement(v, l) != e) return false;
+  return true;
+}
+
 /* (e), a sum region: V adds, in lanes, a term per j of [0, M) to an
  * accumulator whose lanes start summing to X0 (a zero vector and X0 = 0,
  * or X0 put in one lane of zeros); after V (block E) the lanes are added
@@ -953,26 +1012,39 @@ static bool only_from(const kr_ctx *c, int b, int from) {
  * no block of the outer loop (the walk up single predecessors stops at
  * its header, which has two).  The terms themselves are
  * compared lane by lane with R's in kr_region_prove ((c)). */
-static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D, int done) {
+static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D, int *done_at) {
+  int done = *done_at;
   LLVMValueRef vinit = NULL, x0 = NULL, acc0 = NULL, pd = NULL;
+  kn_red_op op = KN_RED_COUNT;
   for (int k = 0; k < r->nloops; k++) {
     LLVMValueRef latch, term, init;
     if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
+    /* one operator in every copy of V and R */
+    if (op != KN_RED_COUNT && red_op(latch) != op) return false;
+    op = red_op(latch);
     LLVMValueRef *want = r->vector[k] ? &vinit : &acc0;
     if (*want && *want != init) return false;
     *want = init;
   }
-  /* V's start: lanes summing to X0 */
+  /* V's start: lanes combining to X0 (the operator's identity in every
+   * lane but one, which holds X0; for an idempotent operator X0 in every
+   * lane, a constant) */
   if (!vinit || !acc0) return false;
-  if (LLVMIsAConstant(vinit) && LLVMIsNull(vinit)) {
-    x0 = LLVMConstNull(LLVMGetElementType(LLVMTypeOf(vinit)));
+  LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(vinit));
+  LLVMValueRef id = red_identity(op, et), first = LLVMIsAConstant(vinit) ? LLVMGetAggregateElement(vinit, 0) : NULL;
+  if (!id) return false;
+  int others = 0;
+  for (unsigned l = 0; first && l < r->lanes; l++)
+    if (LLVMGetAggregateElement(vinit, l) != id) others++, x0 = LLVMGetAggregateElement(vinit, l);
+  if (first && (others == 0 || (splat_of(vinit, first, r->lanes) && idempotent(op)))) {
+    x0 = first;
+  } else if (first && others == 1) {
+    /* a constant X0 in one lane of identities (x0 that lane's) */
   } else if (LLVMIsAInsertElementInst(vinit) && LLVMIsAConstantInt(LLVMGetOperand(vinit, 2)) &&
              LLVMIsAConstant(LLVMGetOperand(vinit, 0))) {
     unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(vinit, 2));
-    for (unsigned l = 0; l < r->lanes; l++) {
-      LLVMValueRef e = LLVMGetAggregateElement(LLVMGetOperand(vinit, 0), l);
-      if (l != at && !(e && LLVMIsAConstantInt(e) && LLVMConstIntGetZExtValue(e) == 0)) return false;
-    }
+    for (unsigned l = 0; l < r->lanes; l++)
+      if (l != at && LLVMGetAggregateElement(LLVMGetOperand(vinit, 0), l) != id) return false;
     x0 = LLVMGetOperand(vinit, 1);
   } else {
     return false;
@@ -1027,12 +1099,17 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
     xv = p;
   }
   int counts[4] = {0};
-  if (!xv || !kr_lane_counts(LLVMGetOperand(hsum, 0), (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
-                      xv, counts, r->lanes, 0))
+  if (!xv || !kr_lane_counts(LLVMGetOperand(hsum, 0), op, (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1)),
+                             xv, counts, r->lanes, 0))
     return false;
+  /* each lane once (an idempotent operator: at least once) */
   for (unsigned l = 0; l < r->lanes; l++)
-    if (counts[l] != 1) return false;
-  /* done: X0 from G, hsum from E, R's sums from R's exits */
+    if (idempotent(op) ? counts[l] < 1 : counts[l] != 1) return false;
+  /* done: X0 from G, hsum from E, R's sums from R's exits.  At the top
+   * of a function the phi may stand in a block before done, which leads
+   * there in a straight line (the inlined kernel's return block, its
+   * caller's code after it): that block is then the region's done, where
+   * all its paths meet */
   LLVMValueRef res = NULL;
   for (LLVMValueRef p = LLVMGetFirstInstruction(c->cfg->blocks[done].bb); p && LLVMIsAPHINode(p);
        p = LLVMGetNextInstruction(p))
@@ -1041,6 +1118,13 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
         if (res && res != p) return false;
         res = p;
       }
+  for (LLVMUseRef u = LLVMGetFirstUse(hsum); !res && c->top && r->outer == c->top && u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef p = LLVMGetUser(u);
+    int b = LLVMIsAPHINode(p) ? ir_cfg_index(c->cfg, LLVMGetInstructionParent(p)) : -1;
+    if (b < 0 || b == J || straight(c, b) != done) continue;
+    res = p;
+    done = *done_at = b;
+  }
   if (!res) return false;
   int from_r = 0;
   for (unsigned i = 0; i < LLVMCountIncoming(res); i++) {
@@ -1056,6 +1140,7 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
   r->result = res;
   r->init = x0;
   r->hsum = hsum;
+  r->sum_op = op;
   return true;
 }
 
@@ -1446,7 +1531,10 @@ tested:;
    * outer loop stores between G and done */
   if (!r->sum && !only_region_stores(c, outer, r, S)) return fail(c, REGION_FAIL);
   r->lanes = lanes;
-  if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, done)) return fail(c, SUM_FAIL);
+  if (r->sum && !sum_shape(c, r, G, E, S, J, U == 2 ? D : -1, &done)) return fail(c, SUM_FAIL);
+  /* other operators than add only where the region is the whole nest, a
+   * reduction (kn_recog_top.c): a product's k loop sums */
+  if (r->sum && r->sum_op != KN_RED_ADD && !(c->top && outer == c->top)) return fail(c, SUM_FAIL);
   c->reason = why;
   r->done = done;
   r->skip = S;
@@ -1755,12 +1843,14 @@ out:;
 
 /* Whether v is in the hsum tree of a sum region (the adds and shuffles
  * from V's final accumulator to hsum, the phi of it) */
-static bool in_hsum(LLVMValueRef v, LLVMValueRef at, int depth) {
+static bool in_hsum(LLVMValueRef v, LLVMValueRef at, kn_red_op op, int depth) {
   if (v == at) return true;
-  if (depth > 16 || !(is_op(at, LLVMAdd) || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
+  if (depth > 16 || !(red_op(at) == op || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
     return false;
-  for (int k = 0; k < LLVMGetNumOperands(at); k++)
-    if (LLVMIsAInstruction(LLVMGetOperand(at, (unsigned)k)) && in_hsum(v, LLVMGetOperand(at, (unsigned)k), depth + 1))
+  /* (a call's operands: its two arguments, then the callee) */
+  int n = LLVMIsACallInst(at) ? 2 : LLVMGetNumOperands(at);
+  for (int k = 0; k < n; k++)
+    if (LLVMIsAInstruction(LLVMGetOperand(at, (unsigned)k)) && in_hsum(v, LLVMGetOperand(at, (unsigned)k), op, depth + 1))
       return true;
   return false;
 }
@@ -1795,7 +1885,7 @@ bool kr_region_sum_ok(kr_ctx *c, LLVMValueRef v) {
   /* V's start, used by V's copies' phis only */
   LLVMValueRef latch, term, init;
   if (sum_acc(c, r.vec, &latch, &term, &init) && init == v) return true;
-  return in_hsum(v, r.hsum, 0);
+  return in_hsum(v, r.hsum, r.sum_op, 0);
 }
 
 /* Whether block b is a loop's header: a predecessor it dominates. */

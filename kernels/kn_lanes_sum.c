@@ -112,7 +112,7 @@ bool kr_lane_sum_find(kr_ctx *c, const ir_loop *l, kr_lane_sum *s) {
   unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(hsum, 1));
   for (LLVMUseRef u = LLVMGetFirstUse(latch); u; u = LLVMGetNextUse(u))
     if (LLVMIsAPHINode(LLVMGetUser(u)) && LLVMGetUser(u) != phi) x = LLVMGetUser(u);
-  if (!kr_lane_counts(root, at, x, counts, lanes, 0)) return false;
+  if (!kr_lane_counts(root, KN_RED_ADD, at, x, counts, lanes, 0)) return false;
   for (unsigned k = 0; k < lanes; k++)
     if (counts[k] != 1) return false;
   s->loop = l;

@@ -240,7 +240,7 @@ bool kr_reduce(kr_ctx *c) {
    * the region's sum starts at its X0, not at R's start (V's lanes
    * summed), and ends in the done block's phi */
   const kr_region *sr = c->region && c->region->sum && c->region->rep == c->chain[0] ? c->region : NULL;
-  if (sr && acc.op != KN_RED_ADD) return kr_fail(c, "vectorised integer reduction: not a sum");
+  if (sr && acc.op != sr->sum_op) return kr_fail(c, "vectorised integer reduction: its lanes combine otherwise than its remainder");
   if (sr) init = sr->init;
   int p = init ? kr_param(c, (kn_bind){.kind = KN_BIND_VALUE, .value = init}) : -1;
   if (p < 0) return kr_fail(c, "too many live values");

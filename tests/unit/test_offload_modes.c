@@ -583,15 +583,12 @@ static const known_gap simd_gaps[] = {
                                      "region in the j nest that calls memset, is a region of no nest (its remainder "
                                      "alone: \"trip count unknown\"); the plain build's i loop is a map"},
     {"tests/gpu/detect/counter.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
-    {"tests/gpu/detect/dot_i32.c", "+none -1 reduce op 0 i32: " SIMD_LANES_SUM " at the top of its function (kn_recog_top.c leaves sum regions to the loops); " SIMD_REST},
-    {"tests/gpu/detect/dot_i64.c", "+none -1 reduce op 0 i64: " SIMD_LANES_SUM " at the top of its function; " SIMD_REST},
     {"tests/gpu/detect/fill.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE " (the constant count N = 256 of a "
                                   "row from 1: V counts bytes up to 2^32, no test E, R entered at byte 4 or 1012; round "
                                   "19 reads rows from j0 of a count n only); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/matmul_ikj_i32.c", "+none -1 matmul i32 accumulating: " SIMD_NOT_TAKEN " (its j loop "
      "unrolled completely, but clang loads aik again for the last two vectors: no copies, ir_reroll_vec.c)"},
-    {"tests/gpu/detect/max_i32.c", "+none -1 reduce op 6 i32: a max in lanes at the top of its function, as dot_i32.c; " SIMD_REST},
     {"tests/gpu/detect/narrow.c", "+1 map 1-D -> i32, 1 map 1-D -> i8 -1 map 2-D -> i8: " SIMD_SHAPE "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/detect/polybench_suite.c", "+none -2 map 1-D -> f64: " SIMD_SHAPE},
     {"tests/gpu/detect/scaled_products.c", "+none -1 map 1-D -> f32: the products agree (round 16); one 1-D map "
@@ -627,7 +624,11 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/qlayer_i8.c", "+1 map 1-D -> i8 -1 map 2-D -> i8, 1 reduce op 0 i64: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant_tc.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/reduce_int.c", "+none -2 reduce op 0 i32, 2 reduce op 0 i64, 1 reduce op 4 i32, 1 reduce op 5 i32, 1 reduce op 6 i32, 1 reduce op 8 i64: " SIMD_LANES_SUM " at the top of their functions; " SIMD_REST},
+    {"tests/gpu/e2e/reduce_int.c", "+none -1 reduce op 0 i64, 1 reduce op 4 i32, 1 reduce op 8 i64: its i32/i64 sums, "
+     "dot product and i32 max and min in lanes agree since session 55 (kn_recog_top.c (g)); k_sum_widen's i32 "
+     "terms widened into i64 lanes (refused as \"vector (SIMD) operations on narrow lanes\"); k_xor_u32's i32 xor kept in i64 lanes and combined through "
+     "byte shuffles, k_max_u64's unsigned max as compares and bit selects (no llvm.umax on i64x2): not read as "
+     "reductions in lanes; " SIMD_REST},
     {"tests/gpu/e2e/rows.c", "+2 map 1-D -> i32 -none: its four row-table products agree (the skips before V "
                            "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
                            "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "

@@ -1949,7 +1949,7 @@ END_TEST
  * that sum: kernels/kn_recog_top.c (g)): one nest, the plain -O2 build's
  * reduction (the same op, type and nodes, n from 0, init 0), whose result
  * is the done block's phi; `mutate`, when given, must make it refused. */
-static void check_top_sum(const char *src, const char *fn, kn_type type, mutation mutate) {
+static void check_top_red(const char *src, const char *fn, kn_type type, kn_red_op op, mutation mutate) {
   fixture plain, f;
   recognise_mutated(&plain, src, fn, "", NULL);
   if (plain.skipped) return;
@@ -1975,16 +1975,19 @@ static void check_top_sum(const char *src, const char *fn, kn_type type, mutatio
   ck_assert_int_eq(n->desc.kind, KN_REDUCE);
   /* the region: V (vector accumulator) and R in one nest */
   ck_assert(ir_loop_has_vectors(n->cfg, n->nest));
-  ck_assert_int_eq(n->desc.reduce.op, KN_RED_ADD);
+  ck_assert_int_eq(n->desc.reduce.op, op);
   ck_assert_int_eq(n->desc.reduce.op, r->desc.reduce.op);
   ck_assert_int_eq(n->desc.reduce.type, type);
   ck_assert_int_eq(r->desc.reduce.type, type);
   ck_assert_uint_eq(n->desc.nnodes, r->desc.nnodes);
   for (kn_op op = 0; op < KN_E_COUNT; op++) ck_assert_int_eq(count_op(n, op), count_op(r, op));
-  /* init: the sum's start 0, not V's lanes summed (R's own start) */
+  /* init: the scalar loop's start (0, or INT_MIN for a max), not V's
+   * lanes combined (R's own start) */
   const kn_bind *init = &n->binds[n->desc.reduce.init_param];
+  const kn_bind *rinit = &r->binds[r->desc.reduce.init_param];
   ck_assert_int_eq(init->kind, KN_BIND_VALUE);
-  ck_assert(LLVMIsAConstantInt(init->value) && LLVMConstIntGetZExtValue(init->value) == 0);
+  ck_assert(LLVMIsAConstantInt(init->value) && LLVMIsAConstantInt(rinit->value));
+  ck_assert(LLVMConstIntGetSExtValue(init->value) == LLVMConstIntGetSExtValue(rinit->value));
   /* the result: the return block's phi, which the launch's path feeds */
   ck_assert(LLVMIsAPHINode(n->result));
   ck_assert(LLVMIsAReturnInst(LLVMGetBasicBlockTerminator(LLVMGetInstructionParent(n->result))));
@@ -1997,10 +2000,38 @@ static void check_top_sum(const char *src, const char *fn, kn_type type, mutatio
   release(&plain);
 }
 
+static void check_top_sum(const char *src, const char *fn, kn_type type, mutation mutate) {
+  check_top_red(src, fn, type, KN_RED_ADD, mutate);
+}
+
 START_TEST(top_sum_dot_i32) { check_top_sum("dot_i32.c", "dot_i32", KN_I32, NULL); }
 END_TEST
 
 START_TEST(top_sum_dot_i64) { check_top_sum("dot_i64.c", "dot_i64", KN_I64, NULL); }
+END_TEST
+
+/* A max in lanes (llvm.smax on i32x4 from a splat of INT_MIN, combined
+ * after V by smax and shuffles): the plain build's max, from INT_MIN. */
+START_TEST(top_max_i32) { check_top_red("max_i32.c", "max_i32", KN_I32, KN_RED_SMAX, NULL); }
+END_TEST
+
+/* V's lanes started at 0 where the scalar max starts at INT_MIN (max is
+ * idempotent, but 0 is not X0): refused. */
+static void max_lanes_from_zero(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && LLVMIsAPHINode(i); i = LLVMGetNextInstruction(i))
+      for (unsigned k = 0; k < LLVMCountIncoming(i); k++) {
+        LLVMValueRef v = LLVMGetIncomingValue(i, k);
+        if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind && LLVMIsAConstant(v) && !LLVMIsNull(v)) {
+          LLVMSetOperand(i, k, LLVMConstNull(LLVMTypeOf(v)));
+          n++;
+        }
+      }
+  ck_assert_int_ge(n, 1);
+}
+
+START_TEST(neg_top_max_from_zero) { check_top_red("max_i32.c", "max_i32", KN_I32, KN_RED_SMAX, max_lanes_from_zero); }
 END_TEST
 
 /* V's lane product `mul` as `sub` (lanes_subtract): V's lanes no longer
@@ -2140,6 +2171,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_sum_dot_i64);
   tcase_add_test(top, neg_top_sum_other_term);
   tcase_add_test(top, neg_top_sum_lane_twice);
+  tcase_add_test(top, top_max_i32);
+  tcase_add_test(top, neg_top_max_from_zero);
   tcase_add_test(top, neg_top_select_swapped);
   tcase_add_test(top, neg_top_value_after);
   tcase_add_test(top, neg_top_other_store);
