@@ -131,3 +131,61 @@ int64_t twasm_rt_strlen(const uint8_t *base, uint64_t size, uint32_t s) {
   }
   return TWASM_RT_LIBC_FALLBACK;
 }
+
+/* The byte-set scan of musl's strcspn and strspn (compiler/low_scan.c
+ * says which Wasm loop): from the byte c (any i32 the first time), test
+ * bit c of the 32-byte set at `set` (the i32 word at set + ((c >> 3) & 28),
+ * bit c & 31); stop where it is set (or clear, stop_clear), else read the
+ * next byte at p + 1, which ends the scan when it is 0.  Returns the final
+ * p, the final c (bits 32-39, a byte read), TWASM_RT_SCAN_FOUND when the
+ * test stopped it and TWASM_RT_SCAN_FIRST when it did so at once (c and p
+ * as they came); TWASM_RT_LIBC_FALLBACK when the set or a byte read lies
+ * past the end of memory (the Wasm loop then runs, and traps where it
+ * should: nothing was written). */
+static inline int set_bit(const uint64_t w[4], uint32_t c) { return (int)((w[(c >> 6) & 3] >> (c & 63)) & 1); }
+
+int64_t twasm_rt_byteset_scan(const uint8_t *base, uint64_t size, uint32_t set, uint32_t c, uint32_t p,
+                              uint32_t stop_clear) {
+  if ((uint64_t)set + 32 > size) return TWASM_RT_LIBC_FALLBACK;
+  uint64_t w[4];
+  memcpy(w, base + set, sizeof w);
+  int stop_on = !stop_clear;
+  /* the first test reads the word (c >> 5) & 7 at bit c & 31: bit
+   * ((c >> 5) & 7) * 32 + (c & 31) of the set, c & 255 */
+  if (set_bit(w, c & 255) == stop_on) return (int64_t)p | TWASM_RT_SCAN_FOUND | TWASM_RT_SCAN_FIRST;
+  uint64_t q = (uint64_t)p + 1;
+#if defined(__SSE2__)
+  /* strcspn's usual set: up to three bytes besides NUL (LIKE's '%x' in
+   * SQLite: a letter in both cases); 16 bytes at a time, every chunk
+   * inside memory (reading past the string's NUL changes nothing).  The
+   * bytes it stops at are found again by the loop below. */
+  if (stop_on) {
+    uint32_t nset = 0, chars[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < 4; i++)
+      for (uint64_t bits = i ? w[i] : w[0] & ~(uint64_t)1; bits; bits &= bits - 1) {
+        if (nset == 3) goto bytes;
+        chars[nset++] = 64 * i + (uint32_t)__builtin_ctzll(bits);
+      }
+    __m128i zero = _mm_setzero_si128();
+    __m128i v0 = _mm_set1_epi32((int)(chars[0] * 0x01010101u)), v1 = _mm_set1_epi32((int)(chars[1] * 0x01010101u)),
+            v2 = _mm_set1_epi32((int)(chars[2] * 0x01010101u));
+    for (; q + 16 <= size; q += 16) {
+      __m128i x = _mm_loadu_si128((const __m128i *)(base + q));
+      __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, zero), _mm_cmpeq_epi8(x, v0)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, v1), _mm_cmpeq_epi8(x, v2)));
+      uint32_t bits = (uint32_t)_mm_movemask_epi8(m);
+      if (bits) {
+        q += (uint64_t)__builtin_ctz(bits);
+        break;
+      }
+    }
+  }
+bytes:
+#endif
+  for (; q < size; q++) {
+    uint32_t b = base[q];
+    if (b == 0) return (int64_t)q;
+    if (set_bit(w, b) == stop_on) return (int64_t)q | ((int64_t)b << 32) | TWASM_RT_SCAN_FOUND;
+  }
+  return TWASM_RT_LIBC_FALLBACK;
+}
