@@ -119,32 +119,8 @@ static void check_before_loop(low_fn *f, const wasm_insn *insn) {
   f->stack_checked = true;
 }
 
-/* musl's byte-set scan (low_scan.c): the helper runs it first; where it
- * could, the locals it leaves are stored and the scan leaves through the
- * frame around the loop (the set's test stopped it) or the loop's end (a
- * NUL did); otherwise the loop runs.  Returns the block for the loop's
- * end, or NULL where the loop is no such scan. */
-static LLVMBasicBlockRef scan_natively(low_fn *f, const wasm_insn *insn) {
-  low_scan s;
-  low_frame *out = top_frame(f);
-  if (f->mc->m->nmems == 0 || branch_arity(out) != 0 ||
-      !low_scan_match(f->func, (uint32_t)(insn - f->func->code), &s))
-    return NULL;
-  LLVMValueRef ch_in, r = low_scan_call(f, &s, &ch_in);
-  LLVMValueRef fallback = LLVMBuildICmp(f->b, LLVMIntEQ, r,
-                                        LLVMConstInt(f->mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false), "");
-  LLVMBasicBlockRef native = new_block(f, "scan"), wasm = new_block(f, "scan_wasm"), after = new_block(f, "scan_end");
-  low_mark_unlikely(f->mc, LLVMBuildCondBr(f->b, fallback, wasm, native), true);
-  enter_block(f, native);
-  LLVMValueRef found = low_scan_results(f, &s, r, ch_in);
-  LLVMBuildCondBr(f->b, found, branch_edge(f, out), after);
-  enter_block(f, wasm);
-  return after;
-}
-
 static void emit_loop(low_fn *f, const wasm_insn *insn) {
   check_before_loop(f, insn);
-  LLVMBasicBlockRef after_scan = scan_natively(f, insn);
   const wasm_functype *ft = block_type(f, insn);
   LLVMBasicBlockRef header = new_block(f, "loop");
   LLVMValueRef *phis = make_phis(f, header, ft->nparams, ft->params);
@@ -156,7 +132,6 @@ static void emit_loop(low_fn *f, const wasm_insn *insn) {
   fr->end_at = insn->u.block.end_at;
   fr->br_target = header;
   fr->phis = phis;
-  fr->after_scan = after_scan;
   f->sp = fr->height;
   for (uint32_t i = 0; i < ft->nparams; i++) low_push(f, phis[i]);
 }
@@ -203,11 +178,6 @@ static void close_frame(low_fn *f, low_frame *fr) {
   /* A check inside does not dominate the join (or the loop's exit). */
   f->stack_checked = fr->stack_checked;
   if (fr->op == OP_LOOP) {
-    if (fr->after_scan) {
-      if (!fr->unreachable_rest) LLVMBuildBr(f->b, fr->after_scan);
-      enter_block(f, fr->after_scan);
-      return;
-    }
     if (fr->unreachable_rest && f->nframes > 0) mark_dead(f);
     return;
   }

@@ -97,7 +97,6 @@ typedef struct low_frame {
   bool unreachable_rest;       /* code after an unconditional branch */
   bool stack_checked;          /* f->stack_checked at entry, restored at else and end */
   bool reachable_end;          /* some edge reaches the join */
-  LLVMBasicBlockRef after_scan; /* loop run natively (low_scan.c): its way out at the end */
 } low_frame;
 
 /* Per-function lowering state (low_func.c owns it). */
@@ -141,24 +140,6 @@ void low_stack_check(low_fn *f);
 
 /* Memory 0's base for an access at the current point (low_func.c). */
 LLVMValueRef low_mem_base(low_fn *f);
-/* Memory 0's size in bytes, loaded here (low_memory.c). */
-LLVMValueRef low_mem_size(low_fn *f);
-
-/* A runtime helper that only reads memory and always returns (low_libc.c). */
-LLVMValueRef low_libc_helper(low_module_ctx *mc, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
-                             unsigned n);
-
-/* musl's byte-set scan loop (strcspn, strspn) run natively (low_scan.c):
- * the loop at code[at] matched, its locals; the helper's call on their
- * values (ch_in: C as the loop finds it); the locals it leaves stored and
- * whether the set's test stopped it. */
-typedef struct {
-  uint32_t set, ch, p;
-  bool stop_clear;
-} low_scan;
-bool low_scan_match(const wasm_func *fn, uint32_t at, low_scan *out);
-LLVMValueRef low_scan_call(low_fn *f, const low_scan *s, LLVMValueRef *ch_in);
-LLVMValueRef low_scan_results(low_fn *f, const low_scan *s, LLVMValueRef r, LLVMValueRef ch_in);
 
 /* Marks a load as reading memory that never changes (invariant.load). */
 LLVMValueRef low_mark_invariant(low_module_ctx *mc, LLVMValueRef load);

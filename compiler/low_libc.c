@@ -13,8 +13,8 @@
 #include "low_internal.h"
 
 /* A runtime helper that only reads memory and always returns. */
-LLVMValueRef low_libc_helper(low_module_ctx *mc, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
-                             unsigned n) {
+static LLVMValueRef helper(low_module_ctx *mc, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                           unsigned n) {
   LLVMValueRef fn = LLVMGetNamedFunction(mc->mod, name);
   if (fn) return fn;
   fn = LLVMAddFunction(mc->mod, name, LLVMFunctionType(ret, params, n, false));
@@ -225,7 +225,7 @@ static void wrap_memcmp(wrap_ctx *w) {
   branch_native(w, both_in_memory(w, l, r, n));
   memcmp_two_chunks(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i32, mc->t_i32, mc->t_i32};
-  LLVMValueRef fn = low_libc_helper(mc, "twasm_rt_memcmp", mc->t_i32, ps, 4);
+  LLVMValueRef fn = helper(mc, "twasm_rt_memcmp", mc->t_i32, ps, 4);
   LLVMValueRef args[] = {w->base, l, r, n};
   LLVMBuildRet(w->b, LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 4, "cmp"));
 }
@@ -287,8 +287,8 @@ static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   bool is_cmp = kind == LOW_LIBC_STRCMP;
   if (is_cmp) strcmp_first_chunk(w);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32, mc->t_i32};
-  LLVMValueRef fn = is_cmp ? low_libc_helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4)
-                           : low_libc_helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
+  LLVMValueRef fn = is_cmp ? helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4)
+                           : helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
   LLVMValueRef args[] = {w->base, w->size, param(w, 1), is_cmp ? param(w, 2) : NULL};
   LLVMValueRef v = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, is_cmp ? 4 : 3, "scan");
   LLVMValueRef fallback = LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false);
@@ -332,7 +332,7 @@ static void wrap_stpcpy(wrap_ctx *w) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef d64 = zext64(w, param(w, 1)), s64 = zext64(w, param(w, 2));
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};
-  LLVMValueRef fn = low_libc_helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
+  LLVMValueRef fn = helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
   LLVMValueRef args[] = {w->base, w->size, param(w, 2)};
   LLVMValueRef len = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 3, "len");
   LLVMValueRef found = LLVMBuildICmp(w->b, LLVMIntNE, len,

@@ -52,8 +52,6 @@ static LLVMValueRef mem_size_bytes(low_fn *f) {
   return size;
 }
 
-LLVMValueRef low_mem_size(low_fn *f) { return mem_size_bytes(f); }
-
 /* Traps at offset unless [start, start + len) lies in memory (all i64, so
  * nothing wraps: start and len are below 2^33). */
 static void check_range(low_fn *f, LLVMValueRef start, LLVMValueRef len, uint32_t offset) {

@@ -545,13 +545,6 @@ int64_t twasm_rt_trip_count(int64_t start, int64_t bound, int64_t step, uint32_t
 int32_t twasm_rt_memcmp(const uint8_t *base, uint32_t l, uint32_t r, uint32_t n);
 int64_t twasm_rt_strcmp(const uint8_t *base, uint64_t size, uint32_t l, uint32_t r);
 int64_t twasm_rt_strlen(const uint8_t *base, uint64_t size, uint32_t s);
-/* The byte-set scan loop of musl's strcspn/strspn, wherever it lies
- * (compiler/low_scan.c, runtime/rt_libc.c): the final pointer in bits
- * 0-31, the final byte in 32-39, and these flags; or the fallback. */
-#define TWASM_RT_SCAN_FOUND ((int64_t)1 << 40)
-#define TWASM_RT_SCAN_FIRST ((int64_t)1 << 41)
-int64_t twasm_rt_byteset_scan(const uint8_t *base, uint64_t size, uint32_t set, uint32_t c, uint32_t p,
-                              uint32_t stop_clear);
 
 /* Called by host trampolines with the vmctx they received: for an imported
  * host function that is a runtime-private record binding the host function
