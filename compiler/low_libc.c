@@ -265,8 +265,11 @@ static void strcmp_first_chunk(wrap_ctx *w) {
   LLVMPositionBuilderAtEnd(w->b, chunk);
   LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
   LLVMValueRef a = chunk_at(w, v16, l), b = chunk_at(w, v16, r);
-  LLVMValueRef stop = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, a, b, ""),
-                                  LLVMBuildICmp(w->b, LLVMIntEQ, a, LLVMConstNull(v16), ""), "");
+  /* a byte stops the walk where it differs or is 0: min(a, 0xff where
+   * equal, else 0) is 0 there (pcmpeqb, pminub, pcmpeqb: no constant
+   * loaded, one operation fewer than (a != b) | (a == 0)) */
+  LLVMValueRef same = LLVMBuildSExt(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, a, b, ""), v16, "");
+  LLVMValueRef stop = LLVMBuildICmp(w->b, LLVMIntEQ, umin_umax(w, "llvm.umin", a, same), LLVMConstNull(v16), "");
   LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
   LLVMValueRef mask = LLVMBuildBitCast(w->b, stop, i16, "stop_mask");
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
