@@ -293,7 +293,6 @@ static void strcmp_first_chunk(wrap_ctx *w) {
  * read too). */
 static LLVMValueRef strlen_value(wrap_ctx *w, LLVMValueRef s) {
   low_module_ctx *mc = w->mc;
-  LLVMBasicBlockRef entry = LLVMGetInsertBlock(w->b);
   LLVMValueRef fits = LLVMBuildICmp(w->b, LLVMIntULE,
                                     LLVMBuildAdd(w->b, zext64(w, s), LLVMConstInt(mc->t_i64, 16, false), ""),
                                     w->size, "");
@@ -301,7 +300,6 @@ static LLVMValueRef strlen_value(wrap_ctx *w, LLVMValueRef s) {
   LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "found");
   LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "rest");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "len");
-  LLVMValueRef s16 = LLVMBuildAdd(w->b, s, LLVMConstInt(mc->t_i32, 16, false), "");
   LLVMBuildCondBr(w->b, fits, chunk, rest);
   LLVMPositionBuilderAtEnd(w->b, chunk);
   LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16), i16 = LLVMIntTypeInContext(mc->ctx, 16);
@@ -315,22 +313,11 @@ static LLVMValueRef strlen_value(wrap_ctx *w, LLVMValueRef s) {
   LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
   k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
   LLVMBuildBr(w->b, join);
-  /* the helper scans on from s + 16 where the chunk held no NUL (s + 16
-   * lies in memory: no wrap), from s where the chunk was not read: long
-   * strings (kvstore's keys) pay for the chunk once, not twice */
   LLVMPositionBuilderAtEnd(w->b, rest);
-  LLVMValueRef from_at = LLVMBuildPhi(w->b, mc->t_i32, ""), skipped = LLVMBuildPhi(w->b, mc->t_i64, "");
-  LLVMValueRef at_vals[] = {s, s16}, skip_vals[] = {LLVMConstInt(mc->t_i64, 0, false), LLVMConstInt(mc->t_i64, 16, false)};
-  LLVMBasicBlockRef at_from[] = {entry, chunk};
-  LLVMAddIncoming(from_at, at_vals, at_from, 2);
-  LLVMAddIncoming(skipped, skip_vals, at_from, 2);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};
   LLVMValueRef fn = helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
-  LLVMValueRef hargs[] = {w->base, w->size, from_at};
+  LLVMValueRef hargs[] = {w->base, w->size, s};
   LLVMValueRef scan = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, hargs, 3, "scan");
-  LLVMValueRef fallback = LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false);
-  scan = LLVMBuildSelect(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, scan, fallback, ""), fallback,
-                         LLVMBuildAdd(w->b, scan, skipped, ""), "");
   LLVMBuildBr(w->b, join);
   LLVMPositionBuilderAtEnd(w->b, join);
   LLVMValueRef len = LLVMBuildPhi(w->b, mc->t_i64, "len");
