@@ -793,8 +793,8 @@ static void wrappers_holding(const char *cond, const char *what, int *wrappers, 
 /* strlen's wrapper and stpcpy's test the 16 bytes at the string inline
  * for its NUL (the chunk's mask, nul_mask) before they call the runtime's
  * scan: after LLVM inlines them, a string that ends there costs no call
- * (mujs: 1.36 M calls of twasm_rt_strlen, two thirds ending in the first
- * chunk; PERFORMANCE.md, cpu18).  Fails before: the wrappers called
+ * (mujs: 1.36 M calls of twasm_rt_strlen, all but 12 K ending in the
+ * first chunk; PERFORMANCE.md, cpu18).  Fails before: the wrappers called
  * twasm_rt_strlen at once.  libc_routines_found_and_exact's strlen-end
  * edge checks the chunk's bound at the end of memory. */
 START_TEST(strlen_first_chunk_inline) {
