@@ -265,8 +265,11 @@ static void strcmp_first_chunk(wrap_ctx *w) {
   LLVMPositionBuilderAtEnd(w->b, chunk);
   LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
   LLVMValueRef a = chunk_at(w, v16, l), b = chunk_at(w, v16, r);
-  LLVMValueRef stop = LLVMBuildOr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, a, b, ""),
-                                  LLVMBuildICmp(w->b, LLVMIntEQ, a, LLVMConstNull(v16), ""), "");
+  /* a byte stops the walk where it differs or is 0: min(a, 0xff where
+   * equal, else 0) is 0 there (pcmpeqb, pminub, pcmpeqb: no constant
+   * loaded, one operation fewer than (a != b) | (a == 0)) */
+  LLVMValueRef same = LLVMBuildSExt(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, a, b, ""), v16, "");
+  LLVMValueRef stop = LLVMBuildICmp(w->b, LLVMIntEQ, umin_umax(w, "llvm.umin", a, same), LLVMConstNull(v16), "");
   LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
   LLVMValueRef mask = LLVMBuildBitCast(w->b, stop, i16, "stop_mask");
   LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
@@ -280,17 +283,64 @@ static void strcmp_first_chunk(wrap_ctx *w) {
   LLVMPositionBuilderAtEnd(w->b, rest);
 }
 
+/* strlen(s) as an i64, or TWASM_RT_LIBC_FALLBACK where the string runs
+ * to the end of memory: the 16 bytes at s inline (after LLVM inlines the
+ * wrapper, at the caller) when they lie in memory and hold a NUL, else
+ * twasm_rt_strlen.  Most strings end there (mujs's names and short
+ * strings: 1.36 M calls of the helper, ~15 instructions each besides the
+ * call's own, all but 12 K of them ending in its first chunk;
+ * PERFORMANCE.md, cpu18), and a NUL found there is the first (the bytes
+ * before it were read too). */
+static LLVMValueRef strlen_value(wrap_ctx *w, LLVMValueRef s) {
+  low_module_ctx *mc = w->mc;
+  LLVMValueRef fits = LLVMBuildICmp(w->b, LLVMIntULE,
+                                    LLVMBuildAdd(w->b, zext64(w, s), LLVMConstInt(mc->t_i64, 16, false), ""),
+                                    w->size, "");
+  LLVMBasicBlockRef chunk = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "chunk");
+  LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "found");
+  LLVMBasicBlockRef rest = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "rest");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "len");
+  LLVMBuildCondBr(w->b, fits, chunk, rest);
+  LLVMPositionBuilderAtEnd(w->b, chunk);
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16), i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMValueRef nul = LLVMBuildICmp(w->b, LLVMIntEQ, chunk_at(w, v16, s), LLVMConstNull(v16), "");
+  LLVMValueRef mask = LLVMBuildBitCast(w->b, nul, i16, "nul_mask");
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
+  LLVMPositionBuilderAtEnd(w->b, found);
+  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
+  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
+  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
+  k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
+  LLVMBuildBr(w->b, join);
+  LLVMPositionBuilderAtEnd(w->b, rest);
+  LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};
+  LLVMValueRef fn = helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
+  LLVMValueRef hargs[] = {w->base, w->size, s};
+  LLVMValueRef scan = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, hargs, 3, "scan");
+  LLVMBuildBr(w->b, join);
+  LLVMPositionBuilderAtEnd(w->b, join);
+  LLVMValueRef len = LLVMBuildPhi(w->b, mc->t_i64, "len");
+  LLVMValueRef vals[] = {k, scan};
+  LLVMBasicBlockRef from[] = {found, rest};
+  LLVMAddIncoming(len, vals, from, 2);
+  return len;
+}
+
 /* strcmp(l, r) and strlen(s): the helper says when it reached the end of
  * memory, where the Wasm code is to run. */
 static void wrap_scan(wrap_ctx *w, low_libc_kind kind) {
   low_module_ctx *mc = w->mc;
-  bool is_cmp = kind == LOW_LIBC_STRCMP;
-  if (is_cmp) strcmp_first_chunk(w);
-  LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32, mc->t_i32};
-  LLVMValueRef fn = is_cmp ? helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4)
-                           : helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
-  LLVMValueRef args[] = {w->base, w->size, param(w, 1), is_cmp ? param(w, 2) : NULL};
-  LLVMValueRef v = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, is_cmp ? 4 : 3, "scan");
+  LLVMValueRef v;
+  if (kind == LOW_LIBC_STRCMP) {
+    strcmp_first_chunk(w);
+    LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32, mc->t_i32};
+    LLVMValueRef fn = helper(mc, "twasm_rt_strcmp", mc->t_i64, ps, 4);
+    LLVMValueRef args[] = {w->base, w->size, param(w, 1), param(w, 2)};
+    v = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 4, "scan");
+  } else {
+    v = strlen_value(w, param(w, 1));
+  }
   LLVMValueRef fallback = LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false);
   branch_native(w, LLVMBuildICmp(w->b, LLVMIntNE, v, fallback, ""));
   LLVMBuildRet(w->b, LLVMBuildTrunc(w->b, v, mc->t_i32, ""));
@@ -331,10 +381,7 @@ static void wrap_bulk(wrap_ctx *w, low_libc_kind kind) {
 static void wrap_stpcpy(wrap_ctx *w) {
   low_module_ctx *mc = w->mc;
   LLVMValueRef d64 = zext64(w, param(w, 1)), s64 = zext64(w, param(w, 2));
-  LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};
-  LLVMValueRef fn = helper(mc, "twasm_rt_strlen", mc->t_i64, ps, 3);
-  LLVMValueRef args[] = {w->base, w->size, param(w, 2)};
-  LLVMValueRef len = LLVMBuildCall2(w->b, LLVMGlobalGetValueType(fn), fn, args, 3, "len");
+  LLVMValueRef len = strlen_value(w, param(w, 2));
   LLVMValueRef found = LLVMBuildICmp(w->b, LLVMIntNE, len,
                                      LLVMConstInt(mc->t_i64, (uint64_t)TWASM_RT_LIBC_FALLBACK, false), "");
   LLVMValueRef n = LLVMBuildAdd(w->b, len, LLVMConstInt(mc->t_i64, 1, false), "");

@@ -598,7 +598,8 @@ START_TEST(libc_routines_found_and_exact) {
     const char *arg;
     int status;
     const char *out;
-  } edges[] = {{"strlen", 134, "out of bounds memory access"}, {"strcmp", 134, "out of bounds memory access"},
+  } edges[] = {{"strlen", 134, "out of bounds memory access"}, {"strlen-end", 0, "3196219035"},
+               {"strcmp", 134, "out of bounds memory access"},
                {"memcmp-equal", 134, "out of bounds memory access"}, {"memcmp-differs", 0, "-1"},
                {"strcmp-differs", 0, "23"}, {"memset", 134, "out of bounds memory access"},
                {"memcpy", 134, "out of bounds memory access"}, {"memmove", 134, "out of bounds memory access"},
@@ -752,6 +753,79 @@ START_TEST(memcpy_wrapper_inlined_at_cold_calls) {
   memcpy_condition_holders(NULL, &wrappers, &others, &compares);
   ck_assert_int_eq(wrappers, 0);
   ck_assert_int_gt(others, 0);
+}
+END_TEST
+
+/* How many functions of libc_edges.c's lowered IR (-O2, TEST_DATA_DIR)
+ * hold a value named cond (a wrapper's condition, low_libc.c), and how
+ * many of those also hold a value named what or a call to the function
+ * what. */
+static void wrappers_holding(const char *cond, const char *what, int *wrappers, int *holding) {
+  char dir[] = "/tmp/cpu-wrap-XXXXXX", cmd[2048], path[64];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 %s/libc_edges.c -o %s/e.wasm && "
+           "%s --dump-after=lower %s/e.wasm -o %s/e 2>%s/e.ll",
+           TEST_DATA_DIR, dir, unit_twasmc(), dir, dir, dir);
+  ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
+  snprintf(path, sizeof path, "%s/e.ll", dir);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = parse_ll_file(ctx, path);
+  *wrappers = *holding = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    if (!holds_named(fn, cond)) continue;
+    ++*wrappers;
+    bool has = holds_named(fn, what);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !has; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !has; i = LLVMGetNextInstruction(i)) {
+        LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+        size_t n;
+        has = callee && LLVMIsAFunction(callee) && !strcmp(LLVMGetValueName2(callee, &n), what);
+      }
+    *holding += has;
+  }
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert(system(cmd) == 0);
+}
+
+/* strlen's wrapper and stpcpy's test the 16 bytes at the string inline
+ * for its NUL (the chunk's mask, nul_mask) before they call the runtime's
+ * scan: after LLVM inlines them, a string that ends there costs no call
+ * (mujs: 1.36 M calls of twasm_rt_strlen, all but 12 K ending in the
+ * first chunk; PERFORMANCE.md, cpu18).  Fails before: the wrappers called
+ * twasm_rt_strlen at once.  libc_routines_found_and_exact's strlen-end
+ * edge checks the chunk's bound at the end of memory. */
+START_TEST(strlen_first_chunk_inline) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("cpu_codegen: skipped strlen_first_chunk_inline: clang-19 or twasmc missing\n");
+    return;
+  }
+  static const char *const conds[] = {"native.strlen", "native.stpcpy"};
+  for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+    int wrappers, chunked;
+    wrappers_holding(conds[c], "nul_mask", &wrappers, &chunked);
+    ck_assert_msg(wrappers == 1, "%s: %d wrappers", conds[c], wrappers);
+    ck_assert_msg(chunked == 1, "%s: no inline chunk", conds[c]);
+  }
+}
+END_TEST
+
+/* strcmp's inline chunk finds where the walk stops (bytes that differ or
+ * are 0) as min(a, 0xff where equal) == 0: pcmpeqb, pminub, pcmpeqb, one
+ * vector operation fewer than (a != b) | (a == 0) in each step of mujs's
+ * property walk (PERFORMANCE.md, cpu18).  Fails before: no llvm.umin in
+ * the wrapper. */
+START_TEST(strcmp_chunk_stops_by_min) {
+  if (system("clang-19 --version >/dev/null 2>&1") != 0 || access(unit_twasmc(), X_OK) != 0) {
+    printf("cpu_codegen: skipped strcmp_chunk_stops_by_min: clang-19 or twasmc missing\n");
+    return;
+  }
+  int wrappers, by_min;
+  wrappers_holding("native.strcmp", "llvm.umin.v16i8", &wrappers, &by_min);
+  ck_assert_int_eq(wrappers, 1);
+  ck_assert_int_eq(by_min, 1);
 }
 END_TEST
 
@@ -2277,6 +2351,8 @@ static Suite *cpu_codegen_suite(void) {
   tcase_add_test(tc, memcpy_wrapper_compares_size_once);
   tcase_add_test(tc, memcpy_wrapper_inlined_at_cold_calls);
   tcase_add_test(tc, strcmp_fallback_says_it_only_reads);
+  tcase_add_test(tc, strlen_first_chunk_inline);
+  tcase_add_test(tc, strcmp_chunk_stops_by_min);
   tcase_add_test(tc, executable_jump_tables_absolute);
   tcase_add_test(tc, shifted_jump_table_from_zero);
   tcase_add_test(tc, sparse_switch_holes_weigh_one_case);

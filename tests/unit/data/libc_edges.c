@@ -165,6 +165,15 @@ int main(int argc, char **argv)
 		buf_a[64] = 0;
 		if (!strcmp(argv[1], "strlen"))
 			printf("%zu\n", strlen((char *)end - 20));
+		else if (!strcmp(argv[1], "strlen-end")) {
+			/* the NUL in the last 16 bytes: starts whose 16-byte chunk
+			 * lies in memory (to end - 16) and those whose does not */
+			size_t sum = 0;
+			end[-3] = 0;
+			for (int k = 20; k >= 3; k--)
+				sum = sum * 3 + len_str((char *)end - k);
+			printf("%zu\n", sum);
+		}
 		else if (!strcmp(argv[1], "strcmp"))
 			printf("%d\n", strcmp((char *)end - 20, (char *)buf_a));
 		else if (!strcmp(argv[1], "memcmp-differs")) {
