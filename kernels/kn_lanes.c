@@ -209,6 +209,25 @@ static LLVMValueRef inserted_load(const kr_ctx *c, LLVMValueRef v, int lane) {
   return found;
 }
 
+/* Whether i is a load of two i32 or f32 lanes (8 bytes:
+ * v128.load32x2_s/u, v128.load64_zero promoted) whose every use extends it
+ * to i64x2 or f64x2: lane l of the extension is the 4-byte element at
+ * the load's address + 4 l, extended (lane_load reads the
+ * element type's size per lane, whatever the vector's width). */
+static bool half_load_extended(const kr_ctx *c, LLVMValueRef i) {
+  LLVMTypeRef t = LLVMTypeOf(i);
+  LLVMTypeRef e = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : NULL;
+  bool is_int = e && LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 32;
+  bool is_float = e && LLVMGetTypeKind(e) == LLVMFloatTypeKind;
+  if (!kr_is_mem_load(c, i) || LLVMGetVectorSize(t) != 2 || !(is_int || is_float) || !LLVMGetFirstUse(i)) return false;
+  for (LLVMUseRef u = LLVMGetFirstUse(i); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef x = LLVMGetUser(u);
+    bool ext = is_int ? LLVMIsASExtInst(x) || LLVMIsAZExtInst(x) : LLVMIsAFPExtInst(x) != NULL;
+    if (!ext || !kr_lane_count(LLVMTypeOf(x))) return false;
+  }
+  return true;
+}
+
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   /* an integer sum in lanes with its scalar remainder, proved one sum
    * (kn_lanes_region.c): its accumulator and the lanes added up after it */
@@ -235,7 +254,7 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t) &&
-      !(LLVMIsAFCmpInst(i) || LLVMIsAICmpInst(i)))
+      !(LLVMIsAFCmpInst(i) || LLVMIsAICmpInst(i)) && !half_load_extended(c, i))
     return kr_fail(c, "vector (SIMD) operations on narrow lanes: not recognised yet");
   /* a v128 load read in another lane shape is a load of that shape */
   if (LLVMIsABitCastInst(i) && kr_is_mem_load(c, LLVMGetOperand(i, 0))) return true;

@@ -624,11 +624,11 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/e2e/qlayer_i8.c", "+1 map 1-D -> i8 -1 map 2-D -> i8, 1 reduce op 0 i64: " SIMD_LANES_SUM "; " SIMD_NOT_TAKEN "; " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
     {"tests/gpu/e2e/quant_tc.c", "+1 map 1-D -> i32 -1 reduce op 0 i32: " SIMD_SPLIT "; " SIMD_NARROW " (k_s16's i16 lanes); " SIMD_PARTS_AS_MAPS},
-    {"tests/gpu/e2e/reduce_int.c", "+none -1 reduce op 0 i64, 1 reduce op 4 i32, 1 reduce op 8 i64: its i32/i64 sums, "
-     "dot product and i32 max and min in lanes agree since session 55 (kn_recog_top.c (g)); k_sum_widen's i32 "
-     "terms widened into i64 lanes (refused as \"vector (SIMD) operations on narrow lanes\"); k_xor_u32's i32 xor kept in i64 lanes and combined through "
-     "byte shuffles, k_max_u64's unsigned max as compares and bit selects (no llvm.umax on i64x2): not read as "
-     "reductions in lanes; " SIMD_REST},
+    {"tests/gpu/e2e/reduce_int.c", "+none -1 reduce op 4 i32, 1 reduce op 8 i64: its i32/i64 sums (i32 terms "
+     "widened into i64 lanes too), dot product and i32 max and min in lanes agree since session 55 "
+     "(kn_recog_top.c (g)); k_xor_u32's i32 xor kept in i64 lanes and combined through byte shuffles, "
+     "k_max_u64's unsigned max as compares and bit selects (no llvm.umax on i64x2): not read as reductions "
+     "in lanes; " SIMD_REST},
     {"tests/gpu/e2e/rows.c", "+2 map 1-D -> i32 -none: its four row-table products agree (the skips before V "
                            "a chain: kn_lanes_region.c skip_chain); main's row-table fill `r[i] = block + i * cols`, "
                            "vectorised, is two 1-D maps (its counter read in lanes) where plain -O2 refuses the "

@@ -2010,6 +2010,12 @@ END_TEST
 START_TEST(top_sum_dot_i64) { check_top_sum("dot_i64.c", "dot_i64", KN_I64, NULL); }
 END_TEST
 
+/* i32 terms summed into an i64: V loads two i32 lanes (v128.load32x2_s)
+ * and sign-extends them to i64x2 (kn_lanes.c half_load_extended); the
+ * plain build's i64 sum of sign-extended loads. */
+START_TEST(top_sum_widen) { check_top_sum("../e2e/reduce_int.c", "k_sum_widen", KN_I64, NULL); }
+END_TEST
+
 /* A max in lanes (llvm.smax on i32x4 from a splat of INT_MIN, combined
  * after V by smax and shuffles): the plain build's max, from INT_MIN. */
 START_TEST(top_max_i32) { check_top_red("max_i32.c", "max_i32", KN_I32, KN_RED_SMAX, NULL); }
@@ -2172,6 +2178,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, neg_top_sum_other_term);
   tcase_add_test(top, neg_top_sum_lane_twice);
   tcase_add_test(top, top_max_i32);
+  tcase_add_test(top, top_sum_widen);
   tcase_add_test(top, neg_top_max_from_zero);
   tcase_add_test(top, neg_top_select_swapped);
   tcase_add_test(top, neg_top_value_after);

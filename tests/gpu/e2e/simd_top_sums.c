@@ -5,12 +5,13 @@
  * is one region, offloaded as the scalar loop's reduction from j = 0
  * (kernels/kn_recog_top.c (g), issue 19 item 4).  Sums wrap (the terms
  * take the whole i32 range), sum_from starts at a run-time value (clang
- * puts it in one lane of zeros), and the counts leave 3, 1 and 0 scalar
- * iterations after the lanes.  Seven regions a round; rounds of n =
- * 1000003 and 7 launch 7 each, n = 0 none (the guard skips the region):
- * 14 under TWASM_DEVICE=gpu. */
+ * puts it in one lane of zeros), sum_widen adds i32 terms into an i64
+ * (two i32 lanes loaded and sign-extended to i64x2), and the counts leave
+ * 3, 1 and 0 scalar iterations after the lanes.  Eight regions a round;
+ * rounds of n = 1000003 and 7 launch 8 each, n = 0 none (the guard skips
+ * the region): 16 under TWASM_DEVICE=gpu. */
 /* clang-flags: -O2 -msimd128 */
-/* expect-gpu-launches: 14 */
+/* expect-gpu-launches: 16 */
 #include "e2e.h"
 
 __attribute__((noinline)) int sum_i32(int n, const int *a) {
@@ -26,6 +27,12 @@ __attribute__((noinline)) int sum_from(int n, const int *a, int base) {
 }
 
 __attribute__((noinline)) long long sum_i64(int n, const long long *a) {
+  long long s = 0;
+  for (int i = 0; i < n; i++) s += a[i];
+  return s;
+}
+
+__attribute__((noinline)) long long sum_widen(int n, const int *a) {
   long long s = 0;
   for (int i = 0; i < n; i++) s += a[i];
   return s;
@@ -69,6 +76,7 @@ static void round_of(int n, uint32_t seed) {
   printf("  sum_i32 %d\n", sum_i32(n, a));
   printf("  sum_from %d\n", sum_from(n, b, -123456789));
   printf("  sum_i64 %lld\n", sum_i64(n, p));
+  printf("  sum_widen %lld\n", sum_widen(n, a));
   printf("  dot_i32 %d\n", dot_i32(n, a, b));
   printf("  dot_i64 %lld\n", dot_i64(n, p, q));
   printf("  max_i32 %d\n", max_i32(n, a));
