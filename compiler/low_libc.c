@@ -246,6 +246,23 @@ static LLVMValueRef chunk_at(wrap_ctx *w, LLVMTypeRef v16, LLVMValueRef at) {
   return v;
 }
 
+/* Branches to found when some lane of the 16 i1 lanes `hit` is set, else
+ * to rest; in found, the index of the first such byte as an i64 (the
+ * builder left there). */
+static LLVMValueRef first_set_byte(wrap_ctx *w, LLVMValueRef hit, const char *name, LLVMBasicBlockRef found,
+                                   LLVMBasicBlockRef rest) {
+  low_module_ctx *mc = w->mc;
+  LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMValueRef mask = LLVMBuildBitCast(w->b, hit, i16, name);
+  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
+  LLVMPositionBuilderAtEnd(w->b, found);
+  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
+  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
+  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
+  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
+  return LLVMBuildZExt(w->b, k, mc->t_i64, "");
+}
+
 /* strcmp's first 16 bytes, inline (after LLVM inlines the wrapper, at
  * the caller): most strings compared end or differ there, and a call
  * costs as much as the comparison.  Both chunks must lie in memory;
@@ -270,15 +287,7 @@ static void strcmp_first_chunk(wrap_ctx *w) {
    * loaded, one operation fewer than (a != b) | (a == 0)) */
   LLVMValueRef same = LLVMBuildSExt(w->b, LLVMBuildICmp(w->b, LLVMIntEQ, a, b, ""), v16, "");
   LLVMValueRef stop = LLVMBuildICmp(w->b, LLVMIntEQ, umin_umax(w, "llvm.umin", a, same), LLVMConstNull(v16), "");
-  LLVMTypeRef i16 = LLVMIntTypeInContext(mc->ctx, 16);
-  LLVMValueRef mask = LLVMBuildBitCast(w->b, stop, i16, "stop_mask");
-  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
-  LLVMPositionBuilderAtEnd(w->b, found);
-  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
-  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
-  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
-  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
-  k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
+  LLVMValueRef k = first_set_byte(w, stop, "stop_mask", found, rest);
   LLVMBuildRet(w->b, LLVMBuildSub(w->b, byte_at(w, l, k), byte_at(w, r, k), ""));
   LLVMPositionBuilderAtEnd(w->b, rest);
 }
@@ -302,16 +311,9 @@ static LLVMValueRef strlen_value(wrap_ctx *w, LLVMValueRef s) {
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(mc->ctx, w->wrap, "len");
   LLVMBuildCondBr(w->b, fits, chunk, rest);
   LLVMPositionBuilderAtEnd(w->b, chunk);
-  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16), i16 = LLVMIntTypeInContext(mc->ctx, 16);
+  LLVMTypeRef v16 = LLVMVectorType(mc->t_i8, 16);
   LLVMValueRef nul = LLVMBuildICmp(w->b, LLVMIntEQ, chunk_at(w, v16, s), LLVMConstNull(v16), "");
-  LLVMValueRef mask = LLVMBuildBitCast(w->b, nul, i16, "nul_mask");
-  LLVMBuildCondBr(w->b, LLVMBuildICmp(w->b, LLVMIntNE, mask, LLVMConstInt(i16, 0, false), ""), found, rest);
-  LLVMPositionBuilderAtEnd(w->b, found);
-  unsigned id = LLVMLookupIntrinsicID("llvm.cttz", 9);
-  LLVMValueRef cttz = LLVMGetIntrinsicDeclaration(mc->mod, id, &i16, 1);
-  LLVMValueRef args[] = {mask, LLVMConstInt(mc->t_i1, 1, false)};
-  LLVMValueRef k = LLVMBuildCall2(w->b, LLVMIntrinsicGetType(mc->ctx, id, &i16, 1), cttz, args, 2, "");
-  k = LLVMBuildZExt(w->b, k, mc->t_i64, "");
+  LLVMValueRef k = first_set_byte(w, nul, "nul_mask", found, rest);
   LLVMBuildBr(w->b, join);
   LLVMPositionBuilderAtEnd(w->b, rest);
   LLVMTypeRef ps[] = {mc->t_ptr, mc->t_i64, mc->t_i32};

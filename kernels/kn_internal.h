@@ -297,6 +297,13 @@ bool kr_lane_product(kr_ctx *c, LLVMValueRef p, int lane, kr_lane_factor *fa, kr
  * region (c->region, chain built) the same expression at its own j. */
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r);
 const ir_loop *kr_innermost_at(const kr_ctx *c, int b);
+/* kn_recog_reduce.c: the integer reduction operator v applies to two
+ * operands (an `add`, `mul`, `and`, `or`, `xor`, or a call of
+ * llvm.smin/smax/umin/umax, on scalars or lanes), or KN_RED_COUNT.  Each
+ * is associative and commutative on wrapping integers, so lanes that each
+ * combine their own iterations, combined after the loop, give the scalar
+ * loop's value. */
+kn_red_op kr_red_op(LLVMValueRef v);
 bool kr_lane_counts(LLVMValueRef v, kn_red_op op, unsigned lane, LLVMValueRef x, int *counts, unsigned lanes,
                     int depth);
 bool kr_region_vector_ok(kr_ctx *c, LLVMValueRef v);

@@ -515,30 +515,6 @@ static bool fail(kr_ctx *c, const char *why) {
 #define KR_SKIPS 4
 #define REGION_FAIL "vector (SIMD) loop inside another loop: not the shape of a vector loop and its scalar remainder"
 
-/* The integer reduction operator v applies to two operands (an `add`,
- * `mul`, `and`, `or`, `xor`, or a call of llvm.smin/smax/umin/umax, on
- * scalars or lanes), or KN_RED_COUNT.  Each is associative and
- * commutative on wrapping integers, so lanes that each combine their own
- * iterations, combined after the loop, give the scalar loop's value. */
-static kn_red_op red_op(LLVMValueRef v) {
-  if (!LLVMIsAInstruction(v)) return KN_RED_COUNT;
-  switch (LLVMGetInstructionOpcode(v)) {
-  case LLVMAdd: return KN_RED_ADD;
-  case LLVMMul: return KN_RED_MUL;
-  case LLVMAnd: return KN_RED_AND;
-  case LLVMOr: return KN_RED_OR;
-  case LLVMXor: return KN_RED_XOR;
-  default: break;
-  }
-  if (!LLVMIsACallInst(v) || LLVMGetNumArgOperands(v) != 2) return KN_RED_COUNT;
-  static const struct { const char *prefix; kn_red_op op; } calls[] = {
-      {"llvm.smin.", KN_RED_SMIN}, {"llvm.smax.", KN_RED_SMAX}, {"llvm.umin.", KN_RED_UMIN}, {"llvm.umax.", KN_RED_UMAX}};
-  const char *name = ir_callee_name(v);
-  for (size_t k = 0; name && k < sizeof calls / sizeof calls[0]; k++)
-    if (strncmp(name, calls[k].prefix, strlen(calls[k].prefix)) == 0) return calls[k].op;
-  return KN_RED_COUNT;
-}
-
 /* Whether x op x == x: a lane may then be combined more than once. */
 static bool idempotent(kn_red_op op) {
   return op == KN_RED_AND || op == KN_RED_OR || op == KN_RED_SMIN || op == KN_RED_SMAX || op == KN_RED_UMIN ||
@@ -548,18 +524,18 @@ static bool idempotent(kn_red_op op) {
 /* The terms a sum adds to phi on its way to v, in the order added: v =
  * add(add(phi, t0), t1) (operands of each add in either order, the inner
  * add used once), at most KR_SUM_TERMS of them; 0 when v is no such chain.
- * "add" is v's own reduction operator (red_op), the same at every link. */
+ * "add" is v's own reduction operator (kr_red_op), the same at every link. */
 #define KR_SUM_TERMS 2
 static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValueRef phi, LLVMValueRef *terms) {
   LLVMValueRef back[KR_SUM_TERMS];
   int n = 0;
-  kn_red_op op = red_op(v);
+  kn_red_op op = kr_red_op(v);
   while (v != phi) {
-    if (n == KR_SUM_TERMS || op == KN_RED_COUNT || red_op(v) != op || !ir_loop_defines(l, v, c->cfg)) return 0;
+    if (n == KR_SUM_TERMS || op == KN_RED_COUNT || kr_red_op(v) != op || !ir_loop_defines(l, v, c->cfg)) return 0;
     LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
-    bool la = a == phi || (red_op(a) == op && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
+    bool la = a == phi || (kr_red_op(a) == op && LLVMGetFirstUse(a) && !LLVMGetNextUse(LLVMGetFirstUse(a)) &&
                            ir_loop_defines(l, a, c->cfg));
-    bool lb = b == phi || (red_op(b) == op && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
+    bool lb = b == phi || (kr_red_op(b) == op && LLVMGetFirstUse(b) && !LLVMGetNextUse(LLVMGetFirstUse(b)) &&
                            ir_loop_defines(l, b, c->cfg));
     if (la && lb) {
       /* add(phi, x) with x itself an add: the phi's side is the chain */
@@ -578,7 +554,7 @@ static int sum_chain(const ir_loop *l, const kr_ctx *c, LLVMValueRef v, LLVMValu
 /* The accumulator of a loop that stores nothing: its one header phi that
  * is no counter, of an integer type (i32 or i64, or lanes of them), whose
  * value from the latch is an integer `add` (or another reduction operator,
- * red_op: the same at every link) of the phi and a term (either
+ * kr_red_op: the same at every link) of the phi and a term (either
  * order; for R, up to two terms, an unrolled remainder: sum_chain), and
  * from outside the loop *init; *term the first term.  NULL when there is
  * none. */
@@ -941,7 +917,7 @@ bool kr_lane_counts(LLVMValueRef v, kn_red_op op, unsigned lane, LLVMValueRef x,
       lane >= lanes)
     return false;
   if (v == x) return ++counts[lane], true;
-  if (red_op(v) == op)
+  if (kr_red_op(v) == op)
     return kr_lane_counts(LLVMGetOperand(v, 0), op, lane, x, counts, lanes, depth + 1) &&
            kr_lane_counts(LLVMGetOperand(v, 1), op, lane, x, counts, lanes, depth + 1);
   if (is_op(v, LLVMShuffleVector)) {
@@ -1020,8 +996,8 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
     LLVMValueRef latch, term, init;
     if (!sum_acc(c, r->loops[k], &latch, &term, &init)) return false;
     /* one operator in every copy of V and R */
-    if (op != KN_RED_COUNT && red_op(latch) != op) return false;
-    op = red_op(latch);
+    if (op != KN_RED_COUNT && kr_red_op(latch) != op) return false;
+    op = kr_red_op(latch);
     LLVMValueRef *want = r->vector[k] ? &vinit : &acc0;
     if (*want && *want != init) return false;
     *want = init;
@@ -1845,7 +1821,7 @@ out:;
  * from V's final accumulator to hsum, the phi of it) */
 static bool in_hsum(LLVMValueRef v, LLVMValueRef at, kn_red_op op, int depth) {
   if (v == at) return true;
-  if (depth > 16 || !(red_op(at) == op || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
+  if (depth > 16 || !(kr_red_op(at) == op || is_op(at, LLVMShuffleVector) || LLVMIsAExtractElementInst(at)))
     return false;
   /* (a call's operands: its two arguments, then the callee) */
   int n = LLVMIsACallInst(at) ? 2 : LLVMGetNumOperands(at);

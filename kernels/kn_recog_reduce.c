@@ -17,7 +17,8 @@ typedef struct {
   int nterms;
 } accumulator;
 
-/* The reduction operator v applies, or KN_RED_COUNT. */
+/* The reduction operator v applies, or KN_RED_COUNT (also for
+ * kn_lanes_region.c's sums in lanes, kr_red_op). */
 static kn_red_op op_of(LLVMValueRef v, bool *is_float) {
   *is_float = false;
   if (LLVMIsABinaryOperator(v)) {
@@ -39,6 +40,12 @@ static kn_red_op op_of(LLVMValueRef v, bool *is_float) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strncmp(name, table[i].prefix, strlen(table[i].prefix)) == 0) return table[i].op;
   return KN_RED_COUNT;
+}
+
+kn_red_op kr_red_op(LLVMValueRef v) {
+  bool is_float;
+  kn_red_op op = op_of(v, &is_float);
+  return is_float ? KN_RED_COUNT : op;
 }
 
 static bool is_link(const kr_ctx *c, const accumulator *acc, LLVMValueRef v, const ir_loop *l) {
