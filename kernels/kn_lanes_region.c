@@ -1006,16 +1006,16 @@ static bool sum_shape(kr_ctx *c, kr_region *r, int G, int E, int S, int J, int D
    * lane but one, which holds X0; for an idempotent operator X0 in every
    * lane, a constant) */
   if (!vinit || !acc0) return false;
-  LLVMTypeRef et = LLVMGetElementType(LLVMTypeOf(vinit));
-  LLVMValueRef id = red_identity(op, et), first = LLVMIsAConstant(vinit) ? LLVMGetAggregateElement(vinit, 0) : NULL;
+  LLVMValueRef id = red_identity(op, LLVMGetElementType(LLVMTypeOf(vinit)));
   if (!id) return false;
-  int others = 0;
-  for (unsigned l = 0; first && l < r->lanes; l++)
-    if (LLVMGetAggregateElement(vinit, l) != id) others++, x0 = LLVMGetAggregateElement(vinit, l);
-  if (first && (others == 0 || (splat_of(vinit, first, r->lanes) && idempotent(op)))) {
-    x0 = first;
-  } else if (first && others == 1) {
-    /* a constant X0 in one lane of identities (x0 that lane's) */
+  if (LLVMIsAConstant(vinit)) {
+    /* identities but in at most one lane (X0 there, else the identity),
+     * or X0 in every lane of an idempotent operator */
+    int others = 0;
+    x0 = id;
+    for (unsigned l = 0; l < r->lanes; l++)
+      if (LLVMGetAggregateElement(vinit, l) != id) others++, x0 = LLVMGetAggregateElement(vinit, l);
+    if (others > 1 && !(idempotent(op) && splat_of(vinit, x0, r->lanes))) return false;
   } else if (LLVMIsAInsertElementInst(vinit) && LLVMIsAConstantInt(LLVMGetOperand(vinit, 2)) &&
              LLVMIsAConstant(LLVMGetOperand(vinit, 0))) {
     unsigned at = (unsigned)LLVMConstIntGetZExtValue(LLVMGetOperand(vinit, 2));
@@ -1892,8 +1892,8 @@ static bool only_steers(const kr_ctx *c, LLVMValueRef v, int depth) {
     }
     /* (the checked copy's test hoisted before V: its trips left within
      * the size, `umax(size - 15, p)` and a shift) */
-    const char *callee = LLVMIsACallInst(user) ? ir_callee_name(user) : NULL;
-    if (callee && (strncmp(callee, "llvm.umax.", 10) == 0 || strncmp(callee, "llvm.umin.", 10) == 0)) {
+    kn_red_op call = LLVMIsACallInst(user) ? kr_red_op(user) : KN_RED_COUNT;
+    if (call == KN_RED_UMAX || call == KN_RED_UMIN) {
       if (!only_steers(c, user, depth + 1)) return false;
       continue;
     }
