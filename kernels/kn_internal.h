@@ -232,6 +232,8 @@ bool kr_fail(kr_ctx *c, const char *reason);
 int kr_param(kr_ctx *c, kn_bind b);
 /* An integer value of the nest as an affine form over t_d and live values. */
 kr_affine kr_int(kr_ctx *c, LLVMValueRef v);
+/* a += k * b (not ok on overflow or when b is not). */
+void kr_affine_add(kr_affine *a, const kr_affine *b, int64_t k);
 /* A memory access's byte offset from the linear memory base. */
 kr_affine kr_address(kr_ctx *c, LLVMValueRef ptr);
 /* kr_affine -> kn_addr over dims (outer, inner) = chain[d0], chain[d1]. */

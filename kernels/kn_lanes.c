@@ -148,7 +148,12 @@ static bool const_lane(LLVMValueRef v, int lane, int64_t *out) {
 static bool vector_counter(const kr_ctx *c, LLVMValueRef phi, int64_t *s0, int64_t *q) {
   const ir_loop *l = c->chain[0];
   LLVMTypeRef t = LLVMTypeOf(phi);
-  if (c->depth != 1 || l->nchildren || !LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 ||
+  if (!LLVMIsAPHINode(phi)) return false;
+  /* in a region at the top of a function (kn_recog_top.c), read as one
+   * loop around its loops: the vector loop holding the phi (its lanes
+   * are then read in that loop, chain[0], by the region's proof) */
+  if (c->top && l == c->top) l = kr_innermost_at(c, ir_cfg_index(c->cfg, LLVMGetInstructionParent(phi)));
+  if (!l || l == c->top || c->depth != 1 || l->nchildren || LLVMCountIncoming(phi) != 2 ||
       LLVMGetInstructionParent(phi) != c->cfg->blocks[l->header].bb || kr_lane_count(t) != 4 ||
       LLVMGetTypeKind(LLVMGetElementType(t)) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(LLVMGetElementType(t)) != 32)
     return false;
@@ -431,6 +436,77 @@ bool kr_narrow_lane_link(LLVMValueRef i) {
   }
 }
 
+/* Lane `lane` of i32 arithmetic on a vector counter (`<0, 1, 2, 3> * 3 +
+ * splat(from)`: adds, subtractions, multiplications and shifts by
+ * constant lanes, splats of scalars) as one affine form over the lane's
+ * own iteration j, the form a scalar loop's counter arithmetic takes
+ * (kn_recog_expr.c counts), so that both read alike.  *counter: a vector
+ * counter was met (else the form is of no use). */
+static bool lane_form(kr_ctx *c, LLVMValueRef v, int lane, kr_affine *out, bool *counter, int depth) {
+  int64_t k;
+  LLVMTypeRef t = LLVMTypeOf(v);
+  if (depth > 8 || LLVMGetTypeKind(t) != LLVMVectorTypeKind) return false;
+  int n = (int)LLVMGetVectorSize(t);
+  if (lane < 0 || lane >= n) return false;
+  if (LLVMIsAConstant(v)) {
+    if (!const_lane(v, lane, &k)) return false;
+    *out = (kr_affine){.ok = true, .c = (int32_t)k};
+    return true;
+  }
+  if (!LLVMIsAInstruction(v)) return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  int64_t s0, q;
+  switch (op) {
+  case LLVMPHI:
+    if (!vector_counter(c, v, &s0, &q) || c->copies != n || c->copy != lane) return false;
+    *out = (kr_affine){.ok = true, .c = s0, .n = 1};
+    out->t[0] = (kr_term){.coeff = q, .dim = 0, .param = NULL};
+    *counter = true;
+    return true;
+  case LLVMShuffleVector: {
+    int m = LLVMGetMaskValue(v, (unsigned)lane);
+    LLVMValueRef a = LLVMGetOperand(v, 0);
+    int w = (int)LLVMGetVectorSize(LLVMTypeOf(a));
+    if (m == LLVMGetUndefMaskElem()) return false;
+    return lane_form(c, LLVMGetOperand(v, m < w ? 0 : 1), m % w, out, counter, depth + 1);
+  }
+  case LLVMInsertElement: {
+    LLVMValueRef idx = LLVMGetOperand(v, 2);
+    if (!LLVMIsAConstantInt(idx)) return false;
+    if ((int)LLVMConstIntGetZExtValue(idx) != lane) return lane_form(c, LLVMGetOperand(v, 0), lane, out, counter, depth + 1);
+    /* a scalar computed before the loop (a splat's) */
+    LLVMValueRef x = LLVMGetOperand(v, 1);
+    if (ir_loop_defines(kr_nest(c), x, c->cfg)) return false;
+    *out = kr_int(c, x);
+    return out->ok;
+  }
+  case LLVMAdd:
+  case LLVMSub: {
+    kr_affine y;
+    if (!lane_form(c, LLVMGetOperand(v, 0), lane, out, counter, depth + 1) ||
+        !lane_form(c, LLVMGetOperand(v, 1), lane, &y, counter, depth + 1))
+      return false;
+    kr_affine_add(out, &y, op == LLVMAdd ? 1 : -1);
+    return out->ok;
+  }
+  case LLVMMul:
+  case LLVMShl:
+    for (int o = 0; o < (op == LLVMMul ? 2 : 1); o++) {
+      LLVMValueRef f = LLVMGetOperand(v, 1 - (unsigned)o);
+      kr_affine x;
+      if (!LLVMIsAConstant(f) || !const_lane(f, lane, &k) || (op == LLVMShl && (k < 0 || k > 30)) ||
+          !lane_form(c, LLVMGetOperand(v, (unsigned)o), lane, &x, counter, depth + 1))
+        continue;
+      *out = (kr_affine){.ok = true};
+      kr_affine_add(out, &x, op == LLVMShl ? INT64_C(1) << k : k);
+      return out->ok;
+    }
+    return false;
+  default:
+    return false;
+  }
+}
+
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   if (!c->in_lanes) return kr_fail(c, "vector (SIMD) operations: not recognised yet"), -1;
   LLVMTypeRef vt = LLVMTypeOf(v);
@@ -445,6 +521,11 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
   if (op != LLVMShuffleVector && op != LLVMInsertElement && !ir_loop_defines(kr_nest(c), v, c->cfg))
     return kr_fail(c, "a vector value computed before the loop"), -1;
   int32_t r;
+  kr_affine form;
+  bool counter = false;
+  if (t == KN_I32 && (op == LLVMAdd || op == LLVMSub || op == LLVMMul || op == LLVMShl) &&
+      lane_form(c, v, lane, &form, &counter, 0) && counter)
+    return kr_counter_value(c, &form, KN_I32);
   switch (op) {
   case LLVMLoad:
     return lane_load(c, v, vt, lane, t, false);

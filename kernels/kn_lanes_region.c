@@ -119,6 +119,8 @@
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir_pass.h"
@@ -1305,6 +1307,82 @@ static int skip_chain(const kr_ctx *c, int J, const int *zero, int nzero, int *o
   return n == nzero ? n : 0;
 }
 
+
+/* The bytes of a constant vector (little-endian, 16 at most); false for
+ * anything but integer or float lanes known bit for bit. */
+static bool const_bytes(LLVMValueRef v, uint8_t *bytes) {
+  LLVMTypeRef t = LLVMTypeOf(v), e = LLVMGetElementType(t);
+  unsigned n = LLVMGetVectorSize(t), size;
+  LLVMTypeKind k = LLVMGetTypeKind(e);
+  if (k == LLVMIntegerTypeKind) size = LLVMGetIntTypeWidth(e) / 8;
+  else if (k == LLVMFloatTypeKind) size = 4;
+  else if (k == LLVMDoubleTypeKind) size = 8;
+  else return false;
+  if (!size || size > 8 || n * size != 16 || (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) % 8)) return false;
+  for (unsigned l = 0; l < n; l++) {
+    LLVMValueRef x = LLVMGetAggregateElement(v, l);
+    uint64_t bits;
+    if (!x || LLVMIsUndef(x) || LLVMIsPoison(x)) return false;
+    if (k == LLVMIntegerTypeKind) {
+      if (!LLVMIsAConstantInt(x)) return false;
+      bits = LLVMConstIntGetZExtValue(x);
+    } else {
+      LLVMBool loses = 0;
+      if (!LLVMIsAConstantFP(x)) return false;
+      double d = LLVMConstRealGetDouble(x, &loses);
+      if (loses || d != d) return false; /* a NaN's payload is not read back */
+      if (size == 4) {
+        float f = (float)d;
+        uint32_t b32;
+        memcpy(&b32, &f, 4);
+        bits = b32;
+      } else {
+        memcpy(&bits, &d, 8);
+      }
+    }
+    for (unsigned b = 0; b < size; b++) bytes[l * size + b] = (uint8_t)(bits >> (8 * b));
+  }
+  return true;
+}
+
+/* A vector loop that stores a constant in other lanes than its remainder
+ * stores scalars of (clang's `x[i] = 0.5f` by four: `store <2 x i64>` of
+ * f32 pairs, its remainder `store i32`): each such store of the region's
+ * vector loops is given the same 16 bytes as a vector of R's integer
+ * type, which is the same store (the same bytes to the same address),
+ * so that its lanes are R's iterations.  Exact whether or not the region
+ * is then taken. */
+static void const_stores_as_rep(const kr_ctx *c, const kr_region *r) {
+  LLVMValueRef rst[KR_REGION_STORES];
+  bool vector;
+  int n = loop_stores(c, r->rep, &vector, rst, KR_REGION_STORES);
+  if (n <= 0 || vector) return;
+  LLVMTypeRef et = LLVMTypeOf(LLVMGetOperand(rst[0], 0));
+  if (LLVMGetTypeKind(et) != LLVMIntegerTypeKind) return;
+  unsigned width = LLVMGetIntTypeWidth(et);
+  if (width != 32 && width != 64) return;
+  for (int s = 1; s < n; s++)
+    if (LLVMTypeOf(LLVMGetOperand(rst[s], 0)) != et) return;
+  for (int k = 0; k < r->nloops; k++) {
+    LLVMValueRef st[KR_REGION_STORES];
+    int m = r->vector[k] ? loop_stores(c, r->loops[k], &vector, st, KR_REGION_STORES) : 0;
+    for (int s = 0; s < m; s++) {
+      LLVMValueRef v = LLVMGetOperand(st[s], 0);
+      LLVMTypeRef vt = LLVMTypeOf(v);
+      uint8_t bytes[16];
+      if (LLVMGetElementType(vt) == et || !LLVMIsConstant(v) || !const_bytes(v, bytes)) continue;
+      unsigned lanes = 128 / width, size = width / 8;
+      LLVMValueRef elems[4];
+      for (unsigned l = 0; l < lanes; l++) {
+        uint64_t bits = 0;
+        for (unsigned b = 0; b < size; b++) bits |= (uint64_t)bytes[l * size + b] << (8 * b);
+        elems[l] = LLVMConstInt(et, bits, false);
+      }
+      LLVMSetOperand(st[s], 0, LLVMConstVector(elems, lanes));
+    }
+  }
+}
+
 bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
   memset(r, 0, sizeof *r);
   r->outer = outer;
@@ -1318,6 +1396,7 @@ bool kr_region_find(kr_ctx *c, const ir_loop *outer, kr_region *r) {
     /* the lanes of V's accumulator (sum_acc: i32x4 or i64x2) */
     lanes = kr_lane_count(LLVMTypeOf(sum_acc(c, r->vec, &latch, &term, &init)));
   } else {
+    const_stores_as_rep(c, r);
     if (loop_stores(c, r->vec, &vector, vst, KR_REGION_STORES) != 1) return fail(c, REGION_FAIL);
     lanes = kr_lane_count(LLVMTypeOf(LLVMGetOperand(vst[0], 0)));
   }
@@ -1625,7 +1704,19 @@ static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int 
     *first = a;
     return true;
   }
-  return kr_same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
+  bool same = kr_same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
+  if (!same && getenv("TW_DBG_TREE")) {
+    for (int32_t r2 = 0; r2 < 2; r2++) {
+      int32_t top2 = r2 ? at : *root;
+      fprintf(stderr, "TREE %s (lane %d copy %d):\n", r2 ? "this" : "ref", lane, copy);
+      for (int32_t k = 0; k <= top2; k++) {
+        const kn_expr *e = &c->nodes[k];
+        fprintf(stderr, "  %d: op %d ty %d a %d b %d c %d bits %llx\n", k, e->op, e->type, e->a, e->b, e->c, (unsigned long long)e->bits);
+      }
+    }
+    fprintf(stderr, "affine c %lld vs %lld\n", (long long)a.c, (long long)first->c);
+  }
+  return same;
 }
 
 /* The copy number of each scalar store of l (U stores a trip, one element

@@ -79,6 +79,8 @@ static void add_scaled(kr_affine *a, const kr_affine *b, int64_t k, LLVMValueRef
   }
 }
 
+void kr_affine_add(kr_affine *a, const kr_affine *b, int64_t k) { add_scaled(a, b, k, NULL); }
+
 static int dim_of(const kr_ctx *c, const ir_loop *l) {
   for (int d = 0; d < c->depth; d++)
     if (c->chain[d] == l) return d;

@@ -262,7 +262,13 @@ static int32_t param_node(kr_ctx *c, LLVMValueRef p, kn_type t) {
  * kernel's index 0 is chain[depth-2] (chain[0] in a 1-D nest), index 1
  * chain[depth-1], as for loads. */
 int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t) {
-  const kr_affine a = *form;
+  /* the counters' terms first, then the live values' in their order: one
+   * tree for one value however the form was summed (a scalar counter's
+   * start and step, a vector counter's lanes times 3 plus a splat) */
+  kr_affine a = {.ok = form->ok, .c = form->c};
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < form->n; i++)
+      if ((form->t[i].param != NULL) == pass) a.t[a.n++] = form->t[i];
   kn_expr k = kr_node(KN_E_CONST, t, -1, -1, -1);
   k.bits = (uint32_t)a.c;
   int32_t acc = kr_push(c, k);

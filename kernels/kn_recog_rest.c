@@ -34,19 +34,20 @@ static bool loop_uses(const ir_cfg *cfg, const ir_loop *v, LLVMValueRef w) {
   return false;
 }
 
-/* The vector loop among lp's roots whose count the value v (a start of
- * R's) is computed from, through pure arithmetic and phis; NULL if none. */
-static const ir_loop *count_of(const ir_cfg *cfg, const ir_loops *lp, LLVMValueRef v, int depth) {
+/* The vector loop among R's siblings (sibs: the roots, or the children of
+ * R's parent) whose count the value v (a start of R's) is computed from,
+ * through pure arithmetic and phis; NULL if none. */
+static const ir_loop *count_of(const ir_cfg *cfg, ir_loop *const *sibs, int nsibs, LLVMValueRef v, int depth) {
   if (!LLVMIsAInstruction(v) || depth > 4) return NULL;
   if (vector_count(v))
-    for (int r = 0; r < lp->nroots; r++)
-      if (lp->roots[r]->nchildren == 0 && loop_uses(cfg, lp->roots[r], v) && ir_loop_has_vectors(cfg, lp->roots[r]))
-        return lp->roots[r];
+    for (int r = 0; r < nsibs; r++)
+      if (sibs[r]->nchildren == 0 && loop_uses(cfg, sibs[r], v) && ir_loop_has_vectors(cfg, sibs[r]))
+        return sibs[r];
   if (!LLVMIsAPHINode(v) && !ir_int_step_pure(v)) return NULL;
   for (int k = 0; k < LLVMGetNumOperands(v); k++) {
     LLVMValueRef op = LLVMGetOperand(v, (unsigned)k);
     if (LLVMIsABasicBlock(op)) continue;
-    const ir_loop *found = count_of(cfg, lp, op, depth + 1);
+    const ir_loop *found = count_of(cfg, sibs, nsibs, op, depth + 1);
     if (found) return found;
   }
   return NULL;
@@ -64,17 +65,21 @@ void kr_refuse_rests(const ir_cfg *cfg, const ir_loops *lp, kn_recog_result *res
     kn_recog_nest *n = &res->nests[k];
     const ir_loop *l = n->nest;
     if (!n->ok || l->nchildren) continue;
-    /* a region (kn_recog_top.c) is placed at R's latch, its header D no loop's */
-    bool root = false;
-    for (int r = 0; r < lp->nroots; r++) root |= lp->roots[r] == l;
-    if (!root) continue;
+    /* a region (kn_recog_top.c) is placed at R's latch, its header D no
+     * loop's: R is one of the roots, or of its parent's children (a row's
+     * remainder, launched once a row) */
+    ir_loop *const *sibs = l->parent ? l->parent->children : lp->roots;
+    int nsibs = l->parent ? l->parent->nchildren : lp->nroots;
+    bool known = false;
+    for (int r = 0; r < nsibs; r++) known |= sibs[r] == l;
+    if (!known) continue;
     const ir_loop *v = NULL;
     LLVMBasicBlockRef h = cfg->blocks[l->header].bb;
     for (LLVMValueRef phi = LLVMGetFirstInstruction(h); phi && LLVMIsAPHINode(phi) && !v;
          phi = LLVMGetNextInstruction(phi))
       for (unsigned i = 0; i < LLVMCountIncoming(phi) && !v; i++) {
         int from = ir_cfg_index(cfg, LLVMGetIncomingBlock(phi, i));
-        if (from >= 0 && !l->in_body[from]) v = count_of(cfg, lp, LLVMGetIncomingValue(phi, i), 0);
+        if (from >= 0 && !l->in_body[from]) v = count_of(cfg, sibs, nsibs, LLVMGetIncomingValue(phi, i), 0);
       }
     if (!v || v == l || offloaded(res, v->header)) continue;
     n->ok = false;

@@ -582,8 +582,6 @@ static const known_gap simd_gaps[] = {
     {"tests/gpu/detect/blas_cols.c", "+none -1 map 1-D -> f32: ssyrk_un's beta row `C(0:j,j) *= beta`, a triangle "
                                      "region in the j nest that calls memset, is a region of no nest (its remainder "
                                      "alone: \"trip count unknown\"); the plain build's i loop is a map"},
-    {"tests/gpu/detect/counter.c", "+1 map 1-D -> f32 -none: " SIMD_SPLIT},
-    {"tests/gpu/detect/fill.c", "+1 map 1-D -> i64 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/jacobi.c", "+1 map 1-D -> f32 -1 map 2-D -> f32: " SIMD_SHAPE " (the constant count N = 256 of a "
                                   "row from 1: V counts bytes up to 2^32, no test E, R entered at byte 4 or 1012; round "
                                   "19 reads rows from j0 of a count n only); " SIMD_PARTS_AS_MAPS},
