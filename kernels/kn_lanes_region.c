@@ -119,8 +119,6 @@
  * Anything else (another order of the blocks, a second peel, a guard that
  * skips part of the range, a float sum in lanes) is not a region: the
  * nest is refused with the reason kn_lanes.c gives. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir_pass.h"
@@ -1704,19 +1702,7 @@ static bool same_as_reference(kr_ctx *c, const ir_loop *l, LLVMValueRef st, int 
     *first = a;
     return true;
   }
-  bool same = kr_same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
-  if (!same && getenv("TW_DBG_TREE")) {
-    for (int32_t r2 = 0; r2 < 2; r2++) {
-      int32_t top2 = r2 ? at : *root;
-      fprintf(stderr, "TREE %s (lane %d copy %d):\n", r2 ? "this" : "ref", lane, copy);
-      for (int32_t k = 0; k <= top2; k++) {
-        const kn_expr *e = &c->nodes[k];
-        fprintf(stderr, "  %d: op %d ty %d a %d b %d c %d bits %llx\n", k, e->op, e->type, e->a, e->b, e->c, (unsigned long long)e->bits);
-      }
-    }
-    fprintf(stderr, "affine c %lld vs %lld\n", (long long)a.c, (long long)first->c);
-  }
-  return same;
+  return kr_same_tree(c, *root, at, 0) && kr_same_affine(&a, first);
 }
 
 /* The copy number of each scalar store of l (U stores a trip, one element

@@ -37,8 +37,6 @@
  *       the values from under D that only the phi uses stay inside.
  *
  * A region beside another nest is left to the loops' own nests. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir_pass.h"
@@ -258,7 +256,6 @@ bool kr_top_region(kr_ctx *c, const ir_loops *lp, const ir_loop *vec, bool *clai
         return true;
       }
       why = c->reason;
-      if (getenv("TW_DBG_TOP")) fprintf(stderr, "TOP %s d=%d way=%d: %s\n", LLVMGetValueName(LLVMGetBasicBlockParent(c->cfg->blocks[d].bb)), d, way, why ? why : "?");
       /* a region found but no kernel: the loops keep their own nests */
       if (c->region) goto refused;
     }

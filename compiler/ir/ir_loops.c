@@ -112,6 +112,8 @@ bool ir_loop_defines(const ir_loop *l, LLVMValueRef v, const ir_cfg *cfg) {
 bool ir_loop_has_vectors(const ir_cfg *cfg, const ir_loop *l) {
   for (int b = 0; b < l->nbody; b++)
     for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[l->body[b]].bb); i; i = LLVMGetNextInstruction(i))
-      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind) return true;
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMVectorTypeKind ||
+          (LLVMIsAStoreInst(i) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMVectorTypeKind))
+        return true;
   return false;
 }

@@ -38,6 +38,17 @@ static LLVMValueRef last_effect(LLVMBasicBlockRef bb) {
   return last;
 }
 
+/* Whether a branch leads straight to a trap (a bounds check's: a block
+ * ending in `unreachable`), which is no vector loop's guard: such blocks
+ * (a big function's hundreds of checked accesses) are left whole. */
+static bool to_trap(LLVMValueRef br) {
+  for (unsigned s = 0; s < LLVMGetNumSuccessors(br); s++) {
+    LLVMValueRef t = LLVMGetBasicBlockTerminator(LLVMGetSuccessor(br, s));
+    if (t && LLVMIsAUnreachableInst(t)) return true;
+  }
+  return false;
+}
+
 /* In the blocks of fn outside every loop that end in a conditional branch
  * after a call or store, when fn has a root loop (no loop around it)
  * computing vectors: the last such call or store of each; how many, at
@@ -58,7 +69,7 @@ static int candidates(LLVMValueRef fn, LLVMValueRef *out, int cap) {
       bool looped = false;
       for (int r = 0; r < lp.nroots && !looped; r++) looped = lp.roots[r]->in_body[b];
       LLVMValueRef term = LLVMGetBasicBlockTerminator(cfg.blocks[b].bb), last;
-      if (!looped && term && LLVMIsABranchInst(term) && LLVMIsConditional(term) &&
+      if (!looped && term && LLVMIsABranchInst(term) && LLVMIsConditional(term) && !to_trap(term) &&
           (last = last_effect(cfg.blocks[b].bb)))
         out[n++] = last;
     }

@@ -1753,12 +1753,12 @@ static bool stores_scalar(const kn_recog_nest *n) {
 
 /* fn (simd_lanes.c, a 1-D map at the top of its function) with its
  * region as one nest: the only nest offloaded, holding the v128 loop and
- * the scalar remainder, a map over j in [0, n) (n the function's first
- * argument, counted from the constant 0 as the top-tested loop) whose
+ * the scalar remainder, a map over j in [0, n) (n the function's
+ * argument n_arg, 1 its first, counted from the constant 0 as the top-tested loop) whose
  * every other param is an argument of the function (the values the
  * region's blocks compute are read at j = 0), the nodes those of the
  * scalar loop's map alone. */
-static void check_top_region_in(const char *src, const char *fn, kn_type type, unsigned elem) {
+static void check_top_region_at(const char *src, const char *fn, kn_type type, unsigned elem, unsigned n_arg) {
   fixture alone, f;
   recognise_in(&alone, src, fn);
   if (alone.skipped) return;
@@ -1783,7 +1783,7 @@ static void check_top_region_in(const char *src, const char *fn, kn_type type, u
   ck_assert_int_eq(t->kind, KN_BIND_TRIP);
   ck_assert(t->top_tested && t->scale == 1 && !t->guard);
   ck_assert(LLVMIsAConstantInt(t->trip->start) && LLVMConstIntGetZExtValue(t->trip->start) == 0);
-  ck_assert_ptr_eq(t->trip->bound, LLVMGetParam(func, 1));
+  ck_assert_ptr_eq(t->trip->bound, LLVMGetParam(func, n_arg));
   for (unsigned i = 0; i < n->desc.nparams; i++)
     if (n->binds[i].kind == KN_BIND_VALUE) ck_assert(LLVMIsAArgument(n->binds[i].value));
   const kn_recog_nest *r = map_of(&alone, false);
@@ -1794,6 +1794,10 @@ static void check_top_region_in(const char *src, const char *fn, kn_type type, u
   for (kn_op op = 0; op < KN_E_COUNT; op++) ck_assert_int_eq(count_op(n, op), count_op(r, op));
   release(&f);
   release(&alone);
+}
+
+static void check_top_region_in(const char *src, const char *fn, kn_type type, unsigned elem) {
+  check_top_region_at(src, fn, type, elem, 1);
 }
 
 static void check_top_region(const char *fn, kn_type type, unsigned elem) {
@@ -1950,6 +1954,37 @@ START_TEST(neg_top_remainder_alone) {
   ck_assert_int_ge(rests, 1); /* R and its bounds-checked copy */
   release(&f);
 }
+END_TEST
+
+/* counter.c's k_grid: the x loop of each row y is vectorised (a vector
+ * counter `x ^ 5` inside the y loop), and that region is refused; its
+ * scalar remainder, a loop of the y loop's body, is refused with it, not
+ * offloaded alone once a row (kernels/kn_recog_rest.c, siblings). */
+START_TEST(neg_row_remainder_alone) {
+  fixture f;
+  app_build = true;
+  whole_regions = true;
+  recognise_in(&f, "../e2e/counter.c", "k_grid");
+  whole_regions = false;
+  app_build = false;
+  if (f.skipped) return;
+  int ok = 0, rests = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    ok += f.res.nests[i].ok;
+    rests += !f.res.nests[i].ok && strstr(f.res.nests[i].reason, "scalar remainder of a vector") != NULL;
+  }
+  if (ok || rests < 1) dump(&f);
+  ck_assert_int_eq(ok, 0);
+  ck_assert_int_ge(rests, 1);
+  release(&f);
+}
+END_TEST
+
+/* counter.c's ramp `a[i] = (3 * i + from) * 0.5f`: V's lanes are a
+ * vector counter times 3 plus splat(from), R's a scalar counter from
+ * `3 s + from` by 3; read as one affine form each (kn_lanes.c lane_form,
+ * kn_recog_expr.c kr_counter_value's term order), the region is one map. */
+START_TEST(top_vector_counter) { check_top_region_at("counter.c", "ramp", KN_F32, 4, 2); }
 END_TEST
 
 /* An integer sum in lanes at the top of its function (V's i32x4 or
@@ -2181,6 +2216,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_select_swapped);
   tcase_add_test(top, top_nan_add);
   tcase_add_test(top, top_const_pairs);
+  tcase_add_test(top, top_vector_counter);
+  tcase_add_test(top, neg_row_remainder_alone);
   tcase_add_test(top, neg_top_remainder_alone);
   tcase_add_test(top, top_sum_dot_i32);
   tcase_add_test(top, top_sum_dot_i64);
