@@ -88,6 +88,7 @@ static int dim_of(const kr_ctx *c, const ir_loop *l) {
 }
 
 static kr_affine int_rec(kr_ctx *c, LLVMValueRef v, int depth);
+static LLVMValueRef same_incoming(LLVMValueRef p);
 static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth);
 static kr_affine wasm_address(kr_ctx *c, LLVMValueRef x32);
 
@@ -418,6 +419,13 @@ static kr_affine live_value(kr_ctx *c, LLVMValueRef v, int depth) {
    * compares with the lanes addressed `zext(x + C)` */
   if (c->in_address && LLVMIsAZExtInst(v) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(v, 0))) == 32)
     return wasm_address(c, LLVMGetOperand(v, 0));
+  /* a phi of copies of zext(x) (GVN's PRE of an array's base on each
+   * path into a join, inlined kernels back to back): x's form, as for
+   * zext(x); x, used on every path into the join, dominates it (and so
+   * the nest), where the copies do not */
+  LLVMValueRef same = c->in_address && LLVMIsAPHINode(v) ? same_incoming(v) : NULL;
+  if (same && LLVMIsAZExtInst(same) && LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(same, 0))) == 32)
+    return wasm_address(c, LLVMGetOperand(same, 0));
   LLVMValueRef x = outer_iv_alias(c, v);
   if (x) return (kr_affine){.ok = true, .n = 1, .t = {{1, -1, x}}};
   int64_t f;

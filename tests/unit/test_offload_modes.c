@@ -420,7 +420,6 @@ static const known_gap unroll_gaps[] = {
      "3, 0, 2, 1) is not re-rolled: the copies' proof fails (ir_reroll_rem.c prove_copies, not looked into; "
      "since round 13 a nest's range test would stand before the nest, as k_iota's in map2d.c); k_prefix "
      "agrees since round 11"},
-    {"tests/gpu/e2e/simd_fills.c", "grid, as counter.c's k_grid (built here at -O2, without -msimd128)"},
     {"tests/unit/reroll/kept.c",
      "one 1-D i32 map fewer at -O2: until round 9 the -O2 build matched through a remainder loop (a down "
      "counter from n & C, C < 64), now refused as too little work (kn_recog.c "

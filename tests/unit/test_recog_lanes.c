@@ -1932,39 +1932,16 @@ END_TEST
 START_TEST(top_const_pairs) { check_top_region_in("fill.c", "fill_halves", KN_I32, 4); }
 END_TEST
 
-/* map1d.c's k_i32_select: its v128 loop is refused (lanes moved between
- * shapes), so its scalar remainder (at most 3 iterations) is refused too,
- * with that as the reason, not offloaded alone as if it were the loop
- * (kernels/kn_recog_rest.c): no nest is ok. */
-START_TEST(neg_top_remainder_alone) {
+/* fn of an e2e program (its app build at -O2 -msimd128) with regions
+ * read: no nest ok, its vector loop refused and its scalar remainder
+ * with it ("the scalar remainder of a vector (SIMD) loop that stays on
+ * the CPU"), not offloaded alone as if it were the loop
+ * (kernels/kn_recog_rest.c). */
+static void check_rest_refused(const char *src, const char *fn) {
   fixture f;
   app_build = true;
   whole_regions = true;
-  recognise_in(&f, "../e2e/map1d.c", "k_i32_select");
-  whole_regions = false;
-  app_build = false;
-  if (f.skipped) return;
-  int ok = 0, rests = 0;
-  for (int i = 0; i < f.res.nnests; i++) {
-    ok += f.res.nests[i].ok;
-    rests += !f.res.nests[i].ok && strstr(f.res.nests[i].reason, "scalar remainder") != NULL;
-  }
-  if (ok || rests < 1) dump(&f);
-  ck_assert_int_eq(ok, 0);
-  ck_assert_int_ge(rests, 1); /* R and its bounds-checked copy */
-  release(&f);
-}
-END_TEST
-
-/* counter.c's k_grid: the x loop of each row y is vectorised (a vector
- * counter `x ^ 5` inside the y loop), and that region is refused; its
- * scalar remainder, a loop of the y loop's body, is refused with it, not
- * offloaded alone once a row (kernels/kn_recog_rest.c, siblings). */
-START_TEST(neg_row_remainder_alone) {
-  fixture f;
-  app_build = true;
-  whole_regions = true;
-  recognise_in(&f, "../e2e/counter.c", "k_grid");
+  recognise_in(&f, src, fn);
   whole_regions = false;
   app_build = false;
   if (f.skipped) return;
@@ -1975,7 +1952,47 @@ START_TEST(neg_row_remainder_alone) {
   }
   if (ok || rests < 1) dump(&f);
   ck_assert_int_eq(ok, 0);
-  ck_assert_int_ge(rests, 1);
+  ck_assert_int_ge(rests, 1); /* R (and its bounds-checked copy) */
+  release(&f);
+}
+
+/* map1d.c's k_i32_select: its v128 loop is refused (lanes moved between
+ * shapes), so is its remainder (at most 3 iterations). */
+START_TEST(neg_top_remainder_alone) { check_rest_refused("../e2e/map1d.c", "k_i32_select"); }
+END_TEST
+
+/* counter.c's k_grid: the x loop of each row y is vectorised (a vector
+ * counter `x ^ 5` inside the y loop), and that region is refused; its
+ * remainder, a loop of the y loop's body, is refused with it, not
+ * offloaded alone once a row (R's siblings). */
+START_TEST(neg_row_remainder_alone) { check_rest_refused("../e2e/counter.c", "k_grid"); }
+END_TEST
+
+/* e2e simd_fills.c's round_of: its own fill after a printf and the
+ * inlined fill_half, ramp and ramp_i32, each a region at the top: four
+ * nests, each holding its v128 loop and its remainder (none of V or R
+ * alone).  ramp_i32's V addresses b through GVN's phi of copies of
+ * `zext b` on the paths out of ramp's region (kn_recog_affine.c
+ * live_value); read as the phi, its stores differed from R's. */
+START_TEST(top_back_to_back) {
+  fixture f;
+  app_build = true;
+  whole_regions = true;
+  recognise_mutated(&f, "../e2e/simd_fills.c", "round_of", "-msimd128", NULL);
+  whole_regions = false;
+  app_build = false;
+  if (f.skipped) return;
+  int regions = 0, alone = 0;
+  for (int i = 0; i < f.res.nnests; i++) {
+    const kn_recog_nest *n = &f.res.nests[i];
+    if (!n->ok || (!stores_vector(n) && !stores_scalar(n))) continue;
+    if (n->desc.kind != KN_MAP || ir_loop_checked(n->cfg, n->nest)) continue;
+    if (stores_vector(n) && stores_scalar(n)) regions++;
+    else alone++;
+  }
+  if (regions != 4 || alone) dump(&f);
+  ck_assert_int_eq(regions, 4);
+  ck_assert_int_eq(alone, 0);
   release(&f);
 }
 END_TEST
@@ -2217,6 +2234,7 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_nan_add);
   tcase_add_test(top, top_const_pairs);
   tcase_add_test(top, top_vector_counter);
+  tcase_add_test(top, top_back_to_back);
   tcase_add_test(top, neg_row_remainder_alone);
   tcase_add_test(top, neg_top_remainder_alone);
   tcase_add_test(top, top_sum_dot_i32);

@@ -12,9 +12,9 @@
  *     block, cut by the heads pass (ir_split_head.c), whose test of "a
  *     loop computing vectors" now counts a loop that only stores a
  *     constant vector (ir_loop_has_vectors).
- * grid `g[y][x] = y * 1000003 - x * 7 + (x ^ 5)`, vectorised inside the y
- * loop, stays on the CPU: its row remainder is not offloaded alone
- * (kn_recog_rest.c).  Four regions a round; rounds of n = 1000003 and 7
+ * In round_of the inlined ramp and ramp_i32 regions follow each other:
+ * ramp_i32's base in V is GVN's phi of copies of `zext b` (kn_recog_affine.c
+ * live_value reads it as b).  Four regions a round; rounds of n = 1000003 and 7
  * launch 4 each, n = 0 none: 8 under TWASM_DEVICE=gpu. */
 /* clang-flags: -O2 -msimd128 */
 /* expect-gpu-launches: 8 */
@@ -32,35 +32,27 @@ __attribute__((noinline)) void ramp_i32(int n, int from, int *a) {
   for (int i = 0; i < n; i++) a[i] = 7 * i - from;
 }
 
-__attribute__((noinline)) void grid(int rows, int cols, int *g) {
-  for (int y = 1; y < rows; y++)
-    for (int x = 1; x < cols; x++) g[y * cols + x] = y * 1000003 - x * 7 + (x ^ 5);
-}
-
 static void round_of(int n, uint32_t seed) {
   size_t k = n > 0 ? (size_t)n : 1;
   float *x = e2e_alloc(k * sizeof *x), *a = e2e_alloc(k * sizeof *a), *q = e2e_alloc(k * sizeof *q);
-  int *b = e2e_alloc(k * sizeof *b), *g = e2e_alloc(k * sizeof *g);
+  int *b = e2e_alloc(k * sizeof *b);
   for (size_t i = 0; i < k; i++) {
     x[i] = a[i] = q[i] = e2e_unit(&seed);
-    b[i] = g[i] = (int)e2e_next(&seed);
+    b[i] = (int)e2e_next(&seed);
   }
   printf("n %d\n", n);
   for (int i = 0; i < n; i++) q[i] = 0.25f;
   fill_half(n, x);
   ramp(n, -12345, a);
   ramp_i32(n, (int)seed, b);
-  grid(n > 1000 ? 1000 : 1, n > 1000 ? n / 1000 : n, g);
   e2e_print_f32("quarter", q, k);
   e2e_print_f32("half", x, k);
   e2e_print_f32("ramp", a, k);
   e2e_print_i32("ramp_i32", b, k);
-  e2e_print_i32("grid", g, k);
   free(x);
   free(a);
   free(q);
   free(b);
-  free(g);
 }
 
 int main(void) {
