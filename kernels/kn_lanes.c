@@ -436,6 +436,17 @@ bool kr_narrow_lane_link(LLVMValueRef i) {
   }
 }
 
+/* Lane `lane` of a vector counter phi of n lanes, read as copy `lane` of
+ * n (c->copies, c->copy): s0 + q j at the lane's own iteration j (the
+ * kernel's index 0); false for any other phi. */
+static bool counter_form(const kr_ctx *c, LLVMValueRef phi, int lane, int n, kr_affine *form) {
+  int64_t s0, q;
+  if (!vector_counter(c, phi, &s0, &q) || c->copies != n || c->copy != lane) return false;
+  *form = (kr_affine){.ok = true, .c = s0, .n = 1};
+  form->t[0] = (kr_term){.coeff = q, .dim = 0, .param = NULL};
+  return true;
+}
+
 /* Lane `lane` of i32 arithmetic on a vector counter (`<0, 1, 2, 3> * 3 +
  * splat(from)`: adds, subtractions, multiplications and shifts by
  * constant lanes, splats of scalars) as one affine form over the lane's
@@ -455,14 +466,9 @@ static bool lane_form(kr_ctx *c, LLVMValueRef v, int lane, kr_affine *out, bool 
   }
   if (!LLVMIsAInstruction(v)) return false;
   LLVMOpcode op = LLVMGetInstructionOpcode(v);
-  int64_t s0, q;
   switch (op) {
   case LLVMPHI:
-    if (!vector_counter(c, v, &s0, &q) || c->copies != n || c->copy != lane) return false;
-    *out = (kr_affine){.ok = true, .c = s0, .n = 1};
-    out->t[0] = (kr_term){.coeff = q, .dim = 0, .param = NULL};
-    *counter = true;
-    return true;
+    return *counter = counter_form(c, v, lane, n, out);
   case LLVMShuffleVector: {
     int m = LLVMGetMaskValue(v, (unsigned)lane);
     LLVMValueRef a = LLVMGetOperand(v, 0);
@@ -565,15 +571,9 @@ int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {
     if ((int)LLVMConstIntGetZExtValue(idx) == lane) return kr_expr(c, LLVMGetOperand(v, 1));
     return kr_expr(c, LLVMGetOperand(v, 0));
   }
-  case LLVMPHI: {
-    int64_t s0, q;
-    if (!vector_counter(c, v, &s0, &q) || c->copies != n || c->copy != lane)
-      return kr_fail(c, reduction_reason(c, v)), -1;
-    /* s0 + q j at the lane's own iteration j (the kernel's index 0) */
-    kr_affine form = {.ok = true, .c = s0, .n = 1};
-    form.t[0] = (kr_term){.coeff = q, .dim = 0, .param = NULL};
+  case LLVMPHI:
+    if (!counter_form(c, v, lane, n, &form)) return kr_fail(c, reduction_reason(c, v)), -1;
     return kr_counter_value(c, &form, KN_I32);
-  }
   default:
     /* lane-wise: the scalar operation on this lane of each operand */
     return kr_instruction(c, v, t);

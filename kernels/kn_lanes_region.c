@@ -1305,7 +1305,6 @@ static int skip_chain(const kr_ctx *c, int J, const int *zero, int nzero, int *o
   return n == nzero ? n : 0;
 }
 
-
 /* The bytes of a constant vector (little-endian, 16 at most); false for
  * anything but integer or float lanes known bit for bit. */
 static bool const_bytes(LLVMValueRef v, uint8_t *bytes) {
@@ -1351,16 +1350,14 @@ static bool const_bytes(LLVMValueRef v, uint8_t *bytes) {
  * so that its lanes are R's iterations.  Exact whether or not the region
  * is then taken. */
 static void const_stores_as_rep(const kr_ctx *c, const kr_region *r) {
-  LLVMValueRef rst[KR_REGION_STORES];
-  bool vector;
-  int n = loop_stores(c, r->rep, &vector, rst, KR_REGION_STORES);
-  if (n <= 0 || vector) return;
-  LLVMTypeRef et = LLVMTypeOf(LLVMGetOperand(rst[0], 0));
+  /* R's stores (region_loops: scalars, at least one) */
+  LLVMTypeRef et = LLVMTypeOf(LLVMGetOperand(r->stores[0], 0));
   if (LLVMGetTypeKind(et) != LLVMIntegerTypeKind) return;
   unsigned width = LLVMGetIntTypeWidth(et);
   if (width != 32 && width != 64) return;
-  for (int s = 1; s < n; s++)
-    if (LLVMTypeOf(LLVMGetOperand(rst[s], 0)) != et) return;
+  for (int s = 1; s < r->nstores; s++)
+    if (LLVMTypeOf(LLVMGetOperand(r->stores[s], 0)) != et) return;
+  bool vector;
   for (int k = 0; k < r->nloops; k++) {
     LLVMValueRef st[KR_REGION_STORES];
     int m = r->vector[k] ? loop_stores(c, r->loops[k], &vector, st, KR_REGION_STORES) : 0;
