@@ -56,6 +56,10 @@ typedef enum {
   /* integer only, b a CONST node that is not 0 (and not -1 for the signed
    * ones), so that no iteration can trap */
   KN_E_UDIV, KN_E_SDIV, KN_E_UREM, KN_E_SREM,
+  /* a call of pure Wasm function `func` of the module (its LLVM function
+   * in kn_desc's calls_bc), operands a, b, c its arguments in order (-1
+   * past the last): the same code the CPU loop calls (kn_recog_call.c) */
+  KN_E_CALL,
   KN_E_COUNT
 } kn_op;
 
@@ -80,6 +84,7 @@ typedef struct {
     uint64_t bits;         /* KN_E_CONST: integer value or IEEE bits */
     unsigned param;        /* KN_E_PARAM */
     unsigned iv;           /* KN_E_IV: 0 outer, 1 inner */
+    uint32_t func;         /* KN_E_CALL: the Wasm function index */
     struct {
       kn_type mem;         /* I8..F64; narrower ints extend to `type` */
       bool sign;           /* sign- (true) or zero-extend */
@@ -321,6 +326,12 @@ typedef struct {
   unsigned nparams;        /* <= KN_MAX_PARAMS */
   const kn_expr *nodes;    /* map and reduce */
   unsigned nnodes;
+  /* With KN_E_CALL nodes: LLVM bitcode of a module defining each callee
+   * as `wasm_f<func>` (taking a vmctx pointer whose first field is the
+   * linear memory base, then its Wasm arguments), and every function
+   * those call; compiled into the kernel (ptx_target.c).  NULL else. */
+  const void *calls_bc;
+  size_t calls_bc_len;
   union {
     kn_map map;
     kn_reduce reduce;

@@ -241,6 +241,11 @@ bool kr_to_addr(kr_ctx *c, const kr_affine *a, int d0, int d1, unsigned align, k
 int64_t kr_coeff(const kr_affine *a, int dim);
 /* The expression computing v, built into c->nodes; -1 on failure. */
 int32_t kr_expr(kr_ctx *c, LLVMValueRef v);
+/* Calls of pure Wasm functions (kn_recog_call.c): whether call's callee
+ * is one (else fails with why); the call as a KN_E_CALL node of type t,
+ * its callee's read range and the callee recorded in c->out. */
+bool kr_pure_call(kr_ctx *c, LLVMValueRef call);
+int32_t kr_call(kr_ctx *c, LLVMValueRef call, kn_type t);
 int32_t kr_push(kr_ctx *c, kn_expr e);
 kn_expr kr_node(kn_op op, kn_type type, int32_t a, int32_t b, int32_t x);
 /* A load of the value ld, extended to type (sign- or zero-). */
@@ -260,6 +265,10 @@ int64_t kr_lane_offset(LLVMValueRef store, int lane);
 int kr_lane_items(kr_ctx *c, LLVMValueRef *stores, int *lanes, int n, int max);
 bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i);
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v);
+/* A scalar taken out of the lane being read (`extractelement v, lane`:
+ * clang's vectoriser calling a scalar function per lane, the results put
+ * back with insertelement): v's lane; another lane is another iteration. */
+int32_t kr_lane_extract(kr_ctx *c, LLVMValueRef x);
 /* An affine form of the nest's counters as an i32 (or i64) value node
  * (kn_recog_expr.c; a loop counter used as a value). */
 int32_t kr_counter_value(kr_ctx *c, const kr_affine *form, kn_type t);

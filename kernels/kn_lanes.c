@@ -256,6 +256,11 @@ bool kr_lanes_allowed(kr_ctx *c, LLVMValueRef i) {
    * (narrow_product) where the i32 lanes they make are read */
   if (region && kr_narrow_lane_link(i)) return true;
   LLVMTypeRef t = LLVMTypeOf(i);
+  /* one lane taken out (a scalar call per lane): read as that lane, which
+   * must be the one being read (kr_lane_extract) */
+  if (LLVMIsAExtractElementInst(i) && LLVMIsAConstantInt(LLVMGetOperand(i, 1)) &&
+      kr_lane_count(LLVMTypeOf(LLVMGetOperand(i, 0))))
+    return true;
   if (LLVMGetTypeKind(t) != LLVMVectorTypeKind && !LLVMIsAStoreInst(i) && !LLVMIsABitCastInst(i))
     return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised");
   if (LLVMGetTypeKind(t) == LLVMVectorTypeKind && !kr_lane_count(t) &&
@@ -511,6 +516,14 @@ static bool lane_form(kr_ctx *c, LLVMValueRef v, int lane, kr_affine *out, bool 
   default:
     return false;
   }
+}
+
+int32_t kr_lane_extract(kr_ctx *c, LLVMValueRef x) {
+  LLVMValueRef idx = LLVMGetOperand(x, 1);
+  if (!c->in_lanes || !LLVMIsAConstantInt(idx)) return kr_fail(c, "vector (SIMD) lanes combined into one value: not recognised"), -1;
+  if ((int)LLVMConstIntGetZExtValue(idx) != c->lane)
+    return kr_fail(c, "a vector (SIMD) lane read in another lane's iteration"), -1;
+  return kr_lane_expr(c, LLVMGetOperand(x, 0));
 }
 
 int32_t kr_lane_expr(kr_ctx *c, LLVMValueRef v) {

@@ -162,7 +162,7 @@ static bool scan_nest(kr_ctx *c) {
     for (int b = 0; b < l->nbody; b++)
       for (LLVMValueRef i = LLVMGetFirstInstruction(c->cfg->blocks[l->body[b]].bb); i;
            i = LLVMGetNextInstruction(i))
-        if (pass == 0 ? is_real_call(i) && !kr_fail(c, "calls a function") : !scan_insn(c, i))
+        if (pass == 0 ? is_real_call(i) && !kr_pure_call(c, i) : !scan_insn(c, i))
           return false;
   return scan_exits(c);
 }

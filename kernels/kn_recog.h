@@ -134,6 +134,10 @@ typedef struct kn_recog_nest {
    * are not in exits. */
   kn_guard *guards;
   int nguards;
+  /* The pure Wasm functions desc's KN_E_CALL nodes call (their LLVM
+   * functions here; kn_recog_call.c), each once. */
+  LLVMValueRef *callees;
+  int ncallees;
 } kn_recog_nest;
 
 typedef struct {
@@ -148,6 +152,10 @@ typedef struct {
   kn_recog_nest *nests;
   int nnests;
 } kn_recog_result;
+
+/* The Wasm function index of an LLVM function the lowering defined
+ * (`wasm_f<index>` or `wasm_f<index>_<name>`), else -1. */
+int64_t kn_wasm_index(LLVMValueRef fn);
 
 /* One entry per outermost loop nest of fn, in block order.  False only when
  * fn has no body.  Everything lives in arena. */

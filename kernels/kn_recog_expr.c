@@ -183,7 +183,7 @@ static int32_t intrinsic(kr_ctx *c, LLVMValueRef call, kn_type t) {
     int32_t b = kr_expr(c, LLVMGetOperand(call, 1));
     return b < 0 ? -1 : kr_push(c, kr_node(table[i].op, t, a, b, -1));
   }
-  return kr_fail(c, "calls a function"), -1;
+  return kr_call(c, call, t);
 }
 
 static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
@@ -193,6 +193,7 @@ static int32_t instruction(kr_ctx *c, LLVMValueRef v, kn_type t) {
     return kr_load(c, LLVMGetOperand(v, 0), t, op == LLVMSExt);
   if (op == LLVMPHI) return kr_fail(c, "loop-carried dependence"), -1;
   if (op == LLVMCall) return intrinsic(c, v, t);
+  if (op == LLVMExtractElement) return kr_lane_extract(c, v);
   if (op == LLVMUDiv || op == LLVMSDiv || op == LLVMURem || op == LLVMSRem)
     return kr_divide(c, v, t);
   if ((op == LLVMZExt || op == LLVMSExt || op == LLVMUIToFP || op == LLVMSIToFP) &&
@@ -398,6 +399,7 @@ bool kr_same_nodes(const kr_ctx *c, unsigned a0, unsigned b0, unsigned n) {
     case KN_E_CONST: same = x->bits == y->bits; break;
     case KN_E_PARAM: same = x->param == y->param; break;
     case KN_E_IV: same = x->iv == y->iv; break;
+    case KN_E_CALL: same = x->func == y->func; break;
     case KN_E_LOAD:
       same = x->load.mem == y->load.mem && x->load.sign == y->load.sign && same_addr(&x->load.addr, &y->load.addr);
       break;
@@ -490,6 +492,10 @@ bool kr_same_tree(const kr_ctx *c, int32_t x, int32_t y, int depth) {
   case KN_E_IV:
   case KN_E_LOAD:
     return kr_same_nodes(c, (unsigned)x, (unsigned)y, 1);
+  case KN_E_CALL:
+    if (a->func != b->func) return false;
+    return kr_same_tree(c, a->a, b->a, depth + 1) && kr_same_tree(c, a->b, b->b, depth + 1) &&
+           kr_same_tree(c, a->c, b->c, depth + 1);
   default:
     break;
   }

@@ -51,7 +51,15 @@ static const op_shape shapes[KN_E_COUNT] = {
   [KN_E_SDIV] = {2, T_INT, T_INT, 0, true},
   [KN_E_UREM] = {2, T_INT, T_INT, 0, true},
   [KN_E_SREM] = {2, T_INT, T_INT, 0, true},
+  [KN_E_CALL] = {0, T_VALUE, T_VALUE, 0, false},  /* its arguments: call_args */
 };
+
+/* A call's operands: its arguments, a, b, c up to the first -1. */
+static unsigned call_args(const kn_expr *e) {
+  return e->a < 0 ? 0 : e->b < 0 ? 1 : e->c < 0 ? 2 : 3;
+}
+
+static unsigned nops(const kn_expr *e) { return e->op == KN_E_CALL ? call_args(e) : shapes[e->op].nops; }
 
 static unsigned type_class(kn_type t) {
   switch (t) {
@@ -112,13 +120,16 @@ static bool check_leaf(const kn_desc *d, const kn_expr *e, unsigned i, unsigned 
 static bool check_operands(const kn_desc *d, const kn_expr *e, unsigned i, tw_diag *diag) {
   const op_shape *s = &shapes[e->op];
   int32_t ops[3] = {e->a, e->b, e->c};
-  for (unsigned k = 0; k < s->nops; k++) {
+  if (e->op == KN_E_CALL && !d->calls_bc)
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel node %u: a call without its callee's code", i);
+  for (unsigned k = 0; k < nops(e); k++) {
     if (ops[k] < 0 || (unsigned)ops[k] >= i)
       return tw_fail(diag, TW_DIAG_NO_OFFSET, "kernel node %u: operand %u is not an earlier node",
                      i, k);
     kn_type t = d->nodes[ops[k]].type;
     bool ok;
     if (e->op == KN_E_SELECT) ok = k == 0 ? t == KN_I1 : t == e->type;
+    else if (e->op == KN_E_CALL) ok = (type_class(t) & T_VALUE) != 0;
     else if (e->op == KN_E_CMP) ok = (type_class(t) & T_VALUE) && t == d->nodes[e->a].type;
     else if (s->same) ok = t == e->type;
     else {
@@ -265,6 +276,31 @@ static LLVMValueRef build_convert(ptx_gen *g, const kn_expr *e, LLVMValueRef a, 
   return ptx_call(g, name, to, &a, 1);
 }
 
+/* The callee (linked in from the descriptor's bitcode, ptx_target.c)
+ * takes a vmctx whose first field is the memory base: a private copy in
+ * the kernel's entry block, which inlining and SROA dissolve. */
+static LLVMValueRef build_call(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals) {
+  char name[32];
+  snprintf(name, sizeof name, "wasm_f%u", e->func);
+  LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+  if (!fn) return NULL;
+  LLVMValueRef cur = LLVMGetBasicBlockParent(LLVMGetInsertBlock(g->b));
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cur);
+  LLVMBuilderRef at = LLVMCreateBuilderInContext(g->ctx);
+  LLVMValueRef first = LLVMGetFirstInstruction(entry);
+  if (first) LLVMPositionBuilderBefore(at, first);
+  else LLVMPositionBuilderAtEnd(at, entry);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(g->ctx, 0);
+  LLVMValueRef vmctx = LLVMBuildAlloca(at, LLVMArrayType2(g->i64, 8), "vmctx");
+  LLVMBuildStore(at, LLVMBuildAddrSpaceCast(at, LLVMGetParam(cur, 0), ptr, ""), vmctx);
+  LLVMDisposeBuilder(at);
+  LLVMValueRef args[4] = {vmctx};
+  int32_t ops[3] = {e->a, e->b, e->c};
+  unsigned n = call_args(e);
+  for (unsigned k = 0; k < n; k++) args[k + 1] = vals[ops[k]];
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, n + 1, "");
+}
+
 static LLVMValueRef build_node(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals,
                                const LLVMValueRef *ivs) {
   LLVMValueRef a = e->a >= 0 ? vals[e->a] : NULL;
@@ -282,6 +318,7 @@ static LLVMValueRef build_node(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals,
     if (e->cmp >= KN_CMP_OEQ) return LLVMBuildFCmp(g->b, real_preds[e->cmp], a, b, "");
     return LLVMBuildICmp(g->b, int_preds[e->cmp], a, b, "");
   case KN_E_SELECT: return LLVMBuildSelect(g->b, a, b, vals[e->c], "");
+  case KN_E_CALL: return build_call(g, e, vals);
   default: break;
   }
   if (shapes[e->op].nops == 2) return build_arith(g, e, a, b);
@@ -294,7 +331,7 @@ void ptx_expr_used(const kn_desc *d, int32_t root, bool *used) {
     if (!used[i]) continue;
     const kn_expr *e = &d->nodes[i];
     int32_t ops[3] = {e->a, e->b, e->c};
-    for (unsigned k = 0; k < shapes[e->op].nops; k++) used[ops[k]] = true;
+    for (unsigned k = 0; k < nops(e); k++) used[ops[k]] = true;
   }
 }
 

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -107,6 +109,52 @@ static bool emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, unsigned sm, tw_are
   return true;
 }
 
+/* The descriptor's callees (KN_E_CALL) linked into the kernel module:
+ * internal, always inlined, their host attributes (x86 features, the
+ * frame pointer) left behind; each call node's callee there with its
+ * node's types. */
+static bool link_calls(ptx_gen *g, const kn_desc *d, unsigned sm, tw_diag *diag) {
+  if (!d->calls_bc) return true;
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(d->calls_bc, d->calls_bc_len, "twasm_calls");
+  LLVMModuleRef calls = NULL;
+  if (LLVMParseBitcodeInContext2(g->ctx, buf, &calls)) {
+    LLVMDisposeMemoryBuffer(buf);
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: its callees' code does not parse", sm);
+  }
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMSetTarget(calls, LLVMGetTarget(g->mod));
+  LLVMSetDataLayout(calls, LLVMGetDataLayoutStr(g->mod));
+  if (LLVMLinkModules2(g->mod, calls))
+    return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: its callees' code does not link", sm);
+  unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+  for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (LLVMIsDeclaration(f) || strncmp(name, "wasm_f", 6) != 0) continue;
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, always, 0));
+  }
+  for (unsigned i = 0; i < d->nnodes; i++) {
+    const kn_expr *e = &d->nodes[i];
+    if (e->op != KN_E_CALL) continue;
+    char name[32];
+    snprintf(name, sizeof name, "wasm_f%u", e->func);
+    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMTypeRef ft = f ? LLVMGlobalGetValueType(f) : NULL;
+    int32_t ops[3] = {e->a, e->b, e->c};
+    unsigned n = 0;
+    while (n < 3 && ops[n] >= 0) n++;
+    bool ok = f && !LLVMIsDeclaration(f) && LLVMCountParamTypes(ft) == n + 1 &&
+              LLVMGetReturnType(ft) == ptx_type(g, e->type);
+    LLVMTypeRef params[4];
+    if (ok) LLVMGetParamTypes(ft, params);
+    for (unsigned k = 0; ok && k < n; k++) ok = params[k + 1] == ptx_type(g, d->nodes[ops[k]].type);
+    if (!ok) return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: callee %s missing or of another type", sm, name);
+  }
+  return true;
+}
+
 /* Builds, checks, optimises and emits one code of the plan; the context
  * is fresh so nothing leaks between archs. */
 static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *name,
@@ -134,7 +182,8 @@ static bool generate_one(const kn_desc *d, const ptx_plan_code *pc, const char *
   LLVMDisposeTargetData(td);
 
   char *msg = NULL;
-  bool ok = kind->build(&g) && (!(pc->entries & TWASM_ENTRY_PACKED) || ptx_tc_build(&g));
+  bool ok = link_calls(&g, d, sm, diag) && kind->build(&g) &&
+            (!(pc->entries & TWASM_ENTRY_PACKED) || ptx_tc_build(&g));
   if (ok && LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg))
     ok = fail_llvm(diag, "invalid kernel IR", sm, msg);
   else if (msg)

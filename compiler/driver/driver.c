@@ -273,8 +273,16 @@ static bool verify(drv_run *r) {
   return !broken;
 }
 
+/* The held calls decided by LLVM's inliner now, as its pipeline would
+ * have before (it inlines where they are cheap, whoever called them). */
 static bool release(drv_run *r) {
   ir_release_loops(r->mod);
+  return ir_release_calls(r->mod) == 0 || run_passes(r->mod, r->tm, "cgscc(inline)", r->d);
+}
+
+static bool hold_calls(drv_run *r) {
+  unsigned n = ir_hold_calls(r->mod);
+  snprintf(r->detail, sizeof r->detail, "%u call%s", n, n == 1 ? "" : "s");
   return true;
 }
 
@@ -406,6 +414,7 @@ typedef struct {
 static const drv_pass pipeline[] = {
   {"lower",     always,      lower,          "validated Wasm -> LLVM IR (compiler/low_*.c)", false},
   {"mem2reg",   at_o2,       mem2reg,        "locals -> SSA values", false},
+  {"calls",     staged,      hold_calls,     "calls in loops to float functions that store nothing (expf) kept out of line for the offload stage (ir_hold.c)", false},
   {"inline",    inline_trial, decide_inlining, "calls the bounds pass inlines, decided on a clone re-rolled without checked copies (ir_inline.c)", false},
   {"reroll",    rerolling,   reroll,         "loops clang unrolled (by 2 to 32, or sums unrolled completely), re-rolled (ir_reroll*.c)", false},
   {"addresses", with_memory, fold_addresses, "zext(x + c) -> zext(x) + c where proven (ir_address.c)", false},
@@ -447,7 +456,7 @@ bool drv_pass_known(const char *name) {
 /* Without inline, the bounds pass inlines by the sizes the re-roll's checked copies give; without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or remat code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"inline", "reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
+static const char *const skippable[] = {"calls", "inline", "reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

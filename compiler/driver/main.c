@@ -69,10 +69,9 @@ static const char usage_text[] =
     "  --dump-after=PASS       write the LLVM IR after the pipeline's pass PASS\n"
     "                          (or after each one: all) to standard error;\n"
     "                          --dump-after=list lists the passes\n"
-    "  --skip-pass=PASS        run the pipeline without PASS (reroll, addresses,\n"
-    "                          bounds, vunroll, lanes, masks, guard, sinkaddr or remat),\n"
-    "                          to measure\n"
-    "                          what it does;\n"
+    "  --skip-pass=PASS        run the pipeline without PASS (calls, reroll,\n"
+    "                          addresses, bounds, vunroll, lanes, masks, guard,\n"
+    "                          sinkaddr or remat), to measure what it does;\n"
     "                          without bounds, guard mode traps only where the\n"
     "                          guard pages catch an access (not exact)\n"
     "  --dir HOST[::GUEST]     preopen directory HOST for the program, seen as\n"
@@ -221,7 +220,7 @@ static int parse_args(cli *c, int argc, char **argv) {
       else return usage_error("unknown tensor-core mode '%s' (exact or tf32)", a + 15);
     } else if (!strncmp(a, "--skip-pass=", 12)) {
       if (!drv_pass_skippable(a + 12))
-        return usage_error("pass '%s' cannot be skipped (reroll, addresses, bounds, vunroll, lanes, masks, guard, sinkaddr or remat)", a + 12);
+        return usage_error("pass '%s' cannot be skipped (calls, reroll, addresses, bounds, vunroll, lanes, masks, guard, sinkaddr or remat)", a + 12);
       c->drv.skip_pass = a + 12;
     } else if (!strncmp(a, "--dump-after=", 13)) {
       if (!strcmp(a + 13, "list")) return list_passes();

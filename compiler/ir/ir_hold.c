@@ -64,6 +64,108 @@ static unsigned loop_kind(LLVMContextRef ctx) {
  * noimplicitfloat alone, so they carry that until ir_release_loops. */
 static unsigned nif_kind(void) { return LLVMGetEnumAttributeKindForName("noimplicitfloat", 15); }
 
+/* Calls in loops to Wasm functions returning a float that store nothing
+ * and call nothing but their kind (expf, a sigmoid): kept from inlining
+ * (noinline) until the offload stage has seen them (a kernel can call a
+ * pure callee, kernels/kn_recog_call.c, but not read one inlined into
+ * its loop), marked so that ir_release_calls frees them again. */
+#define HOLD_CALL_MD "twasm.hold.call"
+#define HOLD_CALL_MAX_INSNS 400
+/* below this the callee is libm's fmaxf, fabsf and the like: inlined,
+ * its compare and select are what the recognisers read (kn_mm_act) */
+#define HOLD_CALL_MIN_INSNS 40
+
+static unsigned insn_count(LLVMValueRef fn) {
+  unsigned n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
+  return n;
+}
+
+static bool wasm_function(LLVMValueRef fn) {
+  size_t len;
+  return fn && LLVMIsAFunction(fn) && !LLVMIsDeclaration(fn) && !strncmp(LLVMGetValueName2(fn, &len), "wasm_f", 6);
+}
+
+static bool math_like(LLVMValueRef fn, int depth) {
+  if (!wasm_function(fn) || depth > 3 || insn_count(fn) > HOLD_CALL_MAX_INSNS) return false;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(i);
+      if (op == LLVMStore || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence) return false;
+      if (op != LLVMCall) continue;
+      LLVMValueRef callee = LLVMGetCalledValue(i);
+      size_t len;
+      const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+      if (!strcmp(name, "twasm_rt_trap") || (!strncmp(name, "llvm.", 5) && strncmp(name, "llvm.mem", 8)))
+        continue;
+      if (!math_like(callee, depth + 1)) return false;
+    }
+  return true;
+}
+
+static bool hold_call(LLVMValueRef call) {
+  if (!LLVMIsACallInst(call)) return false;
+  LLVMTypeKind k = LLVMGetTypeKind(LLVMTypeOf(call));
+  LLVMValueRef callee = LLVMGetCalledValue(call);
+  return (k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind) && math_like(callee, 0) &&
+         insn_count(callee) >= HOLD_CALL_MIN_INSNS;
+}
+
+static unsigned call_md_kind(LLVMContextRef ctx) {
+  return LLVMGetMDKindIDInContext(ctx, HOLD_CALL_MD, strlen(HOLD_CALL_MD));
+}
+
+static unsigned noinline_kind(void) { return LLVMGetEnumAttributeKindForName("noinline", 8); }
+
+static unsigned hold_calls(LLVMContextRef ctx, const ir_cfg *cfg, const ir_loop *l) {
+  unsigned n = 0;
+  for (int b = 0; b < l->nbody; b++)
+    for (LLVMValueRef i = LLVMGetFirstInstruction(cfg->blocks[l->body[b]].bb); i; i = LLVMGetNextInstruction(i)) {
+      if (!hold_call(i) || LLVMGetMetadata(i, call_md_kind(ctx))) continue;
+      LLVMAddCallSiteAttribute(i, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, noinline_kind(), 0));
+      LLVMSetMetadata(i, call_md_kind(ctx), LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, NULL, 0)));
+      n++;
+    }
+  return n;
+}
+
+unsigned ir_hold_calls(LLVMModuleRef mod) {
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  unsigned n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+    bool any = false;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !any; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !any; i = LLVMGetNextInstruction(i))
+        any = hold_call(i);
+    if (!any) continue;
+    tw_arena arena = {0};
+    ir_cfg cfg;
+    if (ir_cfg_build(&cfg, &arena, fn)) {
+      ir_dom dom;
+      ir_loops lp;
+      ir_dom_build(&dom, &cfg);
+      ir_loops_build(&lp, &cfg, &dom);
+      for (int l = 0; l < lp.nloops; l++) n += hold_calls(ctx, &cfg, lp.loops[l]);
+    }
+    tw_arena_free(&arena);
+  }
+  return n;
+}
+
+unsigned ir_release_calls(LLVMModuleRef mod) {
+  unsigned kind = call_md_kind(LLVMGetModuleContext(mod)), n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        if (!LLVMIsACallInst(i) || !LLVMGetMetadata(i, kind)) continue;
+        LLVMSetMetadata(i, kind, NULL);
+        LLVMRemoveCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, noinline_kind());
+        n++;
+      }
+  return n;
+}
+
 void ir_hold_loops(LLVMModuleRef mod) {
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   unsigned kind = loop_kind(ctx);

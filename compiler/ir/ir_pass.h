@@ -172,6 +172,11 @@ void ir_calls_obey(LLVMModuleRef mod, bool on);
  * ir_release_loops removes it again (ir_hold.c). */
 void ir_hold_loops(LLVMModuleRef mod);
 void ir_release_loops(LLVMModuleRef mod);
+/* Calls in loops to float functions that store nothing (expf) kept from
+ * inlining until the offload stage, which may call them from a kernel;
+ * ir_release_calls frees them again (how many, each). */
+unsigned ir_hold_calls(LLVMModuleRef mod);
+unsigned ir_release_calls(LLVMModuleRef mod);
 /* The file offset of the Wasm loop whose latch branch this is, from the
  * metadata ir_hold_loops left on it (false when LLVM dropped it or the
  * branch closes no Wasm loop). */

@@ -207,7 +207,12 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   ptx_out px;
   tw_diag pd = {.offset = TW_DIAG_NO_OFFSET};
   ptx_options po = {.tf32 = c->o->tf32};
-  if (!ptx_generate_opts(&n->desc, kname, c->o->narchs ? c->archs : NULL, c->o->narchs, &po,
+  kn_desc desc = n->desc;
+  if (n->ncallees && !off_calls_bitcode(n->callees, n->ncallees, arena, &desc.calls_bc, &desc.calls_bc_len)) {
+    say(&c->report, "%s: not offloaded: the code of the functions it calls could not be copied\n", where);
+    return false;
+  }
+  if (!ptx_generate_opts(&desc, kname, c->o->narchs ? c->archs : NULL, c->o->narchs, &po,
                          arena, &px, &pd)) {
     say(&c->report, "%s: not offloaded: kernel generation failed: %s\n", where, pd.msg);
     return false;

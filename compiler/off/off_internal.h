@@ -47,6 +47,9 @@ typedef LLVMValueRef (*off_host_fn)(void *ctx, LLVMValueRef v);
 LLVMValueRef off_and(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y);
 LLVMValueRef off_guard_ok(LLVMBuilderRef b, const kn_recog_nest *n, LLVMValueRef const *params,
                           off_host_fn host, void *ctx);
+/* LLVM bitcode of a module holding the nest's pure callees and the Wasm
+ * functions they call (off_calls.c), in arena: kn_desc's calls_bc. */
+bool off_calls_bitcode(LLVMValueRef *callees, int ncallees, tw_arena *arena, const void **bc, size_t *len);
 /* Inserts the call to twasm_rt_offload and the branch around the nest. */
 void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id);
 

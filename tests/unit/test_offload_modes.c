@@ -400,6 +400,10 @@ static int by_what(const void *a, const void *b) {
  * -fno-unroll-loops, each with why (issue 19).  Such a program must still
  * differ: once it agrees, the test fails until it leaves the list. */
 static const known_gap unroll_gaps[] = {
+    {"tests/gpu/e2e/pure_calls.c",
+     "rope_freq (a map calling powf, `i % 64`): clang unrolls it by two at -O2, its first copy reading `i & 62` "
+     "(i even) and its second `(i + 1) & 63`, which the re-roller does not prove the same (\"unrolled copies "
+     "differ\"); one map with -fno-unroll-loops"},
     {"tests/bench/gpu/llm.c",
      "heads_mix, as tests/gpu/detect/heads.c: one batched matrix-vector product fewer at -O2 (its fills, "
      "unrolled into 8-byte stores, agree since kn_recog_map.c's split_halves)"},
@@ -580,6 +584,9 @@ END_TEST
   "iterations) is not offloaded alone (kernels/kn_recog_rest.c, session 56); until then that "    \
   "remainder's launch, once a row, counted here as the loop"
 static const known_gap simd_gaps[] = {
+    {"tests/gpu/e2e/pure_calls.c", "+4 map 1-D -> f32 -none: rope_freq is a map at -O2 -msimd128 (vectorised, "
+     "not unrolled; at -O2 see unroll_gaps); swiglu and softmax's division: " SIMD_SPLIT " (exp_map and exp_f64, "
+     "whose lanes call expf and exp one by one, are one region each)"},
     {"tests/bench/gpu/llm.c", "+2 map 1-D -> f32, 3 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/batch_i8_ptr.c", "+1 matmul i8xi8->i32 -1 matmul i8xi8->i32 batched: the copies' vectorised "
      "k loops re-rolled (ir_reroll_full.c, ir_reroll_copies.c), its 16x8x32 product is taken, one launch per t: "

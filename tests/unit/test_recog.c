@@ -163,6 +163,73 @@ START_TEST(saxpy) {
 }
 END_TEST
 
+/* A map calling a pure function of its module (kn_recog_call.c): one
+ * KN_E_CALL node of f32 whose argument is the loaded (or computed)
+ * value, the callee recorded once, its table of 32 doubles a read range
+ * of its own (no dims, 256 bytes or more) checked against the output. */
+static const kn_recog_nest *pure_call_map(fixture *f, const char *export) {
+  recognise(f, "pure_call.c", export, false);
+  if (f->skipped) return NULL;
+  const kn_recog_nest *n = found(f, KN_MAP);
+  ck_assert_int_eq(count_op(n, KN_E_CALL), 1);
+  ck_assert_int_eq(n->ncallees, 1);
+  ck_assert_int_ge(kn_wasm_index(n->callees[0]), 0);
+  int consts = 0;
+  for (int i = 0; i < n->nranges; i++)
+    if (n->ranges[i].ndims == 0 && !n->ranges[i].is_write) {
+      consts++;
+      ck_assert_uint_ge(n->ranges[i].size, 256);
+      ck_assert_int_ge(n->ranges[i].addr.c0, 0);
+    }
+  ck_assert_int_eq(consts, 1);
+  ck_assert(n->check_overlap);
+  return n;
+}
+
+START_TEST(pure_call) {
+  fixture f;
+  const kn_recog_nest *n = pure_call_map(&f, "pure_call");
+  if (!n) return;
+  const kn_expr *v = node(n, n->desc.map.value);
+  ck_assert_int_eq(v->op, KN_E_CALL);
+  ck_assert_int_eq(v->type, KN_F32);
+  ck_assert_int_eq(node(n, v->a)->op, KN_E_LOAD);
+  ck_assert_int_lt(v->b, 0);
+  release(&f);
+}
+END_TEST
+
+START_TEST(pure_call_scaled) {
+  fixture f;
+  const kn_recog_nest *n = pure_call_map(&f, "pure_call_scaled");
+  if (!n) return;
+  const kn_expr *v = node(n, n->desc.map.value);
+  ck_assert_int_eq(v->op, KN_E_MUL);
+  const kn_expr *call = node(n, node(n, v->a)->op == KN_E_CALL ? v->a : v->b);
+  ck_assert_int_eq(call->op, KN_E_CALL);
+  ck_assert_int_eq(node(n, call->a)->op, KN_E_SUB);
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_call_stores) {
+  fixture f;
+  recognise(&f, "pure_call.c", "count_call", false);
+  if (f.skipped) return;
+  rejected(&f, "stores");
+  release(&f);
+}
+END_TEST
+
+START_TEST(neg_call_unbounded) {
+  fixture f;
+  recognise(&f, "pure_call.c", "wild_call", false);
+  if (f.skipped) return;
+  rejected(&f, "calls a function that reads memory at an unbounded address");
+  release(&f);
+}
+END_TEST
+
 START_TEST(jacobi) {
   fixture f;
   recognise(&f, "jacobi.c", "jacobi", false);
@@ -1933,6 +2000,10 @@ static Suite *recog_suite(void) {
   TCase *tc = tcase_create("detect");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, saxpy);
+  tcase_add_test(tc, pure_call);
+  tcase_add_test(tc, pure_call_scaled);
+  tcase_add_test(tc, neg_call_stores);
+  tcase_add_test(tc, neg_call_unbounded);
   tcase_add_loop_test(tc, polybench_products, 0, 2 * NSUITE);
   tcase_add_loop_test(tc, subtracted_products, 0, 6);
   tcase_add_loop_test(tc, fill_halves, 0, 2);
