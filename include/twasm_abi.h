@@ -391,13 +391,15 @@ typedef struct twasm_kernel_abi {
 
 /* ---- the cost model (both sides) ------------------------------------------
  * The compiler counts a nest's work (twasm_kernel_abi.work, ops_per_iter):
- * one operation per node of a map's expression, one more per iteration of
- * a reduction (the combine), TWASM_COST_MATMUL_OPS per (b, i, j, k) of a
- * matmul (a multiply and an add).  The runtime launches when that many
+ * one operation per node of a map's expression (TWASM_COST_CALL_OPS for a
+ * call of a pure function: musl's expf runs about 30 instructions), one
+ * more per iteration of a reduction (the combine), TWASM_COST_MATMUL_OPS
+ * per (b, i, j, k) of a matmul (a multiply and an add).  The runtime launches when that many
  * operations at TWASM_COST_CPU_NS_PER_OP on the CPU take longer than
  * TWASM_COST_LAUNCH_MARGIN launches of the device (measured, launch_us). */
 #define TWASM_COST_MATMUL_OPS 2u
 #define TWASM_COST_COMBINE_OPS 1u
+#define TWASM_COST_CALL_OPS 30u
 #define TWASM_COST_CPU_NS_PER_OP 0.5
 #define TWASM_COST_LAUNCH_MARGIN 4.0
 static inline int twasm_cost_worth_it(double ops, double launch_us) {

@@ -212,6 +212,14 @@ static const char *reason_of(const kn_desc *d, const ptx_plan *p, bool tf32) {
   }
 }
 
+/* A map's or reduction's operations per iteration: its nodes, a call
+ * counted as its callee's work (twasm_abi.h). */
+static unsigned expr_ops(const kn_desc *d) {
+  unsigned ops = 0;
+  for (unsigned i = 0; i < d->nnodes; i++) ops += d->nodes[i].op == KN_E_CALL ? TWASM_COST_CALL_OPS : 1;
+  return ops;
+}
+
 /* The cost model's counts (twasm_abi.h). */
 static void count_work(const kn_desc *d, ptx_plan *p) {
   for (unsigned i = 0; i < TWASM_KERNEL_WORK_DIMS; i++) p->work[i] = (kn_size){false, 1};
@@ -220,10 +228,10 @@ static void count_work(const kn_desc *d, ptx_plan *p) {
   if (d->kind == KN_MAP) {
     p->nwork = d->map.ndims;
     for (unsigned i = 0; i < p->nwork; i++) p->work[i] = d->map.trip[i];
-    p->ops_per_iter = d->nnodes;
+    p->ops_per_iter = expr_ops(d);
   } else if (d->kind == KN_REDUCE) {
     p->work[0] = d->reduce.trip;
-    p->ops_per_iter = d->nnodes + TWASM_COST_COMBINE_OPS;
+    p->ops_per_iter = expr_ops(d) + TWASM_COST_COMBINE_OPS;
   } else {
     p->batch = kn_mm_batch(&d->matmul);
     p->nwork = 4;

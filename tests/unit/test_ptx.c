@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Target.h>
@@ -358,6 +359,90 @@ START_TEST(test_case_all_archs) {
       ck_assert_msg(ptxas_accepts(text, archs[a].sm, &status), "%s sm_%u: ptxas status %d",
                     tc->name, archs[a].sm, status);
   }
+  tw_arena_free(&arena);
+}
+END_TEST
+
+/* ---- calls of pure functions (KN_E_CALL, kernels/kn_recog_call.c) ---- */
+
+static unsigned count_of(const char *text, const char *what);
+
+/* Bitcode as off_calls.c writes it: wasm_f7(vmctx, x) = x * mem[64] + 1
+ * where x > 1, else x * mem[64], through wasm_f8(vmctx, y) = y * 2 (the
+ * memory base the vmctx's first field). */
+static void *callee_bitcode(size_t *len) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("calls", ctx);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 0), f32 = LLVMFloatTypeInContext(ctx);
+  LLVMTypeRef params[2] = {ptr, f32};
+  LLVMTypeRef ft = LLVMFunctionType(f32, params, 2, false);
+  LLVMValueRef f7 = LLVMAddFunction(mod, "wasm_f7", ft), f8 = LLVMAddFunction(mod, "wasm_f8", ft);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f8, "entry"));
+  LLVMBuildRet(b, LLVMBuildFMul(b, LLVMGetParam(f8, 1), LLVMConstReal(f32, 2.0), ""));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, f7, "entry");
+  LLVMBasicBlockRef big = LLVMAppendBasicBlockInContext(ctx, f7, "big");
+  LLVMBasicBlockRef small = LLVMAppendBasicBlockInContext(ctx, f7, "small");
+  LLVMPositionBuilderAtEnd(b, entry);
+  LLVMValueRef base = LLVMBuildLoad2(b, ptr, LLVMGetParam(f7, 0), "");
+  LLVMValueRef at = LLVMConstInt(LLVMInt64TypeInContext(ctx), 64, false);
+  LLVMValueRef t = LLVMBuildLoad2(b, f32, LLVMBuildGEP2(b, LLVMInt8TypeInContext(ctx), base, &at, 1, ""), "");
+  LLVMValueRef args[2] = {LLVMGetParam(f7, 0), LLVMBuildFMul(b, LLVMGetParam(f7, 1), t, "")};
+  LLVMValueRef r = LLVMBuildCall2(b, ft, f8, args, 2, "");
+  LLVMBuildCondBr(b, LLVMBuildFCmp(b, LLVMRealOGT, LLVMGetParam(f7, 1), LLVMConstReal(f32, 1.0), ""), big, small);
+  LLVMPositionBuilderAtEnd(b, big);
+  LLVMBuildRet(b, LLVMBuildFAdd(b, r, LLVMConstReal(f32, 1.0), ""));
+  LLVMPositionBuilderAtEnd(b, small);
+  LLVMBuildRet(b, r);
+  LLVMDisposeBuilder(b);
+  LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(mod);
+  *len = LLVMGetBufferSize(buf);
+  void *bc = malloc(*len);
+  memcpy(bc, LLVMGetBufferStart(buf), *len);
+  LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return bc;
+}
+
+/* y[i] = f7(x[i]); p0 n, p1 &x, p2 &y. */
+static const kn_expr call_nodes[] = {
+  LOAD(KN_F32, KN_F32, false, ARRAY(1, 4)),
+  {.op = KN_E_CALL, .type = KN_F32, .a = 0, .b = -1, .c = -1, .func = 7},
+};
+
+START_TEST(test_call_linked) {
+  kn_desc d = {.kind = KN_MAP, .nparams = 3, NODES(call_nodes),
+               .map = {.ndims = 1, .trip = {P(0)}, .out_type = KN_F32, .out_addr = ARRAY(2, 4), .value = 1}};
+  tw_arena arena = {0};
+  tw_diag diag = {0};
+  ptx_out out;
+  /* a call without its callee's code is refused */
+  ck_assert(!ptx_generate(&d, "c", NULL, 0, &arena, &out, &diag));
+  ck_assert_msg(strstr(diag.msg, "without its callee's code") != NULL, "%s", diag.msg);
+  size_t len;
+  void *bc = callee_bitcode(&len);
+  d.calls_bc = bc, d.calls_bc_len = len;
+  diag = (tw_diag){0};
+  ck_assert_msg(ptx_generate(&d, "c", NULL, 0, &arena, &out, &diag), "%s", diag.msg);
+  /* the call counts as its callee's work in the cost model */
+  ck_assert_uint_eq(out.plan.ops_per_iter, 1 + TWASM_COST_CALL_OPS);
+  for (unsigned i = 0; i < out.ncodes; i++) {
+    const char *text = out.codes[i].text;
+    /* inlined: no call left, the callee's multiplies, compare and add there, the table read at 64 */
+    ck_assert_msg(!strstr(text, "call.uni") && !strstr(text, "call "), "sm_%u: a call left", out.codes[i].sm);
+    ck_assert_uint_ge(count_of(text, "mul.rn.f32"), 2);
+    ck_assert(strstr(text, "add.rn.f32") && strstr(text, "setp.gt.f32") && strstr(text, "+64]"));
+    ck_assert(!strstr(text, "fma") && !strstr(text, ".ftz"));
+  }
+  /* a callee of another type than its node's */
+  kn_expr wrong[2] = {call_nodes[0], call_nodes[1]};
+  wrong[1].func = 9;
+  d.nodes = wrong;
+  diag = (tw_diag){0};
+  ck_assert(!ptx_generate(&d, "c", NULL, 0, &arena, &out, &diag));
+  ck_assert_msg(strstr(diag.msg, "callee wasm_f9 missing") != NULL, "%s", diag.msg);
+  free(bc);
   tw_arena_free(&arena);
 }
 END_TEST
@@ -1444,6 +1529,7 @@ static Suite *ptx_suite(void) {
   tcase_add_test(tc, test_one_requested_arch);
   tcase_add_test(tc, test_unicode_name_sanitised);
   tcase_add_test(tc, test_is_ascii);
+  tcase_add_test(tc, test_call_linked);
   tcase_add_test(tc, test_float_reduce_needs_flag);
   tcase_add_test(tc, test_seqsum_adds_in_order);
   tcase_add_test(tc, test_bad_operand_rejected);
