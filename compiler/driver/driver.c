@@ -273,11 +273,11 @@ static bool verify(drv_run *r) {
   return !broken;
 }
 
-/* The held calls decided by LLVM's inliner now, as its pipeline would
- * have before (it inlines where they are cheap, whoever called them). */
+/* The held calls that LLVM's inliner would have taken inlined now, and
+ * only those (ir_release_calls). */
 static bool release(drv_run *r) {
   ir_release_loops(r->mod);
-  return ir_release_calls(r->mod) == 0 || run_passes(r->mod, r->tm, "cgscc(inline)", r->d);
+  return ir_release_calls(r->mod) == 0 || run_passes(r->mod, r->tm, "always-inline", r->d);
 }
 
 static bool hold_calls(drv_run *r) {

@@ -68,12 +68,17 @@ static unsigned nif_kind(void) { return LLVMGetEnumAttributeKindForName("noimpli
  * and call nothing but their kind (expf, a sigmoid): kept from inlining
  * (noinline) until the offload stage has seen them (a kernel can call a
  * pure callee, kernels/kn_recog_call.c, but not read one inlined into
- * its loop), marked so that ir_release_calls frees them again. */
+ * its loop), marked so that ir_release_calls frees them again and has
+ * the small ones inlined (or a callee called there alone), as LLVM's
+ * pipeline would have: only those, the rest of the module untouched. */
 #define HOLD_CALL_MD "twasm.hold.call"
 #define HOLD_CALL_MAX_INSNS 400
 /* below this the callee is libm's fmaxf, fabsf and the like: inlined,
  * its compare and select are what the recognisers read (kn_mm_act) */
 #define HOLD_CALL_MIN_INSNS 40
+/* inlined again after the offload stage up to this size (LLVM's O2
+ * inliner took musl's expf, about 70, into a loop; not its pow) */
+#define HOLD_CALL_INLINE_INSNS 100
 
 static unsigned insn_count(LLVMValueRef fn) {
   unsigned n = 0;
@@ -154,13 +159,22 @@ unsigned ir_hold_calls(LLVMModuleRef mod) {
 }
 
 unsigned ir_release_calls(LLVMModuleRef mod) {
-  unsigned kind = call_md_kind(LLVMGetModuleContext(mod)), n = 0;
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  unsigned kind = call_md_kind(ctx), always = LLVMGetEnumAttributeKindForName("alwaysinline", 12), n = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
         if (!LLVMIsACallInst(i) || !LLVMGetMetadata(i, kind)) continue;
         LLVMSetMetadata(i, kind, NULL);
         LLVMRemoveCallSiteEnumAttribute(i, LLVMAttributeFunctionIndex, noinline_kind());
+        /* where LLVM's inliner would have taken it: a small callee, or
+         * one called from here alone */
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (!wasm_function(callee)) continue;
+        LLVMUseRef u = LLVMGetFirstUse(callee);
+        bool alone = u && !LLVMGetNextUse(u) && LLVMGetLinkage(callee) == LLVMInternalLinkage;
+        if (!alone && insn_count(callee) > HOLD_CALL_INLINE_INSNS) continue;
+        LLVMAddCallSiteAttribute(i, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
         n++;
       }
   return n;

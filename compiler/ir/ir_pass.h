@@ -174,7 +174,9 @@ void ir_hold_loops(LLVMModuleRef mod);
 void ir_release_loops(LLVMModuleRef mod);
 /* Calls in loops to float functions that store nothing (expf) kept from
  * inlining until the offload stage, which may call them from a kernel;
- * ir_release_calls frees them again (how many, each). */
+ * ir_release_calls frees them again and marks alwaysinline those LLVM's
+ * inliner would have taken (a small callee, or one called there alone):
+ * how many, for an always-inline run after. */
 unsigned ir_hold_calls(LLVMModuleRef mod);
 unsigned ir_release_calls(LLVMModuleRef mod);
 /* The file offset of the Wasm loop whose latch branch this is, from the
