@@ -4,6 +4,7 @@
 #define TW_KN_DESC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A kernel receives (ptr linear memory base, i64 param 0, ..., i64 param

@@ -441,8 +441,8 @@ static bool not_nan_const(const kr_ctx *c, int32_t k) {
  * anyway, as for any NaN a kernel stores); select(p, t, f) as
  * select(!p, f, t), !p p's complement on the same operands (exactly where
  * p is false, unordered compares included); R's NaN-propagating add of
- * a constant as V's plain add (below).  x is R's node (the reference),
- * y V's. */
+ * a constant, and its `isnan(t) ? t + t : y` of an operation y on t, as
+ * V's plain add and y (below).  x is R's node (the reference), y V's. */
 static bool same_rewritten(const kr_ctx *c, const kn_expr *a, const kn_expr *b, int depth) {
   if (a->type != b->type) return false;
   if (a->op == KN_E_SUB && b->op == KN_E_ADD && (a->type == KN_F32 || a->type == KN_F64))
@@ -467,6 +467,20 @@ static bool same_rewritten(const kr_ctx *c, const kn_expr *a, const kn_expr *b, 
         if (kr_same_tree(c, t, q ? b->b : b->a, depth + 1) && kr_same_tree(c, s->c, q ? b->a : b->b, depth + 1))
           return true;
     }
+  /* isnan(t) ? t + t : y, y an add, subtraction, product or quotient
+   * with t an operand (the lowering's NaN-propagating `k / t`), as V's
+   * plain y: the same for every t that is no NaN, a NaN for a NaN t (IEEE
+   * arithmetic on a NaN gives a NaN, whose sign and payload are the GPU
+   * arithmetic's anyway) */
+  if (a->op == KN_E_SELECT && a->a >= 0 && a->b >= 0 && a->c >= 0 && (a->type == KN_F32 || a->type == KN_F64)) {
+    const kn_expr *p = &c->nodes[a->a], *twice = &c->nodes[a->b], *y = &c->nodes[a->c];
+    bool arith = y->op == KN_E_ADD || y->op == KN_E_SUB || y->op == KN_E_MUL || y->op == KN_E_DIV;
+    bool of_t = arith && p->op == KN_E_CMP && p->cmp == KN_CMP_UNO && not_nan_const(c, p->b) &&
+                twice->op == KN_E_ADD && kr_same_tree(c, twice->a, p->a, depth + 1) &&
+                kr_same_tree(c, twice->b, p->a, depth + 1);
+    of_t = of_t && (kr_same_tree(c, y->a, p->a, depth + 1) || kr_same_tree(c, y->b, p->a, depth + 1));
+    if (of_t && kr_same_tree(c, a->c, (int32_t)(b - c->nodes), depth + 1)) return true;
+  }
   if (a->op == KN_E_SELECT && b->op == KN_E_SELECT && a->a >= 0 && b->a >= 0) {
     const kn_expr *p = &c->nodes[a->a], *q = &c->nodes[b->a];
     return p->op == KN_E_CMP && q->op == KN_E_CMP && q->cmp == complement(p->cmp) &&

@@ -584,9 +584,9 @@ END_TEST
   "iterations) is not offloaded alone (kernels/kn_recog_rest.c, session 56); until then that "    \
   "remainder's launch, once a row, counted here as the loop"
 static const known_gap simd_gaps[] = {
-    {"tests/gpu/e2e/pure_calls.c", "+4 map 1-D -> f32 -none: rope_freq is a map at -O2 -msimd128 (vectorised, "
-     "not unrolled; at -O2 see unroll_gaps); swiglu and softmax's division: " SIMD_SPLIT " (exp_map and exp_f64, "
-     "whose lanes call expf and exp one by one, are one region each)"},
+    {"tests/gpu/e2e/pure_calls.c", "+2 map 1-D -> f32 -none: rope_freq is a map at -O2 -msimd128 (vectorised, "
+     "not unrolled; at -O2 see unroll_gaps); softmax's division: " SIMD_SPLIT " (exp_map, exp_f64, whose lanes "
+     "call expf and exp one by one, swiglu and rope_freq are one region each)"},
     {"tests/bench/gpu/llm.c", "+2 map 1-D -> f32, 3 map 1-D -> i32 -none: " SIMD_SPLIT},
     {"tests/gpu/detect/batch_i8_ptr.c", "+1 matmul i8xi8->i32 -1 matmul i8xi8->i32 batched: the copies' vectorised "
      "k loops re-rolled (ir_reroll_full.c, ir_reroll_copies.c), its 16x8x32 product is taken, one launch per t: "

@@ -1929,6 +1929,25 @@ END_TEST
 /* fill.c's `x[i] = 0.5f`: V stores the constant as `<2 x i64>` (f32
  * pairs), R as `i32`; read as four i32 lanes (kn_lanes_region.c
  * const_stores_as_rep), the region is one map of R's stores. */
+/* fn of tests/gpu/e2e/pure_calls.c at -O2 -msimd128 (app build, wasi-libc's
+ * libm): clang's vector loop calls expf once per lane (extractelement,
+ * the call, insertelement), read lane by lane as R's call
+ * (kn_lanes.c kr_lane_extract); one region, one nest. */
+static void check_top_calls(const char *fn) {
+  app_build = true;
+  check_top_region_in("../e2e/pure_calls.c", fn, KN_F32, 4);
+  app_build = false;
+}
+
+START_TEST(top_lane_calls) { check_top_calls("exp_map"); }
+END_TEST
+
+/* swiglu's `1.0f / (1.0f + expf(-v))`: R's division is the lowering's
+ * NaN-propagating `isnan(d) ? d + d : 1 / d`, V's a plain division
+ * (kn_recog_expr.c same_rewritten). */
+START_TEST(top_lane_calls_quotient) { check_top_calls("swiglu"); }
+END_TEST
+
 START_TEST(top_const_pairs) { check_top_region_in("fill.c", "fill_halves", KN_I32, 4); }
 END_TEST
 
@@ -2233,6 +2252,8 @@ static Suite *recog_lanes_suite(void) {
   tcase_add_test(top, top_select_swapped);
   tcase_add_test(top, top_nan_add);
   tcase_add_test(top, top_const_pairs);
+  tcase_add_test(top, top_lane_calls);
+  tcase_add_test(top, top_lane_calls_quotient);
   tcase_add_test(top, top_vector_counter);
   tcase_add_test(top, top_back_to_back);
   tcase_add_test(top, neg_row_remainder_alone);
