@@ -5,6 +5,7 @@
 
 #include <llvm-c/Analysis.h>
 
+#include "ir.h"
 #include "low_internal.h"
 
 bool low_descriptor(low_module_ctx *mc, LLVMValueRef *invokers,
@@ -121,7 +122,7 @@ void low_wasm_abi_call(low_module_ctx *mc, LLVMValueRef call) {
 
 /* Symbol names: readable in profilers, always ASCII and unique. */
 static void func_symbol(const wasm_func *fn, uint32_t index, char *buf, size_t cap) {
-  int n = snprintf(buf, cap, "wasm_f%u", index);
+  int n = snprintf(buf, cap, IR_WASM_FN "%u", index);
   if (!fn->name || n < 0) return;
   size_t at = (size_t)n;
   if (at + 1 < cap) buf[at++] = '_';

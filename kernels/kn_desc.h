@@ -94,6 +94,16 @@ typedef struct {
   };
 } kn_expr;
 
+/* The name of Wasm function `func` in kn_desc's calls_bc (printf format,
+ * one unsigned), the only functions that module defines. */
+#define KN_CALLEE_PREFIX "wasm_f"
+#define KN_CALLEE_NAME KN_CALLEE_PREFIX "%u"
+
+/* A KN_E_CALL node's arguments: a, b, c up to the first -1. */
+static inline unsigned kn_call_nargs(const kn_expr *e) {
+  return e->a < 0 ? 0 : e->b < 0 ? 1 : e->c < 0 ? 2 : 3;
+}
+
 typedef enum { KN_MAP, KN_REDUCE, KN_MATMUL } kn_kind;
 
 /* out(iv) = node[value] for iv_0 < trip[0] (, iv_1 < trip[1]); a stencil is
@@ -328,7 +338,7 @@ typedef struct {
   const kn_expr *nodes;    /* map and reduce */
   unsigned nnodes;
   /* With KN_E_CALL nodes: LLVM bitcode of a module defining each callee
-   * as `wasm_f<func>` (taking a vmctx pointer whose first field is the
+   * as KN_CALLEE_NAME (taking a vmctx pointer whose first field is the
    * linear memory base, then its Wasm arguments), and every function
    * those call; compiled into the kernel (ptx_target.c).  NULL else. */
   const void *calls_bc;

@@ -379,6 +379,8 @@ bool kr_assign_copies(const int64_t *keys, int n, int64_t step, int *copy_of);
 /* False (with a reason) when a's dims cannot be described: a dim scaled by
  * more than one live value. */
 bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write);
+/* A new range at the end of c->out's (grown in c's arena), to fill. */
+kn_range *kr_range_slot(kr_ctx *c);
 bool kr_is_mem_load(const kr_ctx *c, LLVMValueRef v);
 /* A struct field loaded in the nest at an address computed before it,
  * which the host loads before a launch (kn_recog_affine.c); and the read

@@ -153,10 +153,6 @@ typedef struct {
   int nnests;
 } kn_recog_result;
 
-/* The Wasm function index of an LLVM function the lowering defined
- * (`wasm_f<index>` or `wasm_f<index>_<name>`), else -1. */
-int64_t kn_wasm_index(LLVMValueRef fn);
-
 /* One entry per outermost loop nest of fn, in block order.  False only when
  * fn has no body.  Everything lives in arena. */
 bool kn_recognise(LLVMValueRef fn, kn_recog_result *out, tw_arena *arena);

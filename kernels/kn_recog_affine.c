@@ -880,13 +880,17 @@ bool kr_same_affine(const kr_affine *x, const kr_affine *y) {
   return true;
 }
 
-bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
+kn_range *kr_range_slot(kr_ctx *c) {
   kn_recog_nest *o = c->out;
   if (o->nranges % 8 == 0) {
     kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
     for (int i = 0; i < o->nranges; i++) grown[i] = o->ranges[i];
     o->ranges = grown;
   }
+  return &o->ranges[o->nranges++];
+}
+
+bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
   kn_range r = {.size = size, .is_write = is_write, .ndims = (unsigned)c->depth};
   for (int f = 0; f < c->nforward && !is_write; f++) r.forwarded |= kr_same_affine(a, &c->forward[f]);
   r.forwarded |= is_write && c->forward_writes;
@@ -909,11 +913,6 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
     kr_affine own = table;
     own.t[own.n++] = (kr_term){4, td, NULL};
     if (!kr_add_range(c, &own, 4, false)) return false;
-    if (o->nranges % 8 == 0) {
-      kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
-      for (int i = 0; i < o->nranges; i++) grown[i] = o->ranges[i];
-      o->ranges = grown;
-    }
   }
   for (int d = 0; d < c->depth; d++) {
     r.extent[d] = c->trips[d];
@@ -934,7 +933,7 @@ bool kr_add_range(kr_ctx *c, const kr_affine *a, unsigned size, bool is_write) {
     }
   }
   if (!kr_to_addr(c, &rest, -1, -1, 1, &r.addr)) return kr_fail(c, "accessed range not expressible");
-  o->ranges[o->nranges++] = r;
+  *kr_range_slot(c) = r;
   return true;
 }
 

@@ -9,7 +9,6 @@
  * a read range the runtime checks like any other (in bounds, not written
  * by the nest); its LLVM function, the code the CPU loop calls, is
  * compiled into the kernel (compiler/off/off_calls.c, ptx_target.c). */
-#include <stdio.h>
 #include <string.h>
 
 #include "ir.h"
@@ -28,17 +27,6 @@ typedef struct {
   int64_t lo, hi;              /* bytes read: [lo, hi); lo >= hi none */
   const char *why;
 } pure_info;
-
-int64_t kn_wasm_index(LLVMValueRef fn) {
-  size_t len;
-  const char *name = LLVMGetValueName2(fn, &len);
-  unsigned idx;
-  int used = 0;
-  if (len < 7 || strncmp(name, "wasm_f", 6) != 0 || sscanf(name + 6, "%u%n", &idx, &used) != 1 ||
-      (name[6 + used] != '\0' && name[6 + used] != '_'))
-    return -1;
-  return idx;
-}
 
 static uint64_t type_max(LLVMTypeRef t) {
   unsigned w = LLVMGetIntTypeWidth(t);
@@ -214,7 +202,7 @@ static bool pure_insn(LLVMValueRef fn, LLVMTargetDataRef td, LLVMValueRef i, pur
     const char *name = LLVMGetValueName2(callee, &len);
     if (strncmp(name, "llvm.", 5) == 0)
       return exact_intrinsic(name) || (pi->why = "calls a function that uses an intrinsic", false);
-    if (kn_wasm_index(callee) < 0 || LLVMIsDeclaration(callee))
+    if (ir_wasm_index(callee) < 0 || LLVMIsDeclaration(callee))
       return pi->why = "calls a function that calls the runtime (a trap, a check, an import)", false;
     unsigned nargs = (unsigned)LLVMGetNumArgOperands(i);
     if (nargs == 0 || LLVMGetOperand(i, 0) != LLVMGetParam(fn, 0))
@@ -256,7 +244,7 @@ static bool closure(LLVMValueRef fn, LLVMTargetDataRef td, pure_info *pi, int de
 static bool pure_callee(kr_ctx *c, LLVMValueRef call, pure_info *pi) {
   memset(pi, 0, sizeof *pi);
   LLVMValueRef callee = LLVMGetCalledValue(call);
-  if (!LLVMIsAFunction(callee) || kn_wasm_index(callee) < 0 || LLVMIsDeclaration(callee))
+  if (!LLVMIsAFunction(callee) || ir_wasm_index(callee) < 0 || LLVMIsDeclaration(callee))
     return kr_fail(c, "calls a function");
   unsigned nargs = (unsigned)LLVMGetNumArgOperands(call);
   LLVMValueRef caller = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
@@ -278,21 +266,15 @@ bool kr_pure_call(kr_ctx *c, LLVMValueRef call) {
 
 /* The bytes a callee reads: a read range of their own (one access of
  * that many bytes), checked against memory and the nest's writes. */
-static bool add_const_range(kr_ctx *c, int64_t lo, int64_t hi) {
+static void add_const_range(kr_ctx *c, int64_t lo, int64_t hi) {
   kn_recog_nest *o = c->out;
   for (int i = 0; i < o->nranges; i++) {
     const kn_range *r = &o->ranges[i];
     if (!r->is_write && r->ndims == 0 && r->addr.nparam_terms == 0 && r->addr.c0 == lo && r->size == hi - lo)
-      return true;
+      return;
   }
-  if (o->nranges % 8 == 0) {
-    kn_range *grown = tw_arena_alloc(c->arena, (size_t)(o->nranges + 8) * sizeof *grown);
-    for (int i = 0; i < o->nranges; i++) grown[i] = o->ranges[i];
-    o->ranges = grown;
-  }
-  o->ranges[o->nranges++] = (kn_range){.addr = {.c0 = lo, .align = 1}, .size = (unsigned)(hi - lo)};
+  *kr_range_slot(c) = (kn_range){.addr = {.c0 = lo, .align = 1}, .size = (unsigned)(hi - lo)};
   o->check_overlap = true;
-  return true;
 }
 
 int32_t kr_call(kr_ctx *c, LLVMValueRef call, kn_type t) {
@@ -300,7 +282,7 @@ int32_t kr_call(kr_ctx *c, LLVMValueRef call, kn_type t) {
   if (!pure_callee(c, call, &pi)) return -1;
   LLVMValueRef callee = LLVMGetCalledValue(call);
   kn_expr e = kr_node(KN_E_CALL, t, -1, -1, -1);
-  e.func = (uint32_t)kn_wasm_index(callee);
+  e.func = (uint32_t)ir_wasm_index(callee);
   int32_t *args[CALL_MAX_ARGS] = {&e.a, &e.b, &e.c};
   unsigned nargs = (unsigned)LLVMGetNumArgOperands(call) - 1;
   for (unsigned k = 0; k < nargs; k++) {
@@ -311,7 +293,7 @@ int32_t kr_call(kr_ctx *c, LLVMValueRef call, kn_type t) {
     *args[k] = kr_expr(c, arg);
     if (*args[k] < 0) return -1;
   }
-  if (pi.lo < pi.hi && !add_const_range(c, pi.lo, pi.hi)) return -1;
+  if (pi.lo < pi.hi) add_const_range(c, pi.lo, pi.hi);
   kn_recog_nest *o = c->out;
   for (int k = 0; k < o->ncallees; k++)
     if (o->callees[k] == callee) return kr_push(c, e);

@@ -51,15 +51,10 @@ static const op_shape shapes[KN_E_COUNT] = {
   [KN_E_SDIV] = {2, T_INT, T_INT, 0, true},
   [KN_E_UREM] = {2, T_INT, T_INT, 0, true},
   [KN_E_SREM] = {2, T_INT, T_INT, 0, true},
-  [KN_E_CALL] = {0, T_VALUE, T_VALUE, 0, false},  /* its arguments: call_args */
+  [KN_E_CALL] = {0, T_VALUE, T_VALUE, 0, false},  /* its arguments: kn_call_nargs */
 };
 
-/* A call's operands: its arguments, a, b, c up to the first -1. */
-static unsigned call_args(const kn_expr *e) {
-  return e->a < 0 ? 0 : e->b < 0 ? 1 : e->c < 0 ? 2 : 3;
-}
-
-static unsigned nops(const kn_expr *e) { return e->op == KN_E_CALL ? call_args(e) : shapes[e->op].nops; }
+static unsigned nops(const kn_expr *e) { return e->op == KN_E_CALL ? kn_call_nargs(e) : shapes[e->op].nops; }
 
 static unsigned type_class(kn_type t) {
   switch (t) {
@@ -279,10 +274,14 @@ static LLVMValueRef build_convert(ptx_gen *g, const kn_expr *e, LLVMValueRef a, 
 /* The callee (linked in from the descriptor's bitcode, ptx_target.c)
  * takes a vmctx whose first field is the memory base: a private copy in
  * the kernel's entry block, which inlining and SROA dissolve. */
-static LLVMValueRef build_call(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals) {
+LLVMValueRef ptx_callee(const ptx_gen *g, uint32_t func) {
   char name[32];
-  snprintf(name, sizeof name, "wasm_f%u", e->func);
-  LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+  snprintf(name, sizeof name, KN_CALLEE_NAME, func);
+  return LLVMGetNamedFunction(g->mod, name);
+}
+
+static LLVMValueRef build_call(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals) {
+  LLVMValueRef fn = ptx_callee(g, e->func);
   if (!fn) return NULL;
   LLVMValueRef cur = LLVMGetBasicBlockParent(LLVMGetInsertBlock(g->b));
   LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(cur);
@@ -296,7 +295,7 @@ static LLVMValueRef build_call(ptx_gen *g, const kn_expr *e, LLVMValueRef *vals)
   LLVMDisposeBuilder(at);
   LLVMValueRef args[4] = {vmctx};
   int32_t ops[3] = {e->a, e->b, e->c};
-  unsigned n = call_args(e);
+  unsigned n = kn_call_nargs(e);
   for (unsigned k = 0; k < n; k++) args[k + 1] = vals[ops[k]];
   return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, n + 1, "");
 }

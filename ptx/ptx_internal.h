@@ -187,5 +187,7 @@ LLVMValueRef ptx_expr_build(ptx_gen *g, int32_t root, const LLVMValueRef *ivs);
 void ptx_expr_used(const kn_desc *d, int32_t root, bool *used);
 /* A loaded value v of load node e, extended to the node's type. */
 LLVMValueRef ptx_expr_extend(ptx_gen *g, const kn_expr *e, LLVMValueRef v);
+/* Wasm function func as linked from kn_desc's calls_bc, or NULL. */
+LLVMValueRef ptx_callee(const ptx_gen *g, uint32_t func);
 
 #endif

@@ -131,26 +131,25 @@ static bool link_calls(ptx_gen *g, const kn_desc *d, unsigned sm, tw_diag *diag)
   for (LLVMValueRef f = LLVMGetFirstFunction(g->mod); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    if (LLVMIsDeclaration(f) || strncmp(name, "wasm_f", 6) != 0) continue;
+    if (LLVMIsDeclaration(f) || strncmp(name, KN_CALLEE_PREFIX, sizeof KN_CALLEE_PREFIX - 1) != 0) continue;
     LLVMSetLinkage(f, LLVMInternalLinkage);
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, always, 0));
   }
   for (unsigned i = 0; i < d->nnodes; i++) {
     const kn_expr *e = &d->nodes[i];
     if (e->op != KN_E_CALL) continue;
-    char name[32];
-    snprintf(name, sizeof name, "wasm_f%u", e->func);
-    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMValueRef f = ptx_callee(g, e->func);
     LLVMTypeRef ft = f ? LLVMGlobalGetValueType(f) : NULL;
     int32_t ops[3] = {e->a, e->b, e->c};
-    unsigned n = 0;
-    while (n < 3 && ops[n] >= 0) n++;
+    unsigned n = kn_call_nargs(e);
     bool ok = f && !LLVMIsDeclaration(f) && LLVMCountParamTypes(ft) == n + 1 &&
               LLVMGetReturnType(ft) == ptx_type(g, e->type);
     LLVMTypeRef params[4];
     if (ok) LLVMGetParamTypes(ft, params);
     for (unsigned k = 0; ok && k < n; k++) ok = params[k + 1] == ptx_type(g, d->nodes[ops[k]].type);
-    if (!ok) return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: callee %s missing or of another type", sm, name);
+    if (!ok)
+      return tw_fail(diag, TW_DIAG_NO_OFFSET, "sm_%u kernel: callee " KN_CALLEE_NAME " missing or of another type", sm,
+                     e->func);
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
@@ -218,6 +219,21 @@ static inline const char *ir_callee_name(LLVMValueRef call) {
   LLVMValueRef callee = LLVMIsACallInst(call) ? LLVMGetCalledValue(call) : NULL;
   size_t len;
   return callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+}
+
+/* The lowering names the LLVM function of Wasm function i `wasm_f<i>`,
+ * or `wasm_f<i>_<name>` with a name section (low_module.c). */
+#define IR_WASM_FN "wasm_f"
+
+/* The Wasm function index of a function the lowering defined, else -1. */
+static inline int64_t ir_wasm_index(LLVMValueRef fn) {
+  size_t len, at = sizeof IR_WASM_FN - 1;
+  const char *name = LLVMGetValueName2(fn, &len);
+  if (len <= at || strncmp(name, IR_WASM_FN, at) != 0) return -1;
+  int64_t idx = 0;
+  size_t i = at;
+  for (; i < len && name[i] >= '0' && name[i] <= '9' && idx <= UINT32_MAX; i++) idx = idx * 10 + (name[i] - '0');
+  return i > at && idx <= UINT32_MAX && (i == len || name[i] == '_') ? idx : -1;
 }
 
 /* ---- Phis ------------------------------------------------------------------ */

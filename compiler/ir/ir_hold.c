@@ -88,8 +88,7 @@ static unsigned insn_count(LLVMValueRef fn) {
 }
 
 static bool wasm_function(LLVMValueRef fn) {
-  size_t len;
-  return fn && LLVMIsAFunction(fn) && !LLVMIsDeclaration(fn) && !strncmp(LLVMGetValueName2(fn, &len), "wasm_f", 6);
+  return fn && LLVMIsAFunction(fn) && !LLVMIsDeclaration(fn) && ir_wasm_index(fn) >= 0;
 }
 
 static bool math_like(LLVMValueRef fn, int depth) {
@@ -99,12 +98,10 @@ static bool math_like(LLVMValueRef fn, int depth) {
       LLVMOpcode op = LLVMGetInstructionOpcode(i);
       if (op == LLVMStore || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence) return false;
       if (op != LLVMCall) continue;
-      LLVMValueRef callee = LLVMGetCalledValue(i);
-      size_t len;
-      const char *name = LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &len) : "";
+      const char *name = ir_callee_name(i);
       if (!strcmp(name, "twasm_rt_trap") || (!strncmp(name, "llvm.", 5) && strncmp(name, "llvm.mem", 8)))
         continue;
-      if (!math_like(callee, depth + 1)) return false;
+      if (!math_like(LLVMGetCalledValue(i), depth + 1)) return false;
     }
   return true;
 }

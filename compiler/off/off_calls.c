@@ -45,7 +45,7 @@ static int closure(LLVMValueRef *fns, int n) {
         size_t len;
         if (!LLVMIsAFunction(f) || LLVMIsDeclaration(f) || !strncmp(LLVMGetValueName2(f, &len), "llvm.", 5))
           continue;
-        if (kn_wasm_index(f) < 0) return -1;
+        if (ir_wasm_index(f) < 0) return -1;
         int j = 0;
         while (j < n && fns[j] != f) j++;
         if (j < n) continue;
@@ -74,8 +74,8 @@ static LLVMValueRef same_function(LLVMModuleRef mod, LLVMValueRef f) {
   size_t len;
   const char *name = LLVMGetValueName2(f, &len);
   char own[32];
-  int64_t idx = kn_wasm_index(f);
-  if (idx >= 0) snprintf(own, sizeof own, "wasm_f%u", (unsigned)idx), name = own;
+  int64_t idx = ir_wasm_index(f);
+  if (idx >= 0) snprintf(own, sizeof own, KN_CALLEE_NAME, (unsigned)idx), name = own;
   LLVMValueRef g = LLVMGetNamedFunction(mod, name);
   return g ? g : LLVMAddFunction(mod, name, LLVMGlobalGetValueType(f));
 }

@@ -173,7 +173,7 @@ static const kn_recog_nest *pure_call_map(fixture *f, const char *export) {
   const kn_recog_nest *n = found(f, KN_MAP);
   ck_assert_int_eq(count_op(n, KN_E_CALL), 1);
   ck_assert_int_eq(n->ncallees, 1);
-  ck_assert_int_ge(kn_wasm_index(n->callees[0]), 0);
+  ck_assert_int_ge(ir_wasm_index(n->callees[0]), 0);
   int consts = 0;
   for (int i = 0; i < n->nranges; i++)
     if (n->ranges[i].ndims == 0 && !n->ranges[i].is_write) {
