@@ -514,6 +514,20 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
  * the memory it started with.  No part is a reduction. */
 uint32_t twasm_rt_offload_group(void *vmctx, uint32_t first, uint32_t count, const int64_t *params);
 
+/* As twasm_rt_offload, from code compiled with the waits pass
+ * (compiler/off/off_wait.c): 1 may come back with the launch still
+ * running.  Until the code has waited, twasm_rt_offload_pending is
+ * nonzero; the code then calls twasm_rt_offload_wait_for(ptr, len,
+ * store) before an access of linear memory (it returns once no pending
+ * launch writes those bytes, or, for a store, reads or writes them) and
+ * twasm_rt_offload_wait() before anything else that may touch the memory
+ * (a loop of accesses, a call, a return to the host).  Any other answer
+ * than 1 comes back with nothing pending. */
+uint32_t twasm_rt_offload_unwaited(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result);
+extern uint32_t twasm_rt_offload_pending;
+void twasm_rt_offload_wait(void);
+void twasm_rt_offload_wait_for(const void *ptr, uint64_t len, uint32_t store);
+
 /* Nonzero while twasm_rt_offload may launch (or trace) anything.  The
  * generated code reads it first and, when zero, runs the nest on the CPU
  * without evaluating the params or calling: without a GPU the runtime

@@ -31,7 +31,16 @@
  * deferred.  A wait that fails (a kernel's sticky error) after its nests
  * were reported done cannot put the CPU's results back: the process
  * stops with the driver's error (a waited launch would have run the nest
- * on the CPU). */
+ * on the CPU).
+ *
+ * Waits placed by the compiler (on by default; TWASM_GPU_DEFER=0 turns
+ * them off): code compiled with the waits pass (compiler/off/off_wait.c)
+ * calls twasm_rt_offload_unwaited, and before each access of linear memory
+ * that may follow such a launch it reads twasm_rt_offload_pending and, when
+ * set, calls twasm_rt_offload_wait_for with the access's bytes (or
+ * twasm_rt_offload_wait before a loop, a call or a return to the host).
+ * Those launches protect nothing and learn nothing: their ranges are only
+ * recorded, for the accesses' checks and the next launch's conflicts. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -51,8 +60,9 @@
 #define DEFER_SKIP_MAX 1024u
 
 typedef struct {
-  uint8_t *lo, *hi; /* page-aligned */
+  uint8_t *lo, *hi; /* page-aligned unless open */
   bool out;         /* output pages (PROT_NONE), else read-only input pages */
+  bool open;        /* recorded only (waits placed by the code): not protected */
 } defer_range;
 
 typedef struct {
@@ -63,7 +73,7 @@ typedef struct {
 } defer_slot;
 
 static pthread_once_t defer_once = PTHREAD_ONCE_INIT;
-static bool defer_on;
+static bool defer_on, defer_code_off;
 static defer_range defer_ranges[DEFER_RANGES];
 static atomic_int defer_nranges;
 static int defer_slots_of[DEFER_LAUNCHES]; /* the pending launches' slots */
@@ -74,12 +84,21 @@ static defer_slot defer_table[DEFER_SLOTS];
 static void defer_read_env(void) {
   const char *v = getenv("TWASM_GPU_DEFER");
   defer_on = v && strcmp(v, "1") == 0;
+  defer_code_off = v && strcmp(v, "0") == 0;
 }
 
 bool rt_defer_wanted(void) {
   pthread_once(&defer_once, defer_read_env);
   return defer_on;
 }
+
+bool rt_defer_by_code_wanted(void) {
+  pthread_once(&defer_once, defer_read_env);
+  return !defer_code_off;
+}
+
+/* Read by the generated code before its accesses (twasm_abi.h). */
+uint32_t twasm_rt_offload_pending;
 
 bool rt_defer_pending(void) { return atomic_load(&defer_nlaunches) > 0; }
 
@@ -97,14 +116,16 @@ static uint64_t defer_key(const rt_offload_plan *p) {
   return key;
 }
 
-int rt_defer_choose(const void *kernel, const rt_offload_plan *p) {
-  if (!rt_defer_wanted() || atomic_load(&defer_nlaunches) >= DEFER_LAUNCHES ||
+int rt_defer_choose(const void *kernel, const rt_offload_plan *p, bool by_code) {
+  if (!(by_code ? rt_defer_by_code_wanted() : rt_defer_wanted()) ||
+      atomic_load(&defer_nlaunches) >= DEFER_LAUNCHES ||
       atomic_load(&defer_nranges) + p->nspans > DEFER_RANGES)
     return -1;
   uint64_t key = defer_key(p);
   unsigned i = defer_slot_at(kernel, key);
   defer_slot *s = &defer_table[i];
   if (s->kernel != kernel || s->key != key) *s = (defer_slot){kernel, key, 0, 0};
+  if (by_code) return (int)i; /* nothing to learn: no fault comes */
   if (s->skip > 0) {
     s->skip--;
     return -1;
@@ -128,6 +149,14 @@ bool rt_defer_conflicts(const rt_offload_plan *p, const uint8_t *host) {
   return false;
 }
 
+bool rt_defer_meets(const void *ptr, uint64_t len, bool store) {
+  const uint8_t *lo = ptr, *hi = lo + len;
+  int n = atomic_load(&defer_nranges);
+  for (int r = 0; r < n; r++)
+    if ((store || defer_ranges[r].out) && lo < defer_ranges[r].hi && hi > defer_ranges[r].lo) return true;
+  return false;
+}
+
 static atomic_int defer_calls; /* mprotect calls, for tests */
 
 int rt_defer_mprotect_calls(void) { return atomic_load(&defer_calls); }
@@ -136,19 +165,24 @@ int rt_defer_mprotect_calls(void) { return atomic_load(&defer_calls); }
  * range is recorded anyway, so the wait reopens it).  A range inside one
  * recorded already at the same or a stronger protection is left as it is
  * (wq, wk and wv read one x: its pages are made read-only once). */
-static bool defer_protect(uint8_t *lo, uint8_t *hi, bool out) {
-  lo = page_down(lo), hi = page_up(hi);
+static bool defer_protect(uint8_t *lo, uint8_t *hi, bool out, bool open) {
+  /* recorded only: the bytes themselves (outputs of launches back to
+   * back often share a page: q, k and v of 3 KiB each) */
+  if (!open) lo = page_down(lo), hi = page_up(hi);
   if (hi <= lo) return true;
   int n = atomic_load(&defer_nranges);
   for (int i = 0; i < n; i++)
-    if (defer_ranges[i].lo <= lo && hi <= defer_ranges[i].hi && (defer_ranges[i].out || !out)) return true;
-  atomic_fetch_add(&defer_calls, 1);
-  defer_ranges[n] = (defer_range){lo, hi, out};
+    if (defer_ranges[i].lo <= lo && hi <= defer_ranges[i].hi && (defer_ranges[i].out || !out) &&
+        defer_ranges[i].open == open)
+      return true;
+  defer_ranges[n] = (defer_range){lo, hi, out, open};
   atomic_store(&defer_nranges, n + 1);
+  if (open) return true;
+  atomic_fetch_add(&defer_calls, 1);
   return mprotect(lo, (size_t)(hi - lo), out ? PROT_NONE : PROT_READ) == 0;
 }
 
-bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int slot) {
+bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int slot, bool by_code) {
   double t = cu_prof_on() ? cu_prof_now() : 0;
   defer_res = r;
   /* the launches before it were followed by a launch: worth it */
@@ -157,14 +191,17 @@ bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int s
   defer_slots_of[pending] = slot;
   atomic_store(&defer_nlaunches, pending + 1);
   bool ok = true;
-  /* inputs first: an output page shared with an input ends unreadable */
+  /* inputs first: an output page shared with an input ends unreadable;
+   * recorded only, every span, when the code waits (its stores check
+   * them all) */
   for (int out = 0; out < 2 && ok; out++)
     for (int s = 0; s < p->nspans && ok; s++) {
       const rt_offload_span *sp = &p->spans[s];
       if (sp->hi <= sp->lo || sp->is_write != (out == 1)) continue;
-      if (!out && sp->hi - sp->lo >= RT_RESIDENT_KEEP_MIN) continue; /* kept: read-only already */
-      ok = defer_protect(host + sp->lo, host + sp->hi, out == 1);
+      if (!by_code && !out && sp->hi - sp->lo >= RT_RESIDENT_KEEP_MIN) continue; /* kept: read-only already */
+      ok = defer_protect(host + sp->lo, host + sp->hi, out == 1, by_code);
     }
+  if (by_code) __atomic_store_n(&twasm_rt_offload_pending, 1, __ATOMIC_RELAXED);
   if (t) cu_prof_add(CU_PROF_DEFER, t);
   return ok;
 }
@@ -179,6 +216,11 @@ static void defer_reopen(void) {
       defer_range t = defer_ranges[j];
       defer_ranges[j] = defer_ranges[j - 1], defer_ranges[j - 1] = t;
     }
+  /* the recorded-only ranges out first: nothing to reopen there */
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (!defer_ranges[i].open) defer_ranges[m++] = defer_ranges[i];
+  n = m;
   for (int i = 0; i < n;) {
     uint8_t *lo = defer_ranges[i].lo, *hi = defer_ranges[i].hi;
     for (i++; i < n && defer_ranges[i].lo <= hi; i++)
@@ -187,6 +229,7 @@ static void defer_reopen(void) {
     rt_resident_reopen(defer_res, lo, hi);
   }
   atomic_store(&defer_nlaunches, 0);
+  __atomic_store_n(&twasm_rt_offload_pending, 0, __ATOMIC_RELAXED);
 }
 
 void rt_defer_synced(void) {
@@ -223,7 +266,7 @@ bool rt_defer_fault(uintptr_t addr) {
   int n = atomic_load(&defer_nranges);
   bool ours = false;
   for (int i = 0; i < n && !ours; i++)
-    ours = addr >= (uintptr_t)defer_ranges[i].lo && addr < (uintptr_t)defer_ranges[i].hi;
+    ours = !defer_ranges[i].open && addr >= (uintptr_t)defer_ranges[i].lo && addr < (uintptr_t)defer_ranges[i].hi;
   /* the latest launch's output was wanted before any other launch came */
   int pending = atomic_load(&defer_nlaunches);
   if (ours && pending > 0) {
@@ -236,4 +279,12 @@ bool rt_defer_fault(uintptr_t addr) {
   defer_reopen();
   if (t) cu_prof_add(CU_PROF_DEFER_FAULT, t);
   return ours;
+}
+
+void twasm_rt_offload_wait(void) {
+  if (rt_defer_pending()) rt_defer_wait();
+}
+
+void twasm_rt_offload_wait_for(const void *ptr, uint64_t len, uint32_t store) {
+  if (rt_defer_pending() && rt_defer_meets(ptr, len, store != 0)) rt_defer_wait();
 }

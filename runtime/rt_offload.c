@@ -307,7 +307,7 @@ static rt_resident_launch rt_copies;
 
 static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, uint64_t mem_size,
                        rt_resident *res, const int64_t *params, const rt_offload_plan *p, int64_t *result,
-                       bool may_defer, bool *deferred) {
+                       rt_defer_how how, bool *deferred) {
   cu_error err;
   *deferred = false;
   if (inject_fault(&err)) return on_cpu(k, err.message);
@@ -367,7 +367,9 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
   if (tc > 0) return 1;
   /* Its outputs go straight to the host pages, nothing comes back, no
    * result: it may go unwaited. */
-  int slot = may_defer && host_out && !rbytes && copies && !copies->unkept ? rt_defer_choose(k, p) : -1;
+  int slot = how != RT_DEFER_NONE && host_out && !rbytes && copies && !copies->unkept
+                 ? rt_defer_choose(k, p, how == RT_DEFER_CODE)
+                 : -1;
   a.no_wait = slot >= 0;
   cu_dim3 grid = {p->grid[0], p->grid[1], p->grid[2]}, block = {g->block[0], g->block[1], g->block[2]};
   if (!cu_launch(&l->fn, grid, block, 0, &a, &err)) {
@@ -378,7 +380,7 @@ static uint32_t launch(const twasm_kernel_abi *k, rt_loaded *l, uint8_t *base, u
   }
   if (slot >= 0) {
     *deferred = true;
-    if (!rt_defer_add(res, host, p, slot)) rt_defer_wait();
+    if (!rt_defer_add(res, host, p, slot, how == RT_DEFER_CODE)) rt_defer_wait();
   } else {
     rt_defer_synced();
   }
@@ -443,7 +445,9 @@ static void cpu_run_begins(rt_loaded *l, double ops) {
   rt_cpu_since = now_us();
 }
 
-uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
+/* twasm_rt_offload and twasm_rt_offload_unwaited (by_code: the code
+ * waits before its accesses, rt_defer.c). */
+static uint32_t offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result, bool by_code) {
   __atomic_store_n(&rt_offload_calls, __atomic_load_n(&rt_offload_calls, __ATOMIC_RELAXED) + 1,
                    __ATOMIC_RELAXED);
   const twasm_vmctx *vm = vmctx;
@@ -551,7 +555,11 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
     if (prof_t) cu_prof_add(CU_PROF_DECIDE, prof_t);
     double t0 = now_us();
     bool deferred;
-    done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result, true, &deferred);
+    /* by the code: once a launch of it was measured (auto mode) */
+    rt_defer_how how = !by_code ? RT_DEFER_PAGES
+                       : mode != CU_MODE_AUTO || l->choice.gpu_runs ? RT_DEFER_CODE
+                                                                    : RT_DEFER_NONE;
+    done = launch(k, l, mem->abi.base, mem->abi.size_bytes, res, params, &plan, result, how, &deferred);
     /* an unwaited launch's time is not its cost: the waited ones measure */
     if (done && !deferred && mode == CU_MODE_AUTO) {
       double wall = now_us() - t0, moved = 0, again = 0;
@@ -565,6 +573,17 @@ uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, i
   }
   if (driver) rt_start_driver_done();
   pthread_mutex_unlock(&rt_offload_lock);
+  return done;
+}
+
+uint32_t twasm_rt_offload(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
+  return offload(vmctx, kernel, params, result, false);
+}
+
+/* The CPU runs the nest: what is pending finishes first. */
+uint32_t twasm_rt_offload_unwaited(void *vmctx, uint32_t kernel, const int64_t *params, int64_t *result) {
+  uint32_t done = offload(vmctx, kernel, params, result, true);
+  if (done != 1 && __atomic_load_n(&twasm_rt_offload_pending, __ATOMIC_RELAXED)) twasm_rt_offload_wait();
   return done;
 }
 
@@ -620,8 +639,8 @@ static uint32_t launch_parts(const twasm_kernel_abi **ks, rt_loaded **ls, const 
   for (uint32_t j = 0; j < count && done; j++) {
     int64_t unused = 0;
     bool deferred;
-    done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused, false,
-                  &deferred);
+    done = launch(ks[j], ls[j], mem->abi.base, mem->abi.size_bytes, res, ps[j], &plans[j], &unused,
+                  RT_DEFER_NONE, &deferred);
     if (done && res) *moved += rt_copies.copy_bytes, *again += rt_copies.again_bytes;
     if (!done && j > 0) {
       restore_writes(plans, count, mem->abi.base, &saved);

@@ -209,21 +209,32 @@ uint64_t rt_resident_scanned_pages(const rt_resident *r);
  * and writable again (async-signal-safe); r NULL: all of them. */
 void rt_resident_reopen(rt_resident *r, uint8_t *lo, uint8_t *hi);
 
+/* How a launch may go unwaited: not at all, with its pages protected
+ * (TWASM_GPU_DEFER=1), or with the waits the code places. */
+typedef enum { RT_DEFER_NONE, RT_DEFER_PAGES, RT_DEFER_CODE } rt_defer_how;
+
 /* Launches not waited for (rt_defer.c), under rt_offload_lock except
  * rt_defer_fault and rt_defer_wait.  TWASM_GPU_DEFER=1: */
 bool rt_defer_wanted(void);
+/* Waits placed by the compiler (twasm_rt_offload_unwaited) honoured:
+ * unless TWASM_GPU_DEFER=0. */
+bool rt_defer_by_code_wanted(void);
 /* Launches queued and not yet waited for. */
 bool rt_defer_pending(void);
 /* The launch of kernel with plan p may go unwaited: its slot in the
- * learned table, else -1. */
-int rt_defer_choose(const void *kernel, const rt_offload_plan *p);
+ * learned table, else -1.  by_code: the code waits (no pages protected,
+ * nothing learned). */
+int rt_defer_choose(const void *kernel, const rt_offload_plan *p, bool by_code);
+/* Whether len bytes at ptr meet a pending launch's output (a load) or any
+ * of its spans (store): the access waits first. */
+bool rt_defer_meets(const void *ptr, uint64_t len, bool store);
 /* Whether p's spans touch a pending launch's output pages (host: the
  * memory's base): wait first. */
 bool rt_defer_conflicts(const rt_offload_plan *p, const uint8_t *host);
 /* After the launch of p (on r's device copy, host memory at host) was
- * queued without a wait: protects its pages.  False when they could not
- * be: wait at once. */
-bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int slot);
+ * queued without a wait: protects its pages (by_code: records them).
+ * False when they could not be: wait at once. */
+bool rt_defer_add(rt_resident *r, uint8_t *host, const rt_offload_plan *p, int slot, bool by_code);
 /* Waits for every pending launch and reopens their pages; the process
  * stops when the wait fails. */
 void rt_defer_wait(void);

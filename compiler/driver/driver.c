@@ -273,6 +273,39 @@ static bool verify(drv_run *r) {
   return !broken;
 }
 
+/* Who may call each function besides its callers in the module
+ * (OFF_REACH_*): the host (exports, the start function), or a table or
+ * the host through a funcref (every function a segment or a global's
+ * initialiser names; ref.func in code needs one of those too). */
+static void reaching(const wasm_module *m, uint8_t *reach) {
+  for (uint32_t i = 0; i < m->nexports; i++)
+    if (m->exports[i].kind == EXT_FUNC && m->exports[i].index < m->nfuncs) reach[m->exports[i].index] |= OFF_REACH_HOST;
+  if (m->has_start && m->start < m->nfuncs) reach[m->start] |= OFF_REACH_HOST;
+  for (uint32_t e = 0; e < m->nelems; e++)
+    for (uint32_t k = 0; k < m->elems[e].nitems; k++) {
+      const wasm_constexpr *ce = &m->elems[e].items[k];
+      for (uint32_t j = 0; j < ce->ncode; j++)
+        if (ce->code[j].op == OP_REF_FUNC && ce->code[j].u.index < m->nfuncs)
+          reach[ce->code[j].u.index] |= OFF_REACH_TABLE;
+    }
+  for (uint32_t g = 0; g < m->nglobals; g++)
+    for (uint32_t j = 0; !m->globals[g].imported && j < m->globals[g].init.ncode; j++)
+      if (m->globals[g].init.code[j].op == OP_REF_FUNC && m->globals[g].init.code[j].u.index < m->nfuncs)
+        reach[m->globals[g].init.code[j].u.index] |= OFF_REACH_TABLE;
+}
+
+/* Launches that may go unwaited, the code waiting where the CPU may touch
+ * their bytes (off_wait.c). */
+static bool place_waits(drv_run *r) {
+  uint8_t *reach = calloc(r->m->nfuncs + 1, 1);
+  if (!reach) return tw_fail(r->d, TW_DIAG_NO_OFFSET, "out of memory");
+  reaching(r->m, reach);
+  unsigned n = off_place_waits(r->mod, reach, r->m->nfuncs);
+  free(reach);
+  snprintf(r->detail, sizeof r->detail, "%u launch%s", n, n == 1 ? "" : "es");
+  return true;
+}
+
 /* The held calls that LLVM's inliner would have taken inlined now, and
  * only those (ir_release_calls). */
 static bool release(drv_run *r) {
@@ -426,6 +459,7 @@ static const drv_pass pipeline[] = {
   {"heads",     offloading,  split_heads,    "vector loops' guards cut from the call or store before them in their block (ir_split_head.c)", false},
   {"offload",   offloading,  offload,        "tensor loops -> PTX kernels, nests versioned (compiler/off)", false},
   {"verify",    has_kernels, verify,         "the versioned module checked", false},
+  {"waits",     has_kernels, place_waits,    "launches of products that may go unwaited, the code waiting before it may touch their bytes (off_wait.c)", false},
   {"release",   staged,      release,        "the hold lifted (ir_hold.c)", true},
   {"vunroll",   staged,      vector_unroll,  "one-block loops of v128 arithmetic asked to be unrolled by 4 (ir_vunroll.c)", true},
   {"late",      staged,      late,           "loop vectoriser, SLP, unroller: LLVM's pipeline tail", true},
@@ -456,7 +490,7 @@ bool drv_pass_known(const char *name) {
 /* Without inline, the bounds pass inlines by the sizes the re-roll's checked copies give; without reroll, addresses, vunroll, lanes, masks, guard, sinkaddr or remat code is slower; without bounds, guard
  * mode's out-of-bounds traps are the guard pages' alone, which LLVM may
  * delete or move (what issue 18 fixed): kept to measure what it costs. */
-static const char *const skippable[] = {"calls", "inline", "reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
+static const char *const skippable[] = {"calls", "waits", "inline", "reroll", "addresses", "bounds", "vunroll", "lanes", "masks", "guard", "sinkaddr", "remat"};
 
 bool drv_pass_skippable(const char *name) {
   for (unsigned i = 0; i < sizeof skippable / sizeof *skippable; i++)

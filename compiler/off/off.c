@@ -124,6 +124,7 @@ typedef struct off_ctx {
   off_text report;
   off_store store;
   LLVMValueRef *kernels;
+  uint8_t *host_out; /* per kernel: TWASM_ENTRY_HOST_OUT on some arch */
   unsigned nkernels;
 } off_ctx;
 
@@ -224,6 +225,19 @@ static bool offload_nest(off_ctx *c, const kn_recog_nest *n, const char *where, 
   add_times(c->o->times, &px);
   LLVMValueRef text_at[OFF_MAX_ARCHS];
   c->kernels = realloc(c->kernels, (c->nkernels + 1) * sizeof *c->kernels);
+  uint8_t *out = realloc(c->host_out, c->nkernels + 1);
+  if (!c->kernels || !out) {
+    free(out);
+    c->host_out = NULL;
+    say(&c->report, "%s: not offloaded: out of memory\n", where);
+    return false;
+  }
+  c->host_out = out;
+  /* its outputs written into the host's pages: a launch that may go
+   * unwaited (runtime/rt_defer.c, off_wait.c) */
+  c->host_out[c->nkernels] = 0;
+  for (unsigned i = 0; i < px.plan.ncodes; i++)
+    c->host_out[c->nkernels] |= (px.plan.codes[i].entries & TWASM_ENTRY_HOST_OUT) != 0;
   off_store_add(&c->store, &px, text_at);
   c->kernels[c->nkernels++] = off_kernel_const(c->mod, n, &px, text_at, c->store.store);
   say(&c->report, "%s: offloaded as %s (", where, kind_name(&n->desc));
@@ -337,7 +351,8 @@ static void offload_func(off_ctx *c, LLVMValueRef fn, const off_func *wf, uint32
     /* Last nest first: a nest whose exit is the next nest's header then
      * finds that nest's offload call on its exit edge (off_version.c). */
     for (int k = res.nnests - 1; k >= 0; k--)
-      if (ids[k] >= 0) off_version_apply(fn, &res.nests[k], (unsigned)ids[k]);
+      if (ids[k] >= 0)
+        off_version_apply(fn, &res.nests[k], (unsigned)ids[k], !res.nests[k].nparts && c->host_out[ids[k]]);
   }
   tw_arena_free(&arena);
 }
@@ -368,6 +383,7 @@ bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const
   }
   free(c.store.buf);
   free(c.kernels);
+  free(c.host_out);
   *nkernels = c.nkernels;
   if (report) *report = c.report.buf ? c.report.buf : calloc(1, 1);
   else free(c.report.buf);

@@ -6,6 +6,7 @@
 
 #include <llvm-c/Core.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "diag.h"
 
@@ -44,6 +45,22 @@ typedef struct {
 bool off_module(LLVMModuleRef mod, const off_func *funcs, uint32_t nfuncs, const char *file,
                 const char *desc_symbol, const off_options *o, char **report,
                 unsigned *nkernels, tw_diag *d);
+
+/* Metadata kind on a call of twasm_rt_offload whose launch may go
+ * unwaited (off_version.c): !{}. */
+#define OFF_MD_UNWAITED "twasm.unwaited"
+
+/* The waits pass (off_wait.c), after loop versioning: the calls marked
+ * OFF_MD_UNWAITED become calls of twasm_rt_offload_unwaited, and the code
+ * waits where the CPU may touch linear memory while their launches run.
+ * reach[i] (i below nfuncs): who else may call Wasm function i, a set of
+ * OFF_REACH_*.  Returns how many calls it changed (0: none, nothing
+ * placed). */
+enum {
+  OFF_REACH_HOST = 1,  /* exported, or the start function */
+  OFF_REACH_TABLE = 2, /* named by a segment or a global: call_indirect, or the host through a funcref */
+};
+unsigned off_place_waits(LLVMModuleRef mod, const uint8_t *reach, uint32_t nfuncs);
 
 /* Writes the PTX embedded in a compiled object or executable to
  * DIR/KERNEL.sm_XX.ptx; *count: files written. */

@@ -50,7 +50,9 @@ LLVMValueRef off_guard_ok(LLVMBuilderRef b, const kn_recog_nest *n, LLVMValueRef
 /* LLVM bitcode of a module holding the nest's pure callees and the Wasm
  * functions they call (off_calls.c), in arena: kn_desc's calls_bc. */
 bool off_calls_bitcode(LLVMValueRef *callees, int ncallees, tw_arena *arena, const void **bc, size_t *len);
-/* Inserts the call to twasm_rt_offload and the branch around the nest. */
-void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id);
+/* Inserts the call to twasm_rt_offload and the branch around the nest;
+ * unwaitable: the call is marked OFF_MD_UNWAITED (its kernel writes into
+ * the host's pages, so its launch may go unwaited: off_wait.c). */
+void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id, bool unwaitable);
 
 #endif

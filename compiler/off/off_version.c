@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "ir_pass.h"
+#include "off.h"
 #include "off_internal.h"
 #include "twasm_abi.h"
 
@@ -475,7 +476,7 @@ static void back_off(ov_ctx *c, LLVMBasicBlockRef back, LLVMBasicBlockRef header
   LLVMBuildBr(c->b, header);
 }
 
-void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id) {
+void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_id, bool unwaitable) {
   ov_ctx c = {.mod = LLVMGetGlobalParent(fn)};
   c.ctx = LLVMGetModuleContext(c.mod);
   c.i32 = LLVMInt32TypeInContext(c.ctx);
@@ -540,6 +541,9 @@ void off_version_apply(LLVMValueRef fn, const kn_recog_nest *n, uint32_t kernel_
     LLVMTypeRef types[] = {c.ptr, c.i32, c.ptr, c.ptr};
     LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false), params, cell};
     done = call(&c, runtime_fn(&c, "twasm_rt_offload", c.i32, types, 4), args, 4);
+    if (unwaitable)
+      LLVMSetMetadata(done, LLVMGetMDKindIDInContext(c.ctx, OFF_MD_UNWAITED, sizeof OFF_MD_UNWAITED - 1),
+                      LLVMMetadataAsValue(c.ctx, LLVMMDNodeInContext2(c.ctx, NULL, 0)));
   } else {
     LLVMTypeRef types[] = {c.ptr, c.i32, c.i32, c.ptr};
     LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstInt(c.i32, kernel_id, false),

@@ -5,12 +5,16 @@
 # declare `/* expect-gpu-launches: N */` (default 0) and
 # `/* expect-status: S */` (default 0) and `/* expect-packed: P */` (at
 # least P launches of the sm_90a packed tensor-core product where the
-# sm_90a kernels loaded); NAME.args holds its arguments and
-# NAME.expected its stdout, when they exist.
+# sm_90a kernels loaded) and `/* expect-unwaited: U */` (at least U
+# launches "not waited for" in the driver-at-once run); NAME.args holds
+# its arguments and NAME.expected its stdout, when they exist.
 #   cpu half: TWASM_DEVICE=cpu; exit status S; stdout equal to NAME.expected.
-#   gpu half: TWASM_DEVICE=gpu TWASM_TRACE=1, then TWASM_DEVICE=auto: stdout
-#     byte for byte, exit status and trap line (first "trap:" line of
-#     stderr) equal to the cpu run's, and at least N trace lines
+#   gpu half: TWASM_DEVICE=gpu TWASM_TRACE=1, then TWASM_DEVICE=auto, then
+#     auto with the driver started at once (TWASM_GPU_START_MS=0
+#     TWASM_TRACE=1: linear memory pinned, launches on its device copy,
+#     products not waited for where the code waits, runtime/rt_defer.c):
+#     stdout byte for byte, exit status and trap line (first "trap:" line
+#     of stderr) equal to the cpu run's, and at least N trace lines
 #     "twasm: offload KERNEL (KIND): gpu" (launches) under gpu.
 #   Without a usable GPU (no nvidia-smi, or the trace says
 #   "twasm: gpu unavailable") the gpu half is "SKIP NAME: no GPU".
@@ -43,6 +47,7 @@ run() {
   shift 3
   local env=(TWASM_DEVICE="$mode")
   [ "$mode" = gpu ] && env+=(TWASM_TRACE=1)
+  [ "$mode" = now ] && env=(TWASM_DEVICE=auto TWASM_GPU_START_MS=0 TWASM_TRACE=1)
   env "${env[@]}" timeout "$limit" "$prog" "$@" >"$logs/$name.$mode.out" 2>"$logs/$name.$mode.err"
   echo $? >"$logs/$name.$mode.status"
 }
@@ -76,6 +81,7 @@ for prog in "$bin"/*; do
   want_launches=$(field "$name" expect-gpu-launches 0)
   want_packed=$(field "$name" expect-packed 0)
   want_status=$(field "$name" expect-status 0)
+  want_unwaited=$(field "$name" expect-unwaited 0)
   l=$logs/$name
 
   run cpu "$name" "$prog" "${args[@]}"
@@ -117,6 +123,16 @@ for prog in "$bin"/*; do
   run auto "$name" "$prog" "${args[@]}"
   why=$(same "$name" auto)
   if [ -n "$why" ]; then bad "$name (auto): $why"; else ok "$name (auto)"; fi
+  run now "$name" "$prog" "${args[@]}"
+  why=$(same "$name" now)
+  unwaited=$(grep -c '^twasm: offload .*, not waited for$' "$l.now.err")
+  if [ -n "$why" ]; then
+    bad "$name (auto, driver at once): $why"
+  elif [ "$unwaited" -lt "$want_unwaited" ]; then
+    bad "$name (auto, driver at once): $unwaited launches not waited for, expected at least $want_unwaited (log $l.now.err)"
+  else
+    ok "$name (auto, driver at once: $(grep -c -E '^twasm: offload [^ ]+( \([a-z]+\))?: gpu' "$l.now.err") launches, $unwaited not waited for)"
+  fi
 done
 if [ "$found" = 0 ]; then
   echo "FAIL no executable programs in $bin"

@@ -50,15 +50,20 @@ static rt_offload_plan plan_of(uint64_t w, uint64_t y) {
   return p;
 }
 
-/* Prepares p (host out), "queues" it, and defers it: its slot. */
-static int deferred_launch(const void *kernel, const rt_offload_plan *p) {
+/* Prepares p (host out), "queues" it, and defers it (by_code: the code
+ * waits, twasm_rt_offload_unwaited's way): its slot. */
+static int deferred_launch_how(const void *kernel, const rt_offload_plan *p, bool by_code) {
   static rt_resident_launch L;
   cu_error err;
   ck_assert_msg(rt_resident_prepare(res, MEM, p, true, &L, &err), "%s", err.message);
   for (size_t i = 0; i < L.nin; i++) memcpy(L.in[i].dev, L.in[i].host, L.in[i].len);
-  int slot = rt_defer_choose(kernel, p);
-  if (slot >= 0) ck_assert(rt_defer_add(res, host, p, slot));
+  int slot = rt_defer_choose(kernel, p, by_code);
+  if (slot >= 0) ck_assert(rt_defer_add(res, host, p, slot, by_code));
   return slot;
+}
+
+static int deferred_launch(const void *kernel, const rt_offload_plan *p) {
+  return deferred_launch_how(kernel, p, false);
 }
 
 START_TEST(defer_waits_where_the_output_is_read) {
@@ -132,7 +137,7 @@ START_TEST(defer_chains_launches_and_a_waited_one_settles_them) {
   host[200 * 1024] = 1;
   ck_assert_int_eq(unit_resident_faults(), 0);
   /* both stay deferred next time (followed by a launch) */
-  ck_assert_int_ge(rt_defer_choose(&kernel_a, &a), 0);
+  ck_assert_int_ge(rt_defer_choose(&kernel_a, &a, false), 0);
 }
 END_TEST
 
@@ -147,16 +152,16 @@ START_TEST(defer_learns_which_launches_fault) {
   ck_assert_int_ge(deferred_launch(&kernel_b, &p), 0);
   ck_assert_uint_eq(host[300 * 1024 + 100], (uint8_t)((300 * 1024 + 100) * 7 + 3));
   ck_assert_int_eq(unit_resident_faults(), 1);
-  ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
-  ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
-  ck_assert_int_ge(rt_defer_choose(&kernel_b, &q), 0); /* another W */
-  ck_assert_int_ge(rt_defer_choose(&kernel_a, &p), 0); /* another kernel */
+  ck_assert_int_lt(rt_defer_choose(&kernel_b, &p, false), 0);
+  ck_assert_int_lt(rt_defer_choose(&kernel_b, &p, false), 0);
+  ck_assert_int_ge(rt_defer_choose(&kernel_b, &q, false), 0); /* another W */
+  ck_assert_int_ge(rt_defer_choose(&kernel_a, &p, false), 0); /* another kernel */
   ck_assert_int_ge(deferred_launch(&kernel_b, &p), 0);
   host[300 * 1024 + 100] = 0;
   ck_assert_int_eq(unit_resident_faults(), 2);
   /* twice in a row: four launches waited */
-  for (int i = 0; i < 4; i++) ck_assert_int_lt(rt_defer_choose(&kernel_b, &p), 0);
-  ck_assert_int_ge(rt_defer_choose(&kernel_b, &p), 0);
+  for (int i = 0; i < 4; i++) ck_assert_int_lt(rt_defer_choose(&kernel_b, &p, false), 0);
+  ck_assert_int_ge(rt_defer_choose(&kernel_b, &p, false), 0);
 }
 END_TEST
 
@@ -223,6 +228,61 @@ START_TEST(defer_protects_a_shared_input_once_and_reopens_neighbours_together) {
 }
 END_TEST
 
+/* Waits placed by the code (twasm_rt_offload_unwaited): no page is
+ * protected, so nothing faults; twasm_rt_offload_pending says a launch
+ * runs; twasm_rt_offload_wait_for waits only for bytes the launches
+ * write (a load) or touch (a store); two launches in a row are waited for
+ * once.  Without page protection (TWASM_GPU_DEFER unset) this is on. */
+START_TEST(defer_by_code_waits_only_for_the_bytes_launches_touch) {
+  setenv("TWASM_GPU_DEFER", "", 1);
+  if (!fake_up()) {
+    fprintf(stderr, "test_defer: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan a = plan_of(0, 300 * 1024), b = plan_of(512 * 1024, 310 * 1024);
+  int before = rt_defer_mprotect_calls();
+  ck_assert_int_lt(rt_defer_choose(&kernel_a, &a, false), 0);
+  ck_assert_int_ge(deferred_launch_how(&kernel_a, &a, true), 0);
+  ck_assert_int_ge(deferred_launch_how(&kernel_a, &b, true), 0);
+  ck_assert_uint_eq(twasm_rt_offload_pending, 1);
+  ck_assert_int_eq(rt_defer_mprotect_calls(), before);
+  /* a load elsewhere, a load of x (an input), a store elsewhere: no wait */
+  twasm_rt_offload_wait_for(host + 400 * 1024, 4, 0);
+  twasm_rt_offload_wait_for(host + 200 * 1024 + 8, 4, 0);
+  twasm_rt_offload_wait_for(host + 400 * 1024, 16, 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 0);
+  ck_assert_uint_eq(twasm_rt_offload_pending, 1);
+  /* a load of b's output: one wait for both */
+  twasm_rt_offload_wait_for(host + 310 * 1024 + 96, 8, 0);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 1);
+  ck_assert_uint_eq(twasm_rt_offload_pending, 0);
+  ck_assert(!rt_defer_pending());
+  host[300 * 1024 + 100] = 1;
+  ck_assert_int_eq(unit_resident_faults(), 0);
+  /* a store into x waits; a full wait with nothing pending does not */
+  ck_assert_int_ge(deferred_launch_how(&kernel_a, &a, true), 0);
+  twasm_rt_offload_wait_for(host + 200 * 1024 + 8, 4, 1);
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 2);
+  twasm_rt_offload_wait();
+  ck_assert_int_eq(unit_fake_logged("synchronise"), 2);
+  ck_assert_int_eq(rt_defer_mprotect_calls(), before);
+}
+END_TEST
+
+/* TWASM_GPU_DEFER=0: no launch goes unwaited, by the code or not. */
+START_TEST(defer_by_code_off_with_zero) {
+  setenv("TWASM_GPU_DEFER", "0", 1);
+  if (!fake_up()) {
+    fprintf(stderr, "test_defer: SKIP (no fake driver)\n");
+    return;
+  }
+  rt_offload_plan p = plan_of(0, 300 * 1024);
+  ck_assert_int_lt(deferred_launch_how(&kernel_a, &p, true), 0);
+  ck_assert_int_lt(deferred_launch_how(&kernel_a, &p, false), 0);
+  ck_assert_uint_eq(twasm_rt_offload_pending, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("defer");
   TCase *c = tcase_create("defer");
@@ -234,6 +294,8 @@ int main(void) {
   tcase_add_test(c, defer_waits_before_a_system_call);
   tcase_add_test(c, defer_off_by_default);
   tcase_add_test(c, defer_protects_a_shared_input_once_and_reopens_neighbours_together);
+  tcase_add_test(c, defer_by_code_waits_only_for_the_bytes_launches_touch);
+  tcase_add_test(c, defer_by_code_off_with_zero);
   suite_add_tcase(s, c);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_FORK);

@@ -251,6 +251,63 @@ START_TEST(simd_region_one_launch) {
 }
 END_TEST
 
+/* tests/gpu/e2e/unwaited.c (three matrix-vector products back to back,
+ * the outputs' pointers loaded from a struct between them): the waits
+ * pass makes its product launches twasm_rt_offload_unwaited; under
+ * the stand-in driver at once on pinned memory (the device copy),
+ * launches go unwaited and a round of four waits about twice (the struct
+ * loads between q, k and v only check their bytes), where
+ * TWASM_GPU_DEFER=0 waits once a launch; with --skip-pass=waits nothing
+ * is unwaited.  The CPU run's output is the
+ * expected file's. */
+START_TEST(unwaited_launches_chain) {
+  char cmd[2048], out[4096];
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 tests/gpu/e2e/unwaited.c -o %s/uw.wasm", tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "-v %s/uw.wasm -o %s/uw 2>&1 | grep -E '^twasmc: waits'", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  /* main's four products (matvec inlined) and matvec's own copy */
+  const char *n = strstr(out, "(");
+  ck_assert_msg(n && atoi(n + 1) >= 4, "%s", out);
+  snprintf(cmd, sizeof cmd, "TWASM_DEVICE=cpu %s/uw 40 | cmp - tests/gpu/e2e/unwaited.expected", tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "output differs: %s", out);
+  const char *fake = getenv("FAKE_CUDA_DIR");
+  if (!fake) {
+    fprintf(stderr, "test_offload: unwaited_launches_chain: the stand-in driver's part SKIPPED (FAKE_CUDA_DIR unset)\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "--skip-pass=waits %s/uw.wasm -o %s/uw_off", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  int launches[3], unwaited[3], waits[3];
+  const char *const how[3] = {"", "TWASM_GPU_DEFER=0", ""};
+  for (int k = 0; k < 3; k++) {
+    snprintf(cmd, sizeof cmd,
+             "rm -f %s/log; env LD_LIBRARY_PATH=%s FAKE_CUDA=any FAKE_CUDA_PAGEABLE=0 FAKE_CUDA_LOG=%s/log "
+             "FAKE_CUDA_LOG_WAITS=1 TWASM_DEVICE=auto TWASM_GPU_START_MS=0 TWASM_TRACE=1 %s %s/%s 40 2>%s/err "
+             ">/dev/null && echo $(grep -c ': gpu: sm' %s/err) $(grep -c ', not waited for$' %s/err) "
+             "$(grep -c synchronise %s/log)",
+             tmpdir, fake, tmpdir, how[k], tmpdir, k == 2 ? "uw_off" : "uw", tmpdir, tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+    ck_assert_int_eq(sscanf(out, "%d %d %d", &launches[k], &unwaited[k], &waits[k]), 3);
+  }
+  /* the launches start once the kernels loaded in the background: how
+   * many varies, so the waits are weighed per launch */
+  ck_assert_msg(launches[0] >= 40 && unwaited[0] >= launches[0] / 2, "launches %d, unwaited %d", launches[0],
+                unwaited[0]);
+  ck_assert_msg(launches[1] >= 40 && unwaited[1] == 0 && waits[1] >= launches[1],
+                "TWASM_GPU_DEFER=0: launches %d, unwaited %d, waits %d", launches[1], unwaited[1], waits[1]);
+  /* the other waits (the start's timing launch, ...) as without; then a
+   * round's four launches wait twice (where the CPU reads q, then o), not
+   * four times: q, k and v queue behind one another */
+  int other = waits[1] - launches[1];
+  ck_assert_msg(waits[0] - other <= launches[0] * 6 / 10, "%d waits (%d other) for %d launches", waits[0], other,
+                launches[0]);
+  ck_assert_msg(launches[2] >= 40 && unwaited[2] == 0 && waits[2] >= launches[2],
+                "--skip-pass=waits: launches %d, unwaited %d, waits %d", launches[2], unwaited[2], waits[2]);
+}
+END_TEST
+
 /* A C program's report names its own loops and folds those of the C
  * library (malloc, printf, memset...) into one line, which says how many
  * and where; --offload-report=all lists every one. */
@@ -490,6 +547,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, offload_twice_merged);
   tcase_add_test(tc, simd_loops_offloaded);
   tcase_add_test(tc, simd_region_one_launch);
+  tcase_add_test(tc, unwaited_launches_chain);
   tcase_add_test(tc, report_folds_libc);
   tcase_add_test(tc, report_folds_unnamed);
   tcase_add_test(tc, extract_ptx);
