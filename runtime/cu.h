@@ -116,6 +116,11 @@ typedef enum { CU_HOST_PAGEABLE = 1, CU_HOST_PINNED = 2 } cu_host_kind;
 bool cu_host_expose(void *base, uint64_t reserve, uint64_t admitted, uint64_t open,
                     cu_host_kind *kind, cu_error *err);
 bool cu_host_extend(void *base, uint64_t open, cu_error *err);
+/* Bytes from ptr to the end of the registered piece of pinned host
+ * memory holding it (each growth is a piece of its own); UINT64_MAX
+ * outside pinned memory.  An engine copy may not cross a piece's end:
+ * the driver refuses it (CUDA_ERROR_INVALID_VALUE). */
+uint64_t cu_host_piece_left(const void *ptr);
 /* Before the reservation is unmapped: unpins and forgets it. */
 void cu_host_forget(void *base);
 /* Whether [ptr, ptr+len) lies inside one live managed allocation or one

@@ -191,10 +191,18 @@ static bool cu_queue_copies(const cu_copy *c, size_t n, bool to_device, cu_error
     bool by_kernel;
     if (!cu_kcopy(&c[i], to_device, &by_kernel, err)) return false;
     if (by_kernel) continue;
-    uint64_t dev = (uint64_t)(uintptr_t)c[i].dev;
-    cu_result r = to_device ? cu_drv.memcpy_htod_async(dev, c[i].host, (size_t)c[i].len, NULL)
-                            : cu_drv.memcpy_dtoh_async(c[i].host, dev, (size_t)c[i].len, NULL);
-    if (r != 0) return cu_check_failure(err, to_device ? "cuMemcpyHtoDAsync" : "cuMemcpyDtoHAsync", r);
+    /* in pieces where the host span crosses pinned pieces' ends (memory
+     * pinned, then grown) */
+    uint8_t *host = c[i].host;
+    uint64_t dev = (uint64_t)(uintptr_t)c[i].dev, len = c[i].len;
+    while (len) {
+      uint64_t n = cu_host_piece_left(host);
+      if (n > len) n = len;
+      cu_result r = to_device ? cu_drv.memcpy_htod_async(dev, host, (size_t)n, NULL)
+                              : cu_drv.memcpy_dtoh_async(host, dev, (size_t)n, NULL);
+      if (r != 0) return cu_check_failure(err, to_device ? "cuMemcpyHtoDAsync" : "cuMemcpyDtoHAsync", r);
+      host += n, dev += n, len -= n;
+    }
   }
   return true;
 }

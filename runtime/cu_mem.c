@@ -252,6 +252,23 @@ bool cu_host_expose(void *base, uint64_t reserve, uint64_t admitted, uint64_t op
   return ok;
 }
 
+uint64_t cu_host_piece_left(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  uint64_t left = UINT64_MAX;
+  pthread_mutex_lock(&cu_mem_lock);
+  for (size_t i = 0; i < CU_HOST_SLOTS; i++) {
+    const cu_host *h = &cu_hosts[i];
+    if (!h->base || h->kind != CU_HOST_PINNED || p < h->base || p >= h->base + h->open) continue;
+    /* the piece holding p ends where the next one starts, or at open */
+    uintptr_t end = h->base + h->open;
+    for (uint32_t k = 0; k < h->npieces; k++)
+      if (h->pieces[k] > p && h->pieces[k] < end) end = h->pieces[k];
+    left = end - p;
+  }
+  pthread_mutex_unlock(&cu_mem_lock);
+  return left;
+}
+
 bool cu_host_extend(void *base, uint64_t open, cu_error *err) {
   pthread_mutex_lock(&cu_mem_lock);
   cu_host *h = cu_host_of((uintptr_t)base);

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "cu.h"
@@ -65,6 +66,14 @@ static void *reserve_managed_now(uint64_t usable) {
 
 static void *reserve_managed(uint64_t usable) {
   cu_mode mode = cu_mode_get();
+  /* TWASM_GPU_MEMORY=host: host memory, pinned at the first launch, as
+   * auto mode's late start has it (for tests of the device copy and of
+   * launches not waited for, under TWASM_DEVICE=gpu) */
+  const char *where = getenv("TWASM_GPU_MEMORY");
+  if (where && !strcmp(where, "host") && mode != CU_MODE_CPU) {
+    cu_trace("gpu: linear memory stays in host memory: TWASM_GPU_MEMORY=host");
+    return NULL;
+  }
   /* In auto mode the driver's start waits for work that pays for it
    * (rt_start.c): a program that never launches never starts it. */
   if (mode == CU_MODE_CPU || (mode == CU_MODE_AUTO && !cu_ready()) || !cu_available()) return NULL;

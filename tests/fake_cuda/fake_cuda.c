@@ -18,7 +18,8 @@
  * or pins memory (cuInit, cuDevicePrimaryCtxRetain, cuMemHostRegister,
  * cuMemHostUnregister) to FILE.
  * Device memory (cuMemAlloc_v2) is host memory too, and the copies to and
- * from it are plain memcpy, so the runtime's device copy of linear memory
+ * from it are plain memcpy (refused, as by the real driver, where their
+ * host bytes cross the end of a registered range: pinned pieces), so the runtime's device copy of linear memory
  * (rt_resident.c) can be checked byte for byte.  Graphs of the empty
  * kernel can be made and launched (cu_graph.c); FAKE_CUDA_LOG also gets
  * cuGraphInstantiateWithFlags and cuGraphLaunch, and with
@@ -147,13 +148,33 @@ int cuMemAllocManaged(uint64_t *ptr, size_t size, unsigned flags) {
 
 int cuMemAlloc_v2(uint64_t *ptr, size_t size) { return cuMemAllocManaged(ptr, size, 0); }
 
+/* Registered host memory (cuMemHostRegister_v2), as the real driver
+ * checks it: an engine copy whose host bytes meet a registration must lie
+ * inside that one registration (not across two pinned pieces). */
+#define PINS 128
+static struct {
+  const char *p;
+  size_t n;
+} pins[PINS];
+
+static int check_pinned(const void *host, size_t len) {
+  const char *lo = host, *hi = lo + len;
+  for (int i = 0; i < PINS; i++) {
+    if (!pins[i].p || hi <= pins[i].p || lo >= pins[i].p + pins[i].n) continue;
+    if (lo < pins[i].p || hi > pins[i].p + pins[i].n) return ERR_INVALID_VALUE;
+  }
+  return OK;
+}
+
 int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t len, void *stream) {
   (void)stream;
+  if (check_pinned(src, len) != OK) return ERR_INVALID_VALUE;
   memcpy((void *)(uintptr_t)dst, src, len);
   return OK;
 }
 int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t len, void *stream) {
   (void)stream;
+  if (check_pinned(dst, len) != OK) return ERR_INVALID_VALUE;
   memcpy(dst, (const void *)(uintptr_t)src, len);
   return OK;
 }
@@ -173,13 +194,19 @@ int cuMemFree_v2(uint64_t ptr) {
 }
 
 int cuMemHostRegister_v2(void *p, size_t size, unsigned flags) {
-  (void)p, (void)size, (void)flags;
+  (void)flags;
   log_call("cuMemHostRegister");
+  for (int i = 0; i < PINS; i++)
+    if (!pins[i].p) {
+      pins[i].p = p, pins[i].n = size;
+      break;
+    }
   return OK;
 }
 int cuMemHostUnregister(void *p) {
-  (void)p;
   log_call("cuMemHostUnregister");
+  for (int i = 0; i < PINS; i++)
+    if (pins[i].p == p) pins[i].p = NULL;
   return OK;
 }
 

@@ -6,16 +6,17 @@
 # `/* expect-status: S */` (default 0) and `/* expect-packed: P */` (at
 # least P launches of the sm_90a packed tensor-core product where the
 # sm_90a kernels loaded) and `/* expect-unwaited: U */` (at least U
-# launches "not waited for" in the driver-at-once run); NAME.args holds
+# launches "not waited for" in the host-memory run); NAME.args holds
 # its arguments and NAME.expected its stdout, when they exist.
 #   cpu half: TWASM_DEVICE=cpu; exit status S; stdout equal to NAME.expected.
 #   gpu half: TWASM_DEVICE=gpu TWASM_TRACE=1, then TWASM_DEVICE=auto, then
-#     auto with the driver started at once (TWASM_GPU_START_MS=0
-#     TWASM_TRACE=1: linear memory pinned, launches on its device copy,
-#     products not waited for where the code waits, runtime/rt_defer.c):
+#     gpu with linear memory in host memory (TWASM_GPU_MEMORY=host
+#     TWASM_TRACE=1: pinned where the device cannot read pageable memory,
+#     as auto's late start has it, so launches run on its device copy and
+#     products go unwaited where the code waits, runtime/rt_defer.c):
 #     stdout byte for byte, exit status and trap line (first "trap:" line
 #     of stderr) equal to the cpu run's, and at least N trace lines
-#     "twasm: offload KERNEL (KIND): gpu" (launches) under gpu.
+#     "twasm: offload KERNEL (KIND): gpu" (launches) under both gpu runs.
 #   Without a usable GPU (no nvidia-smi, or the trace says
 #   "twasm: gpu unavailable") the gpu half is "SKIP NAME: no GPU".
 # One verdict line per half, then the counts; exits 1 on any failure.
@@ -47,7 +48,7 @@ run() {
   shift 3
   local env=(TWASM_DEVICE="$mode")
   [ "$mode" = gpu ] && env+=(TWASM_TRACE=1)
-  [ "$mode" = now ] && env=(TWASM_DEVICE=auto TWASM_GPU_START_MS=0 TWASM_TRACE=1)
+  [ "$mode" = host ] && env=(TWASM_DEVICE=gpu TWASM_GPU_MEMORY=host TWASM_TRACE=1)
   env "${env[@]}" timeout "$limit" "$prog" "$@" >"$logs/$name.$mode.out" 2>"$logs/$name.$mode.err"
   echo $? >"$logs/$name.$mode.status"
 }
@@ -123,15 +124,20 @@ for prog in "$bin"/*; do
   run auto "$name" "$prog" "${args[@]}"
   why=$(same "$name" auto)
   if [ -n "$why" ]; then bad "$name (auto): $why"; else ok "$name (auto)"; fi
-  run now "$name" "$prog" "${args[@]}"
-  why=$(same "$name" now)
-  unwaited=$(grep -c '^twasm: offload .*, not waited for$' "$l.now.err")
+  run host "$name" "$prog" "${args[@]}"
+  why=$(same "$name" host)
+  launches=$(grep -c -E '^twasm: offload [^ ]+( \([a-z]+\))?: gpu' "$l.host.err")
+  unwaited=$(grep -c '^twasm: offload .*, not waited for$' "$l.host.err")
   if [ -n "$why" ]; then
-    bad "$name (auto, driver at once): $why"
+    bad "$name (gpu, host memory): $why"
+  elif grep -q '^twasm: gpu disabled' "$l.host.err"; then
+    bad "$name (gpu, host memory): $(grep -m 1 '^twasm: gpu disabled' "$l.host.err")"
+  elif [ "$launches" -lt "$want_launches" ]; then
+    bad "$name (gpu, host memory): $launches launches, expected at least $want_launches (log $l.host.err)"
   elif [ "$unwaited" -lt "$want_unwaited" ]; then
-    bad "$name (auto, driver at once): $unwaited launches not waited for, expected at least $want_unwaited (log $l.now.err)"
+    bad "$name (gpu, host memory): $unwaited launches not waited for, expected at least $want_unwaited (log $l.host.err)"
   else
-    ok "$name (auto, driver at once: $(grep -c -E '^twasm: offload [^ ]+( \([a-z]+\))?: gpu' "$l.now.err") launches, $unwaited not waited for)"
+    ok "$name (gpu, host memory: $launches launches, $unwaited not waited for)"
   fi
 done
 if [ "$found" = 0 ]; then

@@ -308,6 +308,40 @@ START_TEST(unwaited_launches_chain) {
 }
 END_TEST
 
+/* tests/gpu/e2e/struct_fields.c under TWASM_DEVICE=gpu with linear
+ * memory in host memory (TWASM_GPU_MEMORY=host), pinned at its first
+ * launch and again, as a piece of its own, after each growth: copies to
+ * the device copy whose host bytes cross two pieces were refused by the
+ * driver (CUDA_ERROR_INVALID_VALUE on the H200; the stand-in driver checks
+ * the same) and their nests ran on the CPU.  cu_launch.c splits them at
+ * the pieces' ends: every nest launches, as with managed memory. */
+START_TEST(host_memory_grown_after_pinning) {
+  const char *fake = getenv("FAKE_CUDA_DIR");
+  if (!fake) {
+    fprintf(stderr, "test_offload: host_memory_grown_after_pinning SKIPPED (FAKE_CUDA_DIR unset)\n");
+    return;
+  }
+  char cmd[2048], out[4096];
+  snprintf(cmd, sizeof cmd,
+           "clang-19 --target=wasm32-wasi --sysroot=/usr -O2 tests/gpu/e2e/struct_fields.c -o %s/sf.wasm", tmpdir);
+  ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+  snprintf(cmd, sizeof cmd, "%s/sf.wasm -o %s/sf", tmpdir, tmpdir);
+  ck_assert_int_eq(run(cmd, out, sizeof out), 0);
+  int launches[2], refused[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd,
+             "env LD_LIBRARY_PATH=%s FAKE_CUDA=any FAKE_CUDA_PAGEABLE=0 TWASM_DEVICE=gpu TWASM_TRACE=1 %s %s/sf "
+             "2>%s/err >/dev/null; echo $(grep -c ': gpu: sm' %s/err) $(grep -c 'cpu: cuMemcpy' %s/err)",
+             fake, k ? "TWASM_GPU_MEMORY=host" : "", tmpdir, tmpdir, tmpdir, tmpdir);
+    ck_assert_msg(unit_sh(cmd, out, sizeof out) == 0, "%s: %s", cmd, out);
+    ck_assert_int_eq(sscanf(out, "%d %d", &launches[k], &refused[k]), 2);
+  }
+  ck_assert_msg(launches[0] >= 4 && refused[0] == 0, "managed: %d launches, %d refused", launches[0], refused[0]);
+  ck_assert_msg(launches[1] == launches[0] && refused[1] == 0, "host memory: %d launches (managed %d), %d refused",
+                launches[1], launches[0], refused[1]);
+}
+END_TEST
+
 /* A C program's report names its own loops and folds those of the C
  * library (malloc, printf, memset...) into one line, which says how many
  * and where; --offload-report=all lists every one. */
@@ -548,6 +582,7 @@ static Suite *offload_suite(void) {
   tcase_add_test(tc, simd_loops_offloaded);
   tcase_add_test(tc, simd_region_one_launch);
   tcase_add_test(tc, unwaited_launches_chain);
+  tcase_add_test(tc, host_memory_grown_after_pinning);
   tcase_add_test(tc, report_folds_libc);
   tcase_add_test(tc, report_folds_unnamed);
   tcase_add_test(tc, extract_ptx);
