@@ -58,6 +58,7 @@ typedef struct {
   unsigned md_unwaited;        /* OFF_MD_UNWAITED: its launches that may go unwaited */
   uint8_t *launches;           /* per Wasm index: launches, directly or not */
   uint8_t *entered;            /* per Wasm index: called while a launch may be pending */
+  uint8_t *tail_target;        /* per Wasm index: some musttail call's callee (its return is its caller's) */
   bool entered_more;           /* entered grew in this round */
   const uint8_t *reach;        /* per Wasm index: OFF_REACH_* */
   uint32_t nfuncs;
@@ -76,7 +77,7 @@ static bool launches(const ow_ctx *c, LLVMValueRef fn) {
 
 static bool escapes(const ow_ctx *c, LLVMValueRef fn) {
   int64_t i = ir_wasm_index(fn);
-  return i < 0 || (uint64_t)i >= c->nfuncs || c->reach[i];
+  return i < 0 || (uint64_t)i >= c->nfuncs || c->reach[i] || c->tail_target[i];
 }
 
 /* Intrinsics that compute only (llvm.fabs, llvm.umax, llvm.assume ...). */
@@ -209,7 +210,12 @@ static bool run_block(ow_ctx *c, LLVMValueRef fn, LLVMBasicBlockRef bb, bool st,
   for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
     if (i == term) {
       if (st && LLVMIsAReturnInst(i) && escapes(c, fn)) {
-        if (record) add_point(c, i, OW_FULL);
+        /* nothing may come between a musttail call and its return: the
+         * wait goes before the call (whose callee waits before its own
+         * returns: a tail target counts as escaping) */
+        LLVMValueRef before = LLVMGetPreviousInstruction(i);
+        bool tail = before && LLVMIsACallInst(before) && LLVMGetTailCallKind(before) == LLVMTailCallKindMustTail;
+        if (record) add_point(c, tail ? before : i, OW_FULL);
         st = false;
       }
       break;
@@ -421,7 +427,15 @@ unsigned off_place_waits(LLVMModuleRef mod, const uint8_t *reach, uint32_t nfunc
   c.td = LLVMGetModuleDataLayout(mod);
   c.launches = calloc(nfuncs, 1);
   c.entered = calloc(nfuncs, 1);
-  bool ok = c.launches && c.entered;
+  c.tail_target = calloc(nfuncs, 1);
+  bool ok = c.launches && c.entered && c.tail_target;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn && ok; fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        if (LLVMIsACallInst(i) && LLVMGetTailCallKind(i) == LLVMTailCallKindMustTail) {
+          int64_t k = LLVMIsAFunction(LLVMGetCalledValue(i)) ? ir_wasm_index(LLVMGetCalledValue(i)) : -1;
+          if (k >= 0 && (uint64_t)k < nfuncs) c.tail_target[k] = 1;
+        }
   if (ok) find_launching(&c);
   /* which functions are entered pending, to a fixed point (they only
    * grow), then the waits */
@@ -457,5 +471,6 @@ unsigned off_place_waits(LLVMModuleRef mod, const uint8_t *reach, uint32_t nfunc
   free(c.edges);
   free(c.launches);
   free(c.entered);
+  free(c.tail_target);
   return sites;
 }
