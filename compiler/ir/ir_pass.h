@@ -116,6 +116,10 @@ unsigned ir_widen_address_masks(LLVMModuleRef mod);
  * rebuilt with incoming block `from` replaced by `to`, or dropped when to
  * is NULL (ir_reroll.c; loop versioning uses it too). */
 void ir_retarget_phis(LLVMBasicBlockRef bb, LLVMBasicBlockRef from, LLVMBasicBlockRef to);
+/* at and the instructions after it in its block moved to a new block
+ * `name` placed after it, the successors' phis retargeted to it; the old
+ * block is left without a terminator (ir_split_head.c). */
+LLVMBasicBlockRef ir_split_before(LLVMValueRef at, const char *name);
 /* The same, calling replaced(ctx, old, fresh) for each phi before old is
  * erased: the C API cannot change a phi's incoming block, so every phi of
  * bb is a new value afterwards, and old's memory may be reused by the next

@@ -78,22 +78,19 @@ static int candidates(LLVMValueRef fn, LLVMValueRef *out, int cap) {
   return n;
 }
 
-/* bb cut after last: the rest, terminator included, in a new block. */
-static void split_after(LLVMValueRef last) {
-  LLVMBasicBlockRef bb = LLVMGetInstructionParent(last);
+LLVMBasicBlockRef ir_split_before(LLVMValueRef at, const char *name) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(at);
   LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb)));
   LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
-  LLVMBasicBlockRef tail = next ? LLVMInsertBasicBlockInContext(ctx, next, "guard.head")
-                                : LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(bb), "guard.head");
+  LLVMBasicBlockRef tail = next ? LLVMInsertBasicBlockInContext(ctx, next, name)
+                                : LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(bb), name);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMPositionBuilderAtEnd(b, tail);
-  for (LLVMValueRef i = LLVMGetNextInstruction(last), after; i; i = after) {
+  for (LLVMValueRef i = at, after; i; i = after) {
     after = LLVMGetNextInstruction(i);
     LLVMInstructionRemoveFromParent(i);
     LLVMInsertIntoBuilder(b, i);
   }
-  LLVMPositionBuilderAtEnd(b, bb);
-  LLVMBuildBr(b, tail);
   LLVMDisposeBuilder(b);
   LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
   for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
@@ -102,6 +99,17 @@ static void split_after(LLVMValueRef last) {
     for (unsigned k = 0; k < s; k++) seen |= LLVMGetSuccessor(term, k) == to;
     if (!seen) ir_retarget_phis(to, bb, tail);
   }
+  return tail;
+}
+
+/* bb cut after last: the rest, terminator included, in a new block. */
+static void split_after(LLVMValueRef last) {
+  LLVMBasicBlockRef bb = LLVMGetInstructionParent(last);
+  LLVMBasicBlockRef tail = ir_split_before(LLVMGetNextInstruction(last), "guard.head");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(bb))));
+  LLVMPositionBuilderAtEnd(b, bb);
+  LLVMBuildBr(b, tail);
+  LLVMDisposeBuilder(b);
 }
 
 unsigned ir_split_guard_heads(LLVMModuleRef mod) {

@@ -336,24 +336,8 @@ static LLVMValueRef declare(ow_ctx *c, const char *name, LLVMTypeRef ty) {
  * to a block of its own. */
 static void wait_before(ow_ctx *c, LLVMBuilderRef b, LLVMValueRef at, ow_kind kind) {
   LLVMBasicBlockRef bb = LLVMGetInstructionParent(at);
-  LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
-  LLVMBasicBlockRef next = LLVMGetNextBasicBlock(bb);
-  LLVMBasicBlockRef tail = next ? LLVMInsertBasicBlockInContext(c->ctx, next, "wait.after")
-                                : LLVMAppendBasicBlockInContext(c->ctx, fn, "wait.after");
+  LLVMBasicBlockRef tail = ir_split_before(at, "wait.after");
   LLVMBasicBlockRef slow = LLVMInsertBasicBlockInContext(c->ctx, tail, "wait");
-  LLVMPositionBuilderAtEnd(b, tail);
-  for (LLVMValueRef i = at, after; i; i = after) {
-    after = LLVMGetNextInstruction(i);
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilder(b, i);
-  }
-  LLVMValueRef term = LLVMGetBasicBlockTerminator(tail);
-  for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
-    LLVMBasicBlockRef to = LLVMGetSuccessor(term, s);
-    bool seen = false;
-    for (unsigned k = 0; k < s; k++) seen |= LLVMGetSuccessor(term, k) == to;
-    if (!seen) ir_retarget_phis(to, bb, tail);
-  }
   LLVMTypeRef i32 = LLVMInt32TypeInContext(c->ctx), i64 = LLVMInt64TypeInContext(c->ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c->ctx, 0), v = LLVMVoidTypeInContext(c->ctx);
   LLVMValueRef flag = LLVMGetNamedGlobal(c->mod, "twasm_rt_offload_pending");
