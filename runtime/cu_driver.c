@@ -117,6 +117,12 @@ bool cu_driver_open(const char *soname, cu_driver *d, char *reason, size_t reaso
   cu_resolve(lib, "cuDevicePrimaryCtxSetFlags_v2", &d->primary_ctx_set_flags);
   cu_resolve(lib, "cuStreamSynchronize", &d->stream_synchronize);
   cu_resolve(lib, "cuStreamQuery", &d->stream_query);
+  /* All of the linker's calls, or none. */
+  if (!cu_resolve(lib, "cuLinkCreate_v2", &d->link_create) ||
+      !cu_resolve(lib, "cuLinkAddData_v2", &d->link_add_data) ||
+      !cu_resolve(lib, "cuLinkComplete", &d->link_complete) || !cu_resolve(lib, "cuLinkDestroy", &d->link_destroy) ||
+      !cu_resolve(lib, "cuModuleLoadData", &d->module_load_data))
+    d->link_create = NULL;
   /* All of the graph calls, or none (CUDA 12.0 and later). */
   if (!cu_resolve(lib, "cuGraphCreate", &d->graph_create) ||
       !cu_resolve(lib, "cuGraphAddKernelNode_v2", &d->graph_add_kernel_node) ||

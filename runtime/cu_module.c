@@ -15,6 +15,8 @@ enum {
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
+/* CUjitInputType. */
+enum { CU_JIT_INPUT_PTX = 1 };
 
 struct cu_module {
   void *handle; /* CUmodule */
@@ -131,21 +133,19 @@ static void cu_append_log(cu_error *err, const char *label, const char *log) {
   snprintf(err->message + n, sizeof err->message - n, "\n%s:\n%s", label, log);
 }
 
-static bool cu_module_jit(const cu_ptx *ptx, void **handle, cu_error *err) {
-  char error_log[4096] = {0}, info_log[2048] = {0};
-  int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {error_log, (void *)(uintptr_t)(sizeof error_log - 1),
-                    info_log, (void *)(uintptr_t)(sizeof info_log - 1)};
-  cu_result r = cu_drv.module_load_data_ex(handle, ptx->text, 4, opts, values);
-  if (r == 0) {
-    if (*info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch & ~CU_ARCH_SPECIFIC, info_log);
-    return true;
-  }
+static double cu_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A failed load or compile: the result, the JIT's log, and a sticky state
+ * of the context looked for. */
+static bool cu_jit_failed(const cu_ptx *ptx, const char *call, cu_result r, const char *log, cu_error *err) {
   char what[64];
-  snprintf(what, sizeof what, "cuModuleLoadDataEx (sm_%d PTX)", ptx->arch & ~CU_ARCH_SPECIFIC);
+  snprintf(what, sizeof what, "%s (sm_%d PTX)", call, ptx->arch & ~CU_ARCH_SPECIFIC);
   cu_check_failure(err, what, r);
-  cu_append_log(err, "JIT error log", error_log);
+  cu_append_log(err, "JIT error log", log);
   /* A failed load can poison the context without saying so in its own
    * result: ask once, so a sticky state is found here and not later. */
   if (cu_available()) {
@@ -155,7 +155,38 @@ static bool cu_module_jit(const cu_ptx *ptx, void **handle, cu_error *err) {
   return false;
 }
 
-bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err) {
+/* The PTX to a cubin with the driver's linker (whose results the driver's
+ * JIT cache keeps, as it does a module's). */
+static bool cu_link(cu_image *img, cu_error *err) {
+  char error_log[4096] = {0}, info_log[2048] = {0};
+  int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, (void *)(uintptr_t)(sizeof error_log - 1),
+                    info_log, (void *)(uintptr_t)(sizeof info_log - 1)};
+  const cu_ptx *ptx = img->ptx;
+  cu_result r = cu_drv.link_create(4, opts, values, &img->link);
+  if (r != 0) {
+    img->link = NULL;
+    return cu_jit_failed(ptx, "cuLinkCreate", r, error_log, err);
+  }
+  r = cu_drv.link_add_data(img->link, CU_JIT_INPUT_PTX, (void *)ptx->text, strlen(ptx->text) + 1, "twasm", 0,
+                           NULL, NULL);
+  const char *call = "cuLinkAddData";
+  size_t size = 0;
+  if (r == 0) {
+    call = "cuLinkComplete";
+    r = cu_drv.link_complete(img->link, &img->cubin, &size);
+  }
+  if (r != 0) {
+    cu_image_drop(img);
+    return cu_jit_failed(ptx, call, r, error_log, err);
+  }
+  if (*info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch & ~CU_ARCH_SPECIFIC, info_log);
+  return true;
+}
+
+bool cu_module_compile(const cu_ptx *set, size_t n, cu_image *out, cu_error *err) {
+  *out = (cu_image){0};
   if (!cu_make_current(err)) return false;
   const cu_device_info *d = cu_device();
   int pick = cu_pick_ptx_for(set, n, d->cc, d->driver_version);
@@ -164,24 +195,67 @@ bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err)
     return cu_fail_msg(err, "no PTX of %zu fits sm_%d with driver %d.%d (PTX ISA up to %d.%d)",
                        n, d->cc, d->driver_version / 1000, d->driver_version % 1000 / 10,
                        max_isa / 10, max_isa % 10);
-  const cu_ptx *ptx = &set[pick];
-  if (!cu_ptx_check(ptx, err)) return false;
-  cu_module *m = calloc(1, sizeof *m);
-  if (!m) return cu_fail_msg(err, "out of host memory for a module");
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  if (!cu_module_jit(ptx, &m->handle, err)) {
-    free(m);
+  out->ptx = &set[pick];
+  if (!cu_ptx_check(out->ptx, err)) return false;
+  if (!cu_drv.link_create) return true;
+  double t0 = cu_now_ms();
+  if (!cu_link(out, err)) return false;
+  out->compile_ms = cu_now_ms() - t0;
+  return true;
+}
+
+void cu_image_drop(cu_image *img) {
+  if (img->link) {
+    cu_result r = cu_drv.link_destroy(img->link);
+    if (r != 0) cu_check_failure(NULL, "cuLinkDestroy", r);
+  }
+  img->link = img->cubin = NULL;
+}
+
+/* Without the linker: the PTX loaded and compiled at once. */
+static cu_result cu_load_ptx(const cu_ptx *ptx, void **handle, char *error_log, size_t cap) {
+  char info_log[2048] = {0};
+  int opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {error_log, (void *)(uintptr_t)(cap - 1), info_log, (void *)(uintptr_t)(sizeof info_log - 1)};
+  cu_result r = cu_drv.module_load_data_ex(handle, ptx->text, 4, opts, values);
+  if (r == 0 && *info_log) cu_trace("gpu: JIT of sm_%d PTX says: %s", ptx->arch & ~CU_ARCH_SPECIFIC, info_log);
+  return r;
+}
+
+bool cu_module_install(cu_image *img, cu_module **out, cu_error *err) {
+  const cu_ptx *ptx = img->ptx;
+  bool cubin = img->cubin != NULL;
+  if (!cu_make_current(err)) {
+    cu_image_drop(img);
     return false;
   }
+  cu_module *m = calloc(1, sizeof *m);
+  if (!m) {
+    cu_image_drop(img);
+    return cu_fail_msg(err, "out of host memory for a module");
+  }
+  double t0 = cu_now_ms();
+  char error_log[4096] = {0};
+  cu_result r = cubin ? cu_drv.module_load_data(&m->handle, img->cubin)
+                      : cu_load_ptx(ptx, &m->handle, error_log, sizeof error_log);
+  cu_image_drop(img);
+  if (r != 0) {
+    free(m);
+    return cu_jit_failed(ptx, cubin ? "cuModuleLoadData" : "cuModuleLoadDataEx", r, error_log, err);
+  }
   m->arch = ptx->arch;
-  clock_gettime(CLOCK_MONOTONIC, &t1);
   char name[16];
-  cu_trace("gpu: loaded %s PTX (ISA %d.%d) on sm_%d in %.1f ms", cu_arch_name(ptx->arch, name), ptx->isa / 10,
-           ptx->isa % 10, d->cc,
-           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+  cu_trace("gpu: loaded %s PTX (ISA %d.%d) on sm_%d in %.1f ms (compiled in %.1f ms, then loaded in %.1f ms)",
+           cu_arch_name(ptx->arch, name), ptx->isa / 10, ptx->isa % 10, cu_device()->cc,
+           img->compile_ms + cu_now_ms() - t0, img->compile_ms, cu_now_ms() - t0);
   *out = m;
   return true;
+}
+
+bool cu_module_load(const cu_ptx *set, size_t n, cu_module **out, cu_error *err) {
+  cu_image img;
+  return cu_module_compile(set, n, &img, err) && cu_module_install(&img, out, err);
 }
 
 bool cu_module_kernel(cu_module *m, const char *name, cu_kernel *out, cu_error *err) {

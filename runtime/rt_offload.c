@@ -23,7 +23,8 @@ typedef struct rt_loaded {
   const twasm_kernel_abi *k;
   int state;                 /* LOAD_*, under rt_offload_lock */
   const twasm_kernel_ptx_abi *code; /* the PTX module loaded: its plan */
-  cu_module *module;
+  cu_module *module;         /* shared with twins (rt_ptx_twins) */
+  const char *entry;         /* the kernel's name in module: its own, or its twin's */
   cu_kernel fn;
   bool failed;
   int tc_state;              /* packed product: 0 not looked up, 1 ready, -1 none */
@@ -133,10 +134,30 @@ static uint32_t on_cpu(const twasm_kernel_abi *k, const char *why) {
   return 0;
 }
 
-/* Loads l's PTX (inflating the module's store at the first), without
- * rt_offload_lock: only the thread that set LOAD_BUSY touches l's other
- * fields until it publishes LOAD_DONE under the lock. */
-static void load(rt_loaded *l) {
+/* Under rt_offload_lock: a loaded entry whose PTX is l's but for the
+ * kernel's name (rt_ptx_twins), or NULL: then *busy says whether one is
+ * being compiled (l waits for it by asking again later: a compiler that
+ * waited would keep one that could compile another from it). */
+static rt_loaded *twin_of(rt_loaded *l, bool *busy) {
+  char why[160];
+  *busy = false;
+  if (!rt_ptx_inflate(l->k->ptx_store, why, sizeof why)) return NULL;
+  for (rt_loaded *t = rt_loaded_list; t; t = t->next) {
+    if (t == l || (t->state != LOAD_DONE && t->state != LOAD_BUSY) || t->failed || !rt_ptx_twins(l->k, t->k))
+      continue;
+    if (t->state == LOAD_DONE) return t;
+    *busy = true;
+  }
+  return NULL;
+}
+
+/* Loads l's PTX (inflating the module's store at the first), or shares
+ * twin's module, without rt_offload_lock: only the thread that set
+ * LOAD_BUSY touches l's other fields until it publishes LOAD_DONE under
+ * the lock.  parallel: on a compiler (rt_start_post_parallel), which
+ * compiles beside the launches and takes the driver only to load what it
+ * made. */
+static void load(rt_loaded *l, bool parallel, const rt_loaded *twin) {
   const twasm_kernel_abi *k = l->k;
   cu_ptx set[8];
   size_t n = k->nptx < 8 ? k->nptx : 8;
@@ -145,8 +166,22 @@ static void load(rt_loaded *l) {
                           ((k->ptx[i].sm & TWASM_PTX_SM_SPECIFIC) ? CU_ARCH_SPECIFIC : 0),
                       (int)k->ptx[i].ptx_isa, k->ptx[i].text};
   cu_error err = {0};
-  if (!rt_ptx_inflate(k->ptx_store, err.message, sizeof err.message) ||
-      !cu_module_load(set, n, &l->module, &err) || !cu_module_kernel(l->module, k->name, &l->fn, &err)) {
+  cu_image img;
+  bool ok = true;
+  if (twin) {
+    cu_trace("offload %s: the PTX of %s but for its name: its module serves both", k->name, twin->k->name);
+    l->module = twin->module;
+    l->entry = twin->entry;
+  } else {
+    cu_trace("offload %s: compiling its PTX%s", k->name, parallel ? " (beside other compiles)" : "");
+    l->entry = k->name;
+    ok = rt_ptx_inflate(k->ptx_store, err.message, sizeof err.message) && cu_module_compile(set, n, &img, &err);
+  }
+  if (parallel) rt_start_driver_take();
+  ok = ok && (twin || cu_module_install(&img, &l->module, &err)) &&
+       cu_module_kernel(l->module, l->entry, &l->fn, &err);
+  if (parallel) rt_start_driver_done();
+  if (!ok) {
     cu_trace("offload %s: kernel not loaded, the nest stays on the CPU: %s", k->name, err.message);
     l->failed = true;
     return;
@@ -179,23 +214,32 @@ static rt_loaded *entry(const twasm_kernel_abi *k) {
 static rt_loaded *loaded(const twasm_kernel_abi *k) {
   rt_loaded *l = entry(k);
   if (l && l->state == LOAD_WANTED) {
-    load(l);
+    bool busy; /* never here: a load on this path holds the lock throughout */
+    rt_loaded *twin = twin_of(l, &busy);
+    load(l, false, twin);
     l->state = LOAD_DONE;
   }
   return l;
 }
 
-/* A job of the start's helper thread (rt_start_post): loads l. */
-static void load_job(void *arg) {
-  rt_loaded *l = arg;
+/* Loads l as a job of the start's compilers (rt_start_post_parallel), or
+ * of its helper (rt_start_post), which holds the driver around it. */
+static void load_job(rt_loaded *l, bool parallel) {
+  bool busy;
   pthread_mutex_lock(&rt_offload_lock);
-  l->state = LOAD_BUSY;
+  rt_loaded *twin = twin_of(l, &busy);
+  l->state = busy ? LOAD_WANTED : LOAD_BUSY; /* a twin being compiled: asked for again */
   pthread_mutex_unlock(&rt_offload_lock);
-  load(l);
+  if (busy) return;
+  load(l, parallel, twin);
   pthread_mutex_lock(&rt_offload_lock);
   l->state = LOAD_DONE;
   pthread_mutex_unlock(&rt_offload_lock);
 }
+
+static void load_job_parallel(void *l) { load_job(l, true); }
+
+static void load_job_serial(void *l) { load_job(l, false); }
 
 /* Auto mode: the kernel once the helper thread has loaded it, else NULL
  * with the nest on the CPU meanwhile (asked for here, the first time);
@@ -203,7 +247,9 @@ static void load_job(void *arg) {
 static rt_loaded *loaded_in_background(const twasm_kernel_abi *k) {
   rt_loaded *l = entry(k);
   if (l && l->state == LOAD_DONE) return l;
-  if (l && l->state == LOAD_WANTED && rt_start_post(load_job, l)) l->state = LOAD_QUEUED;
+  if (l && l->state == LOAD_WANTED &&
+      (rt_start_post_parallel(load_job_parallel, l) || rt_start_post(load_job_serial, l)))
+    l->state = LOAD_QUEUED;
   return NULL;
 }
 
@@ -277,7 +323,7 @@ static int packed(const twasm_kernel_abi *k, rt_loaded *l, const rt_offload_plan
     return 0;
   cu_error err;
   if (l->tc_state == 0) {
-    l->tc_state = rt_tc_load(l->module, k->name, &l->tc, &err) ? 1 : -1;
+    l->tc_state = rt_tc_load(l->module, l->entry, &l->tc, &err) ? 1 : -1;
     if (l->tc_state < 0) {
       cu_trace("offload %s: no packed tensor-core product, the main entry runs: %s", k->name, err.message);
       return cu_available() ? 0 : -1;

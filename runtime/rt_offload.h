@@ -102,6 +102,13 @@ void rt_start_leave(int status);
  * jobs posted before, holding the driver (below); false (nothing posted)
  * when there is no helper: auto mode's start not begun, or failed. */
 bool rt_start_post(void (*run)(void *), void *arg);
+/* Runs run(arg) on one of the compilers, beside the others' jobs and the
+ * helper's, not holding the driver (a job takes it with
+ * rt_start_driver_take where it must), once the start is ready.  False
+ * (nothing posted) when the start is not under way or ready, after
+ * rt_start_leave, or with no thread to be had. */
+bool rt_start_post_parallel(void (*run)(void *), void *arg);
+void rt_start_driver_take(void);
 /* The driver for a launch on the calling thread, unless the helper is
  * inside it (its start, a job): false then, at once, and the nest runs on
  * the CPU.  rt_start_driver_done gives it back. */
@@ -254,5 +261,10 @@ void rt_offload_write_calls(void);
 /* Inflates the module's PTX store once (rt_ptx.c); later calls return at
  * once.  False, with why (cap bytes) set, when it cannot be inflated. */
 bool rt_ptx_inflate(twasm_ptx_store_abi *s, char *why, size_t cap);
+/* Whether two kernels' PTX (inflated) is the same in every arch but for
+ * the kernels' names: one compiled module serves both (the nests of a
+ * function inlined into several callers, an LLM's matrix-vector products
+ * of one shape). */
+bool rt_ptx_twins(const twasm_kernel_abi *a, const twasm_kernel_abi *b);
 
 #endif

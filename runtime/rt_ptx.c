@@ -4,6 +4,7 @@
  * first kernel is loaded: a run that never uses a GPU never reads it. */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <zstd.h>
 
@@ -43,4 +44,29 @@ bool rt_ptx_inflate(twasm_ptx_store_abi *s, char *why, size_t cap) {
   bool ok = s->state == PTX_READY;
   pthread_mutex_unlock(&rt_ptx_lock);
   return ok;
+}
+
+/* Whether a and b are the same text but where a names its kernel na and b
+ * its kernel nb (the entry, its parameters, its packed entries). */
+static bool same_but_name(const char *a, const char *na, const char *b, const char *nb) {
+  size_t la = strlen(na), lb = strlen(nb);
+  while (*a && *b) {
+    if (*a == *na && *b == *nb && strncmp(a, na, la) == 0 && strncmp(b, nb, lb) == 0) {
+      a += la, b += lb;
+      continue;
+    }
+    if (*a++ != *b++) return false;
+  }
+  return *a == *b;
+}
+
+bool rt_ptx_twins(const twasm_kernel_abi *a, const twasm_kernel_abi *b) {
+  if (a->nptx != b->nptx || a->tc_elem_bytes != b->tc_elem_bytes) return false;
+  for (uint32_t i = 0; i < a->nptx; i++) {
+    const twasm_kernel_ptx_abi *p = &a->ptx[i], *q = &b->ptx[i];
+    if (p->sm != q->sm || p->ptx_isa != q->ptx_isa || p->path != q->path || p->entries != q->entries ||
+        !p->text || !q->text || !same_but_name(p->text, a->name, q->text, b->name))
+      return false;
+  }
+  return true;
 }

@@ -164,6 +164,78 @@ static void rt_start_serve(void) {
   }
 }
 
+/* The compilers: up to RT_START_COMPILERS threads (fewer on a machine of
+ * fewer cores: one core stays the Wasm thread's) that run
+ * rt_start_post_parallel's jobs, several at once once the start is ready,
+ * made as jobs find none idle.  A job takes rt_start_driver itself for what must not run beside
+ * a launch.  rt_start_leave closes them: no job starts after, and one
+ * running makes the exit leave without the driver's teardown. */
+#define RT_START_COMPILERS 8
+static rt_start_job *rt_compile_jobs, **rt_compile_jobs_end = &rt_compile_jobs;
+static pthread_cond_t rt_compile_posted = PTHREAD_COND_INITIALIZER;
+static int rt_compilers, rt_compilers_idle, rt_compile_running; /* under rt_start_lock */
+static bool rt_start_closed;                                     /* under rt_start_lock */
+
+static void *rt_compiler(void *arg) {
+  (void)arg;
+  for (;;) {
+    pthread_mutex_lock(&rt_start_lock);
+    rt_compilers_idle++;
+    while (!rt_compile_jobs || rt_start_closed || atomic_load(&rt_start_state) != START_READY)
+      pthread_cond_wait(&rt_compile_posted, &rt_start_lock);
+    rt_compilers_idle--;
+    rt_start_job *j = rt_compile_jobs;
+    rt_compile_jobs = j->next;
+    if (!rt_compile_jobs) rt_compile_jobs_end = &rt_compile_jobs;
+    rt_compile_running++;
+    pthread_mutex_unlock(&rt_start_lock);
+    j->run(j->arg);
+    free(j);
+    pthread_mutex_lock(&rt_start_lock);
+    rt_compile_running--;
+    pthread_mutex_unlock(&rt_start_lock);
+  }
+  return NULL;
+}
+
+static int rt_compilers_max(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores - 1 < 1 ? 1 : cores - 1 > RT_START_COMPILERS ? RT_START_COMPILERS : (int)cores - 1;
+}
+
+static bool rt_spawn(void *(*run)(void *)) {
+  pthread_attr_t attr;
+  pthread_t t;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  bool ok = pthread_create(&t, &attr, run, NULL) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+bool rt_start_post_parallel(void (*run)(void *), void *arg) {
+  int state = atomic_load(&rt_start_state);
+  if (state != START_RUNNING && state != START_READY) return false;
+  rt_start_job *j = malloc(sizeof *j);
+  if (!j) return false;
+  *j = (rt_start_job){run, arg, NULL};
+  pthread_mutex_lock(&rt_start_lock);
+  bool ok = !rt_start_closed;
+  if (ok && rt_compilers_idle == 0 && rt_compilers < rt_compilers_max() && rt_spawn(rt_compiler))
+    rt_compilers++;
+  ok = ok && rt_compilers > 0;
+  if (ok) {
+    *rt_compile_jobs_end = j;
+    rt_compile_jobs_end = &j->next;
+    pthread_cond_signal(&rt_compile_posted);
+  }
+  pthread_mutex_unlock(&rt_start_lock);
+  if (!ok) free(j);
+  return ok;
+}
+
+void rt_start_driver_take(void) { pthread_mutex_lock(&rt_start_driver); }
+
 /* The helper thread: never joined; it ends when the start fails, else it
  * stays to run jobs until the process ends. */
 static void *rt_start_worker(void *arg) {
@@ -181,22 +253,15 @@ static void *rt_start_worker(void *arg) {
   }
   const char *mem = rt_memory_expose_pending();
   pthread_mutex_unlock(&rt_start_driver);
+  pthread_mutex_lock(&rt_start_lock);
   atomic_store(&rt_start_state, START_READY);
+  pthread_cond_broadcast(&rt_compile_posted); /* the kernels asked for during the start */
+  pthread_mutex_unlock(&rt_start_lock);
   cu_trace("gpu: driver ready after %.0f ms (driver, context and launch timing %.0f ms; linear memory %s); "
            "nests worth a launch go to the GPU once their kernel is loaded",
            now_ms() - began, driver_ms, mem);
   rt_start_serve();
   return NULL;
-}
-
-static bool rt_start_spawn(void) {
-  pthread_attr_t attr;
-  pthread_t t;
-  if (pthread_attr_init(&attr) != 0) return false;
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  bool ok = pthread_create(&t, &attr, rt_start_worker, NULL) == 0;
-  pthread_attr_destroy(&attr);
-  return ok;
 }
 
 rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf, size_t cap) {
@@ -238,7 +303,7 @@ rt_start rt_start_decide(double ops, rt_memory *mem, const char **why, char *buf
     rt_start_began_ms = now_ms();
     rt_memory_expose_later(mem);
     atomic_store(&rt_start_state, START_RUNNING);
-    if (!rt_start_spawn()) {
+    if (!rt_spawn(rt_start_worker)) {
       cu_trace("gpu: no thread to start the driver on: every nest stays on the CPU");
       atomic_store(&rt_start_state, START_FAILED);
     }
@@ -308,7 +373,11 @@ void rt_start_leave(int status) {
   int state = atomic_load(&rt_start_state);
   /* Held from here on: the helper takes no other job into the driver. */
   if (state == START_IDLE || state == START_FAILED) return;
-  if (state == START_READY && rt_start_driver_try()) {
+  pthread_mutex_lock(&rt_start_lock);
+  rt_start_closed = true;
+  bool compiling = rt_compile_running > 0;
+  pthread_mutex_unlock(&rt_start_lock);
+  if (state == START_READY && !compiling && rt_start_driver_try()) {
     cu_trace("gpu: exiting with the driver started: its teardown follows");
     return;
   }
@@ -317,7 +386,7 @@ void rt_start_leave(int status) {
   if (state == START_RUNNING)
     cu_trace("gpu: exiting %.0f ms into the driver's start: not waited for", now_ms() - rt_start_began_ms);
   else
-    cu_trace("gpu: exiting while the helper thread is inside the driver (a PTX load): not waited for");
+    cu_trace("gpu: exiting while a helper thread is inside the driver (a PTX load): not waited for");
   rt_offload_write_calls();
   fflush(NULL);
   _exit(status);

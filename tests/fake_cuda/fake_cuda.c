@@ -16,7 +16,8 @@
  * FAKE_CUDA_PAGEABLE=0 takes pageable memory access away from the device;
  * FAKE_CUDA_LOG=FILE appends the name of each call that starts the driver
  * or pins memory (cuInit, cuDevicePrimaryCtxRetain, cuMemHostRegister,
- * cuMemHostUnregister) to FILE.
+ * cuMemHostUnregister) or compiles a PTX (cuLinkComplete) to FILE;
+ * FAKE_CUDA_JIT_MS=N makes each such compile take N ms.
  * Device memory (cuMemAlloc_v2) is host memory too, and the copies to and
  * from it are plain memcpy (refused, as by the real driver, where their
  * host bytes cross the end of a registered range: pinned pieces), so the runtime's device copy of linear memory
@@ -223,6 +224,51 @@ int cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *opts, 
   if (!strstr(image, ".entry twasm_empty()") || !strstr(image, ".target sm_50")) return ERR_INVALID_PTX;
   *module = &empty_module;
   return OK;
+}
+/* The linker: a "cubin" is the PTX's text behind a tag, which
+ * cuModuleLoadData checks as cuModuleLoadDataEx does the PTX.
+ * FAKE_CUDA_JIT_MS=N makes each cuLinkComplete take N ms (a real
+ * compile's time); FAKE_CUDA_LOG gets cuLinkComplete. */
+typedef struct {
+  char tag[8];
+  const char *ptx;
+} fake_cubin;
+int cuLinkCreate_v2(unsigned n, int *opts, void **values, void **state) {
+  (void)n, (void)opts, (void)values;
+  fake_cubin *c = calloc(1, sizeof *c);
+  if (!c) return ERR_INVALID_VALUE;
+  memcpy(c->tag, "fakebin", 8);
+  *state = c;
+  return OK;
+}
+int cuLinkAddData_v2(void *state, int type, void *data, size_t size, const char *name, unsigned n, int *opts,
+                     void **values) {
+  (void)size, (void)name, (void)n, (void)opts, (void)values;
+  if (type != 1 || ((fake_cubin *)state)->ptx) return ERR_INVALID_VALUE;
+  ((fake_cubin *)state)->ptx = data;
+  return OK;
+}
+int cuLinkComplete(void *state, void **cubin, size_t *size) {
+  log_call("cuLinkComplete");
+  const char *ms = getenv("FAKE_CUDA_JIT_MS");
+  long wait = ms ? atol(ms) : 0;
+  if (wait > 0) nanosleep(&(struct timespec){wait / 1000, wait % 1000 * 1000000}, NULL);
+  const char *ptx = ((fake_cubin *)state)->ptx;
+  if (!ptx) return ERR_INVALID_VALUE;
+  /* the old driver compiles only the runtime's empty kernel */
+  if (!mode_any() && (!strstr(ptx, ".entry twasm_empty()") || !strstr(ptx, ".target sm_50"))) return ERR_INVALID_PTX;
+  *cubin = state;
+  *size = sizeof(fake_cubin);
+  return OK;
+}
+int cuLinkDestroy(void *state) {
+  free(state);
+  return OK;
+}
+int cuModuleLoadData(void **module, const void *image) {
+  const fake_cubin *c = image;
+  if (memcmp(c->tag, "fakebin", 8) != 0) return ERR_INVALID_PTX;
+  return cuModuleLoadDataEx(module, c->ptx, 0, NULL, NULL);
 }
 int cuModuleGetFunction(void **f, void *m, const char *name) {
   if (m != &empty_module || (strcmp(name, "twasm_empty") != 0 && !mode_any())) return ERR_INVALID_VALUE;
