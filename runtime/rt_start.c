@@ -221,7 +221,11 @@ bool rt_start_post_parallel(void (*run)(void *), void *arg) {
   *j = (rt_start_job){run, arg, NULL};
   pthread_mutex_lock(&rt_start_lock);
   bool ok = !rt_start_closed;
-  if (ok && rt_compilers_idle == 0 && rt_compilers < rt_compilers_max() && rt_spawn(rt_compiler))
+  /* a thread more while the jobs waiting outnumber the idle ones (who
+   * wait for the start to be ready, or are about to take one) */
+  int waiting = 1;
+  for (rt_start_job *w = rt_compile_jobs; w; w = w->next) waiting++;
+  if (ok && waiting > rt_compilers_idle && rt_compilers < rt_compilers_max() && rt_spawn(rt_compiler))
     rt_compilers++;
   ok = ok && rt_compilers > 0;
   if (ok) {

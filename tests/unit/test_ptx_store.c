@@ -275,6 +275,45 @@ START_TEST(overlong_frame_is_reported) {
 }
 END_TEST
 
+/* kernels[which] generated as NAME, as the runtime sees it: its texts
+ * in a kernel ABI's PTX array (ptx: at least 8 slots). */
+static twasm_kernel_abi as_kernel(int which, const char *name, twasm_kernel_ptx_abi *ptx) {
+  ptx_out out;
+  tw_diag d = {.offset = TW_DIAG_NO_OFFSET};
+  ck_assert_msg(ptx_generate(&kernels[which].desc, name, NULL, 0, &arena, &out, &d), "%s: %s", name, d.msg);
+  ck_assert_uint_le(out.ncodes, 8);
+  for (unsigned c = 0; c < out.ncodes; c++)
+    ptx[c] = (twasm_kernel_ptx_abi){out.codes[c].sm, out.codes[c].ptx_isa, out.codes[c].text, 0, 0};
+  return (twasm_kernel_abi){.name = name, .nptx = out.ncodes, .ptx = ptx};
+}
+
+/* The runtime compiles one of two kernels that differ only in their names
+ * (one nest inlined into several callers): rt_ptx_twins says so, for
+ * names of different lengths too, and for nothing else: another kernel,
+ * the same one with one byte changed, or with an arch fewer. */
+START_TEST(twins_differ_only_in_their_names) {
+  twasm_kernel_ptx_abi pa[8], pb[8], pc[8], pd[8];
+  twasm_kernel_abi a = as_kernel(0, "f1_nest0", pa), b = as_kernel(0, "f123_nest45", pb);
+  twasm_kernel_abi mm = as_kernel(1, "f1_nest1", pc);
+  ck_assert(strstr(pa[0].text, "f1_nest0") && !strstr(pa[0].text, "f123_nest45"));
+  ck_assert(rt_ptx_twins(&a, &b));
+  ck_assert(rt_ptx_twins(&b, &a));
+  ck_assert(!rt_ptx_twins(&a, &mm));
+  /* one byte of the last text changed: a register number in the body */
+  twasm_kernel_abi d = as_kernel(0, "f2_nest0", pd);
+  char *copy = strdup(pd[d.nptx - 1].text);
+  char *reg = strstr(copy, "%r1");
+  ck_assert_ptr_nonnull(reg);
+  reg[2] = '9';
+  pd[d.nptx - 1].text = copy;
+  ck_assert(!rt_ptx_twins(&a, &d));
+  pd[d.nptx - 1].text = pb[d.nptx - 1].text;
+  d.nptx--;
+  ck_assert(!rt_ptx_twins(&a, &d));
+  free(copy);
+}
+END_TEST
+
 static Suite *store_suite(void) {
   Suite *s = suite_create("ptx_store");
   TCase *tc = tcase_create("store");
@@ -288,6 +327,7 @@ static Suite *store_suite(void) {
   tcase_add_test(tc, damaged_header_is_reported);
   tcase_add_test(tc, negative_size_is_reported);
   tcase_add_test(tc, overlong_frame_is_reported);
+  tcase_add_test(tc, twins_differ_only_in_their_names);
   suite_add_tcase(s, tc);
   return s;
 }
